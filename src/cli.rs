@@ -1,0 +1,279 @@
+//! What the user typed: the command line, with memtier_benchmark's flag names.
+//!
+//! Every field is optional here so that we can tell "not given" from "given with
+//! the default value": a `--config` file fills what the command line left out, and
+//! [`crate::config`] applies defaults and validates the result. The same struct is
+//! deserialized from the TOML file (keys are the long flag names), which is why it
+//! derives `Deserialize` and rejects unknown keys.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{ArgAction, Parser};
+use serde::{Deserialize, Serialize};
+
+/// `-n/--requests`: a number per client, or `allkeys` (cover the key range once).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestsArg {
+    /// Requests per client connection.
+    Count(u64),
+    /// A word; only `allkeys` is valid, which [`crate::config`] checks.
+    Word(String),
+}
+
+impl FromStr for RequestsArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s.parse::<u64>() {
+            Ok(n) => RequestsArg::Count(n),
+            Err(_) => RequestsArg::Word(s.to_string()),
+        })
+    }
+}
+
+/// The command line. Names, short options and defaults follow memtier_benchmark's
+/// `--help` so that existing scripts paste in unchanged; defaults are applied in
+/// [`crate::config`] and shown here in the help text.
+#[derive(Debug, Default, Clone, Parser, Serialize, Deserialize)]
+#[command(
+    name = "kvbench",
+    version,
+    about = "Load generator for Redis-protocol servers (memtier_benchmark-compatible flags)",
+    disable_help_flag = true,
+    disable_version_flag = true,
+    max_term_width = 100
+)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Args {
+    /// Read options from a TOML file whose keys are the long flag names; flags on
+    /// the command line override the file
+    #[arg(long, value_name = "FILE", help_heading = "Config")]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
+
+    /// Server address [default: 127.0.0.1]
+    #[arg(
+        short = 's',
+        long,
+        visible_alias = "host",
+        short_alias = 'h',
+        help_heading = "Connection"
+    )]
+    pub server: Option<String>,
+    /// Server port [default: 6379]
+    #[arg(short = 'p', long, help_heading = "Connection")]
+    pub port: Option<u16>,
+    /// Connect through a UNIX socket instead of TCP
+    #[arg(short = 'S', long, value_name = "PATH", help_heading = "Connection")]
+    pub unix_socket: Option<PathBuf>,
+    /// Resolve the server name to an IPv4 address only
+    #[arg(short = '4', long, help_heading = "Connection")]
+    #[serde(default)]
+    pub ipv4: bool,
+    /// Resolve the server name to an IPv6 address only
+    #[arg(short = '6', long, help_heading = "Connection")]
+    #[serde(default)]
+    pub ipv6: bool,
+    /// Server URI redis://[user:password@]host[:port][/db]; overrides -s, -p, -a and --select-db
+    #[arg(short = 'u', long, help_heading = "Connection")]
+    pub uri: Option<String>,
+    /// Authenticate with PASSWORD or USER:PASSWORD (also read from KVBENCH_AUTH, which
+    /// keeps it out of `ps`)
+    #[arg(
+        short = 'a',
+        long,
+        value_name = "CREDENTIALS",
+        env = "KVBENCH_AUTH",
+        hide_env_values = true,
+        help_heading = "Connection"
+    )]
+    pub authenticate: Option<String>,
+    /// Database number to SELECT after connecting [default: 0]
+    #[arg(long, value_name = "DB", help_heading = "Connection")]
+    pub select_db: Option<u32>,
+    /// Protocol: redis (RESP2) [default: redis]
+    #[arg(short = 'P', long, help_heading = "Connection")]
+    pub protocol: Option<String>,
+    /// Seconds to wait for a connection and its handshake [default: 5]
+    #[arg(long, value_name = "SECS", help_heading = "Connection")]
+    pub connection_timeout: Option<f64>,
+
+    /// Worker threads, each with its own event loop [default: 4]
+    #[arg(short = 't', long, help_heading = "Load")]
+    pub threads: Option<u32>,
+    /// Connections per thread [default: 50]
+    #[arg(short = 'c', long, help_heading = "Load")]
+    pub clients: Option<u32>,
+    /// Requests in flight per connection [default: 1]
+    #[arg(long, value_name = "N", help_heading = "Load")]
+    pub pipeline: Option<u32>,
+    /// SET:GET ratio, e.g. 1:10, 1:0 (SET only), 0:1 (GET only) [default: 1:10]
+    #[arg(long, value_name = "SET:GET", help_heading = "Load")]
+    pub ratio: Option<String>,
+    /// Requests per client per run, or `allkeys` to cover the key range once [default: 10000]
+    #[arg(short = 'n', long, value_name = "N|allkeys", help_heading = "Load")]
+    pub requests: Option<RequestsArg>,
+    /// Seconds per run; replaces --requests
+    #[arg(long, value_name = "SECS", help_heading = "Load")]
+    pub test_time: Option<f64>,
+    /// Number of measured runs [default: 1]
+    #[arg(short = 'x', long, value_name = "N", help_heading = "Load")]
+    pub run_count: Option<u32>,
+    /// Seconds of warm-up traffic before the first run, reported apart [default: 0]
+    #[arg(long, value_name = "SECS", help_heading = "Load")]
+    pub warmup_time: Option<f64>,
+
+    /// Prefix of every key [default: memtier-]
+    #[arg(long, value_name = "PREFIX", help_heading = "Keys")]
+    pub key_prefix: Option<String>,
+    /// Smallest key number [default: 0]
+    #[arg(long, value_name = "N", help_heading = "Keys")]
+    pub key_minimum: Option<u64>,
+    /// Largest key number [default: 10000000]
+    #[arg(long, value_name = "N", help_heading = "Keys")]
+    pub key_maximum: Option<u64>,
+    /// SET:GET key patterns: S sequential, R uniform, G gaussian, P parallel slices,
+    /// Z zipfian [default: R:R]
+    #[arg(long, value_name = "SET:GET", help_heading = "Keys")]
+    pub key_pattern: Option<String>,
+    /// Centre of the G pattern [default: middle of the range]
+    #[arg(long, value_name = "N", help_heading = "Keys")]
+    pub key_median: Option<f64>,
+    /// Standard deviation of the G pattern [default: range / 6]
+    #[arg(long, value_name = "N", help_heading = "Keys")]
+    pub key_stddev: Option<f64>,
+    /// Exponent of the Z pattern, greater than 0 [default: 1]
+    #[arg(long, value_name = "EXP", help_heading = "Keys")]
+    pub key_zipf_exp: Option<f64>,
+
+    /// Value size in bytes [default: 32]
+    #[arg(short = 'd', long, value_name = "BYTES", help_heading = "Values")]
+    pub data_size: Option<u64>,
+    /// Value sizes drawn uniformly from MIN-MAX bytes
+    #[arg(long, value_name = "MIN-MAX", help_heading = "Values")]
+    pub data_size_range: Option<String>,
+    /// Weighted value sizes SIZE:WEIGHT,SIZE:WEIGHT,...
+    #[arg(long, value_name = "LIST", help_heading = "Values")]
+    pub data_size_list: Option<String>,
+    /// Random value bytes instead of a constant filler
+    #[arg(short = 'R', long, help_heading = "Values")]
+    #[serde(default)]
+    pub random_data: bool,
+
+    /// Write the JSON report to FILE (atomically, after every run)
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub json_out_file: Option<PathBuf>,
+    /// Write the text report to FILE instead of stdout
+    #[arg(short = 'o', long, value_name = "FILE", help_heading = "Output")]
+    pub out_file: Option<PathBuf>,
+    /// Latency percentiles to report [default: 50,99,99.9]
+    #[arg(long, value_name = "LIST", help_heading = "Output")]
+    pub print_percentiles: Option<String>,
+    /// Leave the latency distribution out of the text report
+    #[arg(long, help_heading = "Output")]
+    #[serde(default)]
+    pub hide_histogram: bool,
+    /// Print the effective configuration before running
+    #[arg(long, help_heading = "Output")]
+    #[serde(default)]
+    pub show_config: bool,
+    /// Master seed; the same seed gives the same key sequences [default: random, reported]
+    #[arg(long, value_name = "N", help_heading = "Output")]
+    pub seed: Option<u64>,
+    /// Accepted for memtier compatibility: kvbench always gives every connection its own seed
+    #[arg(long, help_heading = "Output")]
+    #[serde(default)]
+    pub distinct_client_seed: bool,
+
+    /// CPUs to pin worker threads to, e.g. 0-3 or 0,2,4 [default: all the process may use]
+    #[arg(long, value_name = "LIST", help_heading = "Threads")]
+    pub cpus: Option<String>,
+    /// Do not pin worker threads to CPUs
+    #[arg(long, help_heading = "Threads")]
+    #[serde(default)]
+    pub no_pin: bool,
+
+    /// Print help
+    #[arg(long, action = ArgAction::Help, help_heading = "Info")]
+    #[serde(skip)]
+    pub help: Option<bool>,
+    /// Print version
+    #[arg(short = 'v', long, action = ArgAction::Version, help_heading = "Info")]
+    #[serde(skip)]
+    pub version: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Args {
+        let mut full = vec!["kvbench"];
+        full.extend_from_slice(args);
+        Args::try_parse_from(full).unwrap()
+    }
+
+    #[test]
+    fn command_definition_is_consistent() {
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn short_h_means_host_like_memtier() {
+        assert_eq!(
+            parse(&["-h", "10.0.0.1"]).server.as_deref(),
+            Some("10.0.0.1")
+        );
+        assert_eq!(parse(&["--host", "a"]).server.as_deref(), Some("a"));
+        assert_eq!(parse(&["-s", "b"]).server.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn memtier_short_flags_parse() {
+        let a = parse(&[
+            "-t", "2", "-c", "3", "-n", "allkeys", "-d", "64", "-x", "3", "-R",
+        ]);
+        assert_eq!(a.threads, Some(2));
+        assert_eq!(a.clients, Some(3));
+        assert_eq!(a.requests, Some(RequestsArg::Word("allkeys".into())));
+        assert_eq!(a.data_size, Some(64));
+        assert_eq!(a.run_count, Some(3));
+        assert!(a.random_data);
+    }
+
+    #[test]
+    fn requests_accepts_a_number() {
+        assert_eq!(
+            parse(&["-n", "500"]).requests,
+            Some(RequestsArg::Count(500))
+        );
+    }
+
+    #[test]
+    fn unset_flags_stay_none_so_a_config_file_can_fill_them() {
+        let a = parse(&[]);
+        assert!(a.threads.is_none() && a.ratio.is_none() && a.pipeline.is_none());
+    }
+
+    #[test]
+    fn config_file_keys_are_long_flag_names() {
+        let a: Args = toml::from_str(
+            "threads = 2\nkey-pattern = \"S:S\"\nrequests = \"allkeys\"\ntest-time = 5\n",
+        )
+        .unwrap();
+        assert_eq!(a.threads, Some(2));
+        assert_eq!(a.key_pattern.as_deref(), Some("S:S"));
+        assert_eq!(a.test_time, Some(5.0));
+    }
+
+    #[test]
+    fn config_file_rejects_unknown_keys() {
+        let err = toml::from_str::<Args>("thread = 2\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("thread"), "{err}");
+    }
+}

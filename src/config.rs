@@ -1,0 +1,498 @@
+//! What we built from what the user typed: a validated [`Config`].
+//!
+//! [`Config::from_args`] merges a `--config` TOML file under the command line,
+//! applies memtier_benchmark's defaults and checks every value before any
+//! connection opens. Each rejection is a [`UsageError`] naming the flag and the fix;
+//! `main` turns it into exit code 2.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::cli::{Args, RequestsArg};
+use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
+use crate::workload::keys::{KeyPattern, KeyRange, PatternKind, parse_key_pattern};
+use crate::workload::mix::Ratio;
+use crate::workload::values::SizeSpec;
+
+/// A mistake the user can fix: which flag, what is wrong, what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{flag}: {message}")]
+pub struct UsageError {
+    /// The flag (or config key) at fault, as the user would type it.
+    pub flag: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl UsageError {
+    /// Shorthand used throughout validation.
+    pub fn new(flag: &str, message: impl Into<String>) -> Self {
+        UsageError {
+            flag: flag.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// When a run (or the warm-up) ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stop {
+    /// Each connection sends this many requests.
+    Requests(u64),
+    /// The connections together send one request per key in the range (`-n allkeys`).
+    AllKeys,
+    /// The run lasts this long; requests in flight at the end are awaited.
+    Time(Duration),
+}
+
+/// How worker threads are placed on CPUs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pinning {
+    /// `--no-pin`: the kernel decides.
+    Off,
+    /// Round-robin over the CPUs the process may use.
+    Auto,
+    /// Round-robin over these CPUs (`--cpus`).
+    Cpus(Vec<usize>),
+}
+
+/// The key space: names, range and the per-op access patterns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeySpace {
+    /// `--key-prefix`.
+    pub prefix: String,
+    /// `--key-minimum ..= --key-maximum`.
+    pub range: KeyRange,
+    /// Pattern of SET keys.
+    pub set_pattern: KeyPattern,
+    /// Pattern of GET keys.
+    pub get_pattern: KeyPattern,
+    /// The letters as typed, e.g. `R:R`, for reports.
+    pub pattern_letters: String,
+}
+
+/// Where results go.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    /// `--json-out-file`.
+    pub json_out_file: Option<PathBuf>,
+    /// `-o/--out-file`; `None` is stdout.
+    pub out_file: Option<PathBuf>,
+    /// `--print-percentiles`, each in (0, 100].
+    pub percentiles: Vec<f64>,
+    /// `--hide-histogram`.
+    pub hide_histogram: bool,
+    /// `--show-config`.
+    pub show_config: bool,
+}
+
+/// A complete, validated benchmark configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Server, credentials, database.
+    pub target: Target,
+    /// Worker threads.
+    pub threads: usize,
+    /// Connections per thread.
+    pub clients: usize,
+    /// Requests in flight per connection.
+    pub pipeline: usize,
+    /// SET:GET mix.
+    pub ratio: Ratio,
+    /// When each run ends.
+    pub stop: Stop,
+    /// Measured runs.
+    pub run_count: u32,
+    /// Warm-up before the first run; zero means none.
+    pub warmup: Duration,
+    /// Keys.
+    pub keys: KeySpace,
+    /// Value sizes.
+    pub values: SizeSpec,
+    /// `-R`: random value bytes.
+    pub random_data: bool,
+    /// Reports.
+    pub output: Output,
+    /// Master seed from which every thread and connection seed derives.
+    pub seed: u64,
+    /// CPU placement.
+    pub pinning: Pinning,
+}
+
+impl Config {
+    /// Total connections of the run.
+    pub fn connections(&self) -> usize {
+        self.threads * self.clients
+    }
+
+    /// Reads `--config` if given, lays the command line over it, applies defaults
+    /// and validates everything.
+    pub fn from_args(cli: Args) -> Result<Config, UsageError> {
+        let merged = match &cli.config {
+            Some(path) => merge(read_config_file(path)?, cli)?,
+            None => cli,
+        };
+        build(merged)
+    }
+}
+
+fn read_config_file(path: &PathBuf) -> Result<Args, UsageError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError::new("--config", format!("cannot read {}: {e}", path.display())))?;
+    toml::from_str(&text).map_err(|e| {
+        // toml's message already carries the line, the column and the offending key.
+        let detail = e.to_string().trim_end().replace('\n', " | ");
+        UsageError::new("--config", format!("{}: {detail}", path.display()))
+    })
+}
+
+/// Command-line values win over the file. Flags that were not typed are `None` (or
+/// `false` for switches, which the command line can only turn on), so they leave
+/// the file's value in place.
+fn merge(file: Args, cli: Args) -> Result<Args, UsageError> {
+    let fail = |e: serde_json::Error| {
+        UsageError::new(
+            "--config",
+            format!("cannot merge with the command line: {e}"),
+        )
+    };
+    let mut base = serde_json::to_value(file).map_err(fail)?;
+    let over = serde_json::to_value(&cli).map_err(fail)?;
+    if let (Value::Object(base), Value::Object(over)) = (&mut base, over) {
+        for (key, value) in over {
+            if !matches!(value, Value::Null | Value::Bool(false)) {
+                base.insert(key, value);
+            }
+        }
+    }
+    let mut merged: Args = serde_json::from_value(base).map_err(fail)?;
+    merged.config = cli.config;
+    Ok(merged)
+}
+
+fn build(a: Args) -> Result<Config, UsageError> {
+    let threads = at_least_one("--threads", a.threads.unwrap_or(4))?;
+    let clients = at_least_one("--clients", a.clients.unwrap_or(50))?;
+    let pipeline = at_least_one("--pipeline", a.pipeline.unwrap_or(1))?;
+    let ratio: Ratio = a
+        .ratio
+        .as_deref()
+        .unwrap_or("1:10")
+        .parse()
+        .map_err(|e: String| UsageError::new("--ratio", e))?;
+    let keys = build_keys(&a, threads * clients)?;
+    Ok(Config {
+        target: build_target(&a)?,
+        threads,
+        clients,
+        pipeline,
+        ratio,
+        stop: build_stop(&a)?,
+        run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
+        warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,
+        keys,
+        values: build_values(&a)?,
+        random_data: a.random_data,
+        output: build_output(&a)?,
+        seed: a.seed.unwrap_or_else(rand::random),
+        pinning: build_pinning(&a)?,
+    })
+}
+
+fn at_least_one(flag: &str, value: u32) -> Result<usize, UsageError> {
+    if value == 0 {
+        return Err(UsageError::new(
+            flag,
+            format!("must be at least 1 (got 0); use {flag} 1"),
+        ));
+    }
+    Ok(value as usize)
+}
+
+fn seconds(flag: &str, secs: f64, zero_ok: bool) -> Result<Duration, UsageError> {
+    if !secs.is_finite() || secs < 0.0 || (secs == 0.0 && !zero_ok) || secs > 1e7 {
+        let floor = if zero_ok { "0 or more" } else { "more than 0" };
+        return Err(UsageError::new(
+            flag,
+            format!("must be {floor} seconds (got {secs})"),
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn build_target(a: &Args) -> Result<Target, UsageError> {
+    if a.ipv4 && a.ipv6 {
+        return Err(UsageError::new(
+            "-4/-6",
+            "choose one address family, not both",
+        ));
+    }
+    let family = match (a.ipv4, a.ipv6) {
+        (true, _) => AddressFamily::V4,
+        (_, true) => AddressFamily::V6,
+        _ => AddressFamily::Any,
+    };
+    let mut host = a.server.clone().unwrap_or_else(|| "127.0.0.1".to_string());
+    let mut port = a.port.unwrap_or(6379);
+    let mut auth = match a.authenticate.as_deref() {
+        Some(text) => Some(Auth::parse(text).ok_or_else(|| {
+            UsageError::new(
+                "--authenticate",
+                "is empty; give PASSWORD or USER:PASSWORD, or unset KVBENCH_AUTH",
+            )
+        })?),
+        None => None,
+    };
+    let mut db = a.select_db.unwrap_or(0);
+    if let Some(uri) = &a.uri {
+        let parts = parse_uri(uri).map_err(|e| UsageError::new("--uri", e))?;
+        host = parts.host;
+        port = parts.port.unwrap_or(port);
+        auth = parts.auth.or(auth);
+        db = parts.db.unwrap_or(db);
+    }
+    match a.protocol.as_deref().unwrap_or("redis") {
+        "redis" | "resp2" => {}
+        "resp3" | "memcache_text" | "memcache_binary" => {
+            let p = a.protocol.as_deref().unwrap_or_default();
+            return Err(UsageError::new(
+                "--protocol",
+                format!("'{p}' is not supported yet; use --protocol redis"),
+            ));
+        }
+        other => {
+            return Err(UsageError::new(
+                "--protocol",
+                format!("unknown protocol '{other}'; use --protocol redis"),
+            ));
+        }
+    }
+    let endpoint = match &a.unix_socket {
+        Some(_) if a.server.is_some() || a.uri.is_some() => {
+            return Err(UsageError::new(
+                "--unix-socket",
+                "give either a UNIX socket or --server/--uri, not both",
+            ));
+        }
+        Some(path) => Endpoint::Unix(path.clone()),
+        None => Endpoint::Tcp { host, port, family },
+    };
+    Ok(Target {
+        endpoint,
+        auth,
+        db,
+        connect_timeout: seconds(
+            "--connection-timeout",
+            a.connection_timeout.unwrap_or(5.0),
+            false,
+        )?,
+    })
+}
+
+fn build_stop(a: &Args) -> Result<Stop, UsageError> {
+    // memtier lets --test-time replace --requests; so do we.
+    if let Some(secs) = a.test_time {
+        return Ok(Stop::Time(seconds("--test-time", secs, false)?));
+    }
+    match a.requests.clone().unwrap_or(RequestsArg::Count(10_000)) {
+        RequestsArg::Count(0) => Err(UsageError::new(
+            "--requests",
+            "must be at least 1, or allkeys",
+        )),
+        RequestsArg::Count(n) => Ok(Stop::Requests(n)),
+        RequestsArg::Word(w) if w.eq_ignore_ascii_case("allkeys") => Ok(Stop::AllKeys),
+        RequestsArg::Word(w) => Err(UsageError::new(
+            "--requests",
+            format!("'{w}' is neither a number nor allkeys; e.g. -n 10000 or -n allkeys"),
+        )),
+    }
+}
+
+fn build_keys(a: &Args, connections: usize) -> Result<KeySpace, UsageError> {
+    let range = KeyRange {
+        min: a.key_minimum.unwrap_or(0),
+        max: a.key_maximum.unwrap_or(10_000_000),
+    };
+    if range.min > range.max {
+        return Err(UsageError::new(
+            "--key-minimum",
+            format!(
+                "{} is above --key-maximum {}; swap them or widen the range",
+                range.min, range.max
+            ),
+        ));
+    }
+    let letters = a.key_pattern.clone().unwrap_or_else(|| "R:R".to_string());
+    let (set_kind, get_kind) =
+        parse_key_pattern(&letters).map_err(|e| UsageError::new("--key-pattern", e))?;
+    let set_pattern = key_pattern(a, set_kind, range)?;
+    let get_pattern = key_pattern(a, get_kind, range)?;
+    let parallel = set_kind == PatternKind::Parallel || get_kind == PatternKind::Parallel;
+    if parallel && range.len() < connections as u64 {
+        return Err(UsageError::new(
+            "--key-pattern",
+            format!(
+                "P gives each of the {connections} connections its own slice, but the range holds only {} keys; widen --key-maximum or use fewer connections",
+                range.len()
+            ),
+        ));
+    }
+    Ok(KeySpace {
+        prefix: a
+            .key_prefix
+            .clone()
+            .unwrap_or_else(|| "memtier-".to_string()),
+        range,
+        set_pattern,
+        get_pattern,
+        pattern_letters: letters.to_ascii_uppercase(),
+    })
+}
+
+fn key_pattern(a: &Args, kind: PatternKind, range: KeyRange) -> Result<KeyPattern, UsageError> {
+    Ok(match kind {
+        PatternKind::Sequential => KeyPattern::Sequential,
+        PatternKind::Uniform => KeyPattern::Uniform,
+        PatternKind::Parallel => KeyPattern::Parallel,
+        PatternKind::Gaussian => {
+            let (lo, hi) = (range.min as f64, range.max as f64);
+            let median = a.key_median.unwrap_or((lo + hi) / 2.0);
+            let stddev = a.key_stddev.unwrap_or(((hi - lo) / 6.0).max(1.0));
+            if !(median.is_finite() && median >= lo && median <= hi) {
+                return Err(UsageError::new(
+                    "--key-median",
+                    format!("{median} lies outside the key range {lo}..={hi}"),
+                ));
+            }
+            if !(stddev.is_finite() && stddev > 0.0) {
+                return Err(UsageError::new(
+                    "--key-stddev",
+                    format!("must be greater than 0 (got {stddev})"),
+                ));
+            }
+            KeyPattern::Gaussian { median, stddev }
+        }
+        PatternKind::Zipfian => {
+            let exponent = a.key_zipf_exp.unwrap_or(1.0);
+            if !(exponent.is_finite() && exponent > 0.0 && exponent <= 10.0) {
+                return Err(UsageError::new(
+                    "--key-zipf-exp",
+                    format!("must be in (0, 10] (got {exponent}); 1 is classic Zipf"),
+                ));
+            }
+            KeyPattern::Zipfian { exponent }
+        }
+    })
+}
+
+/// The largest value we agree to send: Redis' default proto-max-bulk-len.
+const MAX_VALUE_BYTES: u64 = 512 * 1024 * 1024;
+
+fn build_values(a: &Args) -> Result<SizeSpec, UsageError> {
+    let spec = match (&a.data_size_range, &a.data_size_list) {
+        (Some(_), Some(_)) => {
+            return Err(UsageError::new(
+                "--data-size-range",
+                "give --data-size-range or --data-size-list, not both",
+            ));
+        }
+        (Some(r), None) => {
+            SizeSpec::parse_range(r).map_err(|e| UsageError::new("--data-size-range", e))?
+        }
+        (None, Some(l)) => {
+            SizeSpec::parse_list(l).map_err(|e| UsageError::new("--data-size-list", e))?
+        }
+        (None, None) => match a.data_size.unwrap_or(32) {
+            0 => {
+                return Err(UsageError::new(
+                    "--data-size",
+                    "must be at least 1 byte (got 0)",
+                ));
+            }
+            n if n > MAX_VALUE_BYTES => {
+                return Err(UsageError::new(
+                    "--data-size",
+                    format!("{n} exceeds the 512 MiB a Redis value may hold"),
+                ));
+            }
+            n => SizeSpec::Fixed(n as usize),
+        },
+    };
+    if spec.max_size() as u64 > MAX_VALUE_BYTES {
+        let flag = if a.data_size_range.is_some() {
+            "--data-size-range"
+        } else {
+            "--data-size-list"
+        };
+        return Err(UsageError::new(
+            flag,
+            "sizes above 512 MiB exceed what a Redis value may hold",
+        ));
+    }
+    Ok(spec)
+}
+
+fn build_output(a: &Args) -> Result<Output, UsageError> {
+    let text = a.print_percentiles.as_deref().unwrap_or("50,99,99.9");
+    let mut percentiles = Vec::new();
+    for part in text.split(',') {
+        let p: f64 = part.trim().parse().map_err(|_| {
+            UsageError::new(
+                "--print-percentiles",
+                format!("'{part}' is not a number; e.g. --print-percentiles 50,99,99.9"),
+            )
+        })?;
+        if !(p > 0.0 && p <= 100.0) {
+            return Err(UsageError::new(
+                "--print-percentiles",
+                format!("{p} is outside (0, 100]"),
+            ));
+        }
+        percentiles.push(p);
+    }
+    Ok(Output {
+        json_out_file: a.json_out_file.clone(),
+        out_file: a.out_file.clone(),
+        percentiles,
+        hide_histogram: a.hide_histogram,
+        show_config: a.show_config,
+    })
+}
+
+fn build_pinning(a: &Args) -> Result<Pinning, UsageError> {
+    match (&a.cpus, a.no_pin) {
+        (Some(_), true) => Err(UsageError::new(
+            "--cpus",
+            "cannot be combined with --no-pin",
+        )),
+        (Some(list), false) => parse_cpu_list(list).map(Pinning::Cpus),
+        (None, true) => Ok(Pinning::Off),
+        (None, false) => Ok(Pinning::Auto),
+    }
+}
+
+/// Parses `0-3,6,8-9` into CPU numbers, in the order given.
+fn parse_cpu_list(list: &str) -> Result<Vec<usize>, UsageError> {
+    let bad = |part: &str| {
+        UsageError::new(
+            "--cpus",
+            format!("'{part}' is not a CPU number or range; e.g. --cpus 0-3 or --cpus 0,2,4"),
+        )
+    };
+    let mut cpus = Vec::new();
+    for part in list.split(',').map(str::trim) {
+        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+        let lo: usize = lo.trim().parse().map_err(|_| bad(part))?;
+        let hi: usize = hi.trim().parse().map_err(|_| bad(part))?;
+        if lo > hi || hi > 4096 {
+            return Err(bad(part));
+        }
+        cpus.extend(lo..=hi);
+    }
+    Ok(cpus)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,266 @@
+//! One benchmark connection: its buffers, its queue of requests in flight, and the
+//! states Ready → Closed.
+//!
+//! Requests are encoded into the write buffer and written in one `write` per
+//! wake-up, as many as the pipeline window allows. Each request's send time is
+//! taken just before that write, and its reply is timed at the `read` that
+//! delivered the reply's last byte: latency = reply fully read − request handed to
+//! the socket. Replies arrive in order (RESP has no request ids), so the reply at
+//! the front of the read buffer answers the request at the front of the queue.
+
+use std::collections::VecDeque;
+use std::io::{self, Read, Write};
+use std::time::Instant;
+
+use crate::net::Stream;
+use crate::protocol::resp::{self, Reply, ServerErrorKind};
+use crate::request::RequestSource;
+use crate::stats::Stats;
+use crate::workload::Op;
+use crate::workload::values::ValuePool;
+
+/// The smallest read buffer; it grows when a single reply needs more.
+const MIN_READ_BUFFER: usize = 4096;
+
+/// A request written (or about to be) and not yet answered.
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    op: Op,
+    sent_at: Instant,
+}
+
+/// Where a connection is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnState {
+    /// Connected and prepared; sending and receiving.
+    Ready,
+    /// Broken or shut; never used again.
+    Closed,
+}
+
+/// Why a connection was closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseReason {
+    /// The peer closed or reset it, or I/O failed.
+    Connection,
+    /// The peer sent something that is not a valid reply, or a reply nobody asked for.
+    Protocol,
+}
+
+/// One connection of a worker.
+pub struct Conn {
+    stream: Stream,
+    state: ConnState,
+    pipeline: usize,
+    inflight: VecDeque<InFlight>,
+    wbuf: Vec<u8>,
+    wpos: usize,
+    rbuf: Vec<u8>,
+    rstart: usize,
+    rend: usize,
+    /// The request stream of the current phase.
+    pub source: Option<RequestSource>,
+}
+
+fn would_block(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::WouldBlock
+}
+
+fn interrupted(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Interrupted
+}
+
+impl Conn {
+    /// Wraps a prepared stream. `request_hint` sizes the buffers so that a full
+    /// pipeline window of typical requests and replies fits without growing.
+    pub fn new(stream: Stream, pipeline: usize, request_hint: usize) -> Self {
+        let size = (pipeline * request_hint).max(MIN_READ_BUFFER);
+        Conn {
+            stream,
+            state: ConnState::Ready,
+            pipeline,
+            inflight: VecDeque::with_capacity(pipeline),
+            wbuf: Vec::with_capacity(size),
+            wpos: 0,
+            rbuf: vec![0; size],
+            rstart: 0,
+            rend: 0,
+            source: None,
+        }
+    }
+
+    /// The mio source, for registration.
+    pub fn stream_mut(&mut self) -> &mut Stream {
+        &mut self.stream
+    }
+
+    /// Current state.
+    pub fn state(&self) -> ConnState {
+        self.state
+    }
+
+    /// Requests awaiting replies.
+    pub fn in_flight(&self) -> usize {
+        self.inflight.len()
+    }
+
+    /// True when this connection has nothing more to do in the phase: closed, or
+    /// nothing in flight and nothing more to send (`sending` is false once the
+    /// phase's deadline has passed).
+    pub fn is_done(&self, sending: bool) -> bool {
+        if self.state == ConnState::Closed {
+            return true;
+        }
+        let idle = self.inflight.is_empty() && self.wpos >= self.wbuf.len();
+        idle && (!sending || self.source.as_ref().is_none_or(RequestSource::exhausted))
+    }
+
+    /// Tops the pipeline window up with new requests (when `sending`) and writes
+    /// whatever is pending. Errors close the connection and are counted in `stats`.
+    pub fn refill(&mut self, sending: bool, values: &ValuePool, prefix: &[u8], stats: &mut Stats) {
+        if self.state == ConnState::Closed {
+            return;
+        }
+        if sending && self.inflight.len() < self.pipeline {
+            self.queue_requests(values, prefix, stats);
+        }
+        if let Err(reason) = self.flush() {
+            self.close(reason, stats);
+        }
+    }
+
+    fn queue_requests(&mut self, values: &ValuePool, prefix: &[u8], stats: &mut Stats) {
+        let Some(source) = self.source.as_mut() else {
+            return;
+        };
+        if self.wpos >= self.wbuf.len() {
+            self.wbuf.clear();
+            self.wpos = 0;
+        }
+        // One timestamp for the whole batch: they are handed to the socket by the
+        // same write, immediately after this.
+        let sent_at = Instant::now();
+        while self.inflight.len() < self.pipeline {
+            let Some((op, len)) = source.encode_next(&mut self.wbuf, prefix, values) else {
+                break;
+            };
+            stats.op_mut(op).bytes_tx += len as u64;
+            self.inflight.push_back(InFlight { op, sent_at });
+        }
+    }
+
+    /// Writes pending bytes until done or the socket is full.
+    fn flush(&mut self) -> Result<(), CloseReason> {
+        while self.wpos < self.wbuf.len() {
+            match self.stream.write(&self.wbuf[self.wpos..]) {
+                Ok(0) => return Err(CloseReason::Connection),
+                Ok(n) => self.wpos += n,
+                Err(e) if would_block(&e) => return Ok(()),
+                Err(e) if interrupted(&e) => {}
+                Err(_) => return Err(CloseReason::Connection),
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes what the last refill could not (the socket became writable again).
+    pub fn on_writable(&mut self, stats: &mut Stats) {
+        if self.state == ConnState::Ready
+            && let Err(reason) = self.flush()
+        {
+            self.close(reason, stats);
+        }
+    }
+
+    /// Reads until the socket is drained, decoding and timing every complete reply.
+    pub fn on_readable(&mut self, stats: &mut Stats) {
+        while self.state == ConnState::Ready {
+            if self.rend == self.rbuf.len() {
+                self.make_room();
+            }
+            match self.stream.read(&mut self.rbuf[self.rend..]) {
+                Ok(0) => return self.close(CloseReason::Connection, stats),
+                Ok(n) => {
+                    self.rend += n;
+                    // The time at which this read delivered the last bytes of the
+                    // replies it completes.
+                    let now = Instant::now();
+                    if let Err(reason) = self.consume_replies(now, stats) {
+                        return self.close(reason, stats);
+                    }
+                }
+                Err(e) if would_block(&e) => return,
+                Err(e) if interrupted(&e) => {}
+                Err(_) => return self.close(CloseReason::Connection, stats),
+            }
+        }
+    }
+
+    /// Moves unread bytes to the front, or grows the buffer when one reply fills it.
+    fn make_room(&mut self) {
+        if self.rstart > 0 {
+            self.rbuf.copy_within(self.rstart..self.rend, 0);
+            self.rend -= self.rstart;
+            self.rstart = 0;
+        } else {
+            let bigger = self.rbuf.len() * 2;
+            self.rbuf.resize(bigger, 0);
+        }
+    }
+
+    fn consume_replies(&mut self, now: Instant, stats: &mut Stats) -> Result<(), CloseReason> {
+        loop {
+            let (reply, used) = match resp::decode(&self.rbuf[self.rstart..self.rend]) {
+                Ok(Some(found)) => found,
+                Ok(None) => break,
+                Err(_) => {
+                    stats.errors.protocol += 1;
+                    return Err(CloseReason::Protocol);
+                }
+            };
+            let Some(request) = self.inflight.pop_front() else {
+                // A reply nobody asked for: the stream is out of step, and every
+                // later match would be wrong.
+                stats.errors.protocol += 1;
+                return Err(CloseReason::Protocol);
+            };
+            let latency_us = now.saturating_duration_since(request.sent_at).as_micros() as u64;
+            let op = stats.op_mut(request.op);
+            op.record(latency_us);
+            op.bytes_rx += used as u64;
+            match reply {
+                Reply::Nil if request.op == Op::Get => op.misses += 1,
+                Reply::Bulk(_) if request.op == Op::Get => op.hits += 1,
+                Reply::Error(message) => {
+                    op.errors += 1;
+                    stats
+                        .errors
+                        .count_server(ServerErrorKind::classify(message));
+                }
+                _ => {}
+            }
+            self.rstart += used;
+        }
+        if self.rstart == self.rend {
+            self.rstart = 0;
+            self.rend = 0;
+        }
+        Ok(())
+    }
+
+    /// Closes the connection for good, counting why and what was lost.
+    pub fn close(&mut self, reason: CloseReason, stats: &mut Stats) {
+        if self.state == ConnState::Closed {
+            return;
+        }
+        self.state = ConnState::Closed;
+        self.stream.shutdown();
+        if reason == CloseReason::Connection {
+            stats.errors.connection += 1;
+        }
+        stats.errors.lost_requests += self.inflight.len() as u64;
+        self.inflight.clear();
+        self.wbuf.clear();
+        self.wpos = 0;
+    }
+}

@@ -1,0 +1,52 @@
+//! The outline of kvbench: parse, validate, run, report. The one place that exits.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use kvbench::cli::Args;
+use kvbench::config::Config;
+use kvbench::report::{self, progress::Progress};
+use kvbench::run::{self, RunError};
+
+fn main() -> ExitCode {
+    let config = match Config::from_args(Args::parse()) {
+        Ok(config) => config,
+        Err(e) => return fail_usage(&e.to_string()),
+    };
+    if config.output.show_config {
+        eprintln!("{}", report::show_config(&config));
+    }
+    let mut progress = Progress::new(&config, true);
+    let mut save_failed = false;
+    // Results are saved after every phase, so a later failure loses nothing.
+    let mut save = |results: &kvbench::results::Results| {
+        if let Err(e) = report::save_json(&config, results, false) {
+            eprintln!("kvbench: {e}");
+            save_failed = true;
+        }
+    };
+    let results = match run::run(config.clone(), &mut progress, &mut save) {
+        Ok(results) => results,
+        Err(RunError::Usage(e)) => return fail_usage(&e.to_string()),
+        Err(e) => {
+            eprintln!("kvbench: error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let outcome = report::save_json(&config, &results, true)
+        .and_then(|()| report::emit_text(&config, &results, true));
+    match outcome {
+        Ok(()) if !save_failed => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("kvbench: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn fail_usage(message: &str) -> ExitCode {
+    eprintln!("kvbench: error: {message}");
+    ExitCode::from(2)
+}

@@ -1,0 +1,415 @@
+//! RESP2, the Redis serialization protocol: the reply decoder, the request
+//! encoders, and the grouping of server error replies by kind.
+//!
+//! The decoder is stateless. It is handed whatever bytes have arrived so far
+//! and answers whether they begin with one complete reply, so the connection
+//! code needs no parser state of its own and can simply retry after the next
+//! read. Replies borrow from the input buffer, which keeps bulk payloads from
+//! ever being copied on the hot path.
+//!
+//! Every limit below exists because the server is not trusted: a length line
+//! announcing 2^40 bytes, ten thousand nested array headers, or a line that
+//! never ends must each end in an error, not in unbounded memory, a stack
+//! overflow, or a connection that waits forever.
+
+use thiserror::Error;
+
+/// The deepest array nesting accepted; the top-level array is level one.
+/// Any array header inside this many open arrays, even an empty or nil one,
+/// is rejected.
+pub const MAX_DEPTH: usize = 32;
+
+/// The largest bulk string accepted, matching Redis' `proto-max-bulk-len`
+/// default, so that anything a stock server may legally send decodes.
+pub const MAX_BULK_LEN: i64 = 512 * 1024 * 1024;
+
+/// The largest element count accepted in one array header.
+pub const MAX_ARRAY_LEN: i64 = 1 << 24;
+
+/// The longest line accepted, excluding its type byte and CRLF.
+///
+/// This applies to simple strings, errors, integers and lengths alike. A
+/// line still unterminated after this many bytes is rejected rather than
+/// waited for, because no honest server sends one and waiting would let a
+/// hostile one grow the receive buffer without bound.
+pub const MAX_LINE_LEN: usize = 64 * 1024;
+
+/// One decoded top-level reply. Borrowed from the input buffer; bulk payloads
+/// are never copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply<'a> {
+    /// A simple string such as `+OK\r\n`, without the `+` and CRLF.
+    Simple(&'a [u8]),
+    /// A server error such as `-ERR foo\r\n`, without the `-` and CRLF. It is
+    /// a value the server chose to send, not a decoding failure.
+    Error(&'a [u8]),
+    /// An integer such as `:12\r\n`.
+    Integer(i64),
+    /// A bulk string such as `$3\r\nabc\r\n`; only the payload is kept.
+    Bulk(&'a [u8]),
+    /// The null bulk string `$-1\r\n` or the null array `*-1\r\n`.
+    Nil,
+    /// An array of this many elements. All nested elements were validated
+    /// and are included in the consumed length, but are not returned,
+    /// because a load generator only needs to know the reply is complete.
+    Array(usize),
+}
+
+/// Why the bytes received cannot be a RESP2 reply stream. Every variant
+/// means the connection is out of sync and must be closed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DecodeError {
+    /// The first byte of a value is none of `+ - : $ *`.
+    #[error("unexpected reply type byte 0x{0:02x}")]
+    InvalidType(u8),
+    /// A length or integer is empty, has a stray character, overflows an
+    /// `i64`, is a negative length other than -1, or its line never ends.
+    #[error("malformed length or integer")]
+    InvalidNumber,
+    /// A bulk string announced more than [`MAX_BULK_LEN`] bytes.
+    #[error("bulk length {0} exceeds the limit")]
+    BulkTooLarge(i64),
+    /// An array announced more than [`MAX_ARRAY_LEN`] elements.
+    #[error("array length {0} exceeds the limit")]
+    ArrayTooLarge(i64),
+    /// Arrays were nested more than [`MAX_DEPTH`] levels deep.
+    #[error("replies nested deeper than {MAX_DEPTH} levels")]
+    TooDeep,
+    /// A line or bulk payload was not followed by exactly `\r\n`, or a
+    /// simple string or error line never ended.
+    #[error("missing CRLF terminator")]
+    MissingCrlf,
+}
+
+/// A decoded value header and the offset just past it.
+type Step<'a> = Option<(Reply<'a>, usize)>;
+
+/// Decodes the first reply in `buf`.
+///
+/// Returns `Ok(None)` when `buf` holds only part of a reply, which is the
+/// normal outcome of a short read; `Ok(Some((reply, consumed)))` for one
+/// complete reply `consumed` bytes long; and `Err` for malformed input,
+/// after which the caller should close the connection. Errors are reported
+/// as early as the bytes allow, so a hostile length or nesting is rejected
+/// without waiting for data that may never come.
+///
+/// # Errors
+///
+/// Any [`DecodeError`] means the bytes cannot be RESP2: an unknown type
+/// byte, a malformed or out-of-range length, nesting beyond [`MAX_DEPTH`],
+/// or a line or payload not terminated by exactly `\r\n`.
+pub fn decode(buf: &[u8]) -> Result<Option<(Reply<'_>, usize)>, DecodeError> {
+    let Some((reply, after_header)) = read_value(buf, 0, 0)? else {
+        return Ok(None);
+    };
+    let end = match reply {
+        Reply::Array(count) => match skip_elements(buf, after_header, count)? {
+            Some(end) => end,
+            None => return Ok(None),
+        },
+        _ => after_header,
+    };
+    Ok(Some((reply, end)))
+}
+
+/// Validates the `count` elements of an array starting at `pos` and returns
+/// the offset after the last one.
+///
+/// Nesting is tracked in a fixed array of per-level counters instead of by
+/// recursion, so neither the call stack nor the heap grows with the input.
+fn skip_elements(buf: &[u8], mut pos: usize, count: usize) -> Result<Option<usize>, DecodeError> {
+    let mut owed = [0_usize; MAX_DEPTH];
+    owed[0] = count;
+    let mut open = 1_usize;
+    while let Some(level) = open.checked_sub(1) {
+        let remaining = owed.get_mut(level).ok_or(DecodeError::TooDeep)?;
+        if *remaining == 0 {
+            open = level;
+            continue;
+        }
+        *remaining -= 1;
+        let Some((reply, next)) = read_value(buf, pos, open)? else {
+            return Ok(None);
+        };
+        pos = next;
+        match reply {
+            Reply::Array(inner) if inner > 0 => {
+                *owed.get_mut(open).ok_or(DecodeError::TooDeep)? = inner;
+                open += 1;
+            }
+            _ => {}
+        }
+    }
+    Ok(Some(pos))
+}
+
+/// Decodes one value header at `pos`, nested inside `depth` open arrays.
+/// For an array only the header is read; its elements are the caller's.
+fn read_value(buf: &[u8], pos: usize, depth: usize) -> Result<Step<'_>, DecodeError> {
+    let Some(&kind) = buf.get(pos) else {
+        return Ok(None);
+    };
+    let start = pos + 1;
+    match kind {
+        b'+' => Ok(read_line(buf, start, DecodeError::MissingCrlf)?
+            .map(|(line, end)| (Reply::Simple(line), end))),
+        b'-' => Ok(read_line(buf, start, DecodeError::MissingCrlf)?
+            .map(|(line, end)| (Reply::Error(line), end))),
+        b':' => Ok(read_number(buf, start)?.map(|(value, end)| (Reply::Integer(value), end))),
+        b'$' => read_bulk(buf, start),
+        // The depth is checked on the type byte itself so that a hostile
+        // nesting fails at once, however much of it is still in flight.
+        b'*' if depth >= MAX_DEPTH => Err(DecodeError::TooDeep),
+        b'*' => read_array_header(buf, start),
+        other => Err(DecodeError::InvalidType(other)),
+    }
+}
+
+/// Reads a line starting at `start` and returns it without its CRLF, along
+/// with the offset after the CRLF. A line longer than [`MAX_LINE_LEN`] fails
+/// with `too_long`, so each caller can name the failure in its own terms.
+fn read_line(
+    buf: &[u8],
+    start: usize,
+    too_long: DecodeError,
+) -> Result<Option<(&[u8], usize)>, DecodeError> {
+    let rest = buf.get(start..).unwrap_or_default();
+    let window = rest.get(..=MAX_LINE_LEN).unwrap_or(rest);
+    let Some(cut) = window.iter().position(|&b| b == b'\r' || b == b'\n') else {
+        return if window.len() > MAX_LINE_LEN {
+            Err(too_long)
+        } else {
+            Ok(None)
+        };
+    };
+    let (line, terminator) = rest.split_at(cut);
+    match terminator {
+        [b'\r', b'\n', ..] => Ok(Some((line, start + cut + 2))),
+        // The byte after `\r` has not arrived yet, so it may still be `\n`.
+        [b'\r'] => Ok(None),
+        _ => Err(DecodeError::MissingCrlf),
+    }
+}
+
+/// Reads an integer line such as the body of `:12\r\n` or `$3\r\n`.
+fn read_number(buf: &[u8], start: usize) -> Result<Option<(i64, usize)>, DecodeError> {
+    let Some((digits, end)) = read_line(buf, start, DecodeError::InvalidNumber)? else {
+        return Ok(None);
+    };
+    Ok(Some((parse_i64(digits)?, end)))
+}
+
+/// Parses an optional `-` followed by one or more ASCII digits.
+///
+/// Negative values are accumulated downwards so that `i64::MIN`, whose
+/// magnitude does not fit in an `i64`, still parses.
+fn parse_i64(text: &[u8]) -> Result<i64, DecodeError> {
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() {
+        return Err(DecodeError::InvalidNumber);
+    }
+    digits.iter().try_fold(0_i64, |value, &byte| {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return Err(DecodeError::InvalidNumber);
+        }
+        let shifted = value.checked_mul(10);
+        let next = if negative {
+            shifted.and_then(|v| v.checked_sub(i64::from(digit)))
+        } else {
+            shifted.and_then(|v| v.checked_add(i64::from(digit)))
+        };
+        next.ok_or(DecodeError::InvalidNumber)
+    })
+}
+
+/// Checks an announced length: -1 means nil (`None`), anything else must lie
+/// in `0..=limit`.
+fn checked_length(
+    len: i64,
+    limit: i64,
+    too_large: fn(i64) -> DecodeError,
+) -> Result<Option<usize>, DecodeError> {
+    match len {
+        -1 => Ok(None),
+        _ if len < -1 => Err(DecodeError::InvalidNumber),
+        _ if len > limit => Err(too_large(len)),
+        _ => usize::try_from(len).map(Some).map_err(|_| too_large(len)),
+    }
+}
+
+/// Reads a bulk string whose `$` has already been seen.
+fn read_bulk(buf: &[u8], start: usize) -> Result<Step<'_>, DecodeError> {
+    let Some((len, payload_start)) = read_number(buf, start)? else {
+        return Ok(None);
+    };
+    let Some(len) = checked_length(len, MAX_BULK_LEN, DecodeError::BulkTooLarge)? else {
+        return Ok(Some((Reply::Nil, payload_start)));
+    };
+    let payload_end = payload_start.saturating_add(len);
+    let Some(payload) = buf.get(payload_start..payload_end) else {
+        return Ok(None);
+    };
+    match buf.get(payload_end..).unwrap_or_default() {
+        [b'\r', b'\n', ..] => Ok(Some((Reply::Bulk(payload), payload_end + 2))),
+        [] | [b'\r'] => Ok(None),
+        _ => Err(DecodeError::MissingCrlf),
+    }
+}
+
+/// Reads an array header whose `*` has already been seen.
+fn read_array_header(buf: &[u8], start: usize) -> Result<Step<'_>, DecodeError> {
+    let Some((len, end)) = read_number(buf, start)? else {
+        return Ok(None);
+    };
+    let reply = match checked_length(len, MAX_ARRAY_LEN, DecodeError::ArrayTooLarge)? {
+        Some(count) => Reply::Array(count),
+        None => Reply::Nil,
+    };
+    Ok(Some((reply, end)))
+}
+
+/// Server error replies grouped by their first word, for counting per kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ServerErrorKind {
+    /// `ERR`: the generic error.
+    Err,
+    /// `OOM`: the server is out of memory for writes.
+    Oom,
+    /// `LOADING`: the server is still loading its dataset.
+    Loading,
+    /// `BUSY`: a script is running and blocks the server.
+    Busy,
+    /// `READONLY`: a write was sent to a read-only replica.
+    ReadOnly,
+    /// `NOAUTH`: authentication is required.
+    NoAuth,
+    /// `WRONGPASS`: the credentials were rejected.
+    WrongPass,
+    /// `WRONGTYPE`: the key holds a value of another type.
+    WrongType,
+    /// `NOPERM`: the user may not run the command or touch the key.
+    NoPerm,
+    /// `MOVED`: the key's slot lives on another cluster node.
+    Moved,
+    /// `ASK`: the key's slot is migrating to another cluster node.
+    Ask,
+    /// Any other first word.
+    Other,
+}
+
+impl ServerErrorKind {
+    /// Every kind, in declaration order, for reports that list them all.
+    pub const ALL: [Self; 12] = [
+        Self::Err,
+        Self::Oom,
+        Self::Loading,
+        Self::Busy,
+        Self::ReadOnly,
+        Self::NoAuth,
+        Self::WrongPass,
+        Self::WrongType,
+        Self::NoPerm,
+        Self::Moved,
+        Self::Ask,
+        Self::Other,
+    ];
+
+    /// Classifies an error reply's message (without the leading `-`) by its
+    /// first space-separated word. The match is case-sensitive because Redis
+    /// always sends these codes in upper case.
+    #[must_use]
+    pub fn classify(message: &[u8]) -> Self {
+        let word = message.split(|&b| b == b' ').next().unwrap_or_default();
+        match word {
+            b"ERR" => Self::Err,
+            b"OOM" => Self::Oom,
+            b"LOADING" => Self::Loading,
+            b"BUSY" => Self::Busy,
+            b"READONLY" => Self::ReadOnly,
+            b"NOAUTH" => Self::NoAuth,
+            b"WRONGPASS" => Self::WrongPass,
+            b"WRONGTYPE" => Self::WrongType,
+            b"NOPERM" => Self::NoPerm,
+            b"MOVED" => Self::Moved,
+            b"ASK" => Self::Ask,
+            _ => Self::Other,
+        }
+    }
+
+    /// The kind's name as shown in reports: its error code, or `OTHER`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Err => "ERR",
+            Self::Oom => "OOM",
+            Self::Loading => "LOADING",
+            Self::Busy => "BUSY",
+            Self::ReadOnly => "READONLY",
+            Self::NoAuth => "NOAUTH",
+            Self::WrongPass => "WRONGPASS",
+            Self::WrongType => "WRONGTYPE",
+            Self::NoPerm => "NOPERM",
+            Self::Moved => "MOVED",
+            Self::Ask => "ASK",
+            Self::Other => "OTHER",
+        }
+    }
+}
+
+/// Appends a RESP array-of-bulk-strings command, `*N\r\n$len\r\narg\r\n...`.
+/// Meant for handshake commands such as AUTH, SELECT, PING and INFO.
+pub fn encode_command(out: &mut Vec<u8>, args: &[&[u8]]) {
+    push_length(out, b'*', args.len());
+    for arg in args {
+        push_bulk(out, &[arg]);
+    }
+}
+
+/// Appends `GET <prefix><key>` and returns the number of bytes appended.
+/// The key is written as `prefix` followed by the decimal digits of `key`,
+/// without allocating anything but growth of `out`.
+pub fn encode_get(out: &mut Vec<u8>, prefix: &[u8], key: u64) -> usize {
+    let before = out.len();
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(key).as_bytes();
+    out.reserve(prefix.len().saturating_add(digits.len()).saturating_add(32));
+    out.extend_from_slice(b"*2\r\n$3\r\nGET\r\n");
+    push_bulk(out, &[prefix, digits]);
+    out.len() - before
+}
+
+/// Appends `SET <prefix><key> <value>` and returns the number of bytes
+/// appended. The key is formed as in [`encode_get`].
+pub fn encode_set(out: &mut Vec<u8>, prefix: &[u8], key: u64, value: &[u8]) -> usize {
+    let before = out.len();
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(key).as_bytes();
+    let payload = prefix.len().saturating_add(digits.len());
+    out.reserve(payload.saturating_add(value.len()).saturating_add(48));
+    out.extend_from_slice(b"*3\r\n$3\r\nSET\r\n");
+    push_bulk(out, &[prefix, digits]);
+    push_bulk(out, &[value]);
+    out.len() - before
+}
+
+/// Appends a header line such as `*3\r\n` or `$5\r\n`.
+fn push_length(out: &mut Vec<u8>, kind: u8, len: usize) {
+    out.push(kind);
+    out.extend_from_slice(itoa::Buffer::new().format(len).as_bytes());
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Appends one bulk string whose payload is `parts` laid end to end, so a
+/// key's prefix and digits never need joining in a temporary buffer.
+fn push_bulk(out: &mut Vec<u8>, parts: &[&[u8]]) {
+    let len = parts.iter().map(|part| part.len()).sum();
+    push_length(out, b'$', len);
+    for part in parts {
+        out.extend_from_slice(part);
+    }
+    out.extend_from_slice(b"\r\n");
+}

@@ -1,0 +1,267 @@
+//! The JSON report: memtier_benchmark's keys and layout (`configuration`,
+//! `run information`, `ALL STATS` or `RUN #n RESULTS` / `BEST RUN RESULTS` /
+//! `WORST RUN RESULTS` / `AGGREGATED AVERAGE RESULTS (n runs)`), so dashboards that
+//! read memtier read kvbench unchanged, plus a `kvbench` object with what memtier
+//! lacks: schema version, exact integer totals, warm-up, errors by kind, the seed.
+//! The layout is documented in `docs/output.md` and `docs/output.schema.json`.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use serde_json::{Map, Value, json};
+
+use crate::config::Config;
+use crate::protocol::resp::ServerErrorKind;
+use crate::report::{Exporter, ReportInput, distribution};
+use crate::results::{PhaseResult, Section, rate};
+use crate::stats::series::{OpSecond, Second};
+use crate::stats::{ErrorCounts, OpStats, Stats};
+
+/// Version of the `kvbench` object's layout; bumped on incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The memtier-compatible JSON report.
+pub struct JsonExporter;
+
+impl Exporter for JsonExporter {
+    fn render(&self, input: &ReportInput<'_>) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec_pretty(&document(input)).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
+}
+
+/// The whole document as a JSON value.
+pub fn document(input: &ReportInput<'_>) -> Value {
+    let c = input.config;
+    let mut doc = Map::new();
+    doc.insert(
+        "configuration".into(),
+        crate::report::json_config::memtier_configuration(c),
+    );
+    doc.insert(
+        "run information".into(),
+        json!({
+            "Threads": c.threads,
+            "Connections per thread": c.clients,
+            "Requests per client": match c.stop {
+                crate::config::Stop::Requests(n) => json!(n),
+                crate::config::Stop::AllKeys => json!("allkeys"),
+                crate::config::Stop::Time(_) => json!(0),
+            },
+            "Format version": 2,
+        }),
+    );
+    for s in input.results.sections() {
+        doc.insert(
+            s.title.clone(),
+            section(&s, &c.output.percentiles, !input.complete),
+        );
+    }
+    doc.insert("kvbench".into(), kvbench_object(input));
+    Value::Object(doc)
+}
+
+fn millis(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+fn round(v: f64, places: i32) -> f64 {
+    let f = 10f64.powi(places);
+    (v * f).round() / f
+}
+
+fn ms(us: f64) -> f64 {
+    round(us / 1000.0, 3)
+}
+
+/// Compressed HdrHistogram (V2 + deflate, base64), as memtier's "Compressed Histogram".
+pub fn compressed(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    match V2DeflateSerializer::new().serialize(h, &mut buf) {
+        Ok(_) => STANDARD.encode(buf),
+        Err(_) => String::new(),
+    }
+}
+
+fn section(s: &Section<'_>, percentiles: &[f64], interrupted: bool) -> Value {
+    let mut m = Map::new();
+    let start = millis(s.started_wall);
+    m.insert(
+        "Runtime".into(),
+        json!({
+            "Start time": start,
+            "Finish time": start + s.duration.as_millis() as u64,
+            "Total duration": s.duration.as_millis() as u64,
+            "Time unit": "MILLISECONDS",
+            "Interrupted": if interrupted { "true" } else { "false" },
+        }),
+    );
+    let d = s.duration;
+    m.insert(
+        "Sets".into(),
+        op_section(&s.stats.set, d, percentiles, &pick(s.series, |x| &x.set)),
+    );
+    m.insert(
+        "Gets".into(),
+        op_section(&s.stats.get, d, percentiles, &pick(s.series, |x| &x.get)),
+    );
+    if let Ok(waits) = OpStats::new() {
+        // kvbench sends no WAIT; the row is kept because memtier readers expect it.
+        m.insert("Waits".into(), op_section(&waits, d, percentiles, &[]));
+    }
+    let totals = s.stats.totals();
+    m.insert(
+        "Totals".into(),
+        op_section(&totals, d, percentiles, &pick(s.series, |x| &x.totals)),
+    );
+    for (name, op) in [("SET", &s.stats.set), ("GET", &s.stats.get)] {
+        let points: Vec<Value> = distribution(&op.latency_us)
+            .into_iter()
+            .map(|(ms, percent)| json!({"<=msec": round(ms, 3), "percent": round(percent, 3)}))
+            .collect();
+        m.insert(name.into(), Value::Array(points));
+    }
+    m.insert("WAIT".into(), json!([{"<=msec": 0.0, "percent": 100.0}]));
+    Value::Object(m)
+}
+
+/// One op's column of the per-second series.
+fn pick(series: &[Second], column: fn(&Second) -> &OpSecond) -> Vec<(u64, &OpSecond)> {
+    series.iter().map(|sec| (sec.second, column(sec))).collect()
+}
+
+fn op_section(
+    op: &OpStats,
+    duration: Duration,
+    percentiles: &[f64],
+    series: &[(u64, &OpSecond)],
+) -> Value {
+    let h = &op.latency_us;
+    let empty = h.is_empty();
+    let mut pct = Map::new();
+    for &p in percentiles {
+        let v = if empty { 0 } else { h.value_at_percentile(p) };
+        pct.insert(format!("p{p:.2}"), json!(ms(v as f64)));
+    }
+    pct.insert(
+        "Histogram log format".into(),
+        json!({"Compressed Histogram": compressed(h)}),
+    );
+    let secs = duration.as_secs_f64().max(1e-9);
+    let kb = |bytes: u64| round(bytes as f64 / 1024.0 / secs, 2);
+    json!({
+        "Count": op.count,
+        "Ops/sec": round(rate(op.count, duration), 2),
+        "Hits/sec": round(rate(op.hits, duration), 2),
+        "Misses/sec": round(rate(op.misses, duration), 2),
+        "Connection Errors/sec": 0.0,
+        "Connection Errors": 0,
+        "Latency": ms(op.mean_us()),
+        "Average Latency": ms(op.mean_us()),
+        "Accumulated Latency": (op.mean_us() * h.len() as f64 / 1000.0).round() as u64,
+        "Min Latency": if empty { 0.0 } else { ms(h.min() as f64) },
+        "Max Latency": if empty { 0.0 } else { ms(h.max() as f64) },
+        "KB/sec": kb(op.bytes_rx + op.bytes_tx),
+        "KB/sec RX/TX": kb(op.bytes_rx + op.bytes_tx),
+        "KB/sec RX": kb(op.bytes_rx),
+        "KB/sec TX": kb(op.bytes_tx),
+        "Time-Serie": time_serie(series),
+        "Percentile Latencies": Value::Object(pct),
+    })
+}
+
+fn time_serie(series: &[(u64, &OpSecond)]) -> Value {
+    let mut m = Map::new();
+    for (second, s) in series {
+        let mut e = Map::new();
+        e.insert("Bytes RX".into(), json!(s.bytes_rx));
+        e.insert("Bytes TX".into(), json!(s.bytes_tx));
+        e.insert("Count".into(), json!(s.count));
+        e.insert("Average Latency".into(), json!(ms(s.mean_us)));
+        e.insert(
+            "Accumulated Latency".into(),
+            json!((s.accumulated_us / 1000.0).round() as u64),
+        );
+        e.insert("Min Latency".into(), json!(ms(s.min_us as f64)));
+        e.insert("Max Latency".into(), json!(ms(s.max_us as f64)));
+        for (p, v) in &s.percentiles_us {
+            e.insert(format!("p{p:.2}"), json!(ms(*v as f64)));
+        }
+        m.insert(second.to_string(), Value::Object(e));
+    }
+    Value::Object(m)
+}
+
+fn integer_totals(s: &Stats) -> Value {
+    let op = |o: &OpStats| {
+        json!({
+            "count": o.count, "hits": o.hits, "misses": o.misses, "errors": o.errors,
+            "bytes_tx": o.bytes_tx, "bytes_rx": o.bytes_rx,
+        })
+    };
+    json!({"SET": op(&s.set), "GET": op(&s.get)})
+}
+
+fn error_object(e: &ErrorCounts) -> Value {
+    let mut server = Map::new();
+    for (kind, n) in ServerErrorKind::ALL.iter().zip(e.server) {
+        server.insert(kind.as_str().into(), json!(n));
+    }
+    json!({
+        "server": server,
+        "connection": e.connection,
+        "protocol": e.protocol,
+        "lost_requests": e.lost_requests,
+    })
+}
+
+fn phase_summary(p: &PhaseResult) -> Value {
+    json!({
+        "phase": p.phase.to_string(),
+        "start_time_ms": millis(p.started_wall),
+        "duration_ms": p.duration.as_millis() as u64,
+        "ops_per_sec": round(p.ops_per_sec(), 2),
+        "totals": integer_totals(&p.stats),
+        "errors": error_object(&p.stats.errors),
+    })
+}
+
+fn kvbench_object(input: &ReportInput<'_>) -> Value {
+    let c: &Config = input.config;
+    let r = input.results;
+    let mut all_runs = Stats::new().ok();
+    if let Some(all) = all_runs.as_mut() {
+        all.reset();
+        for run in &r.runs {
+            *all += &run.stats;
+        }
+    }
+    json!({
+        "schema_version": SCHEMA_VERSION,
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "complete": input.complete,
+        "runs_planned": r.planned_runs,
+        "runs_completed": r.runs.len(),
+        "seed": c.seed,
+        "target": c.target.display_redacted(),
+        "latency": "service time: from handing the request to the socket to reading its whole reply, in a closed loop",
+        "latency_unit_of_histograms": "microseconds",
+        "config": crate::report::json_config::kvbench_config(c),
+        "runs": r.runs.iter().map(phase_summary).collect::<Vec<_>>(),
+        "warmup": r.warmup.as_ref().map(|w| {
+            let mut v = phase_summary(w);
+            if let Value::Object(m) = &mut v {
+                m.insert("ALL STATS".into(), section(&Section::of("WARM-UP".into(), w), &c.output.percentiles, false));
+            }
+            v
+        }),
+        "totals": all_runs.as_ref().map(integer_totals),
+        "hit_rate_percent": all_runs.as_ref().and_then(|s| crate::report::hit_rate_percent(&s.get)).map(|p| round(p, 4)),
+        "errors": all_runs.as_ref().map(|s| error_object(&s.errors)),
+    })
+}

@@ -1,0 +1,103 @@
+//! The live progress line on stderr: phase, %, elapsed, ops/sec, average latency.
+//!
+//! On a terminal the line is redrawn every second; when stderr is a file or a
+//! pipe (CI logs) only one line per finished phase is printed, so logs stay short.
+
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+use crate::config::{Config, Stop};
+use crate::results::{Phase, PhaseResult, rate};
+use crate::stats::Stats;
+use crate::stats::series::Second;
+
+/// State of the progress display.
+pub struct Progress {
+    live: bool,
+    enabled: bool,
+    threads: usize,
+    connections: usize,
+    planned_requests: u64,
+    phase: Phase,
+    stop: Stop,
+}
+
+impl Progress {
+    /// A progress display for this configuration; `enabled` false prints nothing.
+    pub fn new(config: &Config, enabled: bool) -> Self {
+        let planned_requests = match config.stop {
+            Stop::Requests(n) => n.saturating_mul(config.connections() as u64),
+            Stop::AllKeys => config.keys.range.len(),
+            Stop::Time(_) => 0,
+        };
+        Progress {
+            live: enabled && std::io::stderr().is_terminal(),
+            enabled,
+            threads: config.threads,
+            connections: config.connections(),
+            planned_requests,
+            phase: Phase::Warmup,
+            stop: config.stop,
+        }
+    }
+
+    /// A phase begins.
+    pub fn start_phase(&mut self, phase: Phase, stop: Stop) {
+        self.phase = phase;
+        self.stop = stop;
+    }
+
+    /// A second of the phase is complete.
+    pub fn second(&mut self, s: &Second, total: &Stats, elapsed: Duration, open: usize) {
+        if !self.live {
+            return;
+        }
+        let all = total.totals();
+        let percent = match self.stop {
+            Stop::Time(d) => 100.0 * elapsed.as_secs_f64() / d.as_secs_f64().max(1e-9),
+            _ if self.planned_requests > 0 => {
+                100.0 * all.count as f64 / self.planned_requests as f64
+            }
+            _ => 0.0,
+        };
+        let line = format!(
+            "[{} {:>3.0}%, {:>4} secs] {:>2} threads {:>5} conns: {:>11} ops, {:>9.0} (avg: {:>9.0}) ops/sec, {:>6.3} (avg: {:>6.3}) msec latency",
+            self.phase,
+            percent.min(100.0),
+            elapsed.as_secs(),
+            self.threads,
+            open,
+            all.count,
+            s.totals.count as f64,
+            rate(all.count, elapsed),
+            s.totals.mean_us / 1000.0,
+            all.mean_us() / 1000.0,
+        );
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r{line}\x1b[K");
+        let _ = err.flush();
+    }
+
+    /// A phase ended: one summary line.
+    pub fn end_phase(&mut self, r: &PhaseResult) {
+        if !self.enabled {
+            return;
+        }
+        let all = r.stats.totals();
+        let mut err = std::io::stderr().lock();
+        if self.live {
+            let _ = write!(err, "\r\x1b[K");
+        }
+        let _ = writeln!(
+            err,
+            "[{}] {:.2} secs, {} threads, {} conns: {} ops, {:.0} ops/sec, {:.3} msec avg latency",
+            r.phase,
+            r.duration.as_secs_f64(),
+            self.threads,
+            self.connections,
+            all.count,
+            r.ops_per_sec(),
+            all.mean_us() / 1000.0
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! The text report, in memtier_benchmark's layout so that scripts which read
+//! memtier's tables read these: a header, one table per section (rows Sets, Gets,
+//! Waits, Totals), and the request latency distribution. What memtier does not
+//! print (hit rate, warm-up, errors, what the latency means) follows the tables.
+
+use std::fmt::Write;
+
+use crate::config::{Config, Stop};
+use crate::protocol::resp::ServerErrorKind;
+use crate::report::{Exporter, ReportInput, distribution, hit_rate_percent, percentile_label};
+use crate::results::{Section, rate};
+use crate::stats::{ErrorCounts, OpStats};
+
+/// The memtier-style text report.
+pub struct TextExporter;
+
+impl Exporter for TextExporter {
+    fn render(&self, input: &ReportInput<'_>) -> Vec<u8> {
+        let mut out = String::new();
+        header(&mut out, input.config);
+        for section in input.results.sections() {
+            table(&mut out, &section, &input.config.output.percentiles);
+        }
+        if let Some(last) = input.results.headline() {
+            summary(&mut out, input, &last);
+            if !input.config.output.hide_histogram {
+                latency_distribution(&mut out, &last);
+            }
+        }
+        out.into_bytes()
+    }
+}
+
+fn header(out: &mut String, config: &Config) {
+    let _ = writeln!(out, "{:<10}Threads", config.threads);
+    let _ = writeln!(out, "{:<10}Connections per thread", config.clients);
+    let _ = match config.stop {
+        Stop::Requests(n) => writeln!(out, "{n:<10}Requests per client"),
+        Stop::AllKeys => writeln!(out, "{:<10}Requests per client", "allkeys"),
+        Stop::Time(d) => writeln!(out, "{:<10}Seconds", d.as_secs_f64()),
+    };
+    out.push_str("\n\n");
+}
+
+fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
+    let width = 20 + 13 + 13 + 16 * (1 + percentiles.len()) + 13 + 1;
+    let _ = writeln!(out, "{}", s.title);
+    let _ = writeln!(out, "{}", "=".repeat(width));
+    let _ = write!(
+        out,
+        "{:<6}{:>14}{:>13}{:>13}{:>16}",
+        "Type", "Ops/sec", "Hits/sec", "Misses/sec", "Avg. Latency"
+    );
+    for p in percentiles {
+        let _ = write!(out, "{:>16}", format!("p{} Latency", percentile_label(*p)));
+    }
+    let _ = writeln!(out, "{:>13} ", "KB/sec");
+    let _ = writeln!(out, "{}", "-".repeat(width));
+    row(out, "Sets", &s.stats.set, s, percentiles, false);
+    row(out, "Gets", &s.stats.get, s, percentiles, true);
+    let _ = write!(
+        out,
+        "{:<6}{:>14.2}{:>13}{:>13}{:>16}",
+        "Waits", 0.0, "---", "---", "---"
+    );
+    for _ in percentiles {
+        let _ = write!(out, "{:>16}", "---");
+    }
+    let _ = writeln!(out, "{:>13} ", "---");
+    row(out, "Totals", &s.stats.totals(), s, percentiles, true);
+    out.push_str("\n\n");
+}
+
+fn row(
+    out: &mut String,
+    name: &str,
+    op: &OpStats,
+    s: &Section<'_>,
+    percentiles: &[f64],
+    hits: bool,
+) {
+    let secs = s.duration;
+    let _ = write!(out, "{:<6}{:>14.2}", name, rate(op.count, secs));
+    if hits {
+        let _ = write!(
+            out,
+            "{:>13.2}{:>13.2}",
+            rate(op.hits, secs),
+            rate(op.misses, secs)
+        );
+    } else {
+        let _ = write!(out, "{:>13}{:>13}", "---", "---");
+    }
+    let _ = write!(out, "{:>16.5}", op.mean_us() / 1000.0);
+    for &p in percentiles {
+        let v = if op.latency_us.is_empty() {
+            0
+        } else {
+            op.latency_us.value_at_percentile(p)
+        };
+        let _ = write!(out, "{:>16.5}", v as f64 / 1000.0);
+    }
+    let kb = (op.bytes_rx + op.bytes_tx) as f64 / 1024.0;
+    let _ = writeln!(out, "{:>13.2} ", kb / secs.as_secs_f64().max(1e-9));
+}
+
+fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
+    let get = &last.stats.get;
+    match hit_rate_percent(get) {
+        Some(p) => {
+            let _ = writeln!(
+                out,
+                "GET hit rate: {p:.2} % ({} hits, {} misses)",
+                get.hits, get.misses
+            );
+        }
+        None => {
+            let _ = writeln!(out, "GET hit rate: n/a (no GETs)");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "Latency: service time, from handing a request to the socket to reading its whole reply (closed loop)."
+    );
+    if let Some(w) = &input.results.warmup {
+        let all = w.stats.totals();
+        let _ = writeln!(
+            out,
+            "Warm-up (excluded above): {:.2} secs, {} ops, {:.2} ops/sec, {:.5} msec avg latency",
+            w.duration.as_secs_f64(),
+            all.count,
+            w.ops_per_sec(),
+            all.mean_us() / 1000.0
+        );
+    }
+    errors(
+        out,
+        &last.stats.errors,
+        last.stats.set.errors + last.stats.get.errors,
+    );
+    if !input.complete {
+        let _ = writeln!(
+            out,
+            "Incomplete: {} of {} runs finished.",
+            input.results.runs.len(),
+            input.results.planned_runs
+        );
+    }
+    let _ = writeln!(out, "Seed: {}", input.config.seed);
+    out.push('\n');
+}
+
+fn errors(out: &mut String, e: &ErrorCounts, replies: u64) {
+    if e.is_clean() && replies == 0 {
+        let _ = writeln!(out, "Errors: none");
+        return;
+    }
+    let mut parts = Vec::new();
+    for (kind, n) in ServerErrorKind::ALL.iter().zip(e.server) {
+        if n > 0 {
+            parts.push(format!("{} replies {n}", kind.as_str()));
+        }
+    }
+    for (name, n) in [
+        ("connections lost", e.connection),
+        ("protocol errors", e.protocol),
+        ("requests lost in flight", e.lost_requests),
+    ] {
+        if n > 0 {
+            parts.push(format!("{name} {n}"));
+        }
+    }
+    let _ = writeln!(out, "Errors: {}", parts.join(", "));
+}
+
+fn latency_distribution(out: &mut String, s: &Section<'_>) {
+    let _ = writeln!(out, "Request Latency Distribution");
+    let _ = writeln!(out, "{:<8} {:<8} {:>14}", "Type", "<= msec", "Percent");
+    let _ = writeln!(out, "{}", "-".repeat(72));
+    for (name, op) in [("SET", &s.stats.set), ("GET", &s.stats.get)] {
+        for (ms, percent) in distribution(&op.latency_us) {
+            let _ = writeln!(out, "{name:<6}{ms:>9.3}{percent:>13.3}");
+        }
+        if !op.latency_us.is_empty() {
+            let _ = writeln!(out, "---");
+        }
+    }
+    let _ = writeln!(out, "{:<6}{:>9.3}{:>13.3}", "WAIT", 0.0, 100.0);
+}

@@ -1,0 +1,221 @@
+//! Finished phases and the views the reports show of them: each run, the best and
+//! the worst run, and the aggregate of all runs.
+//!
+//! BEST and WORST are chosen by total ops/sec (memtier prints run #1 for both). The
+//! aggregate merges the runs' histograms, so its percentiles are those of every
+//! request of every run; its ops/sec is all requests over all run time, which is
+//! the mean of the runs' rates weighted by their durations.
+
+use std::borrow::Cow;
+use std::time::{Duration, SystemTime};
+
+use crate::stats::Stats;
+use crate::stats::series::Second;
+
+/// Which part of the schedule a phase was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Traffic before the measured runs; reported apart, never mixed in.
+    Warmup,
+    /// Measured run n (1-based).
+    Run(u32),
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Phase::Warmup => f.write_str("WARM-UP"),
+            Phase::Run(n) => write!(f, "RUN #{n}"),
+        }
+    }
+}
+
+/// One completed phase.
+#[derive(Debug, Clone)]
+pub struct PhaseResult {
+    /// Which phase.
+    pub phase: Phase,
+    /// Wall-clock start, for the reports' timestamps.
+    pub started_wall: SystemTime,
+    /// From the common start to the last thread's end (including the drain of
+    /// requests in flight at the deadline).
+    pub duration: Duration,
+    /// Everything measured, all threads merged.
+    pub stats: Stats,
+    /// Per-second summaries.
+    pub series: Vec<Second>,
+}
+
+impl PhaseResult {
+    /// Total replies per second.
+    pub fn ops_per_sec(&self) -> f64 {
+        rate(self.stats.set.count + self.stats.get.count, self.duration)
+    }
+}
+
+/// Events per second, 0 for an empty span.
+pub fn rate(count: u64, duration: Duration) -> f64 {
+    let secs = duration.as_secs_f64();
+    if secs > 0.0 { count as f64 / secs } else { 0.0 }
+}
+
+/// A titled view of one or more phases, as the reports print it.
+#[derive(Debug, Clone)]
+pub struct Section<'a> {
+    /// `ALL STATS`, `RUN #2 RESULTS`, `BEST RUN RESULTS`, ...
+    pub title: String,
+    /// The merged stats.
+    pub stats: Cow<'a, Stats>,
+    /// The time the stats span.
+    pub duration: Duration,
+    /// Wall-clock start.
+    pub started_wall: SystemTime,
+    /// Per-second series (empty for aggregates).
+    pub series: &'a [Second],
+}
+
+impl<'a> Section<'a> {
+    /// A view of a single phase under a title.
+    pub fn of(title: String, p: &'a PhaseResult) -> Self {
+        Section {
+            title,
+            stats: Cow::Borrowed(&p.stats),
+            duration: p.duration,
+            started_wall: p.started_wall,
+            series: &p.series,
+        }
+    }
+}
+
+/// Everything a benchmark produced so far.
+#[derive(Debug, Clone, Default)]
+pub struct Results {
+    /// The warm-up, if one ran.
+    pub warmup: Option<PhaseResult>,
+    /// Completed measured runs, in order.
+    pub runs: Vec<PhaseResult>,
+    /// How many runs were asked for (`-x`).
+    pub planned_runs: u32,
+}
+
+impl Results {
+    /// Index of the run with the highest total ops/sec.
+    pub fn best(&self) -> Option<usize> {
+        self.pick(|a, b| a > b)
+    }
+
+    /// Index of the run with the lowest total ops/sec.
+    pub fn worst(&self) -> Option<usize> {
+        self.pick(|a, b| a < b)
+    }
+
+    fn pick(&self, better: impl Fn(f64, f64) -> bool) -> Option<usize> {
+        let mut chosen: Option<(usize, f64)> = None;
+        for (i, run) in self.runs.iter().enumerate() {
+            let r = run.ops_per_sec();
+            if chosen.is_none_or(|(_, best)| better(r, best)) {
+                chosen = Some((i, r));
+            }
+        }
+        chosen.map(|(i, _)| i)
+    }
+
+    /// All runs merged.
+    pub fn aggregate(&self) -> Option<Section<'_>> {
+        let (first, rest) = self.runs.split_first()?;
+        let mut stats = first.stats.clone();
+        let mut duration = first.duration;
+        for run in rest {
+            stats += &run.stats;
+            duration += run.duration;
+        }
+        Some(Section {
+            title: format!("AGGREGATED AVERAGE RESULTS ({} runs)", self.runs.len()),
+            stats: Cow::Owned(stats),
+            duration,
+            started_wall: first.started_wall,
+            series: &[],
+        })
+    }
+
+    /// The sections in report order: `ALL STATS` for a single run; otherwise each
+    /// run, BEST, WORST and AGGREGATED AVERAGE.
+    pub fn sections(&self) -> Vec<Section<'_>> {
+        if self.planned_runs <= 1 {
+            return self
+                .runs
+                .first()
+                .map(|r| vec![Section::of("ALL STATS".into(), r)])
+                .unwrap_or_default();
+        }
+        let mut out: Vec<Section<'_>> = self
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Section::of(format!("RUN #{} RESULTS", i + 1), r))
+            .collect();
+        if let (Some(best), Some(worst)) = (self.best(), self.worst()) {
+            out.push(Section::of("BEST RUN RESULTS".into(), &self.runs[best]));
+            out.push(Section::of("WORST RUN RESULTS".into(), &self.runs[worst]));
+        }
+        out.extend(self.aggregate());
+        out
+    }
+
+    /// The section whose distribution and summary the text report shows last.
+    pub fn headline(&self) -> Option<Section<'_>> {
+        self.sections().pop()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(n: u32, count: u64, secs: u64) -> PhaseResult {
+        let mut stats = Stats::new().unwrap();
+        stats.set.count = count;
+        PhaseResult {
+            phase: Phase::Run(n),
+            started_wall: SystemTime::UNIX_EPOCH,
+            duration: Duration::from_secs(secs),
+            stats,
+            series: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn best_and_worst_are_chosen_by_rate_not_position() {
+        let r = Results {
+            warmup: None,
+            runs: vec![run(1, 100, 1), run(2, 50, 1), run(3, 300, 1)],
+            planned_runs: 3,
+        };
+        assert_eq!(r.best(), Some(2));
+        assert_eq!(r.worst(), Some(1));
+        let titles: Vec<String> = r.sections().into_iter().map(|s| s.title).collect();
+        assert_eq!(titles.len(), 6);
+        assert_eq!(titles[5], "AGGREGATED AVERAGE RESULTS (3 runs)");
+    }
+
+    #[test]
+    fn aggregate_rate_is_all_requests_over_all_time() {
+        let r = Results {
+            warmup: None,
+            runs: vec![run(1, 100, 1), run(2, 300, 3)],
+            planned_runs: 2,
+        };
+        let agg = r.aggregate().unwrap();
+        assert_eq!(rate(agg.stats.set.count, agg.duration), 100.0);
+    }
+
+    #[test]
+    fn a_single_run_is_all_stats() {
+        let r = Results {
+            warmup: None,
+            runs: vec![run(1, 1, 1)],
+            planned_runs: 1,
+        };
+        assert_eq!(r.sections()[0].title, "ALL STATS");
+    }
+}

@@ -1,0 +1,268 @@
+//! Counters and latency histograms, per op, mergeable with `+=`.
+//!
+//! A worker owns one [`Stats`] for the current second and hands a copy to the
+//! master when the second ends; the master adds those copies into per-run totals
+//! and per-second series. Histograms are merged, never averaged: a percentile of
+//! merged histograms is the percentile of all the requests, while an average of
+//! per-thread percentiles is a number that describes nothing.
+
+pub mod series;
+
+use std::ops::AddAssign;
+
+use hdrhistogram::Histogram;
+use hdrhistogram::errors::CreationError;
+
+use crate::protocol::resp::ServerErrorKind;
+use crate::workload::Op;
+
+/// Highest latency the histograms hold without resizing: one hour, in µs.
+/// Larger values are still recorded (the histograms auto-resize), never clamped.
+pub const LATENCY_MAX_US: u64 = 3_600_000_000;
+/// Significant digits kept: 3 means a recorded value is off by at most 0.1 %.
+pub const LATENCY_SIGFIG: u8 = 3;
+
+/// An empty latency histogram in microseconds, 1 µs to one hour at 3 digits.
+pub fn latency_histogram() -> Result<Histogram<u64>, CreationError> {
+    let mut h = Histogram::new_with_bounds(1, LATENCY_MAX_US, LATENCY_SIGFIG)?;
+    h.auto(true);
+    Ok(h)
+}
+
+/// Counts and latencies of one op type.
+#[derive(Debug, Clone)]
+pub struct OpStats {
+    /// Replies received (errors included).
+    pub count: u64,
+    /// GET replies that carried a value.
+    pub hits: u64,
+    /// GET replies that were nil.
+    pub misses: u64,
+    /// Replies that were server errors (`-ERR ...`).
+    pub errors: u64,
+    /// Request bytes written.
+    pub bytes_tx: u64,
+    /// Reply bytes read.
+    pub bytes_rx: u64,
+    /// Latency of every reply in µs.
+    pub latency_us: Histogram<u64>,
+}
+
+impl OpStats {
+    /// Empty counters and histogram.
+    pub fn new() -> Result<Self, CreationError> {
+        Ok(OpStats {
+            count: 0,
+            hits: 0,
+            misses: 0,
+            errors: 0,
+            bytes_tx: 0,
+            bytes_rx: 0,
+            latency_us: latency_histogram()?,
+        })
+    }
+
+    /// Clears the counters, keeping the histogram's memory.
+    pub fn reset(&mut self) {
+        self.count = 0;
+        self.hits = 0;
+        self.misses = 0;
+        self.errors = 0;
+        self.bytes_tx = 0;
+        self.bytes_rx = 0;
+        self.latency_us.reset();
+    }
+
+    /// Records one reply's latency. The histogram auto-resizes, so recording cannot
+    /// fail for any `u64`; the `Err` arm exists only because the API returns one.
+    #[inline]
+    pub fn record(&mut self, latency_us: u64) {
+        self.count += 1;
+        if self.latency_us.record(latency_us).is_err() {
+            self.latency_us.saturating_record(latency_us);
+        }
+    }
+
+    /// Mean latency in µs, 0 when nothing was recorded.
+    pub fn mean_us(&self) -> f64 {
+        if self.latency_us.is_empty() {
+            0.0
+        } else {
+            self.latency_us.mean()
+        }
+    }
+}
+
+impl AddAssign<&OpStats> for OpStats {
+    fn add_assign(&mut self, other: &OpStats) {
+        self.count += other.count;
+        self.hits += other.hits;
+        self.misses += other.misses;
+        self.errors += other.errors;
+        self.bytes_tx += other.bytes_tx;
+        self.bytes_rx += other.bytes_rx;
+        // Both histograms auto-resize, so adding cannot fail for lack of range.
+        let _ = self.latency_us.add(&other.latency_us);
+    }
+}
+
+/// Failures that are not a reply to a request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ErrorCounts {
+    /// Server error replies, indexed like [`ServerErrorKind::ALL`].
+    pub server: [u64; ServerErrorKind::ALL.len()],
+    /// Connections closed by the peer or reset.
+    pub connection: u64,
+    /// Replies that could not be decoded, or that nobody asked for.
+    pub protocol: u64,
+    /// Requests that were in flight on a connection that broke.
+    pub lost_requests: u64,
+}
+
+impl ErrorCounts {
+    /// Counts one server error reply by kind.
+    pub fn count_server(&mut self, kind: ServerErrorKind) {
+        if let Some(i) = ServerErrorKind::ALL.iter().position(|k| *k == kind) {
+            self.server[i] += 1;
+        }
+    }
+
+    /// All server error replies.
+    pub fn server_total(&self) -> u64 {
+        self.server.iter().sum()
+    }
+
+    /// True when nothing went wrong.
+    pub fn is_clean(&self) -> bool {
+        self.server_total() == 0
+            && self.connection == 0
+            && self.protocol == 0
+            && self.lost_requests == 0
+    }
+}
+
+impl AddAssign<&ErrorCounts> for ErrorCounts {
+    fn add_assign(&mut self, other: &ErrorCounts) {
+        for (a, b) in self.server.iter_mut().zip(other.server) {
+            *a += b;
+        }
+        self.connection += other.connection;
+        self.protocol += other.protocol;
+        self.lost_requests += other.lost_requests;
+    }
+}
+
+/// Everything measured over some span of time by one thread, or merged.
+#[derive(Debug, Clone)]
+pub struct Stats {
+    /// SET requests.
+    pub set: OpStats,
+    /// GET requests.
+    pub get: OpStats,
+    /// Failures outside the replies.
+    pub errors: ErrorCounts,
+}
+
+impl Stats {
+    /// Empty stats.
+    pub fn new() -> Result<Self, CreationError> {
+        Ok(Stats {
+            set: OpStats::new()?,
+            get: OpStats::new()?,
+            errors: ErrorCounts::default(),
+        })
+    }
+
+    /// The counters of one op.
+    #[inline]
+    pub fn op_mut(&mut self, op: Op) -> &mut OpStats {
+        match op {
+            Op::Set => &mut self.set,
+            Op::Get => &mut self.get,
+        }
+    }
+
+    /// The counters of one op.
+    pub fn op(&self, op: Op) -> &OpStats {
+        match op {
+            Op::Set => &self.set,
+            Op::Get => &self.get,
+        }
+    }
+
+    /// SET and GET merged.
+    pub fn totals(&self) -> OpStats {
+        let mut all = self.set.clone();
+        all += &self.get;
+        all
+    }
+
+    /// Clears everything, keeping the histograms' memory.
+    pub fn reset(&mut self) {
+        self.set.reset();
+        self.get.reset();
+        self.errors = ErrorCounts::default();
+    }
+}
+
+impl AddAssign<&Stats> for Stats {
+    fn add_assign(&mut self, other: &Stats) {
+        self.set += &other.set;
+        self.get += &other.get;
+        self.errors += &other.errors;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merging_histograms_keeps_every_sample() {
+        let mut a = OpStats::new().unwrap();
+        let mut b = OpStats::new().unwrap();
+        for v in 1..=100 {
+            a.record(v);
+        }
+        for v in 1001..=1100 {
+            b.record(v);
+        }
+        a += &b;
+        assert_eq!(a.count, 200);
+        assert_eq!(a.latency_us.len(), 200);
+        // The median of the merged set lies between the two groups: no averaging of medians could know that.
+        assert!(a.latency_us.value_at_quantile(0.75) > 1000);
+        assert!(a.latency_us.value_at_quantile(0.25) <= 100);
+    }
+
+    #[test]
+    fn latencies_beyond_an_hour_are_recorded_not_clamped() {
+        let mut a = OpStats::new().unwrap();
+        a.record(LATENCY_MAX_US * 4);
+        assert!(a.latency_us.max() >= LATENCY_MAX_US * 4 * 999 / 1000);
+    }
+
+    #[test]
+    fn error_counts_add_per_kind() {
+        let mut a = ErrorCounts::default();
+        a.count_server(ServerErrorKind::Oom);
+        let mut b = ErrorCounts::default();
+        b.count_server(ServerErrorKind::Oom);
+        b.connection = 2;
+        a += &b;
+        assert_eq!(a.server_total(), 2);
+        assert_eq!(a.connection, 2);
+        assert!(!a.is_clean());
+    }
+
+    #[test]
+    fn totals_merge_both_ops() {
+        let mut s = Stats::new().unwrap();
+        s.set.record(10);
+        s.get.record(20);
+        s.get.hits = 1;
+        let t = s.totals();
+        assert_eq!(t.count, 2);
+        assert_eq!(t.hits, 1);
+    }
+}

@@ -1,0 +1,173 @@
+//! Per-second series: every thread's stats for second *s* merged into one summary.
+//!
+//! Each worker reports every second of a phase exactly once, so the master knows a
+//! second is complete when all threads have reported it; it then merges the
+//! histograms (all connections of all threads, unlike memtier, which takes its
+//! series from one client) and keeps only the summary. Memory therefore stays
+//! flat however long the run is: a few hundred bytes per second, not a histogram.
+
+use std::collections::BTreeMap;
+
+use crate::stats::{OpStats, Stats};
+
+/// One op's numbers for one second.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpSecond {
+    /// Replies received in this second.
+    pub count: u64,
+    /// GET hits (0 for SET).
+    pub hits: u64,
+    /// GET misses (0 for SET).
+    pub misses: u64,
+    /// Reply bytes.
+    pub bytes_rx: u64,
+    /// Request bytes.
+    pub bytes_tx: u64,
+    /// Mean latency, µs.
+    pub mean_us: f64,
+    /// Sum of latencies, µs.
+    pub accumulated_us: f64,
+    /// Lowest latency, µs.
+    pub min_us: u64,
+    /// Highest latency, µs.
+    pub max_us: u64,
+    /// `(percentile, latency µs)` for each configured percentile.
+    pub percentiles_us: Vec<(f64, u64)>,
+}
+
+impl OpSecond {
+    /// Summarizes one op's merged stats.
+    pub fn from_stats(s: &OpStats, percentiles: &[f64]) -> Self {
+        let h = &s.latency_us;
+        let empty = h.is_empty();
+        OpSecond {
+            count: s.count,
+            hits: s.hits,
+            misses: s.misses,
+            bytes_rx: s.bytes_rx,
+            bytes_tx: s.bytes_tx,
+            mean_us: s.mean_us(),
+            accumulated_us: s.mean_us() * h.len() as f64,
+            min_us: if empty { 0 } else { h.min() },
+            max_us: if empty { 0 } else { h.max() },
+            percentiles_us: percentiles
+                .iter()
+                .map(|&p| (p, if empty { 0 } else { h.value_at_percentile(p) }))
+                .collect(),
+        }
+    }
+}
+
+/// All ops' numbers for one second of a phase.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Second {
+    /// Seconds since the phase started (0 is the first second).
+    pub second: u64,
+    /// SET.
+    pub set: OpSecond,
+    /// GET.
+    pub get: OpSecond,
+    /// SET and GET together.
+    pub totals: OpSecond,
+}
+
+/// Collects per-thread reports into completed seconds.
+#[derive(Debug)]
+pub struct SeriesBuilder {
+    threads: usize,
+    percentiles: Vec<f64>,
+    pending: BTreeMap<u64, (Stats, usize)>,
+    done: Vec<Second>,
+}
+
+impl SeriesBuilder {
+    /// A builder expecting one report per second from each of `threads` workers.
+    pub fn new(threads: usize, percentiles: &[f64]) -> Self {
+        SeriesBuilder {
+            threads,
+            percentiles: percentiles.to_vec(),
+            pending: BTreeMap::new(),
+            done: Vec::new(),
+        }
+    }
+
+    /// Adds one thread's stats for `second`. Returns the summary when this report
+    /// completed the second.
+    pub fn add(&mut self, second: u64, stats: &Stats) -> Option<&Second> {
+        let complete = match self.pending.get_mut(&second) {
+            Some((merged, reports)) => {
+                *merged += stats;
+                *reports += 1;
+                *reports >= self.threads
+            }
+            None => {
+                self.pending.insert(second, (stats.clone(), 1));
+                self.threads <= 1
+            }
+        };
+        if !complete {
+            return None;
+        }
+        let (merged, _) = self.pending.remove(&second)?;
+        self.done.push(self.summarize(second, &merged));
+        self.done.last()
+    }
+
+    fn summarize(&self, second: u64, s: &Stats) -> Second {
+        Second {
+            second,
+            set: OpSecond::from_stats(&s.set, &self.percentiles),
+            get: OpSecond::from_stats(&s.get, &self.percentiles),
+            totals: OpSecond::from_stats(&s.totals(), &self.percentiles),
+        }
+    }
+
+    /// Completes every second still waiting for reports (a thread that ended early
+    /// reports no more) and returns the series in time order.
+    pub fn finish(mut self) -> Vec<Second> {
+        let rest = std::mem::take(&mut self.pending);
+        for (second, (merged, _)) in rest {
+            let summary = self.summarize(second, &merged);
+            self.done.push(summary);
+        }
+        self.done.sort_by_key(|s| s.second);
+        self.done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats_with(latencies: &[u64]) -> Stats {
+        let mut s = Stats::new().unwrap();
+        for &l in latencies {
+            s.get.record(l);
+        }
+        s
+    }
+
+    #[test]
+    fn a_second_completes_when_every_thread_reported() {
+        let mut b = SeriesBuilder::new(2, &[50.0]);
+        assert!(b.add(0, &stats_with(&[10])).is_none());
+        let done = b.add(0, &stats_with(&[1000])).unwrap().clone();
+        assert_eq!(done.get.count, 2);
+        assert_eq!(done.totals.count, 2);
+        assert!(done.get.max_us >= 999);
+        assert_eq!(done.get.min_us, 10);
+    }
+
+    #[test]
+    fn finish_flushes_incomplete_seconds_in_order() {
+        let mut b = SeriesBuilder::new(3, &[99.0]);
+        b.add(1, &stats_with(&[5]));
+        b.add(0, &stats_with(&[5, 6]));
+        let series = b.finish();
+        assert_eq!(
+            series.iter().map(|s| s.second).collect::<Vec<_>>(),
+            vec![0, 1]
+        );
+        assert_eq!(series[0].get.count, 2);
+    }
+}
