@@ -1,0 +1,47 @@
+# kvbench — the two commands: `make demo` and `make test`.
+CARGO ?= cargo
+export CARGO_TERM_COLOR ?= never
+
+.PHONY: all build release demo demo-check test lint fmt doc deps clean
+
+all: build
+
+build:
+	$(CARGO) build
+
+release:
+	$(CARGO) build --release
+
+# Installs what the demo and the tests need (Debian's redis-server).
+deps:
+	@scripts/ensure-redis.sh
+
+# A real short benchmark against a private redis-server (about 20 s).
+demo: deps release
+	scripts/demo.sh
+
+# Runs the demo and checks that it wrote a complete JSON report.
+demo-check: demo
+	@grep -q '"complete": true' results/demo.json || { echo "demo-check: results/demo.json is not complete" >&2; exit 1; }
+	@grep -q '"RUN #2 RESULTS"' results/demo.json || { echo "demo-check: results/demo.json lacks RUN #2" >&2; exit 1; }
+	@echo "demo-check: results/demo.json is complete"
+
+fmt:
+	$(CARGO) fmt --all
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+doc:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps
+
+# The whole suite: formatting, lints, docs, unit and end-to-end tests against
+# real redis-server processes, and the demo from a clean build.
+test: deps lint doc
+	$(CARGO) test
+	$(MAKE) demo-check
+
+clean:
+	$(CARGO) clean
+	rm -rf results

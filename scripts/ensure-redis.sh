@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs Debian's redis-server (and redis-tools) when they are missing.
+# Used by `make demo` and `make test`; a no-op on a machine that has them.
+set -euo pipefail
+if command -v redis-server >/dev/null 2>&1; then
+  exit 0
+fi
+echo "redis-server not found: installing Debian's redis-server" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "error: redis-server is missing and this user cannot install it (not root, no sudo)." >&2
+    echo "fix: run 'apt-get install -y redis-server' as root, then run the make target again." >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq redis-server redis-tools >/dev/null
+# Debian's package starts a system-wide server on 6379; kvbench's demo and tests
+# use private servers on free ports and do not need it.
+command -v redis-server >/dev/null 2>&1

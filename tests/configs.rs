@@ -1,0 +1,65 @@
+//! Every shipped workload in configs/ parses and validates, and says what it claims.
+
+use std::path::Path;
+
+use clap::Parser;
+use kvbench::cli::Args;
+use kvbench::config::{Config, Stop};
+use kvbench::workload::mix::Ratio;
+use kvbench::workload::values::SizeSpec;
+
+fn load(name: &str) -> Config {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("configs")
+        .join(name);
+    let args = Args::try_parse_from(["kvbench", "--config", path.to_str().unwrap()]).unwrap();
+    Config::from_args(args).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[test]
+fn every_config_file_is_valid() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".toml") {
+            load(&name);
+            seen += 1;
+        }
+    }
+    assert!(
+        seen >= 4,
+        "expected the demo and three whitepaper configs, found {seen}"
+    );
+}
+
+#[test]
+fn demo_is_short_two_runs_with_warmup() {
+    let c = load("demo.toml");
+    assert_eq!((c.threads, c.clients), (2, 25));
+    assert_eq!(c.ratio, Ratio { set: 1, get: 4 });
+    assert_eq!(c.stop, Stop::Time(std::time::Duration::from_secs(5)));
+    assert_eq!(c.run_count, 2);
+    assert_eq!(c.warmup.as_secs(), 3);
+}
+
+#[test]
+fn whitepaper_configs_follow_the_method() {
+    for (name, ratio) in [
+        ("whitepaper-get.toml", Ratio { set: 0, get: 1 }),
+        ("whitepaper-set.toml", Ratio { set: 1, get: 0 }),
+        ("whitepaper-mixed.toml", Ratio { set: 1, get: 1 }),
+    ] {
+        let c = load(name);
+        assert_eq!(c.ratio, ratio, "{name}");
+        assert_eq!((c.threads, c.clients, c.pipeline), (20, 100, 1), "{name}");
+        assert_eq!(c.values, SizeSpec::Fixed(32), "{name}");
+        assert_eq!(c.warmup.as_secs(), 180, "{name}");
+        assert_eq!(
+            c.stop,
+            Stop::Time(std::time::Duration::from_secs(600)),
+            "{name}"
+        );
+        assert_eq!(c.run_count, 3, "{name}");
+    }
+}
