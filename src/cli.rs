@@ -6,6 +6,11 @@
 //! deserialized from the TOML file (keys are the long flag names), which is why it
 //! derives `Deserialize` and rejects unknown keys.
 
+#![allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "doc comments here are clap's help text, where brackets are literal"
+)]
+
 use std::path::PathBuf;
 use std::str::FromStr;
 

@@ -10,11 +10,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod data;
+
 use crate::cli::{Args, RequestsArg};
 use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
-use crate::workload::keys::{KeyPattern, KeyRange, PatternKind, parse_key_pattern};
+use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::values::SizeSpec;
+use data::{build_keys, build_values};
 
 /// A mistake the user can fix: which flag, what is wrong, what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -308,130 +311,6 @@ fn build_stop(a: &Args) -> Result<Stop, UsageError> {
             format!("'{w}' is neither a number nor allkeys; e.g. -n 10000 or -n allkeys"),
         )),
     }
-}
-
-fn build_keys(a: &Args, connections: usize) -> Result<KeySpace, UsageError> {
-    let range = KeyRange {
-        min: a.key_minimum.unwrap_or(0),
-        max: a.key_maximum.unwrap_or(10_000_000),
-    };
-    if range.min > range.max {
-        return Err(UsageError::new(
-            "--key-minimum",
-            format!(
-                "{} is above --key-maximum {}; swap them or widen the range",
-                range.min, range.max
-            ),
-        ));
-    }
-    let letters = a.key_pattern.clone().unwrap_or_else(|| "R:R".to_string());
-    let (set_kind, get_kind) =
-        parse_key_pattern(&letters).map_err(|e| UsageError::new("--key-pattern", e))?;
-    let set_pattern = key_pattern(a, set_kind, range)?;
-    let get_pattern = key_pattern(a, get_kind, range)?;
-    let parallel = set_kind == PatternKind::Parallel || get_kind == PatternKind::Parallel;
-    if parallel && range.len() < connections as u64 {
-        return Err(UsageError::new(
-            "--key-pattern",
-            format!(
-                "P gives each of the {connections} connections its own slice, but the range holds only {} keys; widen --key-maximum or use fewer connections",
-                range.len()
-            ),
-        ));
-    }
-    Ok(KeySpace {
-        prefix: a
-            .key_prefix
-            .clone()
-            .unwrap_or_else(|| "memtier-".to_string()),
-        range,
-        set_pattern,
-        get_pattern,
-        pattern_letters: letters.to_ascii_uppercase(),
-    })
-}
-
-fn key_pattern(a: &Args, kind: PatternKind, range: KeyRange) -> Result<KeyPattern, UsageError> {
-    Ok(match kind {
-        PatternKind::Sequential => KeyPattern::Sequential,
-        PatternKind::Uniform => KeyPattern::Uniform,
-        PatternKind::Parallel => KeyPattern::Parallel,
-        PatternKind::Gaussian => {
-            let (lo, hi) = (range.min as f64, range.max as f64);
-            let median = a.key_median.unwrap_or((lo + hi) / 2.0);
-            let stddev = a.key_stddev.unwrap_or(((hi - lo) / 6.0).max(1.0));
-            if !(median.is_finite() && median >= lo && median <= hi) {
-                return Err(UsageError::new(
-                    "--key-median",
-                    format!("{median} lies outside the key range {lo}..={hi}"),
-                ));
-            }
-            if !(stddev.is_finite() && stddev > 0.0) {
-                return Err(UsageError::new(
-                    "--key-stddev",
-                    format!("must be greater than 0 (got {stddev})"),
-                ));
-            }
-            KeyPattern::Gaussian { median, stddev }
-        }
-        PatternKind::Zipfian => {
-            let exponent = a.key_zipf_exp.unwrap_or(1.0);
-            if !(exponent.is_finite() && exponent > 0.0 && exponent <= 10.0) {
-                return Err(UsageError::new(
-                    "--key-zipf-exp",
-                    format!("must be in (0, 10] (got {exponent}); 1 is classic Zipf"),
-                ));
-            }
-            KeyPattern::Zipfian { exponent }
-        }
-    })
-}
-
-/// The largest value we agree to send: Redis' default proto-max-bulk-len.
-const MAX_VALUE_BYTES: u64 = 512 * 1024 * 1024;
-
-fn build_values(a: &Args) -> Result<SizeSpec, UsageError> {
-    let spec = match (&a.data_size_range, &a.data_size_list) {
-        (Some(_), Some(_)) => {
-            return Err(UsageError::new(
-                "--data-size-range",
-                "give --data-size-range or --data-size-list, not both",
-            ));
-        }
-        (Some(r), None) => {
-            SizeSpec::parse_range(r).map_err(|e| UsageError::new("--data-size-range", e))?
-        }
-        (None, Some(l)) => {
-            SizeSpec::parse_list(l).map_err(|e| UsageError::new("--data-size-list", e))?
-        }
-        (None, None) => match a.data_size.unwrap_or(32) {
-            0 => {
-                return Err(UsageError::new(
-                    "--data-size",
-                    "must be at least 1 byte (got 0)",
-                ));
-            }
-            n if n > MAX_VALUE_BYTES => {
-                return Err(UsageError::new(
-                    "--data-size",
-                    format!("{n} exceeds the 512 MiB a Redis value may hold"),
-                ));
-            }
-            n => SizeSpec::Fixed(n as usize),
-        },
-    };
-    if spec.max_size() as u64 > MAX_VALUE_BYTES {
-        let flag = if a.data_size_range.is_some() {
-            "--data-size-range"
-        } else {
-            "--data-size-list"
-        };
-        return Err(UsageError::new(
-            flag,
-            "sizes above 512 MiB exceed what a Redis value may hold",
-        ));
-    }
-    Ok(spec)
 }
 
 fn build_output(a: &Args) -> Result<Output, UsageError> {
