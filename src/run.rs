@@ -245,24 +245,30 @@ fn run_phase(
     let mut total = empty.clone();
     let mut finished = 0;
     let mut ended_at = started_at;
+    let mut open = vec![config.clients; config.threads];
     while finished < crew.handles.len() {
         let Ok(report) = crew.reports.recv() else {
             break;
         };
         let Report::Second {
+            thread,
             second,
             stats,
             last,
             finished_at,
             open_connections,
-            ..
         } = report
         else {
             continue;
         };
         total += &*stats;
-        if let Some(done) = series.add(second, &stats) {
-            progress.second(done, &total, started_at.elapsed(), open_connections);
+        if let Some(slot) = open.get_mut(thread) {
+            *slot = open_connections;
+        }
+        let completed = series.add(second, &stats);
+        // The final, partial second is summed up by `end_phase` instead.
+        if let (Some(done), false) = (completed, last) {
+            progress.second(done, &total, started_at.elapsed(), open.iter().sum());
         }
         if last {
             finished += 1;
