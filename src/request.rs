@@ -52,7 +52,13 @@ impl RequestSource {
         let keys = &config.keys;
         let remaining = match stop {
             Stop::Requests(n) => Some(n),
-            Stop::AllKeys => Some(keys.range.slice(slot, slots).len()),
+            // The first `len % slots` connections take one extra key, exactly as
+            // the slices of `KeyRange::slice`; when there are more connections
+            // than keys, the surplus connections send nothing.
+            Stop::AllKeys => {
+                let len = keys.range.len();
+                Some(len / slots + u64::from(slot < len % slots))
+            }
             Stop::Time(_) => None,
         };
         Ok(RequestSource {
@@ -103,6 +109,29 @@ impl RequestSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn config_with(args: &[&str]) -> Config {
+        use clap::Parser;
+        let mut full = vec!["kvbench"];
+        full.extend_from_slice(args);
+        Config::from_args(crate::cli::Args::try_parse_from(full).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn allkeys_budgets_sum_to_the_range_even_with_more_connections_than_keys() {
+        for (max, slots) in [(9u64, 4u64), (9, 25), (999, 6)] {
+            let c = config_with(&["--key-minimum", "0", "--key-maximum", &max.to_string(), "-n", "allkeys"]);
+            let total: u64 = (0..slots)
+                .map(|slot| {
+                    let mut s = RequestSource::new(&c, Stop::AllKeys, slot, slots, 1).unwrap();
+                    let mut out = Vec::new();
+                    let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+                    std::iter::from_fn(|| s.encode_next(&mut out, b"k", &values)).count() as u64
+                })
+                .sum();
+            assert_eq!(total, max + 1, "range 0..={max} over {slots} connections");
+        }
+    }
 
     #[test]
     fn derived_seeds_differ_for_neighbouring_inputs() {
