@@ -1,5 +1,6 @@
 # kvbench — the two commands: `make demo` and `make test`.
 CARGO ?= cargo
+SHELL := bash
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: all build release demo demo-check test lint fmt doc deps clean
@@ -38,9 +39,12 @@ doc:
 
 # The whole suite: formatting, lints, docs, unit and end-to-end tests against
 # real redis-server processes, and the demo from a clean build.
+# The last line is the count of every test run, so a log's closing line says it.
 test: deps lint doc
-	$(CARGO) test
+	@mkdir -p target
+	set -o pipefail; $(CARGO) test 2>&1 | tee target/test.log
 	$(MAKE) demo-check
+	@awk '/^test result:/ {p += $$4; f += $$6} END {printf "tests: %d passed, %d failed\n", p, f}' target/test.log
 
 clean:
 	$(CARGO) clean

@@ -14,8 +14,11 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use clap::error::{ContextKind, ContextValue};
 use clap::{ArgAction, Parser};
 use serde::{Deserialize, Serialize};
+
+use crate::config::UsageError;
 
 /// `-n/--requests`: a number per client, or `allkeys` (cover the key range once).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -210,6 +213,23 @@ pub struct Args {
     pub version: Option<bool>,
 }
 
+/// Turns a parse error from clap into kvbench's one-line form naming the flag,
+/// so that a mistyped number reads like every other usage error.
+pub fn usage_error(e: &clap::Error) -> UsageError {
+    let flag = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) => arg.split_whitespace().next().unwrap_or(arg).to_string(),
+        _ => "kvbench".to_string(),
+    };
+    let rendered = e.to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    if let Some(ContextValue::String(similar)) = e.get(ContextKind::SuggestedArg) {
+        message.push_str(&format!("; did you mean '{similar}'?"));
+    }
+    message.push_str("; see kvbench --help");
+    UsageError { flag, message }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,6 +267,18 @@ mod tests {
         assert_eq!(a.data_size, Some(64));
         assert_eq!(a.run_count, Some(3));
         assert!(a.random_data);
+    }
+
+    #[test]
+    fn parse_errors_become_one_line_naming_the_flag() {
+        let e = Args::try_parse_from(["kvbench", "-t", "foo"]).unwrap_err();
+        let u = usage_error(&e);
+        assert_eq!(u.flag, "--threads");
+        assert!(!u.to_string().contains('\n'));
+        let e = Args::try_parse_from(["kvbench", "--thread", "2"]).unwrap_err();
+        let u = usage_error(&e);
+        assert_eq!(u.flag, "--thread");
+        assert!(u.message.contains("--threads"), "{}", u.message);
     }
 
     #[test]

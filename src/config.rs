@@ -199,9 +199,27 @@ fn build(a: Args) -> Result<Config, UsageError> {
         values: build_values(&a)?,
         random_data: a.random_data,
         output: build_output(&a)?,
-        seed: a.seed.unwrap_or_else(rand::random),
+        seed: build_seed(a.seed)?,
         pinning: build_pinning(&a)?,
     })
+}
+
+/// The largest seed a JSON reader (JavaScript, jq) holds exactly: 2^53 − 1.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// `--seed`, or a random one; both kept below 2^53 so the seed written to the JSON
+/// report reads back exactly and the run can be replayed from it.
+fn build_seed(seed: Option<u64>) -> Result<u64, UsageError> {
+    match seed {
+        Some(s) if s > MAX_SEED => Err(UsageError::new(
+            "--seed",
+            format!(
+                "{s} is above {MAX_SEED}, the largest seed JSON readers keep exactly; choose a smaller one"
+            ),
+        )),
+        Some(s) => Ok(s),
+        None => Ok(rand::random::<u64>() & MAX_SEED),
+    }
 }
 
 fn at_least_one(flag: &str, value: u32) -> Result<usize, UsageError> {

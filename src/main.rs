@@ -4,13 +4,22 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use kvbench::cli::Args;
+use kvbench::cli::{self, Args};
 use kvbench::config::Config;
 use kvbench::report::{self, progress::Progress};
 use kvbench::run::{self, RunError};
 
 fn main() -> ExitCode {
-    let config = match Config::from_args(Args::parse()) {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        // --help and --version are "errors" that print to stdout and succeed.
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => return fail_usage(&cli::usage_error(&e).to_string()),
+    };
+    let config = match Config::from_args(args) {
         Ok(config) => config,
         Err(e) => return fail_usage(&e.to_string()),
     };

@@ -120,7 +120,14 @@ mod tests {
     #[test]
     fn allkeys_budgets_sum_to_the_range_even_with_more_connections_than_keys() {
         for (max, slots) in [(9u64, 4u64), (9, 25), (999, 6)] {
-            let c = config_with(&["--key-minimum", "0", "--key-maximum", &max.to_string(), "-n", "allkeys"]);
+            let c = config_with(&[
+                "--key-minimum",
+                "0",
+                "--key-maximum",
+                &max.to_string(),
+                "-n",
+                "allkeys",
+            ]);
             let total: u64 = (0..slots)
                 .map(|slot| {
                     let mut s = RequestSource::new(&c, Stop::AllKeys, slot, slots, 1).unwrap();

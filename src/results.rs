@@ -70,6 +70,8 @@ pub struct Section<'a> {
     pub duration: Duration,
     /// Wall-clock start.
     pub started_wall: SystemTime,
+    /// Wall-clock end (for an aggregate, the end of the last run).
+    pub finished_wall: SystemTime,
     /// Per-second series (empty for aggregates).
     pub series: &'a [Second],
 }
@@ -82,6 +84,7 @@ impl<'a> Section<'a> {
             stats: Cow::Borrowed(&p.stats),
             duration: p.duration,
             started_wall: p.started_wall,
+            finished_wall: p.started_wall + p.duration,
             series: &p.series,
         }
     }
@@ -134,8 +137,23 @@ impl Results {
             stats: Cow::Owned(stats),
             duration,
             started_wall: first.started_wall,
+            finished_wall: self
+                .runs
+                .last()
+                .map_or(first.started_wall, |l| l.started_wall + l.duration),
             series: &[],
         })
+    }
+
+    /// All measured runs merged (empty counts when only the warm-up has ended);
+    /// `None` before any phase ended.
+    pub fn run_totals(&self) -> Option<Stats> {
+        let mut all = self.warmup.as_ref().or(self.runs.first())?.stats.clone();
+        all.reset();
+        for run in &self.runs {
+            all += &run.stats;
+        }
+        Some(all)
     }
 
     /// The sections in report order: `ALL STATS` for a single run; otherwise each

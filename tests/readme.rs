@@ -5,7 +5,8 @@ use kvbench::cli::Args;
 
 #[test]
 fn readme_lists_every_long_flag() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let mut missing = Vec::new();
     for arg in Args::command().get_arguments() {
         if let Some(long) = arg.get_long() {
@@ -14,11 +15,15 @@ fn readme_lists_every_long_flag() {
             }
         }
     }
-    assert!(missing.is_empty(), "README.md does not document: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "README.md does not document: {missing:?}"
+    );
 }
 
 #[test]
 fn readme_shows_the_two_commands() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     assert!(readme.contains("make demo") && readme.contains("make test"));
 }

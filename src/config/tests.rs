@@ -68,6 +68,18 @@ fn each_bad_value_names_its_flag() {
         "--key-stddev"
     );
     assert_eq!(flag_of(&["-4", "-6"]), "-4/-6");
+    assert_eq!(flag_of(&["--seed", "9007199254740992"]), "--seed");
+}
+
+#[test]
+fn random_seeds_stay_exact_in_json() {
+    for _ in 0..20 {
+        assert!(config(&[]).unwrap().seed <= MAX_SEED);
+    }
+    assert_eq!(
+        config(&["--seed", "9007199254740991"]).unwrap().seed,
+        MAX_SEED
+    );
 }
 
 #[test]

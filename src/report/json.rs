@@ -56,13 +56,22 @@ pub fn document(input: &ReportInput<'_>) -> Value {
         }),
     );
     for s in input.results.sections() {
-        doc.insert(
-            s.title.clone(),
-            section(&s, &c.output.percentiles, !input.complete),
-        );
+        doc.insert(s.title.clone(), section(&s, &c.output.percentiles));
     }
     doc.insert("kvbench".into(), kvbench_object(input));
     Value::Object(doc)
+}
+
+/// memtier's key for a percentile, `p50.00`, `p99.90`; a percentile with more
+/// than two decimals keeps them all (`p99.999`) instead of being rounded into a
+/// neighbour's key.
+pub fn percentile_key(p: f64) -> String {
+    let two = format!("p{p:.2}");
+    if two[1..].parse::<f64>().is_ok_and(|v| v == p) {
+        two
+    } else {
+        format!("p{p}")
+    }
 }
 
 fn millis(t: SystemTime) -> u64 {
@@ -88,17 +97,18 @@ pub fn compressed(h: &Histogram<u64>) -> String {
     }
 }
 
-fn section(s: &Section<'_>, percentiles: &[f64], interrupted: bool) -> Value {
+fn section(s: &Section<'_>, percentiles: &[f64]) -> Value {
     let mut m = Map::new();
     let start = millis(s.started_wall);
     m.insert(
         "Runtime".into(),
         json!({
             "Start time": start,
-            "Finish time": start + s.duration.as_millis() as u64,
+            "Finish time": millis(s.finished_wall),
             "Total duration": s.duration.as_millis() as u64,
             "Time unit": "MILLISECONDS",
-            "Interrupted": if interrupted { "true" } else { "false" },
+            // Every section shown is a phase that ran to its end.
+            "Interrupted": "false",
         }),
     );
     let d = s.duration;
@@ -146,7 +156,7 @@ fn op_section(
     let mut pct = Map::new();
     for &p in percentiles {
         let v = if empty { 0 } else { h.value_at_percentile(p) };
-        pct.insert(format!("p{p:.2}"), json!(ms(v as f64)));
+        pct.insert(percentile_key(p), json!(ms(v as f64)));
     }
     pct.insert(
         "Histogram log format".into(),
@@ -163,7 +173,7 @@ fn op_section(
         "Connection Errors": 0,
         "Latency": ms(op.mean_us()),
         "Average Latency": ms(op.mean_us()),
-        "Accumulated Latency": (op.mean_us() * h.len() as f64 / 1000.0).round() as u64,
+        "Accumulated Latency": (op.latency_sum_us as f64 / 1000.0).round() as u64,
         "Min Latency": if empty { 0.0 } else { ms(h.min() as f64) },
         "Max Latency": if empty { 0.0 } else { ms(h.max() as f64) },
         "KB/sec": kb(op.bytes_rx + op.bytes_tx),
@@ -190,7 +200,7 @@ fn time_serie(series: &[(u64, &OpSecond)]) -> Value {
         e.insert("Min Latency".into(), json!(ms(s.min_us as f64)));
         e.insert("Max Latency".into(), json!(ms(s.max_us as f64)));
         for (p, v) in &s.percentiles_us {
-            e.insert(format!("p{p:.2}"), json!(ms(*v as f64)));
+            e.insert(percentile_key(*p), json!(ms(*v as f64)));
         }
         m.insert(second.to_string(), Value::Object(e));
     }
@@ -234,13 +244,7 @@ fn phase_summary(p: &PhaseResult) -> Value {
 fn kvbench_object(input: &ReportInput<'_>) -> Value {
     let c: &Config = input.config;
     let r = input.results;
-    let mut all_runs = Stats::new().ok();
-    if let Some(all) = all_runs.as_mut() {
-        all.reset();
-        for run in &r.runs {
-            *all += &run.stats;
-        }
-    }
+    let all_runs = r.run_totals();
     json!({
         "schema_version": SCHEMA_VERSION,
         "tool_version": env!("CARGO_PKG_VERSION"),
@@ -256,7 +260,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "warmup": r.warmup.as_ref().map(|w| {
             let mut v = phase_summary(w);
             if let Value::Object(m) = &mut v {
-                m.insert("ALL STATS".into(), section(&Section::of("WARM-UP".into(), w), &c.output.percentiles, false));
+                m.insert("ALL STATS".into(), section(&Section::of("WARM-UP".into(), w), &c.output.percentiles));
             }
             v
         }),

@@ -52,7 +52,8 @@ fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
         "Type", "Ops/sec", "Hits/sec", "Misses/sec", "Avg. Latency"
     );
     for p in percentiles {
-        let _ = write!(out, "{:>16}", format!("p{} Latency", percentile_label(*p)));
+        // A space first, so that long titles (p99.9999 Latency) stay apart.
+        let _ = write!(out, " {:>15}", format!("p{} Latency", percentile_label(*p)));
     }
     let _ = writeln!(out, "{:>13} ", "KB/sec");
     let _ = writeln!(out, "{}", "-".repeat(width));
@@ -114,8 +115,15 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
                 get.hits, get.misses
             );
         }
-        None => {
+        None if get.count == 0 => {
             let _ = writeln!(out, "GET hit rate: n/a (no GETs)");
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "GET hit rate: n/a (none of the {} GET replies was a value or nil)",
+                get.count
+            );
         }
     }
     let _ = writeln!(

@@ -44,6 +44,9 @@ pub struct OpStats {
     pub bytes_tx: u64,
     /// Reply bytes read.
     pub bytes_rx: u64,
+    /// Exact sum of all latencies in µs, for an exact mean (the histogram's own
+    /// mean is only as precise as its buckets).
+    pub latency_sum_us: u64,
     /// Latency of every reply in µs.
     pub latency_us: Histogram<u64>,
 }
@@ -58,6 +61,7 @@ impl OpStats {
             errors: 0,
             bytes_tx: 0,
             bytes_rx: 0,
+            latency_sum_us: 0,
             latency_us: latency_histogram()?,
         })
     }
@@ -70,6 +74,7 @@ impl OpStats {
         self.errors = 0;
         self.bytes_tx = 0;
         self.bytes_rx = 0;
+        self.latency_sum_us = 0;
         self.latency_us.reset();
     }
 
@@ -78,17 +83,18 @@ impl OpStats {
     #[inline]
     pub fn record(&mut self, latency_us: u64) {
         self.count += 1;
+        self.latency_sum_us += latency_us;
         if self.latency_us.record(latency_us).is_err() {
             self.latency_us.saturating_record(latency_us);
         }
     }
 
-    /// Mean latency in µs, 0 when nothing was recorded.
+    /// Exact mean latency in µs, 0 when nothing was recorded.
     pub fn mean_us(&self) -> f64 {
-        if self.latency_us.is_empty() {
+        if self.count == 0 {
             0.0
         } else {
-            self.latency_us.mean()
+            self.latency_sum_us as f64 / self.count as f64
         }
     }
 }
@@ -101,6 +107,7 @@ impl AddAssign<&OpStats> for OpStats {
         self.errors += other.errors;
         self.bytes_tx += other.bytes_tx;
         self.bytes_rx += other.bytes_rx;
+        self.latency_sum_us += other.latency_sum_us;
         // Both histograms auto-resize, so adding cannot fail for lack of range.
         let _ = self.latency_us.add(&other.latency_us);
     }
@@ -230,6 +237,8 @@ mod tests {
         a += &b;
         assert_eq!(a.count, 200);
         assert_eq!(a.latency_us.len(), 200);
+        let exact_mean = ((1..=100).sum::<u64>() + (1001..=1100).sum::<u64>()) as f64 / 200.0;
+        assert_eq!(a.mean_us(), exact_mean);
         // The median of the merged set lies between the two groups: no averaging of medians could know that.
         assert!(a.latency_us.value_at_quantile(0.75) > 1000);
         assert!(a.latency_us.value_at_quantile(0.25) <= 100);

@@ -47,7 +47,7 @@ impl OpSecond {
             bytes_rx: s.bytes_rx,
             bytes_tx: s.bytes_tx,
             mean_us: s.mean_us(),
-            accumulated_us: s.mean_us() * h.len() as f64,
+            accumulated_us: s.latency_sum_us as f64,
             min_us: if empty { 0 } else { h.min() },
             max_us: if empty { 0 } else { h.max() },
             percentiles_us: percentiles

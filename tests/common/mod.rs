@@ -101,7 +101,8 @@ impl Redis {
                 return false;
             }
             if let Ok(reply) = self.try_command(&["PING"]) {
-                return reply == b"PONG";
+                // A server started with --requirepass answers NOAUTH: it is up.
+                return reply == b"PONG" || reply.starts_with(b"NOAUTH");
             }
             std::thread::sleep(Duration::from_millis(20));
         }

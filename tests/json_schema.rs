@@ -1,0 +1,248 @@
+//! The JSON report of real runs validates against `docs/output.schema.json`, and the schema rejects broken documents.
+
+mod common;
+
+use std::collections::HashSet;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::Deserializer;
+use jsonschema::Validator;
+use serde_json::Value;
+
+use common::{Redis, TempDir, kvbench_ok, read_json};
+
+const SCHEMA: &str = include_str!("../docs/output.schema.json");
+
+fn validator() -> Validator {
+    let schema: Value = serde_json::from_str(SCHEMA).expect("docs/output.schema.json is JSON");
+    if let Err(e) = jsonschema::meta::validate(&schema) {
+        panic!(
+            "docs/output.schema.json is not a valid JSON Schema: {e} at {}",
+            e.instance_path
+        );
+    }
+    jsonschema::validator_for(&schema).expect("docs/output.schema.json compiles")
+}
+
+/// Every validation error, one line each: where, and what.
+fn errors(validator: &Validator, doc: &Value) -> Vec<String> {
+    validator
+        .iter_errors(doc)
+        .map(|e| format!("{}: {e}", e.instance_path))
+        .collect()
+}
+
+fn assert_valid(validator: &Validator, doc: &Value, what: &str) {
+    let errs = errors(validator, doc);
+    assert!(
+        errs.is_empty(),
+        "{what} does not match docs/output.schema.json ({} errors):\n{}",
+        errs.len(),
+        errs.join("\n")
+    );
+}
+
+/// Decodes a "Compressed Histogram" as docs/output.md describes it.
+fn decode_histogram(op: &Value) -> Histogram<u64> {
+    let text = op["Percentile Latencies"]["Histogram log format"]["Compressed Histogram"]
+        .as_str()
+        .expect("Compressed Histogram is a string");
+    let bytes = STANDARD
+        .decode(text)
+        .expect("Compressed Histogram is base64");
+    Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .expect("Compressed Histogram is a V2 + deflate HdrHistogram")
+}
+
+/// Runs kvbench with `args` (split at spaces) and returns its JSON report.
+fn run_json(redis: &Redis, dir: &TempDir, name: &str, args: &str) -> Value {
+    let path = dir.path(name);
+    let mut full: Vec<&str> = args.split_whitespace().collect();
+    full.extend_from_slice(&["--json-out-file", path.to_str().unwrap()]);
+    kvbench_ok(redis, &full);
+    read_json(&path)
+}
+
+#[test]
+fn a_single_run_with_warmup_validates() {
+    let redis = Redis::start();
+    let dir = TempDir::new("schema-single");
+    let doc = run_json(
+        &redis,
+        &dir,
+        "single.json",
+        "-t 2 -c 2 --warmup-time 1 --test-time 1 --ratio 1:4 --key-maximum 1000",
+    );
+    assert_valid(&validator(), &doc, "a single run with warm-up");
+
+    assert!(
+        doc.get("ALL STATS").is_some(),
+        "a single run is reported as ALL STATS"
+    );
+    let kv = &doc["kvbench"];
+    assert_eq!(kv["complete"], true);
+    assert_eq!(kv["runs_completed"], 1);
+    assert!(
+        kv["warmup"].is_object(),
+        "the warm-up is reported: {}",
+        kv["warmup"]
+    );
+
+    // The histogram holds every reply of the section, in microseconds.
+    let totals = &doc["ALL STATS"]["Totals"];
+    let h = decode_histogram(totals);
+    assert_eq!(Some(h.len()), totals["Count"].as_u64());
+    let max_ms = totals["Max Latency"].as_f64().unwrap();
+    assert!(
+        (h.max() as f64 / 1000.0 - max_ms).abs() < 0.001,
+        "histogram max {} µs vs Max Latency {max_ms} ms",
+        h.max()
+    );
+}
+
+#[test]
+fn a_multi_run_report_validates() {
+    let redis = Redis::start();
+    let dir = TempDir::new("schema-multi");
+    let doc = run_json(
+        &redis,
+        &dir,
+        "multi.json",
+        "-t 2 -c 2 -x 2 -n 300 --ratio 1:1 --key-maximum 1000",
+    );
+    assert_valid(&validator(), &doc, "a two-run report");
+
+    for key in [
+        "RUN #1 RESULTS",
+        "RUN #2 RESULTS",
+        "BEST RUN RESULTS",
+        "WORST RUN RESULTS",
+        "AGGREGATED AVERAGE RESULTS (2 runs)",
+    ] {
+        assert!(doc.get(key).is_some(), "{key} is missing");
+    }
+    assert!(doc.get("ALL STATS").is_none());
+    let kv = &doc["kvbench"];
+    assert_eq!(kv["warmup"], Value::Null);
+    assert_eq!(kv["runs"].as_array().map(Vec::len), Some(2));
+    // 2 runs x 4 connections x 300 requests, half of them SET.
+    let all: u64 = 2 * 4 * 300;
+    assert_eq!(kv["totals"]["SET"]["count"], all / 2);
+    assert_eq!(kv["totals"]["GET"]["count"], all / 2);
+    let aggregate = &doc["AGGREGATED AVERAGE RESULTS (2 runs)"]["Totals"];
+    assert_eq!(aggregate["Count"], all);
+    assert_eq!(decode_histogram(aggregate).len(), all);
+}
+
+/// Snapshots written after earlier phases (kvbench.complete false) validate too.
+#[test]
+fn snapshots_written_between_phases_validate() {
+    let redis = Redis::start();
+    let dir = TempDir::new("schema-snapshots");
+    let path = dir.path("snap.json");
+    let port = redis.port.to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kvbench"))
+        .args(["-s", "127.0.0.1", "-p", &port, "--hide-histogram"])
+        .args("-t 1 -c 2 --warmup-time 1 --test-time 1 -x 2 --key-maximum 1000".split_whitespace())
+        .args(["--json-out-file", path.to_str().unwrap()])
+        .env_remove("KVBENCH_AUTH")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start kvbench");
+    // Every distinct version of the file seen while kvbench runs; the file is
+    // replaced by a rename, so each read is one whole version.
+    let mut seen: Vec<Vec<u8>> = Vec::new();
+    let mut known = HashSet::new();
+    let status = loop {
+        if let Ok(bytes) = std::fs::read(&path) {
+            if known.insert(bytes.clone()) {
+                seen.push(bytes);
+            }
+        }
+        if let Some(status) = child.try_wait().expect("poll kvbench") {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(status.success(), "kvbench failed: {status}");
+    let last = std::fs::read(&path).expect("the final report");
+    if known.insert(last.clone()) {
+        seen.push(last);
+    }
+
+    let validator = validator();
+    let mut snapshots = 0;
+    for bytes in &seen {
+        let doc: Value = serde_json::from_slice(bytes).expect("every version is whole JSON");
+        let complete = doc["kvbench"]["complete"] == true;
+        snapshots += usize::from(!complete);
+        assert_valid(
+            &validator,
+            &doc,
+            &format!("a version with complete={complete}"),
+        );
+    }
+    let final_doc = read_json(&path);
+    assert_eq!(final_doc["kvbench"]["complete"], true);
+    eprintln!(
+        "validated {} versions of the report, {snapshots} of them snapshots",
+        seen.len()
+    );
+}
+
+/// The schema has teeth: each of these damaged documents must fail.
+#[test]
+fn the_schema_rejects_broken_documents() {
+    let redis = Redis::start();
+    let dir = TempDir::new("schema-negative");
+    let doc = run_json(&redis, &dir, "good.json", "-t 1 -c 2 -n 100 --ratio 1:1");
+    let validator = validator();
+    assert_valid(&validator, &doc, "the undamaged document");
+
+    type Damage = fn(&mut Value);
+    let cases: [(&str, Damage); 8] = [
+        ("kvbench.totals removed", |d| {
+            d["kvbench"].as_object_mut().unwrap().remove("totals");
+        }),
+        ("Sets.Count as a string", |d| {
+            d["ALL STATS"]["Sets"]["Count"] = Value::String("100".into());
+        }),
+        ("Ops/sec renamed", |d| {
+            let sets = d["ALL STATS"]["Sets"].as_object_mut().unwrap();
+            let v = sets.remove("Ops/sec").unwrap();
+            sets.insert("Ops/s".into(), v);
+        }),
+        ("an unknown field in kvbench", |d| {
+            d["kvbench"]["extra"] = Value::Bool(true);
+        }),
+        ("schema_version 2", |d| {
+            d["kvbench"]["schema_version"] = 2.into()
+        }),
+        ("a percentile key with one decimal", |d| {
+            d["ALL STATS"]["Totals"]["Percentile Latencies"]["p99.9"] = 1.0.into();
+        }),
+        ("a Time-Serie key that is not a second", |d| {
+            let first = d["ALL STATS"]["Gets"]["Time-Serie"]["0"].clone();
+            d["ALL STATS"]["Gets"]["Time-Serie"]["first"] = first;
+        }),
+        ("BEST RUN RESULTS beside ALL STATS", |d| {
+            let all = d["ALL STATS"].clone();
+            d["BEST RUN RESULTS"] = all.clone();
+            d["WORST RUN RESULTS"] = all;
+        }),
+    ];
+    for (what, damage) in cases {
+        let mut broken = doc.clone();
+        damage(&mut broken);
+        assert!(
+            !validator.is_valid(&broken),
+            "the schema accepted a document with {what}"
+        );
+    }
+}
