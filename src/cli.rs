@@ -132,6 +132,16 @@ pub struct Args {
     /// Seconds of warm-up traffic before the first run, reported apart [default: 0]
     #[arg(long, value_name = "SECS", help_heading = "Load")]
     pub warmup_time: Option<f64>,
+    /// Open loop: send this many requests per second in total, on schedule, and
+    /// measure response time from each request's intended send time
+    #[arg(long, value_name = "OPS", help_heading = "Load")]
+    pub rate: Option<f64>,
+    /// memtier's per-connection rate: the same as --rate N × connections
+    #[arg(long, value_name = "OPS", help_heading = "Load")]
+    pub rate_limiting: Option<f64>,
+    /// Gaps between intended send times with --rate: constant or poisson [default: constant]
+    #[arg(long, value_name = "KIND", help_heading = "Load")]
+    pub arrival: Option<String>,
 
     /// Prefix of every key [default: memtier-]
     #[arg(long, value_name = "PREFIX", help_heading = "Keys")]
@@ -173,6 +183,10 @@ pub struct Args {
     /// Write the JSON report to FILE (atomically, after every run)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json_out_file: Option<PathBuf>,
+    /// Write HdrHistogram files PREFIX_<RUN>_<OP>.hgrm (percentile distribution) and
+    /// .hlog (per-second interval log)
+    #[arg(long, value_name = "PREFIX", help_heading = "Output")]
+    pub hdr_file_prefix: Option<PathBuf>,
     /// Write the text report to FILE instead of stdout
     #[arg(short = 'o', long, value_name = "FILE", help_heading = "Output")]
     pub out_file: Option<PathBuf>,

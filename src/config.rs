@@ -50,6 +50,34 @@ pub enum Stop {
     Time(Duration),
 }
 
+/// How intended send times are spaced in open-loop mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    /// Evenly spaced, staggered across connections.
+    Constant,
+    /// Exponential gaps: a Poisson process per connection (and in total).
+    Poisson,
+}
+
+impl Arrival {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrival::Constant => "constant",
+            Arrival::Poisson => "poisson",
+        }
+    }
+}
+
+/// Open-loop load: a request schedule independent of the server's replies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate {
+    /// Requests per second, all connections together.
+    pub total_per_sec: f64,
+    /// Spacing of intended send times.
+    pub arrival: Arrival,
+}
+
 /// How worker threads are placed on CPUs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pinning {
@@ -87,6 +115,8 @@ pub struct Output {
     pub percentiles: Vec<f64>,
     /// `--hide-histogram`.
     pub hide_histogram: bool,
+    /// `--hdr-file-prefix`.
+    pub hdr_file_prefix: Option<PathBuf>,
     /// `--show-config`.
     pub show_config: bool,
 }
@@ -110,6 +140,8 @@ pub struct Config {
     pub run_count: u32,
     /// Warm-up before the first run; zero means none.
     pub warmup: Duration,
+    /// Open-loop schedule; `None` is a closed loop.
+    pub rate: Option<Rate>,
     /// Keys.
     pub keys: KeySpace,
     /// Value sizes.
@@ -195,6 +227,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         stop: build_stop(&a)?,
         run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
         warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,
+        rate: build_rate(&a, threads * clients)?,
         keys,
         values: build_values(&a)?,
         random_data: a.random_data,
@@ -202,6 +235,52 @@ fn build(a: Args) -> Result<Config, UsageError> {
         seed: build_seed(a.seed)?,
         pinning: build_pinning(&a)?,
     })
+}
+
+/// `--rate` (total) or memtier's `--rate-limiting` (per connection), and `--arrival`.
+fn build_rate(a: &Args, connections: usize) -> Result<Option<Rate>, UsageError> {
+    let total = match (a.rate, a.rate_limiting) {
+        (Some(_), Some(_)) => {
+            return Err(UsageError::new(
+                "--rate",
+                "give --rate (total) or --rate-limiting (per connection), not both",
+            ));
+        }
+        (Some(total), None) => ("--rate", total),
+        (None, Some(per_conn)) => ("--rate-limiting", per_conn * connections as f64),
+        (None, None) => {
+            if a.arrival.is_some() {
+                return Err(UsageError::new(
+                    "--arrival",
+                    "needs --rate; a closed loop has no schedule",
+                ));
+            }
+            return Ok(None);
+        }
+    };
+    let (flag, total_per_sec) = total;
+    if !(total_per_sec.is_finite() && total_per_sec > 0.0 && total_per_sec <= 1e9) {
+        return Err(UsageError::new(
+            flag,
+            format!(
+                "must be a rate above 0 and at most 1e9 requests per second (got {total_per_sec})"
+            ),
+        ));
+    }
+    let arrival = match a.arrival.as_deref().unwrap_or("constant") {
+        "constant" => Arrival::Constant,
+        "poisson" => Arrival::Poisson,
+        other => {
+            return Err(UsageError::new(
+                "--arrival",
+                format!("'{other}' is not an arrival kind; use constant or poisson"),
+            ));
+        }
+    };
+    Ok(Some(Rate {
+        total_per_sec,
+        arrival,
+    }))
 }
 
 /// The largest seed a JSON reader (JavaScript, jq) holds exactly: 2^53 − 1.
@@ -354,6 +433,7 @@ fn build_output(a: &Args) -> Result<Output, UsageError> {
         out_file: a.out_file.clone(),
         percentiles,
         hide_histogram: a.hide_histogram,
+        hdr_file_prefix: a.hdr_file_prefix.clone(),
         show_config: a.show_config,
     })
 }

@@ -4,9 +4,12 @@
 //! Requests are encoded into the write buffer and written in one `write` per
 //! wake-up, as many as the pipeline window allows. Each request's send time is
 //! taken just before that write, and its reply is timed at the `read` that
-//! delivered the reply's last byte: latency = reply fully read − request handed to
-//! the socket. Replies arrive in order (RESP has no request ids), so the reply at
-//! the front of the read buffer answers the request at the front of the queue.
+//! delivered the reply's last byte: service time = reply fully read − request
+//! handed to the socket. With `--rate`, requests are sent only once their intended
+//! time (from the connection's [`Schedule`]) has come, and the headline latency is
+//! the response time = reply fully read − intended send time. Replies arrive in
+//! order (RESP has no request ids), so the reply at the front of the read buffer
+//! answers the request at the front of the queue.
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
@@ -15,7 +18,8 @@ use std::time::Instant;
 use crate::net::Stream;
 use crate::protocol::resp::{self, Reply, ServerErrorKind};
 use crate::request::RequestSource;
-use crate::stats::Stats;
+use crate::schedule::Schedule;
+use crate::stats::{Stats, record_into};
 use crate::workload::Op;
 use crate::workload::values::ValuePool;
 
@@ -26,6 +30,8 @@ const MIN_READ_BUFFER: usize = 4096;
 #[derive(Debug, Clone, Copy)]
 struct InFlight {
     op: Op,
+    /// When the schedule meant it to be sent (the send time in a closed loop).
+    intended_at: Instant,
     sent_at: Instant,
 }
 
@@ -60,6 +66,16 @@ pub struct Conn {
     rend: usize,
     /// The request stream of the current phase.
     pub source: Option<RequestSource>,
+    /// With `--rate`: the intended send times of the current phase.
+    pub schedule: Option<Schedule>,
+    /// True while the worker holds a wake-up for this connection's next due time.
+    pub timer_queued: bool,
+}
+
+/// Whole microseconds from `earlier` to `later`, 0 if `later` is not later.
+#[inline]
+fn micros_between(earlier: Instant, later: Instant) -> u64 {
+    later.saturating_duration_since(earlier).as_micros() as u64
 }
 
 fn would_block(e: &io::Error) -> bool {
@@ -86,6 +102,8 @@ impl Conn {
             rstart: 0,
             rend: 0,
             source: None,
+            schedule: None,
+            timer_queued: false,
         }
     }
 
@@ -141,11 +159,50 @@ impl Conn {
         // same write, immediately after this.
         let sent_at = Instant::now();
         while self.inflight.len() < self.pipeline {
+            // Open loop: only requests whose intended time has come; a request that
+            // is late keeps its intended time.
+            let intended_at = match &self.schedule {
+                Some(schedule) if schedule.next_due() > sent_at => break,
+                Some(schedule) => schedule.next_due(),
+                None => sent_at,
+            };
             let Some((op, len)) = source.encode_next(&mut self.wbuf, prefix, values) else {
                 break;
             };
+            if let Some(schedule) = self.schedule.as_mut() {
+                schedule.advance();
+                if let Some(lag) = stats.lag_us.as_mut() {
+                    record_into(lag, micros_between(intended_at, sent_at));
+                }
+            }
             stats.op_mut(op).bytes_tx += len as u64;
-            self.inflight.push_back(InFlight { op, sent_at });
+            self.inflight.push_back(InFlight {
+                op,
+                intended_at,
+                sent_at,
+            });
+        }
+    }
+
+    /// The next intended send time the worker should wake this connection for:
+    /// only when the schedule has requests left and the pipeline window has room
+    /// (otherwise a reply will wake it), and no wake-up is already queued.
+    pub fn next_timer(&self, sending: bool) -> Option<Instant> {
+        let ready = self.state == ConnState::Ready && sending && !self.timer_queued;
+        let room = self.inflight.len() < self.pipeline;
+        let more = self.source.as_ref().is_some_and(|s| !s.exhausted());
+        match &self.schedule {
+            Some(schedule) if ready && room && more => Some(schedule.next_due()),
+            _ => None,
+        }
+    }
+
+    /// Requests due by `until` and not sent (the open-loop backlog).
+    pub fn backlog(&self, until: Instant) -> u64 {
+        let more = self.source.as_ref().is_some_and(|s| !s.exhausted());
+        match &self.schedule {
+            Some(schedule) if more && self.state == ConnState::Ready => schedule.due_by(until),
+            _ => 0,
         }
     }
 
@@ -224,9 +281,13 @@ impl Conn {
                 stats.errors.protocol += 1;
                 return Err(CloseReason::Protocol);
             };
-            let latency_us = now.saturating_duration_since(request.sent_at).as_micros() as u64;
+            let service_us = micros_between(request.sent_at, now);
             let op = stats.op_mut(request.op);
-            op.record(latency_us);
+            if op.service_us.is_some() {
+                op.record_open_loop(micros_between(request.intended_at, now), service_us);
+            } else {
+                op.record(service_us);
+            }
             op.bytes_rx += used as u64;
             match reply {
                 Reply::Nil if request.op == Op::Get => op.misses += 1,

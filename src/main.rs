@@ -43,6 +43,9 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    for warning in kvbench::warnings::collect(&config, &results) {
+        eprintln!("kvbench: warning: {warning}");
+    }
     let outcome = report::save_json(&config, &results, true)
         .and_then(|()| report::emit_text(&config, &results, true));
     match outcome {

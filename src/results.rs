@@ -44,12 +44,28 @@ pub struct PhaseResult {
     pub stats: Stats,
     /// Per-second summaries.
     pub series: Vec<Second>,
+    /// CPU time each worker thread used during the phase.
+    pub thread_cpu: Vec<Duration>,
+    /// Open loop: requests due before the deadline that were never sent.
+    pub unsent: u64,
 }
 
 impl PhaseResult {
     /// Total replies per second.
     pub fn ops_per_sec(&self) -> f64 {
         rate(self.stats.set.count + self.stats.get.count, self.duration)
+    }
+
+    /// The busiest worker thread's CPU use over the phase, as a percentage of
+    /// one CPU (100 = saturated).
+    pub fn busiest_thread_cpu_percent(&self) -> f64 {
+        let secs = self.duration.as_secs_f64();
+        let busiest = self.thread_cpu.iter().max().copied().unwrap_or_default();
+        if secs > 0.0 {
+            100.0 * busiest.as_secs_f64() / secs
+        } else {
+            0.0
+        }
     }
 }
 
@@ -199,6 +215,8 @@ mod tests {
             duration: Duration::from_secs(secs),
             stats,
             series: Vec::new(),
+            thread_cpu: Vec::new(),
+            unsent: 0,
         }
     }
 

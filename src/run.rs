@@ -7,12 +7,13 @@
 
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
 
 use crate::config::{Config, Pinning, Stop, UsageError};
 use crate::net::{self, ConnectError};
+use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
 use crate::results::{Phase, PhaseResult, Results};
 use crate::stats::Stats;
@@ -185,8 +186,8 @@ pub fn run(
     // error rather than a failure in every thread.
     net::connect(&config.target).map_err(|e| connect_advice(&e, &config.target.endpoint))?;
     let config = Arc::new(config);
-    let empty =
-        Stats::new().map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
+    let empty = Stats::for_run(config.rate.is_some())
+        .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
     let crew = spawn(&config)?;
     if let Err(e) = await_ready(&crew, &config) {
         crew.shutdown();
@@ -241,11 +242,24 @@ fn run_phase(
         });
     }
     progress.start_phase(phase, stop);
+    let mut hlogs = open_interval_logs(config, phase, started_wall);
+    let mut log_second = |second: u64, merged: &Stats| {
+        if let Some(logs) = hlogs.as_mut()
+            && let Err(e) = logs.write_second(second, merged)
+        {
+            eprintln!(
+                "kvbench: cannot write the interval log of {phase}: {e}; no more intervals are written"
+            );
+            hlogs = None;
+        }
+    };
     let mut series = SeriesBuilder::new(config.threads, &config.output.percentiles);
     let mut total = empty.clone();
     let mut finished = 0;
     let mut ended_at = started_at;
     let mut open = vec![config.clients; config.threads];
+    let mut thread_cpu = vec![Duration::ZERO; config.threads];
+    let mut unsent = 0;
     while finished < crew.handles.len() {
         let Ok(report) = crew.reports.recv() else {
             break;
@@ -257,6 +271,8 @@ fn run_phase(
             last,
             finished_at,
             open_connections,
+            backlog,
+            end,
         } = report
         else {
             continue;
@@ -265,7 +281,11 @@ fn run_phase(
         if let Some(slot) = open.get_mut(thread) {
             *slot = open_connections;
         }
-        let completed = series.add(second, &stats);
+        if let (Some(end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
+            *cpu = end.cpu_time;
+            unsent += end.unsent;
+        }
+        let completed = series.add(second, &stats, backlog, &mut log_second);
         // The final, partial second is summed up by `end_phase` instead.
         if let (Some(done), false) = (completed, last) {
             progress.second(done, &total, started_at.elapsed(), open.iter().sum());
@@ -280,8 +300,43 @@ fn run_phase(
         started_wall,
         duration: ended_at.saturating_duration_since(started_at),
         stats: total,
-        series: series.finish(),
+        series: series.finish(&mut log_second),
+        thread_cpu,
+        unsent,
     };
+    finish_hdr_files(config, hlogs, &result);
     progress.end_phase(&result);
     result
+}
+
+/// The interval logs of a measured run, when `--hdr-file-prefix` asks for them. A
+/// file that cannot be created is reported and skipped: the benchmark goes on.
+fn open_interval_logs(config: &Config, phase: Phase, started: SystemTime) -> Option<IntervalLogs> {
+    let prefix = config.output.hdr_file_prefix.as_ref()?;
+    if phase == Phase::Warmup {
+        return None;
+    }
+    IntervalLogs::create(prefix, phase, started)
+        .map_err(|e| eprintln!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display()))
+        .ok()
+}
+
+/// Closes the interval logs and writes the run's percentile distributions.
+fn finish_hdr_files(config: &Config, logs: Option<IntervalLogs>, result: &PhaseResult) {
+    let Some(prefix) = &config.output.hdr_file_prefix else {
+        return;
+    };
+    if result.phase == Phase::Warmup {
+        return;
+    }
+    let written = logs
+        .map_or(Ok(()), IntervalLogs::finish)
+        .and_then(|()| hdr::write_distributions(prefix, result));
+    if let Err(e) = written {
+        eprintln!(
+            "kvbench: cannot write the HdrHistogram files of {} under --hdr-file-prefix {}: {e}",
+            result.phase,
+            prefix.display()
+        );
+    }
 }

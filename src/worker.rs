@@ -5,7 +5,14 @@
 //! then waits for phase commands from the master, drives its connections until the
 //! phase ends, and reports its stats once per second of the phase. The event loop
 //! only dispatches: reads, writes and refills live in [`crate::conn`].
+//!
+//! With `--rate`, each connection also has a schedule of intended send times. The
+//! worker keeps a min-heap of the connections waiting for their next due time and
+//! arms a timerfd for the earliest, so it sleeps until exactly then; a connection
+//! whose pipeline window is full needs no wake-up, because a reply will come first.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,12 +25,17 @@ use crate::config::{Config, Stop};
 use crate::conn::Conn;
 use crate::net;
 use crate::request::{RequestSource, derive_seed};
+use crate::schedule::Schedule;
 use crate::stats::Stats;
+use crate::timer::{Timer, thread_cpu_time};
 use crate::workload::values::ValuePool;
 
 /// How long requests still in flight at a phase's deadline are awaited before
 /// their connection is given up.
 pub const DRAIN_LIMIT: Duration = Duration::from_secs(5);
+
+/// The timerfd's token, at the top of the token range, apart from connections.
+const TIMER: Token = Token(usize::MAX);
 
 /// What the master asks of a worker.
 #[derive(Debug, Clone, Copy)]
@@ -71,7 +83,22 @@ pub enum Report {
         finished_at: Instant,
         /// Connections still open.
         open_connections: usize,
+        /// With `--rate`: requests due by the end of this second and not yet sent.
+        backlog: u64,
+        /// In `last` reports: this thread's CPU time over the phase, and the
+        /// requests due before the deadline that were never sent.
+        end: Option<PhaseEnd>,
     },
+}
+
+/// What a worker knows only at the end of a phase.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PhaseEnd {
+    /// CPU time (user + system) this thread used during the phase.
+    pub cpu_time: Duration,
+    /// Open loop: requests whose intended time fell before the deadline but that
+    /// were never sent because the pipeline window stayed full.
+    pub unsent: u64,
 }
 
 /// Everything a worker needs, gathered on the master thread.
@@ -97,6 +124,9 @@ pub struct Worker {
     stats: Stats,
     commands: Receiver<Command>,
     reports: Sender<Report>,
+    /// Open loop: connections waiting for their next intended send time.
+    wakeups: BinaryHeap<Reverse<(Instant, usize)>>,
+    timer: Timer,
 }
 
 impl WorkerBuilder {
@@ -125,8 +155,15 @@ impl WorkerBuilder {
         let mut rng =
             SmallRng::seed_from_u64(derive_seed(config.seed, &[self.thread as u64, u64::MAX]));
         let values = ValuePool::new(&config.values, config.random_data, &mut rng);
-        let stats = Stats::new().map_err(|e| io(std::io::Error::other(e)))?;
+        let stats =
+            Stats::for_run(config.rate.is_some()).map_err(|e| io(std::io::Error::other(e)))?;
+        let mut timer = Timer::new().map_err(io)?;
+        poll.registry()
+            .register(&mut timer, TIMER, Interest::READABLE)
+            .map_err(io)?;
         Ok(Worker {
+            wakeups: BinaryHeap::new(),
+            timer,
             thread: self.thread,
             events: Events::with_capacity(config.clients.max(16)),
             poll,
@@ -157,13 +194,14 @@ impl Worker {
             started_at,
         }) = self.commands.recv()
         {
-            self.start_phase(index, stop);
+            self.start_phase(index, stop, started_at);
             self.run_phase(stop, started_at);
         }
     }
 
-    /// Gives every open connection a fresh request source for this phase.
-    fn start_phase(&mut self, index: u32, stop: Stop) {
+    /// Gives every open connection a fresh request source (and, with `--rate`, a
+    /// fresh schedule) for this phase.
+    fn start_phase(&mut self, index: u32, stop: Stop, started_at: Instant) {
         let slots = self.config.connections() as u64;
         for (i, conn) in self.conns.iter_mut().enumerate() {
             let slot = (self.thread * self.config.clients + i) as u64;
@@ -174,7 +212,13 @@ impl Worker {
             // Config validation already accepted these patterns for this range and
             // connection count, so construction cannot fail here.
             conn.source = RequestSource::new(&self.config, stop, slot, slots, seed).ok();
+            conn.schedule = self.config.rate.map(|rate| {
+                let arrival_seed = derive_seed(seed, &[u64::MAX]);
+                Schedule::new(rate, slot, slots, started_at, arrival_seed)
+            });
+            conn.timer_queued = false;
         }
+        self.wakeups.clear();
         self.stats.reset();
     }
 
@@ -183,16 +227,17 @@ impl Worker {
             Stop::Time(d) => Some(started_at + d),
             _ => None,
         };
+        let cpu_at_start = thread_cpu_time();
         let prefix = self.config.keys.prefix.clone().into_bytes();
         let mut second = 0u64;
         let mut next_tick = started_at + Duration::from_secs(1);
-        for conn in &mut self.conns {
-            conn.refill(true, &self.values, &prefix, &mut self.stats);
+        for i in 0..self.conns.len() {
+            self.refill(i, true, &prefix);
         }
         loop {
             let now = Instant::now();
             if now >= next_tick {
-                self.report_second(second, false, now);
+                self.report_second(second, now, None);
                 second += 1;
                 next_tick += Duration::from_secs(1);
                 continue;
@@ -207,26 +252,78 @@ impl Worker {
                 self.abandon_in_flight();
                 break;
             }
+            self.fire_wakeups(now, sending, &prefix);
             let wake = match deadline {
                 Some(d) if sending => next_tick.min(d),
                 Some(d) => next_tick.min(d + DRAIN_LIMIT),
                 None => next_tick,
             };
+            self.arm_timer(sending);
             self.poll_once(wake.saturating_duration_since(now), sending, &prefix);
         }
-        self.report_second(second, true, Instant::now());
+        let end = PhaseEnd {
+            cpu_time: thread_cpu_time().saturating_sub(cpu_at_start),
+            unsent: deadline.map_or(0, |d| self.conns.iter().map(|c| c.backlog(d)).sum()),
+        };
+        let _ = self.timer.disarm();
+        self.report_second(second, Instant::now(), Some(end));
+    }
+
+    /// Tops up connection `i` and, in an open loop, queues its next wake-up.
+    fn refill(&mut self, i: usize, sending: bool, prefix: &[u8]) {
+        let Some(conn) = self.conns.get_mut(i) else {
+            return;
+        };
+        conn.refill(sending, &self.values, prefix, &mut self.stats);
+        if let Some(due) = conn.next_timer(sending) {
+            conn.timer_queued = true;
+            self.wakeups.push(Reverse((due, i)));
+        }
+    }
+
+    /// Sends for every connection whose next intended time has come.
+    fn fire_wakeups(&mut self, now: Instant, sending: bool, prefix: &[u8]) {
+        while let Some(&Reverse((due, i))) = self.wakeups.peek() {
+            if due > now {
+                break;
+            }
+            self.wakeups.pop();
+            if let Some(conn) = self.conns.get_mut(i) {
+                conn.timer_queued = false;
+            }
+            self.refill(i, sending, prefix);
+        }
+    }
+
+    /// Arms the timerfd for the earliest queued wake-up (no system call when it is
+    /// already armed for that instant, or when there is none and it is idle).
+    fn arm_timer(&mut self, sending: bool) {
+        match self.wakeups.peek() {
+            Some(&Reverse((due, _))) if sending => {
+                let _ = self.timer.arm(due);
+            }
+            _ if self.timer.armed_for().is_some() => {
+                let _ = self.timer.disarm();
+            }
+            _ => {}
+        }
     }
 
     /// Waits for readiness at most `timeout` and dispatches the events.
     fn poll_once(&mut self, timeout: Duration, sending: bool, prefix: &[u8]) {
-        // mio rounds the timeout down to milliseconds; rounding up avoids a
-        // busy loop of zero-length polls in the last millisecond before a tick.
+        // mio rounds the timeout up to whole milliseconds; sub-millisecond
+        // wake-ups come from the timerfd instead.
         let timeout = timeout.max(Duration::from_millis(1));
         if self.poll.poll(&mut self.events, Some(timeout)).is_err() {
             return;
         }
         for event in self.events.iter() {
-            let Some(conn) = self.conns.get_mut(event.token().0) else {
+            let token = event.token();
+            if token == TIMER {
+                self.timer.clear();
+                continue;
+            }
+            let Some(conn) = self.conns.get_mut(token.0) else {
                 continue;
             };
             if event.is_writable() {
@@ -235,6 +332,10 @@ impl Worker {
             if event.is_readable() || event.is_read_closed() || event.is_error() {
                 conn.on_readable(&mut self.stats);
                 conn.refill(sending, &self.values, prefix, &mut self.stats);
+                if let Some(due) = conn.next_timer(sending) {
+                    conn.timer_queued = true;
+                    self.wakeups.push(Reverse((due, token.0)));
+                }
             }
         }
     }
@@ -250,7 +351,8 @@ impl Worker {
         }
     }
 
-    fn report_second(&mut self, second: u64, last: bool, now: Instant) {
+    fn report_second(&mut self, second: u64, now: Instant, end: Option<PhaseEnd>) {
+        let backlog = self.conns.iter().map(|c| c.backlog(now)).sum();
         let stats = Box::new(self.stats.clone());
         self.stats.reset();
         let open_connections = self
@@ -262,9 +364,11 @@ impl Worker {
             thread: self.thread,
             second,
             stats,
-            last,
+            last: end.is_some(),
             finished_at: now,
             open_connections,
+            backlog,
+            end,
         });
     }
 }

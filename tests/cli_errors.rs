@@ -5,10 +5,12 @@
 mod common;
 
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 use common::{Redis, TempDir, free_port};
 
 /// One bad invocation and the flag its error must name.
+#[derive(Clone)]
 struct Case {
     what: &'static str,
     args: Vec<String>,
@@ -18,13 +20,45 @@ struct Case {
     mentions: Option<&'static str>,
 }
 
-fn case(what: &'static str, args: &[&str], flag: &'static str) -> Case {
+/// A case whose command line is `args` split at whitespace.
+fn case(what: &'static str, args: &str, flag: &'static str) -> Case {
     Case {
         what,
-        args: args.iter().map(|a| a.to_string()).collect(),
+        args: args.split_whitespace().map(String::from).collect(),
         env: None,
         flag,
         mentions: None,
+    }
+}
+
+/// A loopback port where nothing listens, the same for every case.
+fn free() -> &'static str {
+    static PORT: OnceLock<String> = OnceLock::new();
+    PORT.get_or_init(|| free_port().to_string())
+}
+
+/// A case whose command line is `-p <free port>` then `args` split at
+/// whitespace: a value wrongly accepted shows up as a connection error naming
+/// the wrong flag.
+fn at_free_port(what: &'static str, args: &str, flag: &'static str) -> Case {
+    case(what, &format!("-p {} {args}", free()), flag)
+}
+
+impl Case {
+    /// Adds one argument as it is (empty, or a path that may hold spaces).
+    fn arg(mut self, arg: &str) -> Case {
+        self.args.push(arg.to_string());
+        self
+    }
+
+    fn env(self, name: &'static str, value: &'static str) -> Case {
+        let env = Some((name, value));
+        Case { env, ..self }
+    }
+
+    fn mentions(self, word: &'static str) -> Case {
+        let mentions = Some(word);
+        Case { mentions, ..self }
     }
 }
 
@@ -89,185 +123,127 @@ fn assert_all_rejected(cases: &[Case]) {
 
 #[test]
 fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
-    // Every case aims at a port where nothing listens, so a value wrongly
-    // accepted shows up as a connection error naming the wrong flag.
-    let port = free_port().to_string();
-    let p = port.as_str();
-    let uri = format!("rediss://127.0.0.1:{port}");
+    // Every case aims at a port where nothing listens.
+    let port = free();
     let cases = vec![
-        case("ratio 0:0", &["-p", p, "--ratio", "0:0"], "--ratio"),
-        case(
-            "ratio without a colon",
-            &["-p", p, "--ratio", "10"],
-            "--ratio",
-        ),
-        case(
+        at_free_port("ratio 0:0", "--ratio 0:0", "--ratio"),
+        at_free_port("ratio without a colon", "--ratio 10", "--ratio"),
+        at_free_port(
             "key-minimum above key-maximum",
-            &["-p", p, "--key-minimum", "10", "--key-maximum", "5"],
+            "--key-minimum 10 --key-maximum 5",
             "--key-minimum",
         ),
-        case("pipeline 0", &["-p", p, "--pipeline", "0"], "--pipeline"),
-        case(
+        at_free_port("pipeline 0", "--pipeline 0", "--pipeline"),
+        at_free_port(
             "unknown key pattern letter",
-            &["-p", p, "--key-pattern", "X:R"],
+            "--key-pattern X:R",
             "--key-pattern",
         ),
-        case(
+        at_free_port(
             "key pattern without a colon",
-            &["-p", p, "--key-pattern", "RR"],
+            "--key-pattern RR",
             "--key-pattern",
         ),
-        case(
+        at_free_port(
             "P slices for more connections than keys",
-            &[
-                "-p",
-                p,
-                "-t",
-                "2",
-                "-c",
-                "3",
-                "--key-pattern",
-                "P:P",
-                "--key-minimum",
-                "1",
-                "--key-maximum",
-                "5",
-            ],
+            "-t 2 -c 3 --key-pattern P:P --key-minimum 1 --key-maximum 5",
             "--key-pattern",
         ),
-        case(
+        at_free_port(
             "malformed data-size-list",
-            &["-p", p, "--data-size-list", "100"],
+            "--data-size-list 100",
             "--data-size-list",
         ),
-        case(
+        at_free_port(
             "data-size-list with a bad weight",
-            &["-p", p, "--data-size-list", "100:x"],
+            "--data-size-list 100:x",
             "--data-size-list",
         ),
-        case(
+        at_free_port(
             "malformed data-size-range",
-            &["-p", p, "--data-size-range", "10"],
+            "--data-size-range 10",
             "--data-size-range",
         ),
-        case(
+        at_free_port(
             "inverted data-size-range",
-            &["-p", p, "--data-size-range", "20-10"],
+            "--data-size-range 20-10",
             "--data-size-range",
         ),
-        case("data-size 0", &["-p", p, "-d", "0"], "--data-size"),
-        case("requests 0", &["-p", p, "-n", "0"], "--requests"),
-        case("requests foo", &["-p", p, "-n", "foo"], "--requests"),
-        case("threads 0", &["-p", p, "--threads", "0"], "--threads"),
-        case("clients 0", &["-p", p, "--clients", "0"], "--clients"),
-        case("run-count 0", &["-p", p, "-x", "0"], "--run-count"),
-        case("test-time 0", &["-p", p, "--test-time", "0"], "--test-time"),
-        case(
-            "negative warmup-time",
-            &["-p", p, "--warmup-time=-1"],
-            "--warmup-time",
-        ),
-        case(
+        at_free_port("data-size 0", "-d 0", "--data-size"),
+        at_free_port("requests 0", "-n 0", "--requests"),
+        at_free_port("requests foo", "-n foo", "--requests"),
+        at_free_port("threads 0", "--threads 0", "--threads"),
+        at_free_port("clients 0", "--clients 0", "--clients"),
+        at_free_port("run-count 0", "-x 0", "--run-count"),
+        at_free_port("test-time 0", "--test-time 0", "--test-time"),
+        at_free_port("negative warmup-time", "--warmup-time=-1", "--warmup-time"),
+        at_free_port(
             "connection-timeout 0",
-            &["-p", p, "--connection-timeout", "0"],
+            "--connection-timeout 0",
             "--connection-timeout",
         ),
-        case(
-            "memcache_text protocol",
-            &["-p", p, "-P", "memcache_text"],
-            "--protocol",
-        ),
-        case("unknown protocol", &["-p", p, "-P", "http"], "--protocol"),
-        case("TLS uri", &["-u", &uri], "--uri"),
+        at_free_port("memcache_text protocol", "-P memcache_text", "--protocol"),
+        at_free_port("unknown protocol", "-P http", "--protocol"),
+        case("TLS uri", &format!("-u rediss://127.0.0.1:{port}"), "--uri"),
         case(
             "uri with a non-numeric db",
-            &["-u", "redis://127.0.0.1/x"],
+            "-u redis://127.0.0.1/x",
             "--uri",
         ),
-        case(
+        at_free_port(
             "non-numeric percentile",
-            &["-p", p, "--print-percentiles", "50,abc"],
+            "--print-percentiles 50,abc",
             "--print-percentiles",
         ),
-        case(
+        at_free_port(
             "percentile above 100",
-            &["-p", p, "--print-percentiles", "50,101"],
+            "--print-percentiles 50,101",
             "--print-percentiles",
         ),
-        case(
+        at_free_port(
             "percentile 0",
-            &["-p", p, "--print-percentiles", "0"],
+            "--print-percentiles 0",
             "--print-percentiles",
         ),
-        case("inverted cpu range", &["-p", p, "--cpus", "5-1"], "--cpus"),
-        case(
-            "cpus with no-pin",
-            &["-p", p, "--cpus", "0", "--no-pin"],
-            "--cpus",
-        ),
-        case("-4 and -6 together", &["-p", p, "-4", "-6"], "-4/-6"),
-        case(
+        at_free_port("inverted cpu range", "--cpus 5-1", "--cpus"),
+        at_free_port("cpus with no-pin", "--cpus 0 --no-pin", "--cpus"),
+        at_free_port("-4 and -6 together", "-4 -6", "-4/-6"),
+        at_free_port(
             "data-size-range and data-size-list together",
-            &[
-                "-p",
-                p,
-                "--data-size-range",
-                "10-20",
-                "--data-size-list",
-                "10:1",
-            ],
+            "--data-size-range 10-20 --data-size-list 10:1",
             "--data-size-range",
         ),
         case(
             "unix socket and server together",
-            &[
-                "--unix-socket",
-                "/nonexistent/redis.sock",
-                "--server",
-                "127.0.0.1",
-            ],
+            "--unix-socket /nonexistent/redis.sock --server 127.0.0.1",
             "--unix-socket",
         ),
-        case(
+        at_free_port(
             "zipf exponent 0",
-            &["-p", p, "--key-pattern", "Z:Z", "--key-zipf-exp", "0"],
+            "--key-pattern Z:Z --key-zipf-exp 0",
             "--key-zipf-exp",
         ),
-        case(
+        at_free_port(
             "gaussian median outside the range",
-            &[
-                "-p",
-                p,
-                "--key-pattern",
-                "G:G",
-                "--key-maximum",
-                "100",
-                "--key-median",
-                "500",
-            ],
+            "--key-pattern G:G --key-maximum 100 --key-median 500",
             "--key-median",
         ),
-        case(
+        at_free_port(
             "gaussian stddev 0",
-            &["-p", p, "--key-pattern", "G:G", "--key-stddev", "0"],
+            "--key-pattern G:G --key-stddev 0",
             "--key-stddev",
         ),
-        case("empty password", &["-p", p, "-a", ""], "--authenticate"),
-        Case {
-            env: Some(("KVBENCH_AUTH", "")),
-            ..case("empty KVBENCH_AUTH", &["-p", p], "--authenticate")
-        },
-        Case {
-            mentions: Some("refused"),
-            ..case(
-                "nothing listening",
-                &["-s", "127.0.0.1", "-p", p],
-                "--server/--port",
-            )
-        },
+        at_free_port("empty password", "-a", "--authenticate").arg(""),
+        at_free_port("empty KVBENCH_AUTH", "", "--authenticate").env("KVBENCH_AUTH", ""),
+        case(
+            "nothing listening",
+            &format!("-s 127.0.0.1 -p {port}"),
+            "--server/--port",
+        )
+        .mentions("refused"),
         case(
             "no socket at the unix path",
-            &["--unix-socket", "/nonexistent/redis.sock"],
+            "--unix-socket /nonexistent/redis.sock",
             "--unix-socket",
         ),
     ];
@@ -277,7 +253,6 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
 
 #[test]
 fn bad_config_files_exit_2_naming_config_and_the_fault() {
-    let port = free_port().to_string();
     let dir = TempDir::new("cli-errors");
     let file = |name: &str, text: &str| -> String {
         let path = dir.path(name);
@@ -289,38 +264,14 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
     let wrong_type = file("type.toml", "threads = \"two\"\n");
     let zero = file("zero.toml", "clients = 0\n");
     let missing = dir.path("missing.toml").to_str().unwrap().to_string();
-    let with = |path: &str| -> Vec<String> {
-        ["-p", &port, "--config", path]
-            .iter()
-            .map(|a| a.to_string())
-            .collect()
-    };
+    let with = |what, path: &str, flag| at_free_port(what, "--config", flag).arg(path);
     let cases = vec![
-        Case {
-            args: with(&unknown),
-            mentions: Some("thread`"),
-            ..case("unknown config key", &[], "--config")
-        },
-        Case {
-            args: with(&syntax),
-            mentions: Some("line 2"),
-            ..case("TOML syntax error", &[], "--config")
-        },
-        Case {
-            args: with(&wrong_type),
-            mentions: Some("line 1"),
-            ..case("a string where a number belongs", &[], "--config")
-        },
-        Case {
-            args: with(&missing),
-            mentions: Some("missing.toml"),
-            ..case("missing config file", &[], "--config")
-        },
+        with("unknown config key", &unknown, "--config").mentions("thread`"),
+        with("TOML syntax error", &syntax, "--config").mentions("line 2"),
+        with("a string where a number belongs", &wrong_type, "--config").mentions("line 1"),
+        with("missing config file", &missing, "--config").mentions("missing.toml"),
         // A value that parses but is invalid names the flag, as on the command line.
-        Case {
-            args: with(&zero),
-            ..case("clients 0 in the file", &[], "--clients")
-        },
+        with("clients 0 in the file", &zero, "--clients"),
     ];
     assert_all_rejected(&cases);
 }
@@ -335,53 +286,33 @@ fn connection_settings_a_real_server_rejects_exit_2_naming_the_flag() {
     );
     let open_port = open.port.to_string();
     let port = protected.port.to_string();
-    let at = |port: &str, extra: &[&str]| -> Vec<String> {
-        [
-            "-s",
-            "127.0.0.1",
-            "-p",
-            port,
-            "-t",
-            "1",
-            "-c",
-            "1",
-            "-n",
-            "10",
-        ]
-        .iter()
-        .chain(extra)
-        .map(|a| a.to_string())
-        .collect()
+    let at = |port: &str, what, extra: &str, flag| {
+        let args = format!("-s 127.0.0.1 -p {port} -t 1 -c 1 -n 10 {extra}");
+        case(what, &args, flag)
     };
+    let wrong_password = at(&port, "wrong password", "-a wrongpass999", "--authenticate");
     let cases = vec![
-        Case {
-            args: at(&port, &["-a", "wrongpass999"]),
-            mentions: Some("WRONGPASS"),
-            ..case("wrong password", &[], "--authenticate")
-        },
-        Case {
-            args: at(&port, &[]),
-            env: Some(("KVBENCH_AUTH", "wrongpass999")),
-            ..case("wrong password from KVBENCH_AUTH", &[], "--authenticate")
-        },
-        Case {
-            args: at(&port, &[]),
-            mentions: Some("NOAUTH"),
-            ..case("password required, none given", &[], "--authenticate")
-        },
-        Case {
-            args: at(&open_port, &["--select-db", "99999"]),
-            mentions: Some("out of range"),
-            ..case("database the server lacks", &[], "--select-db")
-        },
+        wrong_password.clone().mentions("WRONGPASS"),
+        at(
+            &port,
+            "wrong password from KVBENCH_AUTH",
+            "",
+            "--authenticate",
+        )
+        .env("KVBENCH_AUTH", "wrongpass999"),
+        at(&port, "password required, none given", "", "--authenticate").mentions("NOAUTH"),
+        at(
+            &open_port,
+            "database the server lacks",
+            "--select-db 99999",
+            "--select-db",
+        )
+        .mentions("out of range"),
     ];
     assert_all_rejected(&cases);
     // Rejected before any load, and the wrong password was not echoed.
     assert_eq!(open.calls("set") + open.calls("get"), 0);
-    let out = run(&Case {
-        args: at(&port, &["-a", "wrongpass999"]),
-        ..case("wrong password", &[], "--authenticate")
-    });
+    let out = run(&wrong_password);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("wrongpass999"));
 }
 
@@ -389,17 +320,10 @@ fn connection_settings_a_real_server_rejects_exit_2_naming_the_flag() {
 fn values_the_argument_parser_rejects_get_the_same_one_line_form() {
     // Values of the wrong type and unknown flags are usage errors too; they
     // should look like every other one: code 2, one `kvbench: error:` line.
-    let port = free_port().to_string();
-    let p = port.as_str();
-    let cases = vec![
-        case("threads foo", &["-p", p, "--threads", "foo"], "--threads"),
-        case("negative clients", &["-p", p, "--clients=-1"], "--clients"),
-        case("port out of range", &["-p", "70000"], "--port"),
-        case(
-            "unknown flag",
-            &["-p", p, "--no-such-flag"],
-            "--no-such-flag",
-        ),
-    ];
-    assert_all_rejected(&cases);
+    assert_all_rejected(&[
+        at_free_port("threads foo", "--threads foo", "--threads"),
+        at_free_port("negative clients", "--clients=-1", "--clients"),
+        case("port out of range", "-p 70000", "--port"),
+        at_free_port("unknown flag", "--no-such-flag", "--no-such-flag"),
+    ]);
 }

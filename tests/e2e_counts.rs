@@ -33,6 +33,16 @@ fn sum_of_runs(doc: &Value, op: &str) -> u64 {
         .sum()
 }
 
+/// Asserts that kvbench reports `sets` SETs and `gets` GETs in its totals and
+/// that the server counted exactly as many; `context` names the case.
+fn assert_counts(redis: &Redis, doc: &Value, sets: u64, gets: u64, context: &str) {
+    let totals = &doc["kvbench"]["totals"];
+    assert_eq!(count(totals, "SET"), sets, "kvbench SETs, {context}");
+    assert_eq!(count(totals, "GET"), gets, "kvbench GETs, {context}");
+    assert_eq!(redis.calls("set"), sets, "server SETs, {context}");
+    assert_eq!(redis.calls("get"), gets, "server GETs, {context}");
+}
+
 /// Asserts that kvbench reports no errors of any kind for all its runs.
 fn assert_no_errors(doc: &Value) {
     let totals = &doc["kvbench"]["totals"];
@@ -99,18 +109,7 @@ fn every_pipelined_request_is_counted_once_at_depth_1_and_16() {
             &format!("-t 1 -c 3 -n 400 --ratio 1:1 --pipeline {depth} --key-maximum 500"),
         );
         // 3 connections × 400 requests, alternating SET and GET.
-        assert_eq!(
-            count(&doc["kvbench"]["totals"], "SET"),
-            600,
-            "pipeline {depth}"
-        );
-        assert_eq!(
-            count(&doc["kvbench"]["totals"], "GET"),
-            600,
-            "pipeline {depth}"
-        );
-        assert_eq!(redis.calls("set"), 600, "pipeline {depth}");
-        assert_eq!(redis.calls("get"), 600, "pipeline {depth}");
+        assert_counts(&redis, &doc, 600, 600, &format!("pipeline {depth}"));
         assert_eq!(
             doc["kvbench"]["config"]["pipeline"],
             depth.parse::<u64>().unwrap()
@@ -130,8 +129,7 @@ fn a_time_bound_pipelined_run_counts_exactly_the_requests_the_server_answered() 
     let (sets, gets) = (count(totals, "SET"), count(totals, "GET"));
     assert!(sets > 0 && gets > 0);
     // Requests still in flight at the deadline are awaited, so none goes uncounted.
-    assert_eq!(redis.calls("set"), sets);
-    assert_eq!(redis.calls("get"), gets);
+    assert_counts(&redis, &doc, sets, gets, "a time-bound run");
     assert_no_errors(&doc);
 }
 
@@ -145,18 +143,7 @@ fn one_and_two_threads_each_send_their_share() {
             &format!("-t {threads} -c 3 -n 100 --ratio 1:1 --key-maximum 500"),
         );
         let per_op = threads * 3 * 50;
-        assert_eq!(
-            count(&doc["kvbench"]["totals"], "SET"),
-            per_op,
-            "{threads} threads"
-        );
-        assert_eq!(
-            count(&doc["kvbench"]["totals"], "GET"),
-            per_op,
-            "{threads} threads"
-        );
-        assert_eq!(redis.calls("set"), per_op, "{threads} threads");
-        assert_eq!(redis.calls("get"), per_op, "{threads} threads");
+        assert_counts(&redis, &doc, per_op, per_op, &format!("{threads} threads"));
         assert_eq!(doc["ALL STATS"]["Totals"]["Count"], 2 * per_op);
     }
 }
@@ -165,10 +152,7 @@ fn one_and_two_threads_each_send_their_share() {
 fn ratio_1_0_sends_no_get_at_all() {
     let redis = Redis::start();
     let doc = run_json(&redis, "-t 2 -c 2 -n 150 --ratio 1:0 --key-maximum 500");
-    assert_eq!(redis.calls("get"), 0);
-    assert_eq!(redis.calls("set"), 600);
-    assert_eq!(count(&doc["kvbench"]["totals"], "SET"), 600);
-    assert_eq!(count(&doc["kvbench"]["totals"], "GET"), 0);
+    assert_counts(&redis, &doc, 600, 0, "ratio 1:0");
     assert_eq!(doc["ALL STATS"]["Gets"]["Count"], 0);
     assert_eq!(doc["kvbench"]["hit_rate_percent"], Value::Null);
 }
@@ -177,10 +161,7 @@ fn ratio_1_0_sends_no_get_at_all() {
 fn ratio_0_1_sends_no_set_at_all() {
     let redis = Redis::start();
     let doc = run_json(&redis, "-t 2 -c 2 -n 150 --ratio 0:1 --key-maximum 500");
-    assert_eq!(redis.calls("set"), 0);
-    assert_eq!(redis.calls("get"), 600);
-    assert_eq!(count(&doc["kvbench"]["totals"], "SET"), 0);
-    assert_eq!(count(&doc["kvbench"]["totals"], "GET"), 600);
+    assert_counts(&redis, &doc, 0, 600, "ratio 0:1");
     // Nothing was ever written, so every GET missed, on both sides.
     assert_eq!(doc["kvbench"]["totals"]["GET"]["hits"], 0);
     assert_eq!(doc["kvbench"]["totals"]["GET"]["misses"], 600);
@@ -192,10 +173,7 @@ fn ratio_1_10_is_exactly_one_set_per_ten_gets_on_every_connection() {
     let redis = Redis::start();
     // 110 requests per connection are ten whole cycles of 1 SET + 10 GETs.
     let doc = run_json(&redis, "-t 2 -c 2 -n 110 --ratio 1:10 --key-maximum 500");
-    assert_eq!(redis.calls("set"), 4 * 10);
-    assert_eq!(redis.calls("get"), 4 * 100);
-    assert_eq!(count(&doc["kvbench"]["totals"], "SET"), 40);
-    assert_eq!(count(&doc["kvbench"]["totals"], "GET"), 400);
+    assert_counts(&redis, &doc, 4 * 10, 4 * 100, "ratio 1:10");
 }
 
 #[test]

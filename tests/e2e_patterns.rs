@@ -8,111 +8,81 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
 use common::{Redis, TempDir, kvbench_ok, read_json};
-use kvbench::protocol::resp;
+use kvbench::protocol::resp::{self, Reply};
 use serde_json::Value;
 
 /// The LFU counter of a key right after the SET that created it.
 const LFU_INIT: u64 = 5;
 
-/// A reply with arrays read in full (tests/common's client returns only their length).
-#[derive(Debug, Clone, PartialEq)]
-enum Val {
-    Bytes(Vec<u8>),
-    Int(i64),
-    Nil,
-    Array(Vec<Val>),
-}
-
-impl Val {
-    fn int(&self) -> i64 {
-        match self {
-            Val::Int(i) => *i,
-            other => panic!("expected an integer reply, got {other:?}"),
-        }
+/// The payload of a reply that is no array, as text (an integer's in decimal).
+fn text(reply: Reply) -> String {
+    match reply {
+        Reply::Simple(b) | Reply::Bulk(b) => String::from_utf8(b.to_vec()).unwrap(),
+        Reply::Integer(i) => i.to_string(),
+        Reply::Error(e) => panic!("server error: {}", String::from_utf8_lossy(e)),
+        other => panic!("unexpected reply {other:?}"),
     }
 }
 
-/// One connection that pipelines commands and reads nested replies.
-struct Client {
-    reader: BufReader<TcpStream>,
-}
-
-impl Client {
-    fn connect(redis: &Redis) -> Client {
-        let stream = TcpStream::connect(("127.0.0.1", redis.port)).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        Client {
-            reader: BufReader::new(stream),
-        }
+/// Sends `commands` in one write on one connection and returns each reply as
+/// the texts of its elements (an array, read in full, which tests/common's
+/// client does not) or of itself.
+fn pipeline(redis: &Redis, commands: &[Vec<String>]) -> Vec<Vec<String>> {
+    let mut stream = TcpStream::connect(("127.0.0.1", redis.port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut out = Vec::new();
+    for args in commands {
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        resp::encode_command(&mut out, &args);
     }
-
-    /// Sends every command in one write and returns their replies in order.
-    fn pipeline(&mut self, commands: &[Vec<String>]) -> Vec<Val> {
-        let mut out = Vec::new();
-        for args in commands {
-            let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-            resp::encode_command(&mut out, &args);
-        }
-        self.reader.get_mut().write_all(&out).unwrap();
-        commands.iter().map(|_| self.read_value()).collect()
-    }
-
-    fn call(&mut self, args: &[&str]) -> Val {
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        self.pipeline(&[args]).pop().unwrap()
-    }
-
-    fn read_value(&mut self) -> Val {
-        let mut line = String::new();
-        self.reader.read_line(&mut line).unwrap();
-        let line = line
-            .strip_suffix("\r\n")
-            .unwrap_or_else(|| panic!("not a RESP line: {line:?}"));
-        let (kind, rest) = line.split_at(1);
-        let number = || rest.parse::<i64>().unwrap();
-        match kind {
-            "+" => Val::Bytes(rest.as_bytes().to_vec()),
-            "-" => panic!("server error: {rest}"),
-            ":" => Val::Int(number()),
-            "$" if number() < 0 => Val::Nil,
-            "$" => {
-                let mut payload = vec![0u8; number() as usize + 2];
-                self.reader.read_exact(&mut payload).unwrap();
-                payload.truncate(payload.len() - 2);
-                Val::Bytes(payload)
+    stream.write_all(&out).unwrap();
+    let (mut buf, mut pos, mut replies) = (Vec::new(), 0, Vec::new());
+    while replies.len() < commands.len() {
+        let rest = &buf[pos..];
+        let Some((reply, used)) = resp::decode(rest).unwrap() else {
+            let mut chunk = [0u8; 65536];
+            let n = stream.read(&mut chunk).unwrap();
+            assert!(n > 0, "the server closed the connection");
+            buf.extend_from_slice(&chunk[..n]);
+            continue;
+        };
+        replies.push(match reply {
+            Reply::Array(n) => {
+                // The decoder checked the elements; they follow the `*<n>` line.
+                let mut at = rest.iter().position(|b| *b == b'\n').unwrap() + 1;
+                let mut element = || {
+                    let (element, len) = resp::decode(&rest[at..]).unwrap().unwrap();
+                    at += len;
+                    text(element)
+                };
+                (0..n).map(|_| element()).collect()
             }
-            "*" if number() < 0 => Val::Nil,
-            "*" => Val::Array((0..number()).map(|_| self.read_value()).collect()),
-            _ => panic!("not a RESP reply: {line:?}"),
-        }
+            other => vec![text(other)],
+        });
+        pos += used;
     }
+    replies
 }
 
 /// The numbers of the keys that start with `prefix`, sorted. Panics on a key
 /// with the prefix whose rest is not a decimal number.
 fn key_numbers(redis: &Redis, prefix: &str) -> Vec<u64> {
-    let pattern = format!("{prefix}*");
-    let Val::Array(items) = Client::connect(redis).call(&["KEYS", &pattern]) else {
-        panic!("KEYS did not return an array");
-    };
-    let mut numbers: Vec<u64> = items
-        .into_iter()
-        .map(|item| match item {
-            Val::Bytes(b) => {
-                let name = String::from_utf8(b).unwrap();
-                name.strip_prefix(prefix)
-                    .unwrap()
-                    .parse()
-                    .unwrap_or_else(|_| panic!("key {name:?} is not {prefix}<number>"))
-            }
-            other => panic!("KEYS element {other:?}"),
+    let keys = vec!["KEYS".to_string(), format!("{prefix}*")];
+    let mut numbers: Vec<u64> = pipeline(redis, &[keys])
+        .concat()
+        .iter()
+        .map(|name| {
+            name.strip_prefix(prefix)
+                .unwrap()
+                .parse()
+                .unwrap_or_else(|_| panic!("key {name:?} is not {prefix}<number>"))
         })
         .collect();
     numbers.sort_unstable();
@@ -125,11 +95,12 @@ fn lfu_counters(redis: &Redis, prefix: &str, numbers: &[u64]) -> Vec<u64> {
         .iter()
         .map(|n| vec!["OBJECT".into(), "FREQ".into(), format!("{prefix}{n}")])
         .collect();
-    Client::connect(redis)
-        .pipeline(&commands)
-        .iter()
-        .map(|v| v.int() as u64)
-        .collect()
+    let replies = pipeline(redis, &commands);
+    let counter = |reply: &[String]| match reply {
+        [c] => c.parse().unwrap(),
+        other => panic!("OBJECT FREQ replied {other:?}"),
+    };
+    replies.iter().map(|reply| counter(reply)).collect()
 }
 
 /// How many times SET wrote each key: its counter minus the one the creating
@@ -181,34 +152,29 @@ fn run(redis: &Redis, args: &str) -> (Value, String) {
     (read_json(&json), String::from_utf8(out.stdout).unwrap())
 }
 
-#[test]
-fn sequential_allkeys_writes_every_key_exactly_once() {
+/// `-n allkeys` with key pattern `pattern` writes each of keys 1-1000 exactly once.
+fn assert_allkeys_writes_every_key_once(pattern: &str) {
     let redis = Redis::start();
     // 1000 keys over 6 connections: slices of 167 and 166 keys.
+    let range = "--key-minimum 1 --key-maximum 1000";
     run(
         &redis,
-        "-t 2 -c 3 -n allkeys --ratio 1:0 --key-pattern S:S --key-minimum 1 --key-maximum 1000",
+        &format!("-t 2 -c 3 -n allkeys --ratio 1:0 --key-pattern {pattern} {range}"),
     );
-    assert_eq!(redis.calls("set"), 1000);
-    assert_eq!(redis.dbsize(), 1000);
-    assert_eq!(
-        key_numbers(&redis, "memtier-"),
-        (1..=1000).collect::<Vec<u64>>()
-    );
+    assert_eq!(redis.calls("set"), 1000, "{pattern}");
+    assert_eq!(redis.dbsize(), 1000, "{pattern}");
+    let all: Vec<u64> = (1..=1000).collect();
+    assert_eq!(key_numbers(&redis, "memtier-"), all, "{pattern}");
+}
+
+#[test]
+fn sequential_allkeys_writes_every_key_exactly_once() {
+    assert_allkeys_writes_every_key_once("S:S");
 }
 
 #[test]
 fn parallel_allkeys_writes_every_key_exactly_once() {
-    let redis = Redis::start();
-    run(
-        &redis,
-        "-t 2 -c 3 -n allkeys --ratio 1:0 --key-pattern P:P --key-minimum 1 --key-maximum 1000",
-    );
-    assert_eq!(redis.calls("set"), 1000);
-    assert_eq!(
-        key_numbers(&redis, "memtier-"),
-        (1..=1000).collect::<Vec<u64>>()
-    );
+    assert_allkeys_writes_every_key_once("P:P");
 }
 
 #[test]
@@ -234,21 +200,20 @@ fn parallel_connections_wrap_within_their_slice_and_sequential_ones_walk_on() {
     // With 3 SETs per connection, P wraps inside each slice; S walks on through
     // the whole range from the start of its slice, wrapping at 7.
     let keys: Vec<u64> = (1..=7).collect();
-    let redis = counting_redis();
-    run(
-        &redis,
-        "-t 1 -c 6 -n 3 --ratio 1:0 --key-pattern P:P --key-minimum 1 --key-maximum 7",
-    );
-    // slot 0: 1 2 1; slot k: its one key three times.
-    assert_eq!(writes(&redis, "memtier-", &keys), [2, 1, 3, 3, 3, 3, 3]);
-
-    let redis = counting_redis();
-    run(
-        &redis,
-        "-t 1 -c 6 -n 3 --ratio 1:0 --key-pattern S:S --key-minimum 1 --key-maximum 7",
-    );
-    // slot 0: 1 2 3; 1: 3 4 5; 2: 4 5 6; 3: 5 6 7; 4: 6 7 1; 5: 7 1 2.
-    assert_eq!(writes(&redis, "memtier-", &keys), [3, 2, 2, 2, 3, 3, 3]);
+    for (pattern, expected) in [
+        // slot 0: 1 2 1; slot k: its one key three times.
+        ("P:P", [2, 1, 3, 3, 3, 3, 3]),
+        // slot 0: 1 2 3; 1: 3 4 5; 2: 4 5 6; 3: 5 6 7; 4: 6 7 1; 5: 7 1 2.
+        ("S:S", [3, 2, 2, 2, 3, 3, 3]),
+    ] {
+        let redis = counting_redis();
+        let range = "--key-minimum 1 --key-maximum 7";
+        run(
+            &redis,
+            &format!("-t 1 -c 6 -n 3 --ratio 1:0 --key-pattern {pattern} {range}"),
+        );
+        assert_eq!(writes(&redis, "memtier-", &keys), expected, "{pattern}");
+    }
 }
 
 #[test]

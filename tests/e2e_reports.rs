@@ -1,21 +1,16 @@
 //! Reports tell the truth about what was measured: compressed histograms, best,
 //! worst and aggregated runs, per-second series, `-o`, `--print-percentiles`,
-//! `--config` files, and passwords that never leak into any output.
+//! and `--config` files; tests/e2e_secrets.rs covers passwords.
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::process::{Command, Output};
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use common::{Redis, TempDir, kvbench, kvbench_ok, read_json};
+use common::{Redis, TempDir, kvbench_ok, read_json};
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::Deserializer;
-use kvbench::protocol::resp::{self, Reply};
 use serde_json::Value;
 
 /// The op rows of every section.
@@ -72,6 +67,14 @@ fn assert_histograms_match(title: &str, section: &Value) {
     );
 }
 
+/// The keys of a JSON object, in order.
+fn keys(object: &Value) -> Vec<&str> {
+    let map = object
+        .as_object()
+        .unwrap_or_else(|| panic!("{object} is not an object"));
+    map.keys().map(String::as_str).collect()
+}
+
 /// The sum of a row's per-second counts.
 fn series_sum(row: &Value) -> u64 {
     row["Time-Serie"]
@@ -80,6 +83,18 @@ fn series_sum(row: &Value) -> u64 {
         .values()
         .map(|s| s["Count"].as_u64().unwrap())
         .sum()
+}
+
+/// Runs kvbench against `redis` with `args` (split at whitespace), then `paths`
+/// (kept whole), and a JSON report; returns the report and stdout.
+fn run_json(redis: &Redis, args: &str, paths: &[&str]) -> (Value, String) {
+    let dir = TempDir::new("reports");
+    let json = dir.path("r.json");
+    let mut full: Vec<&str> = args.split_whitespace().collect();
+    full.extend_from_slice(paths);
+    full.extend(["--json-out-file", json.to_str().unwrap()]);
+    let out = kvbench_ok(redis, &full);
+    (read_json(&json), String::from_utf8(out.stdout).unwrap())
 }
 
 /// A multi-run report shared by several tests (its load runs once), with the
@@ -94,31 +109,13 @@ fn multi_run() -> &'static MultiRun {
     static RUN: OnceLock<MultiRun> = OnceLock::new();
     RUN.get_or_init(|| {
         let redis = Redis::start();
-        let dir = TempDir::new("reports");
-        let json = dir.path("r.json");
-        kvbench_ok(
+        let (doc, _) = run_json(
             &redis,
-            &[
-                "-t",
-                "1",
-                "-c",
-                "2",
-                "--ratio",
-                "1:2",
-                "--key-maximum",
-                "1000",
-                "--warmup-time",
-                "0.5",
-                "--test-time",
-                "1.5",
-                "-x",
-                "3",
-                "--json-out-file",
-                json.to_str().unwrap(),
-            ],
+            "-t 1 -c 2 --ratio 1:2 --key-maximum 1000 --warmup-time 0.5 --test-time 1.5 -x 3",
+            &[],
         );
         MultiRun {
-            doc: read_json(&json),
+            doc,
             server_set: redis.calls("set"),
             server_get: redis.calls("get"),
         }
@@ -131,14 +128,8 @@ const AGGREGATED: &str = "AGGREGATED AVERAGE RESULTS (3 runs)";
 #[test]
 fn a_multi_run_report_has_memtiers_sections_in_order() {
     let doc = &multi_run().doc;
-    let titles: Vec<&str> = doc
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
     assert_eq!(
-        titles,
+        keys(doc),
         [
             "configuration",
             "run information",
@@ -165,11 +156,7 @@ fn compressed_histograms_decode_to_the_reported_counts_in_every_section() {
     }
     assert_histograms_match("warm-up", &doc["kvbench"]["warmup"]["ALL STATS"]);
     // Default percentiles: 50, 99, 99.9.
-    let keys: Vec<&String> = doc[RUN_TITLES[0]]["Totals"]["Percentile Latencies"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .collect();
+    let keys = keys(&doc[RUN_TITLES[0]]["Totals"]["Percentile Latencies"]);
     assert_eq!(keys, ["p50.00", "p99.00", "p99.90", "Histogram log format"]);
 }
 
@@ -259,14 +246,10 @@ fn per_second_series_add_up_to_the_section_counts() {
     }
     // A 1.5 s run spans seconds 0 and 1, numbered from 0 without gaps.
     for title in RUN_TITLES {
-        let seconds: Vec<&String> = doc[title]["Totals"]["Time-Serie"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .collect();
+        let seconds = keys(&doc[title]["Totals"]["Time-Serie"]);
         assert!(seconds.len() >= 2, "{title}: {seconds:?}");
         for (i, s) in seconds.iter().enumerate() {
-            assert_eq!(**s, i.to_string(), "{title}: {seconds:?}");
+            assert_eq!(*s, i.to_string(), "{title}: {seconds:?}");
         }
     }
 }
@@ -276,31 +259,12 @@ fn out_file_receives_the_text_report_and_stdout_stays_empty() {
     let redis = Redis::start();
     let dir = TempDir::new("reports");
     let text = dir.path("report.txt");
-    let json = dir.path("r.json");
-    let out = kvbench_ok(
+    let (doc, stdout) = run_json(
         &redis,
-        &[
-            "-t",
-            "1",
-            "-c",
-            "2",
-            "-n",
-            "100",
-            "--ratio",
-            "1:1",
-            "--key-maximum",
-            "50",
-            "-o",
-            text.to_str().unwrap(),
-            "--json-out-file",
-            json.to_str().unwrap(),
-        ],
+        "-t 1 -c 2 -n 100 --ratio 1:1 --key-maximum 50",
+        &["-o", text.to_str().unwrap()],
     );
-    assert!(
-        out.stdout.is_empty(),
-        "stdout: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert!(stdout.is_empty(), "stdout: {stdout}");
     let report = std::fs::read_to_string(&text).unwrap();
     for needle in [
         "ALL STATS",
@@ -313,7 +277,6 @@ fn out_file_receives_the_text_report_and_stdout_stays_empty() {
         assert!(report.contains(needle), "no {needle:?} in\n{report}");
     }
     // The file's figures are this run's: hits and misses as in the JSON, seed too.
-    let doc = read_json(&json);
     let get = &doc["kvbench"]["totals"]["GET"];
     let expected = format!("({} hits, {} misses)", get["hits"], get["misses"]);
     assert!(report.contains(&expected), "no {expected:?} in\n{report}");
@@ -338,28 +301,11 @@ fn text_row<'a>(report: &'a str, name: &str) -> Vec<&'a str> {
 #[test]
 fn print_percentiles_gives_one_column_and_one_json_key_per_entry() {
     let redis = Redis::start();
-    let dir = TempDir::new("reports");
-    let json = dir.path("r.json");
-    let out = kvbench_ok(
+    let (doc, report) = run_json(
         &redis,
-        &[
-            "-t",
-            "1",
-            "-c",
-            "2",
-            "-n",
-            "300",
-            "--ratio",
-            "1:1",
-            "--key-maximum",
-            "50",
-            "--print-percentiles",
-            "50,90,99.99",
-            "--json-out-file",
-            json.to_str().unwrap(),
-        ],
+        "-t 1 -c 2 -n 300 --ratio 1:1 --key-maximum 50 --print-percentiles 50,90,99.99",
+        &[],
     );
-    let report = String::from_utf8(out.stdout).unwrap();
     let header = report.lines().find(|l| l.starts_with("Type")).unwrap();
     for column in ["p50 Latency", "p90 Latency", "p99.99 Latency"] {
         assert!(header.contains(column), "no {column:?} in {header:?}");
@@ -369,26 +315,19 @@ fn print_percentiles_gives_one_column_and_one_json_key_per_entry() {
     }
     assert_eq!(header.matches(" Latency").count(), 4, "{header:?}");
 
-    let doc = read_json(&json);
     let section = &doc["ALL STATS"];
     assert_histograms_match("ALL STATS", section);
-    for (name, op) in [
-        ("Sets", "Sets"),
-        ("Gets", "Gets"),
-        ("Totals", "Totals"),
-        ("Waits", "Waits"),
-    ] {
+    for op in OPS {
         // Type, Ops/sec, Hits/sec, Misses/sec, Avg. Latency, 3 percentiles, KB/sec.
-        let fields = text_row(&report, name);
-        assert_eq!(fields.len(), 9, "{name} row: {fields:?}");
+        let fields = text_row(&report, op);
+        assert_eq!(fields.len(), 9, "{op} row: {fields:?}");
         let pct = &section[op]["Percentile Latencies"];
-        let keys: Vec<&String> = pct.as_object().unwrap().keys().collect();
         assert_eq!(
-            keys,
+            keys(pct),
             ["p50.00", "p90.00", "p99.99", "Histogram log format"],
             "{op}"
         );
-        if name == "Waits" {
+        if op == "Waits" {
             continue;
         }
         let values: Vec<f64> = ["p50.00", "p90.00", "p99.99"]
@@ -401,7 +340,7 @@ fn print_percentiles_gives_one_column_and_one_json_key_per_entry() {
             let shown: f64 = fields[5 + i].parse().unwrap();
             assert!(
                 (shown - v).abs() < 1e-9,
-                "{name} column {i}: {shown} vs JSON {v}"
+                "{op} column {i}: {shown} vs JSON {v}"
             );
         }
     }
@@ -410,30 +349,13 @@ fn print_percentiles_gives_one_column_and_one_json_key_per_entry() {
 #[test]
 fn distinct_percentiles_keep_distinct_json_keys() {
     let redis = Redis::start();
-    let dir = TempDir::new("reports");
-    let json = dir.path("r.json");
-    kvbench_ok(
+    let (doc, _) = run_json(
         &redis,
-        &[
-            "-t",
-            "1",
-            "-c",
-            "1",
-            "-n",
-            "50",
-            "--key-maximum",
-            "50",
-            "--print-percentiles",
-            "99.99,99.999,100",
-            "--json-out-file",
-            json.to_str().unwrap(),
-        ],
+        "-t 1 -c 1 -n 50 --key-maximum 50 --print-percentiles 99.99,99.999,100",
+        &[],
     );
-    let doc = read_json(&json);
-    let pct = doc["ALL STATS"]["Totals"]["Percentile Latencies"]
-        .as_object()
-        .unwrap();
-    let keys: Vec<&String> = pct.keys().filter(|k| k.starts_with('p')).collect();
+    let mut keys = keys(&doc["ALL STATS"]["Totals"]["Percentile Latencies"]);
+    keys.retain(|k| k.starts_with('p'));
     // Three percentiles asked for, three figures reported; none overwritten.
     assert_eq!(keys.len(), 3, "percentile keys {keys:?}");
 }
@@ -443,24 +365,13 @@ fn config_file_values_are_used_and_the_command_line_overrides_them() {
     let redis = Redis::start();
     let dir = TempDir::new("reports");
     let config = dir.path("bench.toml");
-    let json = dir.path("r.json");
     std::fs::write(
         &config,
         "threads = 2\nclients = 3\nrequests = 20\nratio = \"1:0\"\nkey-prefix = \"cfg-\"\nkey-maximum = 100\n",
     )
     .unwrap();
-    kvbench_ok(
-        &redis,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "-c",
-            "2",
-            "--json-out-file",
-            json.to_str().unwrap(),
-        ],
-    );
-    let doc = read_json(&json);
+    // The command line's -c comes first: it still wins over the file.
+    let (doc, _) = run_json(&redis, "-c 2", &["--config", config.to_str().unwrap()]);
     let c = &doc["configuration"];
     assert_eq!(c["threads"], 2, "threads from the file");
     assert_eq!(c["clients"], 2, "clients from the command line");
@@ -480,181 +391,4 @@ fn config_file_values_are_used_and_the_command_line_overrides_them() {
     assert!(keys_with("cfg-*") > 0);
     assert_eq!(keys_with("cfg-*"), redis.dbsize());
     assert_eq!(keys_with("memtier-*"), 0);
-}
-
-const PASSWORD: &str = "secret123";
-
-/// A server whose clients must `AUTH secret123` (or `AUTH bench secret123`).
-/// tests/common's `Redis` checks readiness with an unauthenticated PING, so the
-/// passwords are set afterwards.
-fn protected_redis() -> Redis {
-    let redis = Redis::start();
-    let user = ["ACL", "SETUSER", "bench", "on", ">secret123", "~*", "+@all"];
-    assert_eq!(redis.command(&user), b"OK");
-    assert_eq!(
-        redis.command(&["CONFIG", "SET", "requirepass", PASSWORD]),
-        b"OK"
-    );
-    redis
-}
-
-/// `calls` of `command` in `INFO commandstats`, asked over an authenticated connection.
-fn authed_calls(redis: &Redis, command: &str) -> u64 {
-    let mut s = TcpStream::connect(("127.0.0.1", redis.port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut out = Vec::new();
-    resp::encode_command(&mut out, &[b"AUTH", PASSWORD.as_bytes()]);
-    resp::encode_command(&mut out, &[b"INFO", b"commandstats"]);
-    s.write_all(&out).unwrap();
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 65536];
-    let info = loop {
-        if let Some((Reply::Simple(ok), used)) = resp::decode(&buf).unwrap() {
-            assert_eq!(ok, b"OK");
-            if let Some((Reply::Bulk(text), _)) = resp::decode(&buf[used..]).unwrap() {
-                break String::from_utf8(text.to_vec()).unwrap();
-            }
-        }
-        let n = s.read(&mut chunk).unwrap();
-        assert!(n > 0, "the server closed the connection: {buf:?}");
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let prefix = format!("cmdstat_{command}:calls=");
-    info.lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .map_or(0, |rest| rest.split(',').next().unwrap().parse().unwrap())
-}
-
-/// Runs kvbench against a protected server and checks that it worked and that
-/// the password is nowhere in its output.
-fn assert_authenticates_without_leaking(redis: &Redis, out: &Output, json: &std::path::Path) {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "kvbench failed: {stderr}\n{stdout}");
-    assert!(!stdout.contains(PASSWORD), "password on stdout:\n{stdout}");
-    assert!(!stderr.contains(PASSWORD), "password on stderr:\n{stderr}");
-    let json_text = std::fs::read_to_string(json).unwrap();
-    assert!(
-        !json_text.contains(PASSWORD),
-        "password in the JSON report:\n{json_text}"
-    );
-    // --show-config printed the configuration, with the password redacted.
-    assert!(
-        stderr.contains("\"authenticate\""),
-        "no configuration on stderr:\n{stderr}"
-    );
-    let doc: Value = serde_json::from_str(&json_text).unwrap();
-    assert_eq!(doc["kvbench"]["totals"]["SET"]["count"], 40);
-    assert_eq!(authed_calls(redis, "set"), 40);
-}
-
-#[test]
-fn a_password_given_with_a_authenticates_and_appears_in_no_output() {
-    let redis = protected_redis();
-    let dir = TempDir::new("reports");
-    let json = dir.path("r.json");
-    let port = redis.port.to_string();
-    let out = kvbench(&[
-        "-s",
-        "127.0.0.1",
-        "-p",
-        &port,
-        "-a",
-        PASSWORD,
-        "-t",
-        "1",
-        "-c",
-        "2",
-        "-n",
-        "20",
-        "--ratio",
-        "1:0",
-        "--show-config",
-        "--json-out-file",
-        json.to_str().unwrap(),
-    ]);
-    assert_authenticates_without_leaking(&redis, &out, &json);
-}
-
-#[test]
-fn a_user_and_password_given_with_a_authenticate_and_appear_in_no_output() {
-    let redis = protected_redis();
-    let dir = TempDir::new("reports");
-    let json = dir.path("r.json");
-    let port = redis.port.to_string();
-    let credentials = format!("bench:{PASSWORD}");
-    let out = kvbench(&[
-        "-s",
-        "127.0.0.1",
-        "-p",
-        &port,
-        "-a",
-        &credentials,
-        "-t",
-        "1",
-        "-c",
-        "2",
-        "-n",
-        "20",
-        "--ratio",
-        "1:0",
-        "--show-config",
-        "--json-out-file",
-        json.to_str().unwrap(),
-    ]);
-    assert_authenticates_without_leaking(&redis, &out, &json);
-}
-
-#[test]
-fn a_password_given_in_a_uri_authenticates_and_appears_in_no_output() {
-    let redis = protected_redis();
-    let dir = TempDir::new("reports");
-    let json = dir.path("r.json");
-    let uri = format!("redis://:{PASSWORD}@127.0.0.1:{}", redis.port);
-    let out = kvbench(&[
-        "-u",
-        &uri,
-        "-t",
-        "1",
-        "-c",
-        "2",
-        "-n",
-        "20",
-        "--ratio",
-        "1:0",
-        "--show-config",
-        "--json-out-file",
-        json.to_str().unwrap(),
-    ]);
-    assert_authenticates_without_leaking(&redis, &out, &json);
-}
-
-#[test]
-fn a_password_from_kvbench_auth_authenticates_and_appears_in_no_output() {
-    let redis = protected_redis();
-    let dir = TempDir::new("reports");
-    let json = dir.path("r.json");
-    let port = redis.port.to_string();
-    let out = Command::new(env!("CARGO_BIN_EXE_kvbench"))
-        .args([
-            "-s",
-            "127.0.0.1",
-            "-p",
-            &port,
-            "-t",
-            "1",
-            "-c",
-            "2",
-            "-n",
-            "20",
-            "--ratio",
-            "1:0",
-            "--show-config",
-            "--json-out-file",
-            json.to_str().unwrap(),
-        ])
-        .env("KVBENCH_AUTH", PASSWORD)
-        .output()
-        .unwrap();
-    assert_authenticates_without_leaking(&redis, &out, &json);
 }

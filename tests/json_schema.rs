@@ -59,26 +59,26 @@ fn decode_histogram(op: &Value) -> Histogram<u64> {
         .expect("Compressed Histogram is a V2 + deflate HdrHistogram")
 }
 
-/// Runs kvbench with `args` (split at spaces) and returns its JSON report.
-fn run_json(redis: &Redis, dir: &TempDir, name: &str, args: &str) -> Value {
-    let path = dir.path(name);
+/// Runs kvbench against a fresh server with `args` (split at spaces) and
+/// returns its JSON report, asserting that it validates; `what` names the run.
+fn valid_report(args: &str, what: &str) -> Value {
+    let redis = Redis::start();
+    let dir = TempDir::new("schema");
+    let path = dir.path("r.json");
     let mut full: Vec<&str> = args.split_whitespace().collect();
     full.extend_from_slice(&["--json-out-file", path.to_str().unwrap()]);
-    kvbench_ok(redis, &full);
-    read_json(&path)
+    kvbench_ok(&redis, &full);
+    let doc = read_json(&path);
+    assert_valid(&validator(), &doc, what);
+    doc
 }
 
 #[test]
 fn a_single_run_with_warmup_validates() {
-    let redis = Redis::start();
-    let dir = TempDir::new("schema-single");
-    let doc = run_json(
-        &redis,
-        &dir,
-        "single.json",
+    let doc = valid_report(
         "-t 2 -c 2 --warmup-time 1 --test-time 1 --ratio 1:4 --key-maximum 1000",
+        "a single run with warm-up",
     );
-    assert_valid(&validator(), &doc, "a single run with warm-up");
 
     assert!(
         doc.get("ALL STATS").is_some(),
@@ -107,15 +107,10 @@ fn a_single_run_with_warmup_validates() {
 
 #[test]
 fn a_multi_run_report_validates() {
-    let redis = Redis::start();
-    let dir = TempDir::new("schema-multi");
-    let doc = run_json(
-        &redis,
-        &dir,
-        "multi.json",
+    let doc = valid_report(
         "-t 2 -c 2 -x 2 -n 300 --ratio 1:1 --key-maximum 1000",
+        "a two-run report",
     );
-    assert_valid(&validator(), &doc, "a two-run report");
 
     for key in [
         "RUN #1 RESULTS",
@@ -199,11 +194,8 @@ fn snapshots_written_between_phases_validate() {
 /// The schema has teeth: each of these damaged documents must fail.
 #[test]
 fn the_schema_rejects_broken_documents() {
-    let redis = Redis::start();
-    let dir = TempDir::new("schema-negative");
-    let doc = run_json(&redis, &dir, "good.json", "-t 1 -c 2 -n 100 --ratio 1:1");
+    let doc = valid_report("-t 1 -c 2 -n 100 --ratio 1:1", "the undamaged document");
     let validator = validator();
-    assert_valid(&validator, &doc, "the undamaged document");
 
     type Damage = fn(&mut Value);
     let cases: [(&str, Damage); 8] = [

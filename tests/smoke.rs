@@ -9,23 +9,11 @@ fn counts_agree_with_the_servers_commandstats() {
     let redis = Redis::start();
     let dir = TempDir::new("smoke");
     let json = dir.path("r.json");
-    kvbench_ok(
-        &redis,
-        &[
-            "-t",
-            "2",
-            "-c",
-            "3",
-            "-n",
-            "500",
-            "--ratio",
-            "1:1",
-            "--key-maximum",
-            "100",
-            "--json-out-file",
-            json.to_str().unwrap(),
-        ],
-    );
+    let mut args: Vec<&str> = "-t 2 -c 3 -n 500 --ratio 1:1 --key-maximum 100"
+        .split_whitespace()
+        .collect();
+    args.extend(["--json-out-file", json.to_str().unwrap()]);
+    kvbench_ok(&redis, &args);
     let doc = read_json(&json);
     let totals = &doc["kvbench"]["totals"];
     assert_eq!(totals["SET"]["count"], 1500);

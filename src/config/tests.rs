@@ -69,6 +69,13 @@ fn each_bad_value_names_its_flag() {
     );
     assert_eq!(flag_of(&["-4", "-6"]), "-4/-6");
     assert_eq!(flag_of(&["--seed", "9007199254740992"]), "--seed");
+    assert_eq!(flag_of(&["--rate", "0"]), "--rate");
+    assert_eq!(flag_of(&["--rate", "10", "--rate-limiting", "1"]), "--rate");
+    assert_eq!(
+        flag_of(&["--rate", "10", "--arrival", "bursty"]),
+        "--arrival"
+    );
+    assert_eq!(flag_of(&["--arrival", "poisson"]), "--arrival");
 }
 
 #[test]
@@ -108,6 +115,21 @@ fn parallel_pattern_needs_a_key_per_connection() {
         ])
         .is_ok()
     );
+}
+
+#[test]
+fn rate_limiting_is_per_connection() {
+    let c = config(&["-t", "2", "-c", "5", "--rate-limiting", "100"]).unwrap();
+    assert_eq!(c.rate.unwrap().total_per_sec, 1000.0);
+    let c = config(&["--rate", "500", "--arrival", "poisson"]).unwrap();
+    assert_eq!(
+        c.rate,
+        Some(Rate {
+            total_per_sec: 500.0,
+            arrival: Arrival::Poisson
+        })
+    );
+    assert_eq!(config(&[]).unwrap().rate, None);
 }
 
 #[test]

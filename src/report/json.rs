@@ -15,10 +15,11 @@ use serde_json::{Map, Value, json};
 
 use crate::config::Config;
 use crate::protocol::resp::ServerErrorKind;
-use crate::report::{Exporter, ReportInput, distribution};
+use crate::report::{Exporter, ReportInput, distribution, open_loop};
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
 use crate::stats::{ErrorCounts, OpStats, Stats};
+use crate::warnings;
 
 /// Version of the `kvbench` object's layout; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -230,14 +231,16 @@ fn error_object(e: &ErrorCounts) -> Value {
     })
 }
 
-fn phase_summary(p: &PhaseResult) -> Value {
+fn phase_summary(c: &Config, p: &PhaseResult) -> Value {
     json!({
         "phase": p.phase.to_string(),
         "start_time_ms": millis(p.started_wall),
         "duration_ms": p.duration.as_millis() as u64,
         "ops_per_sec": round(p.ops_per_sec(), 2),
+        "thread_cpu_s": p.thread_cpu.iter().map(|d| round(d.as_secs_f64(), 4)).collect::<Vec<_>>(),
         "totals": integer_totals(&p.stats),
         "errors": error_object(&p.stats.errors),
+        "open_loop": open_loop::run_json(c, p),
     })
 }
 
@@ -253,12 +256,12 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "runs_completed": r.runs.len(),
         "seed": c.seed,
         "target": c.target.display_redacted(),
-        "latency": "service time: from handing the request to the socket to reading its whole reply, in a closed loop",
+        "latency": open_loop::latency_meaning(c),
         "latency_unit_of_histograms": "microseconds",
         "config": crate::report::json_config::kvbench_config(c),
-        "runs": r.runs.iter().map(phase_summary).collect::<Vec<_>>(),
+        "runs": r.runs.iter().map(|run| phase_summary(c, run)).collect::<Vec<_>>(),
         "warmup": r.warmup.as_ref().map(|w| {
-            let mut v = phase_summary(w);
+            let mut v = phase_summary(c, w);
             if let Value::Object(m) = &mut v {
                 m.insert("ALL STATS".into(), section(&Section::of("WARM-UP".into(), w), &c.output.percentiles));
             }
@@ -267,5 +270,9 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "totals": all_runs.as_ref().map(integer_totals),
         "hit_rate_percent": all_runs.as_ref().and_then(|s| crate::report::hit_rate_percent(&s.get)).map(|p| round(p, 4)),
         "errors": all_runs.as_ref().map(|s| error_object(&s.errors)),
+        "warnings": warnings::collect(c, r)
+            .iter()
+            .map(|w| json!({"kind": w.kind(), "message": w.to_string()}))
+            .collect::<Vec<_>>(),
     })
 }

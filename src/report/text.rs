@@ -7,9 +7,11 @@ use std::fmt::Write;
 
 use crate::config::{Config, Stop};
 use crate::protocol::resp::ServerErrorKind;
+use crate::report::open_loop;
 use crate::report::{Exporter, ReportInput, distribution, hit_rate_percent, percentile_label};
 use crate::results::{Section, rate};
 use crate::stats::{ErrorCounts, OpStats};
+use crate::warnings;
 
 /// The memtier-style text report.
 pub struct TextExporter;
@@ -126,10 +128,13 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
             );
         }
     }
-    let _ = writeln!(
-        out,
-        "Latency: service time, from handing a request to the socket to reading its whole reply (closed loop)."
-    );
+    let config = input.config;
+    let _ = writeln!(out, "Latency: {}.", open_loop::latency_meaning(config));
+    if config.rate.is_some() {
+        for run in &input.results.runs {
+            open_loop::schedule_line(out, config, run);
+        }
+    }
     if let Some(w) = &input.results.warmup {
         let all = w.stats.totals();
         let _ = writeln!(
@@ -155,7 +160,13 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
         );
     }
     let _ = writeln!(out, "Seed: {}", input.config.seed);
+    for warning in warnings::collect(config, input.results) {
+        let _ = writeln!(out, "Warning: {warning}");
+    }
     out.push('\n');
+    if config.rate.is_some() {
+        open_loop::service_table(out, last, &config.output.percentiles);
+    }
 }
 
 fn errors(out: &mut String, e: &ErrorCounts, replies: u64) {

@@ -47,12 +47,18 @@ pub struct OpStats {
     /// Exact sum of all latencies in µs, for an exact mean (the histogram's own
     /// mean is only as precise as its buckets).
     pub latency_sum_us: u64,
-    /// Latency of every reply in µs.
+    /// Latency of every reply in µs: the headline measure. In a closed loop it is
+    /// the service time; with `--rate` it is the response time, measured from the
+    /// request's intended send time.
     pub latency_us: Histogram<u64>,
+    /// With `--rate` only: service time (reply − actual send) in µs.
+    pub service_us: Option<Histogram<u64>>,
+    /// Exact sum of the service times in µs.
+    pub service_sum_us: u64,
 }
 
 impl OpStats {
-    /// Empty counters and histogram.
+    /// Empty counters and histogram (closed loop: one latency measure).
     pub fn new() -> Result<Self, CreationError> {
         Ok(OpStats {
             count: 0,
@@ -63,7 +69,16 @@ impl OpStats {
             bytes_rx: 0,
             latency_sum_us: 0,
             latency_us: latency_histogram()?,
+            service_us: None,
+            service_sum_us: 0,
         })
+    }
+
+    /// Empty counters with a second histogram for service time (open loop).
+    pub fn new_open_loop() -> Result<Self, CreationError> {
+        let mut s = OpStats::new()?;
+        s.service_us = Some(latency_histogram()?);
+        Ok(s)
     }
 
     /// Clears the counters, keeping the histogram's memory.
@@ -76,6 +91,10 @@ impl OpStats {
         self.bytes_rx = 0;
         self.latency_sum_us = 0;
         self.latency_us.reset();
+        self.service_sum_us = 0;
+        if let Some(h) = self.service_us.as_mut() {
+            h.reset();
+        }
     }
 
     /// Records one reply's latency. The histogram auto-resizes, so recording cannot
@@ -84,8 +103,26 @@ impl OpStats {
     pub fn record(&mut self, latency_us: u64) {
         self.count += 1;
         self.latency_sum_us += latency_us;
-        if self.latency_us.record(latency_us).is_err() {
-            self.latency_us.saturating_record(latency_us);
+        record_into(&mut self.latency_us, latency_us);
+    }
+
+    /// Records one reply of an open-loop run: its response time (from the intended
+    /// send time) as the headline, and its service time (from the actual send).
+    #[inline]
+    pub fn record_open_loop(&mut self, response_us: u64, service_us: u64) {
+        self.record(response_us);
+        self.service_sum_us += service_us;
+        if let Some(h) = self.service_us.as_mut() {
+            record_into(h, service_us);
+        }
+    }
+
+    /// Exact mean service time in µs (open loop), 0 when nothing was recorded.
+    pub fn mean_service_us(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.service_sum_us as f64 / self.count as f64
         }
     }
 
@@ -108,8 +145,30 @@ impl AddAssign<&OpStats> for OpStats {
         self.bytes_tx += other.bytes_tx;
         self.bytes_rx += other.bytes_rx;
         self.latency_sum_us += other.latency_sum_us;
-        // Both histograms auto-resize, so adding cannot fail for lack of range.
+        self.service_sum_us += other.service_sum_us;
+        // The histograms auto-resize, so adding cannot fail for lack of range.
         let _ = self.latency_us.add(&other.latency_us);
+        merge_optional(&mut self.service_us, &other.service_us);
+    }
+}
+
+/// Records a value; the histograms auto-resize, so this cannot fail for lack of
+/// range, and the saturating fallback only keeps the API's `Err` arm honest.
+#[inline]
+pub fn record_into(h: &mut Histogram<u64>, value: u64) {
+    if h.record(value).is_err() {
+        h.saturating_record(value);
+    }
+}
+
+/// `a += b` for histograms that exist only in open-loop runs.
+fn merge_optional(a: &mut Option<Histogram<u64>>, b: &Option<Histogram<u64>>) {
+    match (a.as_mut(), b) {
+        (Some(a), Some(b)) => {
+            let _ = a.add(b);
+        }
+        (None, Some(b)) => *a = Some(b.clone()),
+        _ => {}
     }
 }
 
@@ -168,16 +227,38 @@ pub struct Stats {
     pub get: OpStats,
     /// Failures outside the replies.
     pub errors: ErrorCounts,
+    /// With `--rate` only: schedule lag (actual − intended send) in µs.
+    pub lag_us: Option<Histogram<u64>>,
 }
 
 impl Stats {
-    /// Empty stats.
+    /// Empty stats for a closed loop.
     pub fn new() -> Result<Self, CreationError> {
         Ok(Stats {
             set: OpStats::new()?,
             get: OpStats::new()?,
             errors: ErrorCounts::default(),
+            lag_us: None,
         })
+    }
+
+    /// Empty stats for an open loop: service-time and schedule-lag histograms too.
+    pub fn new_open_loop() -> Result<Self, CreationError> {
+        Ok(Stats {
+            set: OpStats::new_open_loop()?,
+            get: OpStats::new_open_loop()?,
+            errors: ErrorCounts::default(),
+            lag_us: Some(latency_histogram()?),
+        })
+    }
+
+    /// Empty stats of the kind this run needs.
+    pub fn for_run(open_loop: bool) -> Result<Self, CreationError> {
+        if open_loop {
+            Stats::new_open_loop()
+        } else {
+            Stats::new()
+        }
     }
 
     /// The counters of one op.
@@ -209,6 +290,9 @@ impl Stats {
         self.set.reset();
         self.get.reset();
         self.errors = ErrorCounts::default();
+        if let Some(h) = self.lag_us.as_mut() {
+            h.reset();
+        }
     }
 }
 
@@ -217,6 +301,7 @@ impl AddAssign<&Stats> for Stats {
         self.set += &other.set;
         self.get += &other.get;
         self.errors += &other.errors;
+        merge_optional(&mut self.lag_us, &other.lag_us);
     }
 }
 
@@ -249,6 +334,19 @@ mod tests {
         let mut a = OpStats::new().unwrap();
         a.record(LATENCY_MAX_US * 4);
         assert!(a.latency_us.max() >= LATENCY_MAX_US * 4 * 999 / 1000);
+    }
+
+    #[test]
+    fn open_loop_keeps_response_and_service_time_apart() {
+        let mut a = Stats::new_open_loop().unwrap();
+        a.get.record_open_loop(500_000, 300);
+        let mut b = Stats::new_open_loop().unwrap();
+        b.get.record_open_loop(100, 100);
+        a += &b;
+        assert_eq!(a.get.count, 2);
+        assert!(a.get.latency_us.max() >= 499_000);
+        assert!(a.get.service_us.as_ref().unwrap().max() < 400);
+        assert_eq!(a.get.mean_service_us(), 200.0);
     }
 
     #[test]

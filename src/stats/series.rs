@@ -69,6 +69,8 @@ pub struct Second {
     pub get: OpSecond,
     /// SET and GET together.
     pub totals: OpSecond,
+    /// Open loop: requests due by the end of the second and not yet sent.
+    pub backlog: u64,
 }
 
 /// Collects per-thread reports into completed seconds.
@@ -76,7 +78,7 @@ pub struct Second {
 pub struct SeriesBuilder {
     threads: usize,
     percentiles: Vec<f64>,
-    pending: BTreeMap<u64, (Stats, usize)>,
+    pending: BTreeMap<u64, (Stats, usize, u64)>,
     done: Vec<Second>,
 }
 
@@ -93,41 +95,54 @@ impl SeriesBuilder {
 
     /// Adds one thread's stats for `second`. Returns the summary when this report
     /// completed the second.
-    pub fn add(&mut self, second: u64, stats: &Stats) -> Option<&Second> {
+    /// `backlog` is the thread's open-loop backlog at the end of the second.
+    /// `sink` sees each completed second's merged stats (for interval logs)
+    /// before they are reduced to a summary.
+    pub fn add(
+        &mut self,
+        second: u64,
+        stats: &Stats,
+        backlog: u64,
+        sink: &mut dyn FnMut(u64, &Stats),
+    ) -> Option<&Second> {
         let complete = match self.pending.get_mut(&second) {
-            Some((merged, reports)) => {
+            Some((merged, reports, total_backlog)) => {
                 *merged += stats;
                 *reports += 1;
+                *total_backlog += backlog;
                 *reports >= self.threads
             }
             None => {
-                self.pending.insert(second, (stats.clone(), 1));
+                self.pending.insert(second, (stats.clone(), 1, backlog));
                 self.threads <= 1
             }
         };
         if !complete {
             return None;
         }
-        let (merged, _) = self.pending.remove(&second)?;
-        self.done.push(self.summarize(second, &merged));
+        let (merged, _, backlog) = self.pending.remove(&second)?;
+        sink(second, &merged);
+        self.done.push(self.summarize(second, &merged, backlog));
         self.done.last()
     }
 
-    fn summarize(&self, second: u64, s: &Stats) -> Second {
+    fn summarize(&self, second: u64, s: &Stats, backlog: u64) -> Second {
         Second {
             second,
             set: OpSecond::from_stats(&s.set, &self.percentiles),
             get: OpSecond::from_stats(&s.get, &self.percentiles),
             totals: OpSecond::from_stats(&s.totals(), &self.percentiles),
+            backlog,
         }
     }
 
     /// Completes every second still waiting for reports (a thread that ended early
     /// reports no more) and returns the series in time order.
-    pub fn finish(mut self) -> Vec<Second> {
+    pub fn finish(mut self, sink: &mut dyn FnMut(u64, &Stats)) -> Vec<Second> {
         let rest = std::mem::take(&mut self.pending);
-        for (second, (merged, _)) in rest {
-            let summary = self.summarize(second, &merged);
+        for (second, (merged, _, backlog)) in rest {
+            sink(second, &merged);
+            let summary = self.summarize(second, &merged, backlog);
             self.done.push(summary);
         }
         self.done.sort_by_key(|s| s.second);
@@ -150,8 +165,11 @@ mod tests {
     #[test]
     fn a_second_completes_when_every_thread_reported() {
         let mut b = SeriesBuilder::new(2, &[50.0]);
-        assert!(b.add(0, &stats_with(&[10])).is_none());
-        let done = b.add(0, &stats_with(&[1000])).unwrap().clone();
+        assert!(b.add(0, &stats_with(&[10]), 0, &mut |_, _| {}).is_none());
+        let done = b
+            .add(0, &stats_with(&[1000]), 0, &mut |_, _| {})
+            .unwrap()
+            .clone();
         assert_eq!(done.get.count, 2);
         assert_eq!(done.totals.count, 2);
         assert!(done.get.max_us >= 999);
@@ -161,9 +179,9 @@ mod tests {
     #[test]
     fn finish_flushes_incomplete_seconds_in_order() {
         let mut b = SeriesBuilder::new(3, &[99.0]);
-        b.add(1, &stats_with(&[5]));
-        b.add(0, &stats_with(&[5, 6]));
-        let series = b.finish();
+        b.add(1, &stats_with(&[5]), 0, &mut |_, _| {});
+        b.add(0, &stats_with(&[5, 6]), 0, &mut |_, _| {});
+        let series = b.finish(&mut |_, _| {});
         assert_eq!(
             series.iter().map(|s| s.second).collect::<Vec<_>>(),
             vec![0, 1]

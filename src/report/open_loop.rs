@@ -1,0 +1,154 @@
+//! The open-loop (`--rate`) parts of the reports: what the latency means, the
+//! service-time table beside the response-time tables, and each run's schedule
+//! (target and achieved rate, schedule lag, backlog, requests never sent).
+
+use std::fmt::Write;
+
+use hdrhistogram::Histogram;
+use serde_json::{Map, Value, json};
+
+use crate::config::Config;
+use crate::report::json::{compressed, percentile_key};
+use crate::report::percentile_label;
+use crate::results::{PhaseResult, Section};
+use crate::stats::OpStats;
+
+/// One sentence saying what the headline latency measures in this run.
+pub fn latency_meaning(config: &Config) -> String {
+    match config.rate {
+        Some(rate) => format!(
+            "response time, from each request's intended send time on the --rate {} schedule ({} arrivals, open loop) to reading its whole reply; service time (from the actual send) is shown apart",
+            rate.total_per_sec,
+            rate.arrival.name()
+        ),
+        None => "service time, from handing a request to the socket to reading its whole reply (closed loop: a stalled server also stops the sending, so stalls are under-counted)".to_string(),
+    }
+}
+
+fn value_at(h: &Histogram<u64>, p: f64) -> u64 {
+    if h.is_empty() {
+        0
+    } else {
+        h.value_at_percentile(p)
+    }
+}
+
+/// The service-time table of a section, in the layout of the main tables.
+pub fn service_table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
+    let _ = writeln!(out, "Service time (reply − actual send), {}", s.title);
+    let _ = write!(out, "{:<6}{:>14}{:>16}", "Type", "Count", "Avg. Latency");
+    for p in percentiles {
+        let _ = write!(out, " {:>15}", format!("p{} Latency", percentile_label(*p)));
+    }
+    let _ = writeln!(out, "{:>16}", "Max Latency");
+    let totals = s.stats.totals();
+    for (name, op) in [
+        ("Sets", &s.stats.set),
+        ("Gets", &s.stats.get),
+        ("Totals", &totals),
+    ] {
+        let Some(h) = &op.service_us else { continue };
+        let _ = write!(
+            out,
+            "{:<6}{:>14}{:>16.5}",
+            name,
+            op.count,
+            op.mean_service_us() / 1000.0
+        );
+        for &p in percentiles {
+            let _ = write!(out, "{:>16.5}", value_at(h, p) as f64 / 1000.0);
+        }
+        let max = if h.is_empty() { 0 } else { h.max() };
+        let _ = writeln!(out, "{:>16.5}", max as f64 / 1000.0);
+    }
+    out.push('\n');
+}
+
+/// One line per run: target and achieved rate, schedule lag, backlog.
+pub fn schedule_line(out: &mut String, config: &Config, run: &PhaseResult) {
+    let Some(rate) = config.rate else { return };
+    let achieved = run.ops_per_sec();
+    let _ = write!(
+        out,
+        "Schedule {}: target {:.2} ops/sec, achieved {:.2} ops/sec ({:.2} %); lag (actual − intended send)",
+        run.phase,
+        rate.total_per_sec,
+        achieved,
+        100.0 * achieved / rate.total_per_sec
+    );
+    if let Some(lag) = &run.stats.lag_us {
+        for p in &config.output.percentiles {
+            let _ = write!(
+                out,
+                " p{} {:.3}",
+                percentile_label(*p),
+                value_at(lag, *p) as f64 / 1000.0
+            );
+        }
+        let max = if lag.is_empty() { 0 } else { lag.max() };
+        let _ = write!(out, " max {:.3} ms", max as f64 / 1000.0);
+    }
+    let backlog = run.series.last().map_or(0, |s| s.backlog);
+    let _ = writeln!(
+        out,
+        "; backlog at end {backlog}; never sent {}; busiest thread {:.0} % CPU",
+        run.unsent,
+        run.busiest_thread_cpu_percent()
+    );
+}
+
+fn latency_block(h: &Histogram<u64>, mean_us: f64, percentiles: &[f64]) -> Value {
+    let mut m = Map::new();
+    m.insert("Count".into(), json!(h.len()));
+    m.insert("Average Latency".into(), json!(ms(mean_us)));
+    for &p in percentiles {
+        m.insert(percentile_key(p), json!(ms(value_at(h, p) as f64)));
+    }
+    m.insert(
+        "Max Latency".into(),
+        json!(ms(if h.is_empty() { 0.0 } else { h.max() as f64 })),
+    );
+    m.insert("Compressed Histogram".into(), json!(compressed(h)));
+    Value::Object(m)
+}
+
+/// µs to ms, kept to the µs.
+fn ms(us: f64) -> f64 {
+    us.round() / 1000.0
+}
+
+fn service_block(op: &OpStats, percentiles: &[f64]) -> Value {
+    match &op.service_us {
+        Some(h) => latency_block(h, op.mean_service_us(), percentiles),
+        None => Value::Null,
+    }
+}
+
+/// The `open_loop` object of a run in the JSON's `kvbench.runs`; `null` for a
+/// closed loop.
+pub fn run_json(config: &Config, run: &PhaseResult) -> Value {
+    let Some(rate) = config.rate else {
+        return Value::Null;
+    };
+    let p = &config.output.percentiles;
+    let totals = run.stats.totals();
+    // The lag's mean comes from its histogram (within 0.1 %); no exact sum is kept.
+    let lag = run.stats.lag_us.as_ref().map_or(Value::Null, |h| {
+        latency_block(h, if h.is_empty() { 0.0 } else { h.mean() }, p)
+    });
+    json!({
+        "target_ops_per_sec": rate.total_per_sec,
+        "arrival": rate.arrival.name(),
+        "achieved_ops_per_sec": (run.ops_per_sec() * 100.0).round() / 100.0,
+        "met": crate::warnings::rate_check(config, run).is_none(),
+        "never_sent": run.unsent,
+        "backlog_per_second": run.series.iter().map(|s| s.backlog).collect::<Vec<_>>(),
+        "busiest_thread_cpu_percent": (run.busiest_thread_cpu_percent() * 10.0).round() / 10.0,
+        "schedule_lag": lag,
+        "service_time": {
+            "Sets": service_block(&run.stats.set, p),
+            "Gets": service_block(&run.stats.get, p),
+            "Totals": service_block(&totals, p),
+        },
+    })
+}

@@ -1,0 +1,136 @@
+//! Passwords authenticate however they reach kvbench (`-a password`,
+//! `-a user:password`, a `redis://` URI or `KVBENCH_AUTH`) and never leak into
+//! stdout, stderr, `--show-config` or the JSON report.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::Command;
+use std::time::Duration;
+
+use common::{Redis, TempDir};
+use kvbench::protocol::resp::{self, Reply};
+use serde_json::Value;
+
+const PASSWORD: &str = "secret123";
+
+/// A server whose clients must `AUTH secret123` (or `AUTH bench secret123`).
+/// tests/common's `Redis` checks readiness with an unauthenticated PING, so the
+/// passwords are set afterwards.
+fn protected_redis() -> Redis {
+    let redis = Redis::start();
+    let user = ["ACL", "SETUSER", "bench", "on", ">secret123", "~*", "+@all"];
+    assert_eq!(redis.command(&user), b"OK");
+    assert_eq!(
+        redis.command(&["CONFIG", "SET", "requirepass", PASSWORD]),
+        b"OK"
+    );
+    redis
+}
+
+/// `calls` of `command` in `INFO commandstats`, asked over an authenticated connection.
+fn authed_calls(redis: &Redis, command: &str) -> u64 {
+    let mut s = TcpStream::connect(("127.0.0.1", redis.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut out = Vec::new();
+    resp::encode_command(&mut out, &[b"AUTH", PASSWORD.as_bytes()]);
+    resp::encode_command(&mut out, &[b"INFO", b"commandstats"]);
+    s.write_all(&out).unwrap();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    let info = loop {
+        if let Some((Reply::Simple(ok), used)) = resp::decode(&buf).unwrap() {
+            assert_eq!(ok, b"OK");
+            if let Some((Reply::Bulk(text), _)) = resp::decode(&buf[used..]).unwrap() {
+                break String::from_utf8(text.to_vec()).unwrap();
+            }
+        }
+        let n = s.read(&mut chunk).unwrap();
+        assert!(n > 0, "the server closed the connection: {buf:?}");
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let prefix = format!("cmdstat_{command}:calls=");
+    info.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map_or(0, |rest| rest.split(',').next().unwrap().parse().unwrap())
+}
+
+/// How the credentials reach kvbench: one case of the table.
+enum Credentials {
+    /// `-s … -p … -a secret123`.
+    Password,
+    /// `-s … -p … -a bench:secret123`.
+    UserAndPassword,
+    /// `-u redis://:secret123@…`.
+    Uri,
+    /// `-s … -p …` with `KVBENCH_AUTH=secret123` in the environment.
+    Environment,
+}
+
+/// Runs 2 connections × 20 SETs with `--show-config` against a protected server,
+/// passing the credentials as `credentials` says, and checks that kvbench
+/// authenticated (the server counted the SETs) and that the password is nowhere
+/// in its output.
+fn assert_authenticates_without_leaking(credentials: Credentials) {
+    let redis = protected_redis();
+    let dir = TempDir::new("secrets");
+    let json = dir.path("r.json");
+    let port = redis.port.to_string();
+    let server = ["-s", "127.0.0.1", "-p", &port];
+    let user_password = format!("bench:{PASSWORD}");
+    let uri = format!("redis://:{PASSWORD}@127.0.0.1:{port}");
+    let mut args: Vec<&str> = match credentials {
+        Credentials::Password => [&server[..], &["-a", PASSWORD]].concat(),
+        Credentials::UserAndPassword => [&server[..], &["-a", &user_password]].concat(),
+        Credentials::Uri => vec!["-u", &uri],
+        Credentials::Environment => server.to_vec(),
+    };
+    args.extend("-t 1 -c 2 -n 20 --ratio 1:0 --show-config".split_whitespace());
+    args.extend(["--json-out-file", json.to_str().unwrap()]);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kvbench"));
+    command.args(&args).env_remove("KVBENCH_AUTH");
+    if let Credentials::Environment = credentials {
+        command.env("KVBENCH_AUTH", PASSWORD);
+    }
+    let out = command.output().unwrap();
+
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "kvbench failed: {stderr}\n{stdout}");
+    assert!(!stdout.contains(PASSWORD), "password on stdout:\n{stdout}");
+    assert!(!stderr.contains(PASSWORD), "password on stderr:\n{stderr}");
+    let json_text = std::fs::read_to_string(json).unwrap();
+    assert!(
+        !json_text.contains(PASSWORD),
+        "password in the JSON report:\n{json_text}"
+    );
+    // --show-config printed the configuration, with the password redacted.
+    assert!(
+        stderr.contains("\"authenticate\""),
+        "no configuration on stderr:\n{stderr}"
+    );
+    let doc: Value = serde_json::from_str(&json_text).unwrap();
+    assert_eq!(doc["kvbench"]["totals"]["SET"]["count"], 40);
+    assert_eq!(authed_calls(&redis, "set"), 40);
+}
+
+#[test]
+fn a_password_given_with_a_authenticates_and_appears_in_no_output() {
+    assert_authenticates_without_leaking(Credentials::Password);
+}
+
+#[test]
+fn a_user_and_password_given_with_a_authenticate_and_appear_in_no_output() {
+    assert_authenticates_without_leaking(Credentials::UserAndPassword);
+}
+
+#[test]
+fn a_password_given_in_a_uri_authenticates_and_appears_in_no_output() {
+    assert_authenticates_without_leaking(Credentials::Uri);
+}
+
+#[test]
+fn a_password_from_kvbench_auth_authenticates_and_appears_in_no_output() {
+    assert_authenticates_without_leaking(Credentials::Environment);
+}
