@@ -69,16 +69,16 @@ impl Schedule {
         };
     }
 
-    /// How many requests were due by `now` and are not sent yet (the backlog),
-    /// counting the next one; exact for constant gaps, the expected count for
-    /// Poisson gaps.
-    pub fn due_by(&self, now: Instant) -> u64 {
+    /// How many requests were due strictly before `until` and are not sent yet
+    /// (the backlog); exact for constant gaps, the expected count for Poisson gaps.
+    /// A request intended exactly at a deadline is not due before it.
+    pub fn due_by(&self, until: Instant) -> u64 {
         let due = self.next_due();
-        if now < due {
+        if until <= due {
             return 0;
         }
-        let late_ns = now.duration_since(due).as_nanos() as f64;
-        (late_ns / self.gap_ns) as u64 + 1
+        let late_ns = until.duration_since(due).as_nanos() as f64;
+        (late_ns / self.gap_ns).ceil() as u64
     }
 }
 
@@ -121,6 +121,9 @@ mod tests {
         let t0 = Instant::now();
         let s = Schedule::new(rate(1000.0, Arrival::Constant), 0, 1, t0, 1);
         assert_eq!(s.due_by(t0 + Duration::from_micros(9500)), 10);
+        // Due at 0, 1, ..., 9 ms: the one at exactly 10 ms is not due before 10 ms.
+        assert_eq!(s.due_by(t0 + Duration::from_millis(10)), 10);
+        assert_eq!(s.due_by(t0), 0);
         let later = Schedule::new(
             rate(1000.0, Arrival::Constant),
             0,

@@ -237,7 +237,7 @@ impl Worker {
         loop {
             let now = Instant::now();
             if now >= next_tick {
-                self.report_second(second, now, None);
+                self.report_second(second, now, now, None);
                 second += 1;
                 next_tick += Duration::from_secs(1);
                 continue;
@@ -266,7 +266,11 @@ impl Worker {
             unsent: deadline.map_or(0, |d| self.conns.iter().map(|c| c.backlog(d)).sum()),
         };
         let _ = self.timer.disarm();
-        self.report_second(second, Instant::now(), Some(end));
+        let now = Instant::now();
+        // Requests intended after the deadline were never meant to be sent; the
+        // backlog that counts is the one the deadline left behind.
+        let backlog_at = deadline.map_or(now, |d| d.min(now));
+        self.report_second(second, now, backlog_at, Some(end));
     }
 
     /// Tops up connection `i` and, in an open loop, queues its next wake-up.
@@ -351,8 +355,14 @@ impl Worker {
         }
     }
 
-    fn report_second(&mut self, second: u64, now: Instant, end: Option<PhaseEnd>) {
-        let backlog = self.conns.iter().map(|c| c.backlog(now)).sum();
+    fn report_second(
+        &mut self,
+        second: u64,
+        now: Instant,
+        backlog_at: Instant,
+        end: Option<PhaseEnd>,
+    ) {
+        let backlog = self.conns.iter().map(|c| c.backlog(backlog_at)).sum();
         let stats = Box::new(self.stats.clone());
         self.stats.reset();
         let open_connections = self
