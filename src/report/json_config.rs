@@ -42,7 +42,8 @@ pub fn memtier_configuration(c: &Config) -> Value {
         "tls": "false",
         "run_count": c.run_count,
         "requests": requests,
-        "rate_limit": 0,
+        // memtier's rate_limit is per connection.
+        "rate_limit": c.rate.map_or(0.0, |r| r.total_per_sec / c.connections() as f64),
         "clients": c.clients,
         "threads": c.threads,
         "test_time": test_time,
@@ -111,6 +112,9 @@ pub fn kvbench_config(c: &Config) -> Value {
         "random_data": c.random_data,
         "percentiles": c.output.percentiles,
         "seed": c.seed,
+        "rate_ops_per_sec": c.rate.map(|r| r.total_per_sec),
+        "arrival": c.rate.map(|r| r.arrival.name()),
+        "hdr_file_prefix": c.output.hdr_file_prefix.as_ref().map(|p| p.display().to_string()),
         "pinning": match &c.pinning { Pinning::Off => json!("off"), Pinning::Auto => json!("auto"), Pinning::Cpus(v) => json!(v) },
     })
 }
