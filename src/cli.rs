@@ -132,6 +132,11 @@ pub struct Args {
     /// Seconds of warm-up traffic before the first run, reported apart [default: 0]
     #[arg(long, value_name = "SECS", help_heading = "Load")]
     pub warmup_time: Option<f64>,
+    /// Write every key of --key-minimum..--key-maximum once (pipelined SETs, all
+    /// threads) before the warm-up and the runs, so that GETs can hit
+    #[arg(long, help_heading = "Load")]
+    #[serde(default)]
+    pub prefill: bool,
     /// Open loop: send this many requests per second in total, on schedule, and
     /// measure response time from each request's intended send time
     #[arg(long, value_name = "OPS", help_heading = "Load")]
@@ -187,6 +192,10 @@ pub struct Args {
     /// .hlog (per-second interval log)
     #[arg(long, value_name = "PREFIX", help_heading = "Output")]
     pub hdr_file_prefix: Option<PathBuf>,
+    /// Reset the server's SLOWLOG before each run and report its entries after
+    #[arg(long, help_heading = "Output")]
+    #[serde(default)]
+    pub slowlog: bool,
     /// Write the text report to FILE instead of stdout
     #[arg(short = 'o', long, value_name = "FILE", help_heading = "Output")]
     pub out_file: Option<PathBuf>,

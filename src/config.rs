@@ -117,6 +117,8 @@ pub struct Output {
     pub hide_histogram: bool,
     /// `--hdr-file-prefix`.
     pub hdr_file_prefix: Option<PathBuf>,
+    /// `--slowlog`.
+    pub slowlog: bool,
     /// `--show-config`.
     pub show_config: bool,
 }
@@ -142,6 +144,8 @@ pub struct Config {
     pub warmup: Duration,
     /// Open-loop schedule; `None` is a closed loop.
     pub rate: Option<Rate>,
+    /// `--prefill`: write the whole key range once before anything else.
+    pub prefill: bool,
     /// Keys.
     pub keys: KeySpace,
     /// Value sizes.
@@ -228,6 +232,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
         warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,
         rate: build_rate(&a, threads * clients)?,
+        prefill: a.prefill,
         keys,
         values: build_values(&a)?,
         random_data: a.random_data,
@@ -434,6 +439,7 @@ fn build_output(a: &Args) -> Result<Output, UsageError> {
         percentiles,
         hide_histogram: a.hide_histogram,
         hdr_file_prefix: a.hdr_file_prefix.clone(),
+        slowlog: a.slowlog,
         show_config: a.show_config,
     })
 }

@@ -112,6 +112,12 @@ impl Conn {
         &mut self.stream
     }
 
+    /// Changes the pipeline window for the next phase (the prefill uses a deeper
+    /// one); requests already in flight are unaffected.
+    pub fn set_pipeline(&mut self, pipeline: usize) {
+        self.pipeline = pipeline.max(1);
+    }
+
     /// Current state.
     pub fn state(&self) -> ConnState {
         self.state

@@ -20,6 +20,7 @@
 pub mod cli;
 pub mod config;
 pub mod conn;
+pub mod crew;
 pub mod net;
 pub mod protocol;
 pub mod report;
@@ -27,6 +28,7 @@ pub mod request;
 pub mod results;
 pub mod run;
 pub mod schedule;
+pub mod server;
 pub mod stats;
 pub mod target;
 pub mod timer;

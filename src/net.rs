@@ -143,36 +143,94 @@ pub fn resolve(host: &str, port: u16, family: AddressFamily) -> Result<SocketAdd
 
 /// Connects, runs the handshake, and returns a non-blocking stream.
 pub fn connect(target: &Target) -> Result<Stream, ConnectError> {
+    let io_err = |source| ConnectError::Io {
+        endpoint: target.endpoint.to_string(),
+        source,
+    };
+    match connect_blocking(target)? {
+        BlockingStream::Tcp(s) => {
+            s.set_nonblocking(true).map_err(io_err)?;
+            Ok(Stream::Tcp(mio::net::TcpStream::from_std(s)))
+        }
+        BlockingStream::Unix(s) => {
+            s.set_nonblocking(true).map_err(io_err)?;
+            Ok(Stream::Unix(mio::net::UnixStream::from_std(s)))
+        }
+    }
+}
+
+/// A prepared, blocking connection, for the control connection that reads server
+/// evidence; its reads and writes time out after `--connection-timeout`.
+#[derive(Debug)]
+pub enum BlockingStream {
+    /// TCP.
+    Tcp(TcpStream),
+    /// UNIX domain socket.
+    Unix(UnixStream),
+}
+
+impl Read for BlockingStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            BlockingStream::Tcp(s) => s.read(buf),
+            BlockingStream::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for BlockingStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            BlockingStream::Tcp(s) => s.write(buf),
+            BlockingStream::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Connects and runs the handshake, leaving the stream blocking with read and
+/// write timeouts of `--connection-timeout`.
+pub fn connect_blocking(target: &Target) -> Result<BlockingStream, ConnectError> {
     let deadline = Instant::now() + target.connect_timeout;
     let io_err = |source| ConnectError::Io {
         endpoint: target.endpoint.to_string(),
         source,
     };
-    match &target.endpoint {
+    let mut stream = match &target.endpoint {
         Endpoint::Tcp { host, port, family } => {
             let addr = resolve(host, *port, *family)?;
-            let mut s =
-                TcpStream::connect_timeout(&addr, target.connect_timeout).map_err(io_err)?;
+            let s = TcpStream::connect_timeout(&addr, target.connect_timeout).map_err(io_err)?;
             s.set_nodelay(true).map_err(io_err)?;
             s.set_read_timeout(Some(remaining(deadline)))
                 .map_err(io_err)?;
             s.set_write_timeout(Some(remaining(deadline)))
                 .map_err(io_err)?;
-            handshake(&mut s, target).map_err(|e| with_endpoint(e, target))?;
-            s.set_nonblocking(true).map_err(io_err)?;
-            Ok(Stream::Tcp(mio::net::TcpStream::from_std(s)))
+            BlockingStream::Tcp(s)
         }
         Endpoint::Unix(path) => {
-            let mut s = UnixStream::connect(path).map_err(io_err)?;
+            let s = UnixStream::connect(path).map_err(io_err)?;
             s.set_read_timeout(Some(remaining(deadline)))
                 .map_err(io_err)?;
             s.set_write_timeout(Some(remaining(deadline)))
                 .map_err(io_err)?;
-            handshake(&mut s, target).map_err(|e| with_endpoint(e, target))?;
-            s.set_nonblocking(true).map_err(io_err)?;
-            Ok(Stream::Unix(mio::net::UnixStream::from_std(s)))
+            BlockingStream::Unix(s)
         }
-    }
+    };
+    handshake(&mut stream, target).map_err(|e| with_endpoint(e, target))?;
+    let timeout = Some(target.connect_timeout);
+    let set = match &stream {
+        BlockingStream::Tcp(s) => s
+            .set_read_timeout(timeout)
+            .and_then(|()| s.set_write_timeout(timeout)),
+        BlockingStream::Unix(s) => s
+            .set_read_timeout(timeout)
+            .and_then(|()| s.set_write_timeout(timeout)),
+    };
+    set.map_err(io_err)?;
+    Ok(stream)
 }
 
 fn remaining(deadline: Instant) -> Duration {

@@ -10,8 +10,8 @@ use rand::rngs::SmallRng;
 use crate::config::{Config, Stop};
 use crate::protocol::resp;
 use crate::workload::Op;
-use crate::workload::keys::KeyGen;
-use crate::workload::mix::OpCycle;
+use crate::workload::keys::{KeyGen, KeyPattern};
+use crate::workload::mix::{OpCycle, Ratio};
 use crate::workload::values::ValuePool;
 
 /// Derives independent seeds from one master seed (SplitMix64's finalizer, from
@@ -67,6 +67,23 @@ impl RequestSource {
             get_keys: KeyGen::new(keys.get_pattern, keys.range, slot, slots)?,
             rng: SmallRng::seed_from_u64(seed),
             remaining,
+        })
+    }
+
+    /// The prefill stream of connection `slot` of `slots`: SETs of its own slice of
+    /// the key range, each key once, in order.
+    pub fn prefill(config: &Config, slot: u64, slots: u64, seed: u64) -> Result<Self, String> {
+        let range = config.keys.range;
+        let len = range.len();
+        Ok(RequestSource {
+            cycle: OpCycle::new(Ratio { set: 1, get: 0 }),
+            // Sequential from the start of this connection's slice, for exactly the
+            // slice's length: the slices tile the range, so every key is written
+            // once, even with more connections than keys.
+            set_keys: KeyGen::new(KeyPattern::Sequential, range, slot, slots)?,
+            get_keys: KeyGen::new(KeyPattern::Uniform, range, slot, slots)?,
+            rng: SmallRng::seed_from_u64(seed),
+            remaining: Some(len / slots + u64::from(slot < len % slots)),
         })
     }
 

@@ -9,12 +9,15 @@
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
+use crate::server::{Info, PhaseEvidence};
 use crate::stats::Stats;
 use crate::stats::series::Second;
 
 /// Which part of the schedule a phase was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
+    /// `--prefill`: every key of the range written once, before anything else.
+    Prefill,
     /// Traffic before the measured runs; reported apart, never mixed in.
     Warmup,
     /// Measured run n (1-based).
@@ -24,10 +27,33 @@ pub enum Phase {
 impl std::fmt::Display for Phase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Phase::Prefill => f.write_str("PREFILL"),
             Phase::Warmup => f.write_str("WARM-UP"),
             Phase::Run(n) => write!(f, "RUN #{n}"),
         }
     }
+}
+
+impl Phase {
+    /// The number mixed into per-phase seeds, distinct for every phase.
+    pub fn seed_index(self) -> u32 {
+        match self {
+            Phase::Prefill => u32::MAX,
+            Phase::Warmup => 0,
+            Phase::Run(n) => n,
+        }
+    }
+}
+
+/// What the server is, read once before the first phase.
+#[derive(Debug, Clone)]
+pub struct ServerContext {
+    /// `INFO all` before anything ran.
+    pub info: Info,
+    /// `CONFIG GET appendfsync`, when CONFIG answers.
+    pub appendfsync: Option<String>,
+    /// `CONFIG GET save`, when CONFIG answers.
+    pub save: Option<String>,
 }
 
 /// One completed phase.
@@ -48,6 +74,8 @@ pub struct PhaseResult {
     pub thread_cpu: Vec<Duration>,
     /// Open loop: requests due before the deadline that were never sent.
     pub unsent: u64,
+    /// What the server said before and after the phase, when it answers INFO.
+    pub server: Option<PhaseEvidence>,
 }
 
 impl PhaseResult {
@@ -109,6 +137,10 @@ impl<'a> Section<'a> {
 /// Everything a benchmark produced so far.
 #[derive(Debug, Clone, Default)]
 pub struct Results {
+    /// The server, when it answers INFO.
+    pub server: Option<ServerContext>,
+    /// The prefill, if one ran.
+    pub prefill: Option<PhaseResult>,
     /// The warm-up, if one ran.
     pub warmup: Option<PhaseResult>,
     /// Completed measured runs, in order.
@@ -217,12 +249,15 @@ mod tests {
             series: Vec::new(),
             thread_cpu: Vec::new(),
             unsent: 0,
+            server: None,
         }
     }
 
     #[test]
     fn best_and_worst_are_chosen_by_rate_not_position() {
         let r = Results {
+            server: None,
+            prefill: None,
             warmup: None,
             runs: vec![run(1, 100, 1), run(2, 50, 1), run(3, 300, 1)],
             planned_runs: 3,
@@ -237,6 +272,8 @@ mod tests {
     #[test]
     fn aggregate_rate_is_all_requests_over_all_time() {
         let r = Results {
+            server: None,
+            prefill: None,
             warmup: None,
             runs: vec![run(1, 100, 1), run(2, 300, 3)],
             planned_runs: 2,
@@ -248,6 +285,8 @@ mod tests {
     #[test]
     fn a_single_run_is_all_stats() {
         let r = Results {
+            server: None,
+            prefill: None,
             warmup: None,
             runs: vec![run(1, 1, 1)],
             planned_runs: 1,

@@ -6,20 +6,19 @@
 //! are merged into the phase's totals with `+=` and into the per-second series.
 
 use std::sync::Arc;
-use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant, SystemTime};
 
-use crossbeam_channel::{Receiver, Sender, unbounded};
-
-use crate::config::{Config, Pinning, Stop, UsageError};
+use crate::config::{Config, Stop, UsageError};
+use crate::crew::{self, Crew};
 use crate::net::{self, ConnectError};
 use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
-use crate::results::{Phase, PhaseResult, Results};
+use crate::results::{Phase, PhaseResult, Results, ServerContext};
+use crate::server::{Control, PhaseEvidence};
 use crate::stats::Stats;
 use crate::stats::series::SeriesBuilder;
 use crate::target::Endpoint;
-use crate::worker::{Command, Report, WorkerBuilder};
+use crate::worker::{Command, Report};
 
 /// Why a benchmark could not run.
 #[derive(Debug, thiserror::Error)]
@@ -64,119 +63,9 @@ pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> UsageError {
     }
 }
 
-/// Workers and their channels.
-struct Crew {
-    commands: Vec<Sender<Command>>,
-    reports: Receiver<Report>,
-    handles: Vec<JoinHandle<()>>,
-}
-
-impl Crew {
-    fn shutdown(self) {
-        for tx in &self.commands {
-            let _ = tx.send(Command::Exit);
-        }
-        drop(self.commands);
-        for h in self.handles {
-            let _ = h.join();
-        }
-    }
-}
-
-/// The CPU each thread is pinned to, or `None` for no pinning.
-fn cpu_plan(config: &Config) -> Result<Vec<Option<core_affinity::CoreId>>, UsageError> {
-    let available = core_affinity::get_core_ids().unwrap_or_default();
-    let chosen: Vec<core_affinity::CoreId> = match &config.pinning {
-        Pinning::Off => return Ok(vec![None; config.threads]),
-        Pinning::Auto => available,
-        Pinning::Cpus(list) => {
-            let mut chosen = Vec::new();
-            for &cpu in list {
-                match available.iter().find(|c| c.id == cpu) {
-                    Some(c) => chosen.push(*c),
-                    None => {
-                        let ids: Vec<String> = available.iter().map(|c| c.id.to_string()).collect();
-                        return Err(UsageError::new(
-                            "--cpus",
-                            format!(
-                                "CPU {cpu} is not available to this process (available: {})",
-                                ids.join(",")
-                            ),
-                        ));
-                    }
-                }
-            }
-            chosen
-        }
-    };
-    if chosen.is_empty() {
-        return Ok(vec![None; config.threads]);
-    }
-    Ok((0..config.threads)
-        .map(|i| Some(chosen[i % chosen.len()]))
-        .collect())
-}
-
-fn spawn(config: &Arc<Config>) -> Result<Crew, RunError> {
-    let cpus = cpu_plan(config)?;
-    let (report_tx, reports) = unbounded();
-    let mut commands = Vec::new();
-    let mut handles = Vec::new();
-    for (thread, cpu) in cpus.into_iter().enumerate() {
-        let (tx, rx) = unbounded();
-        let builder = WorkerBuilder {
-            thread,
-            config: Arc::clone(config),
-            commands: rx,
-            reports: report_tx.clone(),
-        };
-        let handle = thread::Builder::new()
-            .name(format!("kvbench-{thread}"))
-            .spawn(move || {
-                if let Some(core) = cpu {
-                    core_affinity::set_for_current(core);
-                }
-                let reports = builder.reports.clone();
-                match builder.build() {
-                    Ok(worker) => worker.run(),
-                    Err(error) => {
-                        let _ = reports.send(Report::SetupFailed { thread, error });
-                    }
-                }
-            })
-            .map_err(|e| RunError::Failed(format!("cannot start worker thread {thread}: {e}")))?;
-        commands.push(tx);
-        handles.push(handle);
-    }
-    Ok(Crew {
-        commands,
-        reports,
-        handles,
-    })
-}
-
-/// Waits until every worker has its connections ready.
-fn await_ready(crew: &Crew, config: &Config) -> Result<(), RunError> {
-    let mut ready = 0;
-    while ready < crew.handles.len() {
-        match crew.reports.recv() {
-            Ok(Report::Ready { .. }) => ready += 1,
-            Ok(Report::SetupFailed { error, .. }) => {
-                return Err(connect_advice(&error, &config.target.endpoint).into());
-            }
-            Ok(Report::Second { .. }) => {}
-            Err(_) => {
-                return Err(RunError::Failed(
-                    "a worker thread ended during setup".into(),
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Runs the whole schedule: warm-up (if any), then each measured run. After each
-/// phase `on_phase` sees the results so far, so they can be saved at once.
+/// Runs the whole schedule: prefill (if asked), warm-up (if any), then each
+/// measured run, with the server's evidence around each. After each phase
+/// `on_phase` sees the results so far, so they can be saved at once.
 pub fn run(
     config: Config,
     progress: &mut Progress,
@@ -188,35 +77,88 @@ pub fn run(
     let config = Arc::new(config);
     let empty = Stats::for_run(config.rate.is_some())
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
-    let crew = spawn(&config)?;
-    if let Err(e) = await_ready(&crew, &config) {
+    let crew = crew::spawn(&config)?;
+    if let Err(e) = crew::await_ready(&crew, &config) {
         crew.shutdown();
         return Err(e);
     }
+    let mut master = Master {
+        control: Control::open(&config.target).ok(),
+        crew,
+        config,
+        empty,
+    };
     let mut results = Results {
-        planned_runs: config.run_count,
+        planned_runs: master.config.run_count,
+        server: master.server_context(),
         ..Results::default()
     };
-    if !config.warmup.is_zero() {
-        let phase = run_phase(
-            &crew,
-            &config,
-            Phase::Warmup,
-            Stop::Time(config.warmup),
-            &empty,
-            progress,
-        );
-        results.warmup = Some(phase);
+    if master.config.prefill {
+        results.prefill = Some(master.phase(Phase::Prefill, Stop::AllKeys, progress));
         on_phase(&results);
     }
-    for n in 1..=config.run_count {
-        let phase = run_phase(&crew, &config, Phase::Run(n), config.stop, &empty, progress);
-        results.runs.push(phase);
+    if !master.config.warmup.is_zero() {
+        results.warmup =
+            Some(master.phase(Phase::Warmup, Stop::Time(master.config.warmup), progress));
         on_phase(&results);
     }
-    crew.shutdown();
+    for n in 1..=master.config.run_count {
+        let stop = master.config.stop;
+        results
+            .runs
+            .push(master.phase(Phase::Run(n), stop, progress));
+        on_phase(&results);
+    }
+    master.crew.shutdown();
     Ok(results)
 }
+
+/// The master's state across phases.
+struct Master {
+    crew: Crew,
+    config: Arc<Config>,
+    empty: Stats,
+    /// The control connection for server evidence; `None` if it could not open.
+    control: Option<Control>,
+}
+
+impl Master {
+    /// What the server is, read once before the first phase.
+    fn server_context(&mut self) -> Option<ServerContext> {
+        let control = self.control.as_mut()?;
+        let info = control.info()?;
+        Some(ServerContext {
+            appendfsync: control.config_get("appendfsync"),
+            save: control.config_get("save"),
+            info,
+        })
+    }
+
+    /// One phase, with INFO read before and after it (and the slow log, for
+    /// measured runs with `--slowlog`).
+    fn phase(&mut self, phase: Phase, stop: Stop, progress: &mut Progress) -> PhaseResult {
+        let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
+        let before = self.control.as_mut().and_then(Control::info);
+        if slowlog && let Some(c) = self.control.as_mut() {
+            c.slowlog_reset();
+        }
+        let mut result = run_phase(&self.crew, &self.config, phase, stop, &self.empty, progress);
+        let after = self.control.as_mut().and_then(Control::info);
+        let slowlog = match self.control.as_mut() {
+            Some(c) if slowlog => c.slowlog_get(SLOWLOG_ENTRIES),
+            _ => None,
+        };
+        result.server = before.zip(after).map(|(before, after)| PhaseEvidence {
+            before,
+            after,
+            slowlog,
+        });
+        result
+    }
+}
+
+/// How many slow-log entries are read after a run.
+const SLOWLOG_ENTRIES: usize = 128;
 
 /// The master's side of one phase: start every worker, merge their per-second
 /// reports, and return when each has sent its last one.
@@ -228,10 +170,7 @@ fn run_phase(
     empty: &Stats,
     progress: &mut Progress,
 ) -> PhaseResult {
-    let index = match phase {
-        Phase::Warmup => 0,
-        Phase::Run(n) => n,
-    };
+    let index = phase.seed_index();
     let started_wall = SystemTime::now();
     let started_at = Instant::now();
     for tx in &crew.commands {
@@ -239,6 +178,7 @@ fn run_phase(
             index,
             stop,
             started_at,
+            prefill: phase == Phase::Prefill,
         });
     }
     progress.start_phase(phase, stop);
@@ -303,6 +243,7 @@ fn run_phase(
         series: series.finish(&mut log_second),
         thread_cpu,
         unsent,
+        server: None,
     };
     finish_hdr_files(config, hlogs, &result);
     progress.end_phase(&result);
@@ -313,7 +254,7 @@ fn run_phase(
 /// file that cannot be created is reported and skipped: the benchmark goes on.
 fn open_interval_logs(config: &Config, phase: Phase, started: SystemTime) -> Option<IntervalLogs> {
     let prefix = config.output.hdr_file_prefix.as_ref()?;
-    if phase == Phase::Warmup {
+    if !matches!(phase, Phase::Run(_)) {
         return None;
     }
     IntervalLogs::create(prefix, phase, started)
@@ -326,7 +267,7 @@ fn finish_hdr_files(config: &Config, logs: Option<IntervalLogs>, result: &PhaseR
     let Some(prefix) = &config.output.hdr_file_prefix else {
         return;
     };
-    if result.phase == Phase::Warmup {
+    if !matches!(result.phase, Phase::Run(_)) {
         return;
     }
     let written = logs

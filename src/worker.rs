@@ -34,6 +34,10 @@ use crate::workload::values::ValuePool;
 /// their connection is given up.
 pub const DRAIN_LIMIT: Duration = Duration::from_secs(5);
 
+/// Requests in flight per connection while prefilling: deep enough to keep the
+/// server busy without a round trip per key.
+pub const PREFILL_PIPELINE: usize = 64;
+
 /// The timerfd's token, at the top of the token range, apart from connections.
 const TIMER: Token = Token(usize::MAX);
 
@@ -48,6 +52,8 @@ pub enum Command {
         stop: Stop,
         /// Common start instant of all threads, so per-second bins line up.
         started_at: Instant,
+        /// `--prefill`: SET every key of this connection's slice once, pipelined.
+        prefill: bool,
     },
     /// Close everything and end the thread.
     Exit,
@@ -192,16 +198,17 @@ impl Worker {
             index,
             stop,
             started_at,
+            prefill,
         }) = self.commands.recv()
         {
-            self.start_phase(index, stop, started_at);
+            self.start_phase(index, stop, started_at, prefill);
             self.run_phase(stop, started_at);
         }
     }
 
     /// Gives every open connection a fresh request source (and, with `--rate`, a
     /// fresh schedule) for this phase.
-    fn start_phase(&mut self, index: u32, stop: Stop, started_at: Instant) {
+    fn start_phase(&mut self, index: u32, stop: Stop, started_at: Instant, prefill: bool) {
         let slots = self.config.connections() as u64;
         for (i, conn) in self.conns.iter_mut().enumerate() {
             let slot = (self.thread * self.config.clients + i) as u64;
@@ -211,11 +218,20 @@ impl Worker {
             );
             // Config validation already accepted these patterns for this range and
             // connection count, so construction cannot fail here.
+            if prefill {
+                // As fast as the server takes them: no schedule, a deep window.
+                conn.source = RequestSource::prefill(&self.config, slot, slots, seed).ok();
+                conn.schedule = None;
+                conn.set_pipeline(self.config.pipeline.max(PREFILL_PIPELINE));
+                conn.timer_queued = false;
+                continue;
+            }
             conn.source = RequestSource::new(&self.config, stop, slot, slots, seed).ok();
             conn.schedule = self.config.rate.map(|rate| {
                 let arrival_seed = derive_seed(seed, &[u64::MAX]);
                 Schedule::new(rate, slot, slots, started_at, arrival_seed)
             });
+            conn.set_pipeline(self.config.pipeline);
             conn.timer_queued = false;
         }
         self.wakeups.clear();

@@ -238,3 +238,30 @@ fn the_schema_rejects_broken_documents() {
         );
     }
 }
+
+#[test]
+fn an_open_loop_run_validates_and_reports_its_schedule() {
+    let doc = valid_report(
+        "-t 1 -c 2 --rate 1000 --test-time 1 --ratio 1:1",
+        "a --rate run",
+    );
+
+    let open_loop = &doc["kvbench"]["runs"][0]["open_loop"];
+    assert!(
+        open_loop.is_object(),
+        "a --rate run has an open_loop object: {open_loop}"
+    );
+    assert_eq!(open_loop["target_ops_per_sec"], 1000.0);
+    assert_eq!(open_loop["arrival"], "constant");
+    // Service and response time are measured for the same replies.
+    let totals = &doc["ALL STATS"]["Totals"];
+    let service = &open_loop["service_time"]["Totals"];
+    assert_eq!(service["Count"], totals["Count"]);
+    let bytes = STANDARD
+        .decode(service["Compressed Histogram"].as_str().unwrap())
+        .unwrap();
+    let h: Histogram<u64> = Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .unwrap();
+    assert_eq!(Some(h.len()), totals["Count"].as_u64());
+}

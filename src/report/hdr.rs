@@ -31,6 +31,7 @@ fn op_stats(stats: &Stats, op: &str) -> OpStats {
 /// `P_RUN<n>_<OP>.<ext>`.
 pub fn file_name(prefix: &Path, phase: Phase, op: &str, ext: &str) -> PathBuf {
     let run = match phase {
+        Phase::Prefill => "PREFILL".to_string(),
         Phase::Warmup => "WARMUP".to_string(),
         Phase::Run(n) => format!("RUN{n}"),
     };

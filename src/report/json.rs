@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::Config;
 use crate::protocol::resp::ServerErrorKind;
-use crate::report::{Exporter, ReportInput, distribution, open_loop};
+use crate::report::{Exporter, ReportInput, distribution, evidence, open_loop};
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
 use crate::stats::{ErrorCounts, OpStats, Stats};
@@ -241,6 +241,7 @@ fn phase_summary(c: &Config, p: &PhaseResult) -> Value {
         "totals": integer_totals(&p.stats),
         "errors": error_object(&p.stats.errors),
         "open_loop": open_loop::run_json(c, p),
+        "server": evidence::phase_json(p, c.target.db),
     })
 }
 
@@ -260,6 +261,8 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "latency_unit_of_histograms": "microseconds",
         "config": crate::report::json_config::kvbench_config(c),
         "runs": r.runs.iter().map(|run| phase_summary(c, run)).collect::<Vec<_>>(),
+        "server": r.server.as_ref().map(evidence::context_json),
+        "prefill": r.prefill.as_ref().map(|p| phase_summary(c, p)),
         "warmup": r.warmup.as_ref().map(|w| {
             let mut v = phase_summary(c, w);
             if let Value::Object(m) = &mut v {

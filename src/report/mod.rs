@@ -5,6 +5,7 @@
 //! stdout, to `--out-file` or into a test. Files are written to a temporary name
 //! and renamed into place, so a crash mid-write never leaves a truncated result.
 
+pub mod evidence;
 pub mod hdr;
 pub mod json;
 pub mod json_config;

@@ -18,6 +18,9 @@ pub struct Progress {
     threads: usize,
     connections: usize,
     planned_requests: u64,
+    /// Requests a run plans (`-n` or `allkeys`); the prefill plans one per key.
+    run_requests: u64,
+    key_range: u64,
     phase: Phase,
     stop: Stop,
 }
@@ -36,6 +39,8 @@ impl Progress {
             threads: config.threads,
             connections: config.connections(),
             planned_requests,
+            run_requests: planned_requests,
+            key_range: config.keys.range.len(),
             phase: Phase::Warmup,
             stop: config.stop,
         }
@@ -45,6 +50,11 @@ impl Progress {
     pub fn start_phase(&mut self, phase: Phase, stop: Stop) {
         self.phase = phase;
         self.stop = stop;
+        self.planned_requests = if phase == Phase::Prefill {
+            self.key_range
+        } else {
+            self.run_requests
+        };
     }
 
     /// A second of the phase is complete.
@@ -73,9 +83,31 @@ impl Progress {
             s.totals.mean_us / 1000.0,
             all.mean_us() / 1000.0,
         );
+        let line = if self.phase == Phase::Prefill {
+            self.prefill_line(all.count, elapsed)
+        } else {
+            line
+        };
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r{line}\x1b[K");
         let _ = err.flush();
+    }
+
+    /// The prefill's line: keys written, keys per second and the time left.
+    fn prefill_line(&self, written: u64, elapsed: Duration) -> String {
+        let per_sec = rate(written, elapsed);
+        let left = self.planned_requests.saturating_sub(written);
+        let eta = if per_sec > 0.0 {
+            left as f64 / per_sec
+        } else {
+            f64::INFINITY
+        };
+        format!(
+            "[PREFILL {:>3.0}%, {:>4} secs] {written} of {} keys, {per_sec:.0} keys/sec, ETA {eta:.0} secs",
+            100.0 * written as f64 / self.planned_requests.max(1) as f64,
+            elapsed.as_secs(),
+            self.planned_requests,
+        )
     }
 
     /// A phase ended: one summary line.

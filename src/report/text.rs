@@ -7,8 +7,8 @@ use std::fmt::Write;
 
 use crate::config::{Config, Stop};
 use crate::protocol::resp::ServerErrorKind;
-use crate::report::open_loop;
 use crate::report::{Exporter, ReportInput, distribution, hit_rate_percent, percentile_label};
+use crate::report::{evidence, open_loop};
 use crate::results::{Section, rate};
 use crate::stats::{ErrorCounts, OpStats};
 use crate::warnings;
@@ -108,44 +108,15 @@ fn row(
 }
 
 fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
-    let get = &last.stats.get;
-    match hit_rate_percent(get) {
-        Some(p) => {
-            let _ = writeln!(
-                out,
-                "GET hit rate: {p:.2} % ({} hits, {} misses)",
-                get.hits, get.misses
-            );
-        }
-        None if get.count == 0 => {
-            let _ = writeln!(out, "GET hit rate: n/a (no GETs)");
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "GET hit rate: n/a (none of the {} GET replies was a value or nil)",
-                get.count
-            );
-        }
-    }
     let config = input.config;
+    hit_rate_line(out, &last.stats.get);
     let _ = writeln!(out, "Latency: {}.", open_loop::latency_meaning(config));
     if config.rate.is_some() {
         for run in &input.results.runs {
             open_loop::schedule_line(out, config, run);
         }
     }
-    if let Some(w) = &input.results.warmup {
-        let all = w.stats.totals();
-        let _ = writeln!(
-            out,
-            "Warm-up (excluded above): {:.2} secs, {} ops, {:.2} ops/sec, {:.5} msec avg latency",
-            w.duration.as_secs_f64(),
-            all.count,
-            w.ops_per_sec(),
-            all.mean_us() / 1000.0
-        );
-    }
+    phase_lines(out, input);
     errors(
         out,
         &last.stats.errors,
@@ -159,13 +130,67 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
             input.results.planned_runs
         );
     }
-    let _ = writeln!(out, "Seed: {}", input.config.seed);
+    let _ = writeln!(out, "Seed: {}", config.seed);
     for warning in warnings::collect(config, input.results) {
         let _ = writeln!(out, "Warning: {warning}");
     }
     out.push('\n');
     if config.rate.is_some() {
         open_loop::service_table(out, last, &config.output.percentiles);
+    }
+}
+
+fn hit_rate_line(out: &mut String, get: &OpStats) {
+    let _ = match hit_rate_percent(get) {
+        Some(p) => writeln!(
+            out,
+            "GET hit rate: {p:.2} % ({} hits, {} misses)",
+            get.hits, get.misses
+        ),
+        None if get.count == 0 => writeln!(out, "GET hit rate: n/a (no GETs)"),
+        None => writeln!(
+            out,
+            "GET hit rate: n/a (none of the {} GET replies was a value or nil)",
+            get.count
+        ),
+    };
+}
+
+/// The prefill and warm-up (reported apart from the runs) and the server's own
+/// account of every phase.
+fn phase_lines(out: &mut String, input: &ReportInput<'_>) {
+    let results = input.results;
+    let db = input.config.target.db;
+    if let Some(ctx) = &results.server {
+        evidence::context_line(out, ctx);
+    }
+    if let Some(p) = &results.prefill {
+        let keys = p.stats.set.count;
+        let _ = writeln!(
+            out,
+            "Prefill (excluded above): {keys} keys in {:.2} secs, {:.0} keys/sec",
+            p.duration.as_secs_f64(),
+            p.ops_per_sec()
+        );
+    }
+    if let Some(w) = &results.warmup {
+        let all = w.stats.totals();
+        let _ = writeln!(
+            out,
+            "Warm-up (excluded above): {:.2} secs, {} ops, {:.2} ops/sec, {:.5} msec avg latency",
+            w.duration.as_secs_f64(),
+            all.count,
+            w.ops_per_sec(),
+            all.mean_us() / 1000.0
+        );
+    }
+    for p in results
+        .prefill
+        .iter()
+        .chain(&results.warmup)
+        .chain(&results.runs)
+    {
+        evidence::phase_line(out, p, db);
     }
 }
 

@@ -1,0 +1,163 @@
+//! Server evidence: what the server itself says about a run.
+//!
+//! A control connection, separate from the benchmark's, reads `INFO all` before
+//! and after every phase (and, with `--slowlog`, resets and reads the slow log).
+//! The deltas are the independent witness of kvbench's own counts: SET and GET
+//! calls, keyspace hits and misses, CPU seconds, forks for background saves. A
+//! target that does not answer INFO (some proxies) simply yields no evidence.
+
+pub mod info;
+
+use std::io::{self, Read, Write};
+use std::time::SystemTime;
+
+use crate::net::{self, BlockingStream, ConnectError};
+use crate::protocol::resp;
+use crate::protocol::value::{self, Value};
+use crate::target::Target;
+
+pub use info::Info;
+
+/// One slow-log entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlowlogEntry {
+    /// Entry id.
+    pub id: i64,
+    /// Unix time the command was logged.
+    pub timestamp: i64,
+    /// Execution time in µs.
+    pub duration_us: i64,
+    /// The command and its arguments (the server may truncate them).
+    pub command: Vec<String>,
+}
+
+/// What the server said around one phase.
+#[derive(Debug, Clone)]
+pub struct PhaseEvidence {
+    /// INFO just before the phase started.
+    pub before: Info,
+    /// INFO just after it ended.
+    pub after: Info,
+    /// `--slowlog`: the entries logged during the phase.
+    pub slowlog: Option<Vec<SlowlogEntry>>,
+}
+
+impl PhaseEvidence {
+    /// Growth of an integer INFO field over the phase (0 if absent).
+    pub fn delta(&self, field: &str) -> u64 {
+        self.after
+            .u64(field)
+            .unwrap_or(0)
+            .saturating_sub(self.before.u64(field).unwrap_or(0))
+    }
+
+    /// Calls of one command (lower-case name) during the phase.
+    pub fn calls(&self, command: &str) -> u64 {
+        self.after
+            .calls(command)
+            .saturating_sub(self.before.calls(command))
+    }
+
+    /// Server CPU seconds (user + system, all its threads) used during the phase.
+    pub fn cpu_seconds(&self) -> f64 {
+        let cpu =
+            |i: &Info| i.f64("used_cpu_user").unwrap_or(0.0) + i.f64("used_cpu_sys").unwrap_or(0.0);
+        (cpu(&self.after) - cpu(&self.before)).max(0.0)
+    }
+}
+
+/// A blocking connection for INFO and friends.
+pub struct Control {
+    stream: BlockingStream,
+    buf: Vec<u8>,
+}
+
+impl Control {
+    /// Connects and authenticates like a benchmark connection.
+    pub fn open(target: &Target) -> Result<Control, ConnectError> {
+        Ok(Control {
+            stream: net::connect_blocking(target)?,
+            buf: Vec::with_capacity(16 * 1024),
+        })
+    }
+
+    /// Sends one command and waits for its reply.
+    pub fn command(&mut self, args: &[&str]) -> io::Result<Value> {
+        let mut out = Vec::new();
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        resp::encode_command(&mut out, &args);
+        self.stream.write_all(&out)?;
+        self.buf.clear();
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            match value::parse(&self.buf) {
+                Ok(Some((v, _))) => return Ok(v),
+                Ok(None) => {}
+                Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string())),
+            }
+            let n = self.stream.read(&mut chunk)?;
+            if n == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the server closed the control connection",
+                ));
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// `INFO all`, parsed; `None` when the target does not answer it.
+    pub fn info(&mut self) -> Option<Info> {
+        let text = self.command(&["INFO", "all"]).ok()?.text()?;
+        Some(Info::parse(&text, SystemTime::now()))
+    }
+
+    /// `CONFIG GET name`; `None` when CONFIG is disabled or the name unknown.
+    pub fn config_get(&mut self, name: &str) -> Option<String> {
+        let reply = self.command(&["CONFIG", "GET", name]).ok()?;
+        reply.array()?.get(1)?.text()
+    }
+
+    /// Empties the slow log; false when the target refuses.
+    pub fn slowlog_reset(&mut self) -> bool {
+        matches!(self.command(&["SLOWLOG", "RESET"]), Ok(Value::Simple(_)))
+    }
+
+    /// The newest `count` slow-log entries, oldest first.
+    pub fn slowlog_get(&mut self, count: usize) -> Option<Vec<SlowlogEntry>> {
+        let reply = self.command(&["SLOWLOG", "GET", &count.to_string()]).ok()?;
+        let mut entries: Vec<SlowlogEntry> =
+            reply.array()?.iter().filter_map(slowlog_entry).collect();
+        entries.reverse();
+        Some(entries)
+    }
+}
+
+fn slowlog_entry(v: &Value) -> Option<SlowlogEntry> {
+    let fields = v.array()?;
+    Some(SlowlogEntry {
+        id: fields.first()?.integer()?,
+        timestamp: fields.get(1)?.integer()?,
+        duration_us: fields.get(2)?.integer()?,
+        command: fields
+            .get(3)?
+            .array()?
+            .iter()
+            .filter_map(Value::text)
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slowlog_entries_parse_from_their_wire_shape() {
+        let wire = b"*6\r\n:7\r\n:1700000000\r\n:1234\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n$9\r\n127.0.0.1\r\n$0\r\n\r\n";
+        let (v, _) = value::parse(wire).unwrap().unwrap();
+        let e = slowlog_entry(&v).unwrap();
+        assert_eq!((e.id, e.duration_us), (7, 1234));
+        assert_eq!(e.command, vec!["GET", "k"]);
+    }
+}

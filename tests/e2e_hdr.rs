@@ -1,0 +1,225 @@
+//! HdrHistogram files (`--hdr-file-prefix P`) end to end: for each measured run
+//! and op, `P_RUN<n>_<OP>.hlog` is an interval log that HdrHistogram's readers
+//! parse, whose intervals together hold exactly the run's latencies, and
+//! `P_RUN<n>_<OP>.hgrm` is a percentile distribution ending at the 100th
+//! percentile with the run's count and max — in a closed loop and with `--rate`.
+
+mod common;
+
+use std::path::Path;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use common::{Redis, TempDir, kvbench_ok, read_json};
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::Deserializer;
+use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+use serde_json::Value;
+
+/// File op names and the JSON rows they correspond to.
+const OPS: [(&str, &str); 3] = [("SET", "Sets"), ("GET", "Gets"), ("TOTALS", "Totals")];
+
+fn decode(base64: &str) -> Histogram<u64> {
+    let bytes = STANDARD.decode(base64).expect("base64");
+    Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .expect("a V2 + deflate HdrHistogram")
+}
+
+/// Every recorded (value, count) of a histogram, in value order.
+fn recorded(h: &Histogram<u64>) -> Vec<(u64, u64)> {
+    h.iter_recorded()
+        .map(|v| (v.value_iterated_to(), v.count_at_value()))
+        .collect()
+}
+
+/// Runs kvbench against a fresh server with `args` (split at whitespace) and
+/// `--hdr-file-prefix <dir>/x`; returns the JSON report.
+fn run_with_hdr_files(args: &str, dir: &TempDir) -> Value {
+    let redis = Redis::start();
+    let json_dir = TempDir::new("hdr-json");
+    let json = json_dir.path("r.json");
+    let prefix = dir.path("x");
+    let mut full: Vec<&str> = args.split_whitespace().collect();
+    full.extend([
+        "--hdr-file-prefix",
+        prefix.to_str().unwrap(),
+        "--json-out-file",
+        json.to_str().unwrap(),
+    ]);
+    kvbench_ok(&redis, &full);
+    read_json(&json)
+}
+
+/// The names of the files in `dir`, sorted.
+fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The names `--hdr-file-prefix <dir>/x` must produce for runs 1..=runs, sorted.
+fn expected_names(runs: u32) -> Vec<String> {
+    let mut names = Vec::new();
+    for run in 1..=runs {
+        for (op, _) in OPS {
+            for ext in ["hgrm", "hlog"] {
+                names.push(format!("x_RUN{run}_{op}.{ext}"));
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+/// Checks `x_RUN<run>_<op>.hlog`: it parses, has start and base times, every
+/// interval is one second tagged `op`, in order from second 0, and decodes; the
+/// intervals merged are exactly the JSON row's histogram. Returns their count.
+fn check_interval_log(dir: &TempDir, run: u32, op: &str, row: &Value) -> u64 {
+    let path = dir.path(&format!("x_RUN{run}_{op}.hlog"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let what = format!("RUN{run} {op} interval log");
+    let mut start_times = 0;
+    let mut base_times = 0;
+    let mut merged: Option<Histogram<u64>> = None;
+    let mut sum = 0;
+    let mut intervals = 0u64;
+    for entry in IntervalLogIterator::new(&bytes) {
+        match entry.unwrap_or_else(|e| panic!("{what} does not parse: {e:?}")) {
+            LogEntry::StartTime(_) => start_times += 1,
+            LogEntry::BaseTime(_) => base_times += 1,
+            LogEntry::Interval(interval) => {
+                let tag = interval.tag().map(|t| t.as_str().to_string());
+                assert_eq!(tag.as_deref(), Some(op), "{what}: interval tag");
+                let start = interval.start_timestamp().as_secs_f64();
+                assert!(
+                    (start - intervals as f64).abs() < 1e-6,
+                    "{what}: interval {intervals} starts at {start} s"
+                );
+                let length = interval.duration().as_secs_f64();
+                assert!(
+                    (length - 1.0).abs() < 1e-6,
+                    "{what}: interval of {length} s"
+                );
+                let h = decode(interval.encoded_histogram());
+                if !h.is_empty() {
+                    // The Interval_Max column is the histogram's max, in µs.
+                    assert_eq!(interval.max(), h.max() as f64, "{what}: interval max");
+                }
+                sum += h.len();
+                match merged.as_mut() {
+                    Some(m) => m.add(&h).expect("intervals merge"),
+                    None => merged = Some(h),
+                }
+                intervals += 1;
+            }
+        }
+    }
+    assert_eq!((start_times, base_times), (1, 1), "{what}: time headers");
+    assert!(intervals >= 1, "{what} has no interval");
+    assert_eq!(
+        sum,
+        row["Count"].as_u64().unwrap(),
+        "{what}: sum of interval counts vs the JSON Count"
+    );
+    let json_histogram = decode(
+        row["Percentile Latencies"]["Histogram log format"]["Compressed Histogram"]
+            .as_str()
+            .unwrap(),
+    );
+    assert_eq!(
+        recorded(&merged.unwrap()),
+        recorded(&json_histogram),
+        "{what}: the intervals together are not the run's latencies"
+    );
+    intervals
+}
+
+/// Checks `x_RUN<run>_<op>.hgrm`: its last row is the 100th percentile at the
+/// row's Count, and its footer has that count and the row's max.
+fn check_distribution(dir: &TempDir, run: u32, op: &str, row: &Value) {
+    let path = dir.path(&format!("x_RUN{run}_{op}.hgrm"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let what = format!("RUN{run} {op} distribution");
+    let count = row["Count"].as_u64().unwrap();
+    assert!(
+        text.starts_with("       Value     Percentile TotalCount 1/(1-Percentile)\n\n"),
+        "{what} header:\n{text}"
+    );
+    let last_row: Vec<&str> = text
+        .lines()
+        .skip(2)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .last()
+        .unwrap_or_else(|| panic!("{what} has no rows:\n{text}"))
+        .split_whitespace()
+        .collect();
+    assert_eq!(last_row.get(1), Some(&"1.000000000000"), "{what}: last row");
+    assert_eq!(
+        last_row.get(2).map(|c| c.parse::<u64>().unwrap()),
+        Some(count),
+        "{what}: last row's TotalCount"
+    );
+    let footer = text
+        .lines()
+        .find(|l| l.starts_with("#[Max"))
+        .unwrap_or_else(|| panic!("{what} has no #[Max line:\n{text}"));
+    let field = |name: &str| -> f64 {
+        footer
+            .split_once(name)
+            .and_then(|(_, rest)| rest.trim_start_matches([' ', '=']).split([',', ']']).next())
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in {footer:?}"))
+    };
+    assert_eq!(field("Total count") as u64, count, "{what}: {footer}");
+    let max = row["Max Latency"].as_f64().unwrap();
+    assert!(
+        (field("Max") - max).abs() < 0.0015,
+        "{what}: {footer} vs Max Latency {max} ms"
+    );
+}
+
+/// Checks every file of run `run` against its JSON section.
+fn check_run(dir: &TempDir, run: u32, section: &Value) -> u64 {
+    let mut intervals = 0;
+    for (op, row) in OPS {
+        let row = &section[row];
+        assert!(
+            row["Count"].as_u64().unwrap() > 0,
+            "RUN{run} {op}: nothing measured"
+        );
+        intervals = check_interval_log(dir, run, op, row);
+        check_distribution(dir, run, op, row);
+    }
+    intervals
+}
+
+#[test]
+fn each_measured_run_of_a_closed_loop_gets_an_interval_log_and_a_distribution_per_op() {
+    let dir = TempDir::new("hdr-closed");
+    let doc = run_with_hdr_files("-x 2 -n 300 -t 1 -c 2 --ratio 1:1", &dir);
+    assert_eq!(file_names(&dir.0), expected_names(2));
+    for run in 1..=2 {
+        let section = &doc[format!("RUN #{run} RESULTS")];
+        // 2 connections × 300 requests, half of them SETs.
+        assert_eq!(section["Totals"]["Count"], 600, "RUN #{run}");
+        assert_eq!(section["Sets"]["Count"], 300, "RUN #{run}");
+        check_run(&dir, run, section);
+    }
+}
+
+#[test]
+fn an_open_loop_run_logs_its_response_times_second_by_second() {
+    let dir = TempDir::new("hdr-rate");
+    let doc = run_with_hdr_files("--rate 1000 --test-time 2 -t 1 -c 2 --ratio 1:1", &dir);
+    assert_eq!(file_names(&dir.0), expected_names(1));
+    let section = &doc["ALL STATS"];
+    let intervals = check_run(&dir, 1, section);
+    // A 2 s run spans at least seconds 0 and 1, like its Time-Serie.
+    let seconds = section["Totals"]["Time-Serie"].as_object().unwrap().len() as u64;
+    assert!(intervals >= 2, "{intervals} intervals in a 2 s run");
+    assert_eq!(intervals, seconds, "intervals vs Time-Serie seconds");
+}
