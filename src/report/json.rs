@@ -19,6 +19,7 @@ use crate::report::{Exporter, ReportInput, distribution, evidence, open_loop};
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
 use crate::stats::{ErrorCounts, OpStats, Stats};
+use crate::variance::Variance;
 use crate::warnings;
 
 /// Version of the `kvbench` object's layout; bumped on incompatible changes.
@@ -245,6 +246,26 @@ fn phase_summary(c: &Config, p: &PhaseResult) -> Value {
     })
 }
 
+/// `kvbench.variance`: the spread of the runs' ops/sec; `null` for one run.
+fn variance_json(r: &crate::results::Results) -> Value {
+    let rates: Vec<f64> = r.runs.iter().map(PhaseResult::ops_per_sec).collect();
+    let Some(v) = Variance::of(&rates) else {
+        return Value::Null;
+    };
+    json!({
+        "ops_per_sec": v.rates.iter().map(|x| round(*x, 2)).collect::<Vec<_>>(),
+        "mean": round(v.mean, 2),
+        "median": round(v.median, 2),
+        "min": round(v.min, 2),
+        "max": round(v.max, 2),
+        "max_over_min": round(v.max_over_min(), 4),
+        "cv": round(v.cv(), 6),
+        "ci95_low": round(v.mean - v.ci95_half_width, 2),
+        "ci95_high": round(v.mean + v.ci95_half_width, 2),
+        "noisy": v.is_noisy(),
+    })
+}
+
 fn kvbench_object(input: &ReportInput<'_>) -> Value {
     let c: &Config = input.config;
     let r = input.results;
@@ -263,6 +284,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "runs": r.runs.iter().map(|run| phase_summary(c, run)).collect::<Vec<_>>(),
         "server": r.server.as_ref().map(evidence::context_json),
         "prefill": r.prefill.as_ref().map(|p| phase_summary(c, p)),
+        "variance": variance_json(r),
         "warmup": r.warmup.as_ref().map(|w| {
             let mut v = phase_summary(c, w);
             if let Value::Object(m) = &mut v {

@@ -9,8 +9,10 @@ use crate::config::{Config, Stop};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::{Exporter, ReportInput, distribution, hit_rate_percent, percentile_label};
 use crate::report::{evidence, open_loop};
+use crate::results::PhaseResult;
 use crate::results::{Section, rate};
 use crate::stats::{ErrorCounts, OpStats};
+use crate::variance::Variance;
 use crate::warnings;
 
 /// The memtier-style text report.
@@ -117,6 +119,7 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
         }
     }
     phase_lines(out, input);
+    variance_line(out, input);
     errors(
         out,
         &last.stats.errors,
@@ -138,6 +141,33 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
     if config.rate.is_some() {
         open_loop::service_table(out, last, &config.output.percentiles);
     }
+}
+
+/// With two or more runs: their spread, and what it means for comparisons.
+fn variance_line(out: &mut String, input: &ReportInput<'_>) {
+    let rates: Vec<f64> = input
+        .results
+        .runs
+        .iter()
+        .map(PhaseResult::ops_per_sec)
+        .collect();
+    let Some(v) = Variance::of(&rates) else {
+        return;
+    };
+    let list: Vec<String> = v.rates.iter().map(|r| format!("{r:.2}")).collect();
+    let _ = writeln!(
+        out,
+        "Run-to-run ({} runs): ops/sec {}; median {:.2}, min {:.2}, max {:.2}, max/min {:.3}, CV {:.2} %, 95 % CI of the mean {:.2} ± {:.2}",
+        v.rates.len(),
+        list.join(", "),
+        v.median,
+        v.min,
+        v.max,
+        v.max_over_min(),
+        100.0 * v.cv(),
+        v.mean,
+        v.ci95_half_width
+    );
 }
 
 fn hit_rate_line(out: &mut String, get: &OpStats) {

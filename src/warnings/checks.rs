@@ -1,0 +1,218 @@
+//! The checks that raise [`Warning`]s, from the configuration, the results and
+//! the server's evidence. Thresholds are named constants, so the docs and the
+//! tests can cite them.
+
+use crate::config::Config;
+use crate::report::hit_rate_percent;
+use crate::results::{PhaseResult, Results};
+use crate::sysinfo;
+use crate::variance::Variance;
+use crate::warnings::{MemoryLimit, RateLimit, SATURATED_CPU_PERCENT, Warning};
+
+/// An open-loop run met its rate if it completed at least this share of it.
+pub const RATE_MET_FRACTION: f64 = 0.95;
+/// A backlog worth more than this many seconds of the schedule at the end of a
+/// run means the client fell behind for good, not in a passing stall.
+pub const BACKLOG_BEHIND_SECS: f64 = 0.05;
+/// Requests left unsent at the deadline that are still timing noise: a request
+/// due microseconds before the deadline may meet a loop that has just stopped
+/// sending. Up to one per connection, or 0.1 % of the schedule, is noise.
+pub const UNSENT_NOISE_FRACTION: f64 = 0.001;
+/// Fewer keys than this make a hot-key benchmark.
+pub const MIN_KEYS: u64 = 1000;
+/// More requests per key than this in the measured runs: every key is hot.
+pub const MAX_REQUESTS_PER_KEY: u64 = 10_000;
+/// Without `--prefill`, a GET hit rate below this (%) means the GETs measure misses.
+pub const MIN_HIT_RATE: f64 = 90.0;
+/// Runs shorter than this (seconds) are dominated by start-up and noise.
+pub const MIN_RUN_SECS: f64 = 10.0;
+/// A server/client count difference above this share of the client's count.
+pub const MISMATCH_FRACTION: f64 = 0.001;
+/// Bytes a Redis key costs beyond its name and value (dict entry, object header,
+/// string headers, allocator rounding), for the dataset estimate.
+pub const PER_KEY_OVERHEAD: u64 = 64;
+
+/// Every warning about these results, in report order.
+pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for run in &results.runs {
+        run_warnings(config, run, &mut out);
+    }
+    if let Some(w) = key_range(config, results) {
+        out.push(w);
+    }
+    if let Some(w) = hit_rate(config, results) {
+        out.push(w);
+    }
+    if sysinfo::is_this_machine(&config.target.endpoint) {
+        out.push(Warning::SameMachine {
+            target: config.target.endpoint.to_string(),
+        });
+    }
+    if let Some(w) = dataset(config, results) {
+        out.push(w);
+    }
+    let shortest = results
+        .runs
+        .iter()
+        .map(|r| r.duration.as_secs_f64())
+        .reduce(f64::min);
+    if let Some(secs) = shortest.filter(|s| *s < MIN_RUN_SECS) {
+        out.push(Warning::ShortRun { secs });
+    }
+    if results
+        .server
+        .as_ref()
+        .and_then(|s| s.appendfsync.as_deref())
+        == Some("always")
+    {
+        out.push(Warning::FsyncAlways);
+    }
+    let rates: Vec<f64> = results.runs.iter().map(PhaseResult::ops_per_sec).collect();
+    if let Some(v) = Variance::of(&rates).filter(Variance::is_noisy) {
+        out.push(Warning::RunsDisagree {
+            max_over_min: v.max_over_min(),
+        });
+    }
+    out
+}
+
+/// Warnings about one measured run: rate, saturation, the server's counts, forks.
+fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
+    let phase = run.phase.to_string();
+    let rate = rate_check(config, run);
+    let client_limited = matches!(
+        &rate,
+        Some(Warning::RateNotMet {
+            limit: RateLimit::Client { .. },
+            ..
+        })
+    );
+    out.extend(rate);
+    let busiest_cpu_percent = run.busiest_thread_cpu_percent();
+    if busiest_cpu_percent >= SATURATED_CPU_PERCENT && !client_limited {
+        out.push(Warning::ClientBound {
+            phase: phase.clone(),
+            busiest_cpu_percent,
+        });
+    }
+    let Some(evidence) = &run.server else { return };
+    for (op, client, server) in [
+        ("SET", run.stats.set.count, evidence.calls("set")),
+        ("GET", run.stats.get.count, evidence.calls("get")),
+    ] {
+        if client.abs_diff(server) as f64 > MISMATCH_FRACTION * client as f64 {
+            out.push(Warning::CountMismatch {
+                phase: phase.clone(),
+                op,
+                client,
+                server,
+            });
+        }
+    }
+    let forks = evidence.delta("total_forks");
+    if forks > 0 {
+        out.push(Warning::BackgroundSave { phase, forks });
+    }
+}
+
+/// Checks an open-loop phase against its target; `None` when it met it (or the
+/// run is a closed loop).
+pub fn rate_check(config: &Config, phase: &PhaseResult) -> Option<Warning> {
+    let rate = config.rate?;
+    let target = rate.total_per_sec;
+    let achieved = phase.ops_per_sec();
+    let behind_secs = phase.series.last().map_or(0, |s| s.backlog) as f64 / target;
+    let scheduled = target * phase.duration.as_secs_f64();
+    let unsent_noise = (config.connections() as f64).max(UNSENT_NOISE_FRACTION * scheduled);
+    let kept_up = behind_secs <= BACKLOG_BEHIND_SECS && phase.unsent as f64 <= unsent_noise;
+    if achieved >= RATE_MET_FRACTION * target && kept_up {
+        return None;
+    }
+    let busiest_cpu_percent = phase.busiest_thread_cpu_percent();
+    let limit = if busiest_cpu_percent >= SATURATED_CPU_PERCENT {
+        RateLimit::Client {
+            busiest_cpu_percent,
+        }
+    } else {
+        let mean_service_ms = phase.stats.totals().mean_service_us() / 1000.0;
+        let in_flight = config.connections() * config.pipeline;
+        let max_rate = if mean_service_ms > 0.0 {
+            in_flight as f64 * 1000.0 / mean_service_ms
+        } else {
+            0.0
+        };
+        RateLimit::Server {
+            in_flight,
+            mean_service_ms,
+            max_rate,
+        }
+    };
+    Some(Warning::RateNotMet {
+        phase: phase.phase.to_string(),
+        target,
+        achieved,
+        unsent: phase.unsent,
+        limit,
+    })
+}
+
+fn run_requests(results: &Results) -> u64 {
+    results
+        .runs
+        .iter()
+        .map(|r| r.stats.set.count + r.stats.get.count)
+        .sum()
+}
+
+fn key_range(config: &Config, results: &Results) -> Option<Warning> {
+    let keys = config.keys.range.len();
+    let requests = run_requests(results);
+    let hot = keys < MIN_KEYS || requests / keys.max(1) > MAX_REQUESTS_PER_KEY;
+    (requests > 0 && hot).then_some(Warning::KeyRangeTooSmall { keys, requests })
+}
+
+fn hit_rate(config: &Config, results: &Results) -> Option<Warning> {
+    let all = results.run_totals()?;
+    let hit_rate = hit_rate_percent(&all.get)?;
+    let floor = if config.prefill { 100.0 } else { MIN_HIT_RATE };
+    (hit_rate < floor).then_some(Warning::GetsMostlyMiss {
+        hit_rate,
+        prefilled: config.prefill,
+    })
+}
+
+/// Keys written × (value + key name + overhead), against maxmemory and, when the
+/// server is on this machine, the memory available.
+fn dataset(config: &Config, results: &Results) -> Option<Warning> {
+    let sets: u64 = results
+        .prefill
+        .iter()
+        .chain(&results.warmup)
+        .chain(&results.runs)
+        .map(|p| p.stats.set.count)
+        .sum();
+    let keys = sets.min(config.keys.range.len());
+    let key_bytes =
+        config.keys.prefix.len() as u64 + config.keys.range.max.to_string().len() as u64;
+    let estimate = keys * (config.values.mean_size() as u64 + key_bytes + PER_KEY_OVERHEAD);
+    let maxmemory = results
+        .server
+        .as_ref()
+        .and_then(|s| s.info.u64("maxmemory"))
+        .filter(|m| *m > 0);
+    if let Some(limit) = maxmemory.filter(|m| estimate > *m) {
+        return Some(Warning::DatasetTooLarge {
+            estimate,
+            limit,
+            which: MemoryLimit::MaxMemory,
+        });
+    }
+    let local = sysinfo::is_this_machine(&config.target.endpoint);
+    let available = sysinfo::mem_available().filter(|_| local)?;
+    (estimate > available).then_some(Warning::DatasetTooLarge {
+        estimate,
+        limit: available,
+        which: MemoryLimit::FreeMemory,
+    })
+}

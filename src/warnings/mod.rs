@@ -1,0 +1,259 @@
+//! Warnings: things about a result that the reader must know before trusting it.
+//!
+//! Each warning is a variant with the numbers that triggered it; its `Display`
+//! says what happened and what to change. Warnings are printed at the end of the
+//! text report and on stderr, and stored in the JSON. The checks that raise them
+//! live in [`checks`].
+
+pub mod checks;
+
+use std::fmt;
+
+pub use checks::{collect, rate_check};
+
+/// A worker thread at or above this share of one CPU is saturated: the result
+/// measures the client, not the server.
+pub const SATURATED_CPU_PERCENT: f64 = 90.0;
+
+/// What held an open-loop run below its target rate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RateLimit {
+    /// A kvbench worker thread was near saturation.
+    Client {
+        /// The busiest thread's CPU use, % of one CPU.
+        busiest_cpu_percent: f64,
+    },
+    /// Replies came too slowly for the requests the connections may keep in
+    /// flight (Little's law: in flight ÷ service time bounds the rate).
+    Server {
+        /// Most requests in flight at once: connections × pipeline.
+        in_flight: usize,
+        /// Mean service time, ms.
+        mean_service_ms: f64,
+        /// The rate that concurrency can carry at that service time.
+        max_rate: f64,
+    },
+}
+
+/// Where an estimated dataset does not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryLimit {
+    /// The server's `maxmemory`.
+    MaxMemory,
+    /// `MemAvailable` of this machine (the server runs here).
+    FreeMemory,
+}
+
+/// One warning about a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Warning {
+    /// An open-loop run fell short of its target rate.
+    RateNotMet {
+        /// Which run.
+        phase: String,
+        /// `--rate`, requests per second.
+        target: f64,
+        /// Replies per second achieved.
+        achieved: f64,
+        /// Requests due before the deadline that were never sent.
+        unsent: u64,
+        /// The likely cause.
+        limit: RateLimit,
+    },
+    /// A worker thread was near saturation: the numbers are the client's limit.
+    ClientBound {
+        /// Which run.
+        phase: String,
+        /// The busiest thread's CPU use, % of one CPU.
+        busiest_cpu_percent: f64,
+    },
+    /// So few keys that every request hits the same few (the one-key default of
+    /// redis-benchmark is the classic).
+    KeyRangeTooSmall {
+        /// Keys in the range.
+        keys: u64,
+        /// Requests of the measured runs.
+        requests: u64,
+    },
+    /// GETs on keys nobody wrote: the run measures misses.
+    GetsMostlyMiss {
+        /// GET hit rate, %.
+        hit_rate: f64,
+        /// `--prefill` was given (then anything below 100 % is a surprise).
+        prefilled: bool,
+    },
+    /// The server runs on this machine: client and server share its CPUs.
+    SameMachine {
+        /// The target, as printed.
+        target: String,
+    },
+    /// The keys × values written would not fit.
+    DatasetTooLarge {
+        /// Estimated bytes the server would need.
+        estimate: u64,
+        /// The limit, bytes.
+        limit: u64,
+        /// Which limit.
+        which: MemoryLimit,
+    },
+    /// Runs this short are dominated by start-up and noise.
+    ShortRun {
+        /// The run's length, seconds.
+        secs: f64,
+    },
+    /// The server counted different numbers of requests than kvbench.
+    CountMismatch {
+        /// Which run.
+        phase: String,
+        /// `SET` or `GET`.
+        op: &'static str,
+        /// kvbench's count.
+        client: u64,
+        /// The server's `cmdstat` calls.
+        server: u64,
+    },
+    /// Context: every write waits for an fsync.
+    FsyncAlways,
+    /// Context: the server forked (RDB save or AOF rewrite) during a run.
+    BackgroundSave {
+        /// Which run.
+        phase: String,
+        /// Forks during it.
+        forks: u64,
+    },
+    /// Identical runs disagreed by more than 10 %.
+    RunsDisagree {
+        /// Highest over lowest ops/sec.
+        max_over_min: f64,
+    },
+}
+
+impl Warning {
+    /// A short stable name for the JSON.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Warning::RateNotMet { .. } => "rate_not_met",
+            Warning::ClientBound { .. } => "client_bound",
+            Warning::KeyRangeTooSmall { .. } => "key_range_too_small",
+            Warning::GetsMostlyMiss { .. } => "gets_mostly_miss",
+            Warning::SameMachine { .. } => "same_machine",
+            Warning::DatasetTooLarge { .. } => "dataset_too_large",
+            Warning::ShortRun { .. } => "short_run",
+            Warning::CountMismatch { .. } => "count_mismatch",
+            Warning::FsyncAlways => "fsync_always",
+            Warning::BackgroundSave { .. } => "background_save",
+            Warning::RunsDisagree { .. } => "runs_disagree",
+        }
+    }
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::RateNotMet {
+                phase,
+                target,
+                achieved,
+                unsent,
+                limit,
+            } => {
+                write!(
+                    f,
+                    "{phase}: the target rate was not met: {achieved:.0} of {target:.0} requests/s ({:.1} %), {unsent} requests due were never sent. ",
+                    100.0 * achieved / target
+                )?;
+                match limit {
+                    RateLimit::Client {
+                        busiest_cpu_percent,
+                    } => write!(
+                        f,
+                        "The client is the limit: a kvbench thread used {busiest_cpu_percent:.0} % of a CPU; add threads (-t) on free CPUs or lower --rate."
+                    ),
+                    RateLimit::Server {
+                        in_flight,
+                        mean_service_ms,
+                        max_rate,
+                    } => write!(
+                        f,
+                        "The server (or the path to it) is the limit: at a mean service time of {mean_service_ms:.3} ms, {in_flight} requests in flight (connections × pipeline) carry at most about {max_rate:.0} requests/s; if the server has headroom, raise --clients or --pipeline, otherwise lower --rate."
+                    ),
+                }
+            }
+            Warning::ClientBound {
+                phase,
+                busiest_cpu_percent,
+            } => write!(
+                f,
+                "{phase}: a kvbench worker thread used {busiest_cpu_percent:.0} % of a CPU: the result is client-bound and measures kvbench as much as the server; add threads (-t) on CPUs the server does not use, or run the client on another machine."
+            ),
+            Warning::KeyRangeTooSmall { keys, requests } => write!(
+                f,
+                "the key range holds only {keys} keys for {requests} requests: every request hits the same few keys, so hit rates, eviction, fork and persistence costs look nothing like production; widen --key-minimum/--key-maximum."
+            ),
+            Warning::GetsMostlyMiss {
+                hit_rate,
+                prefilled: true,
+            } => write!(
+                f,
+                "the GET hit rate is {hit_rate:.2} % although --prefill wrote the whole range: something removed keys (eviction under maxmemory, expiry, another client, a FLUSH); check the server before trusting GET numbers."
+            ),
+            Warning::GetsMostlyMiss {
+                hit_rate,
+                prefilled: false,
+            } => write!(
+                f,
+                "the GET hit rate is only {hit_rate:.2} %: most GETs asked for keys nobody wrote, and a miss is cheaper than a hit; add --prefill (or prefill with --ratio 1:0 --key-pattern P:P -n allkeys) before a GET benchmark."
+            ),
+            Warning::SameMachine { target } => write!(
+                f,
+                "the server ({target}) runs on this machine: kvbench and the server compete for the same CPUs, so the numbers compare configurations on this machine and are no capacity figure; pin them apart (taskset for the server, --cpus for kvbench) or use a separate client machine."
+            ),
+            Warning::DatasetTooLarge {
+                estimate,
+                limit,
+                which,
+            } => {
+                let what = match which {
+                    MemoryLimit::MaxMemory => "the server's maxmemory",
+                    MemoryLimit::FreeMemory => "this machine's available memory",
+                };
+                write!(
+                    f,
+                    "the key range × value size needs about {:.0} MiB, more than {what} ({:.0} MiB): expect evictions or errors, or swapping that measures the disk; shrink --key-maximum or --data-size.",
+                    mib(*estimate),
+                    mib(*limit)
+                )
+            }
+            Warning::ShortRun { secs } => write!(
+                f,
+                "each run lasted {secs:.1} s: runs under 10 s are dominated by start-up, caches warming and noise; use --test-time 10 or more (the whitepaper method uses 600 s)."
+            ),
+            Warning::CountMismatch {
+                phase,
+                op,
+                client,
+                server,
+            } => write!(
+                f,
+                "{phase}: the server counted {server} {op} calls but kvbench {client}: another client used the server during the run, or requests were lost; the numbers are not a clean measurement."
+            ),
+            Warning::FsyncAlways => write!(
+                f,
+                "context: the server runs with appendfsync always, so every write waits for the disk; SET numbers measure the disk."
+            ),
+            Warning::BackgroundSave { phase, forks } => write!(
+                f,
+                "context: the server forked {forks} time(s) during {phase} (an RDB save or an AOF rewrite), which costs latency and memory while it runs."
+            ),
+            Warning::RunsDisagree { max_over_min } => write!(
+                f,
+                "identical runs differed by up to {:.1} % (max/min {max_over_min:.3}): differences between configurations smaller than that are noise on this setup; use longer runs or more of them.",
+                (max_over_min - 1.0) * 100.0
+            ),
+        }
+    }
+}
