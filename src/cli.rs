@@ -236,6 +236,22 @@ pub struct Args {
     pub version: Option<bool>,
 }
 
+/// `kvbench compare`: what the user typed.
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "kvbench compare",
+    about = "Compare kvbench (or memtier_benchmark) JSON reports side by side, with ratios to the first",
+    max_term_width = 100
+)]
+pub struct CompareArgs {
+    /// JSON reports written with --json-out-file; the first is the baseline
+    #[arg(required = true, num_args = 2.., value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output format: text, md (Markdown table) or csv
+    #[arg(long, default_value = "text", value_name = "FORMAT")]
+    pub format: String,
+}
+
 /// Turns a parse error from clap into kvbench's one-line form naming the flag,
 /// so that a mistyped number reads like every other usage error.
 pub fn usage_error(e: &clap::Error) -> UsageError {

@@ -18,6 +18,7 @@
 //! - [`report`]: text and JSON exporters behind one trait, progress line, atomic writes.
 
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod conn;
 pub mod crew;

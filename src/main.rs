@@ -10,14 +10,14 @@ use kvbench::report::{self, progress::Progress};
 use kvbench::run::{self, RunError};
 
 fn main() -> ExitCode {
-    let args = match Args::try_parse() {
+    // `kvbench compare FILE...` is the one subcommand; everything else is a
+    // benchmark with memtier's flags.
+    if std::env::args().nth(1).as_deref() == Some("compare") {
+        return compare(std::env::args().skip(1));
+    }
+    let args = match parse::<Args>(std::env::args()) {
         Ok(args) => args,
-        // --help and --version are "errors" that print to stdout and succeed.
-        Err(e) if !e.use_stderr() => {
-            let _ = e.print();
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => return fail_usage(&cli::usage_error(&e).to_string()),
+        Err(code) => return code,
     };
     let config = match Config::from_args(args) {
         Ok(config) => config,
@@ -55,6 +55,34 @@ fn main() -> ExitCode {
             eprintln!("kvbench: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Parses a command line; `Err` carries the exit code after printing help,
+/// the version or a one-line usage error.
+fn parse<T: Parser>(args: impl Iterator<Item = String>) -> Result<T, ExitCode> {
+    T::try_parse_from(args).map_err(|e| {
+        // --help and --version are "errors" that print to stdout and succeed.
+        if e.use_stderr() {
+            fail_usage(&cli::usage_error(&e).to_string())
+        } else {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+    })
+}
+
+fn compare(args: impl Iterator<Item = String>) -> ExitCode {
+    let args = match parse::<cli::CompareArgs>(args) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    match kvbench::compare::run(&args) {
+        Ok(table) => {
+            print!("{table}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail_usage(&e.to_string()),
     }
 }
 
