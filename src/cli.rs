@@ -41,6 +41,51 @@ impl FromStr for RequestsArg {
     }
 }
 
+/// A number, or a comma-separated list of numbers that sweeps the flag
+/// (`--pipeline 1,4,16,64`); in a config file also a TOML array.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum NumList {
+    /// One value.
+    One(u64),
+    /// Several values, in order.
+    Many(Vec<u64>),
+    /// Text form, as typed in a config file: `"1,4,16"`.
+    Text(String),
+}
+
+impl NumList {
+    /// The values, in order; an error names the part that is not a number.
+    pub fn values(&self) -> Result<Vec<u64>, String> {
+        match self {
+            NumList::One(n) => Ok(vec![*n]),
+            NumList::Many(v) if v.is_empty() => Err("the list is empty".into()),
+            NumList::Many(v) => Ok(v.clone()),
+            NumList::Text(t) => t
+                .split(',')
+                .map(|p| {
+                    p.trim()
+                        .parse::<u64>()
+                        .map_err(|_| format!("'{p}' in '{t}' is not a whole number"))
+                })
+                .collect(),
+        }
+    }
+}
+
+impl FromStr for NumList {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let list = NumList::Text(s.to_string());
+        let values = list.values()?;
+        Ok(match values.as_slice() {
+            [one] => NumList::One(*one),
+            _ => NumList::Many(values),
+        })
+    }
+}
+
 /// The command line. Names, short options and defaults follow memtier_benchmark's
 /// `--help` so that existing scripts paste in unchanged; defaults are applied in
 /// [`crate::config`] and shown here in the help text.
@@ -108,18 +153,22 @@ pub struct Args {
     #[arg(long, value_name = "SECS", help_heading = "Connection")]
     pub connection_timeout: Option<f64>,
 
-    /// Worker threads, each with its own event loop [default: 4]
-    #[arg(short = 't', long, help_heading = "Load")]
-    pub threads: Option<u32>,
-    /// Connections per thread [default: 50]
-    #[arg(short = 'c', long, help_heading = "Load")]
-    pub clients: Option<u32>,
-    /// Requests in flight per connection [default: 1]
-    #[arg(long, value_name = "N", help_heading = "Load")]
-    pub pipeline: Option<u32>,
-    /// SET:GET ratio, e.g. 1:10, 1:0 (SET only), 0:1 (GET only) [default: 1:10]
-    #[arg(long, value_name = "SET:GET", help_heading = "Load")]
+    /// Worker threads, each with its own event loop; a list (2,4) sweeps [default: 4]
+    #[arg(short = 't', long, value_name = "N[,N...]", help_heading = "Load")]
+    pub threads: Option<NumList>,
+    /// Connections per thread; a list (10,50) sweeps [default: 50]
+    #[arg(short = 'c', long, value_name = "N[,N...]", help_heading = "Load")]
+    pub clients: Option<NumList>,
+    /// Requests in flight per connection; a list (1,4,16,64) sweeps [default: 1]
+    #[arg(long, value_name = "N[,N...]", help_heading = "Load")]
+    pub pipeline: Option<NumList>,
+    /// SET:GET ratio, e.g. 1:10, 1:0 (SET only), 0:1 (GET only); a list
+    /// (1:0,0:1,1:1) sweeps [default: 1:10]
+    #[arg(long, value_name = "SET:GET[,...]", help_heading = "Load")]
     pub ratio: Option<String>,
+    /// With a sweep: warm up before every cell (each) or only the first (first) [default: each]
+    #[arg(long, value_name = "WHEN", help_heading = "Load")]
+    pub sweep_warmup: Option<String>,
     /// Requests per client per run, or `allkeys` to cover the key range once [default: 10000]
     #[arg(short = 'n', long, value_name = "N|allkeys", help_heading = "Load")]
     pub requests: Option<RequestsArg>,
@@ -171,9 +220,9 @@ pub struct Args {
     #[arg(long, value_name = "EXP", help_heading = "Keys")]
     pub key_zipf_exp: Option<f64>,
 
-    /// Value size in bytes [default: 32]
-    #[arg(short = 'd', long, value_name = "BYTES", help_heading = "Values")]
-    pub data_size: Option<u64>,
+    /// Value size in bytes; a list (32,1024) sweeps [default: 32]
+    #[arg(short = 'd', long, value_name = "BYTES[,...]", help_heading = "Values")]
+    pub data_size: Option<NumList>,
     /// Value sizes drawn uniformly from MIN-MAX bytes
     #[arg(long, value_name = "MIN-MAX", help_heading = "Values")]
     pub data_size_range: Option<String>,
@@ -300,10 +349,10 @@ mod tests {
         let a = parse(&[
             "-t", "2", "-c", "3", "-n", "allkeys", "-d", "64", "-x", "3", "-R",
         ]);
-        assert_eq!(a.threads, Some(2));
-        assert_eq!(a.clients, Some(3));
+        assert_eq!(a.threads, Some(NumList::One(2)));
+        assert_eq!(a.clients, Some(NumList::One(3)));
         assert_eq!(a.requests, Some(RequestsArg::Word("allkeys".into())));
-        assert_eq!(a.data_size, Some(64));
+        assert_eq!(a.data_size, Some(NumList::One(64)));
         assert_eq!(a.run_count, Some(3));
         assert!(a.random_data);
     }
@@ -318,6 +367,18 @@ mod tests {
         let u = usage_error(&e);
         assert_eq!(u.flag, "--thread");
         assert!(u.message.contains("--threads"), "{}", u.message);
+    }
+
+    #[test]
+    fn numeric_flags_accept_lists_that_sweep() {
+        assert_eq!(
+            parse(&["--pipeline", "1,4,16"]).pipeline,
+            Some(NumList::Many(vec![1, 4, 16]))
+        );
+        assert!(Args::try_parse_from(["kvbench", "--pipeline", "1,x"]).is_err());
+        let a: Args = toml::from_str("pipeline = [1, 4]\nclients = \"10,50\"\n").unwrap();
+        assert_eq!(a.pipeline.unwrap().values().unwrap(), vec![1, 4]);
+        assert_eq!(a.clients.unwrap().values().unwrap(), vec![10, 50]);
     }
 
     #[test]
@@ -340,7 +401,7 @@ mod tests {
             "threads = 2\nkey-pattern = \"S:S\"\nrequests = \"allkeys\"\ntest-time = 5\n",
         )
         .unwrap();
-        assert_eq!(a.threads, Some(2));
+        assert_eq!(a.threads, Some(NumList::One(2)));
         assert_eq!(a.key_pattern.as_deref(), Some("S:S"));
         assert_eq!(a.test_time, Some(5.0));
     }

@@ -11,13 +11,15 @@ use std::time::Duration;
 use serde_json::Value;
 
 mod data;
+pub mod sweep;
 
 use crate::cli::{Args, RequestsArg};
 use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
 use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::values::SizeSpec;
-use data::{build_keys, build_values};
+use data::{build_keys, build_values, list_of};
+pub use sweep::{Cell, Sweep};
 
 /// A mistake the user can fix: which flag, what is wrong, what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -158,6 +160,9 @@ pub struct Config {
     pub seed: u64,
     /// CPU placement.
     pub pinning: Pinning,
+    /// Swept values (single values when nothing is swept); the fields above hold
+    /// the first cell's.
+    pub sweep: Sweep,
 }
 
 impl Config {
@@ -212,33 +217,70 @@ fn merge(file: Args, cli: Args) -> Result<Args, UsageError> {
 }
 
 fn build(a: Args) -> Result<Config, UsageError> {
-    let threads = at_least_one("--threads", a.threads.unwrap_or(4))?;
-    let clients = at_least_one("--clients", a.clients.unwrap_or(50))?;
-    let pipeline = at_least_one("--pipeline", a.pipeline.unwrap_or(1))?;
-    let ratio: Ratio = a
-        .ratio
-        .as_deref()
-        .unwrap_or("1:10")
-        .parse()
-        .map_err(|e: String| UsageError::new("--ratio", e))?;
-    let keys = build_keys(&a, threads * clients)?;
+    let sweep = build_sweep(&a)?;
+    let keys = build_keys(&a, sweep.max_connections())?;
+    if a.rate_limiting.is_some() && (sweep.threads.len() > 1 || sweep.clients.len() > 1) {
+        return Err(UsageError::new(
+            "--rate-limiting",
+            "is per connection, and the sweep changes the connection count; give the total with --rate",
+        ));
+    }
     Ok(Config {
         target: build_target(&a)?,
-        threads,
-        clients,
-        pipeline,
-        ratio,
+        threads: sweep.threads[0],
+        clients: sweep.clients[0],
+        pipeline: sweep.pipelines[0],
+        ratio: sweep.ratios[0],
         stop: build_stop(&a)?,
         run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
         warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,
-        rate: build_rate(&a, threads * clients)?,
+        rate: build_rate(&a, sweep.threads[0] * sweep.clients[0])?,
         prefill: a.prefill,
         keys,
-        values: build_values(&a)?,
+        values: sweep.data_sizes[0].clone(),
         random_data: a.random_data,
         output: build_output(&a)?,
         seed: build_seed(a.seed)?,
         pinning: build_pinning(&a)?,
+        sweep,
+    })
+}
+
+/// The lists of the sweepable flags (single values when nothing is swept).
+fn build_sweep(a: &Args) -> Result<Sweep, UsageError> {
+    let counts = |flag, arg, default| -> Result<Vec<usize>, UsageError> {
+        Ok(list_of(flag, arg, default)?
+            .into_iter()
+            .map(|n| n as usize)
+            .collect())
+    };
+    let ratios = a
+        .ratio
+        .as_deref()
+        .unwrap_or("1:10")
+        .split(',')
+        .map(|r| {
+            r.parse::<Ratio>()
+                .map_err(|e| UsageError::new("--ratio", e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let warmup_each_cell = match a.sweep_warmup.as_deref().unwrap_or("each") {
+        "each" => true,
+        "first" => false,
+        other => {
+            return Err(UsageError::new(
+                "--sweep-warmup",
+                format!("'{other}' is not each or first"),
+            ));
+        }
+    };
+    Ok(Sweep {
+        threads: counts("--threads", &a.threads, 4)?,
+        clients: counts("--clients", &a.clients, 50)?,
+        pipelines: counts("--pipeline", &a.pipeline, 1)?,
+        data_sizes: build_values(a)?,
+        ratios,
+        warmup_each_cell,
     })
 }
 

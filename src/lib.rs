@@ -31,6 +31,7 @@ pub mod run;
 pub mod schedule;
 pub mod server;
 pub mod stats;
+pub mod sweep;
 pub mod sysinfo;
 pub mod target;
 pub mod timer;

@@ -26,6 +26,9 @@ fn main() -> ExitCode {
     if config.output.show_config {
         eprintln!("{}", report::show_config(&config));
     }
+    if config.is_sweep() {
+        return sweep(&config);
+    }
     let mut progress = Progress::new(&config, true);
     let mut save_failed = false;
     // Results are saved after every phase, so a later failure loses nothing.
@@ -49,6 +52,39 @@ fn main() -> ExitCode {
     let outcome = report::save_json(&config, &results, true)
         .and_then(|()| report::emit_text(&config, &results, true));
     match outcome {
+        Ok(()) if !save_failed => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("kvbench: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Runs every cell of a sweep; the JSON file grows after every phase.
+fn sweep(config: &Config) -> ExitCode {
+    let total = config.sweep.cell_count();
+    let mut save_failed = false;
+    let mut save = |cells: &[kvbench::sweep::CellResult]| {
+        if let Err(e) = report::write_json(config, &report::sweep::json(config, cells, total)) {
+            eprintln!("kvbench: {e}");
+            save_failed = true;
+        }
+    };
+    let cells = match kvbench::sweep::run(config, &mut save) {
+        Ok(cells) => cells,
+        Err(RunError::Usage(e)) => return fail_usage(&e.to_string()),
+        Err(e) => {
+            eprintln!("kvbench: error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    for cell in &cells {
+        for warning in kvbench::warnings::collect(&cell.cell.config, &cell.results) {
+            eprintln!("kvbench: warning: [{}] {warning}", cell.cell.label());
+        }
+    }
+    match report::write_text(config, &report::sweep::text(&cells, total)) {
         Ok(()) if !save_failed => ExitCode::SUCCESS,
         Ok(()) => ExitCode::from(1),
         Err(e) => {

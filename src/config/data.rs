@@ -2,7 +2,7 @@
 //! parameters) and the value sizes. Split from `config.rs` to keep each file to
 //! one concern; the rules and messages are the same kind: name the flag, say the fix.
 
-use crate::cli::Args;
+use crate::cli::{Args, NumList};
 use crate::config::{KeySpace, UsageError};
 use crate::workload::keys::{KeyPattern, KeyRange, PatternKind, parse_key_pattern};
 use crate::workload::values::SizeSpec;
@@ -87,7 +87,8 @@ fn key_pattern(a: &Args, kind: PatternKind, range: KeyRange) -> Result<KeyPatter
 /// The largest value we agree to send: Redis' default proto-max-bulk-len.
 const MAX_VALUE_BYTES: u64 = 512 * 1024 * 1024;
 
-pub(super) fn build_values(a: &Args) -> Result<SizeSpec, UsageError> {
+/// The value sizes: one spec, or one per `--data-size` list entry (a sweep).
+pub(super) fn build_values(a: &Args) -> Result<Vec<SizeSpec>, UsageError> {
     let spec = match (&a.data_size_range, &a.data_size_list) {
         (Some(_), Some(_)) => {
             return Err(UsageError::new(
@@ -101,21 +102,19 @@ pub(super) fn build_values(a: &Args) -> Result<SizeSpec, UsageError> {
         (None, Some(l)) => {
             SizeSpec::parse_list(l).map_err(|e| UsageError::new("--data-size-list", e))?
         }
-        (None, None) => match a.data_size.unwrap_or(32) {
-            0 => {
-                return Err(UsageError::new(
-                    "--data-size",
-                    "must be at least 1 byte (got 0)",
-                ));
-            }
-            n if n > MAX_VALUE_BYTES => {
+        (None, None) => {
+            let sizes = list_of("--data-size", &a.data_size, 32)?;
+            if let Some(n) = sizes.iter().find(|n| **n > MAX_VALUE_BYTES) {
                 return Err(UsageError::new(
                     "--data-size",
                     format!("{n} exceeds the 512 MiB a Redis value may hold"),
                 ));
             }
-            n => SizeSpec::Fixed(n as usize),
-        },
+            return Ok(sizes
+                .into_iter()
+                .map(|n| SizeSpec::Fixed(n as usize))
+                .collect());
+        }
     };
     if spec.max_size() as u64 > MAX_VALUE_BYTES {
         let flag = if a.data_size_range.is_some() {
@@ -128,5 +127,25 @@ pub(super) fn build_values(a: &Args) -> Result<SizeSpec, UsageError> {
             "sizes above 512 MiB exceed what a Redis value may hold",
         ));
     }
-    Ok(spec)
+    Ok(vec![spec])
+}
+
+/// The values of a numeric flag that may be a list (a sweep); `default` when the
+/// flag is absent. Each value must be at least 1.
+pub(super) fn list_of(
+    flag: &str,
+    arg: &Option<NumList>,
+    default: u64,
+) -> Result<Vec<u64>, UsageError> {
+    let values = match arg {
+        Some(list) => list.values().map_err(|e| UsageError::new(flag, e))?,
+        None => vec![default],
+    };
+    if values.contains(&0) {
+        return Err(UsageError::new(
+            flag,
+            format!("must be at least 1 (got 0); use {flag} 1"),
+        ));
+    }
+    Ok(values)
 }

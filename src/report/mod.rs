@@ -11,6 +11,7 @@ pub mod json;
 pub mod json_config;
 pub mod open_loop;
 pub mod progress;
+pub mod sweep;
 pub mod text;
 
 use std::io::{self, Write};
@@ -67,17 +68,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Writes the JSON report to `--json-out-file`, if one was asked for.
 pub fn save_json(config: &Config, results: &Results, complete: bool) -> Result<(), String> {
-    let Some(path) = &config.output.json_out_file else {
-        return Ok(());
-    };
     let input = ReportInput {
         config,
         results,
         complete,
     };
-    let bytes = json::JsonExporter.render(&input);
-    write_atomically(path, &bytes)
-        .map_err(|e| format!("cannot write --json-out-file {}: {e}", path.display()))
+    write_json(config, &json::JsonExporter.render(&input))
 }
 
 /// Prints the text report to stdout, or writes it to `--out-file`.
@@ -87,13 +83,26 @@ pub fn emit_text(config: &Config, results: &Results, complete: bool) -> Result<(
         results,
         complete,
     };
-    let bytes = text::TextExporter.render(&input);
+    write_text(config, &text::TextExporter.render(&input))
+}
+
+/// Writes JSON bytes to `--json-out-file` atomically; nothing without the flag.
+pub fn write_json(config: &Config, bytes: &[u8]) -> Result<(), String> {
+    let Some(path) = &config.output.json_out_file else {
+        return Ok(());
+    };
+    write_atomically(path, bytes)
+        .map_err(|e| format!("cannot write --json-out-file {}: {e}", path.display()))
+}
+
+/// Writes text bytes to `--out-file` atomically, or to stdout.
+pub fn write_text(config: &Config, bytes: &[u8]) -> Result<(), String> {
     match &config.output.out_file {
-        Some(path) => write_atomically(path, &bytes)
+        Some(path) => write_atomically(path, bytes)
             .map_err(|e| format!("cannot write --out-file {}: {e}", path.display())),
         None => {
             let mut out = io::stdout().lock();
-            match out.write_all(&bytes).and_then(|()| out.flush()) {
+            match out.write_all(bytes).and_then(|()| out.flush()) {
                 // A closed pipe (`kvbench ... | head`) is the reader's choice, not a failure.
                 Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
                     Err(format!("cannot write the report: {e}"))

@@ -1,0 +1,182 @@
+//! Reports of a sweep: each cell's own report, then one comparison table in the
+//! whitepaper's style (a row per cell: total and per-op QPS, latencies, hit rate,
+//! ratio to the first cell), and one JSON file holding every cell as a
+//! memtier-compatible document plus the summary.
+
+use std::fmt::Write;
+
+use serde_json::{Value, json};
+
+use crate::config::Config;
+use crate::report::json::{SCHEMA_VERSION, document};
+use crate::report::text::TextExporter;
+use crate::report::{Exporter, ReportInput, hit_rate_percent};
+use crate::results::rate;
+use crate::sweep::CellResult;
+
+/// One row of the comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryRow {
+    /// `pipeline=16`.
+    pub label: String,
+    /// All replies per second.
+    pub ops_per_sec: f64,
+    /// SET replies per second.
+    pub set_ops_per_sec: f64,
+    /// GET replies per second.
+    pub get_ops_per_sec: f64,
+    /// Mean, p50, p99, p99.9 latency of all requests, ms.
+    pub latency_ms: [f64; 4],
+    /// GET hit rate, % (None without GETs).
+    pub hit_rate: Option<f64>,
+    /// Total ops/sec over the first cell's.
+    pub ratio: f64,
+}
+
+/// The comparison rows, from each cell's headline section.
+pub fn summary(cells: &[CellResult]) -> Vec<SummaryRow> {
+    let mut rows: Vec<SummaryRow> = Vec::new();
+    for c in cells {
+        let Some(section) = c.results.headline() else {
+            continue;
+        };
+        let totals = section.stats.totals();
+        let h = &totals.latency_us;
+        let at = |p: f64| {
+            if h.is_empty() {
+                0.0
+            } else {
+                h.value_at_percentile(p) as f64 / 1000.0
+            }
+        };
+        let ops_per_sec = rate(totals.count, section.duration);
+        let base = rows.first().map_or(ops_per_sec, |r| r.ops_per_sec);
+        rows.push(SummaryRow {
+            label: c.cell.label(),
+            ops_per_sec,
+            set_ops_per_sec: rate(section.stats.set.count, section.duration),
+            get_ops_per_sec: rate(section.stats.get.count, section.duration),
+            latency_ms: [totals.mean_us() / 1000.0, at(50.0), at(99.0), at(99.9)],
+            hit_rate: hit_rate_percent(&section.stats.get),
+            ratio: if base > 0.0 { ops_per_sec / base } else { 0.0 },
+        });
+    }
+    rows
+}
+
+fn input<'a>(config: &'a Config, c: &'a CellResult) -> ReportInput<'a> {
+    ReportInput {
+        config,
+        results: &c.results,
+        complete: c.results.runs.len() as u32 >= c.results.planned_runs,
+    }
+}
+
+/// Every cell's text report, then the comparison table.
+pub fn text(cells: &[CellResult], total_cells: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for c in cells {
+        let _ = writeln!(
+            out,
+            "CELL {}/{}: {}\n",
+            c.cell.index + 1,
+            total_cells,
+            c.cell.label()
+        );
+        out.push_str(&String::from_utf8_lossy(
+            &TextExporter.render(&input(&c.cell.config, c)),
+        ));
+    }
+    let rows = summary(cells);
+    let width = rows.iter().map(|r| r.label.len()).max().unwrap_or(4).max(4);
+    let _ = writeln!(out, "SWEEP SUMMARY ({} of {total_cells} cells)", rows.len());
+    let _ = writeln!(
+        out,
+        "{:<width$} {:>12} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7}",
+        "Cell",
+        "Ops/sec",
+        "Sets/sec",
+        "Gets/sec",
+        "Avg ms",
+        "p50 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "Hit %",
+        "Ratio"
+    );
+    for r in &rows {
+        let hit = r.hit_rate.map_or("---".to_string(), |h| format!("{h:.2}"));
+        let [avg, p50, p99, p999] = r.latency_ms;
+        let _ = writeln!(
+            out,
+            "{:<width$} {:>12.2} {:>12.2} {:>12.2} {avg:>10.3} {p50:>10.3} {p99:>10.3} {p999:>10.3} {hit:>9} {:>7.3}",
+            r.label, r.ops_per_sec, r.set_ops_per_sec, r.get_ops_per_sec, r.ratio
+        );
+    }
+    out.into_bytes()
+}
+
+/// The sweep's JSON: every cell's memtier-compatible document and the summary.
+pub fn json(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8> {
+    let documents: Vec<Value> = cells
+        .iter()
+        .map(|c| {
+            let mut doc = document(&input(&c.cell.config, c));
+            if let Some(kv) = doc.get_mut("kvbench").and_then(Value::as_object_mut) {
+                let parameters: serde_json::Map<String, Value> =
+                    c.cell.parameters.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+                kv.insert(
+                    "cell".into(),
+                    json!({"index": c.cell.index, "label": c.cell.label(), "parameters": parameters}),
+                );
+            }
+            doc
+        })
+        .collect();
+    let rows: Vec<Value> = summary(cells)
+        .iter()
+        .map(|r| {
+            json!({
+                "cell": r.label,
+                "ops_per_sec": round2(r.ops_per_sec),
+                "set_ops_per_sec": round2(r.set_ops_per_sec),
+                "get_ops_per_sec": round2(r.get_ops_per_sec),
+                "avg_latency_ms": round3(r.latency_ms[0]),
+                "p50_latency_ms": round3(r.latency_ms[1]),
+                "p99_latency_ms": round3(r.latency_ms[2]),
+                "p99_9_latency_ms": round3(r.latency_ms[3]),
+                "hit_rate_percent": r.hit_rate.map(round2),
+                "ratio_to_first": (r.ratio * 10_000.0).round() / 10_000.0,
+            })
+        })
+        .collect();
+    let complete = cells.len() == total_cells
+        && cells
+            .iter()
+            .all(|c| c.results.runs.len() as u32 >= c.results.planned_runs);
+    let doc = json!({
+        "sweep": {
+            "parameters": config.sweep.swept(),
+            "cells": documents,
+            "summary": rows,
+        },
+        "kvbench": {
+            "schema_version": SCHEMA_VERSION,
+            "tool_version": env!("CARGO_PKG_VERSION"),
+            "complete": complete,
+            "cells_planned": total_cells,
+            "cells_completed": cells.iter().filter(|c| c.results.runs.len() as u32 >= c.results.planned_runs).count(),
+        },
+    });
+    let mut bytes = serde_json::to_vec_pretty(&doc).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+fn round3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}

@@ -1,0 +1,52 @@
+//! Running a sweep: every cell of the comma lists, one after another, each a
+//! complete benchmark (its own threads and connections), with the prefill done
+//! once before the first cell and the warm-up before every cell or only the first.
+
+use crate::config::{Cell, Config};
+use crate::report::progress::Progress;
+use crate::results::Results;
+use crate::run::{self, RunError};
+
+/// One finished (or partly finished) cell.
+#[derive(Debug, Clone)]
+pub struct CellResult {
+    /// What the cell was.
+    pub cell: Cell,
+    /// What it measured.
+    pub results: Results,
+}
+
+/// Runs every cell. `on_progress` sees all cells so far after every phase of
+/// every cell, so the sweep file can be saved as it grows.
+pub fn run(
+    config: &Config,
+    on_progress: &mut dyn FnMut(&[CellResult]),
+) -> Result<Vec<CellResult>, RunError> {
+    let cells = config.cells();
+    let total = cells.len();
+    let mut done: Vec<CellResult> = Vec::with_capacity(total);
+    for mut cell in cells {
+        // The key range is the same for every cell: fill it once.
+        cell.config.prefill = config.prefill && cell.index == 0;
+        if !config.sweep.warmup_each_cell && cell.index > 0 {
+            cell.config.warmup = std::time::Duration::ZERO;
+        }
+        eprintln!("[CELL {}/{}] {}", cell.index + 1, total, cell.label());
+        let mut progress = Progress::new(&cell.config, true);
+        let results = {
+            let finished = &done;
+            let mut partial = |r: &Results| {
+                let mut all = finished.clone();
+                all.push(CellResult {
+                    cell: cell.clone(),
+                    results: r.clone(),
+                });
+                on_progress(&all);
+            };
+            run::run(cell.config.clone(), &mut progress, &mut partial)?
+        };
+        done.push(CellResult { cell, results });
+        on_progress(&done);
+    }
+    Ok(done)
+}
