@@ -28,8 +28,8 @@ fn every_config_file_is_valid() {
         }
     }
     assert!(
-        seen >= 4,
-        "expected the demo and three whitepaper configs, found {seen}"
+        seen >= 9,
+        "expected the demo and eight whitepaper configs, found {seen}"
     );
 }
 
@@ -61,5 +61,35 @@ fn whitepaper_configs_follow_the_method() {
             "{name}"
         );
         assert_eq!(c.run_count, 3, "{name}");
+    }
+}
+
+#[test]
+fn whitepaper_configs_prefill_and_the_pipeline_one_sweeps_four_depths() {
+    for name in ["get", "set", "mixed", "pipeline"] {
+        for suffix in ["", "-short"] {
+            let c = load(&format!("whitepaper-{name}{suffix}.toml"));
+            assert!(c.prefill, "{name}{suffix} must prefill");
+            assert_eq!(c.values, SizeSpec::Fixed(32), "{name}{suffix}");
+        }
+    }
+    let sweep = load("whitepaper-pipeline.toml");
+    assert_eq!(sweep.sweep.pipelines, vec![1, 4, 16, 64]);
+    assert_eq!(sweep.cells().len(), 4);
+}
+
+#[test]
+fn short_variants_finish_within_a_minute() {
+    for name in ["get", "set", "mixed", "pipeline"] {
+        let c = load(&format!("whitepaper-{name}-short.toml"));
+        let Stop::Time(run) = c.stop else {
+            panic!("{name}-short must be time-bound");
+        };
+        let per_cell = c.warmup + run * c.run_count;
+        let total = per_cell * c.sweep.cell_count() as u32;
+        assert!(
+            total.as_secs() < 60,
+            "{name}-short is planned for {total:?}"
+        );
     }
 }
