@@ -10,6 +10,7 @@ use std::thread::{self, JoinHandle};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 
 use crate::config::{Config, Pinning, UsageError};
+use crate::interrupt::Interrupt;
 use crate::run::{RunError, connect_advice};
 use crate::worker::{Command, Report, WorkerBuilder};
 
@@ -71,7 +72,7 @@ fn cpu_plan(config: &Config) -> Result<Vec<Option<core_affinity::CoreId>>, Usage
 }
 
 /// Spawns and pins the workers; each opens its connections.
-pub fn spawn(config: &Arc<Config>) -> Result<Crew, RunError> {
+pub fn spawn(config: &Arc<Config>, interrupt: &Interrupt) -> Result<Crew, RunError> {
     let cpus = cpu_plan(config)?;
     let (report_tx, reports) = unbounded();
     let mut commands = Vec::new();
@@ -79,6 +80,7 @@ pub fn spawn(config: &Arc<Config>) -> Result<Crew, RunError> {
     for (thread, cpu) in cpus.into_iter().enumerate() {
         let (tx, rx) = unbounded();
         let builder = WorkerBuilder {
+            interrupt: interrupt.clone(),
             thread,
             config: Arc::clone(config),
             commands: rx,

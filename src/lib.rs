@@ -22,6 +22,7 @@ pub mod compare;
 pub mod config;
 pub mod conn;
 pub mod crew;
+pub mod interrupt;
 pub mod net;
 pub mod protocol;
 pub mod report;

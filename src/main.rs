@@ -6,8 +6,12 @@ use clap::Parser;
 
 use kvbench::cli::{self, Args};
 use kvbench::config::Config;
+use kvbench::interrupt::Interrupt;
 use kvbench::report::{self, progress::Progress};
+use kvbench::results::Results;
 use kvbench::run::{self, RunError};
+use kvbench::sweep::{self, CellResult};
+use kvbench::warnings;
 
 fn main() -> ExitCode {
     // `kvbench compare FILE...` is the one subcommand; everything else is a
@@ -15,82 +19,94 @@ fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("compare") {
         return compare(std::env::args().skip(1));
     }
-    let args = match parse::<Args>(std::env::args()) {
-        Ok(args) => args,
+    let config = match parse::<Args>(std::env::args()).map(Config::from_args) {
+        Ok(Ok(config)) => config,
+        Ok(Err(e)) => return fail_usage(&e.to_string()),
         Err(code) => return code,
-    };
-    let config = match Config::from_args(args) {
-        Ok(config) => config,
-        Err(e) => return fail_usage(&e.to_string()),
     };
     if config.output.show_config {
         eprintln!("{}", report::show_config(&config));
     }
+    let interrupt = match Interrupt::install() {
+        Ok(interrupt) => interrupt,
+        Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
+    };
     if config.is_sweep() {
-        return sweep(&config);
+        return benchmark_sweep(&config, &interrupt);
     }
-    let mut progress = Progress::new(&config, true);
+    benchmark(&config, &interrupt)
+}
+
+/// One benchmark; the JSON file is rewritten after every phase, so a later
+/// failure or an interrupt loses nothing.
+fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
+    let mut progress = Progress::new(config, true);
     let mut save_failed = false;
-    // Results are saved after every phase, so a later failure loses nothing.
-    let mut save = |results: &kvbench::results::Results| {
-        if let Err(e) = report::save_json(&config, results, false) {
+    let mut save = |results: &Results| {
+        if let Err(e) = report::save_json(config, results, false) {
             eprintln!("kvbench: {e}");
             save_failed = true;
         }
     };
-    let results = match run::run(config.clone(), &mut progress, &mut save) {
+    let results = match run::run(config.clone(), interrupt, &mut progress, &mut save) {
         Ok(results) => results,
-        Err(RunError::Usage(e)) => return fail_usage(&e.to_string()),
-        Err(e) => {
-            eprintln!("kvbench: error: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return run_error(e),
     };
-    for warning in kvbench::warnings::collect(&config, &results) {
+    for warning in warnings::collect(config, &results) {
         eprintln!("kvbench: warning: {warning}");
     }
-    let outcome = report::save_json(&config, &results, true)
-        .and_then(|()| report::emit_text(&config, &results, true));
-    match outcome {
-        Ok(()) if !save_failed => ExitCode::SUCCESS,
-        Ok(()) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("kvbench: {e}");
-            ExitCode::from(1)
-        }
-    }
+    let complete = results.interrupted.is_none();
+    let written = report::save_json(config, &results, complete)
+        .and_then(|()| report::emit_text(config, &results, complete));
+    finish(written, save_failed, interrupt)
 }
 
-/// Runs every cell of a sweep; the JSON file grows after every phase.
-fn sweep(config: &Config) -> ExitCode {
+/// Every cell of a sweep; the JSON file grows after every phase of every cell.
+fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let total = config.sweep.cell_count();
     let mut save_failed = false;
-    let mut save = |cells: &[kvbench::sweep::CellResult]| {
+    let mut save = |cells: &[CellResult]| {
         if let Err(e) = report::write_json(config, &report::sweep::json(config, cells, total)) {
             eprintln!("kvbench: {e}");
             save_failed = true;
         }
     };
-    let cells = match kvbench::sweep::run(config, &mut save) {
+    let cells = match sweep::run(config, interrupt, &mut save) {
         Ok(cells) => cells,
-        Err(RunError::Usage(e)) => return fail_usage(&e.to_string()),
-        Err(e) => {
-            eprintln!("kvbench: error: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return run_error(e),
     };
     for cell in &cells {
-        for warning in kvbench::warnings::collect(&cell.cell.config, &cell.results) {
+        for warning in warnings::collect(&cell.cell.config, &cell.results) {
             eprintln!("kvbench: warning: [{}] {warning}", cell.cell.label());
         }
     }
-    match report::write_text(config, &report::sweep::text(&cells, total)) {
-        Ok(()) if !save_failed => ExitCode::SUCCESS,
-        Ok(()) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("kvbench: {e}");
-            ExitCode::from(1)
-        }
+    let written = report::write_text(config, &report::sweep::text(&cells, total));
+    finish(written, save_failed, interrupt)
+}
+
+/// The exit code: 128 + signal when interrupted, 1 when a report could not be
+/// written, 0 otherwise.
+fn finish(written: Result<(), String>, save_failed: bool, interrupt: &Interrupt) -> ExitCode {
+    if let Err(e) = &written {
+        eprintln!("kvbench: {e}");
+    }
+    if let Some(signal) = interrupt.signal() {
+        eprintln!(
+            "kvbench: interrupted by signal {signal}; the reports hold everything measured until then"
+        );
+        return ExitCode::from(Interrupt::exit_code(signal));
+    }
+    if written.is_err() || save_failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn run_error(e: RunError) -> ExitCode {
+    match e {
+        RunError::Usage(e) => fail_usage(&e.to_string()),
+        RunError::Failed(message) => fail(&message),
     }
 }
 
@@ -125,4 +141,9 @@ fn compare(args: impl Iterator<Item = String>) -> ExitCode {
 fn fail_usage(message: &str) -> ExitCode {
     eprintln!("kvbench: error: {message}");
     ExitCode::from(2)
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("kvbench: error: {message}");
+    ExitCode::from(1)
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, SystemTime};
 use crate::server::{Info, PhaseEvidence};
 use crate::stats::Stats;
 use crate::stats::series::Second;
+use crate::variance::Variance;
 
 /// Which part of the schedule a phase was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +77,8 @@ pub struct PhaseResult {
     pub unsent: u64,
     /// What the server said before and after the phase, when it answers INFO.
     pub server: Option<PhaseEvidence>,
+    /// A SIGINT/SIGTERM cut this phase short.
+    pub interrupted: bool,
 }
 
 impl PhaseResult {
@@ -118,6 +121,8 @@ pub struct Section<'a> {
     pub finished_wall: SystemTime,
     /// Per-second series (empty for aggregates).
     pub series: &'a [Second],
+    /// A phase in it was cut short by a signal.
+    pub interrupted: bool,
 }
 
 impl<'a> Section<'a> {
@@ -130,6 +135,7 @@ impl<'a> Section<'a> {
             started_wall: p.started_wall,
             finished_wall: p.started_wall + p.duration,
             series: &p.series,
+            interrupted: p.interrupted,
         }
     }
 }
@@ -147,6 +153,8 @@ pub struct Results {
     pub runs: Vec<PhaseResult>,
     /// How many runs were asked for (`-x`).
     pub planned_runs: u32,
+    /// The phase a SIGINT/SIGTERM cut short, and the signal.
+    pub interrupted: Option<(Phase, i32)>,
 }
 
 impl Results {
@@ -190,7 +198,20 @@ impl Results {
                 .last()
                 .map_or(first.started_wall, |l| l.started_wall + l.duration),
             series: &[],
+            interrupted: self.runs.iter().any(|r| r.interrupted),
         })
+    }
+
+    /// The spread of the completed runs' total ops/sec (a run cut short by a
+    /// signal is left out); `None` with fewer than two.
+    pub fn variance(&self) -> Option<Variance> {
+        let rates: Vec<f64> = self
+            .runs
+            .iter()
+            .filter(|r| !r.interrupted)
+            .map(PhaseResult::ops_per_sec)
+            .collect();
+        Variance::of(&rates)
     }
 
     /// All measured runs merged (empty counts when only the warm-up has ended);
@@ -250,6 +271,7 @@ mod tests {
             thread_cpu: Vec::new(),
             unsent: 0,
             server: None,
+            interrupted: false,
         }
     }
 
@@ -261,6 +283,7 @@ mod tests {
             warmup: None,
             runs: vec![run(1, 100, 1), run(2, 50, 1), run(3, 300, 1)],
             planned_runs: 3,
+            interrupted: None,
         };
         assert_eq!(r.best(), Some(2));
         assert_eq!(r.worst(), Some(1));
@@ -277,6 +300,7 @@ mod tests {
             warmup: None,
             runs: vec![run(1, 100, 1), run(2, 300, 3)],
             planned_runs: 2,
+            interrupted: None,
         };
         let agg = r.aggregate().unwrap();
         assert_eq!(rate(agg.stats.set.count, agg.duration), 100.0);
@@ -290,6 +314,7 @@ mod tests {
             warmup: None,
             runs: vec![run(1, 1, 1)],
             planned_runs: 1,
+            interrupted: None,
         };
         assert_eq!(r.sections()[0].title, "ALL STATS");
     }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::config::{Config, Stop, UsageError};
 use crate::crew::{self, Crew};
+use crate::interrupt::Interrupt;
 use crate::net::{self, ConnectError};
 use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
@@ -68,6 +69,7 @@ pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> UsageError {
 /// `on_phase` sees the results so far, so they can be saved at once.
 pub fn run(
     config: Config,
+    interrupt: &Interrupt,
     progress: &mut Progress,
     on_phase: &mut dyn FnMut(&Results),
 ) -> Result<Results, RunError> {
@@ -77,7 +79,7 @@ pub fn run(
     let config = Arc::new(config);
     let empty = Stats::for_run(config.rate.is_some())
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
-    let crew = crew::spawn(&config)?;
+    let crew = crew::spawn(&config, interrupt)?;
     if let Err(e) = crew::await_ready(&crew, &config) {
         crew.shutdown();
         return Err(e);
@@ -93,24 +95,40 @@ pub fn run(
         server: master.server_context(),
         ..Results::default()
     };
-    if master.config.prefill {
-        results.prefill = Some(master.phase(Phase::Prefill, Stop::AllKeys, progress));
+    for (phase, stop) in schedule(&master.config) {
+        let mut result = master.phase(phase, stop, progress);
+        result.interrupted = interrupt.signal().is_some();
+        match phase {
+            Phase::Prefill => results.prefill = Some(result),
+            Phase::Warmup => results.warmup = Some(result),
+            Phase::Run(_) => results.runs.push(result),
+        }
+        if let Some(signal) = interrupt.signal() {
+            // The phase in progress was cut short: keep what it measured, run no more.
+            results.interrupted = Some((phase, signal));
+        }
         on_phase(&results);
-    }
-    if !master.config.warmup.is_zero() {
-        results.warmup =
-            Some(master.phase(Phase::Warmup, Stop::Time(master.config.warmup), progress));
-        on_phase(&results);
-    }
-    for n in 1..=master.config.run_count {
-        let stop = master.config.stop;
-        results
-            .runs
-            .push(master.phase(Phase::Run(n), stop, progress));
-        on_phase(&results);
+        if results.interrupted.is_some() {
+            break;
+        }
     }
     master.crew.shutdown();
     Ok(results)
+}
+
+/// The phases in order: prefill, warm-up, runs 1..=N.
+fn schedule(config: &Config) -> Vec<(Phase, Stop)> {
+    let mut phases = Vec::new();
+    if config.prefill {
+        phases.push((Phase::Prefill, Stop::AllKeys));
+    }
+    if !config.warmup.is_zero() {
+        phases.push((Phase::Warmup, Stop::Time(config.warmup)));
+    }
+    for n in 1..=config.run_count {
+        phases.push((Phase::Run(n), config.stop));
+    }
+    phases
 }
 
 /// The master's state across phases.
@@ -244,6 +262,7 @@ fn run_phase(
         thread_cpu,
         unsent,
         server: None,
+        interrupted: false,
     };
     finish_hdr_files(config, hlogs, &result);
     progress.end_phase(&result);

@@ -3,6 +3,7 @@
 //! once before the first cell and the warm-up before every cell or only the first.
 
 use crate::config::{Cell, Config};
+use crate::interrupt::Interrupt;
 use crate::report::progress::Progress;
 use crate::results::Results;
 use crate::run::{self, RunError};
@@ -20,6 +21,7 @@ pub struct CellResult {
 /// every cell, so the sweep file can be saved as it grows.
 pub fn run(
     config: &Config,
+    interrupt: &Interrupt,
     on_progress: &mut dyn FnMut(&[CellResult]),
 ) -> Result<Vec<CellResult>, RunError> {
     let cells = config.cells();
@@ -43,10 +45,13 @@ pub fn run(
                 });
                 on_progress(&all);
             };
-            run::run(cell.config.clone(), &mut progress, &mut partial)?
+            run::run(cell.config.clone(), interrupt, &mut progress, &mut partial)?
         };
         done.push(CellResult { cell, results });
         on_progress(&done);
+        if interrupt.signal().is_some() {
+            break;
+        }
     }
     Ok(done)
 }

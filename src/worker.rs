@@ -23,6 +23,7 @@ use rand::rngs::SmallRng;
 
 use crate::config::{Config, Stop};
 use crate::conn::Conn;
+use crate::interrupt::{INTERRUPT_DRAIN, Interrupt};
 use crate::net;
 use crate::request::{RequestSource, derive_seed};
 use crate::schedule::Schedule;
@@ -97,6 +98,64 @@ pub enum Report {
     },
 }
 
+/// When a phase stops sending and how long its replies are awaited: at the
+/// deadline (`--test-time`) with [`DRAIN_LIMIT`], or at an interrupt with
+/// [`INTERRUPT_DRAIN`], whichever comes first.
+#[derive(Debug, Clone, Copy)]
+struct PhaseClock {
+    stop_sending_at: Option<Instant>,
+    drain_until: Option<Instant>,
+}
+
+impl PhaseClock {
+    fn new(stop: Stop, started_at: Instant) -> Self {
+        let deadline = match stop {
+            Stop::Time(d) => Some(started_at + d),
+            _ => None,
+        };
+        PhaseClock {
+            stop_sending_at: deadline,
+            drain_until: deadline.map(|d| d + DRAIN_LIMIT),
+        }
+    }
+
+    /// An interrupt at `now`: stop sending now, drain briefly.
+    fn interrupt(&mut self, now: Instant) {
+        if self.stop_sending_at.is_none_or(|s| now < s) {
+            self.stop_sending_at = Some(now);
+        }
+        let drain = now + INTERRUPT_DRAIN;
+        if self.drain_until.is_none_or(|d| drain < d) {
+            self.drain_until = Some(drain);
+        }
+    }
+
+    fn sending(&self, now: Instant) -> bool {
+        self.stop_sending_at.is_none_or(|s| now < s)
+    }
+
+    fn drain_expired(&self, now: Instant) -> bool {
+        self.drain_until.is_some_and(|d| now >= d)
+    }
+
+    /// The next instant the loop must look at the clock again.
+    fn next_wake(&self, now: Instant, next_tick: Instant) -> Instant {
+        let mut wake = next_tick;
+        if let Some(s) = self.stop_sending_at.filter(|s| now < *s) {
+            wake = wake.min(s);
+        }
+        if let Some(d) = self.drain_until {
+            wake = wake.min(d);
+        }
+        wake
+    }
+
+    /// When sending stopped (deadline or interrupt), if it did.
+    fn stopped_at(&self) -> Option<Instant> {
+        self.stop_sending_at
+    }
+}
+
 /// What a worker knows only at the end of a phase.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PhaseEnd {
@@ -115,6 +174,8 @@ pub struct WorkerBuilder {
     pub config: Arc<Config>,
     /// Commands from the master.
     pub commands: Receiver<Command>,
+    /// Set when SIGINT or SIGTERM arrives.
+    pub interrupt: Interrupt,
     /// Reports to the master.
     pub reports: Sender<Report>,
 }
@@ -133,6 +194,7 @@ pub struct Worker {
     /// Open loop: connections waiting for their next intended send time.
     wakeups: BinaryHeap<Reverse<(Instant, usize)>>,
     timer: Timer,
+    interrupt: Interrupt,
 }
 
 impl WorkerBuilder {
@@ -168,6 +230,7 @@ impl WorkerBuilder {
             .register(&mut timer, TIMER, Interest::READABLE)
             .map_err(io)?;
         Ok(Worker {
+            interrupt: self.interrupt,
             wakeups: BinaryHeap::new(),
             timer,
             thread: self.thread,
@@ -239,10 +302,7 @@ impl Worker {
     }
 
     fn run_phase(&mut self, stop: Stop, started_at: Instant) {
-        let deadline = match stop {
-            Stop::Time(d) => Some(started_at + d),
-            _ => None,
-        };
+        let mut clock = PhaseClock::new(stop, started_at);
         let cpu_at_start = thread_cpu_time();
         let prefix = self.config.keys.prefix.clone().into_bytes();
         let mut second = 0u64;
@@ -258,34 +318,32 @@ impl Worker {
                 next_tick += Duration::from_secs(1);
                 continue;
             }
-            let sending = deadline.is_none_or(|d| now < d);
+            if self.interrupt.signal().is_some() {
+                clock.interrupt(now);
+            }
+            let sending = clock.sending(now);
             if self.conns.iter().all(|c| c.is_done(sending)) {
                 break;
             }
-            if let Some(d) = deadline
-                && now >= d + DRAIN_LIMIT
-            {
+            if clock.drain_expired(now) {
                 self.abandon_in_flight();
                 break;
             }
             self.fire_wakeups(now, sending, &prefix);
-            let wake = match deadline {
-                Some(d) if sending => next_tick.min(d),
-                Some(d) => next_tick.min(d + DRAIN_LIMIT),
-                None => next_tick,
-            };
             self.arm_timer(sending);
+            let wake = clock.next_wake(now, next_tick);
             self.poll_once(wake.saturating_duration_since(now), sending, &prefix);
         }
+        let stopped_at = clock.stopped_at();
         let end = PhaseEnd {
             cpu_time: thread_cpu_time().saturating_sub(cpu_at_start),
-            unsent: deadline.map_or(0, |d| self.conns.iter().map(|c| c.backlog(d)).sum()),
+            unsent: stopped_at.map_or(0, |d| self.conns.iter().map(|c| c.backlog(d)).sum()),
         };
         let _ = self.timer.disarm();
         let now = Instant::now();
         // Requests intended after the deadline were never meant to be sent; the
         // backlog that counts is the one the deadline left behind.
-        let backlog_at = deadline.map_or(now, |d| d.min(now));
+        let backlog_at = stopped_at.map_or(now, |d| d.min(now));
         self.report_second(second, now, backlog_at, Some(end));
     }
 

@@ -263,7 +263,7 @@ fn schedule_lags(stdout: &str, rate: u32) -> Vec<(String, f64)> {
 }
 
 /// Runs `--rate rate` (constant arrivals) for 5 s and checks the rate, the
-/// server's counts, the schedule line and that no warning was raised.
+/// server's counts, the schedule line and that no rate_not_met warning was raised.
 fn assert_constant_rate_is_kept(rate: u32, load: &str) {
     let _load = exclusive();
     let redis = Redis::start();
@@ -315,16 +315,19 @@ fn assert_constant_rate_is_kept(rate: u32, load: &str) {
     );
 
     // Every request of the schedule is either answered or counted as never sent:
-    // the connections' constant schedules hold exactly rate × test time
-    // intended send times before the deadline. (A few may miss the deadline by
-    // microseconds; kvbench counts those as never sent and, up to one per
-    // connection, as noise that does not fail the rate.)
+    // the constant schedules hold exactly rate × test time intended send times
+    // before the deadline. The deadline's edge blurs this by a few requests (one
+    // due microseconds before it may meet a loop that has just stopped; one due
+    // just after it may go out with replies the loop is still handling), so the
+    // sum may be off by kvbench's own noise allowance: one request per connection
+    // or 0.1 % of the schedule.
     let never_sent = u(&ol["never_sent"]);
     let scheduled = (target * RATE_SECONDS) as u64;
-    assert_eq!(
-        count + never_sent,
-        scheduled,
-        "{count} answered + {never_sent} never sent, but the schedule had {scheduled} requests before the deadline"
+    let connections = u(&r.doc["kvbench"]["config"]["connections"]);
+    let noise = connections.max(scheduled / 1000);
+    assert!(
+        (count + never_sent).abs_diff(scheduled) <= noise,
+        "{count} answered + {never_sent} never sent, but the schedule had {scheduled} requests before the deadline (allowance {noise})"
     );
     assert_eq!(ol["met"], true, "open_loop.met");
     assert!(
@@ -333,19 +336,19 @@ fn assert_constant_rate_is_kept(rate: u32, load: &str) {
         r.doc["kvbench"]["warnings"]
     );
     assert!(
-        !r.stderr.contains("kvbench: warning:"),
+        !r.stderr.contains("target rate was not met"),
         "stderr: {}",
         r.stderr
     );
 }
 
 #[test]
-fn a_constant_rate_of_2000_per_second_is_kept_within_2_percent_without_warnings() {
+fn a_constant_rate_of_2000_per_second_is_kept_within_2_percent_without_a_rate_warning() {
     assert_constant_rate_is_kept(2000, "-t 1 -c 2");
 }
 
 #[test]
-fn a_constant_rate_of_20000_per_second_is_kept_within_2_percent_without_warnings() {
+fn a_constant_rate_of_20000_per_second_is_kept_within_2_percent_without_a_rate_warning() {
     assert_constant_rate_is_kept(20000, "-t 2 -c 5");
 }
 

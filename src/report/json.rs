@@ -19,7 +19,6 @@ use crate::report::{Exporter, ReportInput, distribution, evidence, open_loop};
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
 use crate::stats::{ErrorCounts, OpStats, Stats};
-use crate::variance::Variance;
 use crate::warnings;
 
 /// Version of the `kvbench` object's layout; bumped on incompatible changes.
@@ -109,8 +108,7 @@ fn section(s: &Section<'_>, percentiles: &[f64]) -> Value {
             "Finish time": millis(s.finished_wall),
             "Total duration": s.duration.as_millis() as u64,
             "Time unit": "MILLISECONDS",
-            // Every section shown is a phase that ran to its end.
-            "Interrupted": "false",
+            "Interrupted": if s.interrupted { "true" } else { "false" },
         }),
     );
     let d = s.duration;
@@ -248,8 +246,7 @@ fn phase_summary(c: &Config, p: &PhaseResult) -> Value {
 
 /// `kvbench.variance`: the spread of the runs' ops/sec; `null` for one run.
 fn variance_json(r: &crate::results::Results) -> Value {
-    let rates: Vec<f64> = r.runs.iter().map(PhaseResult::ops_per_sec).collect();
-    let Some(v) = Variance::of(&rates) else {
+    let Some(v) = r.variance() else {
         return Value::Null;
     };
     json!({
@@ -285,6 +282,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "server": r.server.as_ref().map(evidence::context_json),
         "prefill": r.prefill.as_ref().map(|p| phase_summary(c, p)),
         "variance": variance_json(r),
+        "interrupted": r.interrupted.map(|(phase, signal)| json!({"phase": phase.to_string(), "signal": signal})),
         "warmup": r.warmup.as_ref().map(|w| {
             let mut v = phase_summary(c, w);
             if let Value::Object(m) = &mut v {

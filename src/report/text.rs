@@ -9,10 +9,8 @@ use crate::config::{Config, Stop};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::{Exporter, ReportInput, distribution, hit_rate_percent, percentile_label};
 use crate::report::{evidence, open_loop};
-use crate::results::PhaseResult;
 use crate::results::{Section, rate};
 use crate::stats::{ErrorCounts, OpStats};
-use crate::variance::Variance;
 use crate::warnings;
 
 /// The memtier-style text report.
@@ -125,10 +123,16 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
         &last.stats.errors,
         last.stats.set.errors + last.stats.get.errors,
     );
+    if let Some((phase, signal)) = input.results.interrupted {
+        let _ = writeln!(
+            out,
+            "Interrupted: signal {signal} during {phase}; its numbers cover the time until then."
+        );
+    }
     if !input.complete {
         let _ = writeln!(
             out,
-            "Incomplete: {} of {} runs finished.",
+            "Incomplete: {} of {} runs recorded.",
             input.results.runs.len(),
             input.results.planned_runs
         );
@@ -145,13 +149,7 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
 
 /// With two or more runs: their spread, and what it means for comparisons.
 fn variance_line(out: &mut String, input: &ReportInput<'_>) {
-    let rates: Vec<f64> = input
-        .results
-        .runs
-        .iter()
-        .map(PhaseResult::ops_per_sec)
-        .collect();
-    let Some(v) = Variance::of(&rates) else {
+    let Some(v) = input.results.variance() else {
         return;
     };
     let list: Vec<String> = v.rates.iter().map(|r| format!("{r:.2}")).collect();

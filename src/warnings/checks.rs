@@ -68,8 +68,7 @@ pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
     {
         out.push(Warning::FsyncAlways);
     }
-    let rates: Vec<f64> = results.runs.iter().map(PhaseResult::ops_per_sec).collect();
-    if let Some(v) = Variance::of(&rates).filter(Variance::is_noisy) {
+    if let Some(v) = results.variance().filter(Variance::is_noisy) {
         out.push(Warning::RunsDisagree {
             max_over_min: v.max_over_min(),
         });
