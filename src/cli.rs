@@ -44,7 +44,7 @@ impl FromStr for RequestsArg {
 /// A number, or a comma-separated list of numbers that sweeps the flag
 /// (`--pipeline 1,4,16,64`); in a config file also a TOML array.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "NumListRepr")]
 pub enum NumList {
     /// One value.
     One(u64),
@@ -52,6 +52,28 @@ pub enum NumList {
     Many(Vec<u64>),
     /// Text form, as typed in a config file: `"1,4,16"`.
     Text(String),
+}
+
+/// What a config file may hold for a [`NumList`]; checked on the way in, so a
+/// bad list is reported with its line and column.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum NumListRepr {
+    One(u64),
+    Many(Vec<u64>),
+    Text(String),
+}
+
+impl TryFrom<NumListRepr> for NumList {
+    type Error = String;
+
+    fn try_from(repr: NumListRepr) -> Result<Self, Self::Error> {
+        match repr {
+            NumListRepr::One(n) => Ok(NumList::One(n)),
+            NumListRepr::Many(v) => Ok(NumList::Many(v)),
+            NumListRepr::Text(t) => t.parse(),
+        }
+    }
 }
 
 impl NumList {
@@ -152,6 +174,35 @@ pub struct Args {
     /// Seconds to wait for a connection and its handshake [default: 5]
     #[arg(long, value_name = "SECS", help_heading = "Connection")]
     pub connection_timeout: Option<f64>,
+    /// Read the password (or USER:PASSWORD) from the first line of FILE
+    #[arg(long, value_name = "FILE", help_heading = "Connection")]
+    pub auth_file: Option<PathBuf>,
+
+    /// Reconnect connections that break during a run (kvbench's default; memtier's flag)
+    #[arg(long, help_heading = "Faults")]
+    #[serde(default)]
+    pub reconnect_on_error: bool,
+    /// Do not reconnect: a broken connection stays closed for the rest of the run
+    #[arg(long, help_heading = "Faults")]
+    #[serde(default)]
+    pub no_reconnect: bool,
+    /// Reconnect attempts per outage before a connection gives up; 0 = no limit [default: 20]
+    #[arg(long, value_name = "N", help_heading = "Faults")]
+    pub max_reconnect_attempts: Option<u32>,
+    /// Each reconnect waits this factor longer than the last (from 0.1 s, at most 5 s) [default: 2]
+    #[arg(long, value_name = "F", help_heading = "Faults")]
+    pub reconnect_backoff_factor: Option<f64>,
+    /// Reconnect every connection after N requests, on purpose [default: 0 = never]
+    #[arg(long, value_name = "N", help_heading = "Faults")]
+    pub reconnect_interval: Option<u64>,
+    /// Seconds a request may wait for its reply; then it counts as a timeout and its
+    /// connection is reset [default: none]
+    #[arg(long, value_name = "SECS", help_heading = "Faults")]
+    pub request_timeout: Option<f64>,
+    /// Stop the run cleanly once more than N errors (error replies, lost
+    /// connections, timeouts) were counted [default: no limit]
+    #[arg(long, value_name = "N", help_heading = "Faults")]
+    pub max_errors: Option<u64>,
 
     /// Worker threads, each with its own event loop; a list (2,4) sweeps [default: 4]
     #[arg(short = 't', long, value_name = "N[,N...]", help_heading = "Load")]

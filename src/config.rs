@@ -80,6 +80,23 @@ pub struct Rate {
     pub arrival: Arrival,
 }
 
+/// What to do about faults during a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FaultPolicy {
+    /// Reconnect broken connections.
+    pub reconnect: bool,
+    /// Attempts per outage; 0 = no limit.
+    pub max_reconnect_attempts: u32,
+    /// Backoff growth per attempt (at least 1).
+    pub backoff_factor: f64,
+    /// `--reconnect-interval`: requests per connection before a planned reconnect; 0 = never.
+    pub reconnect_interval: u64,
+    /// `--request-timeout`.
+    pub request_timeout: Option<Duration>,
+    /// `--max-errors`.
+    pub max_errors: Option<u64>,
+}
+
 /// How worker threads are placed on CPUs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pinning {
@@ -160,6 +177,8 @@ pub struct Config {
     pub seed: u64,
     /// CPU placement.
     pub pinning: Pinning,
+    /// Reconnects, timeouts, the error budget.
+    pub faults: FaultPolicy,
     /// Swept values (single values when nothing is swept); the fields above hold
     /// the first cell's.
     pub sweep: Sweep,
@@ -242,7 +261,38 @@ fn build(a: Args) -> Result<Config, UsageError> {
         output: build_output(&a)?,
         seed: build_seed(a.seed)?,
         pinning: build_pinning(&a)?,
+        faults: build_faults(&a)?,
         sweep,
+    })
+}
+
+fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
+    if a.no_reconnect && a.reconnect_on_error {
+        return Err(UsageError::new(
+            "--no-reconnect",
+            "contradicts --reconnect-on-error; give one",
+        ));
+    }
+    let backoff_factor = a.reconnect_backoff_factor.unwrap_or(2.0);
+    if !(backoff_factor.is_finite() && (1.0..=100.0).contains(&backoff_factor)) {
+        return Err(UsageError::new(
+            "--reconnect-backoff-factor",
+            format!(
+                "must be between 1 and 100 (got {backoff_factor}); 2 doubles the wait each time"
+            ),
+        ));
+    }
+    let request_timeout = match a.request_timeout {
+        Some(secs) => Some(seconds("--request-timeout", secs, false)?),
+        None => None,
+    };
+    Ok(FaultPolicy {
+        reconnect: !a.no_reconnect,
+        max_reconnect_attempts: a.max_reconnect_attempts.unwrap_or(20),
+        backoff_factor,
+        reconnect_interval: a.reconnect_interval.unwrap_or(0),
+        request_timeout,
+        max_errors: a.max_errors,
     })
 }
 
@@ -383,7 +433,8 @@ fn build_target(a: &Args) -> Result<Target, UsageError> {
     };
     let mut host = a.server.clone().unwrap_or_else(|| "127.0.0.1".to_string());
     let mut port = a.port.unwrap_or(6379);
-    let mut auth = match a.authenticate.as_deref() {
+    let from_file = read_auth_file(a)?;
+    let mut auth = match from_file.as_deref().or(a.authenticate.as_deref()) {
         Some(text) => Some(Auth::parse(text).ok_or_else(|| {
             UsageError::new(
                 "--authenticate",
@@ -436,6 +487,36 @@ fn build_target(a: &Args) -> Result<Target, UsageError> {
             false,
         )?,
     })
+}
+
+/// `--auth-file`: the credentials on its first line, kept out of `ps` and history.
+fn read_auth_file(a: &Args) -> Result<Option<String>, UsageError> {
+    let Some(path) = &a.auth_file else {
+        return Ok(None);
+    };
+    if a.authenticate.is_some() && std::env::var_os("KVBENCH_AUTH").is_none() {
+        return Err(UsageError::new(
+            "--auth-file",
+            "give the credentials once: --auth-file or -a, not both",
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        UsageError::new(
+            "--auth-file",
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    let line = text.lines().next().unwrap_or_default().trim().to_string();
+    if line.is_empty() {
+        return Err(UsageError::new(
+            "--auth-file",
+            format!(
+                "{} is empty; put PASSWORD or USER:PASSWORD on its first line",
+                path.display()
+            ),
+        ));
+    }
+    Ok(Some(line))
 }
 
 fn build_stop(a: &Args) -> Result<Stop, UsageError> {

@@ -15,6 +15,9 @@ use std::time::Duration;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::flag;
 
+/// The stored value for a stop by the error budget rather than a signal.
+const ABORTED: usize = usize::MAX;
+
 /// How long in-flight replies are awaited after an interrupt.
 pub const INTERRUPT_DRAIN: Duration = Duration::from_secs(1);
 
@@ -39,14 +42,33 @@ impl Interrupt {
         Ok(interrupt)
     }
 
-    /// The signal number, once one arrived. A relaxed load: workers poll this once
-    /// per event-loop wake-up, not per request.
+    /// True once the run must stop: a signal arrived or the error budget was
+    /// spent. A relaxed load: workers poll this once per event-loop wake-up, not
+    /// per request.
     #[inline]
+    pub fn stop_requested(&self) -> bool {
+        self.signal.load(Ordering::Relaxed) != 0
+    }
+
+    /// The signal number, once one arrived (not for an error-budget stop).
     pub fn signal(&self) -> Option<i32> {
         match self.signal.load(Ordering::Relaxed) {
-            0 => None,
+            0 | ABORTED => None,
             sig => Some(sig as i32),
         }
+    }
+
+    /// True when `--max-errors` stopped the run.
+    pub fn aborted(&self) -> bool {
+        self.signal.load(Ordering::Relaxed) == ABORTED
+    }
+
+    /// Stops the run because `--max-errors` was exceeded; a signal that came
+    /// first keeps precedence.
+    pub fn abort(&self) {
+        let _ = self
+            .signal
+            .compare_exchange(0, ABORTED, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// Marks the run as interrupted by `sig` (for tests, and for a fatal error
@@ -73,5 +95,13 @@ mod tests {
         assert_eq!(i.signal(), Some(SIGTERM));
         assert_eq!(Interrupt::exit_code(SIGINT), 130);
         assert_eq!(Interrupt::exit_code(SIGTERM), 143);
+    }
+
+    #[test]
+    fn an_error_budget_stop_is_not_a_signal() {
+        let i = Interrupt::default();
+        i.abort();
+        assert!(i.stop_requested() && i.aborted());
+        assert_eq!(i.signal(), None);
     }
 }

@@ -48,7 +48,13 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
             save_failed = true;
         }
     };
-    let results = match run::run(config.clone(), interrupt, &mut progress, &mut save) {
+    let results = match run::run(
+        config.clone(),
+        config.prefill,
+        interrupt,
+        &mut progress,
+        &mut save,
+    ) {
         Ok(results) => results,
         Err(e) => return run_error(e),
     };
@@ -89,6 +95,12 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
 fn finish(written: Result<(), String>, save_failed: bool, interrupt: &Interrupt) -> ExitCode {
     if let Err(e) = &written {
         eprintln!("kvbench: {e}");
+    }
+    if interrupt.aborted() {
+        eprintln!(
+            "kvbench: stopped: more errors than --max-errors; the reports hold everything measured until then"
+        );
+        return ExitCode::from(1);
     }
     if let Some(signal) = interrupt.signal() {
         eprintln!(

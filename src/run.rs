@@ -15,9 +15,10 @@ use crate::net::{self, ConnectError};
 use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
-use crate::server::{Control, PhaseEvidence};
-use crate::stats::Stats;
+use crate::server::{Control, Info, PhaseEvidence};
 use crate::stats::series::SeriesBuilder;
+use crate::stats::{ErrorCounts, Stats};
+use crate::sysinfo;
 use crate::target::Endpoint;
 use crate::worker::{Command, Report};
 
@@ -67,8 +68,11 @@ pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> UsageError {
 /// Runs the whole schedule: prefill (if asked), warm-up (if any), then each
 /// measured run, with the server's evidence around each. After each phase
 /// `on_phase` sees the results so far, so they can be saved at once.
+/// `prefill` says whether to run the prefill phase (a sweep runs it in its first
+/// cell only; `config.prefill` keeps saying the range was prefilled).
 pub fn run(
     config: Config,
+    prefill: bool,
     interrupt: &Interrupt,
     progress: &mut Progress,
     on_phase: &mut dyn FnMut(&Results),
@@ -76,6 +80,7 @@ pub fn run(
     // One connection first, so that a wrong address or password is one clear
     // error rather than a failure in every thread.
     net::connect(&config.target).map_err(|e| connect_advice(&e, &config.target.endpoint))?;
+    check_fd_limit(&config)?;
     let config = Arc::new(config);
     let empty = Stats::for_run(config.rate.is_some())
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
@@ -85,6 +90,11 @@ pub fn run(
         return Err(e);
     }
     let mut master = Master {
+        budget: ErrorBudget {
+            max: config.faults.max_errors,
+            seen: 0,
+            interrupt: interrupt.clone(),
+        },
         control: Control::open(&config.target).ok(),
         crew,
         config,
@@ -95,15 +105,17 @@ pub fn run(
         server: master.server_context(),
         ..Results::default()
     };
-    for (phase, stop) in schedule(&master.config) {
+    for (phase, stop) in schedule(&master.config, prefill) {
         let mut result = master.phase(phase, stop, progress);
-        result.interrupted = interrupt.signal().is_some();
+        result.interrupted = interrupt.stop_requested();
         match phase {
             Phase::Prefill => results.prefill = Some(result),
             Phase::Warmup => results.warmup = Some(result),
             Phase::Run(_) => results.runs.push(result),
         }
-        if let Some(signal) = interrupt.signal() {
+        if interrupt.stop_requested() {
+            // 0 stands for the error budget, which is no signal.
+            let signal = interrupt.signal().unwrap_or(0);
             // The phase in progress was cut short: keep what it measured, run no more.
             results.interrupted = Some((phase, signal));
         }
@@ -116,10 +128,26 @@ pub fn run(
     Ok(results)
 }
 
+/// Every connection, each worker's poll and timer, the control connection and
+/// some slack for files must fit under the open-file limit; raise the soft
+/// limit if that is enough, otherwise say which number to change.
+fn check_fd_limit(config: &Config) -> Result<(), UsageError> {
+    let needed = (config.connections() + 2 * config.threads + 64) as u64;
+    sysinfo::ensure_fd_limit(needed).map_err(|(soft, hard)| {
+        UsageError::new(
+            "--clients",
+            format!(
+                "{} connections need about {needed} open files, but the limit is {soft} (hard limit {hard}); raise it (ulimit -n {needed}, or LimitNOFILE for a service) or lower --threads/--clients",
+                config.connections()
+            ),
+        )
+    })
+}
+
 /// The phases in order: prefill, warm-up, runs 1..=N.
-fn schedule(config: &Config) -> Vec<(Phase, Stop)> {
+fn schedule(config: &Config, prefill: bool) -> Vec<(Phase, Stop)> {
     let mut phases = Vec::new();
-    if config.prefill {
+    if prefill {
         phases.push((Phase::Prefill, Stop::AllKeys));
     }
     if !config.warmup.is_zero() {
@@ -138,6 +166,25 @@ struct Master {
     empty: Stats,
     /// The control connection for server evidence; `None` if it could not open.
     control: Option<Control>,
+    /// `--max-errors`, counted over all phases.
+    budget: ErrorBudget,
+}
+
+/// `--max-errors`: once more errors than this were counted, the run stops the
+/// way an interrupt stops it, and keeps what it measured.
+struct ErrorBudget {
+    max: Option<u64>,
+    seen: u64,
+    interrupt: Interrupt,
+}
+
+impl ErrorBudget {
+    fn add(&mut self, errors: &ErrorCounts) {
+        self.seen += errors.total();
+        if self.max.is_some_and(|max| self.seen > max) {
+            self.interrupt.abort();
+        }
+    }
 }
 
 impl Master {
@@ -152,20 +199,39 @@ impl Master {
         })
     }
 
+    /// INFO from the control connection, reopening it once if the server went
+    /// away (a restart during the phase breaks it like any other connection).
+    fn info(&mut self) -> Option<Info> {
+        if let Some(info) = self.control.as_mut().and_then(Control::info) {
+            return Some(info);
+        }
+        self.control = Control::open(&self.config.target).ok();
+        self.control.as_mut().and_then(Control::info)
+    }
+
     /// One phase, with INFO read before and after it (and the slow log, for
     /// measured runs with `--slowlog`).
     fn phase(&mut self, phase: Phase, stop: Stop, progress: &mut Progress) -> PhaseResult {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
-        let before = self.control.as_mut().and_then(Control::info);
+        let before = self.info();
         if slowlog && let Some(c) = self.control.as_mut() {
             c.slowlog_reset();
         }
-        let mut result = run_phase(&self.crew, &self.config, phase, stop, &self.empty, progress);
-        let after = self.control.as_mut().and_then(Control::info);
+        let mut result = run_phase(
+            &self.crew,
+            &self.config,
+            phase,
+            stop,
+            &self.empty,
+            &mut self.budget,
+            progress,
+        );
+        // The slow log first, so that the INFO below is not in it.
         let slowlog = match self.control.as_mut() {
             Some(c) if slowlog => c.slowlog_get(SLOWLOG_ENTRIES),
             _ => None,
         };
+        let after = self.info();
         result.server = before.zip(after).map(|(before, after)| PhaseEvidence {
             before,
             after,
@@ -186,6 +252,7 @@ fn run_phase(
     phase: Phase,
     stop: Stop,
     empty: &Stats,
+    budget: &mut ErrorBudget,
     progress: &mut Progress,
 ) -> PhaseResult {
     let index = phase.seed_index();
@@ -236,6 +303,7 @@ fn run_phase(
             continue;
         };
         total += &*stats;
+        budget.add(&stats.errors);
         if let Some(slot) = open.get_mut(thread) {
             *slot = open_connections;
         }

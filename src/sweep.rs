@@ -29,7 +29,9 @@ pub fn run(
     let mut done: Vec<CellResult> = Vec::with_capacity(total);
     for mut cell in cells {
         // The key range is the same for every cell: fill it once.
-        cell.config.prefill = config.prefill && cell.index == 0;
+        // The config keeps saying "prefilled" (the warnings rely on it); only
+        // the first cell runs the prefill phase.
+        let prefill_phase = config.prefill && cell.index == 0;
         if !config.sweep.warmup_each_cell && cell.index > 0 {
             cell.config.warmup = std::time::Duration::ZERO;
         }
@@ -45,11 +47,17 @@ pub fn run(
                 });
                 on_progress(&all);
             };
-            run::run(cell.config.clone(), interrupt, &mut progress, &mut partial)?
+            run::run(
+                cell.config.clone(),
+                prefill_phase,
+                interrupt,
+                &mut progress,
+                &mut partial,
+            )?
         };
         done.push(CellResult { cell, results });
         on_progress(&done);
-        if interrupt.signal().is_some() {
+        if interrupt.stop_requested() {
             break;
         }
     }

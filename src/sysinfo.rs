@@ -63,6 +63,33 @@ pub fn is_this_machine(endpoint: &Endpoint) -> bool {
     }
 }
 
+/// Makes sure this process may open `needed` file descriptors, raising the soft
+/// limit (up to the hard limit) when it is too low. `Err((soft, hard))` when even
+/// the hard limit is too low.
+pub fn ensure_fd_limit(needed: u64) -> Result<(), (u64, u64)> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, writable rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return Ok(()); // Unknown: let the connects report any failure.
+    }
+    let (soft, hard): (u64, u64) = (limit.rlim_cur, limit.rlim_max);
+    if soft >= needed {
+        return Ok(());
+    }
+    if hard < needed {
+        return Err((soft, hard));
+    }
+    limit.rlim_cur = needed as libc::rlim_t;
+    // SAFETY: `limit` is a valid rlimit with cur <= max.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+        return Err((soft, hard));
+    }
+    Ok(())
+}
+
 /// `MemAvailable` from /proc/meminfo, in bytes.
 pub fn mem_available() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -90,6 +117,12 @@ mod tests {
             !is_this_machine(&tcp("192.0.2.1")),
             "TEST-NET-1 is nobody's interface"
         );
+    }
+
+    #[test]
+    fn a_small_fd_need_is_always_met_and_an_absurd_one_is_refused() {
+        assert_eq!(ensure_fd_limit(16), Ok(()));
+        assert!(ensure_fd_limit(u64::MAX / 2).is_err());
     }
 
     #[test]

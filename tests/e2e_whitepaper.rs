@@ -307,7 +307,7 @@ fn info_before_and_after_every_phase_travels_with_the_results() {
     assert!(before["server"]["redis_version"].is_string());
     let processed = |info: &Value| u(&info["stats"]["total_commands_processed"]);
     assert!(
-        processed(after) > processed(before) + 600,
+        processed(after) >= processed(before) + 600,
         "{} -> {}",
         processed(before),
         processed(after)

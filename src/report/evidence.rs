@@ -51,6 +51,7 @@ pub fn phase_json(p: &PhaseResult, db: u32) -> Value {
         "info_before": e.before.sections_json(&SECTIONS),
         "info_after": e.after.sections_json(&SECTIONS),
         "delta": {
+            "server_restarted": e.restarted(),
             "set_calls": e.calls("set"),
             "get_calls": e.calls("get"),
             "total_commands_processed": e.delta("total_commands_processed"),
@@ -112,6 +113,12 @@ pub fn phase_line(out: &mut String, p: &PhaseResult, db: u32) {
     let forks = e.delta("total_forks");
     if forks > 0 {
         let _ = write!(out, ", {forks} fork(s) for background saves");
+    }
+    if e.restarted() {
+        let _ = write!(
+            out,
+            " (the server restarted during the phase: its counts cover the new process only)"
+        );
     }
     out.push('\n');
     if let Some(entries) = &e.slowlog {

@@ -225,6 +225,9 @@ fn error_object(e: &ErrorCounts) -> Value {
     json!({
         "server": server,
         "connection": e.connection,
+        "refused": e.refused,
+        "timeouts": e.timeouts,
+        "reconnects": e.reconnects,
         "protocol": e.protocol,
         "lost_requests": e.lost_requests,
     })
@@ -282,7 +285,11 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "server": r.server.as_ref().map(evidence::context_json),
         "prefill": r.prefill.as_ref().map(|p| phase_summary(c, p)),
         "variance": variance_json(r),
-        "interrupted": r.interrupted.map(|(phase, signal)| json!({"phase": phase.to_string(), "signal": signal})),
+        "interrupted": r.interrupted.map(|(phase, signal)| json!({
+            "phase": phase.to_string(),
+            "cause": if signal == 0 { "max-errors" } else { "signal" },
+            "signal": (signal != 0).then_some(signal),
+        })),
         "warmup": r.warmup.as_ref().map(|w| {
             let mut v = phase_summary(c, w);
             if let Value::Object(m) = &mut v {

@@ -123,11 +123,21 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
         &last.stats.errors,
         last.stats.set.errors + last.stats.get.errors,
     );
-    if let Some((phase, signal)) = input.results.interrupted {
-        let _ = writeln!(
-            out,
-            "Interrupted: signal {signal} during {phase}; its numbers cover the time until then."
-        );
+    match input.results.interrupted {
+        Some((phase, 0)) => {
+            let _ = writeln!(
+                out,
+                "Stopped: more errors than --max-errors {} during {phase}; its numbers cover the time until then.",
+                config.faults.max_errors.unwrap_or(0)
+            );
+        }
+        Some((phase, signal)) => {
+            let _ = writeln!(
+                out,
+                "Interrupted: signal {signal} during {phase}; its numbers cover the time until then."
+            );
+        }
+        None => {}
     }
     if !input.complete {
         let _ = writeln!(
@@ -235,8 +245,11 @@ fn errors(out: &mut String, e: &ErrorCounts, replies: u64) {
     }
     for (name, n) in [
         ("connections lost", e.connection),
+        ("reconnects refused", e.refused),
+        ("request timeouts", e.timeouts),
         ("protocol errors", e.protocol),
         ("requests lost in flight", e.lost_requests),
+        ("reconnects", e.reconnects),
     ] {
         if n > 0 {
             parts.push(format!("{name} {n}"));

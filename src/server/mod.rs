@@ -43,26 +43,38 @@ pub struct PhaseEvidence {
 }
 
 impl PhaseEvidence {
+    /// True when the server process changed during the phase (a restart): its
+    /// counters started again from zero, so deltas cover only the new process.
+    pub fn restarted(&self) -> bool {
+        self.before.get("run_id") != self.after.get("run_id")
+    }
+
+    /// The "before" value of a counter: zero after a restart.
+    fn base(&self, value: impl Fn(&Info) -> f64) -> f64 {
+        if self.restarted() {
+            0.0
+        } else {
+            value(&self.before)
+        }
+    }
+
     /// Growth of an integer INFO field over the phase (0 if absent).
     pub fn delta(&self, field: &str) -> u64 {
-        self.after
-            .u64(field)
-            .unwrap_or(0)
-            .saturating_sub(self.before.u64(field).unwrap_or(0))
+        let before = self.base(|i| i.u64(field).unwrap_or(0) as f64) as u64;
+        self.after.u64(field).unwrap_or(0).saturating_sub(before)
     }
 
     /// Calls of one command (lower-case name) during the phase.
     pub fn calls(&self, command: &str) -> u64 {
-        self.after
-            .calls(command)
-            .saturating_sub(self.before.calls(command))
+        let before = self.base(|i| i.calls(command) as f64) as u64;
+        self.after.calls(command).saturating_sub(before)
     }
 
     /// Server CPU seconds (user + system, all its threads) used during the phase.
     pub fn cpu_seconds(&self) -> f64 {
         let cpu =
             |i: &Info| i.f64("used_cpu_user").unwrap_or(0.0) + i.f64("used_cpu_sys").unwrap_or(0.0);
-        (cpu(&self.after) - cpu(&self.before)).max(0.0)
+        (cpu(&self.after) - self.base(cpu)).max(0.0)
     }
 }
 
@@ -126,8 +138,21 @@ impl Control {
     /// The newest `count` slow-log entries, oldest first.
     pub fn slowlog_get(&mut self, count: usize) -> Option<Vec<SlowlogEntry>> {
         let reply = self.command(&["SLOWLOG", "GET", &count.to_string()]).ok()?;
-        let mut entries: Vec<SlowlogEntry> =
-            reply.array()?.iter().filter_map(slowlog_entry).collect();
+        // The control connection's own commands are not the run's: the
+        // SLOWLOG RESET that started the log, and INFO or CONFIG.
+        let ours = |e: &SlowlogEntry| {
+            e.command.first().is_some_and(|c| {
+                ["SLOWLOG", "INFO", "CONFIG"]
+                    .iter()
+                    .any(|x| x.eq_ignore_ascii_case(c))
+            })
+        };
+        let mut entries: Vec<SlowlogEntry> = reply
+            .array()?
+            .iter()
+            .filter_map(slowlog_entry)
+            .filter(|e| !ours(e))
+            .collect();
         entries.reverse();
         Some(entries)
     }

@@ -179,6 +179,12 @@ pub struct ErrorCounts {
     pub server: [u64; ServerErrorKind::ALL.len()],
     /// Connections closed by the peer or reset.
     pub connection: u64,
+    /// Reconnects refused: the connect failed or the handshake got an error.
+    pub refused: u64,
+    /// Requests unanswered within `--request-timeout` (their connection is reset).
+    pub timeouts: u64,
+    /// Reconnects started (after a fault, or on purpose with `--reconnect-interval`).
+    pub reconnects: u64,
     /// Replies that could not be decoded, or that nobody asked for.
     pub protocol: u64,
     /// Requests that were in flight on a connection that broke.
@@ -198,10 +204,18 @@ impl ErrorCounts {
         self.server.iter().sum()
     }
 
+    /// Every failure, for `--max-errors`: error replies, lost connections,
+    /// refused reconnects, timeouts and protocol errors.
+    pub fn total(&self) -> u64 {
+        self.server_total() + self.connection + self.refused + self.timeouts + self.protocol
+    }
+
     /// True when nothing went wrong.
     pub fn is_clean(&self) -> bool {
         self.server_total() == 0
             && self.connection == 0
+            && self.refused == 0
+            && self.timeouts == 0
             && self.protocol == 0
             && self.lost_requests == 0
     }
@@ -213,6 +227,9 @@ impl AddAssign<&ErrorCounts> for ErrorCounts {
             *a += b;
         }
         self.connection += other.connection;
+        self.refused += other.refused;
+        self.timeouts += other.timeouts;
+        self.reconnects += other.reconnects;
         self.protocol += other.protocol;
         self.lost_requests += other.lost_requests;
     }

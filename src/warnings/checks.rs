@@ -96,6 +96,11 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
         });
     }
     let Some(evidence) = &run.server else { return };
+    if evidence.restarted() {
+        // Counts from two processes cannot be compared with kvbench's.
+        out.push(Warning::ServerRestarted { phase });
+        return;
+    }
     for (op, client, server) in [
         ("SET", run.stats.set.count, evidence.calls("set")),
         ("GET", run.stats.get.count, evidence.calls("get")),

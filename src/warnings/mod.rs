@@ -112,6 +112,11 @@ pub enum Warning {
         /// The server's `cmdstat` calls.
         server: u64,
     },
+    /// The server process changed during a run (its run_id differs).
+    ServerRestarted {
+        /// Which run.
+        phase: String,
+    },
     /// Context: every write waits for an fsync.
     FsyncAlways,
     /// Context: the server forked (RDB save or AOF rewrite) during a run.
@@ -140,6 +145,7 @@ impl Warning {
             Warning::DatasetTooLarge { .. } => "dataset_too_large",
             Warning::ShortRun { .. } => "short_run",
             Warning::CountMismatch { .. } => "count_mismatch",
+            Warning::ServerRestarted { .. } => "server_restarted",
             Warning::FsyncAlways => "fsync_always",
             Warning::BackgroundSave { .. } => "background_save",
             Warning::RunsDisagree { .. } => "runs_disagree",
@@ -240,6 +246,10 @@ impl fmt::Display for Warning {
             } => write!(
                 f,
                 "{phase}: the server counted {server} {op} calls but kvbench {client}: another client used the server during the run, or requests were lost; the numbers are not a clean measurement."
+            ),
+            Warning::ServerRestarted { phase } => write!(
+                f,
+                "{phase}: the server restarted during the run: connections were lost and reconnected (see Errors), its counters started again, and the numbers mix the old and the new process; repeat the run for a clean measurement."
             ),
             Warning::FsyncAlways => write!(
                 f,

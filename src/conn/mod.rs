@@ -1,5 +1,7 @@
 //! One benchmark connection: its buffers, its queue of requests in flight, and the
-//! states Ready → Closed.
+//! states Connecting → Handshaking → Ready → Closed (and, after a fault, back to
+//! Connecting when the worker reconnects it). Socket reads and writes live in
+//! [`io`].
 //!
 //! Requests are encoded into the write buffer and written in one `write` per
 //! wake-up, as many as the pipeline window allows. Each request's send time is
@@ -12,11 +14,9 @@
 //! answers the request at the front of the queue.
 
 use std::collections::VecDeque;
-use std::io::{self, Read, Write};
 use std::time::Instant;
 
 use crate::net::Stream;
-use crate::protocol::resp::{self, Reply, ServerErrorKind};
 use crate::request::RequestSource;
 use crate::schedule::Schedule;
 use crate::stats::{Stats, record_into};
@@ -38,9 +38,13 @@ struct InFlight {
 /// Where a connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConnState {
+    /// A non-blocking connect is in progress (reconnecting during a run).
+    Connecting,
+    /// Connected; waiting for handshake reply number `.0`.
+    Handshaking(usize),
     /// Connected and prepared; sending and receiving.
     Ready,
-    /// Broken or shut; never used again.
+    /// Broken, refused or shut; the worker may reconnect it.
     Closed,
 }
 
@@ -49,8 +53,14 @@ pub enum ConnState {
 pub enum CloseReason {
     /// The peer closed or reset it, or I/O failed.
     Connection,
+    /// The connect failed, or the handshake got an error reply.
+    Refused,
+    /// A reply did not come within `--request-timeout`.
+    Timeout,
     /// The peer sent something that is not a valid reply, or a reply nobody asked for.
     Protocol,
+    /// `--reconnect-interval`: closed on purpose to reconnect.
+    Recycle,
 }
 
 /// One connection of a worker.
@@ -70,7 +80,21 @@ pub struct Conn {
     pub schedule: Option<Schedule>,
     /// True while the worker holds a wake-up for this connection's next due time.
     pub timer_queued: bool,
+    /// Reconnect attempts since the connection was last ready.
+    pub reconnect_attempts: u32,
+    /// True while the worker holds a reconnect for this connection.
+    pub reconnect_queued: bool,
+    /// Why it was last closed.
+    pub closed_by: Option<CloseReason>,
+    /// Requests sent since the connection was (re)established.
+    sent_since_connect: u64,
+    /// `--reconnect-interval`: reconnect after this many requests (0 = never).
+    recycle_after: u64,
+    /// The most a single reply may occupy; a larger one is a protocol error.
+    max_reply: usize,
 }
+
+mod io;
 
 /// Whole microseconds from `earlier` to `later`, 0 if `later` is not later.
 #[inline]
@@ -78,19 +102,21 @@ fn micros_between(earlier: Instant, later: Instant) -> u64 {
     later.saturating_duration_since(earlier).as_micros() as u64
 }
 
-fn would_block(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::WouldBlock
-}
-
-fn interrupted(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::Interrupted
-}
-
 impl Conn {
     /// Wraps a prepared stream. `request_hint` sizes the buffers so that a full
     /// pipeline window of typical requests and replies fits without growing.
-    pub fn new(stream: Stream, pipeline: usize, request_hint: usize) -> Self {
-        let size = (pipeline * request_hint).max(MIN_READ_BUFFER);
+    /// `max_reply` caps the read buffer, so a hostile or broken server cannot
+    /// make kvbench allocate without bound.
+    pub fn new(
+        stream: Stream,
+        pipeline: usize,
+        request_hint: usize,
+        max_reply: usize,
+        recycle_after: u64,
+    ) -> Self {
+        let size = (pipeline * request_hint)
+            .max(MIN_READ_BUFFER)
+            .min(max_reply);
         Conn {
             stream,
             state: ConnState::Ready,
@@ -104,7 +130,43 @@ impl Conn {
             source: None,
             schedule: None,
             timer_queued: false,
+            reconnect_attempts: 0,
+            reconnect_queued: false,
+            closed_by: None,
+            sent_since_connect: 0,
+            recycle_after,
+            max_reply,
         }
+    }
+
+    /// Starts over on a new, still-connecting stream: everything in flight on the
+    /// old one is already counted as lost. The handshake bytes go out first.
+    pub fn reconnect(&mut self, stream: Stream, handshake: &[u8]) {
+        self.stream = stream;
+        self.state = ConnState::Connecting;
+        self.inflight.clear();
+        self.wbuf.clear();
+        self.wbuf.extend_from_slice(handshake);
+        self.wpos = 0;
+        self.rstart = 0;
+        self.rend = 0;
+        self.sent_since_connect = 0;
+        self.reconnect_queued = false;
+        self.timer_queued = false;
+    }
+
+    /// Send time of the oldest request still unanswered.
+    pub fn oldest_sent_at(&self) -> Option<Instant> {
+        self.inflight.front().map(|r| r.sent_at)
+    }
+
+    /// `--reconnect-interval`: the connection has sent its share and every reply
+    /// is in; the worker closes and reconnects it.
+    pub fn wants_recycle(&self) -> bool {
+        self.state == ConnState::Ready
+            && self.recycle_after > 0
+            && self.sent_since_connect >= self.recycle_after
+            && self.inflight.is_empty()
     }
 
     /// The mio source, for registration.
@@ -132,8 +194,12 @@ impl Conn {
     /// nothing in flight and nothing more to send (`sending` is false once the
     /// phase's deadline has passed).
     pub fn is_done(&self, sending: bool) -> bool {
-        if self.state == ConnState::Closed {
-            return true;
+        match self.state {
+            // A reconnect in progress has work to do while the phase is sending.
+            ConnState::Closed if self.reconnect_queued => return !sending,
+            ConnState::Closed => return true,
+            ConnState::Connecting | ConnState::Handshaking(_) => return !sending,
+            ConnState::Ready => {}
         }
         let idle = self.inflight.is_empty() && self.wpos >= self.wbuf.len();
         idle && (!sending || self.source.as_ref().is_none_or(RequestSource::exhausted))
@@ -142,7 +208,7 @@ impl Conn {
     /// Tops the pipeline window up with new requests (when `sending`) and writes
     /// whatever is pending. Errors close the connection and are counted in `stats`.
     pub fn refill(&mut self, sending: bool, values: &ValuePool, prefix: &[u8], stats: &mut Stats) {
-        if self.state == ConnState::Closed {
+        if self.state != ConnState::Ready {
             return;
         }
         if sending && self.inflight.len() < self.pipeline {
@@ -164,7 +230,9 @@ impl Conn {
         // One timestamp for the whole batch: they are handed to the socket by the
         // same write, immediately after this.
         let sent_at = Instant::now();
-        while self.inflight.len() < self.pipeline {
+        while self.inflight.len() < self.pipeline
+            && (self.recycle_after == 0 || self.sent_since_connect < self.recycle_after)
+        {
             // Open loop: only requests whose intended time has come; a request that
             // is late keeps its intended time.
             let intended_at = match &self.schedule {
@@ -182,6 +250,7 @@ impl Conn {
                 }
             }
             stats.op_mut(op).bytes_tx += len as u64;
+            self.sent_since_connect += 1;
             self.inflight.push_back(InFlight {
                 op,
                 intended_at,
@@ -212,118 +281,21 @@ impl Conn {
         }
     }
 
-    /// Writes pending bytes until done or the socket is full.
-    fn flush(&mut self) -> Result<(), CloseReason> {
-        while self.wpos < self.wbuf.len() {
-            match self.stream.write(&self.wbuf[self.wpos..]) {
-                Ok(0) => return Err(CloseReason::Connection),
-                Ok(n) => self.wpos += n,
-                Err(e) if would_block(&e) => return Ok(()),
-                Err(e) if interrupted(&e) => {}
-                Err(_) => return Err(CloseReason::Connection),
-            }
-        }
-        Ok(())
-    }
-
-    /// Writes what the last refill could not (the socket became writable again).
-    pub fn on_writable(&mut self, stats: &mut Stats) {
-        if self.state == ConnState::Ready
-            && let Err(reason) = self.flush()
-        {
-            self.close(reason, stats);
-        }
-    }
-
-    /// Reads until the socket is drained, decoding and timing every complete reply.
-    pub fn on_readable(&mut self, stats: &mut Stats) {
-        while self.state == ConnState::Ready {
-            if self.rend == self.rbuf.len() {
-                self.make_room();
-            }
-            match self.stream.read(&mut self.rbuf[self.rend..]) {
-                Ok(0) => return self.close(CloseReason::Connection, stats),
-                Ok(n) => {
-                    self.rend += n;
-                    // The time at which this read delivered the last bytes of the
-                    // replies it completes.
-                    let now = Instant::now();
-                    if let Err(reason) = self.consume_replies(now, stats) {
-                        return self.close(reason, stats);
-                    }
-                }
-                Err(e) if would_block(&e) => return,
-                Err(e) if interrupted(&e) => {}
-                Err(_) => return self.close(CloseReason::Connection, stats),
-            }
-        }
-    }
-
-    /// Moves unread bytes to the front, or grows the buffer when one reply fills it.
-    fn make_room(&mut self) {
-        if self.rstart > 0 {
-            self.rbuf.copy_within(self.rstart..self.rend, 0);
-            self.rend -= self.rstart;
-            self.rstart = 0;
-        } else {
-            let bigger = self.rbuf.len() * 2;
-            self.rbuf.resize(bigger, 0);
-        }
-    }
-
-    fn consume_replies(&mut self, now: Instant, stats: &mut Stats) -> Result<(), CloseReason> {
-        loop {
-            let (reply, used) = match resp::decode(&self.rbuf[self.rstart..self.rend]) {
-                Ok(Some(found)) => found,
-                Ok(None) => break,
-                Err(_) => {
-                    stats.errors.protocol += 1;
-                    return Err(CloseReason::Protocol);
-                }
-            };
-            let Some(request) = self.inflight.pop_front() else {
-                // A reply nobody asked for: the stream is out of step, and every
-                // later match would be wrong.
-                stats.errors.protocol += 1;
-                return Err(CloseReason::Protocol);
-            };
-            let service_us = micros_between(request.sent_at, now);
-            let op = stats.op_mut(request.op);
-            if op.service_us.is_some() {
-                op.record_open_loop(micros_between(request.intended_at, now), service_us);
-            } else {
-                op.record(service_us);
-            }
-            op.bytes_rx += used as u64;
-            match reply {
-                Reply::Nil if request.op == Op::Get => op.misses += 1,
-                Reply::Bulk(_) if request.op == Op::Get => op.hits += 1,
-                Reply::Error(message) => {
-                    op.errors += 1;
-                    stats
-                        .errors
-                        .count_server(ServerErrorKind::classify(message));
-                }
-                _ => {}
-            }
-            self.rstart += used;
-        }
-        if self.rstart == self.rend {
-            self.rstart = 0;
-            self.rend = 0;
-        }
-        Ok(())
-    }
-
-    /// Closes the connection for good, counting why and what was lost.
+    /// Closes the connection, counting why and what was lost; the worker decides
+    /// whether to reconnect it.
     pub fn close(&mut self, reason: CloseReason, stats: &mut Stats) {
         if self.state == ConnState::Closed {
             return;
         }
         self.state = ConnState::Closed;
+        self.closed_by = Some(reason);
         self.stream.shutdown();
-        if reason == CloseReason::Connection {
-            stats.errors.connection += 1;
+        match reason {
+            CloseReason::Connection => stats.errors.connection += 1,
+            CloseReason::Refused => stats.errors.refused += 1,
+            CloseReason::Timeout => stats.errors.timeouts += 1,
+            // Counted where the bad bytes were found; a recycle is no error.
+            CloseReason::Protocol | CloseReason::Recycle => {}
         }
         stats.errors.lost_requests += self.inflight.len() as u64;
         self.inflight.clear();

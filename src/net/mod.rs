@@ -6,6 +6,10 @@
 //! uses the same code once, so an unreachable server or a wrong password is
 //! reported as a usage error before any thread starts.
 
+mod handshake;
+
+pub use handshake::Handshake;
+use handshake::handshake;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
@@ -14,7 +18,6 @@ use std::time::{Duration, Instant};
 use mio::event::Source;
 use mio::{Interest, Registry, Token};
 
-use crate::protocol::resp::{self, Reply};
 use crate::target::{AddressFamily, Endpoint, Target};
 
 /// Why a connection could not be prepared.
@@ -58,6 +61,41 @@ pub enum Stream {
 }
 
 impl Stream {
+    /// Starts a non-blocking connection, for reconnecting during a run; the
+    /// socket becomes writable when the connect completes (or fails), and
+    /// [`Stream::connect_outcome`] tells which. TCP needs the resolved address.
+    pub fn start_connect(endpoint: &Endpoint, tcp_addr: Option<SocketAddr>) -> io::Result<Stream> {
+        match endpoint {
+            Endpoint::Tcp { .. } => {
+                let addr = tcp_addr.ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::AddrNotAvailable, "no resolved address")
+                })?;
+                let s = mio::net::TcpStream::connect(addr)?;
+                s.set_nodelay(true)?;
+                Ok(Stream::Tcp(s))
+            }
+            Endpoint::Unix(path) => Ok(Stream::Unix(mio::net::UnixStream::connect(path)?)),
+        }
+    }
+
+    /// After a writable event on a connecting socket: `Ok(true)` connected,
+    /// `Ok(false)` still in progress, `Err` the connect failed (mio's documented
+    /// steps: `take_error`, then `peer_addr`).
+    pub fn connect_outcome(&self) -> io::Result<bool> {
+        let (error, peer) = match self {
+            Stream::Tcp(s) => (s.take_error()?, s.peer_addr().map(|_| ())),
+            Stream::Unix(s) => (s.take_error()?, s.peer_addr().map(|_| ())),
+        };
+        if let Some(e) = error {
+            return Err(e);
+        }
+        match peer {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Shuts both directions; errors are irrelevant because the stream is abandoned.
     pub fn shutdown(&self) {
         let _ = match self {
@@ -247,168 +285,5 @@ fn with_endpoint(e: ConnectError, target: &Target) -> ConnectError {
             source,
         },
         other => other,
-    }
-}
-
-/// Which handshake step a reply answers.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Step {
-    Auth,
-    Select,
-    Ping,
-}
-
-/// Sends AUTH / SELECT / PING in one write and checks each reply in order.
-fn handshake<S: Read + Write>(stream: &mut S, target: &Target) -> Result<(), ConnectError> {
-    let mut out = Vec::new();
-    let mut steps = Vec::new();
-    if let Some(auth) = &target.auth {
-        let mut args: Vec<&[u8]> = vec![b"AUTH"];
-        if let Some(user) = &auth.user {
-            args.push(user.as_bytes());
-        }
-        args.push(auth.password.as_bytes());
-        resp::encode_command(&mut out, &args);
-        steps.push(Step::Auth);
-    }
-    let db = target.db.to_string();
-    if target.db != 0 {
-        resp::encode_command(&mut out, &[b"SELECT", db.as_bytes()]);
-        steps.push(Step::Select);
-    }
-    resp::encode_command(&mut out, &[b"PING"]);
-    steps.push(Step::Ping);
-    let io_err = |source| ConnectError::Io {
-        endpoint: String::new(),
-        source,
-    };
-    stream.write_all(&out).map_err(io_err)?;
-    let mut buf = Vec::with_capacity(512);
-    let mut start = 0;
-    for step in steps {
-        let message = loop {
-            match resp::decode(&buf[start..]) {
-                Ok(Some((reply, used))) => {
-                    let error = match reply {
-                        Reply::Error(msg) => Some(String::from_utf8_lossy(msg).into_owned()),
-                        _ => None,
-                    };
-                    start += used;
-                    break error;
-                }
-                Ok(None) => read_more(stream, &mut buf).map_err(io_err)?,
-                Err(e) => return Err(ConnectError::Protocol(e.to_string())),
-            }
-        };
-        if let Some(message) = message {
-            return Err(match step {
-                Step::Auth => ConnectError::Auth(message),
-                Step::Select => ConnectError::Select(message),
-                Step::Ping if message.starts_with("NOAUTH") => ConnectError::AuthRequired(message),
-                Step::Ping => ConnectError::Refused(message),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn read_more<S: Read>(stream: &mut S, buf: &mut Vec<u8>) -> io::Result<()> {
-    let mut chunk = [0u8; 512];
-    let n = stream.read(&mut chunk)?;
-    if n == 0 {
-        return Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            "the server closed the connection",
-        ));
-    }
-    buf.extend_from_slice(&chunk[..n]);
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::target::Auth;
-    use std::io::Cursor;
-
-    /// A scripted peer: reads go to `replies`, writes are kept.
-    struct Scripted {
-        replies: Cursor<Vec<u8>>,
-        written: Vec<u8>,
-    }
-
-    impl Read for Scripted {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            self.replies.read(buf)
-        }
-    }
-
-    impl Write for Scripted {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.written.extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    fn target(auth: Option<&str>, db: u32) -> Target {
-        Target {
-            endpoint: Endpoint::Unix("/nonexistent".into()),
-            auth: auth.and_then(Auth::parse),
-            db,
-            connect_timeout: Duration::from_secs(1),
-        }
-    }
-
-    fn run(replies: &[u8], t: &Target) -> (Result<(), ConnectError>, Vec<u8>) {
-        let mut s = Scripted {
-            replies: Cursor::new(replies.to_vec()),
-            written: Vec::new(),
-        };
-        let r = handshake(&mut s, t);
-        (r, s.written)
-    }
-
-    #[test]
-    fn handshake_sends_auth_select_ping_in_order() {
-        let (r, written) = run(b"+OK\r\n+OK\r\n+PONG\r\n", &target(Some("u:pw"), 3));
-        assert!(r.is_ok());
-        let text = String::from_utf8(written).unwrap();
-        let auth = text.find("AUTH").unwrap();
-        let select = text.find("SELECT").unwrap();
-        let ping = text.find("PING").unwrap();
-        assert!(auth < select && select < ping);
-    }
-
-    #[test]
-    fn wrong_password_is_an_auth_error() {
-        let (r, _) = run(
-            b"-WRONGPASS invalid username-password pair\r\n+PONG\r\n",
-            &target(Some("pw"), 0),
-        );
-        assert!(matches!(r, Err(ConnectError::Auth(m)) if m.starts_with("WRONGPASS")));
-    }
-
-    #[test]
-    fn missing_password_is_reported_as_required() {
-        let (r, _) = run(b"-NOAUTH Authentication required.\r\n", &target(None, 0));
-        assert!(matches!(r, Err(ConnectError::AuthRequired(_))));
-    }
-
-    #[test]
-    fn bad_select_is_a_select_error() {
-        let (r, _) = run(
-            b"-ERR DB index is out of range\r\n+PONG\r\n",
-            &target(None, 99),
-        );
-        assert!(matches!(r, Err(ConnectError::Select(_))));
-    }
-
-    #[test]
-    fn a_peer_that_hangs_up_is_an_io_error() {
-        let (r, _) = run(b"", &target(None, 0));
-        assert!(matches!(r, Err(ConnectError::Io { .. })));
     }
 }

@@ -1,102 +1,20 @@
-//! One worker thread: a mio `Poll`, its connections, its value bytes and its stats.
-//!
-//! [`WorkerBuilder::build`] does every fallible step (connect, handshake, register)
-//! before any clock starts, so [`Worker::run`] cannot fail half-way. The worker
-//! then waits for phase commands from the master, drives its connections until the
-//! phase ends, and reports its stats once per second of the phase. The event loop
-//! only dispatches: reads, writes and refills live in [`crate::conn`].
-//!
-//! With `--rate`, each connection also has a schedule of intended send times. The
-//! worker keeps a min-heap of the connections waiting for their next due time and
-//! arms a timerfd for the earliest, so it sleeps until exactly then; a connection
-//! whose pipeline window is full needs no wake-up, because a reply will come first.
+//! The phase loop of a worker: start every connection, then dispatch readiness
+//! events, open-loop wake-ups and the per-second reports until the phase ends
+//! (its requests are done, its deadline passed and replies drained, or an
+//! interrupt arrived).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender};
-use mio::{Events, Interest, Poll, Token};
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
-
-use crate::config::{Config, Stop};
-use crate::conn::Conn;
-use crate::interrupt::{INTERRUPT_DRAIN, Interrupt};
-use crate::net;
+use crate::config::Stop;
+use crate::conn::ConnState;
+use crate::interrupt::INTERRUPT_DRAIN;
 use crate::request::{RequestSource, derive_seed};
 use crate::schedule::Schedule;
-use crate::stats::Stats;
-use crate::timer::{Timer, thread_cpu_time};
-use crate::workload::values::ValuePool;
-
-/// How long requests still in flight at a phase's deadline are awaited before
-/// their connection is given up.
-pub const DRAIN_LIMIT: Duration = Duration::from_secs(5);
-
-/// Requests in flight per connection while prefilling: deep enough to keep the
-/// server busy without a round trip per key.
-pub const PREFILL_PIPELINE: usize = 64;
-
-/// The timerfd's token, at the top of the token range, apart from connections.
-const TIMER: Token = Token(usize::MAX);
-
-/// What the master asks of a worker.
-#[derive(Debug, Clone, Copy)]
-pub enum Command {
-    /// Run a phase: `index` is 0 for the warm-up and n for run n.
-    Phase {
-        /// Phase number, used to derive fresh seeds.
-        index: u32,
-        /// How the phase ends.
-        stop: Stop,
-        /// Common start instant of all threads, so per-second bins line up.
-        started_at: Instant,
-        /// `--prefill`: SET every key of this connection's slice once, pipelined.
-        prefill: bool,
-    },
-    /// Close everything and end the thread.
-    Exit,
-}
-
-/// What a worker tells the master.
-#[derive(Debug)]
-pub enum Report {
-    /// All connections are ready.
-    Ready {
-        /// Worker index.
-        thread: usize,
-    },
-    /// Setup failed; the run cannot start.
-    SetupFailed {
-        /// Worker index.
-        thread: usize,
-        /// What went wrong.
-        error: net::ConnectError,
-    },
-    /// The stats of one second of the current phase (`last` for the final,
-    /// possibly partial, second).
-    Second {
-        /// Worker index.
-        thread: usize,
-        /// Seconds since the phase started.
-        second: u64,
-        /// What happened in that second.
-        stats: Box<Stats>,
-        /// This worker finished the phase with this report.
-        last: bool,
-        /// When this worker finished the phase, for `last` reports.
-        finished_at: Instant,
-        /// Connections still open.
-        open_connections: usize,
-        /// With `--rate`: requests due by the end of this second and not yet sent.
-        backlog: u64,
-        /// In `last` reports: this thread's CPU time over the phase, and the
-        /// requests due before the deadline that were never sent.
-        end: Option<PhaseEnd>,
-    },
-}
+use crate::timer::thread_cpu_time;
+use crate::worker::{
+    Command, DRAIN_LIMIT, PREFILL_PIPELINE, PhaseEnd, Report, TIMER, Wake, Worker,
+};
 
 /// When a phase stops sending and how long its replies are awaited: at the
 /// deadline (`--test-time`) with [`DRAIN_LIMIT`], or at an interrupt with
@@ -156,101 +74,6 @@ impl PhaseClock {
     }
 }
 
-/// What a worker knows only at the end of a phase.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PhaseEnd {
-    /// CPU time (user + system) this thread used during the phase.
-    pub cpu_time: Duration,
-    /// Open loop: requests whose intended time fell before the deadline but that
-    /// were never sent because the pipeline window stayed full.
-    pub unsent: u64,
-}
-
-/// Everything a worker needs, gathered on the master thread.
-pub struct WorkerBuilder {
-    /// Worker index, 0-based.
-    pub thread: usize,
-    /// The validated configuration.
-    pub config: Arc<Config>,
-    /// Commands from the master.
-    pub commands: Receiver<Command>,
-    /// Set when SIGINT or SIGTERM arrives.
-    pub interrupt: Interrupt,
-    /// Reports to the master.
-    pub reports: Sender<Report>,
-}
-
-/// A worker whose connections are all open and prepared.
-pub struct Worker {
-    thread: usize,
-    config: Arc<Config>,
-    poll: Poll,
-    events: Events,
-    conns: Vec<Conn>,
-    values: ValuePool,
-    stats: Stats,
-    commands: Receiver<Command>,
-    reports: Sender<Report>,
-    /// Open loop: connections waiting for their next intended send time.
-    wakeups: BinaryHeap<Reverse<(Instant, usize)>>,
-    timer: Timer,
-    interrupt: Interrupt,
-}
-
-impl WorkerBuilder {
-    /// Opens and registers every connection of this thread.
-    pub fn build(self) -> Result<Worker, net::ConnectError> {
-        let io = |source| net::ConnectError::Io {
-            endpoint: "event loop".into(),
-            source,
-        };
-        let config = self.config;
-        let poll = Poll::new().map_err(io)?;
-        let hint = request_size_hint(&config);
-        let mut conns = Vec::with_capacity(config.clients);
-        for i in 0..config.clients {
-            let mut conn = Conn::new(net::connect(&config.target)?, config.pipeline, hint);
-            // Edge-triggered: registered once, never re-registered per request.
-            poll.registry()
-                .register(
-                    conn.stream_mut(),
-                    Token(i),
-                    Interest::READABLE | Interest::WRITABLE,
-                )
-                .map_err(io)?;
-            conns.push(conn);
-        }
-        let mut rng =
-            SmallRng::seed_from_u64(derive_seed(config.seed, &[self.thread as u64, u64::MAX]));
-        let values = ValuePool::new(&config.values, config.random_data, &mut rng);
-        let stats =
-            Stats::for_run(config.rate.is_some()).map_err(|e| io(std::io::Error::other(e)))?;
-        let mut timer = Timer::new().map_err(io)?;
-        poll.registry()
-            .register(&mut timer, TIMER, Interest::READABLE)
-            .map_err(io)?;
-        Ok(Worker {
-            interrupt: self.interrupt,
-            wakeups: BinaryHeap::new(),
-            timer,
-            thread: self.thread,
-            events: Events::with_capacity(config.clients.max(16)),
-            poll,
-            conns,
-            values,
-            stats,
-            commands: self.commands,
-            reports: self.reports,
-            config,
-        })
-    }
-}
-
-/// Typical bytes of one request or reply, to size connection buffers.
-fn request_size_hint(config: &Config) -> usize {
-    config.keys.prefix.len() + config.values.mean_size() as usize + 64
-}
-
 impl Worker {
     /// Serves phase commands until told to exit (or the master is gone).
     pub fn run(mut self) {
@@ -281,6 +104,11 @@ impl Worker {
             );
             // Config validation already accepted these patterns for this range and
             // connection count, so construction cannot fail here.
+            if conn.state() == ConnState::Closed {
+                // A connection lost in an earlier phase starts this one afresh.
+                conn.reconnect_queued = false;
+                conn.reconnect_attempts = 0;
+            }
             if prefill {
                 // As fast as the server takes them: no schedule, a deep window.
                 conn.source = RequestSource::prefill(&self.config, slot, slots, seed).ok();
@@ -307,8 +135,11 @@ impl Worker {
         let prefix = self.config.keys.prefix.clone().into_bytes();
         let mut second = 0u64;
         let mut next_tick = started_at + Duration::from_secs(1);
+        let mut next_expiry = started_at;
         for i in 0..self.conns.len() {
             self.refill(i, true, &prefix);
+            // Connections that broke in an earlier phase get a reconnect queued.
+            self.after_io(i, started_at, true);
         }
         loop {
             let now = Instant::now();
@@ -318,7 +149,7 @@ impl Worker {
                 next_tick += Duration::from_secs(1);
                 continue;
             }
-            if self.interrupt.signal().is_some() {
+            if self.interrupt.stop_requested() {
                 clock.interrupt(now);
             }
             let sending = clock.sending(now);
@@ -329,10 +160,14 @@ impl Worker {
                 self.abandon_in_flight();
                 break;
             }
+            if now >= next_expiry {
+                self.expire_requests(now, sending);
+                next_expiry = now + self.expiry_interval();
+            }
             self.fire_wakeups(now, sending, &prefix);
             self.arm_timer(sending);
-            let wake = clock.next_wake(now, next_tick);
-            self.poll_once(wake.saturating_duration_since(now), sending, &prefix);
+            let wake = clock.next_wake(now, next_tick).min(next_expiry);
+            self.poll_once(wake.saturating_duration_since(now), &clock, &prefix);
         }
         let stopped_at = clock.stopped_at();
         let end = PhaseEnd {
@@ -347,6 +182,15 @@ impl Worker {
         self.report_second(second, now, backlog_at, Some(end));
     }
 
+    /// How often `--request-timeout` is checked: a quarter of it, between 1 ms
+    /// and 100 ms (once a second when there is no timeout).
+    fn expiry_interval(&self) -> Duration {
+        match self.config.faults.request_timeout {
+            Some(t) => (t / 4).clamp(Duration::from_millis(1), Duration::from_millis(100)),
+            None => Duration::from_secs(1),
+        }
+    }
+
     /// Tops up connection `i` and, in an open loop, queues its next wake-up.
     fn refill(&mut self, i: usize, sending: bool, prefix: &[u8]) {
         let Some(conn) = self.conns.get_mut(i) else {
@@ -355,21 +199,27 @@ impl Worker {
         conn.refill(sending, &self.values, prefix, &mut self.stats);
         if let Some(due) = conn.next_timer(sending) {
             conn.timer_queued = true;
-            self.wakeups.push(Reverse((due, i)));
+            self.wakeups.push(Reverse((due, i, Wake::Send)));
         }
     }
 
-    /// Sends for every connection whose next intended time has come.
+    /// Sends for every connection whose next intended time has come, and starts
+    /// the reconnects that are due.
     fn fire_wakeups(&mut self, now: Instant, sending: bool, prefix: &[u8]) {
-        while let Some(&Reverse((due, i))) = self.wakeups.peek() {
+        while let Some(&Reverse((due, i, wake))) = self.wakeups.peek() {
             if due > now {
                 break;
             }
             self.wakeups.pop();
-            if let Some(conn) = self.conns.get_mut(i) {
-                conn.timer_queued = false;
+            match wake {
+                Wake::Send => {
+                    if let Some(conn) = self.conns.get_mut(i) {
+                        conn.timer_queued = false;
+                    }
+                    self.refill(i, sending, prefix);
+                }
+                Wake::Reconnect => self.start_reconnect(i, now, sending),
             }
-            self.refill(i, sending, prefix);
         }
     }
 
@@ -377,7 +227,7 @@ impl Worker {
     /// already armed for that instant, or when there is none and it is idle).
     fn arm_timer(&mut self, sending: bool) {
         match self.wakeups.peek() {
-            Some(&Reverse((due, _))) if sending => {
+            Some(&Reverse((due, _, _))) if sending => {
                 let _ = self.timer.arm(due);
             }
             _ if self.timer.armed_for().is_some() => {
@@ -388,13 +238,20 @@ impl Worker {
     }
 
     /// Waits for readiness at most `timeout` and dispatches the events.
-    fn poll_once(&mut self, timeout: Duration, sending: bool, prefix: &[u8]) {
+    fn poll_once(&mut self, timeout: Duration, clock: &PhaseClock, prefix: &[u8]) {
         // mio rounds the timeout up to whole milliseconds; sub-millisecond
         // wake-ups come from the timerfd instead.
         let timeout = timeout.max(Duration::from_millis(1));
         if self.poll.poll(&mut self.events, Some(timeout)).is_err() {
             return;
         }
+        // The poll may return after the deadline: decide afresh whether to send.
+        let now = Instant::now();
+        let sending = clock.sending(now);
+        // Reused across polls: the connections that had events, handled after the
+        // event borrow ends.
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
         for event in self.events.iter() {
             let token = event.token();
             if token == TIMER {
@@ -408,14 +265,15 @@ impl Worker {
                 conn.on_writable(&mut self.stats);
             }
             if event.is_readable() || event.is_read_closed() || event.is_error() {
-                conn.on_readable(&mut self.stats);
-                conn.refill(sending, &self.values, prefix, &mut self.stats);
-                if let Some(due) = conn.next_timer(sending) {
-                    conn.timer_queued = true;
-                    self.wakeups.push(Reverse((due, token.0)));
-                }
+                conn.on_readable(&mut self.stats, &self.handshake);
             }
+            touched.push(token.0);
         }
+        for &i in &touched {
+            self.refill(i, sending, prefix);
+            self.after_io(i, now, sending);
+        }
+        self.touched = touched;
     }
 
     /// Past the drain limit, requests still unanswered are counted as lost and
@@ -442,7 +300,7 @@ impl Worker {
         let open_connections = self
             .conns
             .iter()
-            .filter(|c| c.state() == crate::conn::ConnState::Ready)
+            .filter(|c| c.state() == ConnState::Ready)
             .count();
         let _ = self.reports.send(Report::Second {
             thread: self.thread,

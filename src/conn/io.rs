@@ -1,0 +1,197 @@
+//! A connection's socket I/O: completing a non-blocking connect, writing what is
+//! queued, reading until the socket is drained, and decoding every complete
+//! reply — handshake replies first, then the replies to requests, each timed at
+//! the read that delivered its last byte.
+
+use std::io::{self, Read, Write};
+use std::time::Instant;
+
+use crate::conn::{CloseReason, Conn, ConnState, micros_between};
+use crate::net::Handshake;
+use crate::protocol::resp::{self, Reply, ServerErrorKind};
+use crate::stats::Stats;
+use crate::workload::Op;
+
+fn would_block(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::WouldBlock
+}
+
+fn interrupted(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Interrupted
+}
+
+impl Conn {
+    /// Writes pending bytes until done or the socket is full.
+    pub(super) fn flush(&mut self) -> Result<(), CloseReason> {
+        while self.wpos < self.wbuf.len() {
+            match self.stream.write(&self.wbuf[self.wpos..]) {
+                Ok(0) => return Err(CloseReason::Connection),
+                Ok(n) => self.wpos += n,
+                Err(e) if would_block(&e) => return Ok(()),
+                Err(e) if interrupted(&e) => {}
+                Err(_) => return Err(CloseReason::Connection),
+            }
+        }
+        Ok(())
+    }
+
+    /// The socket is writable: a pending connect completed (or failed), or the
+    /// kernel took what the last write could not.
+    pub fn on_writable(&mut self, stats: &mut Stats) {
+        if self.state == ConnState::Connecting {
+            match self.stream.connect_outcome() {
+                Ok(true) => self.state = ConnState::Handshaking(0),
+                Ok(false) => return,
+                Err(_) => return self.close(CloseReason::Refused, stats),
+            }
+        }
+        if matches!(self.state, ConnState::Ready | ConnState::Handshaking(_))
+            && let Err(reason) = self.flush()
+        {
+            self.close(reason, stats);
+        }
+    }
+
+    /// Reads until the socket is drained, checking handshake replies and
+    /// decoding and timing every reply to a request.
+    pub fn on_readable(&mut self, stats: &mut Stats, handshake: &Handshake) {
+        while matches!(self.state, ConnState::Ready | ConnState::Handshaking(_)) {
+            if self.rend == self.rbuf.len()
+                && let Err(reason) = self.make_room(stats)
+            {
+                return self.close(reason, stats);
+            }
+            match self.stream.read(&mut self.rbuf[self.rend..]) {
+                Ok(0) => return self.close(CloseReason::Connection, stats),
+                Ok(n) => {
+                    self.rend += n;
+                    // The time at which this read delivered the last bytes of the
+                    // replies it completes.
+                    let now = Instant::now();
+                    if let Err(reason) = self.consume(now, stats, handshake) {
+                        return self.close(reason, stats);
+                    }
+                }
+                Err(e) if would_block(&e) => return,
+                Err(e) if interrupted(&e) => {}
+                Err(_) => return self.close(CloseReason::Connection, stats),
+            }
+        }
+    }
+
+    /// Moves unread bytes to the front, or grows the buffer when one reply fills
+    /// it — up to `max_reply`, past which the reply is refused.
+    fn make_room(&mut self, stats: &mut Stats) -> Result<(), CloseReason> {
+        if self.rstart > 0 {
+            self.rbuf.copy_within(self.rstart..self.rend, 0);
+            self.rend -= self.rstart;
+            self.rstart = 0;
+            return Ok(());
+        }
+        if self.rbuf.len() >= self.max_reply {
+            stats.errors.protocol += 1;
+            return Err(CloseReason::Protocol);
+        }
+        let bigger = (self.rbuf.len() * 2).min(self.max_reply);
+        self.rbuf.resize(bigger, 0);
+        Ok(())
+    }
+
+    fn consume(
+        &mut self,
+        now: Instant,
+        stats: &mut Stats,
+        handshake: &Handshake,
+    ) -> Result<(), CloseReason> {
+        loop {
+            let (reply, used) = match resp::decode(&self.rbuf[self.rstart..self.rend]) {
+                Ok(Some(found)) => found,
+                Ok(None) => break,
+                Err(_) => {
+                    stats.errors.protocol += 1;
+                    return Err(CloseReason::Protocol);
+                }
+            };
+            match self.state {
+                ConnState::Handshaking(step) => {
+                    if let Reply::Error(message) = reply {
+                        // e.g. -LOADING after a restart: counted, then retried.
+                        stats
+                            .errors
+                            .count_server(ServerErrorKind::classify(message));
+                    }
+                    handshake
+                        .check(step, &reply)
+                        .map_err(|_| CloseReason::Refused)?;
+                    self.state = if step + 1 >= handshake.replies() {
+                        self.reconnect_attempts = 0;
+                        ConnState::Ready
+                    } else {
+                        ConnState::Handshaking(step + 1)
+                    };
+                }
+                _ => self.record_reply(Outcome::of(&reply), used, now, stats)?,
+            }
+            self.rstart += used;
+        }
+        if self.rstart == self.rend {
+            self.rstart = 0;
+            self.rend = 0;
+        }
+        Ok(())
+    }
+
+    /// Matches a reply to the oldest request in flight and records it.
+    fn record_reply(
+        &mut self,
+        reply: Outcome,
+        used: usize,
+        now: Instant,
+        stats: &mut Stats,
+    ) -> Result<(), CloseReason> {
+        let Some(request) = self.inflight.pop_front() else {
+            // A reply nobody asked for: the stream is out of step, and every
+            // later match would be wrong.
+            stats.errors.protocol += 1;
+            return Err(CloseReason::Protocol);
+        };
+        let service_us = micros_between(request.sent_at, now);
+        let op = stats.op_mut(request.op);
+        if op.service_us.is_some() {
+            op.record_open_loop(micros_between(request.intended_at, now), service_us);
+        } else {
+            op.record(service_us);
+        }
+        op.bytes_rx += used as u64;
+        match reply {
+            Outcome::Nil if request.op == Op::Get => op.misses += 1,
+            Outcome::Value if request.op == Op::Get => op.hits += 1,
+            Outcome::Error(kind) => {
+                op.errors += 1;
+                stats.errors.count_server(kind);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// What a reply means for the counters, without borrowing the read buffer.
+#[derive(Debug, Clone, Copy)]
+enum Outcome {
+    Nil,
+    Value,
+    Error(ServerErrorKind),
+    Other,
+}
+
+impl Outcome {
+    fn of(reply: &Reply<'_>) -> Outcome {
+        match reply {
+            Reply::Nil => Outcome::Nil,
+            Reply::Bulk(_) => Outcome::Value,
+            Reply::Error(message) => Outcome::Error(ServerErrorKind::classify(message)),
+            _ => Outcome::Other,
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! One worker thread: a mio `Poll`, its connections, its value bytes and its stats.
+//!
+//! [`WorkerBuilder::build`] does every fallible step (connect, handshake, register)
+//! before any clock starts, so [`Worker::run`] cannot fail half-way. The worker
+//! then waits for phase commands from the master, drives its connections until the
+//! phase ends, and reports its stats once per second of the phase. The event loop
+//! only dispatches: reads, writes and refills live in [`crate::conn`].
+//!
+//! With `--rate`, each connection also has a schedule of intended send times. The
+//! worker keeps a min-heap of the connections waiting for their next due time and
+//! arms a timerfd for the earliest, so it sleeps until exactly then; a connection
+//! whose pipeline window is full needs no wake-up, because a reply will come first.
+//!
+//! The phase loop lives in [`phase`]; reconnecting, request timeouts and
+//! `--reconnect-interval` in [`faults`].
+
+mod faults;
+mod phase;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+use mio::{Events, Interest, Poll, Token};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use crate::config::{Config, Stop};
+use crate::conn::Conn;
+use crate::interrupt::Interrupt;
+use crate::net::{self, Handshake};
+use crate::request::derive_seed;
+use crate::stats::Stats;
+use crate::target::Endpoint;
+use crate::timer::Timer;
+use crate::workload::values::ValuePool;
+
+/// How long requests still in flight at a phase's deadline are awaited before
+/// their connection is given up.
+pub const DRAIN_LIMIT: Duration = Duration::from_secs(5);
+
+/// Requests in flight per connection while prefilling: deep enough to keep the
+/// server busy without a round trip per key.
+pub const PREFILL_PIPELINE: usize = 64;
+
+/// The timerfd's token, at the top of the token range, apart from connections.
+const TIMER: Token = Token(usize::MAX);
+
+/// What the master asks of a worker.
+#[derive(Debug, Clone, Copy)]
+pub enum Command {
+    /// Run a phase: `index` is 0 for the warm-up and n for run n.
+    Phase {
+        /// Phase number, used to derive fresh seeds.
+        index: u32,
+        /// How the phase ends.
+        stop: Stop,
+        /// Common start instant of all threads, so per-second bins line up.
+        started_at: Instant,
+        /// `--prefill`: SET every key of this connection's slice once, pipelined.
+        prefill: bool,
+    },
+    /// Close everything and end the thread.
+    Exit,
+}
+
+/// What a worker tells the master.
+#[derive(Debug)]
+pub enum Report {
+    /// All connections are ready.
+    Ready {
+        /// Worker index.
+        thread: usize,
+    },
+    /// Setup failed; the run cannot start.
+    SetupFailed {
+        /// Worker index.
+        thread: usize,
+        /// What went wrong.
+        error: net::ConnectError,
+    },
+    /// The stats of one second of the current phase (`last` for the final,
+    /// possibly partial, second).
+    Second {
+        /// Worker index.
+        thread: usize,
+        /// Seconds since the phase started.
+        second: u64,
+        /// What happened in that second.
+        stats: Box<Stats>,
+        /// This worker finished the phase with this report.
+        last: bool,
+        /// When this worker finished the phase, for `last` reports.
+        finished_at: Instant,
+        /// Connections still open.
+        open_connections: usize,
+        /// With `--rate`: requests due by the end of this second and not yet sent.
+        backlog: u64,
+        /// In `last` reports: this thread's CPU time over the phase, and the
+        /// requests due before the deadline that were never sent.
+        end: Option<PhaseEnd>,
+    },
+}
+
+/// What a worker knows only at the end of a phase.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PhaseEnd {
+    /// CPU time (user + system) this thread used during the phase.
+    pub cpu_time: Duration,
+    /// Open loop: requests whose intended time fell before the deadline but that
+    /// were never sent because the pipeline window stayed full.
+    pub unsent: u64,
+}
+
+/// Everything a worker needs, gathered on the master thread.
+pub struct WorkerBuilder {
+    /// Worker index, 0-based.
+    pub thread: usize,
+    /// The validated configuration.
+    pub config: Arc<Config>,
+    /// Commands from the master.
+    pub commands: Receiver<Command>,
+    /// Set when SIGINT or SIGTERM arrives.
+    pub interrupt: Interrupt,
+    /// Reports to the master.
+    pub reports: Sender<Report>,
+}
+
+/// A worker whose connections are all open and prepared.
+pub struct Worker {
+    thread: usize,
+    config: Arc<Config>,
+    poll: Poll,
+    events: Events,
+    conns: Vec<Conn>,
+    values: ValuePool,
+    stats: Stats,
+    commands: Receiver<Command>,
+    reports: Sender<Report>,
+    /// Open loop: connections waiting for their next intended send time.
+    wakeups: BinaryHeap<Reverse<(Instant, usize, Wake)>>,
+    timer: Timer,
+    interrupt: Interrupt,
+    /// AUTH / SELECT / PING, for connections that reconnect.
+    handshake: Handshake,
+    /// The server's address, resolved once at setup (TCP only).
+    tcp_addr: Option<SocketAddr>,
+    /// Scratch list of the connections an event touched (kept to reuse its memory).
+    touched: Vec<usize>,
+}
+
+/// Why the worker wakes a connection at a given instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Wake {
+    /// Its next intended send time (`--rate`).
+    Send,
+    /// Its next reconnect attempt.
+    Reconnect,
+}
+
+impl WorkerBuilder {
+    /// Opens and registers every connection of this thread.
+    pub fn build(self) -> Result<Worker, net::ConnectError> {
+        let io = |source| net::ConnectError::Io {
+            endpoint: "event loop".into(),
+            source,
+        };
+        let config = self.config;
+        let poll = Poll::new().map_err(io)?;
+        let hint = request_size_hint(&config);
+        let mut conns = Vec::with_capacity(config.clients);
+        let max_reply = max_reply_bytes(&config);
+        let recycle_after = config.faults.reconnect_interval;
+        for i in 0..config.clients {
+            let mut conn = Conn::new(
+                net::connect(&config.target)?,
+                config.pipeline,
+                hint,
+                max_reply,
+                recycle_after,
+            );
+            // Edge-triggered: registered once, never re-registered per request.
+            poll.registry()
+                .register(
+                    conn.stream_mut(),
+                    Token(i),
+                    Interest::READABLE | Interest::WRITABLE,
+                )
+                .map_err(io)?;
+            conns.push(conn);
+        }
+        let mut rng =
+            SmallRng::seed_from_u64(derive_seed(config.seed, &[self.thread as u64, u64::MAX]));
+        let values = ValuePool::new(&config.values, config.random_data, &mut rng);
+        let stats =
+            Stats::for_run(config.rate.is_some()).map_err(|e| io(std::io::Error::other(e)))?;
+        let mut timer = Timer::new().map_err(io)?;
+        poll.registry()
+            .register(&mut timer, TIMER, Interest::READABLE)
+            .map_err(io)?;
+        let tcp_addr = match &config.target.endpoint {
+            Endpoint::Tcp { host, port, family } => Some(net::resolve(host, *port, *family)?),
+            Endpoint::Unix(_) => None,
+        };
+        Ok(Worker {
+            handshake: Handshake::for_target(&config.target),
+            touched: Vec::with_capacity(config.clients),
+            tcp_addr,
+            interrupt: self.interrupt,
+            wakeups: BinaryHeap::new(),
+            timer,
+            thread: self.thread,
+            events: Events::with_capacity(config.clients.max(16)),
+            poll,
+            conns,
+            values,
+            stats,
+            commands: self.commands,
+            reports: self.reports,
+            config,
+        })
+    }
+}
+
+/// The largest reply a connection accepts: room for the largest value kvbench
+/// writes, with generous slack, and never less than 64 MiB. Anything larger is a
+/// protocol error, which bounds memory whatever the server sends.
+fn max_reply_bytes(config: &Config) -> usize {
+    (2 * config.values.max_size() + 1024 * 1024).max(64 * 1024 * 1024)
+}
+
+/// Typical bytes of one request or reply, to size connection buffers.
+fn request_size_hint(config: &Config) -> usize {
+    config.keys.prefix.len() + config.values.mean_size() as usize + 64
+}
