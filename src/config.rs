@@ -10,15 +10,19 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod connection;
 mod data;
+mod load;
 pub mod sweep;
 
-use crate::cli::{Args, RequestsArg};
-use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
+use crate::cli::Args;
+use crate::target::Target;
 use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::values::SizeSpec;
-use data::{build_keys, build_values, list_of};
+use connection::build_target;
+use data::build_keys;
+use load::{build_faults, build_rate, build_stop, build_sweep};
 pub use sweep::{Cell, Sweep};
 
 /// A mistake the user can fix: which flag, what is wrong, what to do.
@@ -266,120 +270,6 @@ fn build(a: Args) -> Result<Config, UsageError> {
     })
 }
 
-fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
-    if a.no_reconnect && a.reconnect_on_error {
-        return Err(UsageError::new(
-            "--no-reconnect",
-            "contradicts --reconnect-on-error; give one",
-        ));
-    }
-    let backoff_factor = a.reconnect_backoff_factor.unwrap_or(2.0);
-    if !(backoff_factor.is_finite() && (1.0..=100.0).contains(&backoff_factor)) {
-        return Err(UsageError::new(
-            "--reconnect-backoff-factor",
-            format!(
-                "must be between 1 and 100 (got {backoff_factor}); 2 doubles the wait each time"
-            ),
-        ));
-    }
-    let request_timeout = match a.request_timeout {
-        Some(secs) => Some(seconds("--request-timeout", secs, false)?),
-        None => None,
-    };
-    Ok(FaultPolicy {
-        reconnect: !a.no_reconnect,
-        max_reconnect_attempts: a.max_reconnect_attempts.unwrap_or(20),
-        backoff_factor,
-        reconnect_interval: a.reconnect_interval.unwrap_or(0),
-        request_timeout,
-        max_errors: a.max_errors,
-    })
-}
-
-/// The lists of the sweepable flags (single values when nothing is swept).
-fn build_sweep(a: &Args) -> Result<Sweep, UsageError> {
-    let counts = |flag, arg, default| -> Result<Vec<usize>, UsageError> {
-        Ok(list_of(flag, arg, default)?
-            .into_iter()
-            .map(|n| n as usize)
-            .collect())
-    };
-    let ratios = a
-        .ratio
-        .as_deref()
-        .unwrap_or("1:10")
-        .split(',')
-        .map(|r| {
-            r.parse::<Ratio>()
-                .map_err(|e| UsageError::new("--ratio", e))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let warmup_each_cell = match a.sweep_warmup.as_deref().unwrap_or("each") {
-        "each" => true,
-        "first" => false,
-        other => {
-            return Err(UsageError::new(
-                "--sweep-warmup",
-                format!("'{other}' is not each or first"),
-            ));
-        }
-    };
-    Ok(Sweep {
-        threads: counts("--threads", &a.threads, 4)?,
-        clients: counts("--clients", &a.clients, 50)?,
-        pipelines: counts("--pipeline", &a.pipeline, 1)?,
-        data_sizes: build_values(a)?,
-        ratios,
-        warmup_each_cell,
-    })
-}
-
-/// `--rate` (total) or memtier's `--rate-limiting` (per connection), and `--arrival`.
-fn build_rate(a: &Args, connections: usize) -> Result<Option<Rate>, UsageError> {
-    let total = match (a.rate, a.rate_limiting) {
-        (Some(_), Some(_)) => {
-            return Err(UsageError::new(
-                "--rate",
-                "give --rate (total) or --rate-limiting (per connection), not both",
-            ));
-        }
-        (Some(total), None) => ("--rate", total),
-        (None, Some(per_conn)) => ("--rate-limiting", per_conn * connections as f64),
-        (None, None) => {
-            if a.arrival.is_some() {
-                return Err(UsageError::new(
-                    "--arrival",
-                    "needs --rate; a closed loop has no schedule",
-                ));
-            }
-            return Ok(None);
-        }
-    };
-    let (flag, total_per_sec) = total;
-    if !(total_per_sec.is_finite() && total_per_sec > 0.0 && total_per_sec <= 1e9) {
-        return Err(UsageError::new(
-            flag,
-            format!(
-                "must be a rate above 0 and at most 1e9 requests per second (got {total_per_sec})"
-            ),
-        ));
-    }
-    let arrival = match a.arrival.as_deref().unwrap_or("constant") {
-        "constant" => Arrival::Constant,
-        "poisson" => Arrival::Poisson,
-        other => {
-            return Err(UsageError::new(
-                "--arrival",
-                format!("'{other}' is not an arrival kind; use constant or poisson"),
-            ));
-        }
-    };
-    Ok(Some(Rate {
-        total_per_sec,
-        arrival,
-    }))
-}
-
 /// The largest seed a JSON reader (JavaScript, jq) holds exactly: 2^53 − 1.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 
@@ -417,125 +307,6 @@ fn seconds(flag: &str, secs: f64, zero_ok: bool) -> Result<Duration, UsageError>
         ));
     }
     Ok(Duration::from_secs_f64(secs))
-}
-
-fn build_target(a: &Args) -> Result<Target, UsageError> {
-    if a.ipv4 && a.ipv6 {
-        return Err(UsageError::new(
-            "-4/-6",
-            "choose one address family, not both",
-        ));
-    }
-    let family = match (a.ipv4, a.ipv6) {
-        (true, _) => AddressFamily::V4,
-        (_, true) => AddressFamily::V6,
-        _ => AddressFamily::Any,
-    };
-    let mut host = a.server.clone().unwrap_or_else(|| "127.0.0.1".to_string());
-    let mut port = a.port.unwrap_or(6379);
-    let from_file = read_auth_file(a)?;
-    let mut auth = match from_file.as_deref().or(a.authenticate.as_deref()) {
-        Some(text) => Some(Auth::parse(text).ok_or_else(|| {
-            UsageError::new(
-                "--authenticate",
-                "is empty; give PASSWORD or USER:PASSWORD, or unset KVBENCH_AUTH",
-            )
-        })?),
-        None => None,
-    };
-    let mut db = a.select_db.unwrap_or(0);
-    if let Some(uri) = &a.uri {
-        let parts = parse_uri(uri).map_err(|e| UsageError::new("--uri", e))?;
-        host = parts.host;
-        port = parts.port.unwrap_or(port);
-        auth = parts.auth.or(auth);
-        db = parts.db.unwrap_or(db);
-    }
-    match a.protocol.as_deref().unwrap_or("redis") {
-        "redis" | "resp2" => {}
-        "resp3" | "memcache_text" | "memcache_binary" => {
-            let p = a.protocol.as_deref().unwrap_or_default();
-            return Err(UsageError::new(
-                "--protocol",
-                format!("'{p}' is not supported yet; use --protocol redis"),
-            ));
-        }
-        other => {
-            return Err(UsageError::new(
-                "--protocol",
-                format!("unknown protocol '{other}'; use --protocol redis"),
-            ));
-        }
-    }
-    let endpoint = match &a.unix_socket {
-        Some(_) if a.server.is_some() || a.uri.is_some() => {
-            return Err(UsageError::new(
-                "--unix-socket",
-                "give either a UNIX socket or --server/--uri, not both",
-            ));
-        }
-        Some(path) => Endpoint::Unix(path.clone()),
-        None => Endpoint::Tcp { host, port, family },
-    };
-    Ok(Target {
-        endpoint,
-        auth,
-        db,
-        connect_timeout: seconds(
-            "--connection-timeout",
-            a.connection_timeout.unwrap_or(5.0),
-            false,
-        )?,
-    })
-}
-
-/// `--auth-file`: the credentials on its first line, kept out of `ps` and history.
-fn read_auth_file(a: &Args) -> Result<Option<String>, UsageError> {
-    let Some(path) = &a.auth_file else {
-        return Ok(None);
-    };
-    if a.authenticate.is_some() && std::env::var_os("KVBENCH_AUTH").is_none() {
-        return Err(UsageError::new(
-            "--auth-file",
-            "give the credentials once: --auth-file or -a, not both",
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        UsageError::new(
-            "--auth-file",
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
-    let line = text.lines().next().unwrap_or_default().trim().to_string();
-    if line.is_empty() {
-        return Err(UsageError::new(
-            "--auth-file",
-            format!(
-                "{} is empty; put PASSWORD or USER:PASSWORD on its first line",
-                path.display()
-            ),
-        ));
-    }
-    Ok(Some(line))
-}
-
-fn build_stop(a: &Args) -> Result<Stop, UsageError> {
-    // memtier lets --test-time replace --requests; so do we.
-    if let Some(secs) = a.test_time {
-        return Ok(Stop::Time(seconds("--test-time", secs, false)?));
-    }
-    match a.requests.clone().unwrap_or(RequestsArg::Count(10_000)) {
-        RequestsArg::Count(0) => Err(UsageError::new(
-            "--requests",
-            "must be at least 1, or allkeys",
-        )),
-        RequestsArg::Count(n) => Ok(Stop::Requests(n)),
-        RequestsArg::Word(w) if w.eq_ignore_ascii_case("allkeys") => Ok(Stop::AllKeys),
-        RequestsArg::Word(w) => Err(UsageError::new(
-            "--requests",
-            format!("'{w}' is neither a number nor allkeys; e.g. -n 10000 or -n allkeys"),
-        )),
-    }
 }
 
 fn build_output(a: &Args) -> Result<Output, UsageError> {

@@ -1,0 +1,107 @@
+//! Validation of where to connect and how to log in: `-s/-p/-S/-4/-6/-u`,
+//! `-a`, `KVBENCH_AUTH`, `--auth-file`, `--select-db`, `--protocol`,
+//! `--connection-timeout`.
+
+use crate::cli::Args;
+use crate::config::{UsageError, seconds};
+use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
+
+pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
+    if a.ipv4 && a.ipv6 {
+        return Err(UsageError::new(
+            "-4/-6",
+            "choose one address family, not both",
+        ));
+    }
+    let family = match (a.ipv4, a.ipv6) {
+        (true, _) => AddressFamily::V4,
+        (_, true) => AddressFamily::V6,
+        _ => AddressFamily::Any,
+    };
+    let mut host = a.server.clone().unwrap_or_else(|| "127.0.0.1".to_string());
+    let mut port = a.port.unwrap_or(6379);
+    let from_file = read_auth_file(a)?;
+    let mut auth = match from_file.as_deref().or(a.authenticate.as_deref()) {
+        Some(text) => Some(Auth::parse(text).ok_or_else(|| {
+            UsageError::new(
+                "--authenticate",
+                "is empty; give PASSWORD or USER:PASSWORD, or unset KVBENCH_AUTH",
+            )
+        })?),
+        None => None,
+    };
+    let mut db = a.select_db.unwrap_or(0);
+    if let Some(uri) = &a.uri {
+        let parts = parse_uri(uri).map_err(|e| UsageError::new("--uri", e))?;
+        host = parts.host;
+        port = parts.port.unwrap_or(port);
+        auth = parts.auth.or(auth);
+        db = parts.db.unwrap_or(db);
+    }
+    match a.protocol.as_deref().unwrap_or("redis") {
+        "redis" | "resp2" => {}
+        "resp3" | "memcache_text" | "memcache_binary" => {
+            let p = a.protocol.as_deref().unwrap_or_default();
+            return Err(UsageError::new(
+                "--protocol",
+                format!("'{p}' is not supported yet; use --protocol redis"),
+            ));
+        }
+        other => {
+            return Err(UsageError::new(
+                "--protocol",
+                format!("unknown protocol '{other}'; use --protocol redis"),
+            ));
+        }
+    }
+    let endpoint = match &a.unix_socket {
+        Some(_) if a.server.is_some() || a.uri.is_some() => {
+            return Err(UsageError::new(
+                "--unix-socket",
+                "give either a UNIX socket or --server/--uri, not both",
+            ));
+        }
+        Some(path) => Endpoint::Unix(path.clone()),
+        None => Endpoint::Tcp { host, port, family },
+    };
+    Ok(Target {
+        endpoint,
+        auth,
+        db,
+        connect_timeout: seconds(
+            "--connection-timeout",
+            a.connection_timeout.unwrap_or(5.0),
+            false,
+        )?,
+    })
+}
+
+/// `--auth-file`: the credentials on its first line, kept out of `ps` and history.
+fn read_auth_file(a: &Args) -> Result<Option<String>, UsageError> {
+    let Some(path) = &a.auth_file else {
+        return Ok(None);
+    };
+    if a.authenticate.is_some() && std::env::var_os("KVBENCH_AUTH").is_none() {
+        return Err(UsageError::new(
+            "--auth-file",
+            "give the credentials once: --auth-file or -a, not both",
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        UsageError::new(
+            "--auth-file",
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    let line = text.lines().next().unwrap_or_default().trim().to_string();
+    if line.is_empty() {
+        return Err(UsageError::new(
+            "--auth-file",
+            format!(
+                "{} is empty; put PASSWORD or USER:PASSWORD on its first line",
+                path.display()
+            ),
+        ));
+    }
+    Ok(Some(line))
+}

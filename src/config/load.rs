@@ -1,0 +1,140 @@
+//! Validation of how the load runs: its length (`-n`, `--test-time`), the
+//! sweepable lists, the open-loop rate and the fault policy.
+
+use crate::cli::{Args, RequestsArg};
+use crate::config::data::{build_values, list_of};
+use crate::config::{Arrival, FaultPolicy, Rate, Stop, Sweep, UsageError, seconds};
+use crate::workload::mix::Ratio;
+
+pub(super) fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
+    if a.no_reconnect && a.reconnect_on_error {
+        return Err(UsageError::new(
+            "--no-reconnect",
+            "contradicts --reconnect-on-error; give one",
+        ));
+    }
+    let backoff_factor = a.reconnect_backoff_factor.unwrap_or(2.0);
+    if !(backoff_factor.is_finite() && (1.0..=100.0).contains(&backoff_factor)) {
+        return Err(UsageError::new(
+            "--reconnect-backoff-factor",
+            format!(
+                "must be between 1 and 100 (got {backoff_factor}); 2 doubles the wait each time"
+            ),
+        ));
+    }
+    let request_timeout = match a.request_timeout {
+        Some(secs) => Some(seconds("--request-timeout", secs, false)?),
+        None => None,
+    };
+    Ok(FaultPolicy {
+        reconnect: !a.no_reconnect,
+        max_reconnect_attempts: a.max_reconnect_attempts.unwrap_or(20),
+        backoff_factor,
+        reconnect_interval: a.reconnect_interval.unwrap_or(0),
+        request_timeout,
+        max_errors: a.max_errors,
+    })
+}
+
+/// The lists of the sweepable flags (single values when nothing is swept).
+pub(super) fn build_sweep(a: &Args) -> Result<Sweep, UsageError> {
+    let counts = |flag, arg, default| -> Result<Vec<usize>, UsageError> {
+        Ok(list_of(flag, arg, default)?
+            .into_iter()
+            .map(|n| n as usize)
+            .collect())
+    };
+    let ratios = a
+        .ratio
+        .as_deref()
+        .unwrap_or("1:10")
+        .split(',')
+        .map(|r| {
+            r.parse::<Ratio>()
+                .map_err(|e| UsageError::new("--ratio", e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let warmup_each_cell = match a.sweep_warmup.as_deref().unwrap_or("each") {
+        "each" => true,
+        "first" => false,
+        other => {
+            return Err(UsageError::new(
+                "--sweep-warmup",
+                format!("'{other}' is not each or first"),
+            ));
+        }
+    };
+    Ok(Sweep {
+        threads: counts("--threads", &a.threads, 4)?,
+        clients: counts("--clients", &a.clients, 50)?,
+        pipelines: counts("--pipeline", &a.pipeline, 1)?,
+        data_sizes: build_values(a)?,
+        ratios,
+        warmup_each_cell,
+    })
+}
+
+/// `--rate` (total) or memtier's `--rate-limiting` (per connection), and `--arrival`.
+pub(super) fn build_rate(a: &Args, connections: usize) -> Result<Option<Rate>, UsageError> {
+    let total = match (a.rate, a.rate_limiting) {
+        (Some(_), Some(_)) => {
+            return Err(UsageError::new(
+                "--rate",
+                "give --rate (total) or --rate-limiting (per connection), not both",
+            ));
+        }
+        (Some(total), None) => ("--rate", total),
+        (None, Some(per_conn)) => ("--rate-limiting", per_conn * connections as f64),
+        (None, None) => {
+            if a.arrival.is_some() {
+                return Err(UsageError::new(
+                    "--arrival",
+                    "needs --rate; a closed loop has no schedule",
+                ));
+            }
+            return Ok(None);
+        }
+    };
+    let (flag, total_per_sec) = total;
+    if !(total_per_sec.is_finite() && total_per_sec > 0.0 && total_per_sec <= 1e9) {
+        return Err(UsageError::new(
+            flag,
+            format!(
+                "must be a rate above 0 and at most 1e9 requests per second (got {total_per_sec})"
+            ),
+        ));
+    }
+    let arrival = match a.arrival.as_deref().unwrap_or("constant") {
+        "constant" => Arrival::Constant,
+        "poisson" => Arrival::Poisson,
+        other => {
+            return Err(UsageError::new(
+                "--arrival",
+                format!("'{other}' is not an arrival kind; use constant or poisson"),
+            ));
+        }
+    };
+    Ok(Some(Rate {
+        total_per_sec,
+        arrival,
+    }))
+}
+
+pub(super) fn build_stop(a: &Args) -> Result<Stop, UsageError> {
+    // memtier lets --test-time replace --requests; so do we.
+    if let Some(secs) = a.test_time {
+        return Ok(Stop::Time(seconds("--test-time", secs, false)?));
+    }
+    match a.requests.clone().unwrap_or(RequestsArg::Count(10_000)) {
+        RequestsArg::Count(0) => Err(UsageError::new(
+            "--requests",
+            "must be at least 1, or allkeys",
+        )),
+        RequestsArg::Count(n) => Ok(Stop::Requests(n)),
+        RequestsArg::Word(w) if w.eq_ignore_ascii_case("allkeys") => Ok(Stop::AllKeys),
+        RequestsArg::Word(w) => Err(UsageError::new(
+            "--requests",
+            format!("'{w}' is neither a number nor allkeys; e.g. -n 10000 or -n allkeys"),
+        )),
+    }
+}
