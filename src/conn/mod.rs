@@ -1,7 +1,7 @@
 //! One benchmark connection: its buffers, its queue of requests in flight, and the
 //! states Connecting → Handshaking → Ready → Closed (and, after a fault, back to
 //! Connecting when the worker reconnects it). Socket reads and writes live in
-//! [`io`].
+//! `conn/io.rs`.
 //!
 //! Requests are encoded into the write buffer and written in one `write` per
 //! wake-up, as many as the pipeline window allows. Each request's send time is

@@ -11,8 +11,8 @@
 //! arms a timerfd for the earliest, so it sleeps until exactly then; a connection
 //! whose pipeline window is full needs no wake-up, because a reply will come first.
 //!
-//! The phase loop lives in [`phase`]; reconnecting, request timeouts and
-//! `--reconnect-interval` in [`faults`].
+//! The phase loop lives in `worker/phase.rs`; reconnecting, request timeouts and
+//! `--reconnect-interval` in `worker/faults.rs`.
 
 mod faults;
 mod phase;

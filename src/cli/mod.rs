@@ -12,7 +12,6 @@
 )]
 
 use std::path::PathBuf;
-use std::str::FromStr;
 
 use clap::error::{ContextKind, ContextValue};
 use clap::{ArgAction, Parser};
@@ -20,93 +19,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::UsageError;
 
-/// `-n/--requests`: a number per client, or `allkeys` (cover the key range once).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum RequestsArg {
-    /// Requests per client connection.
-    Count(u64),
-    /// A word; only `allkeys` is valid, which [`crate::config`] checks.
-    Word(String),
-}
+mod values;
 
-impl FromStr for RequestsArg {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.parse::<u64>() {
-            Ok(n) => RequestsArg::Count(n),
-            Err(_) => RequestsArg::Word(s.to_string()),
-        })
-    }
-}
-
-/// A number, or a comma-separated list of numbers that sweeps the flag
-/// (`--pipeline 1,4,16,64`); in a config file also a TOML array.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged, try_from = "NumListRepr")]
-pub enum NumList {
-    /// One value.
-    One(u64),
-    /// Several values, in order.
-    Many(Vec<u64>),
-    /// Text form, as typed in a config file: `"1,4,16"`.
-    Text(String),
-}
-
-/// What a config file may hold for a [`NumList`]; checked on the way in, so a
-/// bad list is reported with its line and column.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum NumListRepr {
-    One(u64),
-    Many(Vec<u64>),
-    Text(String),
-}
-
-impl TryFrom<NumListRepr> for NumList {
-    type Error = String;
-
-    fn try_from(repr: NumListRepr) -> Result<Self, Self::Error> {
-        match repr {
-            NumListRepr::One(n) => Ok(NumList::One(n)),
-            NumListRepr::Many(v) => Ok(NumList::Many(v)),
-            NumListRepr::Text(t) => t.parse(),
-        }
-    }
-}
-
-impl NumList {
-    /// The values, in order; an error names the part that is not a number.
-    pub fn values(&self) -> Result<Vec<u64>, String> {
-        match self {
-            NumList::One(n) => Ok(vec![*n]),
-            NumList::Many(v) if v.is_empty() => Err("the list is empty".into()),
-            NumList::Many(v) => Ok(v.clone()),
-            NumList::Text(t) => t
-                .split(',')
-                .map(|p| {
-                    p.trim()
-                        .parse::<u64>()
-                        .map_err(|_| format!("'{p}' in '{t}' is not a whole number"))
-                })
-                .collect(),
-        }
-    }
-}
-
-impl FromStr for NumList {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let list = NumList::Text(s.to_string());
-        let values = list.values()?;
-        Ok(match values.as_slice() {
-            [one] => NumList::One(*one),
-            _ => NumList::Many(values),
-        })
-    }
-}
+pub use values::{NumList, RequestsArg};
 
 /// The command line. Names, short options and defaults follow memtier_benchmark's
 /// `--help` so that existing scripts paste in unchanged; defaults are applied in
@@ -288,7 +203,7 @@ pub struct Args {
     /// Write the JSON report to FILE (atomically, after every run)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json_out_file: Option<PathBuf>,
-    /// Write HdrHistogram files PREFIX_<RUN>_<OP>.hgrm (percentile distribution) and
+    /// Write HdrHistogram files per run and op, e.g. PREFIX_RUN1_SET.hgrm (percentile distribution) and
     /// .hlog (per-second interval log)
     #[arg(long, value_name = "PREFIX", help_heading = "Output")]
     pub hdr_file_prefix: Option<PathBuf>,

@@ -1,0 +1,95 @@
+//! Flag values that are more than a number: `-n` (a count or `allkeys`) and the
+//! sweepable numeric flags (a number or a comma list, in a config file also a
+//! TOML array).
+
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// `-n/--requests`: a number per client, or `allkeys` (cover the key range once).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestsArg {
+    /// Requests per client connection.
+    Count(u64),
+    /// A word; only `allkeys` is valid, which [`crate::config`] checks.
+    Word(String),
+}
+
+impl FromStr for RequestsArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s.parse::<u64>() {
+            Ok(n) => RequestsArg::Count(n),
+            Err(_) => RequestsArg::Word(s.to_string()),
+        })
+    }
+}
+
+/// A number, or a comma-separated list of numbers that sweeps the flag
+/// (`--pipeline 1,4,16,64`); in a config file also a TOML array.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged, try_from = "NumListRepr")]
+pub enum NumList {
+    /// One value.
+    One(u64),
+    /// Several values, in order.
+    Many(Vec<u64>),
+    /// Text form, as typed in a config file: `"1,4,16"`.
+    Text(String),
+}
+
+/// What a config file may hold for a [`NumList`]; checked on the way in, so a
+/// bad list is reported with its line and column.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum NumListRepr {
+    One(u64),
+    Many(Vec<u64>),
+    Text(String),
+}
+
+impl TryFrom<NumListRepr> for NumList {
+    type Error = String;
+
+    fn try_from(repr: NumListRepr) -> Result<Self, Self::Error> {
+        match repr {
+            NumListRepr::One(n) => Ok(NumList::One(n)),
+            NumListRepr::Many(v) => Ok(NumList::Many(v)),
+            NumListRepr::Text(t) => t.parse(),
+        }
+    }
+}
+
+impl NumList {
+    /// The values, in order; an error names the part that is not a number.
+    pub fn values(&self) -> Result<Vec<u64>, String> {
+        match self {
+            NumList::One(n) => Ok(vec![*n]),
+            NumList::Many(v) if v.is_empty() => Err("the list is empty".into()),
+            NumList::Many(v) => Ok(v.clone()),
+            NumList::Text(t) => t
+                .split(',')
+                .map(|p| {
+                    p.trim()
+                        .parse::<u64>()
+                        .map_err(|_| format!("'{p}' in '{t}' is not a whole number"))
+                })
+                .collect(),
+        }
+    }
+}
+
+impl FromStr for NumList {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let list = NumList::Text(s.to_string());
+        let values = list.values()?;
+        Ok(match values.as_slice() {
+            [one] => NumList::One(*one),
+            _ => NumList::Many(values),
+        })
+    }
+}
