@@ -3,7 +3,7 @@ CARGO ?= cargo
 SHELL := bash
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all build release demo demo-check test lint fmt doc deps clean
+.PHONY: all build release demo demo-check test lint fmt doc deps clean bench
 
 all: build
 
@@ -26,6 +26,14 @@ demo-check: demo
 	@grep -q '"complete": true' results/demo.json || { echo "demo-check: results/demo.json is not complete" >&2; exit 1; }
 	@grep -q '"RUN #2 RESULTS"' results/demo.json || { echo "demo-check: results/demo.json lacks RUN #2" >&2; exit 1; }
 	@echo "demo-check: results/demo.json is complete"
+
+# Performance, measured: kvbench and redis-benchmark side by side (A B A B),
+# then the micro-benchmarks; both tables are written into docs/performance.md.
+bench: deps release
+	python3 scripts/bench.py --write-doc
+	@mkdir -p target
+	$(CARGO) bench --bench micro -- --warm-up-time 1 --measurement-time 3 | tee target/criterion.txt
+	python3 scripts/bench.py --criterion target/criterion.txt --write-doc
 
 fmt:
 	$(CARGO) fmt --all

@@ -246,6 +246,45 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
             "--unix-socket /nonexistent/redis.sock",
             "--unix-socket",
         ),
+        at_free_port(
+            "reconnect backoff factor below 1",
+            "--reconnect-backoff-factor 0.5",
+            "--reconnect-backoff-factor",
+        )
+        .mentions("between 1 and 100"),
+        at_free_port(
+            "reconnect backoff factor not a number",
+            "--reconnect-backoff-factor nan",
+            "--reconnect-backoff-factor",
+        ),
+        at_free_port(
+            "request-timeout 0",
+            "--request-timeout 0",
+            "--request-timeout",
+        ),
+        at_free_port(
+            "negative request-timeout",
+            "--request-timeout=-1",
+            "--request-timeout",
+        ),
+        at_free_port(
+            "no-reconnect with reconnect-on-error",
+            "--no-reconnect --reconnect-on-error",
+            "--no-reconnect",
+        )
+        .mentions("--reconnect-on-error"),
+        at_free_port(
+            "sweep-warmup neither each nor first",
+            "--sweep-warmup sometimes",
+            "--sweep-warmup",
+        )
+        .mentions("sometimes"),
+        at_free_port(
+            "rate-limiting with a swept client count",
+            "--rate-limiting 10 -c 1,2",
+            "--rate-limiting",
+        )
+        .mentions("--rate"),
     ];
     assert!(cases.len() >= 20);
     assert_all_rejected(&cases);
@@ -274,6 +313,30 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
         with("clients 0 in the file", &zero, "--clients"),
     ];
     assert_all_rejected(&cases);
+}
+
+#[test]
+fn bad_auth_files_exit_2_naming_auth_file() {
+    let dir = TempDir::new("cli-errors-auth");
+    let file = |name: &str, text: &str| -> String {
+        let path = dir.path(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let empty = file("empty", "");
+    let blank_first_line = file("blank", "\n\nsecret123\n");
+    let good = file("good", "secret123\n");
+    let missing = dir.path("missing-auth").to_str().unwrap().to_string();
+    let with = |what, path: &str| at_free_port(what, "--auth-file", "--auth-file").arg(path);
+    assert_all_rejected(&[
+        with("auth file that does not exist", &missing).mentions("missing-auth"),
+        with("empty auth file", &empty).mentions("empty"),
+        with("auth file whose first line is blank", &blank_first_line).mentions("first line"),
+        with("auth file and -a together", &good)
+            .arg("-a")
+            .arg("other")
+            .mentions("-a"),
+    ]);
 }
 
 #[test]
@@ -323,6 +386,17 @@ fn values_the_argument_parser_rejects_get_the_same_one_line_form() {
     assert_all_rejected(&[
         at_free_port("threads foo", "--threads foo", "--threads"),
         at_free_port("negative clients", "--clients=-1", "--clients"),
+        at_free_port(
+            "negative max-reconnect-attempts",
+            "--max-reconnect-attempts=-1",
+            "--max-reconnect-attempts",
+        ),
+        at_free_port("negative max-errors", "--max-errors=-5", "--max-errors"),
+        at_free_port(
+            "negative reconnect-interval",
+            "--reconnect-interval=-1",
+            "--reconnect-interval",
+        ),
         case("port out of range", "-p 70000", "--port"),
         at_free_port("unknown flag", "--no-such-flag", "--no-such-flag"),
     ]);

@@ -134,3 +134,62 @@ fn a_password_given_in_a_uri_authenticates_and_appears_in_no_output() {
 fn a_password_from_kvbench_auth_authenticates_and_appears_in_no_output() {
     assert_authenticates_without_leaking(Credentials::Environment);
 }
+
+#[test]
+fn credentials_from_an_auth_file_authenticate_and_appear_in_no_report_file_or_output() {
+    let redis = protected_redis();
+    let dir = TempDir::new("secrets-auth-file");
+    let auth = dir.path("auth");
+    // Only the first line counts: were the second one read too, AUTH would fail.
+    std::fs::write(&auth, format!("bench:{PASSWORD}\nnot part of it\n")).unwrap();
+    let reports = dir.path("reports");
+    std::fs::create_dir(&reports).unwrap();
+    let path = |name: &str| reports.join(name).to_str().unwrap().to_string();
+    let port = redis.port.to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_kvbench"))
+        .args([
+            "-s",
+            "127.0.0.1",
+            "-p",
+            &port,
+            "--auth-file",
+            auth.to_str().unwrap(),
+        ])
+        .args("-t 1 -c 2 -n 20 --ratio 1:0 --show-config".split_whitespace())
+        .args(["-o", &path("r.txt"), "--json-out-file", &path("r.json")])
+        .args(["--hdr-file-prefix", &path("hdr")])
+        .env_remove("KVBENCH_AUTH")
+        .output()
+        .unwrap();
+
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "kvbench failed: {stderr}\n{stdout}");
+    assert!(!stdout.contains(PASSWORD), "password on stdout:\n{stdout}");
+    assert!(!stderr.contains(PASSWORD), "password on stderr:\n{stderr}");
+    assert!(
+        stderr.contains("\"authenticate\""),
+        "no configuration on stderr:\n{stderr}"
+    );
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&reports).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let bytes = std::fs::read(entry.path()).unwrap();
+        let leaked = bytes
+            .windows(PASSWORD.len())
+            .any(|w| w == PASSWORD.as_bytes());
+        assert!(!leaked, "password in {name}");
+        names.push(name);
+    }
+    // Every kind of file was written, so each was checked.
+    for ending in [".txt", ".json", ".hgrm", ".hlog"] {
+        assert!(
+            names.iter().any(|n| n.ends_with(ending)),
+            "no {ending} file among {names:?}"
+        );
+    }
+    let doc: Value = serde_json::from_slice(&std::fs::read(path("r.json")).unwrap()).unwrap();
+    assert_eq!(doc["kvbench"]["totals"]["SET"]["count"], 40);
+    assert_eq!(authed_calls(&redis, "set"), 40);
+}

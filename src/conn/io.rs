@@ -61,6 +61,7 @@ impl Conn {
             {
                 return self.close(reason, stats);
             }
+            let space = self.rbuf.len() - self.rend;
             match self.stream.read(&mut self.rbuf[self.rend..]) {
                 Ok(0) => return self.close(CloseReason::Connection, stats),
                 Ok(n) => {
@@ -70,6 +71,13 @@ impl Conn {
                     let now = Instant::now();
                     if let Err(reason) = self.consume(now, stats, handshake) {
                         return self.close(reason, stats);
+                    }
+                    // A short read emptied the socket's receive queue: on Linux,
+                    // data arriving later raises a new edge, so the read that
+                    // would only return WouldBlock is saved (one system call per
+                    // wake-up, a third of them at pipeline 1).
+                    if n < space {
+                        return;
                     }
                 }
                 Err(e) if would_block(&e) => return,

@@ -1,0 +1,93 @@
+//! Micro-benchmarks of the per-request work: decoding replies, encoding
+//! commands, generating keys, recording latencies. `cargo bench --bench micro`;
+//! the figures are in docs/performance.md.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use kvbench::protocol::resp;
+use kvbench::stats::latency_histogram;
+use kvbench::workload::keys::{KeyGen, KeyPattern, KeyRange};
+
+fn decoding(c: &mut Criterion) {
+    let mut group = c.benchmark_group("decode");
+    let bulk = format!("$32\r\n{}\r\n", "x".repeat(32)).into_bytes();
+    let cases: [(&str, &[u8]); 5] = [
+        ("simple +OK", b"+OK\r\n"),
+        ("bulk 32 B", &bulk),
+        ("nil", b"$-1\r\n"),
+        ("error", b"-ERR wrong number of arguments\r\n"),
+        ("array of 3", b"*3\r\n$3\r\nfoo\r\n:42\r\n$-1\r\n"),
+    ];
+    for (name, wire) in cases {
+        group.bench_function(name, |b| b.iter(|| resp::decode(black_box(wire))));
+    }
+    group.finish();
+}
+
+fn encoding(c: &mut Criterion) {
+    let mut group = c.benchmark_group("encode");
+    let value = vec![b'x'; 32];
+    let mut out = Vec::with_capacity(4096);
+    group.bench_function("GET memtier-<key>", |b| {
+        let mut key = 0u64;
+        b.iter(|| {
+            out.clear();
+            key = key.wrapping_add(7919) % 10_000_000;
+            resp::encode_get(&mut out, b"memtier-", black_box(key))
+        })
+    });
+    group.bench_function("SET memtier-<key> 32 B", |b| {
+        let mut key = 0u64;
+        b.iter(|| {
+            out.clear();
+            key = key.wrapping_add(7919) % 10_000_000;
+            resp::encode_set(&mut out, b"memtier-", black_box(key), &value)
+        })
+    });
+    group.finish();
+}
+
+fn key_generation(c: &mut Criterion) {
+    let mut group = c.benchmark_group("keys");
+    let range = KeyRange {
+        min: 0,
+        max: 10_000_000,
+    };
+    let patterns = [
+        ("sequential", KeyPattern::Sequential),
+        ("uniform", KeyPattern::Uniform),
+        (
+            "gaussian",
+            KeyPattern::Gaussian {
+                median: 5_000_000.0,
+                stddev: 1_666_666.0,
+            },
+        ),
+        ("parallel", KeyPattern::Parallel),
+        ("zipfian", KeyPattern::Zipfian { exponent: 1.0 }),
+    ];
+    for (name, pattern) in patterns {
+        let mut keys = KeyGen::new(pattern, range, 3, 50).expect("valid pattern");
+        let mut rng = SmallRng::seed_from_u64(1);
+        group.bench_function(name, |b| b.iter(|| keys.next(&mut rng)));
+    }
+    group.finish();
+}
+
+fn histogram(c: &mut Criterion) {
+    let mut h = latency_histogram().expect("valid bounds");
+    let mut v = 1u64;
+    c.bench_function("histogram record", |b| {
+        b.iter(|| {
+            v = (v * 1_103_515_245 + 12_345) % 100_000 + 1;
+            h.record(black_box(v))
+        })
+    });
+}
+
+criterion_group!(benches, decoding, encoding, key_generation, histogram);
+criterion_main!(benches);

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""`make bench`: kvbench and redis-benchmark side by side, in the same run.
+
+Starts a private redis-server (persistence off) pinned to CPU 0, then runs the
+two clients alternately (A B A B ...) pinned to CPU 1 on the same workloads and
+reports, for each: ops/sec, p50/p99 latency, client CPU time per request
+(user + system, from the child's own rusage), peak RSS, and system calls per
+request where strace is available; then the kvbench / redis-benchmark ratios
+(median over the pairs). With --write-doc the table replaces the generated part
+of docs/performance.md.
+
+No number is asserted here: performance is measured, not tested. `--quick` is
+the tiny variant that `make test` runs to prove the script works.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# name, connections, pipeline, requests per tool (full run)
+WORKLOADS = [
+    ("p1-50conns", 50, 1, 400_000),
+    ("p16-50conns", 50, 16, 3_000_000),
+    ("p1-2000conns", 2000, 1, 400_000),
+]
+QUICK = [("p1-50conns", 50, 1, 20_000), ("p16-50conns", 50, 16, 40_000)]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pinned(cpu, cmd):
+    return (["taskset", "-c", str(cpu)] if shutil.which("taskset") and os.cpu_count() > 1 else []) + cmd
+
+
+def run_measured(cmd, strace_file=None):
+    """Runs cmd; returns (stdout, cpu seconds, max RSS KiB) from its own rusage."""
+    if strace_file:
+        cmd = ["strace", "-f", "-c", "-o", strace_file] + cmd
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit(f"bench: {' '.join(cmd)} failed ({code}): {err.decode()[-2000:]}")
+    return out.decode(), usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def syscalls(strace_file):
+    total = 0
+    with open(strace_file) as f:
+        for line in f:
+            m = re.match(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$", line)
+            if m and m.group(2) != "total":
+                total += int(m.group(1))
+    return total
+
+
+def redis_benchmark(port, conns, pipeline, requests, strace_file=None):
+    per_test = requests // 2
+    cmd = pinned(1, ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(conns),
+                     "-n", str(per_test), "-t", "set,get", "-d", "32", "-r", "100000",
+                     "-P", str(pipeline), "--csv"])
+    out, cpu, rss = run_measured(cmd, strace_file)
+    rows = [l.replace('"', "").split(",") for l in out.splitlines() if l.startswith(('"SET"', '"GET"'))]
+    seconds = sum(per_test / float(r[1]) for r in rows)
+    p50 = statistics.mean(float(r[4]) for r in rows)
+    p99 = statistics.mean(float(r[6]) for r in rows)
+    return {"ops": 2 * per_test / seconds, "p50": p50, "p99": p99, "cpu_us": cpu * 1e6 / (2 * per_test),
+            "rss_mib": rss / 1024, "requests": 2 * per_test}
+
+
+def kvbench(binary, port, conns, pipeline, requests, strace_file=None, threads=1, cpu=1):
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "r.json")
+        launch = pinned(cpu, []) if cpu is not None else []
+        cmd = launch + ([binary, "-s", "127.0.0.1", "-p", str(port), "-t", str(threads), "-c", str(conns // threads),
+                         "-n", str(max(1, requests // conns)), "--ratio", "1:1", "-d", "32",
+                         "--key-maximum", "100000", "--pipeline", str(pipeline), "--no-pin",
+                         "--hide-histogram", "--json-out-file", report])
+        _, cpu_s, rss = run_measured(cmd, strace_file)
+        with open(report) as f:
+            doc = json.load(f)
+    totals = doc["ALL STATS"]["Totals"]
+    done = doc["kvbench"]["totals"]["SET"]["count"] + doc["kvbench"]["totals"]["GET"]["count"]
+    pct = totals["Percentile Latencies"]
+    return {"ops": totals["Ops/sec"], "p50": pct["p50.00"], "p99": pct["p99.00"], "cpu_us": cpu_s * 1e6 / done,
+            "rss_mib": rss / 1024, "requests": done}
+
+
+def start_server():
+    port = free_port()
+    workdir = tempfile.mkdtemp(prefix="kvbench-bench-")
+    server = subprocess.Popen(pinned(0, ["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                                         "--save", "", "--appendonly", "no", "--dir", workdir,
+                                         "--maxclients", "10000"]),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return server, port, workdir
+        except OSError:
+            time.sleep(0.05)
+    server.kill()
+    sys.exit("bench: redis-server did not start")
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), model)
+    except OSError:
+        pass
+    version = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()
+    redis = next((v[2:] for v in version if v.startswith("v=")), "?")
+    return f"{os.cpu_count()} vCPUs ({model}), Linux {platform.release()}, redis-server {redis}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kvbench", default=os.path.join(ROOT, "target", "release", "kvbench"))
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="tiny workloads, one pair: proves the script works")
+    ap.add_argument("--write-doc", action="store_true", help="replace the generated table in docs/performance.md")
+    ap.add_argument("--criterion", metavar="FILE", help="only turn this `cargo bench` output into the micro-benchmark table")
+    args = ap.parse_args()
+    if args.criterion:
+        table = criterion_table(args.criterion)
+        print(table)
+        if args.write_doc:
+            write_doc(table, "micro")
+        return
+    for tool in ("redis-server", "redis-benchmark"):
+        if not shutil.which(tool):
+            sys.exit(f"bench: {tool} not found; run `make bench`, which installs redis-server and redis-tools")
+    workloads, pairs = (QUICK, 1) if args.quick else (WORKLOADS, args.pairs)
+    server, port, workdir = start_server()
+    try:
+        rows = []
+        for name, conns, pipeline, requests in workloads:
+            kv, rb = [], []
+            for _ in range(pairs):  # A B A B: drifts hit both tools alike
+                kv.append(kvbench(args.kvbench, port, conns, pipeline, requests))
+                rb.append(redis_benchmark(port, conns, pipeline, requests))
+            calls = {}
+            if shutil.which("strace") and not args.quick:
+                with tempfile.TemporaryDirectory() as tmp:
+                    small = max(requests // 10, 20_000)
+                    for tool, fn in (("kvbench", lambda f: kvbench(args.kvbench, port, conns, pipeline, small, f)),
+                                     ("redis-benchmark", lambda f: redis_benchmark(port, conns, pipeline, small, f))):
+                        path = os.path.join(tmp, tool)
+                        done = fn(path)["requests"]
+                        calls[tool] = syscalls(path) / done
+            rows.append((name, kv, rb, calls))
+            print(f"bench: {name} done", file=sys.stderr)
+        # Scaling: the same 50 connections on 1 and on 2 threads, client unpinned.
+        scaling = []
+        for threads in (1, 2):
+            runs = [kvbench(args.kvbench, port, 50, 1, workloads[0][3], threads=threads, cpu=None) for _ in range(pairs)]
+            scaling.append((threads, runs))
+    finally:
+        server.kill()
+        server.wait()
+        shutil.rmtree(workdir, ignore_errors=True)
+    table = render(rows, pairs) + "\n\n" + render_scaling(scaling)
+    print(table)
+    if args.write_doc and not args.quick:
+        write_doc(table)
+
+
+def med(runs, key):
+    return statistics.median(r[key] for r in runs)
+
+
+def render(rows, pairs):
+    out = [f"Machine: {machine()}. Server pinned to CPU 0, client to CPU 1; SET:GET 1:1, 32-byte values, "
+           f"100 000 keys; {pairs} A/B pair(s) per workload, medians shown.", "",
+           "| workload | tool | ops/sec | p50 ms | p99 ms | CPU µs/request | syscalls/request | max RSS MiB |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
+    ratios = ["", "| workload | kvbench / redis-benchmark: CPU per request | throughput | max RSS |", "|---|---:|---:|---:|"]
+    for name, kv, rb, calls in rows:
+        for tool, runs in (("kvbench", kv), ("redis-benchmark", rb)):
+            sc = f"{calls[tool]:.2f}" if tool in calls else "–"
+            out.append(f"| {name} | {tool} | {med(runs, 'ops'):.0f} | {med(runs, 'p50'):.3f} | {med(runs, 'p99'):.3f} "
+                       f"| {med(runs, 'cpu_us'):.2f} | {sc} | {med(runs, 'rss_mib'):.1f} |")
+        cpu = statistics.median(k["cpu_us"] / r["cpu_us"] for k, r in zip(kv, rb))
+        ops = statistics.median(k["ops"] / r["ops"] for k, r in zip(kv, rb))
+        rss = statistics.median(k["rss_mib"] / r["rss_mib"] for k, r in zip(kv, rb))
+        ratios.append(f"| {name} | {cpu:.2f} | {ops:.2f} | {rss:.2f} |")
+    return "\n".join(out + ratios)
+
+
+def criterion_table(path):
+    """`group/name  time: [low mid high]` lines of criterion's output, as a table."""
+    rows, name = [], None
+    timing = re.compile(r"^(.*?)\s*time:\s+\[\S+ \S+ (\S+) (\S+) \S+ \S+\]")
+    with open(path) as f:
+        for line in f:
+            m = timing.match(line)
+            if m:
+                rows.append((m.group(1).strip() or name, float(m.group(2)), m.group(3)))
+                name = None
+            elif line.strip() and not line.startswith((" ", "Benchmarking", "Found", "Gnuplot", "Warning")):
+                name = line.strip()
+    scale = {"ps": 1e-3, "ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6}
+    out = ["| micro-benchmark | ns/op |", "|---|---:|"]
+    out += [f"| {n} | {v * scale.get(u, 1.0):.2f} |" for n, v, u in rows]
+    return "\n".join(out)
+
+
+def render_scaling(scaling):
+    out = ["Scaling (kvbench alone, 50 connections at pipeline 1, client not pinned, server on CPU 0):", "",
+           "| threads | ops/sec | CPU µs/request | p99 ms |", "|---:|---:|---:|---:|"]
+    for threads, runs in scaling:
+        out.append(f"| {threads} | {med(runs, 'ops'):.0f} | {med(runs, 'cpu_us'):.2f} | {med(runs, 'p99'):.3f} |")
+    return "\n".join(out)
+
+
+def write_doc(table, block="bench"):
+    path = os.path.join(ROOT, "docs", "performance.md")
+    start, end = f"<!-- {block}:start -->", f"<!-- {block}:end -->"
+    with open(path) as f:
+        text = f.read()
+    if start not in text or end not in text:
+        sys.exit(f"bench: {path} lacks the {start} / {end} markers")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    stamp = time.strftime("%Y-%m-%d")
+    with open(path, "w") as f:
+        f.write(f"{head}{start}\n_Generated by `make bench` on {stamp}._\n\n{table}\n{end}{tail}")
+
+
+if __name__ == "__main__":
+    main()
