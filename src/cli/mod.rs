@@ -33,6 +33,8 @@ pub use values::{NumList, RequestsArg};
     about = "Load generator for Redis-protocol servers (memtier_benchmark-compatible flags)",
     disable_help_flag = true,
     disable_version_flag = true,
+    // `--clients -1` is a bad value for --clients, not an unknown flag `-1`.
+    allow_negative_numbers = true,
     max_term_width = 100
 )]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]

@@ -53,8 +53,10 @@ impl Conn {
     }
 
     /// Reads until the socket is drained, checking handshake replies and
-    /// decoding and timing every reply to a request.
-    pub fn on_readable(&mut self, stats: &mut Stats, handshake: &Handshake) {
+    /// decoding and timing every reply to a request. `peer_closed` is the event's
+    /// read-closed flag: then the socket is read to its end, because the close
+    /// raises no further edge once it has been reported.
+    pub fn on_readable(&mut self, stats: &mut Stats, handshake: &Handshake, peer_closed: bool) {
         while matches!(self.state, ConnState::Ready | ConnState::Handshaking(_)) {
             if self.rend == self.rbuf.len()
                 && let Err(reason) = self.make_room(stats)
@@ -76,7 +78,7 @@ impl Conn {
                     // data arriving later raises a new edge, so the read that
                     // would only return WouldBlock is saved (one system call per
                     // wake-up, a third of them at pipeline 1).
-                    if n < space {
+                    if n < space && !peer_closed {
                         return;
                     }
                 }

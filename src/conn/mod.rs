@@ -92,6 +92,9 @@ pub struct Conn {
     recycle_after: u64,
     /// The most a single reply may occupy; a larger one is a protocol error.
     max_reply: usize,
+    /// The server sent bytes nobody asked for with the handshake replies; the
+    /// first phase counts that as a protocol error and resets the connection.
+    pub unsolicited: bool,
 }
 
 mod io;
@@ -136,6 +139,7 @@ impl Conn {
             sent_since_connect: 0,
             recycle_after,
             max_reply,
+            unsolicited: false,
         }
     }
 
@@ -167,6 +171,8 @@ impl Conn {
             && self.recycle_after > 0
             && self.sent_since_connect >= self.recycle_after
             && self.inflight.is_empty()
+            // A connection with nothing left to send has no use for a new one.
+            && self.source.as_ref().is_some_and(|s| !s.exhausted())
     }
 
     /// The mio source, for registration.

@@ -74,10 +74,12 @@ impl Handshake {
 }
 
 /// Sends the handshake in one write and checks each reply in order (blocking).
+/// Returns true when the server sent more than the handshake's replies: bytes
+/// nobody asked for, which the connection will count as a protocol error.
 pub(super) fn handshake<S: Read + Write>(
     stream: &mut S,
     target: &Target,
-) -> Result<(), ConnectError> {
+) -> Result<bool, ConnectError> {
     let plan = Handshake::for_target(target);
     let io_err = |source| ConnectError::Io {
         endpoint: String::new(),
@@ -99,7 +101,7 @@ pub(super) fn handshake<S: Read + Write>(
             }
         }
     }
-    Ok(())
+    Ok(start < buf.len())
 }
 
 fn read_more<S: Read>(stream: &mut S, buf: &mut Vec<u8>) -> io::Result<()> {
@@ -154,7 +156,7 @@ mod tests {
         }
     }
 
-    fn run(replies: &[u8], t: &Target) -> (Result<(), ConnectError>, Vec<u8>) {
+    fn run(replies: &[u8], t: &Target) -> (Result<bool, ConnectError>, Vec<u8>) {
         let mut s = Scripted {
             replies: Cursor::new(replies.to_vec()),
             written: Vec::new(),
@@ -172,6 +174,14 @@ mod tests {
         let select = text.find("SELECT").unwrap();
         let ping = text.find("PING").unwrap();
         assert!(auth < select && select < ping);
+    }
+
+    #[test]
+    fn bytes_after_the_handshake_replies_are_reported() {
+        let (clean, _) = run(b"+PONG\r\n", &target(None, 0));
+        assert!(matches!(clean, Ok(false)));
+        let (extra, _) = run(b"+PONG\r\n+surprise\r\n", &target(None, 0));
+        assert!(matches!(extra, Ok(true)));
     }
 
     #[test]

@@ -180,21 +180,25 @@ pub fn resolve(host: &str, port: u16, family: AddressFamily) -> Result<SocketAdd
 }
 
 /// Connects, runs the handshake, and returns a non-blocking stream.
-pub fn connect(target: &Target) -> Result<Stream, ConnectError> {
+/// The second value is true when the server sent bytes nobody asked for along
+/// with the handshake replies.
+pub fn connect(target: &Target) -> Result<(Stream, bool), ConnectError> {
     let io_err = |source| ConnectError::Io {
         endpoint: target.endpoint.to_string(),
         source,
     };
-    match connect_blocking(target)? {
+    let (stream, unsolicited) = connect_blocking(target)?;
+    let stream = match stream {
         BlockingStream::Tcp(s) => {
             s.set_nonblocking(true).map_err(io_err)?;
-            Ok(Stream::Tcp(mio::net::TcpStream::from_std(s)))
+            Stream::Tcp(mio::net::TcpStream::from_std(s))
         }
         BlockingStream::Unix(s) => {
             s.set_nonblocking(true).map_err(io_err)?;
-            Ok(Stream::Unix(mio::net::UnixStream::from_std(s)))
+            Stream::Unix(mio::net::UnixStream::from_std(s))
         }
-    }
+    };
+    Ok((stream, unsolicited))
 }
 
 /// A prepared, blocking connection, for the control connection that reads server
@@ -230,8 +234,8 @@ impl Write for BlockingStream {
 }
 
 /// Connects and runs the handshake, leaving the stream blocking with read and
-/// write timeouts of `--connection-timeout`.
-pub fn connect_blocking(target: &Target) -> Result<BlockingStream, ConnectError> {
+/// write timeouts of `--connection-timeout`; the flag is [`connect`]'s.
+pub fn connect_blocking(target: &Target) -> Result<(BlockingStream, bool), ConnectError> {
     let deadline = Instant::now() + target.connect_timeout;
     let io_err = |source| ConnectError::Io {
         endpoint: target.endpoint.to_string(),
@@ -257,7 +261,7 @@ pub fn connect_blocking(target: &Target) -> Result<BlockingStream, ConnectError>
             BlockingStream::Unix(s)
         }
     };
-    handshake(&mut stream, target).map_err(|e| with_endpoint(e, target))?;
+    let unsolicited = handshake(&mut stream, target).map_err(|e| with_endpoint(e, target))?;
     let timeout = Some(target.connect_timeout);
     let set = match &stream {
         BlockingStream::Tcp(s) => s
@@ -268,7 +272,7 @@ pub fn connect_blocking(target: &Target) -> Result<BlockingStream, ConnectError>
             .and_then(|()| s.set_write_timeout(timeout)),
     };
     set.map_err(io_err)?;
-    Ok(stream)
+    Ok((stream, unsolicited))
 }
 
 fn remaining(deadline: Instant) -> Duration {

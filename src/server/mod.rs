@@ -88,7 +88,7 @@ impl Control {
     /// Connects and authenticates like a benchmark connection.
     pub fn open(target: &Target) -> Result<Control, ConnectError> {
         Ok(Control {
-            stream: net::connect_blocking(target)?,
+            stream: net::connect_blocking(target)?.0,
             buf: Vec::with_capacity(16 * 1024),
         })
     }

@@ -175,13 +175,9 @@ impl WorkerBuilder {
         let max_reply = max_reply_bytes(&config);
         let recycle_after = config.faults.reconnect_interval;
         for i in 0..config.clients {
-            let mut conn = Conn::new(
-                net::connect(&config.target)?,
-                config.pipeline,
-                hint,
-                max_reply,
-                recycle_after,
-            );
+            let (stream, unsolicited) = net::connect(&config.target)?;
+            let mut conn = Conn::new(stream, config.pipeline, hint, max_reply, recycle_after);
+            conn.unsolicited = unsolicited;
             // Edge-triggered: registered once, never re-registered per request.
             poll.registry()
                 .register(

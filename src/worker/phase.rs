@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
 use crate::config::Stop;
-use crate::conn::ConnState;
+use crate::conn::{CloseReason, ConnState};
 use crate::interrupt::INTERRUPT_DRAIN;
 use crate::request::{RequestSource, derive_seed};
 use crate::schedule::Schedule;
@@ -137,6 +137,11 @@ impl Worker {
         let mut next_tick = started_at + Duration::from_secs(1);
         let mut next_expiry = started_at;
         for i in 0..self.conns.len() {
+            if std::mem::take(&mut self.conns[i].unsolicited) {
+                // A reply nobody asked for: every later match would be off by one.
+                self.stats.errors.protocol += 1;
+                self.conns[i].close(CloseReason::Protocol, &mut self.stats);
+            }
             self.refill(i, true, &prefix);
             // Connections that broke in an earlier phase get a reconnect queued.
             self.after_io(i, started_at, true);
@@ -265,7 +270,11 @@ impl Worker {
                 conn.on_writable(&mut self.stats);
             }
             if event.is_readable() || event.is_read_closed() || event.is_error() {
-                conn.on_readable(&mut self.stats, &self.handshake);
+                conn.on_readable(
+                    &mut self.stats,
+                    &self.handshake,
+                    event.is_read_closed() || event.is_error(),
+                );
             }
             touched.push(token.0);
         }
