@@ -180,18 +180,22 @@ fn op_section(
         "KB/sec RX/TX": kb(op.bytes_rx + op.bytes_tx),
         "KB/sec RX": kb(op.bytes_rx),
         "KB/sec TX": kb(op.bytes_tx),
-        "Time-Serie": time_serie(series),
+        "Time-Serie": time_serie(series, duration),
         "Percentile Latencies": Value::Object(pct),
     })
 }
 
-fn time_serie(series: &[(u64, &OpSecond)]) -> Value {
+/// The per-second series; `duration` is the phase's, so the last, partial
+/// second's rate is over its real length.
+fn time_serie(series: &[(u64, &OpSecond)], duration: Duration) -> Value {
     let mut m = Map::new();
     for (second, s) in series {
         let mut e = Map::new();
         e.insert("Bytes RX".into(), json!(s.bytes_rx));
         e.insert("Bytes TX".into(), json!(s.bytes_tx));
         e.insert("Count".into(), json!(s.count));
+        let length = (duration.as_secs_f64() - *second as f64).clamp(1e-3, 1.0);
+        e.insert("Ops/sec".into(), json!(round(s.count as f64 / length, 2)));
         e.insert("Average Latency".into(), json!(ms(s.mean_us)));
         e.insert(
             "Accumulated Latency".into(),
