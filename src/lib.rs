@@ -3,19 +3,38 @@
 //! numbers can be trusted.
 //!
 //! # Layout
-//! - [`cli`]: what the user typed (clap), also the shape of a `--config` file.
-//! - [`config`]: the validated [`config::Config`]; every usage error names its flag.
+//! What the user typed, and what was built from it:
+//! - [`cli`]: the command line (clap), also the shape of a `--config` file.
+//! - [`config`]: the validated [`config::Config`], sweeps expanded into cells;
+//!   every usage error names its flag.
 //! - [`target`]: server address, credentials (redacted everywhere), URI parsing.
-//! - [`protocol`]: pure RESP codec: encode requests, decode replies (`Ok(None)` = incomplete).
+//!
+//! The wire and the workload (pure, no I/O):
+//! - [`protocol`]: RESP codec: encode requests, decode replies (`Ok(None)` = incomplete).
 //! - [`workload`]: SET:GET mix, key patterns, value sizes; generators take `&mut impl Rng`.
 //! - [`request`]: one connection's request stream for a phase, and seed derivation.
-//! - [`net`]: blocking connect and handshake (AUTH, SELECT, PING) before any clock starts.
-//! - [`conn`]: one connection: buffers, the queue of requests in flight, per-reply timing.
-//! - [`worker`]: one thread: mio `Poll`, its connections, per-second reports to the master.
-//! - [`run`]: the master: preflight, spawning and pinning, phases (warm-up, runs) on barriers.
+//! - [`schedule`]: open-loop intended send times (`--rate`).
+//!
+//! Running:
+//! - [`net`]: connecting and the AUTH/SELECT/PING handshake.
+//! - [`conn`]: one connection's state machine, buffers, in-flight queue, per-reply timing.
+//! - [`worker`]: one thread: mio `Poll`, its connections, timerfd wake-ups,
+//!   reconnects, per-second reports to the master.
+//! - [`timer`]: the timerfd, and a thread's CPU time.
+//! - [`crew`]: spawning and pinning the workers.
+//! - [`run`]: the master: preflight, phases (prefill, warm-up, runs), evidence, error budget.
+//! - [`sweep`]: running every cell of a sweep.
+//! - [`interrupt`]: SIGINT/SIGTERM and the `--max-errors` stop.
+//! - [`server`]: the control connection: INFO, CONFIG GET, SLOWLOG.
+//! - [`sysinfo`]: this machine: its addresses, memory, open-file limit.
+//!
+//! Results and reports:
 //! - [`stats`]: per-op counters and HdrHistograms merged with `+=`; per-second series.
 //! - [`results`]: finished phases, best/worst/aggregate views.
-//! - [`report`]: text and JSON exporters behind one trait, progress line, atomic writes.
+//! - [`variance`]: run-to-run spread of `-x` runs.
+//! - [`warnings`]: what the reader must know before trusting a result.
+//! - [`report`]: text, JSON and HdrHistogram exporters, progress line, atomic writes.
+//! - [`compare`]: `kvbench compare`, reports side by side.
 
 pub mod cli;
 pub mod compare;
