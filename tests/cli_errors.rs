@@ -342,11 +342,7 @@ fn bad_auth_files_exit_2_naming_auth_file() {
 #[test]
 fn connection_settings_a_real_server_rejects_exit_2_naming_the_flag() {
     let open = Redis::start();
-    let protected = Redis::start();
-    assert_eq!(
-        protected.command(&["CONFIG", "SET", "requirepass", "secret123"]),
-        b"OK"
-    );
+    let protected = Redis::start_protected("secret123", None);
     let open_port = open.port.to_string();
     let port = protected.port.to_string();
     let at = |port: &str, what, extra: &str, flag| {

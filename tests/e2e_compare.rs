@@ -54,7 +54,7 @@ fn files() -> &'static Files {
             let mut full: Vec<&str> = common.split_whitespace().collect();
             full.extend(args.split_whitespace());
             full.extend(["--json-out-file", json.to_str().unwrap()]);
-            kvbench_ok(&redis, &full);
+            kvbench_ok(redis.port, &full);
         }
         Files { dir }
     })

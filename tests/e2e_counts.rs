@@ -4,19 +4,8 @@
 
 mod common;
 
-use common::{Redis, TempDir, kvbench_ok, read_json};
+use common::Redis;
 use serde_json::Value;
-
-/// Runs kvbench against `redis` with a JSON report and returns the report.
-/// `args` is a command line split at whitespace.
-fn run_json(redis: &Redis, args: &str) -> Value {
-    let dir = TempDir::new("counts");
-    let json = dir.path("r.json");
-    let mut full: Vec<&str> = args.split_whitespace().collect();
-    full.extend_from_slice(&["--json-out-file", json.to_str().unwrap()]);
-    kvbench_ok(redis, &full);
-    read_json(&json)
-}
 
 /// `kvbench.totals.<op>.count` (or of any object with the same layout).
 fn count(totals: &Value, op: &str) -> u64 {
@@ -58,10 +47,9 @@ fn assert_no_errors(doc: &Value) {
 #[test]
 fn warmup_and_runs_are_reported_apart_and_together_equal_the_servers_calls() {
     let redis = Redis::start();
-    let doc = run_json(
-        &redis,
-        "-t 2 -c 2 --ratio 1:1 --key-maximum 1000 --warmup-time 1 --test-time 1 -x 2",
-    );
+    let doc = redis
+        .kvbench_json("-t 2 -c 2 --ratio 1:1 --key-maximum 1000 --warmup-time 1 --test-time 1 -x 2")
+        .doc;
     let kv = &doc["kvbench"];
     assert_eq!(kv["runs"].as_array().unwrap().len(), 2);
     assert_eq!(kv["complete"], true);
@@ -104,10 +92,11 @@ fn every_pipelined_request_is_counted_once_at_depth_1_and_16() {
     let redis = Redis::start();
     for depth in ["1", "16"] {
         redis.reset_stats();
-        let doc = run_json(
-            &redis,
-            &format!("-t 1 -c 3 -n 400 --ratio 1:1 --pipeline {depth} --key-maximum 500"),
-        );
+        let doc = redis
+            .kvbench_json(&format!(
+                "-t 1 -c 3 -n 400 --ratio 1:1 --pipeline {depth} --key-maximum 500"
+            ))
+            .doc;
         // 3 connections × 400 requests, alternating SET and GET.
         assert_counts(&redis, &doc, 600, 600, &format!("pipeline {depth}"));
         assert_eq!(
@@ -121,10 +110,9 @@ fn every_pipelined_request_is_counted_once_at_depth_1_and_16() {
 #[test]
 fn a_time_bound_pipelined_run_counts_exactly_the_requests_the_server_answered() {
     let redis = Redis::start();
-    let doc = run_json(
-        &redis,
-        "-t 2 -c 2 --test-time 1 --ratio 1:3 --pipeline 16 --key-maximum 1000",
-    );
+    let doc = redis
+        .kvbench_json("-t 2 -c 2 --test-time 1 --ratio 1:3 --pipeline 16 --key-maximum 1000")
+        .doc;
     let totals = &doc["kvbench"]["totals"];
     let (sets, gets) = (count(totals, "SET"), count(totals, "GET"));
     assert!(sets > 0 && gets > 0);
@@ -138,10 +126,11 @@ fn one_and_two_threads_each_send_their_share() {
     let redis = Redis::start();
     for threads in [1u64, 2] {
         redis.reset_stats();
-        let doc = run_json(
-            &redis,
-            &format!("-t {threads} -c 3 -n 100 --ratio 1:1 --key-maximum 500"),
-        );
+        let doc = redis
+            .kvbench_json(&format!(
+                "-t {threads} -c 3 -n 100 --ratio 1:1 --key-maximum 500"
+            ))
+            .doc;
         let per_op = threads * 3 * 50;
         assert_counts(&redis, &doc, per_op, per_op, &format!("{threads} threads"));
         assert_eq!(doc["ALL STATS"]["Totals"]["Count"], 2 * per_op);
@@ -151,7 +140,9 @@ fn one_and_two_threads_each_send_their_share() {
 #[test]
 fn ratio_1_0_sends_no_get_at_all() {
     let redis = Redis::start();
-    let doc = run_json(&redis, "-t 2 -c 2 -n 150 --ratio 1:0 --key-maximum 500");
+    let doc = redis
+        .kvbench_json("-t 2 -c 2 -n 150 --ratio 1:0 --key-maximum 500")
+        .doc;
     assert_counts(&redis, &doc, 600, 0, "ratio 1:0");
     assert_eq!(doc["ALL STATS"]["Gets"]["Count"], 0);
     assert_eq!(doc["kvbench"]["hit_rate_percent"], Value::Null);
@@ -160,7 +151,9 @@ fn ratio_1_0_sends_no_get_at_all() {
 #[test]
 fn ratio_0_1_sends_no_set_at_all() {
     let redis = Redis::start();
-    let doc = run_json(&redis, "-t 2 -c 2 -n 150 --ratio 0:1 --key-maximum 500");
+    let doc = redis
+        .kvbench_json("-t 2 -c 2 -n 150 --ratio 0:1 --key-maximum 500")
+        .doc;
     assert_counts(&redis, &doc, 0, 600, "ratio 0:1");
     // Nothing was ever written, so every GET missed, on both sides.
     assert_eq!(doc["kvbench"]["totals"]["GET"]["hits"], 0);
@@ -172,7 +165,9 @@ fn ratio_0_1_sends_no_set_at_all() {
 fn ratio_1_10_is_exactly_one_set_per_ten_gets_on_every_connection() {
     let redis = Redis::start();
     // 110 requests per connection are ten whole cycles of 1 SET + 10 GETs.
-    let doc = run_json(&redis, "-t 2 -c 2 -n 110 --ratio 1:10 --key-maximum 500");
+    let doc = redis
+        .kvbench_json("-t 2 -c 2 -n 110 --ratio 1:10 --key-maximum 500")
+        .doc;
     assert_counts(&redis, &doc, 4 * 10, 4 * 100, "ratio 1:10");
 }
 
@@ -181,13 +176,13 @@ fn the_ratio_cycle_runs_per_connection_and_starts_with_the_sets() {
     let redis = Redis::start();
     // 12 requests per connection: SET, 10 GETs, SET. A cycle shared by all
     // connections, or one starting with GETs, would give other totals.
-    run_json(&redis, "-t 1 -c 3 -n 12 --ratio 1:10 --key-maximum 500");
+    redis.kvbench_json("-t 1 -c 3 -n 12 --ratio 1:10 --key-maximum 500");
     assert_eq!(redis.calls("set"), 3 * 2);
     assert_eq!(redis.calls("get"), 3 * 10);
 
     redis.reset_stats();
     // 4 requests per connection of 2:5: SET, SET, GET, GET.
-    run_json(&redis, "-t 1 -c 3 -n 4 --ratio 2:5 --key-maximum 500");
+    redis.kvbench_json("-t 1 -c 3 -n 4 --ratio 2:5 --key-maximum 500");
     assert_eq!(redis.calls("set"), 3 * 2);
     assert_eq!(redis.calls("get"), 3 * 2);
 }

@@ -7,76 +7,23 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Redis, TempDir, free_port, read_json};
-use kvbench::protocol::resp;
-use kvbench::protocol::value::{self, Value as Reply};
+use common::{
+    Redis, TempDir, ask, free_port, info_u64, kvbench_at, kvbench_in_sh, parse_commandstats,
+    pipeline, read_json, redis_server, try_pipeline, u, wait_for_traffic, warning_kinds,
+};
+use kvbench::protocol::value::Value as Reply;
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------
-// Talking to a server by port (the restart test's servers are not `Redis`es).
+// What a server executed, asked by port (the restart test's servers are not
+// `Redis`es).
 // ---------------------------------------------------------------------------
-
-/// Sends `commands` in one write on a fresh connection and returns their replies.
-fn ask_all(port: u16, commands: &[&[&str]]) -> Vec<Reply> {
-    let mut s = TcpStream::connect(("127.0.0.1", port))
-        .unwrap_or_else(|e| panic!("connect to 127.0.0.1:{port}: {e}"));
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut out = Vec::new();
-    for args in commands {
-        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-        resp::encode_command(&mut out, &args);
-    }
-    s.write_all(&out).unwrap();
-    let mut buf = Vec::new();
-    let mut replies = Vec::new();
-    let mut chunk = [0u8; 65536];
-    while replies.len() < commands.len() {
-        if let Some((reply, used)) = value::parse(&buf).unwrap() {
-            buf.drain(..used);
-            replies.push(reply);
-            continue;
-        }
-        let n = s.read(&mut chunk).unwrap();
-        assert!(n > 0, "127.0.0.1:{port} closed the connection");
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    replies
-}
-
-/// One command's reply as text (a bulk or simple string).
-fn ask(port: u16, args: &[&str]) -> String {
-    let reply = ask_all(port, &[args]).remove(0);
-    reply
-        .text()
-        .unwrap_or_else(|| panic!("{args:?} answered {reply:?}"))
-}
-
-/// `INFO commandstats` text as command name → (calls, failed_calls).
-fn parse_commandstats(text: &str) -> HashMap<String, (u64, u64)> {
-    let field = |fields: &str, name: &str| -> u64 {
-        fields
-            .split(',')
-            .find_map(|f| f.strip_prefix(name))
-            .map_or(0, |v| v.parse().unwrap())
-    };
-    text.lines()
-        .filter_map(|line| line.strip_prefix("cmdstat_"))
-        .map(|rest| {
-            let (name, fields) = rest.split_once(':').unwrap();
-            let calls = (field(fields, "calls="), field(fields, "failed_calls="));
-            (name.to_string(), calls)
-        })
-        .collect()
-}
 
 /// The SET and GET calls the server at `port` executed so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,31 +47,6 @@ impl Calls {
     }
 }
 
-/// An integer field of `INFO section`.
-fn info_field(port: u16, section: &str, field: &str) -> u64 {
-    let text = ask(port, &["INFO", section]);
-    let prefix = format!("{field}:");
-    text.lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .unwrap_or_else(|| panic!("no {field} in INFO {section}"))
-        .trim()
-        .parse()
-        .unwrap()
-}
-
-/// Waits until the server at `port` has executed at least one SET or GET.
-fn wait_for_traffic(port: u16) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        let c = Calls::at(port);
-        if c.set + c.get > 0 {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("kvbench sent nothing to 127.0.0.1:{port} within 30 s");
-}
-
 // ---------------------------------------------------------------------------
 // A redis-server on a port of the test's choosing, killable mid-run.
 // ---------------------------------------------------------------------------
@@ -139,10 +61,7 @@ impl ServerProcess {
     /// Starts a server like tests/common's (persistence off, loopback) on `port`.
     fn start_on(port: u16, dir: &Path) -> ServerProcess {
         std::fs::create_dir_all(dir).unwrap();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .args(["--dir", dir.to_str().unwrap()])
+        let child = redis_server(port, dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -155,8 +74,8 @@ impl ServerProcess {
                     "redis-server on port {port} exited at start ({status}); is the port taken?"
                 );
             }
-            let pong = TcpStream::connect(("127.0.0.1", port)).is_ok()
-                && ask_all(port, &[&["PING"]])[0] == Reply::Simple("PONG".into());
+            let pong = try_pipeline(port, &[["PING"]])
+                .is_ok_and(|replies| replies[0] == Reply::Simple("PONG".into()));
             if pong {
                 return server;
             }
@@ -187,18 +106,10 @@ impl Drop for ServerProcess {
 /// whitespace), writing `r.json`, `r.txt` (-o) and its stderr into `dir`.
 fn spawn_kvbench(port: u16, args: &str, dir: &TempDir) -> Child {
     let stderr = File::create(dir.path("stderr.txt")).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_kvbench"))
-        .args([
-            "-s",
-            "127.0.0.1",
-            "-p",
-            &port.to_string(),
-            "--hide-histogram",
-        ])
+    kvbench_at(port)
         .args(["--json-out-file", dir.path("r.json").to_str().unwrap()])
         .args(["-o", dir.path("r.txt").to_str().unwrap()])
         .args(args.split_whitespace())
-        .env_remove("KVBENCH_AUTH")
         .stdout(Stdio::null())
         .stderr(stderr)
         .spawn()
@@ -250,32 +161,6 @@ impl Finished {
     fn duration_ms(&self, section: &str) -> u64 {
         u(&self.doc[section]["Runtime"]["Total duration"])
     }
-
-    fn warning_kinds(&self) -> Vec<&str> {
-        self.k()["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|w| w["kind"].as_str().unwrap())
-            .collect()
-    }
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64()
-        .unwrap_or_else(|| panic!("{v} is not an unsigned integer"))
-}
-
-/// kvbench with these arguments, run to its end with its stdout and stderr.
-fn kvbench_in_sh(limits: &str, args: &[&str]) -> Output {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("{limits} && exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_kvbench"))
-        .args(args)
-        .env_remove("KVBENCH_AUTH")
-        .output()
-        .expect("run kvbench under sh")
 }
 
 // ---------------------------------------------------------------------------
@@ -288,19 +173,19 @@ fn a_server_killed_and_restarted_mid_run_is_reconnected_and_every_reply_is_accou
     let port = free_port();
     let first = ServerProcess::start_on(port, &servers.path("first"));
     let dir = TempDir::new("restart");
-    let kv = spawn_kvbench(
+    let mut kv = spawn_kvbench(
         port,
         "--test-time 6 -t 2 -c 3 --ratio 1:1 --key-maximum 1000",
         &dir,
     );
-    wait_for_traffic(port);
+    wait_for_traffic(port, &mut kv);
     std::thread::sleep(Duration::from_millis(1500));
     // Pause every client and read the counts in one transaction: nothing runs
     // between the two, and after them the first server executes nothing more.
-    let exec = ask_all(
+    let exec = pipeline(
         port,
         &[
-            &["MULTI"],
+            &["MULTI"][..],
             &["CLIENT", "PAUSE", "5000", "ALL"],
             &["INFO", "commandstats"],
             &["EXEC"],
@@ -317,10 +202,10 @@ fn a_server_killed_and_restarted_mid_run_is_reconnected_and_every_reply_is_accou
     std::thread::sleep(Duration::from_millis(1000));
     first.kill();
     let second = ServerProcess::start_on(port, &servers.path("second"));
-    let connections_at_restart = info_field(port, "stats", "total_connections_received");
+    let connections_at_restart = info_u64(port, "stats", "total_connections_received");
     let run = Finished::collect(kv, &dir);
     let on_second = Calls::at(port);
-    let reconnected = info_field(port, "stats", "total_connections_received");
+    let reconnected = info_u64(port, "stats", "total_connections_received");
     drop(second);
 
     assert_eq!(run.code, Some(0), "kvbench failed:\n{}", run.stderr);
@@ -352,9 +237,9 @@ fn a_server_killed_and_restarted_mid_run_is_reconnected_and_every_reply_is_accou
         true
     );
     assert!(
-        run.warning_kinds().contains(&"server_restarted"),
+        warning_kinds(&run.doc).contains(&"server_restarted"),
         "{:?}",
-        run.warning_kinds()
+        warning_kinds(&run.doc)
     );
     // The outage is a dip in the per-second series: the pause and the restart
     // took more than a second, so some whole second lost at least half of it.
@@ -392,8 +277,8 @@ fn a_server_killed_and_restarted_mid_run_is_reconnected_and_every_reply_is_accou
 fn assert_interrupted_by(signal: i32) {
     let redis = Redis::start();
     let dir = TempDir::new("signal");
-    let kv = spawn_kvbench(redis.port, "--test-time 10 -x 3 -t 2 -c 2", &dir);
-    wait_for_traffic(redis.port);
+    let mut kv = spawn_kvbench(redis.port, "--test-time 10 -x 3 -t 2 -c 2", &dir);
+    wait_for_traffic(redis.port, &mut kv);
     std::thread::sleep(Duration::from_millis(1500));
     // SAFETY: kill(2) on the pid of our own child, which has not been waited for.
     assert_eq!(unsafe { libc::kill(kv.id() as libc::pid_t, signal) }, 0);
@@ -443,7 +328,7 @@ fn a_second_sigint_during_the_drain_kills_kvbench_at_once() {
     let redis = Redis::start();
     let dir = TempDir::new("second-sigint");
     let mut kv = spawn_kvbench(redis.port, "--test-time 10 -t 1 -c 2", &dir);
-    wait_for_traffic(redis.port);
+    wait_for_traffic(redis.port, &mut kv);
     // Paused, the server holds every reply, so the drain after the first SIGINT
     // waits its full second.
     assert_eq!(ask(redis.port, &["CLIENT", "PAUSE", "3000", "ALL"]), "OK");
@@ -499,12 +384,12 @@ fn max_errors_stops_a_run_of_wrongtype_replies_and_exits_1() {
 fn a_request_timeout_resets_connections_stalled_by_debug_sleep_and_the_run_goes_on() {
     let redis = Redis::start_with(&["--enable-debug-command", "local"]);
     let dir = TempDir::new("request-timeout");
-    let kv = spawn_kvbench(
+    let mut kv = spawn_kvbench(
         redis.port,
         "--request-timeout 0.2 --test-time 3 -t 1 -c 2 --ratio 1:1",
         &dir,
     );
-    wait_for_traffic(redis.port);
+    wait_for_traffic(redis.port, &mut kv);
     std::thread::sleep(Duration::from_millis(500));
     // Blocks the server 0.6 s: every request in flight waits 3 × the timeout.
     assert_eq!(ask(redis.port, &["DEBUG", "SLEEP", "0.6"]), "OK");
@@ -536,7 +421,7 @@ fn a_request_timeout_resets_connections_stalled_by_debug_sleep_and_the_run_goes_
 #[test]
 fn reconnect_interval_recycles_every_connection_after_each_n_requests() {
     let redis = Redis::start();
-    let before = info_field(redis.port, "stats", "total_connections_received");
+    let before = info_u64(redis.port, "stats", "total_connections_received");
     let dir = TempDir::new("reconnect-interval");
     let kv = spawn_kvbench(
         redis.port,
@@ -544,7 +429,7 @@ fn reconnect_interval_recycles_every_connection_after_each_n_requests() {
         &dir,
     );
     let run = Finished::collect(kv, &dir);
-    let accepted = info_field(redis.port, "stats", "total_connections_received") - before;
+    let accepted = info_u64(redis.port, "stats", "total_connections_received") - before;
 
     assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
     let errors = &run.k()["errors"];
@@ -580,22 +465,8 @@ fn reconnect_interval_recycles_every_connection_after_each_n_requests() {
 #[test]
 fn an_open_file_hard_limit_below_the_clients_needs_exits_2_naming_clients() {
     let redis = Redis::start();
-    let port = redis.port.to_string();
-    let out = kvbench_in_sh(
-        "ulimit -n 64",
-        &[
-            "-s",
-            "127.0.0.1",
-            "-p",
-            &port,
-            "-t",
-            "2",
-            "-c",
-            "100",
-            "-n",
-            "10",
-        ],
-    );
+    let args = format!("-s 127.0.0.1 -p {} -t 2 -c 100 -n 10", redis.port);
+    let out = kvbench_in_sh("ulimit -n 64", &args.split_whitespace().collect::<Vec<_>>());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -617,26 +488,15 @@ fn an_open_file_hard_limit_below_the_clients_needs_exits_2_naming_clients() {
 #[test]
 fn a_soft_open_file_limit_below_the_clients_needs_is_raised_and_the_run_proceeds() {
     let redis = Redis::start();
-    let port = redis.port.to_string();
     // 4 connections need about 4 + 2 + 64 = 70 files: above the soft limit of
     // 32, below the hard one, so kvbench raises the soft limit itself.
+    let args = format!(
+        "-s 127.0.0.1 -p {} -t 1 -c 4 -n 10 --ratio 1:0 --hide-histogram",
+        redis.port
+    );
     let out = kvbench_in_sh(
         "ulimit -Sn 32",
-        &[
-            "-s",
-            "127.0.0.1",
-            "-p",
-            &port,
-            "-t",
-            "1",
-            "-c",
-            "4",
-            "-n",
-            "10",
-            "--ratio",
-            "1:0",
-            "--hide-histogram",
-        ],
+        &args.split_whitespace().collect::<Vec<_>>(),
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");

@@ -8,23 +8,13 @@ mod common;
 
 use std::path::Path;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
-use common::{Redis, TempDir, kvbench_ok, read_json};
+use common::{Redis, TempDir, decode_histogram, kvbench_json, row_histogram};
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use serde_json::Value;
 
 /// File op names and the JSON rows they correspond to.
 const OPS: [(&str, &str); 3] = [("SET", "Sets"), ("GET", "Gets"), ("TOTALS", "Totals")];
-
-fn decode(base64: &str) -> Histogram<u64> {
-    let bytes = STANDARD.decode(base64).expect("base64");
-    Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .expect("a V2 + deflate HdrHistogram")
-}
 
 /// Every recorded (value, count) of a histogram, in value order.
 fn recorded(h: &Histogram<u64>) -> Vec<(u64, u64)> {
@@ -37,18 +27,13 @@ fn recorded(h: &Histogram<u64>) -> Vec<(u64, u64)> {
 /// `--hdr-file-prefix <dir>/x`; returns the JSON report.
 fn run_with_hdr_files(args: &str, dir: &TempDir) -> Value {
     let redis = Redis::start();
-    let json_dir = TempDir::new("hdr-json");
-    let json = json_dir.path("r.json");
     let prefix = dir.path("x");
-    let mut full: Vec<&str> = args.split_whitespace().collect();
-    full.extend([
-        "--hdr-file-prefix",
-        prefix.to_str().unwrap(),
-        "--json-out-file",
-        json.to_str().unwrap(),
-    ]);
-    kvbench_ok(&redis, &full);
-    read_json(&json)
+    kvbench_json(
+        redis.port,
+        args,
+        &["--hdr-file-prefix", prefix.to_str().unwrap()],
+    )
+    .doc
 }
 
 /// The names of the files in `dir`, sorted.
@@ -104,7 +89,7 @@ fn check_interval_log(dir: &TempDir, run: u32, op: &str, row: &Value) -> u64 {
                     (length - 1.0).abs() < 1e-6,
                     "{what}: interval of {length} s"
                 );
-                let h = decode(interval.encoded_histogram());
+                let h = decode_histogram(interval.encoded_histogram());
                 if !h.is_empty() {
                     // The Interval_Max column is the histogram's max, in µs.
                     assert_eq!(interval.max(), h.max() as f64, "{what}: interval max");
@@ -125,11 +110,7 @@ fn check_interval_log(dir: &TempDir, run: u32, op: &str, row: &Value) -> u64 {
         row["Count"].as_u64().unwrap(),
         "{what}: sum of interval counts vs the JSON Count"
     );
-    let json_histogram = decode(
-        row["Percentile Latencies"]["Histogram log format"]["Compressed Histogram"]
-            .as_str()
-            .unwrap(),
-    );
+    let json_histogram = row_histogram(row);
     assert_eq!(
         recorded(&merged.unwrap()),
         recorded(&json_histogram),

@@ -13,20 +13,16 @@
 
 mod common;
 
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
-use std::process::{Command, Output};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::thread::{self, JoinHandle};
+use std::io::{self, Write};
+use std::net::{Shutdown, TcpStream};
+use std::process::Output;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
 use std::time::Duration;
 
-use common::{TempDir, read_json};
-use kvbench::protocol::resp::{self, Reply};
+use common::scripted_server::{Next, Script, ScriptedServer};
+use common::{TempDir, kvbench_in_sh, read_json};
 use serde_json::Value;
-
-/// How often idle server threads look at the stop flag.
-const POLL: Duration = Duration::from_millis(20);
 
 /// The address space kvbench runs with, in KiB (`ulimit -v`): 1 GiB.
 const ADDRESS_SPACE_KIB: u64 = 1024 * 1024;
@@ -55,10 +51,9 @@ enum Misbehaviour {
     Stall,
 }
 
-/// What the server's threads share.
-#[derive(Default)]
-struct Shared {
-    stop: AtomicBool,
+/// The script: one misbehaviour, and the server's own counts.
+struct Hostile {
+    misbehaviour: Misbehaviour,
     /// Connections that sent at least one GET or SET.
     data_connections: AtomicU64,
     /// GET and SET requests received.
@@ -66,84 +61,24 @@ struct Shared {
 }
 
 /// A running hostile server; stopped when dropped.
-struct HostileServer {
-    port: u16,
-    shared: Arc<Shared>,
-    acceptor: Option<JoinHandle<()>>,
-}
+type HostileServer = ScriptedServer<Hostile>;
 
 impl HostileServer {
     fn start(misbehaviour: Misbehaviour) -> HostileServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-        listener
-            .set_nonblocking(true)
-            .expect("a non-blocking listener");
-        let port = listener.local_addr().unwrap().port();
-        let shared = Arc::new(Shared::default());
-        let acceptor = {
-            let shared = Arc::clone(&shared);
-            thread::spawn(move || accept_loop(&listener, &shared, misbehaviour))
-        };
-        HostileServer {
-            port,
-            shared,
-            acceptor: Some(acceptor),
-        }
+        ScriptedServer::spawn(Hostile {
+            misbehaviour,
+            data_connections: AtomicU64::new(0),
+            requests: AtomicU64::new(0),
+        })
     }
 
     fn data_connections(&self) -> u64 {
-        self.shared.data_connections.load(Ordering::SeqCst)
+        self.script().data_connections.load(Ordering::SeqCst)
     }
 
     fn requests(&self) -> u64 {
-        self.shared.requests.load(Ordering::SeqCst)
+        self.script().requests.load(Ordering::SeqCst)
     }
-}
-
-impl Drop for HostileServer {
-    fn drop(&mut self) {
-        self.shared.stop.store(true, Ordering::SeqCst);
-        if let Some(acceptor) = self.acceptor.take() {
-            let _ = acceptor.join();
-        }
-    }
-}
-
-fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>, misbehaviour: Misbehaviour) {
-    let mut connections = Vec::new();
-    while !shared.stop.load(Ordering::SeqCst) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let shared = Arc::clone(shared);
-                connections.push(thread::spawn(move || {
-                    let _ = serve(stream, &shared, misbehaviour);
-                }));
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                thread::sleep(Duration::from_millis(2))
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
-    }
-    for connection in connections {
-        let _ = connection.join();
-    }
-}
-
-/// The command name of one whole request (`*N\r\n$len\r\nNAME\r\n...`), upper-cased.
-fn command_name(request: &[u8]) -> Option<Vec<u8>> {
-    let header = request.windows(2).position(|w| w == b"\r\n")? + 2;
-    match resp::decode(&request[header..]) {
-        Ok(Some((Reply::Bulk(name), _))) => Some(name.to_ascii_uppercase()),
-        _ => None,
-    }
-}
-
-/// What to do after answering a data request.
-enum Next {
-    KeepReading,
-    Hangup,
 }
 
 /// Answers one GET or SET (`first` for the connection's first) as the scenario says.
@@ -188,68 +123,42 @@ fn misbehave(
     Ok(Next::KeepReading)
 }
 
-/// Serves one connection until the client hangs up or the server stops.
-fn serve(mut stream: TcpStream, shared: &Shared, misbehaviour: Misbehaviour) -> io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_nodelay(true)?;
-    stream.set_read_timeout(Some(POLL))?;
-    let mut pending: Vec<u8> = Vec::new();
-    let mut chunk = [0u8; 16 * 1024];
-    let mut data_requests = 0u64;
-    loop {
-        loop {
-            let used = match resp::decode(&pending) {
-                Ok(Some((Reply::Array(_), used))) => used,
-                Ok(None) => break,
-                // Not a request kvbench sends: hang up.
-                Ok(Some(_)) | Err(_) => return Ok(()),
-            };
-            let name = command_name(&pending[..used]).unwrap_or_default();
-            pending.drain(..used);
-            match name.as_slice() {
-                b"PING" if misbehaviour == Misbehaviour::UnsolicitedWithHandshake => {
-                    stream.write_all(b"+PONG\r\n+surprise\r\n")?;
-                }
-                b"PING" => {
-                    stream.write_all(b"+PONG\r\n")?;
-                    if misbehaviour == Misbehaviour::Unsolicited {
-                        // A write of its own, so that it does not arrive in the
-                        // same segment as the handshake reply.
-                        thread::sleep(Duration::from_millis(30));
-                        stream.write_all(b"+surprise\r\n")?;
-                    }
-                }
-                b"GET" | b"SET" => {
-                    if data_requests == 0 {
-                        shared.data_connections.fetch_add(1, Ordering::SeqCst);
-                    }
-                    data_requests += 1;
-                    shared.requests.fetch_add(1, Ordering::SeqCst);
-                    if let Next::Hangup =
-                        misbehave(&mut stream, misbehaviour, &name, data_requests == 1)?
-                    {
-                        return Ok(());
-                    }
-                }
-                // INFO, CONFIG, SLOWLOG: not supported, as on a minimal server.
-                _ => stream.write_all(b"-ERR unknown command\r\n")?,
+impl Script for Hostile {
+    /// GET and SET requests received on the connection.
+    type Connection = u64;
+
+    fn answer(
+        &self,
+        stream: &mut TcpStream,
+        name: Option<&[u8]>,
+        data_requests: &mut u64,
+    ) -> io::Result<Next> {
+        let misbehaviour = self.misbehaviour;
+        match name.unwrap_or_default() {
+            b"PING" if misbehaviour == Misbehaviour::UnsolicitedWithHandshake => {
+                stream.write_all(b"+PONG\r\n+surprise\r\n")?;
             }
+            b"PING" => {
+                stream.write_all(b"+PONG\r\n")?;
+                if misbehaviour == Misbehaviour::Unsolicited {
+                    // A write of its own, so that it does not arrive in the
+                    // same segment as the handshake reply.
+                    thread::sleep(Duration::from_millis(30));
+                    stream.write_all(b"+surprise\r\n")?;
+                }
+            }
+            name @ (b"GET" | b"SET") => {
+                if *data_requests == 0 {
+                    self.data_connections.fetch_add(1, Ordering::SeqCst);
+                }
+                *data_requests += 1;
+                self.requests.fetch_add(1, Ordering::SeqCst);
+                return misbehave(stream, misbehaviour, name, *data_requests == 1);
+            }
+            // INFO, CONFIG, SLOWLOG: not supported, as on a minimal server.
+            _ => stream.write_all(b"-ERR unknown command\r\n")?,
         }
-        if shared.stop.load(Ordering::SeqCst) {
-            return Ok(());
-        }
-        match stream.read(&mut chunk) {
-            Ok(0) => return Ok(()),
-            Ok(n) => pending.extend_from_slice(&chunk[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) => {}
-            Err(e) => return Err(e),
-        }
+        Ok(Next::KeepReading)
     }
 }
 
@@ -276,6 +185,20 @@ impl Outcome {
             .unwrap_or_else(|| panic!("errors.{kind} is not a count: {}", self.errors))
     }
 
+    /// Asserts the counters of `kvbench.errors` named in `expected` (kind,
+    /// count), showing all of them and kvbench's stderr when one is off.
+    fn assert_errors(&self, expected: &[(&str, u64)]) {
+        for &(kind, count) in expected {
+            assert_eq!(
+                self.error(kind),
+                count,
+                "errors.{kind}: {}\n{}",
+                self.errors,
+                self.stderr()
+            );
+        }
+    }
+
     /// Replies kvbench recorded (SET + GET).
     fn replies(&self) -> u64 {
         self.totals["SET"]["count"].as_u64().unwrap()
@@ -290,33 +213,11 @@ fn run_against(server: &HostileServer, args: &str) -> Outcome {
     let dir = TempDir::new("hostile");
     let json = dir.path("r.json");
     let port = server.port.to_string();
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\" \"$@\""
-        ))
-        .arg(env!("CARGO_BIN_EXE_kvbench"))
-        .args([
-            "-s",
-            "127.0.0.1",
-            "-p",
-            &port,
-            "-t",
-            "1",
-            "-c",
-            "1",
-            "--test-time",
-            "1",
-        ])
-        .args([
-            "--hide-histogram",
-            "--json-out-file",
-            json.to_str().unwrap(),
-        ])
-        .args(args.split_whitespace())
-        .env_remove("KVBENCH_AUTH")
-        .output()
-        .expect("run kvbench under sh");
+    let mut full = vec!["-s", "127.0.0.1", "-p", &port, "-t", "1", "-c", "1"];
+    full.extend(["--test-time", "1", "--hide-histogram"]);
+    full.extend(["--json-out-file", json.to_str().unwrap()]);
+    full.extend(args.split_whitespace());
+    let out = kvbench_in_sh(&format!("ulimit -v {ADDRESS_SPACE_KIB}"), &full);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "kvbench panicked:\n{stderr}");
     assert!(
@@ -339,17 +240,15 @@ fn run_against(server: &HostileServer, args: &str) -> Outcome {
 /// Asserts the one connection was closed for a protocol error, with its one
 /// request lost, and not for anything else; `--no-reconnect` kept it closed.
 fn assert_one_protocol_error(server: &HostileServer, o: &Outcome) {
-    let e = &o.errors;
-    assert_eq!(
-        o.error("protocol"),
-        1,
-        "protocol errors: {e}\n{}",
-        o.stderr()
-    );
-    assert_eq!(o.error("lost_requests"), 1, "the request in flight: {e}");
-    assert_eq!(o.error("connection"), 0, "not a lost connection: {e}");
-    assert_eq!(o.error("timeouts"), 0, "not a timeout: {e}");
-    assert_eq!(o.error("reconnects"), 0, "--no-reconnect: {e}");
+    // The request in flight was lost; the connection was not lost nor timed
+    // out, and --no-reconnect kept it closed.
+    o.assert_errors(&[
+        ("protocol", 1),
+        ("lost_requests", 1),
+        ("connection", 0),
+        ("timeouts", 0),
+        ("reconnects", 0),
+    ]);
     assert_eq!(o.replies(), 0, "no reply was valid: {}", o.totals);
     // The server saw one connection ask one request: kvbench did not go on
     // using a connection it could no longer read.
@@ -395,15 +294,7 @@ fn a_reply_before_any_request_is_a_protocol_error_not_a_reply() {
     // is read before the first request or displaces the first reply).
     let server = HostileServer::start(Misbehaviour::Unsolicited);
     let o = run_against(&server, "--no-reconnect --rate 4 --ratio 0:1");
-    let e = &o.errors;
-    assert_eq!(
-        o.error("protocol"),
-        1,
-        "protocol errors: {e}\n{}",
-        o.stderr()
-    );
-    assert_eq!(o.error("connection"), 0, "{e}");
-    assert_eq!(o.error("reconnects"), 0, "{e}");
+    o.assert_errors(&[("protocol", 1), ("connection", 0), ("reconnects", 0)]);
     // Every reply kvbench recorded answered a request the server received.
     assert!(
         o.replies() <= server.requests(),
@@ -421,14 +312,7 @@ fn a_reply_arriving_together_with_the_handshake_reply_is_a_protocol_error() {
     // handshake does count it).
     let server = HostileServer::start(Misbehaviour::UnsolicitedWithHandshake);
     let o = run_against(&server, "--no-reconnect --rate 4 --ratio 0:1");
-    let e = &o.errors;
-    assert_eq!(
-        o.error("protocol"),
-        1,
-        "protocol errors: {e}\n{}",
-        o.stderr()
-    );
-    assert_eq!(o.error("connection"), 0, "{e}");
+    o.assert_errors(&[("protocol", 1), ("connection", 0)]);
     // Seen at the handshake, the connection is reset before it sends a request:
     // every later reply would be matched to the wrong one.
     assert_eq!(server.data_connections(), 0);
@@ -439,20 +323,13 @@ fn a_reply_arriving_together_with_the_handshake_reply_is_a_protocol_error() {
 fn a_connection_closed_in_the_middle_of_a_reply_counts_a_lost_connection_and_request() {
     let server = HostileServer::start(Misbehaviour::CloseMidReply);
     let o = run_against(&server, "--no-reconnect");
-    let e = &o.errors;
-    assert_eq!(
-        o.error("connection"),
-        1,
-        "lost connections: {e}\n{}",
-        o.stderr()
-    );
-    assert_eq!(o.error("lost_requests"), 1, "{e}");
-    assert_eq!(
-        o.error("protocol"),
-        0,
-        "a truncated reply is no protocol error: {e}"
-    );
-    assert_eq!(o.error("timeouts"), 0, "{e}");
+    // A truncated reply is no protocol error.
+    o.assert_errors(&[
+        ("connection", 1),
+        ("lost_requests", 1),
+        ("protocol", 0),
+        ("timeouts", 0),
+    ]);
     assert_eq!(o.replies(), 0, "{}", o.totals);
     assert_eq!(server.requests(), 1);
     // The close was noticed when it happened: with its only connection gone,
@@ -464,11 +341,12 @@ fn a_connection_closed_in_the_middle_of_a_reply_counts_a_lost_connection_and_req
 fn a_server_that_never_answers_trips_the_request_timeout() {
     let server = HostileServer::start(Misbehaviour::Stall);
     let o = run_against(&server, "--no-reconnect --request-timeout 0.2");
-    let e = &o.errors;
-    assert_eq!(o.error("timeouts"), 1, "timeouts: {e}\n{}", o.stderr());
-    assert_eq!(o.error("lost_requests"), 1, "{e}");
-    assert_eq!(o.error("connection"), 0, "{e}");
-    assert_eq!(o.error("protocol"), 0, "{e}");
+    o.assert_errors(&[
+        ("timeouts", 1),
+        ("lost_requests", 1),
+        ("connection", 0),
+        ("protocol", 0),
+    ]);
     assert_eq!(o.replies(), 0, "{}", o.totals);
     assert_eq!(server.requests(), 1);
 }

@@ -8,74 +8,39 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::time::Duration;
-
-use common::{Redis, TempDir, kvbench_ok, read_json};
-use kvbench::protocol::resp::{self, Reply};
-use serde_json::Value;
+use common::{Redis, Report, info_u64, pipeline};
+use kvbench::protocol::value::Value as Reply;
 
 /// The LFU counter of a key right after the SET that created it.
 const LFU_INIT: u64 = 5;
 
 /// The payload of a reply that is no array, as text (an integer's in decimal).
-fn text(reply: Reply) -> String {
+fn text(reply: &Reply) -> String {
     match reply {
-        Reply::Simple(b) | Reply::Bulk(b) => String::from_utf8(b.to_vec()).unwrap(),
+        Reply::Simple(_) | Reply::Bulk(_) => reply.text().unwrap(),
         Reply::Integer(i) => i.to_string(),
-        Reply::Error(e) => panic!("server error: {}", String::from_utf8_lossy(e)),
+        Reply::Error(e) => panic!("server error: {e}"),
         other => panic!("unexpected reply {other:?}"),
     }
 }
 
 /// Sends `commands` in one write on one connection and returns each reply as
-/// the texts of its elements (an array, read in full, which tests/common's
-/// client does not) or of itself.
-fn pipeline(redis: &Redis, commands: &[Vec<String>]) -> Vec<Vec<String>> {
-    let mut stream = TcpStream::connect(("127.0.0.1", redis.port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut out = Vec::new();
-    for args in commands {
-        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-        resp::encode_command(&mut out, &args);
-    }
-    stream.write_all(&out).unwrap();
-    let (mut buf, mut pos, mut replies) = (Vec::new(), 0, Vec::new());
-    while replies.len() < commands.len() {
-        let rest = &buf[pos..];
-        let Some((reply, used)) = resp::decode(rest).unwrap() else {
-            let mut chunk = [0u8; 65536];
-            let n = stream.read(&mut chunk).unwrap();
-            assert!(n > 0, "the server closed the connection");
-            buf.extend_from_slice(&chunk[..n]);
-            continue;
-        };
-        replies.push(match reply {
-            Reply::Array(n) => {
-                // The decoder checked the elements; they follow the `*<n>` line.
-                let mut at = rest.iter().position(|b| *b == b'\n').unwrap() + 1;
-                let mut element = || {
-                    let (element, len) = resp::decode(&rest[at..]).unwrap().unwrap();
-                    at += len;
-                    text(element)
-                };
-                (0..n).map(|_| element()).collect()
-            }
+/// the texts of its elements (an array) or of itself.
+fn texts(redis: &Redis, commands: &[Vec<String>]) -> Vec<Vec<String>> {
+    pipeline(redis.port, commands)
+        .iter()
+        .map(|reply| match reply {
+            Reply::Array(elements) => elements.iter().map(text).collect(),
             other => vec![text(other)],
-        });
-        pos += used;
-    }
-    replies
+        })
+        .collect()
 }
 
 /// The numbers of the keys that start with `prefix`, sorted. Panics on a key
 /// with the prefix whose rest is not a decimal number.
 fn key_numbers(redis: &Redis, prefix: &str) -> Vec<u64> {
     let keys = vec!["KEYS".to_string(), format!("{prefix}*")];
-    let mut numbers: Vec<u64> = pipeline(redis, &[keys])
+    let mut numbers: Vec<u64> = texts(redis, &[keys])
         .concat()
         .iter()
         .map(|name| {
@@ -95,7 +60,7 @@ fn lfu_counters(redis: &Redis, prefix: &str, numbers: &[u64]) -> Vec<u64> {
         .iter()
         .map(|n| vec!["OBJECT".into(), "FREQ".into(), format!("{prefix}{n}")])
         .collect();
-    let replies = pipeline(redis, &commands);
+    let replies = texts(redis, &commands);
     let counter = |reply: &[String]| match reply {
         [c] => c.parse().unwrap(),
         other => panic!("OBJECT FREQ replied {other:?}"),
@@ -130,37 +95,14 @@ fn counting_redis() -> Redis {
     ])
 }
 
-/// One field of `INFO <section>` as a number.
-fn info_u64(redis: &Redis, section: &str, field: &str) -> u64 {
-    let text = String::from_utf8(redis.command(&["INFO", section])).unwrap();
-    text.lines()
-        .find_map(|line| line.strip_prefix(&format!("{field}:")))
-        .unwrap_or_else(|| panic!("INFO {section} has no {field}"))
-        .trim()
-        .parse()
-        .unwrap()
-}
-
-/// Runs kvbench with `args` (split at whitespace) and a JSON report; returns
-/// the report and the text report from stdout.
-fn run(redis: &Redis, args: &str) -> (Value, String) {
-    let dir = TempDir::new("patterns");
-    let json = dir.path("r.json");
-    let mut full: Vec<&str> = args.split_whitespace().collect();
-    full.extend_from_slice(&["--json-out-file", json.to_str().unwrap()]);
-    let out = kvbench_ok(redis, &full);
-    (read_json(&json), String::from_utf8(out.stdout).unwrap())
-}
-
 /// `-n allkeys` with key pattern `pattern` writes each of keys 1-1000 exactly once.
 fn assert_allkeys_writes_every_key_once(pattern: &str) {
     let redis = Redis::start();
     // 1000 keys over 6 connections: slices of 167 and 166 keys.
     let range = "--key-minimum 1 --key-maximum 1000";
-    run(
-        &redis,
-        &format!("-t 2 -c 3 -n allkeys --ratio 1:0 --key-pattern {pattern} {range}"),
-    );
+    redis.kvbench_json(&format!(
+        "-t 2 -c 3 -n allkeys --ratio 1:0 --key-pattern {pattern} {range}"
+    ));
     assert_eq!(redis.calls("set"), 1000, "{pattern}");
     assert_eq!(redis.dbsize(), 1000, "{pattern}");
     let all: Vec<u64> = (1..=1000).collect();
@@ -182,8 +124,7 @@ fn parallel_connections_write_only_inside_their_own_disjoint_slices() {
     let redis = Redis::start();
     // 6 connections, slices of 100 keys, 50 SETs each: disjoint slices give
     // 6 × 50 distinct keys; any overlap between connections would give fewer.
-    run(
-        &redis,
+    redis.kvbench_json(
         "-t 2 -c 3 -n 50 --ratio 1:0 --key-pattern P:P --key-minimum 1 --key-maximum 600",
     );
     assert_eq!(redis.calls("set"), 300);
@@ -208,10 +149,9 @@ fn parallel_connections_wrap_within_their_slice_and_sequential_ones_walk_on() {
     ] {
         let redis = counting_redis();
         let range = "--key-minimum 1 --key-maximum 7";
-        run(
-            &redis,
-            &format!("-t 1 -c 6 -n 3 --ratio 1:0 --key-pattern {pattern} {range}"),
-        );
+        redis.kvbench_json(&format!(
+            "-t 1 -c 6 -n 3 --ratio 1:0 --key-pattern {pattern} {range}"
+        ));
         assert_eq!(writes(&redis, "memtier-", &keys), expected, "{pattern}");
     }
 }
@@ -219,8 +159,7 @@ fn parallel_connections_wrap_within_their_slice_and_sequential_ones_walk_on() {
 #[test]
 fn uniform_keys_stay_inside_the_range_and_reach_both_ends() {
     let redis = Redis::start();
-    run(
-        &redis,
+    redis.kvbench_json(
         "-t 1 -c 2 -n 500 --ratio 1:0 --key-pattern R:R --key-prefix r- --key-minimum 500 --key-maximum 1500",
     );
     assert_eq!(redis.calls("set"), 1000);
@@ -244,8 +183,7 @@ fn uniform_keys_stay_inside_the_range_and_reach_both_ends() {
 #[test]
 fn gaussian_keys_concentrate_around_the_median() {
     let redis = counting_redis();
-    run(
-        &redis,
+    redis.kvbench_json(
         "-t 1 -c 2 -n 1000 --ratio 1:0 --key-pattern G:G --key-prefix g- --key-minimum 1 --key-maximum 10000 --key-median 5000 --key-stddev 500 --seed 7",
     );
     let keys = key_numbers(&redis, "g-");
@@ -274,20 +212,18 @@ fn gaussian_keys_concentrate_around_the_median() {
 #[test]
 fn zipfian_reads_hit_the_first_key_most_often() {
     let redis = counting_redis();
-    run(
-        &redis,
+    redis.kvbench_json(
         "-t 1 -c 2 -n allkeys --ratio 1:0 --key-pattern S:S --key-minimum 1 --key-maximum 100",
     );
     let keys: Vec<u64> = (1..=100).collect();
     assert_eq!(writes(&redis, "memtier-", &keys), vec![1; 100]);
-    let hits_before = info_u64(&redis, "stats", "keyspace_hits");
+    let hits_before = info_u64(redis.port, "stats", "keyspace_hits");
 
-    run(
-        &redis,
+    redis.kvbench_json(
         "-t 1 -c 2 -n 300 --ratio 0:1 --key-pattern Z:Z --key-minimum 1 --key-maximum 100 --seed 11",
     );
     assert_eq!(
-        info_u64(&redis, "stats", "keyspace_hits") - hits_before,
+        info_u64(redis.port, "stats", "keyspace_hits") - hits_before,
         600
     );
     // Each GET adds one to its key's counter.
@@ -314,12 +250,11 @@ fn zipfian_reads_hit_the_first_key_most_often() {
 fn the_same_seed_writes_the_same_keys_and_another_seed_other_keys() {
     let keys_for = |seed: u64| {
         let redis = Redis::start();
-        let (doc, text) = run(
-            &redis,
-            &format!(
+        let Report {
+            doc, stdout: text, ..
+        } = redis.kvbench_json(&format!(
                 "-t 2 -c 2 -n 100 --ratio 1:0 --key-pattern R:R --key-minimum 1 --key-maximum 1000000 --seed {seed}"
-            ),
-        );
+            ));
         assert_eq!(doc["kvbench"]["seed"], seed);
         assert!(text.contains(&format!("Seed: {seed}")), "{text}");
         key_numbers(&redis, "memtier-")
@@ -347,18 +282,18 @@ fn text_hit_rate(text: &str) -> f64 {
 #[test]
 fn hit_rate_is_100_percent_inside_the_written_range_and_about_half_over_twice_it() {
     let redis = Redis::start();
-    run(
-        &redis,
+    redis.kvbench_json(
         "-t 1 -c 2 -n allkeys --ratio 1:0 --key-pattern S:S --key-minimum 1 --key-maximum 1000",
     );
     assert_eq!(redis.dbsize(), 1000);
 
-    let hits = || info_u64(&redis, "stats", "keyspace_hits");
-    let misses = || info_u64(&redis, "stats", "keyspace_misses");
+    let hits = || info_u64(redis.port, "stats", "keyspace_hits");
+    let misses = || info_u64(redis.port, "stats", "keyspace_misses");
 
     let (h0, m0) = (hits(), misses());
-    let (doc, text) = run(
-        &redis,
+    let Report {
+        doc, stdout: text, ..
+    } = redis.kvbench_json(
         "-t 1 -c 2 -n 200 --ratio 0:1 --key-pattern R:R --key-minimum 1 --key-maximum 1000",
     );
     assert_eq!(doc["kvbench"]["hit_rate_percent"].as_f64(), Some(100.0));
@@ -368,8 +303,9 @@ fn hit_rate_is_100_percent_inside_the_written_range_and_about_half_over_twice_it
     assert_eq!((hits() - h0, misses() - m0), (400, 0));
 
     let (h0, m0) = (hits(), misses());
-    let (doc, text) = run(
-        &redis,
+    let Report {
+        doc, stdout: text, ..
+    } = redis.kvbench_json(
         "-t 1 -c 2 -n 500 --ratio 0:1 --key-pattern R:R --key-minimum 1 --key-maximum 2000",
     );
     let (server_hits, server_misses) = (hits() - h0, misses() - m0);

@@ -10,17 +10,17 @@
 mod common;
 mod fake_server;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
-use common::{Redis, TempDir, kvbench, kvbench_ok, read_json};
+use common::{
+    Redis, Report, TempDir, assert_success, decode_histogram, f, kvbench_at, kvbench_json,
+    read_json, row_histogram, u, wait_for_traffic, warning_kinds,
+};
 use fake_server::FakeServer;
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::Deserializer;
 use serde_json::Value;
 
 /// Holds the other load-generating tests of this file off while one runs.
@@ -28,31 +28,6 @@ fn exclusive() -> MutexGuard<'static, ()> {
     static LOAD: Mutex<()> = Mutex::new(());
     // A failed test must not fail the others: its poison is not theirs.
     LOAD.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("{v} is not a number"))
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64()
-        .unwrap_or_else(|| panic!("{v} is not a whole number"))
-}
-
-/// Decodes a compressed histogram (base64 of V2 + deflate, values in µs).
-fn decode(text: &Value) -> Histogram<u64> {
-    let text = text
-        .as_str()
-        .unwrap_or_else(|| panic!("{text} is not a string"));
-    let bytes = STANDARD.decode(text).expect("base64");
-    Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .expect("a V2 + deflate HdrHistogram")
-}
-
-/// A section row's response-time histogram.
-fn response_histogram(row: &Value) -> Histogram<u64> {
-    decode(&row["Percentile Latencies"]["Histogram log format"]["Compressed Histogram"])
 }
 
 /// Samples of `h` at or above `us` microseconds.
@@ -68,37 +43,6 @@ fn open_loop(doc: &Value) -> &Value {
     let ol = &doc["kvbench"]["runs"][0]["open_loop"];
     assert!(ol.is_object(), "no open_loop object in runs[0]: {ol}");
     ol
-}
-
-/// The kinds of `kvbench.warnings`.
-fn warning_kinds(doc: &Value) -> Vec<&str> {
-    doc["kvbench"]["warnings"]
-        .as_array()
-        .expect("kvbench.warnings is an array")
-        .iter()
-        .map(|w| w["kind"].as_str().expect("a warning's kind is text"))
-        .collect()
-}
-
-/// What one kvbench run left: its JSON report, stdout and stderr.
-struct Run {
-    doc: Value,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs kvbench against `redis` with `args` (split at whitespace) and a JSON report.
-fn run(redis: &Redis, args: &str) -> Run {
-    let dir = TempDir::new("rate");
-    let json = dir.path("r.json");
-    let mut full: Vec<&str> = args.split_whitespace().collect();
-    full.extend(["--json-out-file", json.to_str().unwrap()]);
-    let out = kvbench_ok(redis, &full);
-    Run {
-        doc: read_json(&json),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
 }
 
 /// Asserts that the server answered exactly the SETs and GETs kvbench counted.
@@ -126,46 +70,25 @@ const STALL_IN_FLIGHT_BOUND: u64 = 2 * 5;
 /// "Slow", for counting samples: a fifth of the stall, far above any normal reply.
 const SLOW_US: u64 = 100_000;
 
-/// Waits until `redis` has answered kvbench's first SET or GET (the run is under
-/// way); panics if kvbench exits first or nothing comes within 20 s.
-fn wait_for_traffic(redis: &Redis, kvbench: &mut std::process::Child) {
-    let give_up = Instant::now() + Duration::from_secs(20);
-    while redis.calls("set") + redis.calls("get") == 0 {
-        if let Some(status) = kvbench.try_wait().expect("poll kvbench") {
-            panic!("kvbench ended ({status}) before sending anything");
-        }
-        assert!(Instant::now() < give_up, "kvbench sent nothing within 20 s");
-        thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn a_server_stall_shows_in_response_time_and_in_service_time_only_for_requests_in_flight() {
     let _load = exclusive();
     let redis = Redis::start_with(&["--enable-debug-command", "local"]);
     let dir = TempDir::new("rate-stall");
     let json = dir.path("r.json");
-    let port = redis.port.to_string();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kvbench"))
-        .args(["-s", "127.0.0.1", "-p", &port, "--hide-histogram"])
+    let mut child = kvbench_at(redis.port)
         .args(STALL_LOAD.split_whitespace())
         .args(["--json-out-file", json.to_str().unwrap()])
-        .env_remove("KVBENCH_AUTH")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start kvbench");
     // About 2.5 s into the 6 s run: well inside it, whatever the start-up took.
-    wait_for_traffic(&redis, &mut child);
+    wait_for_traffic(redis.port, &mut child);
     thread::sleep(Duration::from_millis(2500));
     assert_eq!(redis.command(&["DEBUG", "SLEEP", "0.5"]), b"OK");
     let out = child.wait_with_output().expect("wait for kvbench");
-    assert!(
-        out.status.success(),
-        "kvbench failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_success(&out, STALL_LOAD);
     let doc = read_json(&json);
     let totals = &doc["ALL STATS"]["Totals"];
     assert_server_saw_every_request(&redis, &doc["ALL STATS"]);
@@ -177,7 +100,7 @@ fn a_server_stall_shows_in_response_time_and_in_service_time_only_for_requests_i
     let max = f(&totals["Max Latency"]);
     assert!(p999 >= 300.0, "response time p99.9 {p999} ms, want >= 300");
     assert!(max >= 450.0, "response time max {max} ms, want >= 450");
-    let response = response_histogram(totals);
+    let response = row_histogram(totals);
     let slow_responses = samples_at_least(&response, SLOW_US);
     assert!(
         slow_responses >= 1000,
@@ -187,7 +110,7 @@ fn a_server_stall_shows_in_response_time_and_in_service_time_only_for_requests_i
     // Service time: a request sent late, after the stall, is answered at once;
     // only those already in flight (one per connection) waited for the server.
     let service_totals = &open_loop(&doc)["service_time"]["Totals"];
-    let service = decode(&service_totals["Compressed Histogram"]);
+    let service = decode_histogram(service_totals["Compressed Histogram"].as_str().unwrap());
     assert_eq!(
         service.len(),
         response.len(),
@@ -204,11 +127,11 @@ fn a_server_stall_shows_in_response_time_and_in_service_time_only_for_requests_i
 fn without_a_stall_the_same_load_keeps_response_time_p99_9_under_50_ms() {
     let _load = exclusive();
     let redis = Redis::start();
-    let Run { doc, .. } = run(&redis, STALL_LOAD);
+    let Report { doc, .. } = redis.kvbench_json(STALL_LOAD);
     let totals = &doc["ALL STATS"]["Totals"];
     let p999 = f(&totals["Percentile Latencies"]["p99.90"]);
     assert!(p999 < 50.0, "response time p99.9 {p999} ms, want < 50");
-    let slow = samples_at_least(&response_histogram(totals), SLOW_US);
+    let slow = samples_at_least(&row_histogram(totals), SLOW_US);
     assert!(
         slow < 1000,
         "{slow} response times >= 100 ms without a stall"
@@ -267,10 +190,7 @@ fn schedule_lags(stdout: &str, rate: u32) -> Vec<(String, f64)> {
 fn assert_constant_rate_is_kept(rate: u32, load: &str) {
     let _load = exclusive();
     let redis = Redis::start();
-    let r = run(
-        &redis,
-        &format!("--rate {rate} --test-time {RATE_SECONDS} {load}"),
-    );
+    let r = redis.kvbench_json(&format!("--rate {rate} --test-time {RATE_SECONDS} {load}"));
     let section = &r.doc["ALL STATS"];
     let ol = open_loop(&r.doc);
     let target = f64::from(rate);
@@ -356,10 +276,9 @@ fn a_constant_rate_of_20000_per_second_is_kept_within_2_percent_without_a_rate_w
 fn poisson_arrivals_at_2000_per_second_average_to_the_rate_within_5_percent() {
     let _load = exclusive();
     let redis = Redis::start();
-    let r = run(
-        &redis,
-        &format!("--rate 2000 --arrival poisson --test-time {RATE_SECONDS} -t 1 -c 2"),
-    );
+    let r = redis.kvbench_json(&format!(
+        "--rate 2000 --arrival poisson --test-time {RATE_SECONDS} -t 1 -c 2"
+    ));
     let ol = open_loop(&r.doc);
     assert_eq!(ol["arrival"], "poisson");
     // A Poisson count over 5 s at 2000/s has a standard deviation of 1 %: ±5 % is
@@ -396,37 +315,11 @@ fn replies_to_a_pipelined_batch_are_timed_at_the_read_that_delivered_each() {
     // batch arrive over ~32 ms in 16 reads; one timestamp per batch (or per
     // wake-up) would give them all the same latency.
     let server = FakeServer::start(Duration::from_millis(2));
-    let dir = TempDir::new("rate-pipeline");
-    let json = dir.path("r.json");
-    let port = server.port.to_string();
-    let out = kvbench(&[
-        "-s",
-        "127.0.0.1",
-        "-p",
-        &port,
-        "--hide-histogram",
-        "-t",
-        "1",
-        "-c",
-        "1",
-        "--pipeline",
-        "16",
-        "-n",
-        "64",
-        "--ratio",
-        "0:1",
-        "--print-percentiles",
-        "10,50,90",
-        "--json-out-file",
-        json.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "kvbench failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
+    let Report { doc, .. } = kvbench_json(
+        server.port,
+        "-t 1 -c 1 --pipeline 16 -n 64 --ratio 0:1 --print-percentiles 10,50,90",
+        &[],
     );
-    let doc = read_json(&json);
     let gets = &doc["ALL STATS"]["Gets"];
     assert_eq!(u(&gets["Count"]), 64);
     assert_eq!(server.gets(), 64, "GETs the fake server answered");
@@ -442,7 +335,7 @@ fn replies_to_a_pipelined_batch_are_timed_at_the_read_that_delivered_each() {
     let pct = &gets["Percentile Latencies"];
     let (p10, p90) = (f(&pct["p10.00"]), f(&pct["p90.00"]));
     assert!(p10 < p90, "p10 {p10} ms is not below p90 {p90} ms");
-    let h = response_histogram(gets);
+    let h = row_histogram(gets);
     let buckets = h.iter_recorded().count();
     assert!(
         buckets >= 8,
@@ -457,8 +350,8 @@ fn replies_to_a_pipelined_batch_are_timed_at_the_read_that_delivered_each() {
 fn an_unreachable_rate_is_reported_as_not_met_with_requests_never_sent() {
     let _load = exclusive();
     let redis = Redis::start();
-    // kvbench_ok asserts exit status 0: a missed rate is a finding, not a failure.
-    let r = run(&redis, "--rate 10000000 -t 1 -c 1 --test-time 2");
+    // kvbench_json asserts exit status 0: a missed rate is a finding, not a failure.
+    let r = redis.kvbench_json("--rate 10000000 -t 1 -c 1 --test-time 2");
     let warning = r
         .stderr
         .lines()

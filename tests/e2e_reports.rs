@@ -6,24 +6,11 @@ mod common;
 
 use std::sync::OnceLock;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
-use common::{Redis, TempDir, kvbench_ok, read_json};
-use hdrhistogram::Histogram;
-use hdrhistogram::serialization::Deserializer;
+use common::{Redis, Report, TempDir, f, kvbench_json, row_histogram};
 use serde_json::Value;
 
 /// The op rows of every section.
 const OPS: [&str; 4] = ["Sets", "Gets", "Waits", "Totals"];
-
-/// Decodes a section row's "Compressed Histogram" (base64 V2-deflate, µs).
-fn histogram(row: &Value) -> Histogram<u64> {
-    let text = row["Percentile Latencies"]["Histogram log format"]["Compressed Histogram"]
-        .as_str()
-        .unwrap();
-    let bytes = STANDARD.decode(text).unwrap();
-    Deserializer::new().deserialize(&mut &bytes[..]).unwrap()
-}
 
 /// A latency in µs as the JSON report writes it: ms rounded to 3 places.
 fn ms(us: u64) -> f64 {
@@ -31,16 +18,12 @@ fn ms(us: u64) -> f64 {
     (ms * 1000.0).round() / 1000.0
 }
 
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("{v} is not a number"))
-}
-
 /// Every row's histogram decodes, holds `Count` values, and yields the row's
 /// min, max and percentiles.
 fn assert_histograms_match(title: &str, section: &Value) {
     for op in OPS {
         let row = &section[op];
-        let h = histogram(row);
+        let h = row_histogram(row);
         let count = row["Count"].as_u64().unwrap();
         assert_eq!(h.len(), count, "{title} / {op}: histogram vs Count");
         if count == 0 {
@@ -85,18 +68,6 @@ fn series_sum(row: &Value) -> u64 {
         .sum()
 }
 
-/// Runs kvbench against `redis` with `args` (split at whitespace), then `paths`
-/// (kept whole), and a JSON report; returns the report and stdout.
-fn run_json(redis: &Redis, args: &str, paths: &[&str]) -> (Value, String) {
-    let dir = TempDir::new("reports");
-    let json = dir.path("r.json");
-    let mut full: Vec<&str> = args.split_whitespace().collect();
-    full.extend_from_slice(paths);
-    full.extend(["--json-out-file", json.to_str().unwrap()]);
-    let out = kvbench_ok(redis, &full);
-    (read_json(&json), String::from_utf8(out.stdout).unwrap())
-}
-
 /// A multi-run report shared by several tests (its load runs once), with the
 /// server's SET and GET calls after it.
 struct MultiRun {
@@ -109,10 +80,8 @@ fn multi_run() -> &'static MultiRun {
     static RUN: OnceLock<MultiRun> = OnceLock::new();
     RUN.get_or_init(|| {
         let redis = Redis::start();
-        let (doc, _) = run_json(
-            &redis,
+        let Report { doc, .. } = redis.kvbench_json(
             "-t 1 -c 2 --ratio 1:2 --key-maximum 1000 --warmup-time 0.5 --test-time 1.5 -x 3",
-            &[],
         );
         MultiRun {
             doc,
@@ -259,8 +228,8 @@ fn out_file_receives_the_text_report_and_stdout_stays_empty() {
     let redis = Redis::start();
     let dir = TempDir::new("reports");
     let text = dir.path("report.txt");
-    let (doc, stdout) = run_json(
-        &redis,
+    let Report { doc, stdout, .. } = kvbench_json(
+        redis.port,
         "-t 1 -c 2 -n 100 --ratio 1:1 --key-maximum 50",
         &["-o", text.to_str().unwrap()],
     );
@@ -301,10 +270,12 @@ fn text_row<'a>(report: &'a str, name: &str) -> Vec<&'a str> {
 #[test]
 fn print_percentiles_gives_one_column_and_one_json_key_per_entry() {
     let redis = Redis::start();
-    let (doc, report) = run_json(
-        &redis,
+    let Report {
+        doc,
+        stdout: report,
+        ..
+    } = redis.kvbench_json(
         "-t 1 -c 2 -n 300 --ratio 1:1 --key-maximum 50 --print-percentiles 50,90,99.99",
-        &[],
     );
     let header = report.lines().find(|l| l.starts_with("Type")).unwrap();
     for column in ["p50 Latency", "p90 Latency", "p99.99 Latency"] {
@@ -349,11 +320,8 @@ fn print_percentiles_gives_one_column_and_one_json_key_per_entry() {
 #[test]
 fn distinct_percentiles_keep_distinct_json_keys() {
     let redis = Redis::start();
-    let (doc, _) = run_json(
-        &redis,
-        "-t 1 -c 1 -n 50 --key-maximum 50 --print-percentiles 99.99,99.999,100",
-        &[],
-    );
+    let Report { doc, .. } =
+        redis.kvbench_json("-t 1 -c 1 -n 50 --key-maximum 50 --print-percentiles 99.99,99.999,100");
     let mut keys = keys(&doc["ALL STATS"]["Totals"]["Percentile Latencies"]);
     keys.retain(|k| k.starts_with('p'));
     // Three percentiles asked for, three figures reported; none overwritten.
@@ -371,7 +339,8 @@ fn config_file_values_are_used_and_the_command_line_overrides_them() {
     )
     .unwrap();
     // The command line's -c comes first: it still wins over the file.
-    let (doc, _) = run_json(&redis, "-c 2", &["--config", config.to_str().unwrap()]);
+    let Report { doc, .. } =
+        kvbench_json(redis.port, "-c 2", &["--config", config.to_str().unwrap()]);
     let c = &doc["configuration"];
     assert_eq!(c["threads"], 2, "threads from the file");
     assert_eq!(c["clients"], 2, "clients from the command line");

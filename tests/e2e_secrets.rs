@@ -4,56 +4,25 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::process::Command;
-use std::time::Duration;
 
-use common::{Redis, TempDir};
-use kvbench::protocol::resp::{self, Reply};
+use common::{Redis, TempDir, parse_commandstats, pipeline};
+use kvbench::protocol::value::Value as Reply;
 use serde_json::Value;
 
 const PASSWORD: &str = "secret123";
 
 /// A server whose clients must `AUTH secret123` (or `AUTH bench secret123`).
-/// tests/common's `Redis` checks readiness with an unauthenticated PING, so the
-/// passwords are set afterwards.
 fn protected_redis() -> Redis {
-    let redis = Redis::start();
-    let user = ["ACL", "SETUSER", "bench", "on", ">secret123", "~*", "+@all"];
-    assert_eq!(redis.command(&user), b"OK");
-    assert_eq!(
-        redis.command(&["CONFIG", "SET", "requirepass", PASSWORD]),
-        b"OK"
-    );
-    redis
+    Redis::start_protected(PASSWORD, Some("bench"))
 }
 
 /// `calls` of `command` in `INFO commandstats`, asked over an authenticated connection.
 fn authed_calls(redis: &Redis, command: &str) -> u64 {
-    let mut s = TcpStream::connect(("127.0.0.1", redis.port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut out = Vec::new();
-    resp::encode_command(&mut out, &[b"AUTH", PASSWORD.as_bytes()]);
-    resp::encode_command(&mut out, &[b"INFO", b"commandstats"]);
-    s.write_all(&out).unwrap();
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 65536];
-    let info = loop {
-        if let Some((Reply::Simple(ok), used)) = resp::decode(&buf).unwrap() {
-            assert_eq!(ok, b"OK");
-            if let Some((Reply::Bulk(text), _)) = resp::decode(&buf[used..]).unwrap() {
-                break String::from_utf8(text.to_vec()).unwrap();
-            }
-        }
-        let n = s.read(&mut chunk).unwrap();
-        assert!(n > 0, "the server closed the connection: {buf:?}");
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let prefix = format!("cmdstat_{command}:calls=");
-    info.lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .map_or(0, |rest| rest.split(',').next().unwrap().parse().unwrap())
+    let replies = pipeline(redis.port, &[["AUTH", PASSWORD], ["INFO", "commandstats"]]);
+    assert_eq!(replies[0], Reply::Simple("OK".into()));
+    let info = replies[1].text().unwrap();
+    parse_commandstats(&info).get(command).map_or(0, |c| c.0)
 }
 
 /// How the credentials reach kvbench: one case of the table.

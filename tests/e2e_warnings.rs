@@ -8,43 +8,20 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Child, Stdio};
 
-use common::{Redis, TempDir, kvbench_ok, read_json};
+use common::{
+    Redis, TempDir, assert_success, f, info_u64, kvbench_at, read_json, u, wait_for_traffic,
+    warning_kinds,
+};
 use serde_json::Value;
-
-/// What one kvbench invocation left behind.
-struct Outcome {
-    doc: Value,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs kvbench against `redis` with `args` (split at whitespace) and a JSON report.
-fn run_json(redis: &Redis, args: &str) -> Outcome {
-    let dir = TempDir::new("warnings");
-    let json = dir.path("r.json");
-    let mut full: Vec<&str> = args.split_whitespace().collect();
-    full.extend(["--json-out-file", json.to_str().unwrap()]);
-    let out = kvbench_ok(redis, &full);
-    Outcome {
-        doc: read_json(&json),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
 
 /// Starts kvbench in the background, so the test can act on the server during
 /// the run; [`finish`] collects it.
 fn spawn_json(redis: &Redis, args: &str, dir: &TempDir) -> Child {
-    let port = redis.port.to_string();
-    let json = dir.path("r.json");
-    Command::new(env!("CARGO_BIN_EXE_kvbench"))
-        .args(["-s", "127.0.0.1", "-p", &port, "--hide-histogram"])
+    kvbench_at(redis.port)
         .args(args.split_whitespace())
-        .args(["--json-out-file", json.to_str().unwrap()])
-        .env_remove("KVBENCH_AUTH")
+        .args(["--json-out-file", dir.path("r.json").to_str().unwrap()])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -53,30 +30,8 @@ fn spawn_json(redis: &Redis, args: &str, dir: &TempDir) -> Child {
 
 fn finish(child: Child, dir: &TempDir) -> Value {
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "kvbench failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out, "in the background");
     read_json(&dir.path("r.json"))
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64()
-        .unwrap_or_else(|| panic!("{v} is not an unsigned integer"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("{v} is not a number"))
-}
-
-fn kinds(doc: &Value) -> Vec<&str> {
-    doc["kvbench"]["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w["kind"].as_str().unwrap())
-        .collect()
 }
 
 /// The message of the warning of this kind; panics when it is absent.
@@ -93,7 +48,7 @@ fn message<'a>(doc: &'a Value, kind: &str) -> &'a str {
 
 fn assert_fires(doc: &Value, kind: &str) {
     assert!(
-        kinds(doc).contains(&kind),
+        warning_kinds(doc).contains(&kind),
         "expected a {kind} warning: {}",
         doc["kvbench"]["warnings"]
     );
@@ -101,21 +56,10 @@ fn assert_fires(doc: &Value, kind: &str) {
 
 fn assert_silent(doc: &Value, kind: &str) {
     assert!(
-        !kinds(doc).contains(&kind),
+        !warning_kinds(doc).contains(&kind),
         "unexpected {kind} warning: {}",
         doc["kvbench"]["warnings"]
     );
-}
-
-/// One integer field of `INFO section`, asked by the test itself.
-fn info_u64(redis: &Redis, section: &str, field: &str) -> u64 {
-    let text = String::from_utf8(redis.command(&["INFO", section])).unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-        .unwrap_or_else(|| panic!("no {field} in INFO {section}"))
-        .trim()
-        .parse()
-        .unwrap()
 }
 
 /// The first number in `text` after `after`.
@@ -136,10 +80,7 @@ fn number_after(text: &str, after: &str) -> f64 {
 #[test]
 fn every_warning_reads_the_same_in_the_json_the_text_and_on_stderr() {
     let redis = Redis::start();
-    let run = run_json(
-        &redis,
-        "-t 1 -c 1 --key-minimum 1 --key-maximum 10 -n 100 --ratio 0:1",
-    );
+    let run = redis.kvbench_json("-t 1 -c 1 --key-minimum 1 --key-maximum 10 -n 100 --ratio 0:1");
     let warnings = run.doc["kvbench"]["warnings"].as_array().unwrap();
     // A tiny range, GETs that all miss, a short run, a loopback server.
     assert!(warnings.len() >= 4, "{warnings:?}");
@@ -164,8 +105,7 @@ fn every_warning_reads_the_same_in_the_json_the_text_and_on_stderr() {
 #[test]
 fn a_sweep_warns_per_cell_and_names_the_cell_on_stderr() {
     let redis = Redis::start();
-    let run = run_json(
-        &redis,
+    let run = redis.kvbench_json(
         "-t 1 -c 1 --key-minimum 1 --key-maximum 10 -n 50 --ratio 1:1 --pipeline 1,4",
     );
     for cell in run.doc["sweep"]["cells"].as_array().unwrap() {
@@ -185,7 +125,7 @@ fn a_sweep_warns_per_cell_and_names_the_cell_on_stderr() {
 fn same_machine_fires_for_a_loopback_server() {
     // No silent counterpart: every server these tests can start is local.
     let redis = Redis::start();
-    let run = run_json(&redis, "-t 1 -c 1 --key-maximum 5000 -n 20");
+    let run = redis.kvbench_json("-t 1 -c 1 --key-maximum 5000 -n 20");
     let m = message(&run.doc, "same_machine");
     assert!(
         m.contains(&format!("127.0.0.1:{}", redis.port)),
@@ -196,10 +136,7 @@ fn same_machine_fires_for_a_loopback_server() {
 #[test]
 fn key_range_too_small_fires_for_ten_keys_and_not_for_a_hundred_thousand() {
     let redis = Redis::start();
-    let tiny = run_json(
-        &redis,
-        "-t 1 -c 2 --key-minimum 1 --key-maximum 10 -n 100 --ratio 1:0",
-    );
+    let tiny = redis.kvbench_json("-t 1 -c 2 --key-minimum 1 --key-maximum 10 -n 100 --ratio 1:0");
     assert!(
         redis.dbsize() <= 10,
         "the run wrote more keys than its range"
@@ -208,10 +145,8 @@ fn key_range_too_small_fires_for_ten_keys_and_not_for_a_hundred_thousand() {
     assert!(m.contains("only 10 keys for 200 requests"), "{m}");
 
     let redis = Redis::start();
-    let wide = run_json(
-        &redis,
-        "-t 1 -c 2 --key-minimum 1 --key-maximum 100000 -n 100 --ratio 1:0",
-    );
+    let wide =
+        redis.kvbench_json("-t 1 -c 2 --key-minimum 1 --key-maximum 100000 -n 100 --ratio 1:0");
     assert!(redis.dbsize() > 10);
     assert_silent(&wide.doc, "key_range_too_small");
 }
@@ -220,16 +155,16 @@ fn key_range_too_small_fires_for_ten_keys_and_not_for_a_hundred_thousand() {
 fn gets_mostly_miss_fires_on_an_empty_server_and_not_after_prefill() {
     let args = "-t 1 -c 1 --key-minimum 1 --key-maximum 2000 -n 200 --ratio 0:1";
     let redis = Redis::start();
-    let empty = run_json(&redis, args);
-    assert_eq!(info_u64(&redis, "stats", "keyspace_hits"), 0);
-    assert_eq!(info_u64(&redis, "stats", "keyspace_misses"), 200);
+    let empty = redis.kvbench_json(args);
+    assert_eq!(info_u64(redis.port, "stats", "keyspace_hits"), 0);
+    assert_eq!(info_u64(redis.port, "stats", "keyspace_misses"), 200);
     let m = message(&empty.doc, "gets_mostly_miss");
     assert!(m.contains("the GET hit rate is only 0.00 %"), "{m}");
     assert!(m.contains("--prefill"), "the advice names the fix: {m}");
 
     let redis = Redis::start();
-    let filled = run_json(&redis, &format!("{args} --prefill"));
-    assert_eq!(info_u64(&redis, "stats", "keyspace_misses"), 0);
+    let filled = redis.kvbench_json(&format!("{args} --prefill"));
+    assert_eq!(info_u64(redis.port, "stats", "keyspace_misses"), 0);
     assert_eq!(f(&filled.doc["kvbench"]["hit_rate_percent"]), 100.0);
     assert_silent(&filled.doc, "gets_mostly_miss");
 }
@@ -237,12 +172,11 @@ fn gets_mostly_miss_fires_on_an_empty_server_and_not_after_prefill() {
 #[test]
 fn gets_mostly_miss_fires_when_evictions_undo_the_prefill() {
     let redis = Redis::start_with(&["--maxmemory", "2mb", "--maxmemory-policy", "allkeys-lru"]);
-    let run = run_json(
-        &redis,
+    let run = redis.kvbench_json(
         "-t 1 -c 1 --key-minimum 1 --key-maximum 20000 -d 1024 --prefill --ratio 0:1 -n 300",
     );
     // The witness: the server threw keys away, so some GETs missed.
-    assert!(info_u64(&redis, "stats", "evicted_keys") > 0);
+    assert!(info_u64(redis.port, "stats", "evicted_keys") > 0);
     assert!(redis.dbsize() < 20000);
     assert!(f(&run.doc["kvbench"]["hit_rate_percent"]) < 100.0);
     let m = message(&run.doc, "gets_mostly_miss");
@@ -259,12 +193,11 @@ fn gets_mostly_miss_in_a_prefilled_sweep_knows_every_cell_was_prefilled() {
     // evictions undo it, each cell's warning must say so rather than advise the
     // --prefill that was given.
     let redis = Redis::start_with(&["--maxmemory", "2mb", "--maxmemory-policy", "allkeys-lru"]);
-    let run = run_json(
-        &redis,
+    let run = redis.kvbench_json(
         "-t 1 -c 1 --key-minimum 1 --key-maximum 20000 -d 1024 --prefill --ratio 0:1 -n 300 \
          --pipeline 1,4",
     );
-    assert!(info_u64(&redis, "stats", "evicted_keys") > 0);
+    assert!(info_u64(redis.port, "stats", "evicted_keys") > 0);
     for cell in run.doc["sweep"]["cells"].as_array().unwrap() {
         let label = cell["kvbench"]["cell"]["label"].as_str().unwrap();
         assert!(f(&cell["kvbench"]["hit_rate_percent"]) < 100.0, "{label}");
@@ -279,10 +212,7 @@ fn gets_mostly_miss_in_a_prefilled_sweep_knows_every_cell_was_prefilled() {
 #[test]
 fn short_run_fires_for_a_one_second_run_and_not_for_a_ten_second_one() {
     let redis = Redis::start();
-    let short = run_json(
-        &redis,
-        "-t 1 -c 1 --key-maximum 5000 --test-time 1 --rate 200",
-    );
+    let short = redis.kvbench_json("-t 1 -c 1 --key-maximum 5000 --test-time 1 --rate 200");
     let m = message(&short.doc, "short_run");
     let secs = number_after(m, "each run lasted ");
     let measured = f(&short.doc["kvbench"]["runs"][0]["duration_ms"]) / 1000.0;
@@ -293,10 +223,7 @@ fn short_run_fires_for_a_one_second_run_and_not_for_a_ten_second_one() {
     assert!(secs < 10.0);
 
     // Ten seconds at a trickle: long enough, and no load to speak of.
-    let long = run_json(
-        &redis,
-        "-t 1 -c 1 --key-maximum 5000 --test-time 10 --rate 50",
-    );
+    let long = redis.kvbench_json("-t 1 -c 1 --key-maximum 5000 --test-time 10 --rate 50");
     assert!(u(&long.doc["kvbench"]["runs"][0]["duration_ms"]) >= 10_000);
     assert_silent(&long.doc, "short_run");
 }
@@ -307,10 +234,7 @@ fn client_bound_agrees_with_the_measured_worker_cpu() {
     // the agreement: the warning is present exactly when the busiest thread's
     // CPU over the run's length is at or above 90 %.
     let redis = Redis::start();
-    let run = run_json(
-        &redis,
-        "-t 1 -c 5 --pipeline 64 --key-maximum 100000 --test-time 2",
-    );
+    let run = redis.kvbench_json("-t 1 -c 5 --pipeline 64 --key-maximum 100000 --test-time 2");
     let r = &run.doc["kvbench"]["runs"][0];
     let busiest = r["thread_cpu_s"]
         .as_array()
@@ -320,7 +244,7 @@ fn client_bound_agrees_with_the_measured_worker_cpu() {
         .fold(0.0, f64::max);
     let share = busiest / (f(&r["duration_ms"]) / 1000.0);
     assert!(busiest > 0.0, "no worker CPU measured: {r}");
-    let fired = kinds(&run.doc).contains(&"client_bound");
+    let fired = warning_kinds(&run.doc).contains(&"client_bound");
     eprintln!(
         "busiest worker at {:.1} % of a CPU; client_bound: {fired}",
         100.0 * share
@@ -339,33 +263,29 @@ fn client_bound_agrees_with_the_measured_worker_cpu() {
 #[test]
 fn dataset_too_large_fires_beyond_maxmemory_and_not_for_a_small_dataset() {
     let redis = Redis::start_with(&["--maxmemory", "2mb", "--maxmemory-policy", "allkeys-lru"]);
-    let big = run_json(
-        &redis,
-        "-t 1 -c 2 --key-maximum 100000 -d 1024 -n 1500 --ratio 1:0",
-    );
+    let big = redis.kvbench_json("-t 1 -c 2 --key-maximum 100000 -d 1024 -n 1500 --ratio 1:0");
     // The server had to evict to hold what was written.
-    assert!(info_u64(&redis, "stats", "evicted_keys") > 0);
+    assert!(info_u64(redis.port, "stats", "evicted_keys") > 0);
     let m = message(&big.doc, "dataset_too_large");
     assert!(m.contains("the server's maxmemory (2 MiB)"), "{m}");
     assert!(number_after(m, "needs about ") >= 2.0, "{m}");
 
     let redis = Redis::start();
-    let small = run_json(
-        &redis,
-        "-t 1 -c 1 --key-minimum 1 --key-maximum 100 -d 32 -n 200 --ratio 1:0",
-    );
-    assert_eq!(info_u64(&redis, "stats", "evicted_keys"), 0);
+    let small =
+        redis.kvbench_json("-t 1 -c 1 --key-minimum 1 --key-maximum 100 -d 32 -n 200 --ratio 1:0");
+    assert_eq!(info_u64(redis.port, "stats", "evicted_keys"), 0);
     assert_silent(&small.doc, "dataset_too_large");
 }
 
 /// A 2 s SET run at a modest rate, in the background.
-const TWO_SECOND_SETS: &str = "-t 1 -c 1 --key-maximum 5000 --ratio 1:0 --test-time 2 --rate 2000";
+// Long enough that a test thread slowed by a busy machine still acts during the run.
+const BRIEF_SETS: &str = "-t 1 -c 1 --key-maximum 5000 --ratio 1:0 --test-time 3 --rate 2000";
 
 #[test]
 fn count_mismatch_fires_when_another_client_sets_during_the_run() {
     let redis = Redis::start();
     let dir = TempDir::new("warnings");
-    let mut child = spawn_json(&redis, TWO_SECOND_SETS, &dir);
+    let mut child = spawn_json(&redis, BRIEF_SETS, &dir);
     let mut intruder_sets = 0u64;
     while child.try_wait().unwrap().is_none() {
         assert_eq!(redis.command(&["SET", "intruder", "x"]), b"OK");
@@ -385,7 +305,7 @@ fn count_mismatch_fires_when_another_client_sets_during_the_run() {
     assert!(m.starts_with(&expected), "{m}");
     // Nobody else sent GETs: one mismatch only.
     assert_eq!(
-        kinds(&doc)
+        warning_kinds(&doc)
             .iter()
             .filter(|k| **k == "count_mismatch")
             .count(),
@@ -393,7 +313,7 @@ fn count_mismatch_fires_when_another_client_sets_during_the_run() {
     );
 
     let redis = Redis::start();
-    let clean = run_json(&redis, "-t 1 -c 2 --key-maximum 5000 -n 500 --ratio 1:1");
+    let clean = redis.kvbench_json("-t 1 -c 2 --key-maximum 5000 -n 500 --ratio 1:1");
     let delta = &clean.doc["kvbench"]["runs"][0]["server"]["delta"];
     assert_eq!(
         delta["set_calls"],
@@ -406,14 +326,14 @@ fn count_mismatch_fires_when_another_client_sets_during_the_run() {
 fn fsync_always_fires_for_appendfsync_always_and_not_by_default() {
     let redis = Redis::start_with(&["--appendonly", "yes", "--appendfsync", "always"]);
     let args = "-t 1 -c 1 --key-maximum 5000 -n 100 --ratio 1:0";
-    let always = run_json(&redis, args);
-    assert_eq!(info_u64(&redis, "persistence", "aof_enabled"), 1);
+    let always = redis.kvbench_json(args);
+    assert_eq!(info_u64(redis.port, "persistence", "aof_enabled"), 1);
     assert_eq!(always.doc["kvbench"]["server"]["appendfsync"], "always");
     assert!(message(&always.doc, "fsync_always").contains("appendfsync always"));
 
     let redis = Redis::start();
-    let default = run_json(&redis, args);
-    assert_eq!(info_u64(&redis, "persistence", "aof_enabled"), 0);
+    let default = redis.kvbench_json(args);
+    assert_eq!(info_u64(redis.port, "persistence", "aof_enabled"), 0);
     assert_eq!(default.doc["kvbench"]["server"]["appendfsync"], "everysec");
     assert_silent(&default.doc, "fsync_always");
 }
@@ -422,25 +342,21 @@ fn fsync_always_fires_for_appendfsync_always_and_not_by_default() {
 fn background_save_fires_when_the_server_forks_during_the_run() {
     let redis = Redis::start();
     let dir = TempDir::new("warnings");
-    let child = spawn_json(&redis, TWO_SECOND_SETS, &dir);
+    let mut child = spawn_json(&redis, BRIEF_SETS, &dir);
     // No prefill, no warm-up: the first SET the server sees is the run's.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while redis.calls("set") == 0 {
-        assert!(Instant::now() < deadline, "the run never started");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_traffic(redis.port, &mut child);
     let reply = String::from_utf8(redis.command(&["BGSAVE"])).unwrap();
     assert!(reply.contains("Background saving started"), "{reply}");
     let doc = finish(child, &dir);
-    assert_eq!(info_u64(&redis, "stats", "total_forks"), 1);
+    assert_eq!(info_u64(redis.port, "stats", "total_forks"), 1);
     let forks = u(&doc["kvbench"]["runs"][0]["server"]["delta"]["total_forks"]);
     assert_eq!(forks, 1, "the fork happened during the run");
     let m = message(&doc, "background_save");
     assert!(m.contains("forked 1 time(s) during RUN #1"), "{m}");
 
     let redis = Redis::start();
-    let quiet = run_json(&redis, "-t 1 -c 1 --key-maximum 5000 -n 300 --ratio 1:0");
-    assert_eq!(info_u64(&redis, "stats", "total_forks"), 0);
+    let quiet = redis.kvbench_json("-t 1 -c 1 --key-maximum 5000 -n 300 --ratio 1:0");
+    assert_eq!(info_u64(redis.port, "stats", "total_forks"), 0);
     assert_silent(&quiet.doc, "background_save");
 }
 
@@ -449,7 +365,7 @@ fn runs_disagree_is_present_exactly_when_the_variance_is_noisy() {
     // Identical runs cannot be made to disagree on purpose; the check is that
     // the warning and the variance it is computed from say the same thing.
     let redis = Redis::start();
-    let run = run_json(&redis, "-t 1 -c 1 --key-maximum 5000 -x 3 -n 1000");
+    let run = redis.kvbench_json("-t 1 -c 1 --key-maximum 5000 -x 3 -n 1000");
     let v = &run.doc["kvbench"]["variance"];
     let noisy = v["noisy"].as_bool().unwrap();
     let max_over_min = f(&v["max_over_min"]);
@@ -463,7 +379,7 @@ fn runs_disagree_is_present_exactly_when_the_variance_is_noisy() {
         assert_silent(&run.doc, "runs_disagree");
     }
     // One run has no spread and so no such warning.
-    let single = run_json(&redis, "-t 1 -c 1 --key-maximum 5000 -n 200");
+    let single = redis.kvbench_json("-t 1 -c 1 --key-maximum 5000 -n 200");
     assert!(single.doc["kvbench"]["variance"].is_null());
     assert_silent(&single.doc, "runs_disagree");
 }

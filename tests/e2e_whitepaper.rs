@@ -6,72 +6,24 @@
 
 mod common;
 
-use common::{Redis, TempDir, kvbench_ok, read_json};
+use common::{Redis, f, info, u, warning_kinds};
 use serde_json::Value;
-
-/// What one kvbench invocation left behind.
-struct Outcome {
-    doc: Value,
-    stdout: String,
-}
-
-/// Runs kvbench against `redis` with `args` (split at whitespace) and a JSON report.
-fn run_json(redis: &Redis, args: &str) -> Outcome {
-    let dir = TempDir::new("whitepaper");
-    let json = dir.path("r.json");
-    let mut full: Vec<&str> = args.split_whitespace().collect();
-    full.extend(["--json-out-file", json.to_str().unwrap()]);
-    let out = kvbench_ok(redis, &full);
-    Outcome {
-        doc: read_json(&json),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-    }
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64()
-        .unwrap_or_else(|| panic!("{v} is not an unsigned integer"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("{v} is not a number"))
-}
-
-/// One field of `INFO section`, asked by the test itself.
-fn info_field(redis: &Redis, section: &str, field: &str) -> String {
-    let text = String::from_utf8(redis.command(&["INFO", section])).unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-        .unwrap_or_else(|| panic!("no {field} in INFO {section}:\n{text}"))
-        .trim()
-        .to_string()
-}
 
 fn exists(redis: &Redis, key: &str) -> bool {
     redis.command(&["EXISTS", key]) == b"1"
 }
 
-fn warning_kinds(doc: &Value) -> Vec<&str> {
-    doc["kvbench"]["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w["kind"].as_str().unwrap())
-        .collect()
-}
-
 #[test]
 fn prefill_writes_exactly_the_key_range_so_every_get_hits() {
     let redis = Redis::start();
-    let run = run_json(
-        &redis,
+    let run = redis.kvbench_json(
         "-t 1 -c 2 --key-minimum 1 --key-maximum 3000 -d 100 --prefill --ratio 0:1 -n 500",
     );
     let kv = &run.doc["kvbench"];
 
     // The server's own counts first (the lookups below count as hits and misses).
-    assert_eq!(info_field(&redis, "stats", "keyspace_misses"), "0");
-    assert_eq!(info_field(&redis, "stats", "keyspace_hits"), "1000");
+    assert_eq!(info(redis.port, "stats", "keyspace_misses"), "0");
+    assert_eq!(info(redis.port, "stats", "keyspace_hits"), "1000");
     assert_eq!(redis.calls("set"), 3000, "one SET per key, no more");
     assert_eq!(redis.calls("get"), 1000);
     // The server holds the range, all of it and nothing else.
@@ -142,10 +94,8 @@ fn summary_rows(text: &str) -> (String, Vec<Vec<&str>>) {
 #[test]
 fn a_pipeline_sweep_runs_every_cell_and_the_server_counts_each_one() {
     let redis = Redis::start();
-    let run = run_json(
-        &redis,
-        "-t 1 -c 4 --key-maximum 10000 --pipeline 1,4,16,64 -n 2000 --ratio 1:1",
-    );
+    let run = redis
+        .kvbench_json("-t 1 -c 4 --key-maximum 10000 --pipeline 1,4,16,64 -n 2000 --ratio 1:1");
     let pipelines = [1, 4, 16, 64];
 
     // Text: one CELL header per cell, in order, then the summary table.
@@ -228,8 +178,7 @@ fn a_pipeline_sweep_runs_every_cell_and_the_server_counts_each_one() {
 #[test]
 fn a_sweep_prefills_once_before_the_first_cell_and_warms_up_only_the_first_when_asked() {
     let redis = Redis::start();
-    let run = run_json(
-        &redis,
+    let run = redis.kvbench_json(
         "-t 1 -c 2 --key-minimum 1 --key-maximum 1000 --prefill --ratio 0:1,1:1 -n 200 \
          --warmup-time 0.2 --sweep-warmup first",
     );
@@ -259,8 +208,7 @@ fn a_sweep_prefills_once_before_the_first_cell_and_warms_up_only_the_first_when_
 #[test]
 fn sweep_warmup_each_warms_up_before_every_cell() {
     let redis = Redis::start();
-    let run = run_json(
-        &redis,
+    let run = redis.kvbench_json(
         "-t 1 --key-maximum 5000 --clients 1,2 -n 100 --ratio 1:1 --warmup-time 0.2 \
          --sweep-warmup each",
     );
@@ -282,12 +230,10 @@ fn sweep_warmup_each_warms_up_before_every_cell() {
 #[test]
 fn info_before_and_after_every_phase_travels_with_the_results() {
     let redis = Redis::start_with(&["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"]);
-    let run = run_json(
-        &redis,
-        "-t 1 -c 2 --key-maximum 5000 -n 300 --ratio 1:1 --warmup-time 0.2",
-    );
+    let run =
+        redis.kvbench_json("-t 1 -c 2 --key-maximum 5000 -n 300 --ratio 1:1 --warmup-time 0.2");
     let kv = &run.doc["kvbench"];
-    let version = info_field(&redis, "server", "redis_version");
+    let version = info(redis.port, "server", "redis_version");
 
     // What the server is.
     let server = &kv["server"];
@@ -372,7 +318,7 @@ fn slowlog_lists_the_runs_commands_with_the_flag_and_is_null_without_it() {
     let redis = Redis::start_with(&["--slowlog-log-slower-than", "0"]);
     let args = "-t 1 -c 1 --key-maximum 5000 -n 40 --ratio 1:1 --warmup-time 0.1";
 
-    let with = run_json(&redis, &format!("{args} --slowlog"));
+    let with = redis.kvbench_json(&format!("{args} --slowlog"));
     let kv = &with.doc["kvbench"];
     let commands = slowlog_commands(&kv["runs"][0]["server"]);
     assert!(!commands.is_empty());
@@ -390,7 +336,7 @@ fn slowlog_lists_the_runs_commands_with_the_flag_and_is_null_without_it() {
     assert!(kv["warmup"]["server"]["slowlog"].is_null());
     assert!(!with.stdout.contains("Slowlog WARM-UP"));
 
-    let without = run_json(&redis, args);
+    let without = redis.kvbench_json(args);
     let evidence = &without.doc["kvbench"]["runs"][0]["server"];
     assert!(evidence.is_object());
     assert!(evidence["slowlog"].is_null(), "{}", evidence["slowlog"]);
@@ -403,10 +349,8 @@ fn the_runs_slowlog_holds_the_runs_commands_and_not_kvbenchs_own() {
     // run is one of the run's GETs. kvbench's control connection resets the slow
     // log before the run and reads INFO after it; neither belongs to the run.
     let redis = Redis::start_with(&["--slowlog-log-slower-than", "0"]);
-    let run = run_json(
-        &redis,
-        "-t 1 -c 1 --key-maximum 2000 --prefill --ratio 0:1 -n 20 --slowlog",
-    );
+    let run =
+        redis.kvbench_json("-t 1 -c 1 --key-maximum 2000 --prefill --ratio 0:1 -n 20 --slowlog");
     let commands = slowlog_commands(&run.doc["kvbench"]["runs"][0]["server"]);
     let foreign: Vec<&String> = commands.iter().filter(|c| *c != "GET").collect();
     assert!(
@@ -419,7 +363,7 @@ fn the_runs_slowlog_holds_the_runs_commands_and_not_kvbenchs_own() {
 #[test]
 fn several_runs_report_their_spread_in_the_text_and_the_json() {
     let redis = Redis::start();
-    let run = run_json(&redis, "-t 1 -c 2 --key-maximum 5000 -x 3 -n 1000");
+    let run = redis.kvbench_json("-t 1 -c 2 --key-maximum 5000 -x 3 -n 1000");
     let kv = &run.doc["kvbench"];
     let v = &kv["variance"];
     let rates: Vec<f64> = v["ops_per_sec"].as_array().unwrap().iter().map(f).collect();

@@ -3,17 +3,13 @@
 mod common;
 
 use std::collections::HashSet;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
-use hdrhistogram::Histogram;
-use hdrhistogram::serialization::Deserializer;
 use jsonschema::Validator;
 use serde_json::Value;
 
-use common::{Redis, TempDir, kvbench_ok, read_json};
+use common::{Redis, TempDir, decode_histogram, kvbench_at, read_json, row_histogram};
 
 const SCHEMA: &str = include_str!("../docs/output.schema.json");
 
@@ -46,29 +42,11 @@ fn assert_valid(validator: &Validator, doc: &Value, what: &str) {
     );
 }
 
-/// Decodes a "Compressed Histogram" as docs/output.md describes it.
-fn decode_histogram(op: &Value) -> Histogram<u64> {
-    let text = op["Percentile Latencies"]["Histogram log format"]["Compressed Histogram"]
-        .as_str()
-        .expect("Compressed Histogram is a string");
-    let bytes = STANDARD
-        .decode(text)
-        .expect("Compressed Histogram is base64");
-    Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .expect("Compressed Histogram is a V2 + deflate HdrHistogram")
-}
-
 /// Runs kvbench against a fresh server with `args` (split at spaces) and
 /// returns its JSON report, asserting that it validates; `what` names the run.
 fn valid_report(args: &str, what: &str) -> Value {
     let redis = Redis::start();
-    let dir = TempDir::new("schema");
-    let path = dir.path("r.json");
-    let mut full: Vec<&str> = args.split_whitespace().collect();
-    full.extend_from_slice(&["--json-out-file", path.to_str().unwrap()]);
-    kvbench_ok(&redis, &full);
-    let doc = read_json(&path);
+    let doc = redis.kvbench_json(args).doc;
     assert_valid(&validator(), &doc, what);
     doc
 }
@@ -95,7 +73,7 @@ fn a_single_run_with_warmup_validates() {
 
     // The histogram holds every reply of the section, in microseconds.
     let totals = &doc["ALL STATS"]["Totals"];
-    let h = decode_histogram(totals);
+    let h = row_histogram(totals);
     assert_eq!(Some(h.len()), totals["Count"].as_u64());
     let max_ms = totals["Max Latency"].as_f64().unwrap();
     assert!(
@@ -131,7 +109,7 @@ fn a_multi_run_report_validates() {
     assert_eq!(kv["totals"]["GET"]["count"], all / 2);
     let aggregate = &doc["AGGREGATED AVERAGE RESULTS (2 runs)"]["Totals"];
     assert_eq!(aggregate["Count"], all);
-    assert_eq!(decode_histogram(aggregate).len(), all);
+    assert_eq!(row_histogram(aggregate).len(), all);
 }
 
 /// Snapshots written after earlier phases (kvbench.complete false) validate too.
@@ -140,12 +118,9 @@ fn snapshots_written_between_phases_validate() {
     let redis = Redis::start();
     let dir = TempDir::new("schema-snapshots");
     let path = dir.path("snap.json");
-    let port = redis.port.to_string();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kvbench"))
-        .args(["-s", "127.0.0.1", "-p", &port, "--hide-histogram"])
+    let mut child = kvbench_at(redis.port)
         .args("-t 1 -c 2 --warmup-time 1 --test-time 1 -x 2 --key-maximum 1000".split_whitespace())
         .args(["--json-out-file", path.to_str().unwrap()])
-        .env_remove("KVBENCH_AUTH")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -257,11 +232,6 @@ fn an_open_loop_run_validates_and_reports_its_schedule() {
     let totals = &doc["ALL STATS"]["Totals"];
     let service = &open_loop["service_time"]["Totals"];
     assert_eq!(service["Count"], totals["Count"]);
-    let bytes = STANDARD
-        .decode(service["Compressed Histogram"].as_str().unwrap())
-        .unwrap();
-    let h: Histogram<u64> = Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .unwrap();
+    let h = decode_histogram(service["Compressed Histogram"].as_str().unwrap());
     assert_eq!(Some(h.len()), totals["Count"].as_u64());
 }
