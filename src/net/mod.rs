@@ -51,6 +51,38 @@ pub enum ConnectError {
     Protocol(String),
 }
 
+/// `Read` and `Write` for an enum of a TCP and a UNIX stream, by delegation
+/// (the non-blocking [`Stream`] and the [`BlockingStream`] alike). Writes go
+/// straight to the socket, so `flush` has nothing to do.
+macro_rules! delegate_read_write {
+    ($stream:ident) => {
+        impl Read for $stream {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                match self {
+                    $stream::Tcp(s) => s.read(buf),
+                    $stream::Unix(s) => s.read(buf),
+                }
+            }
+        }
+
+        impl Write for $stream {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                match self {
+                    $stream::Tcp(s) => s.write(buf),
+                    $stream::Unix(s) => s.write(buf),
+                }
+            }
+
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+    };
+}
+
+delegate_read_write!(Stream);
+delegate_read_write!(BlockingStream);
+
 /// A connected, non-blocking stream, TCP or UNIX.
 #[derive(Debug)]
 pub enum Stream {
@@ -102,28 +134,6 @@ impl Stream {
             Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Both),
             Stream::Unix(s) => s.shutdown(std::net::Shutdown::Both),
         };
-    }
-}
-
-impl Read for Stream {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(buf),
-            Stream::Unix(s) => s.read(buf),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 }
 
@@ -209,28 +219,6 @@ pub enum BlockingStream {
     Tcp(TcpStream),
     /// UNIX domain socket.
     Unix(UnixStream),
-}
-
-impl Read for BlockingStream {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            BlockingStream::Tcp(s) => s.read(buf),
-            BlockingStream::Unix(s) => s.read(buf),
-        }
-    }
-}
-
-impl Write for BlockingStream {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            BlockingStream::Tcp(s) => s.write(buf),
-            BlockingStream::Unix(s) => s.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Connects and runs the handshake, leaving the stream blocking with read and
