@@ -44,12 +44,13 @@ pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
     if let Some(w) = hit_rate(config, results) {
         out.push(w);
     }
-    if sysinfo::is_this_machine(&config.target.endpoint) {
+    let local = sysinfo::is_this_machine(&config.target.endpoint);
+    if local {
         out.push(Warning::SameMachine {
             target: config.target.endpoint.to_string(),
         });
     }
-    if let Some(w) = dataset(config, results) {
+    if let Some(w) = dataset(config, results, local) {
         out.push(w);
     }
     let shortest = results
@@ -187,8 +188,8 @@ fn hit_rate(config: &Config, results: &Results) -> Option<Warning> {
 }
 
 /// Keys written × (value + key name + overhead), against maxmemory and, when the
-/// server is on this machine, the memory available.
-fn dataset(config: &Config, results: &Results) -> Option<Warning> {
+/// server is on this machine (`local`), the memory available.
+fn dataset(config: &Config, results: &Results, local: bool) -> Option<Warning> {
     let sets: u64 = results
         .prefill
         .iter()
@@ -212,7 +213,6 @@ fn dataset(config: &Config, results: &Results) -> Option<Warning> {
             which: MemoryLimit::MaxMemory,
         });
     }
-    let local = sysinfo::is_this_machine(&config.target.endpoint);
     let available = sysinfo::mem_available().filter(|_| local)?;
     (estimate > available).then_some(Warning::DatasetTooLarge {
         estimate,
