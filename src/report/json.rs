@@ -18,7 +18,7 @@ use crate::protocol::resp::ServerErrorKind;
 use crate::report::{Exporter, ReportInput, distribution, evidence, open_loop};
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
-use crate::stats::{ErrorCounts, OpStats, Stats};
+use crate::stats::{ErrorCounts, OpStats, Stats, max_us, percentile_us};
 use crate::warnings;
 
 /// Version of the `kvbench` object's layout; bumped on incompatible changes.
@@ -85,7 +85,8 @@ fn round(v: f64, places: i32) -> f64 {
     (v * f).round() / f
 }
 
-fn ms(us: f64) -> f64 {
+/// µs to ms, kept to the µs.
+pub fn ms(us: f64) -> f64 {
     round(us / 1000.0, 3)
 }
 
@@ -155,8 +156,7 @@ fn op_section(
     let empty = h.is_empty();
     let mut pct = Map::new();
     for &p in percentiles {
-        let v = if empty { 0 } else { h.value_at_percentile(p) };
-        pct.insert(percentile_key(p), json!(ms(v as f64)));
+        pct.insert(percentile_key(p), json!(ms(percentile_us(h, p) as f64)));
     }
     pct.insert(
         "Histogram log format".into(),
@@ -175,7 +175,7 @@ fn op_section(
         "Average Latency": ms(op.mean_us()),
         "Accumulated Latency": (op.latency_sum_us as f64 / 1000.0).round() as u64,
         "Min Latency": if empty { 0.0 } else { ms(h.min() as f64) },
-        "Max Latency": if empty { 0.0 } else { ms(h.max() as f64) },
+        "Max Latency": ms(max_us(h) as f64),
         "KB/sec": kb(op.bytes_rx + op.bytes_tx),
         "KB/sec RX/TX": kb(op.bytes_rx + op.bytes_tx),
         "KB/sec RX": kb(op.bytes_rx),

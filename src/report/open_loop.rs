@@ -8,10 +8,10 @@ use hdrhistogram::Histogram;
 use serde_json::{Map, Value, json};
 
 use crate::config::Config;
-use crate::report::json::{compressed, percentile_key};
+use crate::report::json::{compressed, ms, percentile_key};
 use crate::report::percentile_label;
 use crate::results::{PhaseResult, Section};
-use crate::stats::OpStats;
+use crate::stats::{OpStats, max_us, percentile_us};
 
 /// One sentence saying what the headline latency measures in this run.
 pub fn latency_meaning(config: &Config) -> String {
@@ -22,14 +22,6 @@ pub fn latency_meaning(config: &Config) -> String {
             rate.arrival.name()
         ),
         None => "service time, from handing a request to the socket to reading its whole reply (closed loop: a stalled server also stops the sending, so stalls are under-counted)".to_string(),
-    }
-}
-
-fn value_at(h: &Histogram<u64>, p: f64) -> u64 {
-    if h.is_empty() {
-        0
-    } else {
-        h.value_at_percentile(p)
     }
 }
 
@@ -56,9 +48,9 @@ pub fn service_table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
             op.mean_service_us() / 1000.0
         );
         for &p in percentiles {
-            let _ = write!(out, "{:>16.5}", value_at(h, p) as f64 / 1000.0);
+            let _ = write!(out, "{:>16.5}", percentile_us(h, p) as f64 / 1000.0);
         }
-        let max = if h.is_empty() { 0 } else { h.max() };
+        let max = max_us(h);
         let _ = writeln!(out, "{:>16.5}", max as f64 / 1000.0);
     }
     out.push('\n');
@@ -82,10 +74,10 @@ pub fn schedule_line(out: &mut String, config: &Config, run: &PhaseResult) {
                 out,
                 " p{} {:.3}",
                 percentile_label(*p),
-                value_at(lag, *p) as f64 / 1000.0
+                percentile_us(lag, *p) as f64 / 1000.0
             );
         }
-        let max = if lag.is_empty() { 0 } else { lag.max() };
+        let max = max_us(lag);
         let _ = write!(out, " max {:.3} ms", max as f64 / 1000.0);
     }
     let backlog = run.series.last().map_or(0, |s| s.backlog);
@@ -102,19 +94,11 @@ fn latency_block(h: &Histogram<u64>, mean_us: f64, percentiles: &[f64]) -> Value
     m.insert("Count".into(), json!(h.len()));
     m.insert("Average Latency".into(), json!(ms(mean_us)));
     for &p in percentiles {
-        m.insert(percentile_key(p), json!(ms(value_at(h, p) as f64)));
+        m.insert(percentile_key(p), json!(ms(percentile_us(h, p) as f64)));
     }
-    m.insert(
-        "Max Latency".into(),
-        json!(ms(if h.is_empty() { 0.0 } else { h.max() as f64 })),
-    );
+    m.insert("Max Latency".into(), json!(ms(max_us(h) as f64)));
     m.insert("Compressed Histogram".into(), json!(compressed(h)));
     Value::Object(m)
-}
-
-/// µs to ms, kept to the µs.
-fn ms(us: f64) -> f64 {
-    us.round() / 1000.0
 }
 
 fn service_block(op: &OpStats, percentiles: &[f64]) -> Value {

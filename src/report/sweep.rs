@@ -12,6 +12,7 @@ use crate::report::json::{SCHEMA_VERSION, document};
 use crate::report::text::TextExporter;
 use crate::report::{Exporter, ReportInput, hit_rate_percent};
 use crate::results::rate;
+use crate::stats::percentile_us;
 use crate::sweep::CellResult;
 
 /// One row of the comparison.
@@ -42,13 +43,7 @@ pub fn summary(cells: &[CellResult]) -> Vec<SummaryRow> {
         };
         let totals = section.stats.totals();
         let h = &totals.latency_us;
-        let at = |p: f64| {
-            if h.is_empty() {
-                0.0
-            } else {
-                h.value_at_percentile(p) as f64 / 1000.0
-            }
-        };
+        let at = |p: f64| percentile_us(h, p) as f64 / 1000.0;
         let ops_per_sec = rate(totals.count, section.duration);
         let base = rows.first().map_or(ops_per_sec, |r| r.ops_per_sec);
         rows.push(SummaryRow {

@@ -10,7 +10,7 @@ use crate::protocol::resp::ServerErrorKind;
 use crate::report::{Exporter, ReportInput, distribution, hit_rate_percent, percentile_label};
 use crate::report::{evidence, open_loop};
 use crate::results::{Section, rate};
-use crate::stats::{ErrorCounts, OpStats};
+use crate::stats::{ErrorCounts, OpStats, percentile_us};
 use crate::warnings;
 
 /// The memtier-style text report.
@@ -96,11 +96,7 @@ fn row(
     }
     let _ = write!(out, "{:>16.5}", op.mean_us() / 1000.0);
     for &p in percentiles {
-        let v = if op.latency_us.is_empty() {
-            0
-        } else {
-            op.latency_us.value_at_percentile(p)
-        };
+        let v = percentile_us(&op.latency_us, p);
         let _ = write!(out, "{:>16.5}", v as f64 / 1000.0);
     }
     let kb = (op.bytes_rx + op.bytes_tx) as f64 / 1024.0;

@@ -29,6 +29,21 @@ pub fn latency_histogram() -> Result<Histogram<u64>, CreationError> {
     Ok(h)
 }
 
+/// The latency at percentile `p` in µs, 0 for an empty histogram (which has no
+/// latency to report).
+pub fn percentile_us(h: &Histogram<u64>, p: f64) -> u64 {
+    if h.is_empty() {
+        0
+    } else {
+        h.value_at_percentile(p)
+    }
+}
+
+/// The highest latency in µs, 0 for an empty histogram.
+pub fn max_us(h: &Histogram<u64>) -> u64 {
+    if h.is_empty() { 0 } else { h.max() }
+}
+
 /// Counts and latencies of one op type.
 #[derive(Debug, Clone)]
 pub struct OpStats {

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::stats::{OpStats, Stats};
+use crate::stats::{OpStats, Stats, max_us, percentile_us};
 
 /// One op's numbers for one second.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,10 +49,10 @@ impl OpSecond {
             mean_us: s.mean_us(),
             accumulated_us: s.latency_sum_us as f64,
             min_us: if empty { 0 } else { h.min() },
-            max_us: if empty { 0 } else { h.max() },
+            max_us: max_us(h),
             percentiles_us: percentiles
                 .iter()
-                .map(|&p| (p, if empty { 0 } else { h.value_at_percentile(p) }))
+                .map(|&p| (p, percentile_us(h, p)))
                 .collect(),
         }
     }
