@@ -351,7 +351,7 @@ fn build_pinning(a: &Args) -> Result<Pinning, UsageError> {
 }
 
 /// Parses `0-3,6,8-9` into CPU numbers, in the order given.
-fn parse_cpu_list(list: &str) -> Result<Vec<usize>, UsageError> {
+pub(crate) fn parse_cpu_list(list: &str) -> Result<Vec<usize>, UsageError> {
     let bad = |part: &str| {
         UsageError::new(
             "--cpus",

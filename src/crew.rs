@@ -1,7 +1,8 @@
 //! The crew: worker threads spawned, pinned and ready, with their channels.
 //!
-//! Spawning does every fallible step before the first phase: CPU choice, thread
-//! creation, and each worker's connections. A worker that cannot connect reports
+//! Spawning does every fallible step before the first phase: the CPU plan
+//! ([`plan`], decided in [`crate::placement`]), thread creation, and each
+//! worker's connections. A worker that cannot connect reports
 //! it, and the master turns that into a usage error naming the flag to change.
 
 use std::sync::Arc;
@@ -11,7 +12,10 @@ use crossbeam_channel::{Receiver, Sender, unbounded};
 
 use crate::config::{Config, Pinning, UsageError};
 use crate::interrupt::Interrupt;
+use crate::placement::{self, Facts, Placement, ServerCpus};
 use crate::run::{RunError, connect_advice};
+use crate::server::Info;
+use crate::sysinfo;
 use crate::worker::{Command, Report, WorkerBuilder};
 
 /// Workers and their channels.
@@ -37,43 +41,49 @@ impl Crew {
     }
 }
 
-/// The CPU each thread is pinned to, or `None` for no pinning.
-fn cpu_plan(config: &Config) -> Result<Vec<Option<core_affinity::CoreId>>, UsageError> {
-    let available = core_affinity::get_core_ids().unwrap_or_default();
-    let chosen: Vec<core_affinity::CoreId> = match &config.pinning {
-        Pinning::Off => return Ok(vec![None; config.threads]),
-        Pinning::Auto => available,
-        Pinning::Cpus(list) => {
-            let mut chosen = Vec::new();
-            for &cpu in list {
-                match available.iter().find(|c| c.id == cpu) {
-                    Some(c) => chosen.push(*c),
-                    None => {
-                        let ids: Vec<String> = available.iter().map(|c| c.id.to_string()).collect();
-                        return Err(UsageError::new(
-                            "--cpus",
-                            format!(
-                                "CPU {cpu} is not available to this process (available: {})",
-                                ids.join(",")
-                            ),
-                        ));
-                    }
-                }
-            }
-            chosen
-        }
-    };
-    if chosen.is_empty() {
-        return Ok(vec![None; config.threads]);
+/// The CPU plan: `--cpus` checked against the CPUs this process may use, then
+/// [`placement::decide`] with where a local server may run (learned from its
+/// `INFO server` `process_id` when kvbench is left to choose).
+pub fn plan(config: &Config, server_info: Option<&Info>) -> Result<Placement, UsageError> {
+    let mut available: Vec<usize> = core_affinity::get_core_ids()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    available.sort_unstable();
+    if let Pinning::Cpus(list) = &config.pinning
+        && let Some(cpu) = list.iter().find(|cpu| !available.contains(cpu))
+    {
+        return Err(UsageError::new(
+            "--cpus",
+            format!(
+                "CPU {cpu} is not available to this process (available: {})",
+                placement::cpu_list(&available)
+            ),
+        ));
     }
-    Ok((0..config.threads)
-        .map(|i| Some(chosen[i % chosen.len()]))
-        .collect())
+    let local_server = sysinfo::is_this_machine(&config.target.endpoint);
+    // Learned whatever the flags, so that the report says where the server was.
+    let server = server_info.filter(|_| local_server).and_then(|info| {
+        let pid = u32::try_from(info.u64("process_id")?).ok()?;
+        ServerCpus::of_process(pid, info.get("executable"))
+    });
+    Ok(placement::decide(&Facts {
+        pinning: &config.pinning,
+        threads: config.threads,
+        available: &available,
+        local_server,
+        server: server.as_ref(),
+    }))
 }
 
 /// Spawns and pins the workers; each opens its connections.
-pub fn spawn(config: &Arc<Config>, interrupt: &Interrupt) -> Result<Crew, RunError> {
-    let cpus = cpu_plan(config)?;
+pub fn spawn(
+    config: &Arc<Config>,
+    placement: &Placement,
+    interrupt: &Interrupt,
+) -> Result<Crew, RunError> {
+    let cpus = placement.threads.clone();
     let (report_tx, reports) = unbounded();
     let mut commands = Vec::new();
     let mut handles = Vec::new();
@@ -89,8 +99,10 @@ pub fn spawn(config: &Arc<Config>, interrupt: &Interrupt) -> Result<Crew, RunErr
         let handle = thread::Builder::new()
             .name(format!("kvbench-{thread}"))
             .spawn(move || {
-                if let Some(core) = cpu {
-                    core_affinity::set_for_current(core);
+                if let Some(id) = cpu {
+                    // A refusal (a cgroup that changed since the plan) leaves the
+                    // thread where the kernel puts it, which is still correct.
+                    core_affinity::set_for_current(core_affinity::CoreId { id });
                 }
                 let reports = builder.reports.clone();
                 match builder.build() {

@@ -43,6 +43,7 @@ pub mod conn;
 pub mod crew;
 pub mod interrupt;
 pub mod net;
+pub mod placement;
 pub mod protocol;
 pub mod report;
 pub mod request;

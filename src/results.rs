@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
+use crate::placement::Placement;
 use crate::server::{Info, PhaseEvidence};
 use crate::stats::Stats;
 use crate::stats::series::Second;
@@ -155,6 +156,8 @@ pub struct Results {
     pub planned_runs: u32,
     /// The phase a SIGINT/SIGTERM cut short, and the signal.
     pub interrupted: Option<(Phase, i32)>,
+    /// Where the worker threads ran, and why.
+    pub placement: Option<Placement>,
 }
 
 impl Results {
@@ -284,6 +287,7 @@ mod tests {
             runs: vec![run(1, 100, 1), run(2, 50, 1), run(3, 300, 1)],
             planned_runs: 3,
             interrupted: None,
+            placement: None,
         };
         assert_eq!(r.best(), Some(2));
         assert_eq!(r.worst(), Some(1));
@@ -301,6 +305,7 @@ mod tests {
             runs: vec![run(1, 100, 1), run(2, 300, 3)],
             planned_runs: 2,
             interrupted: None,
+            placement: None,
         };
         let agg = r.aggregate().unwrap();
         assert_eq!(rate(agg.stats.set.count, agg.duration), 100.0);
@@ -315,6 +320,7 @@ mod tests {
             runs: vec![run(1, 1, 1)],
             planned_runs: 1,
             interrupted: None,
+            placement: None,
         };
         assert_eq!(r.sections()[0].title, "ALL STATS");
     }

@@ -84,7 +84,9 @@ pub fn run(
     let config = Arc::new(config);
     let empty = Stats::for_run(config.rate.is_some())
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
-    let crew = crew::spawn(&config, interrupt)?;
+    let mut control = Control::open(&config.target).ok();
+    let placement = crew::plan(&config, control.as_mut().and_then(Control::info).as_ref())?;
+    let crew = crew::spawn(&config, &placement, interrupt)?;
     if let Err(e) = crew::await_ready(&crew, &config) {
         crew.shutdown();
         return Err(e);
@@ -95,7 +97,7 @@ pub fn run(
             seen: 0,
             interrupt: interrupt.clone(),
         },
-        control: Control::open(&config.target).ok(),
+        control,
         crew,
         config,
         empty,
@@ -103,6 +105,7 @@ pub fn run(
     let mut results = Results {
         planned_runs: master.config.run_count,
         server: master.server_context(),
+        placement: Some(placement),
         ..Results::default()
     };
     for (phase, stop) in schedule(&master.config, prefill) {

@@ -287,6 +287,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "config": crate::report::json_config::kvbench_config(c),
         "runs": r.runs.iter().map(|run| phase_summary(c, run)).collect::<Vec<_>>(),
         "server": r.server.as_ref().map(evidence::context_json),
+        "placement": r.placement.as_ref().map(crate::placement::Placement::json),
         "prefill": r.prefill.as_ref().map(|p| phase_summary(c, p)),
         "variance": variance_json(r),
         "interrupted": r.interrupted.map(|(phase, signal)| json!({

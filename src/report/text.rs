@@ -143,6 +143,9 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
             input.results.planned_runs
         );
     }
+    if let Some(placement) = &input.results.placement {
+        let _ = writeln!(out, "Placement: {placement}");
+    }
     let _ = writeln!(out, "Seed: {}", config.seed);
     for warning in warnings::collect(config, input.results) {
         let _ = writeln!(out, "Warning: {warning}");

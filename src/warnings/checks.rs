@@ -3,6 +3,7 @@
 //! tests can cite them.
 
 use crate::config::Config;
+use crate::placement::Placement;
 use crate::report::hit_rate_percent;
 use crate::results::{PhaseResult, Results};
 use crate::sysinfo;
@@ -46,8 +47,11 @@ pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
     }
     let local = sysinfo::is_this_machine(&config.target.endpoint);
     if local {
+        let placement = results.placement.as_ref();
         out.push(Warning::SameMachine {
             target: config.target.endpoint.to_string(),
+            apart: placement.is_some_and(|p| p.server.is_some() && p.overlap().is_empty()),
+            advice: placement.and_then(Placement::split_advice),
         });
     }
     if let Some(w) = dataset(config, results, local) {

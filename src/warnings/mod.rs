@@ -86,6 +86,11 @@ pub enum Warning {
     SameMachine {
         /// The target, as printed.
         target: String,
+        /// kvbench's threads ran on CPUs the server may not use.
+        apart: bool,
+        /// How to split this machine's CPUs, with its numbers (see
+        /// [`crate::placement::Placement::split_advice`]).
+        advice: Option<String>,
     },
     /// The keys × values written would not fit.
     DatasetTooLarge {
@@ -214,9 +219,24 @@ impl fmt::Display for Warning {
                 f,
                 "the GET hit rate is only {hit_rate:.2} %: most GETs asked for keys nobody wrote, and a miss is cheaper than a hit; add --prefill (or prefill with --ratio 1:0 --key-pattern P:P -n allkeys) before a GET benchmark."
             ),
-            Warning::SameMachine { target } => write!(
+            Warning::SameMachine {
+                target,
+                apart: true,
+                ..
+            } => write!(
                 f,
-                "the server ({target}) runs on this machine: kvbench and the server compete for the same CPUs, so the numbers compare configurations on this machine and are no capacity figure; pin them apart (taskset for the server, --cpus for kvbench) or use a separate client machine."
+                "the server ({target}) runs on this machine: kvbench's threads were kept off its CPUs, but both still share the machine's caches, memory bandwidth and network stack, so the numbers compare configurations on this machine and are no capacity figure; use a separate client machine for that."
+            ),
+            Warning::SameMachine {
+                target,
+                apart: false,
+                advice,
+            } => write!(
+                f,
+                "the server ({target}) runs on this machine: kvbench and the server compete for the same CPUs, so the numbers compare configurations on this machine and are no capacity figure; pin them apart ({}) or use a separate client machine.",
+                advice
+                    .as_deref()
+                    .unwrap_or("taskset for the server, --cpus for kvbench")
             ),
             Warning::DatasetTooLarge {
                 estimate,
