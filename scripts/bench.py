@@ -71,11 +71,12 @@ def syscalls(strace_file):
     return total
 
 
-def redis_benchmark(port, conns, pipeline, requests, strace_file=None):
+def redis_benchmark(port, conns, pipeline, requests, strace_file=None, threads=None, cpu=1):
     per_test = requests // 2
-    cmd = pinned(1, ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(conns),
-                     "-n", str(per_test), "-t", "set,get", "-d", "32", "-r", "100000",
-                     "-P", str(pipeline), "--csv"])
+    cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(conns),
+           "-n", str(per_test), "-t", "set,get", "-d", "32", "-r", "100000",
+           "-P", str(pipeline), "--csv"] + (["--threads", str(threads)] if threads else [])
+    cmd = pinned(cpu, cmd) if cpu is not None else cmd
     out, cpu, rss = run_measured(cmd, strace_file)
     rows = [l.replace('"', "").split(",") for l in out.splitlines() if l.startswith(('"SET"', '"GET"'))]
     seconds = sum(per_test / float(r[1]) for r in rows)
@@ -85,13 +86,13 @@ def redis_benchmark(port, conns, pipeline, requests, strace_file=None):
             "rss_mib": rss / 1024, "requests": 2 * per_test}
 
 
-def kvbench(binary, port, conns, pipeline, requests, strace_file=None, threads=1, cpu=1):
+def kvbench(binary, port, conns, pipeline, requests, strace_file=None, threads=1, cpu=1, placement=("--no-pin",)):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         launch = pinned(cpu, []) if cpu is not None else []
         cmd = launch + ([binary, "-s", "127.0.0.1", "-p", str(port), "-t", str(threads), "-c", str(conns // threads),
                          "-n", str(max(1, requests // conns)), "--ratio", "1:1", "-d", "32",
-                         "--key-maximum", "100000", "--pipeline", str(pipeline), "--no-pin",
+                         "--key-maximum", "100000", "--pipeline", str(pipeline), *placement,
                          "--hide-histogram", "--json-out-file", report])
         _, cpu_s, rss = run_measured(cmd, strace_file)
         with open(report) as f:
@@ -100,15 +101,71 @@ def kvbench(binary, port, conns, pipeline, requests, strace_file=None, threads=1
     done = doc["kvbench"]["totals"]["SET"]["count"] + doc["kvbench"]["totals"]["GET"]["count"]
     pct = totals["Percentile Latencies"]
     return {"ops": totals["Ops/sec"], "p50": pct["p50.00"], "p99": pct["p99.00"], "cpu_us": cpu_s * 1e6 / done,
-            "rss_mib": rss / 1024, "requests": done}
+            "rss_mib": rss / 1024, "requests": done,
+            "placement": (doc["kvbench"].get("placement") or {}).get("reason", "?")}
 
 
-def start_server():
+# The whitepaper's client shape, -t 20 -c 100 (2 000 connections), against a
+# local server placed two ways; requests per tool for the full and quick runs.
+PLACEMENT_REQUESTS, PLACEMENT_QUICK = 600_000, 20_000
+
+
+def placement_rows(binary, requests, pairs):
+    """The same -t 20 -c 100 workload with kvbench's default placement, --no-pin
+    and --cpus apart from the server, beside redis-benchmark -c 2000 --threads 2,
+    in rounds (A B C D, A B C D ...), against a server pinned to CPU 0 and one
+    that may run anywhere."""
+    cpus = os.cpu_count() or 1
+    rows = []
+    for server_cpu, label in ((0, "server on CPU 0"), (None, "server unpinned")):
+        server, port, workdir = start_server(server_cpu)
+        try:
+            variants = [("kvbench default", lambda: kvbench(binary, port, 2000, 1, requests, threads=20, cpu=None, placement=())),
+                        ("kvbench --no-pin", lambda: kvbench(binary, port, 2000, 1, requests, threads=20, cpu=None))]
+            if cpus > 1:
+                apart = f"1-{cpus - 1}" if cpus > 2 else "1"
+                variants.append((f"kvbench --cpus {apart}",
+                                 lambda: kvbench(binary, port, 2000, 1, requests, threads=20, cpu=None,
+                                                 placement=("--cpus", apart))))
+            variants.append(("redis-benchmark --threads 2",
+                             lambda: redis_benchmark(port, 2000, 1, requests, threads=2, cpu=None)))
+            runs = {name: [] for name, _ in variants}
+            for _ in range(pairs):
+                for name, fn in variants:
+                    runs[name].append(fn())
+            rows.append((label, runs))
+        finally:
+            stop_server(server, workdir)
+        print(f"bench: placement, {label} done", file=sys.stderr)
+    return rows
+
+
+def render_placement(rows, pairs):
+    out = ["Placement (the whitepaper's -t 20 -c 100 = 2 000 connections, SET:GET 1:1, pipeline 1; "
+           f"{pairs} round(s), medians; min–max of ops/sec shows the spread):", "",
+           "| server | client | chosen placement | ops/sec | min–max | CPU µs/request | p99 ms |",
+           "|---|---|---|---:|---:|---:|---:|"]
+    for label, runs in rows:
+        for name, r in runs.items():
+            chosen = r[0].get("placement", "–")
+            lo, hi = min(x["ops"] for x in r), max(x["ops"] for x in r)
+            out.append(f"| {label} | {name} | {chosen} | {med(r, 'ops'):.0f} | {lo:.0f}–{hi:.0f} "
+                       f"| {med(r, 'cpu_us'):.2f} | {med(r, 'p99'):.3f} |")
+    return "\n".join(out)
+
+
+def stop_server(server, workdir):
+    server.kill()
+    server.wait()
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+def start_server(cpu=0):
     port = free_port()
     workdir = tempfile.mkdtemp(prefix="kvbench-bench-")
-    server = subprocess.Popen(pinned(0, ["redis-server", "--port", str(port), "--bind", "127.0.0.1",
-                                         "--save", "", "--appendonly", "no", "--dir", workdir,
-                                         "--maxclients", "10000"]),
+    command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+               "--save", "", "--appendonly", "no", "--dir", workdir, "--maxclients", "10000"]
+    server = subprocess.Popen(pinned(cpu, command) if cpu is not None else command,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(200):
         try:
@@ -175,10 +232,9 @@ def main():
             runs = [kvbench(args.kvbench, port, 50, 1, workloads[0][3], threads=threads, cpu=None) for _ in range(pairs)]
             scaling.append((threads, runs))
     finally:
-        server.kill()
-        server.wait()
-        shutil.rmtree(workdir, ignore_errors=True)
-    table = render(rows, pairs) + "\n\n" + render_scaling(scaling)
+        stop_server(server, workdir)
+    placement = placement_rows(args.kvbench, PLACEMENT_QUICK if args.quick else PLACEMENT_REQUESTS, pairs)
+    table = render(rows, pairs) + "\n\n" + render_scaling(scaling) + "\n\n" + render_placement(placement, pairs)
     print(table)
     if args.write_doc and not args.quick:
         write_doc(table)
