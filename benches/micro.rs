@@ -8,7 +8,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
+use kvbench::command::{CommandSpec, suite};
 use kvbench::protocol::resp;
+use kvbench::protocol::template::{Fill, RespTemplate};
 use kvbench::stats::latency_histogram;
 use kvbench::workload::keys::{KeyGen, KeyPattern, KeyRange};
 
@@ -51,6 +53,51 @@ fn encoding(c: &mut Criterion) {
     group.finish();
 }
 
+/// Values for a template: one 32-byte value, keys and random numbers counted.
+struct Counter {
+    key: u64,
+    value: &'static [u8],
+}
+
+impl Fill<'static> for Counter {
+    fn key(&mut self) -> u64 {
+        self.key = self.key.wrapping_add(7919) % 10_000_000;
+        self.key
+    }
+    fn data(&mut self) -> &'static [u8] {
+        self.value
+    }
+    fn rand_int(&mut self) -> Option<u64> {
+        Some(self.key())
+    }
+}
+
+fn templates(c: &mut Criterion) {
+    let mut group = c.benchmark_group("template");
+    let mut out = Vec::with_capacity(4096);
+    let cases = [
+        ("SET __key__ __data__ (32 B)", "SET __key__ __data__"),
+        ("HSET __key__ field __data__", "HSET __key__ field __data__"),
+        ("SET user:{__key__} __data__", "SET user:{__key__} __data__"),
+        ("LRANGE mylist 0 99 (literal)", "LRANGE mylist 0 99"),
+        ("MSET 10 x __rand_int__", suite::TESTS[18].command),
+    ];
+    for (name, command) in cases {
+        let t = RespTemplate::new(&CommandSpec::parse(command).expect("valid"), false);
+        let mut fill = Counter {
+            key: 0,
+            value: &[b'x'; 32],
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                out.clear();
+                t.encode(&mut out, b"memtier-", black_box(&mut fill))
+            })
+        });
+    }
+    group.finish();
+}
+
 fn key_generation(c: &mut Criterion) {
     let mut group = c.benchmark_group("keys");
     let range = KeyRange {
@@ -89,5 +136,12 @@ fn histogram(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, decoding, encoding, key_generation, histogram);
+criterion_group!(
+    benches,
+    decoding,
+    encoding,
+    templates,
+    key_generation,
+    histogram
+);
 criterion_main!(benches);

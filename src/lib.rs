@@ -10,7 +10,10 @@
 //! - [`target`]: server address, credentials (redacted everywhere), URI parsing.
 //!
 //! The wire and the workload (pure, no I/O):
-//! - [`protocol`]: RESP codec: encode requests, decode replies (`Ok(None)` = incomplete).
+//! - [`protocol`]: RESP codec: encode requests, decode replies (`Ok(None)` = incomplete);
+//!   [`protocol::template`] encodes a command template once and fills it per request.
+//! - [`command`]: commands as text (`--command`, redis-benchmark's suite) parsed into
+//!   arguments of literal parts and placeholders.
 //! - [`workload`]: SET:GET mix, key patterns, value sizes; generators take `&mut impl Rng`.
 //! - [`request`]: one connection's request stream for a phase, and seed derivation.
 //! - [`schedule`]: open-loop intended send times (`--rate`).
@@ -37,6 +40,7 @@
 //! - [`compare`]: `kvbench compare`, reports side by side.
 
 pub mod cli;
+pub mod command;
 pub mod compare;
 pub mod config;
 pub mod conn;
