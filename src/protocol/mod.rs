@@ -6,6 +6,7 @@
 //! tests can feed it whatever a hostile server might send.
 
 pub mod resp;
+pub mod resp3;
 pub mod template;
 pub mod value;
 

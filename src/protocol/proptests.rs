@@ -46,6 +46,7 @@ impl From<Reply<'_>> for Owned {
             Reply::Bulk(payload) => Self::Bulk(payload.to_vec()),
             Reply::Nil => Self::Nil,
             Reply::Array(count) => Self::Array(count),
+            other => panic!("RESP2 decoding returned a RESP3 reply: {other:?}"),
         }
     }
 }

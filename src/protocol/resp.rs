@@ -1,4 +1,5 @@
-//! RESP2, the Redis serialization protocol: the reply decoder, the request
+//! RESP, the Redis serialization protocol: the reply decoder (RESP2, and with
+//! [`Dialect::Resp3`] the types RESP3 adds, in [`super::resp3`]), the request
 //! encoders, and the grouping of server error replies by kind.
 //!
 //! The decoder is stateless. It is handed whatever bytes have arrived so far
@@ -53,6 +54,49 @@ pub enum Reply<'a> {
     /// and are included in the consumed length, but are not returned,
     /// because a load generator only needs to know the reply is complete.
     Array(usize),
+    /// RESP3: `#t` or `#f`.
+    Boolean(bool),
+    /// RESP3: a double (`,1.5`, `,inf`, `,nan`), as its text.
+    Double(&'a [u8]),
+    /// RESP3: a big number (`(3492890328409238509324850943850943825024385`), as its digits.
+    BigNumber(&'a [u8]),
+    /// RESP3: a verbatim string (`=15\r\ntxt:Some string`): its payload, the
+    /// three-letter format and colon included.
+    Verbatim(&'a [u8]),
+    /// RESP3: a map of this many key-value pairs (validated like an array).
+    Map(usize),
+    /// RESP3: a set of this many elements.
+    Set(usize),
+    /// RESP3: out-of-band data (`>`: pub/sub messages, client-side caching
+    /// invalidations). It answers no request, so the connection must not
+    /// match it to one.
+    Push(usize),
+    /// RESP3: attributes of the reply that follows, as this many pairs. Never
+    /// returned by [`decode`], which skips them and returns that reply.
+    Attribute(usize),
+}
+
+impl Reply<'_> {
+    /// How many elements follow an aggregate's header (two per map or
+    /// attribute pair); `None` for everything else.
+    pub fn elements(&self) -> Option<usize> {
+        match *self {
+            Reply::Array(n) | Reply::Set(n) | Reply::Push(n) => Some(n),
+            Reply::Map(n) | Reply::Attribute(n) => Some(n.saturating_mul(2)),
+            _ => None,
+        }
+    }
+}
+
+/// Which RESP a connection speaks: the type bytes of RESP3 are errors in a
+/// RESP2 stream, so a confused server is caught rather than misread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// RESP2: `+ - : $ *`.
+    #[default]
+    Resp2,
+    /// RESP3 (after `HELLO 3`): also `_ # , ( ! = % ~ > |`.
+    Resp3,
 }
 
 /// Why the bytes received cannot be a RESP2 reply stream. Every variant
@@ -75,6 +119,9 @@ pub enum DecodeError {
     /// Arrays were nested more than [`MAX_DEPTH`] levels deep.
     #[error("replies nested deeper than {MAX_DEPTH} levels")]
     TooDeep,
+    /// A RESP3 boolean, double or big number whose text is not one.
+    #[error("malformed RESP3 boolean, double or big number")]
+    InvalidScalar,
     /// A line or bulk payload was not followed by exactly `\r\n`, or a
     /// simple string or error line never ended.
     #[error("missing CRLF terminator")]
@@ -82,7 +129,7 @@ pub enum DecodeError {
 }
 
 /// A decoded value header and the offset just past it.
-type Step<'a> = Option<(Reply<'a>, usize)>;
+pub(super) type Step<'a> = Option<(Reply<'a>, usize)>;
 
 /// Decodes the first reply in `buf`.
 ///
@@ -99,17 +146,36 @@ type Step<'a> = Option<(Reply<'a>, usize)>;
 /// byte, a malformed or out-of-range length, nesting beyond [`MAX_DEPTH`],
 /// or a line or payload not terminated by exactly `\r\n`.
 pub fn decode(buf: &[u8]) -> Result<Option<(Reply<'_>, usize)>, DecodeError> {
-    let Some((reply, after_header)) = read_value(buf, 0, 0)? else {
-        return Ok(None);
-    };
-    let end = match reply {
-        Reply::Array(count) => match skip_elements(buf, after_header, count)? {
-            Some(end) => end,
-            None => return Ok(None),
-        },
-        _ => after_header,
-    };
-    Ok(Some((reply, end)))
+    decode_as(buf, Dialect::Resp2)
+}
+
+/// [`decode`] for either dialect. RESP3 attributes before a reply are
+/// validated and skipped; the reply after them is returned, and the length
+/// consumed covers both.
+///
+/// # Errors
+///
+/// As [`decode`]; in RESP3 also [`DecodeError::InvalidScalar`].
+pub fn decode_as(buf: &[u8], dialect: Dialect) -> Result<Option<(Reply<'_>, usize)>, DecodeError> {
+    let mut pos = 0;
+    loop {
+        let Some((reply, after_header)) = read_value(buf, pos, 0, dialect)? else {
+            return Ok(None);
+        };
+        let end = match reply.elements() {
+            Some(count) if count > 0 => match skip_elements(buf, after_header, count, dialect)? {
+                Some(end) => end,
+                None => return Ok(None),
+            },
+            _ => after_header,
+        };
+        if matches!(reply, Reply::Attribute(_)) {
+            // Each attribute consumes bytes, so this ends with the buffer.
+            pos = end;
+            continue;
+        }
+        return Ok(Some((reply, end)));
+    }
 }
 
 /// Validates the `count` elements of an array starting at `pos` and returns
@@ -117,7 +183,12 @@ pub fn decode(buf: &[u8]) -> Result<Option<(Reply<'_>, usize)>, DecodeError> {
 ///
 /// Nesting is tracked in a fixed array of per-level counters instead of by
 /// recursion, so neither the call stack nor the heap grows with the input.
-fn skip_elements(buf: &[u8], mut pos: usize, count: usize) -> Result<Option<usize>, DecodeError> {
+fn skip_elements(
+    buf: &[u8],
+    mut pos: usize,
+    count: usize,
+    dialect: Dialect,
+) -> Result<Option<usize>, DecodeError> {
     let mut owed = [0_usize; MAX_DEPTH];
     owed[0] = count;
     let mut open = 1_usize;
@@ -128,12 +199,16 @@ fn skip_elements(buf: &[u8], mut pos: usize, count: usize) -> Result<Option<usiz
             continue;
         }
         *remaining -= 1;
-        let Some((reply, next)) = read_value(buf, pos, open)? else {
+        let Some((reply, next)) = read_value(buf, pos, open, dialect)? else {
             return Ok(None);
         };
         pos = next;
-        match reply {
-            Reply::Array(inner) if inner > 0 => {
+        if matches!(reply, Reply::Attribute(_)) {
+            // An attribute annotates the element after it and is not one.
+            *remaining += 1;
+        }
+        match reply.elements() {
+            Some(inner) if inner > 0 => {
                 *owed.get_mut(open).ok_or(DecodeError::TooDeep)? = inner;
                 open += 1;
             }
@@ -145,7 +220,12 @@ fn skip_elements(buf: &[u8], mut pos: usize, count: usize) -> Result<Option<usiz
 
 /// Decodes one value header at `pos`, nested inside `depth` open arrays.
 /// For an array only the header is read; its elements are the caller's.
-fn read_value(buf: &[u8], pos: usize, depth: usize) -> Result<Step<'_>, DecodeError> {
+fn read_value(
+    buf: &[u8],
+    pos: usize,
+    depth: usize,
+    dialect: Dialect,
+) -> Result<Step<'_>, DecodeError> {
     let Some(&kind) = buf.get(pos) else {
         return Ok(None);
     };
@@ -161,6 +241,12 @@ fn read_value(buf: &[u8], pos: usize, depth: usize) -> Result<Step<'_>, DecodeEr
         // nesting fails at once, however much of it is still in flight.
         b'*' if depth >= MAX_DEPTH => Err(DecodeError::TooDeep),
         b'*' => read_array_header(buf, start),
+        other if dialect == Dialect::Resp3 => {
+            if super::resp3::is_aggregate(other) && depth >= MAX_DEPTH {
+                return Err(DecodeError::TooDeep);
+            }
+            super::resp3::read_value(buf, other, start)
+        }
         other => Err(DecodeError::InvalidType(other)),
     }
 }
@@ -168,7 +254,7 @@ fn read_value(buf: &[u8], pos: usize, depth: usize) -> Result<Step<'_>, DecodeEr
 /// Reads a line starting at `start` and returns it without its CRLF, along
 /// with the offset after the CRLF. A line longer than [`MAX_LINE_LEN`] fails
 /// with `too_long`, so each caller can name the failure in its own terms.
-fn read_line(
+pub(super) fn read_line(
     buf: &[u8],
     start: usize,
     too_long: DecodeError,
@@ -192,7 +278,7 @@ fn read_line(
 }
 
 /// Reads an integer line such as the body of `:12\r\n` or `$3\r\n`.
-fn read_number(buf: &[u8], start: usize) -> Result<Option<(i64, usize)>, DecodeError> {
+pub(super) fn read_number(buf: &[u8], start: usize) -> Result<Option<(i64, usize)>, DecodeError> {
     let Some((digits, end)) = read_line(buf, start, DecodeError::InvalidNumber)? else {
         return Ok(None);
     };
@@ -228,7 +314,7 @@ fn parse_i64(text: &[u8]) -> Result<i64, DecodeError> {
 
 /// Checks an announced length: -1 means nil (`None`), anything else must lie
 /// in `0..=limit`.
-fn checked_length(
+pub(super) fn checked_length(
     len: i64,
     limit: i64,
     too_large: fn(i64) -> DecodeError,
@@ -242,7 +328,7 @@ fn checked_length(
 }
 
 /// Reads a bulk string whose `$` has already been seen.
-fn read_bulk(buf: &[u8], start: usize) -> Result<Step<'_>, DecodeError> {
+pub(super) fn read_bulk(buf: &[u8], start: usize) -> Result<Step<'_>, DecodeError> {
     let Some((len, payload_start)) = read_number(buf, start)? else {
         return Ok(None);
     };

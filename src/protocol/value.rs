@@ -68,6 +68,19 @@ fn build(bytes: &[u8], reply: Reply<'_>) -> Result<Value, DecodeError> {
         Reply::Integer(i) => Value::Integer(i),
         Reply::Bulk(b) => Value::Bulk(b.to_vec()),
         Reply::Nil => Value::Nil,
+        // [`parse`] decodes RESP2, which has none of these.
+        Reply::Boolean(_)
+        | Reply::Double(_)
+        | Reply::BigNumber(_)
+        | Reply::Verbatim(_)
+        | Reply::Map(_)
+        | Reply::Set(_)
+        | Reply::Push(_)
+        | Reply::Attribute(_) => {
+            return Err(DecodeError::InvalidType(
+                bytes.first().copied().unwrap_or(0),
+            ));
+        }
         Reply::Array(n) => {
             // Elements start after the `*N\r\n` header line.
             let mut pos = bytes
