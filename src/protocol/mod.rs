@@ -4,7 +4,14 @@
 //! replies. It is deliberately pure: nothing here touches a socket or a clock,
 //! so the connection code can feed it whatever the kernel delivered and the
 //! tests can feed it whatever a hostile server might send.
+//!
+//! - [`resp`] / [`resp3`]: RESP2 and the types RESP3 adds, one stateless decoder.
+//! - [`template`]: any command, encoded once and filled per request.
+//! - [`memcache_text`] / [`memcache_binary`]: memcached's two protocols.
+//! - [`value`]: owned replies for the control connection.
 
+pub mod memcache_binary;
+pub mod memcache_text;
 pub mod resp;
 pub mod resp3;
 pub mod template;

@@ -1,0 +1,230 @@
+//! memcached's text protocol (`protocol.txt` in memcached's source): request
+//! encoders for `set` and `get`, and a stateless decoder of the replies.
+//!
+//! Like the RESP decoder, [`decode`] is handed whatever bytes have arrived
+//! and answers `Ok(None)` while a reply is incomplete. A `get` is answered by
+//! zero or more `VALUE <key> <flags> <bytes> [<cas>]` blocks and `END`; one
+//! key per request (as memtier sends), so a hit is one block and `END`, a
+//! miss `END` alone. Values are skipped, never copied.
+
+use super::resp::ServerErrorKind;
+
+/// The longest reply line accepted (memcached's keys are at most 250 bytes,
+/// its error lines short); a longer unterminated line is a protocol error.
+pub const MAX_LINE_LEN: usize = 2048;
+
+/// The largest value accepted: memcached's item size limit can be raised to
+/// 1 GiB (`-I`), no further.
+pub const MAX_VALUE_LEN: usize = 1024 * 1024 * 1024;
+
+/// One decoded reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McReply<'a> {
+    /// `STORED`, `DELETED`, `TOUCHED`, `OK` and the like: success without data.
+    Done(&'a [u8]),
+    /// `NOT_STORED`, `EXISTS`, `NOT_FOUND`: the command ran but did nothing.
+    NotDone(&'a [u8]),
+    /// A `get` hit: one `VALUE` block of this many data bytes, then `END`.
+    Hit(usize),
+    /// A `get` miss: `END` alone.
+    Miss,
+    /// A number (the reply to `incr`/`decr`).
+    Number(u64),
+    /// `ERROR`, `CLIENT_ERROR …` or `SERVER_ERROR …`: the whole line.
+    Error(&'a [u8]),
+}
+
+impl McReply<'_> {
+    /// The error kind of an error line, in the same groups as Redis' errors:
+    /// `SERVER_ERROR out of memory …` is [`ServerErrorKind::Oom`].
+    pub fn error_kind(&self) -> Option<ServerErrorKind> {
+        let McReply::Error(line) = self else {
+            return None;
+        };
+        let oom = line.windows(13).any(|w| w == b"out of memory");
+        Some(if oom {
+            ServerErrorKind::Oom
+        } else {
+            ServerErrorKind::Err
+        })
+    }
+}
+
+/// Why the bytes cannot be memcached text replies.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McDecodeError {
+    /// A line longer than [`MAX_LINE_LEN`], or not ended by `\r\n`.
+    #[error("reply line too long or not ended by CRLF")]
+    BadLine,
+    /// A line that is none of memcached's replies.
+    #[error("unexpected reply line")]
+    Unexpected,
+    /// A `VALUE` line with a bad length, a value not followed by CRLF, or a
+    /// second `VALUE` block where one key was asked for.
+    #[error("malformed VALUE block")]
+    BadValue,
+}
+
+/// Appends `get <prefix><key>\r\n`; returns the bytes appended.
+pub fn encode_get(out: &mut Vec<u8>, prefix: &[u8], key: u64) -> usize {
+    let before = out.len();
+    out.extend_from_slice(b"get ");
+    push_key(out, prefix, key);
+    out.extend_from_slice(b"\r\n");
+    out.len() - before
+}
+
+/// Appends `set <prefix><key> 0 <expiry> <len>\r\n<value>\r\n` (flags 0, as
+/// memtier); returns the bytes appended.
+pub fn encode_set(out: &mut Vec<u8>, prefix: &[u8], key: u64, expiry: u32, value: &[u8]) -> usize {
+    let before = out.len();
+    out.extend_from_slice(b"set ");
+    push_key(out, prefix, key);
+    out.extend_from_slice(b" 0 ");
+    out.extend_from_slice(itoa::Buffer::new().format(expiry).as_bytes());
+    out.push(b' ');
+    out.extend_from_slice(itoa::Buffer::new().format(value.len()).as_bytes());
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(value);
+    out.extend_from_slice(b"\r\n");
+    out.len() - before
+}
+
+fn push_key(out: &mut Vec<u8>, prefix: &[u8], key: u64) {
+    out.extend_from_slice(prefix);
+    out.extend_from_slice(itoa::Buffer::new().format(key).as_bytes());
+}
+
+/// Decodes the first reply in `buf`: `Ok(None)` while incomplete,
+/// `Ok(Some((reply, consumed)))`, or `Err` when the stream is out of sync.
+///
+/// # Errors
+///
+/// [`McDecodeError`] for anything memcached would not send.
+pub fn decode(buf: &[u8]) -> Result<Option<(McReply<'_>, usize)>, McDecodeError> {
+    let Some((line, after)) = line_at(buf, 0)? else {
+        return Ok(None);
+    };
+    let reply = match line {
+        b"END" => McReply::Miss,
+        b"STORED" | b"DELETED" | b"TOUCHED" | b"OK" => McReply::Done(line),
+        b"NOT_STORED" | b"EXISTS" | b"NOT_FOUND" => McReply::NotDone(line),
+        b"ERROR" => McReply::Error(line),
+        _ if line.starts_with(b"CLIENT_ERROR") || line.starts_with(b"SERVER_ERROR") => {
+            McReply::Error(line)
+        }
+        _ if line.starts_with(b"VALUE ") => return value_block(buf, line, after),
+        _ if !line.is_empty() && line.iter().all(u8::is_ascii_digit) => {
+            let n = std::str::from_utf8(line)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .ok_or(McDecodeError::Unexpected)?;
+            McReply::Number(n)
+        }
+        _ => return Err(McDecodeError::Unexpected),
+    };
+    Ok(Some((reply, after)))
+}
+
+/// `VALUE <key> <flags> <bytes> [<cas>]`, the data, and `END`.
+fn value_block<'a>(
+    buf: &'a [u8],
+    line: &[u8],
+    data_start: usize,
+) -> Result<Option<(McReply<'a>, usize)>, McDecodeError> {
+    let mut fields = line.split(|&b| b == b' ').skip(1);
+    let (_key, _flags) = (fields.next(), fields.next());
+    let len: usize = fields
+        .next()
+        .and_then(|f| std::str::from_utf8(f).ok())
+        .and_then(|f| f.parse().ok())
+        .filter(|&n| n <= MAX_VALUE_LEN)
+        .ok_or(McDecodeError::BadValue)?;
+    let data_end = data_start + len;
+    match buf.get(data_end..data_end + 2) {
+        None if buf.len() < data_end + 2 => return Ok(None),
+        Some(b"\r\n") => {}
+        _ => return Err(McDecodeError::BadValue),
+    }
+    match line_at(buf, data_end + 2)? {
+        None => Ok(None),
+        Some((b"END", end)) => Ok(Some((McReply::Hit(len), end))),
+        Some(_) => Err(McDecodeError::BadValue),
+    }
+}
+
+/// The line starting at `start`, without its CRLF, and the offset after it.
+fn line_at(buf: &[u8], start: usize) -> Result<Option<(&[u8], usize)>, McDecodeError> {
+    let rest = buf.get(start..).unwrap_or_default();
+    let window = rest.get(..MAX_LINE_LEN + 2).unwrap_or(rest);
+    match window.iter().position(|&b| b == b'\n') {
+        Some(0) => Err(McDecodeError::BadLine),
+        Some(nl) if rest[nl - 1] == b'\r' => Ok(Some((&rest[..nl - 1], start + nl + 1))),
+        Some(_) => Err(McDecodeError::BadLine),
+        None if window.len() > MAX_LINE_LEN + 1 => Err(McDecodeError::BadLine),
+        None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{McDecodeError, McReply, decode, encode_get, encode_set};
+    use crate::protocol::resp::ServerErrorKind;
+
+    fn transcript(wire: &[u8], expected: McReply<'_>) {
+        assert_eq!(decode(wire), Ok(Some((expected, wire.len()))), "{wire:?}");
+        let padded = [wire, b"STORED\r\n"].concat();
+        assert_eq!(
+            decode(&padded),
+            Ok(Some((expected, wire.len()))),
+            "{padded:?}"
+        );
+        for cut in 0..wire.len() {
+            assert_eq!(decode(&wire[..cut]), Ok(None), "prefix {cut} of {wire:?}");
+        }
+    }
+
+    #[test]
+    fn encoders_write_memtiers_commands() {
+        let mut out = Vec::new();
+        assert_eq!(encode_get(&mut out, b"memtier-", 42), out.len());
+        assert_eq!(out, b"get memtier-42\r\n");
+        out.clear();
+        encode_set(&mut out, b"memtier-", 7, 0, b"abc");
+        assert_eq!(out, b"set memtier-7 0 0 3\r\nabc\r\n");
+    }
+
+    #[test]
+    fn replies_decode_exactly() {
+        transcript(b"STORED\r\n", McReply::Done(b"STORED"));
+        transcript(b"NOT_STORED\r\n", McReply::NotDone(b"NOT_STORED"));
+        transcript(b"END\r\n", McReply::Miss);
+        transcript(b"VALUE memtier-7 0 3\r\nabc\r\nEND\r\n", McReply::Hit(3));
+        transcript(b"VALUE k 0 4 99\r\na\r\nb\r\nEND\r\n", McReply::Hit(4));
+        transcript(b"VALUE k 0 0\r\n\r\nEND\r\n", McReply::Hit(0));
+        transcript(b"12\r\n", McReply::Number(12));
+        let oom = b"SERVER_ERROR out of memory storing object\r\n";
+        transcript(oom, McReply::Error(&oom[..oom.len() - 2]));
+        let Ok(Some((reply, _))) = decode(oom) else {
+            panic!()
+        };
+        assert_eq!(reply.error_kind(), Some(ServerErrorKind::Oom));
+        transcript(b"ERROR\r\n", McReply::Error(b"ERROR"));
+    }
+
+    #[test]
+    fn out_of_sync_streams_are_errors() {
+        assert_eq!(decode(b"+OK\r\n"), Err(McDecodeError::Unexpected));
+        assert_eq!(decode(b"STORED\n"), Err(McDecodeError::BadLine));
+        assert_eq!(decode(b"VALUE k 0 x\r\n"), Err(McDecodeError::BadValue));
+        assert_eq!(
+            decode(b"VALUE k 0 1\r\nab\r\nEND\r\n"),
+            Err(McDecodeError::BadValue)
+        );
+        assert_eq!(
+            decode(b"VALUE k 0 1\r\na\r\nVALUE k 0 1\r\na\r\nEND\r\n"),
+            Err(McDecodeError::BadValue)
+        );
+        assert_eq!(decode(&[b'x'; 4096]), Err(McDecodeError::BadLine));
+    }
+}
