@@ -285,6 +285,9 @@ fn run_phase(
     let mut open = vec![config.clients; config.threads];
     let mut thread_cpu = vec![Duration::ZERO; config.threads];
     let mut unsent = 0;
+    // The run ends when the last thread stopped sending; what follows is the drain.
+    let mut sent_until = started_at;
+    let (mut down, mut given_up) = (0, 0);
     while finished < crew.handles.len() {
         let Ok(report) = crew.reports.recv() else {
             break;
@@ -310,6 +313,9 @@ fn run_phase(
         if let (Some(end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
             *cpu = end.cpu_time;
             unsent += end.unsent;
+            down += end.down;
+            given_up += end.given_up;
+            sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
         }
         let completed = series.add(second, &stats, backlog, &mut log_second);
         // The final, partial second is summed up by `end_phase` instead.
@@ -324,7 +330,10 @@ fn run_phase(
     let result = PhaseResult {
         phase,
         started_wall,
-        duration: ended_at.saturating_duration_since(started_at),
+        duration: sent_until.saturating_duration_since(started_at),
+        drain: ended_at.saturating_duration_since(sent_until),
+        connections_down: down,
+        connections_given_up: given_up,
         stats: total,
         series: series.finish(&mut log_second),
         thread_cpu,

@@ -135,6 +135,11 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
         }
         None => {}
     }
+    for run in &input.results.runs {
+        if let Some(why) = run.incomplete() {
+            let _ = writeln!(out, "Incomplete: {}: {why}.", run.phase);
+        }
+    }
     if !input.complete {
         let _ = writeln!(
             out,

@@ -111,8 +111,19 @@ pub struct PhaseEnd {
     /// CPU time (user + system) this thread used during the phase.
     pub cpu_time: Duration,
     /// Open loop: requests whose intended time fell before the deadline but that
-    /// were never sent because the pipeline window stayed full.
+    /// were never sent (the pipeline window stayed full, or their connection was
+    /// down); each is in the response-time histogram.
     pub unsent: u64,
+    /// When this worker stopped sending (the deadline or an interrupt); `None`
+    /// when it ran out of requests instead. The run time ends here: the replies
+    /// awaited afterwards are the drain, reported apart.
+    pub stopped_sending_at: Option<Instant>,
+    /// Connections that were not ready when sending stopped (closed or still
+    /// reconnecting).
+    pub down: usize,
+    /// Of those, connections closed for good: `--no-reconnect`, or
+    /// `--max-reconnect-attempts` spent. Their share of the load was not offered.
+    pub given_up: usize,
 }
 
 /// Everything a worker needs, gathered on the master thread.
