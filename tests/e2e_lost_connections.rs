@@ -224,6 +224,20 @@ fn a_rate_run_whose_connections_all_died_lasts_its_test_time_and_is_incomplete()
         a.run_ms,
         "Runtime"
     );
+    // The backlog counts what fell due on the closed connections: at the end,
+    // exactly the requests never sent.
+    let backlog = doc["kvbench"]["runs"][0]["open_loop"]["backlog_per_second"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(u)
+        .collect::<Vec<_>>();
+    assert!(
+        backlog.last().unwrap().abs_diff(a.never_sent) <= 2,
+        "backlog {backlog:?}, never sent {}",
+        a.never_sent
+    );
+    assert!(backlog.windows(2).all(|w| w[0] <= w[1]), "{backlog:?}");
     assert_eq!(u(&doc["kvbench"]["runs"][0]["connections_down_at_end"]), 2);
     assert_eq!(doc["kvbench"]["complete"], false);
     assert!(

@@ -160,7 +160,8 @@ impl Worker {
         loop {
             let now = Instant::now();
             if now >= next_tick {
-                let backlog = self.backlog(now);
+                // Nothing intended after the deadline is ever backlog.
+                let backlog = self.backlog(clock.stopped_at().map_or(now, |s| s.min(now)));
                 self.report_second(second, now, backlog, None);
                 second += 1;
                 next_tick += Duration::from_secs(1);
