@@ -288,7 +288,7 @@ fn requests_a_stalled_server_kept_unsent_past_the_deadline_enter_the_response_ti
     thread::sleep(Duration::from_millis(800));
     // The server sleeps past the deadline; the stuck reply comes in the drain.
     assert_eq!(redis.command(&["DEBUG", "SLEEP", "2.6"]), b"OK");
-    let (doc, _) = finish(child, &dir);
+    let (doc, text) = finish(child, &dir);
     let run = &doc["kvbench"]["runs"][0];
     let totals = &doc["ALL STATS"]["Totals"];
     let never_sent = u(&run["open_loop"]["never_sent"]);
@@ -313,6 +313,7 @@ fn requests_a_stalled_server_kept_unsent_past_the_deadline_enter_the_response_ti
     assert!(run_ms.abs_diff(3000) <= 2, "run time {run_ms} ms");
     let drain_ms = u(&run["drain_ms"]);
     assert!((100..=2700).contains(&drain_ms), "drain {drain_ms} ms");
+    assert!(text.contains("Drain: RUN #1 waited"), "{text}");
 }
 
 #[test]
