@@ -18,7 +18,7 @@ use std::thread;
 use std::time::Duration;
 
 use common::{
-    Redis, TempDir, ask, f, info_u64, parse_commandstats, read_json, row_histogram, u,
+    Redis, TempDir, ask, f, info_u64, parse_commandstats, pipeline, read_json, row_histogram, u,
     wait_for_traffic,
 };
 use hdrhistogram::Histogram;
@@ -275,6 +275,65 @@ fn connections_killed_and_reconnected_send_what_fell_due_late_and_timed_from_its
     assert_eq!(u(&doc["kvbench"]["errors"]["reconnects"]), 2);
     assert_eq!(doc["kvbench"]["complete"], true);
     assert!(doc["kvbench"]["runs"][0]["incomplete"].is_null());
+}
+
+#[test]
+fn the_backlog_counts_what_falls_due_while_connections_are_reconnecting() {
+    let _load = exclusive();
+    let redis = Redis::start();
+    let dir = TempDir::new("reconnecting");
+    // 5 s, so that the connections come back (backoff 0.1, 0.2, 0.4, 0.8, 1.6 s)
+    // well before the deadline.
+    let load = "--rate 1000 -t 1 -c 2 --test-time 5 --ratio 1:1";
+    let mut child = spawn(redis.port, load, &dir);
+    wait_for_traffic(redis.port, &mut child);
+    thread::sleep(Duration::from_millis(800));
+    // A password makes every reconnect fail its handshake (-NOAUTH) until it
+    // is removed 2 s later: meanwhile the connections are reconnecting.
+    pipeline(
+        redis.port,
+        &[
+            &["CONFIG", "SET", "requirepass", "secret"][..],
+            &["CLIENT", "KILL", "TYPE", "normal"][..],
+        ],
+    );
+    thread::sleep(Duration::from_millis(2000));
+    pipeline(
+        redis.port,
+        &[
+            &["AUTH", "secret"][..],
+            &["CONFIG", "SET", "requirepass", ""][..],
+        ],
+    );
+    let (doc, _) = finish(child, &dir);
+    let run = &doc["kvbench"]["runs"][0];
+    let backlog: Vec<u64> = run["open_loop"]["backlog_per_second"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(u)
+        .collect();
+    // Down for about 2 s of 1 000 requests/s: at the end of a second in the
+    // outage, its requests due so far were waiting (it read 0 while they did).
+    let peak = backlog.iter().copied().max().unwrap();
+    assert!((800..=3500).contains(&peak), "backlog {backlog:?}");
+    // Back before the deadline: what fell due was sent late, not lost.
+    assert!(u(&run["errors"]["refused"]) >= 2, "{}", run["errors"]);
+    assert!(
+        u(&run["open_loop"]["never_sent"]) <= 2 && *backlog.last().unwrap() <= 2,
+        "backlog {backlog:?}, never sent {}",
+        run["open_loop"]["never_sent"]
+    );
+    let replies = u(&doc["ALL STATS"]["Totals"]["Count"]);
+    let lost = u(&run["errors"]["lost_requests"]);
+    let never_sent = u(&run["open_loop"]["never_sent"]);
+    assert_eq!(replies + lost + never_sent, 5000);
+    // The late requests' response times count from their intended times.
+    let late = samples_at_least(&row_histogram(&doc["ALL STATS"]["Totals"]), 1_000_000);
+    assert!(
+        (500..=3500).contains(&late),
+        "{late} response times of 1 s or more"
+    );
 }
 
 #[test]
