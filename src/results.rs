@@ -115,7 +115,7 @@ impl std::fmt::Display for Incomplete {
         match self {
             Incomplete::ConnectionsLost { given_up } => write!(
                 f,
-                "{given_up} connection(s) closed and not reconnected by the end (--no-reconnect, or --max-reconnect-attempts spent); the requests due on them were never sent"
+                "{given_up} connection(s) closed and not reconnected by the end (--no-reconnect, or --max-reconnect-attempts spent), so their share of the load was never offered"
             ),
         }
     }

@@ -379,3 +379,20 @@ impl Worker {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timed_phase_holds_until_its_deadline_unless_interrupted() {
+        let t0 = Instant::now();
+        let mut clock = PhaseClock::new(Stop::Time(Duration::from_secs(4)), t0);
+        assert!(clock.holds(t0 + Duration::from_millis(3999)));
+        assert!(!clock.holds(t0 + Duration::from_secs(4)));
+        clock.interrupt(t0 + Duration::from_secs(1));
+        assert!(!clock.holds(t0 + Duration::from_secs(2)));
+        // A request-bound phase ends when its requests are done.
+        assert!(!PhaseClock::new(Stop::Requests(10), t0).holds(t0));
+    }
+}
