@@ -130,7 +130,7 @@ pub fn await_ready(crew: &Crew, config: &Config) -> Result<(), RunError> {
         match crew.reports.recv() {
             Ok(Report::Ready { .. }) => ready += 1,
             Ok(Report::SetupFailed { error, .. }) => {
-                return Err(connect_advice(&error, &config.target.endpoint).into());
+                return Err(connect_advice(&error, &config.target.endpoint));
             }
             Ok(Report::Second { .. }) => {}
             Err(_) => {

@@ -93,6 +93,20 @@ impl RequestSource {
         self.remaining == Some(0)
     }
 
+    /// Takes the next request's op without encoding it: the request was due but
+    /// will never be sent (the phase ended first), and is counted under its op.
+    /// `None` when the budget is spent.
+    #[inline]
+    pub fn skip_next(&mut self) -> Option<Op> {
+        if let Some(left) = self.remaining.as_mut() {
+            if *left == 0 {
+                return None;
+            }
+            *left -= 1;
+        }
+        Some(self.cycle.next())
+    }
+
     /// Appends the next request to `out`; returns its op and encoded length, or
     /// `None` when the budget is spent. Allocation-free apart from `out` growing.
     #[inline]

@@ -65,9 +65,19 @@ pub struct PhaseResult {
     pub phase: Phase,
     /// Wall-clock start, for the reports' timestamps.
     pub started_wall: SystemTime,
-    /// From the common start to the last thread's end (including the drain of
-    /// requests in flight at the deadline).
+    /// The run time: from the common start until the last thread stopped
+    /// sending (the deadline, an interrupt, or its last reply when it ran out of
+    /// requests). The drain after it is [`PhaseResult::drain`].
     pub duration: Duration,
+    /// How long the replies still in flight when sending stopped were awaited
+    /// (at most the drain limit); not part of the run time.
+    pub drain: Duration,
+    /// Connections that were not ready when sending stopped.
+    pub connections_down: usize,
+    /// Of those, connections closed for good (`--no-reconnect`, or the reconnect
+    /// attempts spent): their share of the load was not offered, so the phase is
+    /// incomplete.
+    pub connections_given_up: usize,
     /// Everything measured, all threads merged.
     pub stats: Stats,
     /// Per-second summaries.
@@ -82,7 +92,44 @@ pub struct PhaseResult {
     pub interrupted: bool,
 }
 
+/// Why a phase that ran to its end still did not offer its whole load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Incomplete {
+    /// Connections closed and were not reconnected by the end.
+    ConnectionsLost {
+        /// Connections closed for good when sending stopped.
+        given_up: usize,
+    },
+}
+
+impl Incomplete {
+    /// A stable name for JSON.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Incomplete::ConnectionsLost { .. } => "connections_lost",
+        }
+    }
+}
+
+impl std::fmt::Display for Incomplete {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Incomplete::ConnectionsLost { given_up } => write!(
+                f,
+                "{given_up} connection(s) closed and not reconnected by the end (--no-reconnect, or --max-reconnect-attempts spent), so their share of the load was never offered"
+            ),
+        }
+    }
+}
+
 impl PhaseResult {
+    /// Why this phase did not offer its whole load, if it did not.
+    pub fn incomplete(&self) -> Option<Incomplete> {
+        (self.connections_given_up > 0).then_some(Incomplete::ConnectionsLost {
+            given_up: self.connections_given_up,
+        })
+    }
+
     /// Total replies per second.
     pub fn ops_per_sec(&self) -> f64 {
         rate(self.stats.set.count + self.stats.get.count, self.duration)
@@ -273,6 +320,9 @@ mod tests {
             series: Vec::new(),
             thread_cpu: Vec::new(),
             unsent: 0,
+            drain: Duration::ZERO,
+            connections_down: 0,
+            connections_given_up: 0,
             server: None,
             interrupted: false,
         }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::config::{Config, Stop, UsageError};
 use crate::crew::{self, Crew};
 use crate::interrupt::Interrupt;
-use crate::net::{self, ConnectError};
+use crate::net;
 use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
@@ -19,8 +19,11 @@ use crate::server::{Control, Info, PhaseEvidence};
 use crate::stats::series::SeriesBuilder;
 use crate::stats::{ErrorCounts, Stats};
 use crate::sysinfo;
-use crate::target::Endpoint;
 use crate::worker::{Command, Report};
+
+mod advice;
+
+pub use advice::connect_advice;
 
 /// Why a benchmark could not run.
 #[derive(Debug, thiserror::Error)]
@@ -31,38 +34,6 @@ pub enum RunError {
     /// Anything else (exit code 1).
     #[error("{0}")]
     Failed(String),
-}
-
-/// Turns a connection failure into advice that names the flag to change.
-pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> UsageError {
-    let place = match endpoint {
-        Endpoint::Unix(_) => "--unix-socket",
-        Endpoint::Tcp { .. } => "--server/--port",
-    };
-    match e {
-        ConnectError::Resolve(_) | ConnectError::Io { .. } => UsageError::new(
-            place,
-            format!("{e}; is the server running there? check {place}"),
-        ),
-        ConnectError::Auth(_) | ConnectError::AuthRequired(_) => UsageError::new(
-            "--authenticate",
-            format!("{e}; check -a/--authenticate (PASSWORD or USER:PASSWORD) or KVBENCH_AUTH"),
-        ),
-        ConnectError::Select(_) => UsageError::new(
-            "--select-db",
-            format!("{e}; choose a database the server has"),
-        ),
-        ConnectError::Refused(_) => UsageError::new(
-            "--clients",
-            format!(
-                "{e}; the server may limit connections (maxclients): lower --threads or --clients"
-            ),
-        ),
-        ConnectError::Protocol(_) => UsageError::new(
-            "--protocol",
-            format!("{e}; is {endpoint} a Redis-protocol server? kvbench speaks --protocol redis"),
-        ),
-    }
 }
 
 /// Runs the whole schedule: prefill (if asked), warm-up (if any), then each
@@ -288,6 +259,9 @@ fn run_phase(
     let mut open = vec![config.clients; config.threads];
     let mut thread_cpu = vec![Duration::ZERO; config.threads];
     let mut unsent = 0;
+    // The run ends when the last thread stopped sending; what follows is the drain.
+    let mut sent_until = started_at;
+    let (mut down, mut given_up) = (0, 0);
     while finished < crew.handles.len() {
         let Ok(report) = crew.reports.recv() else {
             break;
@@ -313,6 +287,9 @@ fn run_phase(
         if let (Some(end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
             *cpu = end.cpu_time;
             unsent += end.unsent;
+            down += end.down;
+            given_up += end.given_up;
+            sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
         }
         let completed = series.add(second, &stats, backlog, &mut log_second);
         // The final, partial second is summed up by `end_phase` instead.
@@ -327,7 +304,10 @@ fn run_phase(
     let result = PhaseResult {
         phase,
         started_wall,
-        duration: ended_at.saturating_duration_since(started_at),
+        duration: sent_until.saturating_duration_since(started_at),
+        drain: ended_at.saturating_duration_since(sent_until),
+        connections_down: down,
+        connections_given_up: given_up,
         stats: total,
         series: series.finish(&mut log_second),
         thread_cpu,

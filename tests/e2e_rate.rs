@@ -111,10 +111,13 @@ fn a_server_stall_shows_in_response_time_and_in_service_time_only_for_requests_i
     // only those already in flight (one per connection) waited for the server.
     let service_totals = &open_loop(&doc)["service_time"]["Totals"];
     let service = decode_histogram(service_totals["Compressed Histogram"].as_str().unwrap());
+    // Requests never sent by the deadline (timing noise here) have a response
+    // time but no service time.
+    let never_sent = u(&open_loop(&doc)["never_sent"]);
     assert_eq!(
-        service.len(),
+        service.len() + never_sent,
         response.len(),
-        "service and response time cover the same requests"
+        "response time covers the requests served and those never sent"
     );
     let slow_services = samples_at_least(&service, SLOW_US);
     assert!(
@@ -351,7 +354,9 @@ fn an_unreachable_rate_is_reported_as_not_met_with_requests_never_sent() {
     let _load = exclusive();
     let redis = Redis::start();
     // kvbench_json asserts exit status 0: a missed rate is a finding, not a failure.
-    let r = redis.kvbench_json("--rate 10000000 -t 1 -c 1 --test-time 2");
+    // One connection at pipeline 1 carries a few ten thousand requests/s, far
+    // below the 2 000 000 this schedule makes due (one every µs for 2 s).
+    let r = redis.kvbench_json("--rate 1000000 -t 1 -c 1 --test-time 2");
     let warning = r
         .stderr
         .lines()
@@ -374,14 +379,32 @@ fn an_unreachable_rate_is_reported_as_not_met_with_requests_never_sent() {
     );
     let ol = open_loop(&r.doc);
     assert_eq!(ol["met"], false, "open_loop.met");
-    let never_sent = u(&ol["never_sent"]);
-    assert!(never_sent > 0, "never_sent {never_sent}");
-    let achieved = f(&ol["achieved_ops_per_sec"]);
-    assert!(
-        achieved < 10_000_000.0 * 0.95,
-        "achieved {achieved} of 10000000 requests/s yet not met"
-    );
     let section = &r.doc["ALL STATS"];
-    assert!(u(&section["Totals"]["Count"]) > 0, "nothing was answered");
+    let replies = u(&section["Totals"]["Count"]);
+    let never_sent = u(&ol["never_sent"]);
+    let lost = u(&r.doc["kvbench"]["runs"][0]["errors"]["lost_requests"]);
+    // Every request due is a reply, lost, or never sent; and the never sent are
+    // in the response times.
+    assert_eq!(
+        replies + never_sent + lost,
+        2_000_000,
+        "{replies} + {never_sent} + {lost}"
+    );
+    assert_eq!(
+        row_histogram(&section["Totals"]).len(),
+        replies + never_sent
+    );
+    assert!(
+        (1..1_900_000).contains(&replies),
+        "{replies} replies to a schedule of 2 000 000"
+    );
+    // The achieved rate is the replies over the run time.
+    let achieved = f(&ol["achieved_ops_per_sec"]);
+    let run_s = u(&r.doc["kvbench"]["runs"][0]["duration_ms"]) as f64 / 1000.0;
+    let expected = replies as f64 / run_s;
+    assert!(
+        (achieved - expected).abs() <= 0.01 * expected,
+        "achieved {achieved} for {replies} replies in {run_s} s"
+    );
     assert_server_saw_every_request(&redis, section);
 }

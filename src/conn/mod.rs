@@ -278,11 +278,13 @@ impl Conn {
         }
     }
 
-    /// Requests due by `until` and not sent (the open-loop backlog).
+    /// Requests due by `until` and not sent (the open-loop backlog). A closed or
+    /// reconnecting connection keeps its schedule, so what fell due while it was
+    /// down is backlog too.
     pub fn backlog(&self, until: Instant) -> u64 {
         let more = self.source.as_ref().is_some_and(|s| !s.exhausted());
         match &self.schedule {
-            Some(schedule) if more && self.state == ConnState::Ready => schedule.due_by(until),
+            Some(schedule) if more => schedule.due_by(until),
             _ => 0,
         }
     }

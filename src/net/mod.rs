@@ -49,6 +49,15 @@ pub enum ConnectError {
     /// The server sent something that is not RESP.
     #[error("the server's handshake reply is not RESP: {0}")]
     Protocol(String),
+    /// Something on this machine failed before any connection was involved
+    /// (creating the event loop, the timer, registering a socket).
+    #[error("cannot create {what} on this machine: {source}")]
+    Local {
+        /// What could not be created.
+        what: &'static str,
+        /// What the OS said.
+        source: io::Error,
+    },
 }
 
 /// `Read` and `Write` for an enum of a TCP and a UNIX stream, by delegation

@@ -180,22 +180,22 @@ fn op_section(
         "KB/sec RX/TX": kb(op.bytes_rx + op.bytes_tx),
         "KB/sec RX": kb(op.bytes_rx),
         "KB/sec TX": kb(op.bytes_tx),
-        "Time-Serie": time_serie(series, duration),
+        "Time-Serie": time_serie(series),
         "Percentile Latencies": Value::Object(pct),
     })
 }
 
-/// The per-second series; `duration` is the phase's, so the last, partial
-/// second's rate is over its real length.
-fn time_serie(series: &[(u64, &OpSecond)], duration: Duration) -> Value {
+/// The per-second series. Each second's Ops/sec is its replies over the whole
+/// second, the partial last one included (the end of the run and the drain):
+/// scaling a few replies of a millisecond up to a second would invent a rate.
+fn time_serie(series: &[(u64, &OpSecond)]) -> Value {
     let mut m = Map::new();
     for (second, s) in series {
         let mut e = Map::new();
         e.insert("Bytes RX".into(), json!(s.bytes_rx));
         e.insert("Bytes TX".into(), json!(s.bytes_tx));
         e.insert("Count".into(), json!(s.count));
-        let length = (duration.as_secs_f64() - *second as f64).clamp(1e-3, 1.0);
-        e.insert("Ops/sec".into(), json!(round(s.count as f64 / length, 2)));
+        e.insert("Ops/sec".into(), json!(s.count as f64));
         e.insert("Average Latency".into(), json!(ms(s.mean_us)));
         e.insert(
             "Accumulated Latency".into(),
@@ -242,6 +242,9 @@ fn phase_summary(c: &Config, p: &PhaseResult) -> Value {
         "phase": p.phase.to_string(),
         "start_time_ms": millis(p.started_wall),
         "duration_ms": p.duration.as_millis() as u64,
+        "drain_ms": p.drain.as_millis() as u64,
+        "connections_down_at_end": p.connections_down,
+        "incomplete": p.incomplete().map(|i| json!({"reason": i.kind(), "message": i.to_string()})),
         "ops_per_sec": round(p.ops_per_sec(), 2),
         "thread_cpu_s": p.thread_cpu.iter().map(|d| round(d.as_secs_f64(), 4)).collect::<Vec<_>>(),
         "totals": integer_totals(&p.stats),
@@ -277,7 +280,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
     json!({
         "schema_version": SCHEMA_VERSION,
         "tool_version": env!("CARGO_PKG_VERSION"),
-        "complete": input.complete,
+        "complete": input.complete && r.runs.iter().all(|run| run.incomplete().is_none()),
         "runs_planned": r.planned_runs,
         "runs_completed": r.runs.len(),
         "seed": c.seed,

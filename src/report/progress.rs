@@ -122,9 +122,10 @@ impl Progress {
         }
         let _ = writeln!(
             err,
-            "[{}] {:.2} secs, {} threads, {} conns: {} ops, {:.0} ops/sec, {:.3} msec avg latency",
+            "[{}] {:.2} secs (then {:.2} secs of drain), {} threads, {} conns: {} ops, {:.0} ops/sec, {:.3} msec avg latency",
             r.phase,
             r.duration.as_secs_f64(),
+            r.drain.as_secs_f64(),
             self.threads,
             self.connections,
             all.count,

@@ -135,6 +135,21 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
         }
         None => {}
     }
+    for run in &input.results.runs {
+        if let Some(why) = run.incomplete() {
+            let _ = writeln!(out, "Incomplete: {}: {why}.", run.phase);
+        }
+        // A long drain says the server fell behind at the end; it is not in the
+        // run time, so it is shown here.
+        if run.drain >= std::time::Duration::from_millis(100) {
+            let _ = writeln!(
+                out,
+                "Drain: {} waited {:.2} secs for the replies in flight when sending stopped (not in its run time).",
+                run.phase,
+                run.drain.as_secs_f64()
+            );
+        }
+    }
     if !input.complete {
         let _ = writeln!(
             out,

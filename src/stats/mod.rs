@@ -70,6 +70,11 @@ pub struct OpStats {
     pub service_us: Option<Histogram<u64>>,
     /// Exact sum of the service times in µs.
     pub service_sum_us: u64,
+    /// With `--rate`: requests due before the deadline that were never sent. Each
+    /// is in `latency_us` (and its sum) with deadline − intended send time, so a
+    /// client or server that fell behind cannot look fast; they are not replies,
+    /// so `count` leaves them out.
+    pub never_sent: u64,
 }
 
 impl OpStats {
@@ -86,6 +91,7 @@ impl OpStats {
             latency_us: latency_histogram()?,
             service_us: None,
             service_sum_us: 0,
+            never_sent: 0,
         })
     }
 
@@ -107,6 +113,7 @@ impl OpStats {
         self.latency_sum_us = 0;
         self.latency_us.reset();
         self.service_sum_us = 0;
+        self.never_sent = 0;
         if let Some(h) = self.service_us.as_mut() {
             h.reset();
         }
@@ -132,6 +139,16 @@ impl OpStats {
         }
     }
 
+    /// Records a request that was due before the deadline but never sent: its
+    /// response time is at least `waited_us` (deadline − intended send time), as
+    /// wrk2 counts it; it has no service time.
+    #[inline]
+    pub fn record_never_sent(&mut self, waited_us: u64) {
+        self.never_sent += 1;
+        self.latency_sum_us += waited_us;
+        record_into(&mut self.latency_us, waited_us);
+    }
+
     /// Exact mean service time in µs (open loop), 0 when nothing was recorded.
     pub fn mean_service_us(&self) -> f64 {
         if self.count == 0 {
@@ -141,12 +158,14 @@ impl OpStats {
         }
     }
 
-    /// Exact mean latency in µs, 0 when nothing was recorded.
+    /// Exact mean latency in µs over every recorded latency (replies, and with
+    /// `--rate` the requests never sent), 0 when nothing was recorded.
     pub fn mean_us(&self) -> f64 {
-        if self.count == 0 {
+        let recorded = self.count + self.never_sent;
+        if recorded == 0 {
             0.0
         } else {
-            self.latency_sum_us as f64 / self.count as f64
+            self.latency_sum_us as f64 / recorded as f64
         }
     }
 }
@@ -161,6 +180,7 @@ impl AddAssign<&OpStats> for OpStats {
         self.bytes_rx += other.bytes_rx;
         self.latency_sum_us += other.latency_sum_us;
         self.service_sum_us += other.service_sum_us;
+        self.never_sent += other.never_sent;
         // The histograms auto-resize, so adding cannot fail for lack of range.
         let _ = self.latency_us.add(&other.latency_us);
         merge_optional(&mut self.service_us, &other.service_us);

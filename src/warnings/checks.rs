@@ -139,7 +139,17 @@ pub fn rate_check(config: &Config, phase: &PhaseResult) -> Option<Warning> {
         return None;
     }
     let busiest_cpu_percent = phase.busiest_thread_cpu_percent();
-    let limit = if busiest_cpu_percent >= SATURATED_CPU_PERCENT {
+    let e = &phase.stats.errors;
+    let faults = e.connection + e.refused + e.timeouts + e.protocol;
+    let limit = if faults > 0 || phase.connections_down > 0 {
+        // A connection that was down sent nothing: its schedule, not the
+        // server's speed, explains the shortfall.
+        RateLimit::LostConnections {
+            faults,
+            down_at_end: phase.connections_down,
+            connections: config.connections(),
+        }
+    } else if busiest_cpu_percent >= SATURATED_CPU_PERCENT {
         RateLimit::Client {
             busiest_cpu_percent,
         }

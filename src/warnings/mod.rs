@@ -33,6 +33,16 @@ pub enum RateLimit {
         /// The rate that concurrency can carry at that service time.
         max_rate: f64,
     },
+    /// Connections broke during the run: what fell due on them while they
+    /// were down was sent late or never.
+    LostConnections {
+        /// Connection faults counted (closed, refused, timed out, garbled).
+        faults: u64,
+        /// Connections not ready when sending stopped.
+        down_at_end: usize,
+        /// Connections in the run.
+        connections: usize,
+    },
 }
 
 /// Where an estimated dataset does not fit.
@@ -191,6 +201,14 @@ impl fmt::Display for Warning {
                     } => write!(
                         f,
                         "The server (or the path to it) is the limit: at a mean service time of {mean_service_ms:.3} ms, {in_flight} requests in flight (connections × pipeline) carry at most about {max_rate:.0} requests/s; if the server has headroom, raise --clients or --pipeline, otherwise lower --rate."
+                    ),
+                    RateLimit::LostConnections {
+                        faults,
+                        down_at_end,
+                        connections,
+                    } => write!(
+                        f,
+                        "Lost connections are the cause, not the server's capacity: {faults} connection fault(s), and {down_at_end} of {connections} connection(s) down at the end; requests due while a connection was down were sent late (their response time counts from their intended time) or never. See kvbench.errors for the kinds."
                     ),
                 }
             }

@@ -111,8 +111,19 @@ pub struct PhaseEnd {
     /// CPU time (user + system) this thread used during the phase.
     pub cpu_time: Duration,
     /// Open loop: requests whose intended time fell before the deadline but that
-    /// were never sent because the pipeline window stayed full.
+    /// were never sent (the pipeline window stayed full, or their connection was
+    /// down); each is in the response-time histogram.
     pub unsent: u64,
+    /// When this worker stopped sending (the deadline or an interrupt); `None`
+    /// when it ran out of requests instead. The run time ends here: the replies
+    /// awaited afterwards are the drain, reported apart.
+    pub stopped_sending_at: Option<Instant>,
+    /// Connections that were not ready when sending stopped (closed or still
+    /// reconnecting).
+    pub down: usize,
+    /// Of those, connections closed for good: `--no-reconnect`, or
+    /// `--max-reconnect-attempts` spent. Their share of the load was not offered.
+    pub given_up: usize,
 }
 
 /// Everything a worker needs, gathered on the master thread.
@@ -164,10 +175,10 @@ enum Wake {
 impl WorkerBuilder {
     /// Opens and registers every connection of this thread.
     pub fn build(self) -> Result<Worker, net::ConnectError> {
-        let io = |source| net::ConnectError::Io {
-            endpoint: "event loop".into(),
-            source,
-        };
+        // Failures of this machine, not of the server: they must not be
+        // reported with advice about the server's address.
+        let local = |what| move |source| net::ConnectError::Local { what, source };
+        let io = local("the event loop (epoll)");
         let config = self.config;
         let poll = Poll::new().map_err(io)?;
         let hint = request_size_hint(&config);
@@ -185,18 +196,18 @@ impl WorkerBuilder {
                     Token(i),
                     Interest::READABLE | Interest::WRITABLE,
                 )
-                .map_err(io)?;
+                .map_err(local("an event-loop registration (epoll)"))?;
             conns.push(conn);
         }
         let mut rng =
             SmallRng::seed_from_u64(derive_seed(config.seed, &[self.thread as u64, u64::MAX]));
         let values = ValuePool::new(&config.values, config.random_data, &mut rng);
-        let stats =
-            Stats::for_run(config.rate.is_some()).map_err(|e| io(std::io::Error::other(e)))?;
-        let mut timer = Timer::new().map_err(io)?;
+        let stats = Stats::for_run(config.rate.is_some())
+            .map_err(|e| local("the latency histograms")(std::io::Error::other(e)))?;
+        let mut timer = Timer::new().map_err(local("the timer (timerfd)"))?;
         poll.registry()
             .register(&mut timer, TIMER, Interest::READABLE)
-            .map_err(io)?;
+            .map_err(local("the timer (timerfd)"))?;
         let tcp_addr = match &config.target.endpoint {
             Endpoint::Tcp { host, port, family } => Some(net::resolve(host, *port, *family)?),
             Endpoint::Unix(_) => None,

@@ -23,6 +23,9 @@ use crate::worker::{
 struct PhaseClock {
     stop_sending_at: Option<Instant>,
     drain_until: Option<Instant>,
+    /// `--test-time`: the phase lasts until its deadline even when every
+    /// connection is down, so that its run time and rate are those asked for.
+    timed: bool,
 }
 
 impl PhaseClock {
@@ -34,6 +37,7 @@ impl PhaseClock {
         PhaseClock {
             stop_sending_at: deadline,
             drain_until: deadline.map(|d| d + DRAIN_LIMIT),
+            timed: deadline.is_some(),
         }
     }
 
@@ -50,6 +54,11 @@ impl PhaseClock {
 
     fn sending(&self, now: Instant) -> bool {
         self.stop_sending_at.is_none_or(|s| now < s)
+    }
+
+    /// True while a time-bound phase must go on whatever its connections do.
+    fn holds(&self, now: Instant) -> bool {
+        self.timed && self.sending(now)
     }
 
     fn drain_expired(&self, now: Instant) -> bool {
@@ -136,6 +145,8 @@ impl Worker {
         let mut second = 0u64;
         let mut next_tick = started_at + Duration::from_secs(1);
         let mut next_expiry = started_at;
+        // Connections down (and given up) when sending stopped, taken once.
+        let mut down_at_stop = None;
         for i in 0..self.conns.len() {
             if std::mem::take(&mut self.conns[i].unsolicited) {
                 // A reply nobody asked for: every later match would be off by one.
@@ -149,7 +160,9 @@ impl Worker {
         loop {
             let now = Instant::now();
             if now >= next_tick {
-                self.report_second(second, now, now, None);
+                // Nothing intended after the deadline is ever backlog.
+                let backlog = self.backlog(clock.stopped_at().map_or(now, |s| s.min(now)));
+                self.report_second(second, now, backlog, None);
                 second += 1;
                 next_tick += Duration::from_secs(1);
                 continue;
@@ -158,7 +171,12 @@ impl Worker {
                 clock.interrupt(now);
             }
             let sending = clock.sending(now);
-            if self.conns.iter().all(|c| c.is_done(sending)) {
+            if !sending && down_at_stop.is_none() {
+                down_at_stop = Some(self.connections_down());
+            }
+            // A time-bound phase whose connections all died still lasts until its
+            // deadline: ending early would report a short run as a complete one.
+            if self.conns.iter().all(|c| c.is_done(sending)) && !clock.holds(now) {
                 break;
             }
             if clock.drain_expired(now) {
@@ -175,16 +193,61 @@ impl Worker {
             self.poll_once(wake.saturating_duration_since(now), &clock, &prefix);
         }
         let stopped_at = clock.stopped_at();
-        let end = PhaseEnd {
-            cpu_time: thread_cpu_time().saturating_sub(cpu_at_start),
-            unsent: stopped_at.map_or(0, |d| self.conns.iter().map(|c| c.backlog(d)).sum()),
-        };
+        let (down, given_up) = down_at_stop.unwrap_or_else(|| self.connections_down());
         let _ = self.timer.disarm();
         let now = Instant::now();
         // Requests intended after the deadline were never meant to be sent; the
         // backlog that counts is the one the deadline left behind.
-        let backlog_at = stopped_at.map_or(now, |d| d.min(now));
-        self.report_second(second, now, backlog_at, Some(end));
+        let backlog = self.backlog(stopped_at.map_or(now, |d| d.min(now)));
+        let end = PhaseEnd {
+            cpu_time: thread_cpu_time().saturating_sub(cpu_at_start),
+            unsent: stopped_at.map_or(0, |d| self.record_never_sent(d)),
+            stopped_sending_at: stopped_at.map(|d| d.min(now)),
+            down,
+            given_up,
+        };
+        self.report_second(second, now, backlog, Some(end));
+    }
+
+    /// Open-loop requests due by `until`, not yet sent, over all connections
+    /// (whatever their state: a connection that is down keeps its schedule).
+    fn backlog(&self, until: Instant) -> u64 {
+        self.conns.iter().map(|c| c.backlog(until)).sum()
+    }
+
+    /// Connections not ready, and those of them closed for good (no reconnect
+    /// queued: `--no-reconnect` or the attempts spent).
+    fn connections_down(&self) -> (usize, usize) {
+        let down = self.conns.iter().filter(|c| c.state() != ConnState::Ready);
+        let given_up = down
+            .clone()
+            .filter(|c| c.state() == ConnState::Closed && !c.reconnect_queued)
+            .count();
+        (down.count(), given_up)
+    }
+
+    /// Records every open-loop request intended before `deadline` and never
+    /// sent into the response-time histogram of its op, with deadline − intended
+    /// send time: the least it would have waited (wrk2's rule, carried to the end
+    /// of the run). Returns how many there were.
+    fn record_never_sent(&mut self, deadline: Instant) -> u64 {
+        let mut never_sent = 0;
+        for conn in &mut self.conns {
+            let (Some(schedule), Some(source)) = (conn.schedule.as_mut(), conn.source.as_mut())
+            else {
+                continue;
+            };
+            while schedule.next_due() < deadline {
+                let Some(op) = source.skip_next() else { break };
+                let waited = deadline.saturating_duration_since(schedule.next_due());
+                self.stats
+                    .op_mut(op)
+                    .record_never_sent(waited.as_micros() as u64);
+                schedule.advance();
+                never_sent += 1;
+            }
+        }
+        never_sent
     }
 
     /// How often `--request-timeout` is checked: a quarter of it, between 1 ms
@@ -296,14 +359,7 @@ impl Worker {
         }
     }
 
-    fn report_second(
-        &mut self,
-        second: u64,
-        now: Instant,
-        backlog_at: Instant,
-        end: Option<PhaseEnd>,
-    ) {
-        let backlog = self.conns.iter().map(|c| c.backlog(backlog_at)).sum();
+    fn report_second(&mut self, second: u64, now: Instant, backlog: u64, end: Option<PhaseEnd>) {
         let stats = Box::new(self.stats.clone());
         self.stats.reset();
         let open_connections = self
@@ -321,5 +377,22 @@ impl Worker {
             backlog,
             end,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timed_phase_holds_until_its_deadline_unless_interrupted() {
+        let t0 = Instant::now();
+        let mut clock = PhaseClock::new(Stop::Time(Duration::from_secs(4)), t0);
+        assert!(clock.holds(t0 + Duration::from_millis(3999)));
+        assert!(!clock.holds(t0 + Duration::from_secs(4)));
+        clock.interrupt(t0 + Duration::from_secs(1));
+        assert!(!clock.holds(t0 + Duration::from_secs(2)));
+        // A request-bound phase ends when its requests are done.
+        assert!(!PhaseClock::new(Stop::Requests(10), t0).holds(t0));
     }
 }

@@ -1,0 +1,77 @@
+//! What a failure to connect or to set up tells the user: the flag to change
+//! when the server or the command line is at fault, and no advice about the
+//! server when this machine is.
+
+use crate::config::UsageError;
+use crate::net::ConnectError;
+use crate::run::RunError;
+use crate::target::Endpoint;
+
+/// Turns a connection failure into advice that names the flag to change; a
+/// failure of this machine (no event loop, no timer) is no usage error and gets
+/// no advice about the server.
+pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> RunError {
+    let place = match endpoint {
+        Endpoint::Unix(_) => "--unix-socket",
+        Endpoint::Tcp { .. } => "--server/--port",
+    };
+    let usage = match e {
+        ConnectError::Local { .. } => {
+            return RunError::Failed(format!(
+                "{e}; this is a limit of this machine, not of the server: check the open-file limit (ulimit -n) and the kernel's limits on epoll instances and timers"
+            ));
+        }
+        ConnectError::Resolve(_) | ConnectError::Io { .. } => UsageError::new(
+            place,
+            format!("{e}; is the server running there? check {place}"),
+        ),
+        ConnectError::Auth(_) | ConnectError::AuthRequired(_) => UsageError::new(
+            "--authenticate",
+            format!("{e}; check -a/--authenticate (PASSWORD or USER:PASSWORD) or KVBENCH_AUTH"),
+        ),
+        ConnectError::Select(_) => UsageError::new(
+            "--select-db",
+            format!("{e}; choose a database the server has"),
+        ),
+        ConnectError::Refused(_) => UsageError::new(
+            "--clients",
+            format!(
+                "{e}; the server may limit connections (maxclients): lower --threads or --clients"
+            ),
+        ),
+        ConnectError::Protocol(_) => UsageError::new(
+            "--protocol",
+            format!("{e}; is {endpoint} a Redis-protocol server? kvbench speaks --protocol redis"),
+        ),
+    };
+    RunError::Usage(usage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_setup_failure_gets_no_advice_about_the_server() {
+        let endpoint = Endpoint::Unix("/tmp/kvbench-test.sock".into());
+        let local = ConnectError::Local {
+            what: "the timer (timerfd)",
+            source: std::io::Error::from_raw_os_error(24),
+        };
+        let RunError::Failed(message) = connect_advice(&local, &endpoint) else {
+            panic!("a local failure was made a usage error");
+        };
+        assert!(message.contains("timerfd"), "{message}");
+        assert!(message.contains("this machine"), "{message}");
+        assert!(!message.contains("server running"), "{message}");
+        // A failure to reach the server still gets the advice.
+        let remote = ConnectError::Io {
+            endpoint: "127.0.0.1:1".into(),
+            source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+        };
+        let RunError::Usage(usage) = connect_advice(&remote, &endpoint) else {
+            panic!("an unreachable server is a usage error");
+        };
+        assert!(usage.to_string().contains("server running"), "{usage}");
+    }
+}
