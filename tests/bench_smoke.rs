@@ -5,7 +5,8 @@
 //! spend more than one CPU-second per second of its run, so its ops/sec times
 //! its CPU time per request is at most 1 plus the share of CPU spent setting up
 //! outside the measured run (a made-up or doubled rate breaks that), a p50 is
-//! never above its p99, and memory is bounded.
+//! never above its p99, and memory is bounded. The placement rows must show
+//! the placement kvbench chose for a pinned and an unpinned server.
 
 use std::process::Command;
 
@@ -76,5 +77,48 @@ fn the_bench_script_runs_both_tools_and_prints_a_consistent_table() {
         let c = cells(row, 1);
         assert_cpu_bound(row, c[0], c[1], f64::from(threads), 1.5);
         assert!(0.0 < c[2] && c[2] < 1000.0, "{row}");
+    }
+    // The placement rows at -t 20 -c 100: kvbench's default keeps off a server
+    // pinned to CPU 0 and does not pin against one that may run anywhere; the
+    // chosen placement is the one kvbench reported in its JSON.
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let expected = [
+        (
+            "server on CPU 0",
+            if cpus > 1 {
+                "apart_from_server"
+            } else {
+                "one_cpu"
+            },
+        ),
+        (
+            "server unpinned",
+            if cpus > 1 {
+                "server_may_use_every_cpu"
+            } else {
+                "one_cpu"
+            },
+        ),
+    ];
+    for (server, chosen) in expected {
+        let prefix = format!("| {server} | kvbench default | {chosen} |");
+        let row = stdout
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no row starting {prefix}:\n{stdout}"));
+        // ops/sec, min–max (text), CPU µs/request, p99 ms
+        let c = cells(row, 3);
+        assert_cpu_bound(row, c[0], c[2], cpus as f64, 1.5);
+        assert!(0.0 < c[3] && c[3] < 10_000.0, "{row}");
+        let no_pin = format!("| {server} | kvbench --no-pin | no_pin_flag |");
+        assert!(
+            stdout.contains(&no_pin),
+            "no --no-pin row for {server}:\n{stdout}"
+        );
+        let rb = format!("| {server} | redis-benchmark --threads 2 |");
+        assert!(
+            stdout.contains(&rb),
+            "no redis-benchmark row for {server}:\n{stdout}"
+        );
     }
 }
