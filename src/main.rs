@@ -7,7 +7,7 @@ use clap::Parser;
 use kvbench::cli::{self, Args};
 use kvbench::config::Config;
 use kvbench::interrupt::Interrupt;
-use kvbench::report::{self, progress::Progress};
+use kvbench::report::{self, Save, progress::Progress};
 use kvbench::results::Results;
 use kvbench::run::{self, RunError};
 use kvbench::sweep::{self, CellResult};
@@ -24,6 +24,10 @@ fn main() -> ExitCode {
         Ok(Err(e)) => return fail_usage(&e.to_string()),
         Err(code) => return code,
     };
+    // A report that cannot be written is found now, not after the run.
+    if let Err(e) = report::files::check_outputs(&config) {
+        return fail_usage(&e.to_string());
+    }
     if config.output.show_config {
         eprintln!("{}", report::show_config(&config));
     }
@@ -43,7 +47,7 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let mut progress = Progress::new(config, true);
     let mut save_failed = false;
     let mut save = |results: &Results| {
-        if let Err(e) = report::save_json(config, results, false) {
+        if let Err(e) = report::save_json(config, results, false, Save::Progress) {
             eprintln!("kvbench: {e}");
             save_failed = true;
         }
@@ -62,7 +66,7 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
         eprintln!("kvbench: warning: {warning}");
     }
     let complete = results.interrupted.is_none();
-    let written = report::save_json(config, &results, complete)
+    let written = report::save_json(config, &results, complete, Save::Final)
         .and_then(|()| report::emit_text(config, &results, complete));
     finish(written, save_failed, interrupt)
 }
@@ -72,7 +76,8 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let total = config.sweep.cell_count();
     let mut save_failed = false;
     let mut save = |cells: &[CellResult]| {
-        if let Err(e) = report::write_json(config, &report::sweep::json(config, cells, total)) {
+        let bytes = report::sweep::json(config, cells, total);
+        if let Err(e) = report::write_json(config, &bytes, Save::Progress) {
             eprintln!("kvbench: {e}");
             save_failed = true;
         }
@@ -86,7 +91,13 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
             eprintln!("kvbench: warning: [{}] {warning}", cell.cell.label());
         }
     }
-    let written = report::write_text(config, &report::sweep::text(&cells, total));
+    // Progress saves skip a device or FIFO; this is the one write they get.
+    let written = report::write_json(
+        config,
+        &report::sweep::json(config, &cells, total),
+        Save::Final,
+    )
+    .and_then(|()| report::write_text(config, &report::sweep::text(&cells, total)));
     finish(written, save_failed, interrupt)
 }
 
