@@ -87,6 +87,16 @@ impl PhaseResult {
         rate(self.stats.set.count + self.stats.get.count, self.duration)
     }
 
+    /// Replies that were not errors, per second.
+    pub fn successes_per_sec(&self) -> f64 {
+        rate(self.stats.successes(), self.duration)
+    }
+
+    /// Error replies per second.
+    pub fn errors_per_sec(&self) -> f64 {
+        rate(self.stats.error_replies(), self.duration)
+    }
+
     /// The busiest worker thread's CPU use over the phase, as a percentage of
     /// one CPU (100 = saturated).
     pub fn busiest_thread_cpu_percent(&self) -> f64 {

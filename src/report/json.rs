@@ -243,6 +243,8 @@ fn phase_summary(c: &Config, p: &PhaseResult) -> Value {
         "start_time_ms": millis(p.started_wall),
         "duration_ms": p.duration.as_millis() as u64,
         "ops_per_sec": round(p.ops_per_sec(), 2),
+        "successes_per_sec": round(p.successes_per_sec(), 2),
+        "errors_per_sec": round(p.errors_per_sec(), 2),
         "thread_cpu_s": p.thread_cpu.iter().map(|d| round(d.as_secs_f64(), 4)).collect::<Vec<_>>(),
         "totals": integer_totals(&p.stats),
         "errors": error_object(&p.stats.errors),

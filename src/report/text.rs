@@ -106,6 +106,7 @@ fn row(
 fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
     let config = input.config;
     hit_rate_line(out, &last.stats.get);
+    replies_line(out, last);
     let _ = writeln!(out, "Latency: {}.", open_loop::latency_meaning(config));
     if config.rate.is_some() {
         for run in &input.results.runs {
@@ -172,6 +173,29 @@ fn variance_line(out: &mut String, input: &ReportInput<'_>) {
         v.mean,
         v.ci95_half_width
     );
+}
+
+/// Successes apart from error replies: memtier's Ops/sec above counts both, so a
+/// server answering `-OOM` to every SET would otherwise look fast.
+fn replies_line(out: &mut String, s: &Section<'_>) {
+    let (successes, errors) = (s.stats.successes(), s.stats.error_replies());
+    if successes + errors == 0 {
+        return;
+    }
+    let _ = write!(
+        out,
+        "Replies: {successes} successes ({:.2}/sec), {errors} error replies ({:.2}/sec",
+        rate(successes, s.duration),
+        rate(errors, s.duration)
+    );
+    if errors > 0 {
+        let _ = write!(
+            out,
+            ", {:.2} % of replies; Ops/sec counts them too, as memtier does",
+            100.0 * errors as f64 / (successes + errors) as f64
+        );
+    }
+    out.push_str(")\n");
 }
 
 fn hit_rate_line(out: &mut String, get: &OpStats) {

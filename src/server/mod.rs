@@ -70,6 +70,25 @@ impl PhaseEvidence {
         self.after.calls(command).saturating_sub(before)
     }
 
+    /// Calls of one command refused before they ran (Redis 7 `rejected_calls`:
+    /// `-OOM` under maxmemory, for one); not part of [`Self::calls`].
+    pub fn rejected_calls(&self, command: &str) -> u64 {
+        let before = self.base(|i| i.rejected_calls(command) as f64) as u64;
+        self.after.rejected_calls(command).saturating_sub(before)
+    }
+
+    /// Calls that ran and failed (Redis 7 `failed_calls`; already in [`Self::calls`]).
+    pub fn failed_calls(&self, command: &str) -> u64 {
+        let before = self.base(|i| i.failed_calls(command) as f64) as u64;
+        self.after.failed_calls(command).saturating_sub(before)
+    }
+
+    /// Every request of one command the server answered, run or refused: what
+    /// kvbench's own count of replies must match.
+    pub fn answered(&self, command: &str) -> u64 {
+        self.calls(command) + self.rejected_calls(command)
+    }
+
     /// Server CPU seconds (user + system, all its threads) used during the phase.
     pub fn cpu_seconds(&self) -> f64 {
         let cpu =

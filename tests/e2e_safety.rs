@@ -1,0 +1,100 @@
+//! Results that must not mislead, against real redis-server processes: error
+//! replies are shown apart from successes and warned about with their cause,
+//! the server's count cross-check knows Redis 7's `rejected_calls`, and a run
+//! whose control connection fails says that the server evidence is missing.
+
+mod common;
+
+use common::{Redis, ask, f, kvbench_json, u, warning_kinds};
+use serde_json::Value;
+
+/// `rejected_calls=` of `cmdstat_<command>` (Redis 7), 0 when absent.
+fn rejected_calls(port: u16, command: &str) -> u64 {
+    let text = ask(port, &["INFO", "commandstats"]);
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("cmdstat_{command}:")))
+        .and_then(|fields| {
+            fields
+                .split(',')
+                .find_map(|p| p.strip_prefix("rejected_calls="))
+        })
+        .map_or(0, |v| v.trim().parse().unwrap())
+}
+
+fn warning<'a>(doc: &'a Value, kind: &str) -> Option<&'a str> {
+    doc["kvbench"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == kind)
+        .map(|w| w["message"].as_str().unwrap())
+}
+
+#[test]
+fn oom_replies_are_errors_not_throughput_and_the_server_counts_agree() {
+    let redis = Redis::start_with(&["--maxmemory", "5mb", "--maxmemory-policy", "noeviction"]);
+    let report = kvbench_json(
+        redis.port,
+        "-t 1 -c 4 --test-time 2 --ratio 1:0 -d 1000",
+        &[],
+    );
+    let doc = &report.doc;
+    let set = &doc["kvbench"]["totals"]["SET"];
+    let (count, errors) = (u(&set["count"]), u(&set["errors"]));
+    let successes = count - errors;
+    // 5 MiB holds a few thousand 1000-byte values; everything after is -OOM.
+    assert!(
+        (1..=6000).contains(&successes),
+        "{successes} SETs succeeded"
+    );
+    assert!(errors > successes, "only {errors} of {count} were errors");
+    assert_eq!(u(&doc["kvbench"]["errors"]["server"]["OOM"]), errors);
+    // The server's witness: executed SETs are the successes, rejected ones the errors.
+    assert_eq!(redis.calls("set"), successes);
+    assert_eq!(rejected_calls(redis.port, "set"), errors);
+
+    let run = &doc["kvbench"]["runs"][0];
+    // duration_ms is rounded to the millisecond: allow that much of the count.
+    let secs = u(&run["duration_ms"]) as f64 / 1000.0;
+    let (ok_rate, err_rate) = (f(&run["successes_per_sec"]), f(&run["errors_per_sec"]));
+    let near = |rate: f64, count: u64| (rate * secs - count as f64).abs() <= 1.0 + rate / 1000.0;
+    assert!(near(ok_rate, successes), "{ok_rate}/s for {successes}");
+    assert!(near(err_rate, errors), "{err_rate}/s for {errors}");
+    // memtier's field keeps memtier's meaning: every reply.
+    assert!((f(&run["ops_per_sec"]) - ok_rate - err_rate).abs() <= 0.02);
+    let delta = &run["server"]["delta"];
+    assert_eq!(u(&delta["set_calls"]), successes);
+    assert_eq!(u(&delta["set_rejected_calls"]), errors);
+
+    let kinds = warning_kinds(doc);
+    assert!(!kinds.contains(&"count_mismatch"), "{kinds:?}");
+    let message = warning(doc, "error_replies").unwrap_or_else(|| panic!("{kinds:?}"));
+    assert!(
+        message.contains("OOM") && message.contains("maxmemory"),
+        "{message}"
+    );
+    let line = format!("Replies: {successes} successes");
+    assert!(report.stdout.contains(&line), "{}", report.stdout);
+    assert!(
+        report
+            .stdout
+            .contains(&format!("{successes} + {errors} rejected")),
+        "{}",
+        report.stdout
+    );
+}
+
+#[test]
+fn a_clean_run_has_no_error_warning_and_all_replies_are_successes() {
+    let redis = Redis::start();
+    let report = kvbench_json(redis.port, "-t 1 -c 2 -n 500 --ratio 1:1", &[]);
+    let run = &report.doc["kvbench"]["runs"][0];
+    assert_eq!(f(&run["errors_per_sec"]), 0.0);
+    assert!((f(&run["successes_per_sec"]) - f(&run["ops_per_sec"])).abs() < 0.01);
+    assert!(!warning_kinds(&report.doc).contains(&"error_replies"));
+    assert!(
+        report.stdout.contains("Replies: 1000 successes"),
+        "{}",
+        report.stdout
+    );
+}
