@@ -60,7 +60,7 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
         &mut save,
     ) {
         Ok(results) => results,
-        Err(e) => return run_error(e),
+        Err(e) => return run_error(e, interrupt),
     };
     for warning in warnings::collect(config, &results) {
         eprintln!("kvbench: warning: {warning}");
@@ -84,7 +84,7 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     };
     let cells = match sweep::run(config, interrupt, &mut save) {
         Ok(cells) => cells,
-        Err(e) => return run_error(e),
+        Err(e) => return run_error(e, interrupt),
     };
     for cell in &cells {
         for warning in warnings::collect(&cell.cell.config, &cell.results) {
@@ -126,10 +126,18 @@ fn finish(written: Result<(), String>, save_failed: bool, interrupt: &Interrupt)
     }
 }
 
-fn run_error(e: RunError) -> ExitCode {
+fn run_error(e: RunError, interrupt: &Interrupt) -> ExitCode {
     match e {
         RunError::Usage(e) => fail_usage(&e.to_string()),
         RunError::Failed(message) => fail(&message),
+        RunError::Interrupted => {
+            // Only a signal raises it (an error-budget stop needs a running phase).
+            let signal = interrupt.signal().unwrap_or(libc::SIGINT);
+            eprintln!(
+                "kvbench: interrupted by signal {signal} while connecting; nothing was measured"
+            );
+            ExitCode::from(Interrupt::exit_code(signal))
+        }
     }
 }
 

@@ -31,6 +31,20 @@ pub enum RunError {
     /// Anything else (exit code 1).
     #[error("{0}")]
     Failed(String),
+    /// A signal arrived while connecting, before anything was measured (exit
+    /// code 128 + the signal); the failure it caused (`EINTR`) is no error.
+    #[error("interrupted before the run started")]
+    Interrupted,
+}
+
+/// A setup failure, unless a signal caused it: an interrupted `connect` or
+/// handshake read fails with `EINTR`, which is the user's Ctrl-C, not a fault.
+fn unless_interrupted(interrupt: &Interrupt, e: RunError) -> RunError {
+    if interrupt.stop_requested() {
+        RunError::Interrupted
+    } else {
+        e
+    }
 }
 
 /// Turns a connection failure into advice that names the flag to change.
@@ -79,15 +93,20 @@ pub fn run(
 ) -> Result<Results, RunError> {
     // One connection first, so that a wrong address or password is one clear
     // error rather than a failure in every thread.
-    net::connect(&config.target).map_err(|e| connect_advice(&e, &config.target.endpoint))?;
+    net::connect(&config.target).map_err(|e| {
+        unless_interrupted(
+            interrupt,
+            connect_advice(&e, &config.target.endpoint).into(),
+        )
+    })?;
     check_fd_limit(&config)?;
     let config = Arc::new(config);
     let empty = Stats::for_run(config.rate.is_some())
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
-    let crew = crew::spawn(&config, interrupt)?;
+    let crew = crew::spawn(&config, interrupt).map_err(|e| unless_interrupted(interrupt, e))?;
     if let Err(e) = crew::await_ready(&crew, &config) {
         crew.shutdown();
-        return Err(e);
+        return Err(unless_interrupted(interrupt, e));
     }
     let mut master = Master {
         budget: ErrorBudget {

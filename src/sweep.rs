@@ -47,13 +47,19 @@ pub fn run(
                 });
                 on_progress(&all);
             };
-            run::run(
+            match run::run(
                 cell.config.clone(),
                 prefill_phase,
                 interrupt,
                 &mut progress,
                 &mut partial,
-            )?
+            ) {
+                Ok(results) => results,
+                // Interrupted while the next cell was connecting: the cells
+                // already measured are the report.
+                Err(RunError::Interrupted) if !done.is_empty() => break,
+                Err(e) => return Err(e),
+            }
         };
         done.push(CellResult { cell, results });
         on_progress(&done);

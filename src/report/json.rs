@@ -281,7 +281,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "tool_version": env!("CARGO_PKG_VERSION"),
         "complete": input.complete,
         "runs_planned": r.planned_runs,
-        "runs_completed": r.runs.len(),
+        "runs_completed": r.completed_runs(),
         "seed": c.seed,
         "target": c.target.display_redacted(),
         "latency": open_loop::latency_meaning(c),
