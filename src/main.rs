@@ -13,6 +13,13 @@ use kvbench::run::{self, RunError};
 use kvbench::sweep::{self, CellResult};
 use kvbench::warnings;
 
+/// `eprintln!` that never panics on a closed stderr (see [`report::note`]).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        report::note(format_args!($($arg)*))
+    };
+}
+
 fn main() -> ExitCode {
     // `kvbench compare FILE...` is the one subcommand; everything else is a
     // benchmark with memtier's flags.
@@ -29,7 +36,7 @@ fn main() -> ExitCode {
         return fail_usage(&e.to_string());
     }
     if config.output.show_config {
-        eprintln!("{}", report::show_config(&config));
+        say!("{}", report::show_config(&config));
     }
     let interrupt = match Interrupt::install() {
         Ok(interrupt) => interrupt,
@@ -48,7 +55,7 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let mut save_failed = false;
     let mut save = |results: &Results| {
         if let Err(e) = report::save_json(config, results, false, Save::Progress) {
-            eprintln!("kvbench: {e}");
+            say!("kvbench: {e}");
             save_failed = true;
         }
     };
@@ -63,7 +70,7 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
         Err(e) => return run_error(e, interrupt),
     };
     for warning in warnings::collect(config, &results) {
-        eprintln!("kvbench: warning: {warning}");
+        say!("kvbench: warning: {warning}");
     }
     let complete = results.interrupted.is_none();
     let written = report::save_json(config, &results, complete, Save::Final)
@@ -78,7 +85,7 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let mut save = |cells: &[CellResult]| {
         let bytes = report::sweep::json(config, cells, total);
         if let Err(e) = report::write_json(config, &bytes, Save::Progress) {
-            eprintln!("kvbench: {e}");
+            say!("kvbench: {e}");
             save_failed = true;
         }
     };
@@ -88,7 +95,7 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     };
     for cell in &cells {
         for warning in warnings::collect(&cell.cell.config, &cell.results) {
-            eprintln!("kvbench: warning: [{}] {warning}", cell.cell.label());
+            say!("kvbench: warning: [{}] {warning}", cell.cell.label());
         }
     }
     // Progress saves skip a device or FIFO; this is the one write they get.
@@ -105,16 +112,16 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
 /// written, 0 otherwise.
 fn finish(written: Result<(), String>, save_failed: bool, interrupt: &Interrupt) -> ExitCode {
     if let Err(e) = &written {
-        eprintln!("kvbench: {e}");
+        say!("kvbench: {e}");
     }
     if interrupt.aborted() {
-        eprintln!(
+        say!(
             "kvbench: stopped: more errors than --max-errors; the reports hold everything measured until then"
         );
         return ExitCode::from(1);
     }
     if let Some(signal) = interrupt.signal() {
-        eprintln!(
+        say!(
             "kvbench: interrupted by signal {signal}; the reports hold everything measured until then"
         );
         return ExitCode::from(Interrupt::exit_code(signal));
@@ -133,9 +140,7 @@ fn run_error(e: RunError, interrupt: &Interrupt) -> ExitCode {
         RunError::Interrupted => {
             // Only a signal raises it (an error-budget stop needs a running phase).
             let signal = interrupt.signal().unwrap_or(libc::SIGINT);
-            eprintln!(
-                "kvbench: interrupted by signal {signal} while connecting; nothing was measured"
-            );
+            say!("kvbench: interrupted by signal {signal} while connecting; nothing was measured");
             ExitCode::from(Interrupt::exit_code(signal))
         }
     }
@@ -162,7 +167,8 @@ fn compare(args: impl Iterator<Item = String>) -> ExitCode {
     };
     match kvbench::compare::run(&args) {
         Ok(table) => {
-            print!("{table}");
+            // A closed stdout (`| head`) is the reader's choice, not a failure.
+            let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), table.as_bytes());
             ExitCode::SUCCESS
         }
         Err(e) => fail_usage(&e.to_string()),
@@ -170,11 +176,11 @@ fn compare(args: impl Iterator<Item = String>) -> ExitCode {
 }
 
 fn fail_usage(message: &str) -> ExitCode {
-    eprintln!("kvbench: error: {message}");
+    say!("kvbench: error: {message}");
     ExitCode::from(2)
 }
 
 fn fail(message: &str) -> ExitCode {
-    eprintln!("kvbench: error: {message}");
+    say!("kvbench: error: {message}");
     ExitCode::from(1)
 }

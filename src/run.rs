@@ -291,9 +291,9 @@ fn run_phase(
         if let Some(logs) = hlogs.as_mut()
             && let Err(e) = logs.write_second(second, merged)
         {
-            eprintln!(
+            crate::report::note(format_args!(
                 "kvbench: cannot write the interval log of {phase}: {e}; no more intervals are written"
-            );
+            ));
             hlogs = None;
         }
     };
@@ -364,7 +364,7 @@ fn open_interval_logs(config: &Config, phase: Phase, started: SystemTime) -> Opt
         return None;
     }
     IntervalLogs::create(prefix, phase, started)
-        .map_err(|e| eprintln!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display()))
+        .map_err(|e| crate::report::note(format_args!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display())))
         .ok()
 }
 
@@ -380,10 +380,10 @@ fn finish_hdr_files(config: &Config, logs: Option<IntervalLogs>, result: &PhaseR
         .map_or(Ok(()), IntervalLogs::finish)
         .and_then(|()| hdr::write_distributions(prefix, result));
     if let Err(e) = written {
-        eprintln!(
+        crate::report::note(format_args!(
             "kvbench: cannot write the HdrHistogram files of {} under --hdr-file-prefix {}: {e}",
             result.phase,
             prefix.display()
-        );
+        ));
     }
 }

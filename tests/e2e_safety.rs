@@ -1,11 +1,14 @@
 //! Results that must not mislead, against real redis-server processes: error
 //! replies are shown apart from successes and warned about with their cause,
-//! the server's count cross-check knows Redis 7's `rejected_calls`, and a run
-//! whose control connection fails says that the server evidence is missing.
+//! the server's count cross-check knows Redis 7's `rejected_calls`, a closed
+//! stdout or stderr is no crash, and a run whose control connection fails says
+//! that the server evidence is missing.
 
 mod common;
 
-use common::{Redis, ask, f, kvbench_json, u, warning_kinds};
+use std::process::Stdio;
+
+use common::{Redis, TempDir, ask, f, kvbench_at, kvbench_json, u, warning_kinds};
 use serde_json::Value;
 
 /// `rejected_calls=` of `cmdstat_<command>` (Redis 7), 0 when absent.
@@ -97,4 +100,33 @@ fn a_clean_run_has_no_error_warning_and_all_replies_are_successes() {
         "{}",
         report.stdout
     );
+}
+
+#[test]
+fn closed_stdout_and_stderr_end_output_quietly_and_the_result_file_is_written() {
+    let redis = Redis::start();
+    let dir = TempDir::new("closed-pipes");
+    let json = dir.path("r.json");
+    let mut child = kvbench_at(redis.port)
+        .args(["-t", "1", "-c", "2", "-n", "500", "--ratio", "1:1"])
+        .arg("--json-out-file")
+        .arg(&json)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader is gone before kvbench writes a byte: every write to either
+    // stream fails with EPIPE, as after `kvbench ... 2>&1 | head -1`.
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{status}");
+    let doc = common::read_json(&json);
+    assert_eq!(doc["kvbench"]["complete"], true);
+    let totals = &doc["kvbench"]["totals"];
+    assert_eq!(
+        u(&totals["SET"]["count"]) + u(&totals["GET"]["count"]),
+        1000
+    );
+    assert_eq!(redis.calls("set") + redis.calls("get"), 1000);
 }

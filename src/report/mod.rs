@@ -104,6 +104,15 @@ pub fn write_text(config: &Config, bytes: &[u8]) -> Result<(), String> {
         .map_err(fail)
 }
 
+/// One line on stderr that never panics, unlike `eprintln!`: when stderr is a
+/// pipe its reader closed (`kvbench ... 2>&1 | head -1`), the messages end
+/// quietly and the run and its result files go on.
+pub fn note(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut err = io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
+
 /// A closed pipe (`kvbench ... | head`) is the reader's choice, not a failure.
 fn quiet_broken_pipe(e: io::Error) -> io::Result<()> {
     if e.kind() == io::ErrorKind::BrokenPipe {
