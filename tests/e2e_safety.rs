@@ -130,3 +130,63 @@ fn closed_stdout_and_stderr_end_output_quietly_and_the_result_file_is_written() 
     );
     assert_eq!(redis.calls("set") + redis.calls("get"), 1000);
 }
+
+/// One usage error's stderr, asserting exit 2.
+fn usage_error(args: &[&str]) -> String {
+    let out = common::kvbench(args);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    stderr
+}
+
+#[test]
+fn non_finite_numbers_in_a_config_file_are_refused_like_on_the_command_line() {
+    let dir = TempDir::new("non-finite");
+    let file = dir.path("c.toml");
+    let port = common::free_port().to_string();
+    for (text, flag) in [
+        ("rate = inf\n", "--rate"),
+        ("test-time = nan\n", "--test-time"),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let from_file = usage_error(&["--config", file.to_str().unwrap(), "-p", &port]);
+        assert!(
+            from_file.starts_with(&format!("kvbench: error: {flag}: ")),
+            "{text}: {from_file}"
+        );
+        // The same value typed as a flag is refused by the same flag.
+        let value = text.split(" = ").nth(1).unwrap().trim();
+        let typed = usage_error(&[flag, value, "-p", &port]);
+        assert!(
+            typed.starts_with(&format!("kvbench: error: {flag}: ")),
+            "{typed}"
+        );
+    }
+}
+
+#[test]
+fn a_too_long_test_time_names_the_real_limit() {
+    let stderr = usage_error(&["--test-time", "99999999999"]);
+    assert!(
+        stderr.contains("--test-time") && stderr.contains("at most 10000000 seconds"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("more than 0"), "{stderr}");
+}
+
+#[test]
+fn a_connect_timeout_names_connection_timeout() {
+    // The kernel completes the TCP handshake; nobody answers kvbench's PING.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let stderr = usage_error(&["-p", &port, "--connection-timeout", "0.3", "-n", "10"]);
+    assert!(
+        stderr.starts_with("kvbench: error: --connection-timeout: ") && stderr.contains("0.3 s"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("Resource temporarily unavailable"),
+        "{stderr}"
+    );
+    drop(listener);
+}
