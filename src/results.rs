@@ -79,6 +79,11 @@ pub struct PhaseResult {
     pub server: Option<PhaseEvidence>,
     /// A SIGINT/SIGTERM cut this phase short.
     pub interrupted: bool,
+    /// Why `server` is missing although the server answers INFO: the control
+    /// connection failed or could not be opened (maxclients full, a partition,
+    /// a changed password). `None` when the evidence is there, or when the
+    /// target never answers INFO (some proxies), which is no loss.
+    pub evidence_lost: Option<String>,
 }
 
 impl PhaseResult {
@@ -295,6 +300,7 @@ mod tests {
             unsent: 0,
             server: None,
             interrupted: false,
+            evidence_lost: None,
         }
     }
 

@@ -120,11 +120,13 @@ pub fn run(
             seen: 0,
             interrupt: interrupt.clone(),
         },
-        control: Control::open(&config.target).ok(),
+        control: None,
+        evidence_lost: None,
         crew,
         config,
         empty,
     };
+    master.open_control();
     let mut results = Results {
         planned_runs: master.config.run_count,
         server: master.server_context(),
@@ -191,6 +193,8 @@ struct Master {
     empty: Stats,
     /// The control connection for server evidence; `None` if it could not open.
     control: Option<Control>,
+    /// Why the control connection failed during the current phase, if it did.
+    evidence_lost: Option<String>,
     /// `--max-errors`, counted over all phases.
     budget: ErrorBudget,
 }
@@ -224,20 +228,41 @@ impl Master {
         })
     }
 
+    /// (Re)opens the control connection; a failure is kept, to be reported.
+    fn open_control(&mut self) {
+        match Control::open(&self.config.target) {
+            Ok(control) => self.control = Some(control),
+            Err(e) => {
+                self.control = None;
+                self.evidence_lost = Some(format!("the control connection could not open: {e}"));
+            }
+        }
+    }
+
     /// INFO from the control connection, reopening it once if the server went
     /// away (a restart during the phase breaks it like any other connection).
+    /// A failure is kept in `evidence_lost`; a target that answers INFO with an
+    /// error (some proxies) is no failure.
     fn info(&mut self) -> Option<Info> {
-        if let Some(info) = self.control.as_mut().and_then(Control::info) {
-            return Some(info);
+        if let Some(Ok(found)) = self.control.as_mut().map(Control::info_checked) {
+            return found;
         }
-        self.control = Control::open(&self.config.target).ok();
-        self.control.as_mut().and_then(Control::info)
+        self.open_control();
+        match self.control.as_mut().map(Control::info_checked) {
+            Some(Ok(found)) => found,
+            Some(Err(e)) => {
+                self.evidence_lost = Some(format!("INFO on the control connection failed: {e}"));
+                None
+            }
+            None => None,
+        }
     }
 
     /// One phase, with INFO read before and after it (and the slow log, for
     /// measured runs with `--slowlog`).
     fn phase(&mut self, phase: Phase, stop: Stop, progress: &mut Progress) -> PhaseResult {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
+        self.evidence_lost = None;
         let before = self.info();
         if slowlog && let Some(c) = self.control.as_mut() {
             c.slowlog_reset();
@@ -262,6 +287,9 @@ impl Master {
             after,
             slowlog,
         });
+        if result.server.is_none() {
+            result.evidence_lost = self.evidence_lost.take();
+        }
         result
     }
 }
@@ -356,6 +384,7 @@ fn run_phase(
         unsent,
         server: None,
         interrupted: false,
+        evidence_lost: None,
     };
     finish_hdr_files(config, hlogs, &result);
     progress.end_phase(&result);

@@ -190,3 +190,27 @@ fn a_connect_timeout_names_connection_timeout() {
     );
     drop(listener);
 }
+
+#[test]
+fn a_control_connection_refused_at_maxclients_is_said_in_the_report() {
+    // Room for the two benchmark connections and not one more: the control
+    // connection that reads INFO is refused.
+    let redis = Redis::start_with(&["--maxclients", "2"]);
+    let report = kvbench_json(redis.port, "-t 1 -c 2 -n 1000 --ratio 1:1", &[]);
+    let doc = &report.doc;
+    // The benchmark itself ran in full: the server executed every request.
+    assert_eq!(redis.calls("set") + redis.calls("get"), 2000);
+    assert!(common::info_u64(redis.port, "stats", "rejected_connections") >= 1);
+    assert!(doc["kvbench"]["runs"][0]["server"].is_null());
+    let message =
+        warning(doc, "server_evidence_lost").unwrap_or_else(|| panic!("{:?}", warning_kinds(doc)));
+    assert!(
+        message.contains("RUN #1") && message.contains("max number of clients"),
+        "{message}"
+    );
+    assert!(
+        report.stdout.contains("Server RUN #1: no evidence: "),
+        "{}",
+        report.stdout
+    );
+}

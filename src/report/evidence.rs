@@ -106,7 +106,14 @@ fn calls_text(e: &PhaseEvidence, command: &str) -> String {
 
 /// One line per phase: the server's counts beside kvbench's, and its CPU.
 pub fn phase_line(out: &mut String, p: &PhaseResult, db: u32) {
-    let Some(e) = &p.server else { return };
+    let Some(e) = &p.server else {
+        // A server that never answers INFO (some proxies) gives no line; a
+        // failed control connection is said, so the gap is not silent.
+        if let Some(reason) = &p.evidence_lost {
+            let _ = writeln!(out, "Server {}: no evidence: {reason}", p.phase);
+        }
+        return;
+    };
     let replies = p.stats.set.count + p.stats.get.count;
     let _ = write!(
         out,

@@ -139,8 +139,14 @@ impl Control {
 
     /// `INFO all`, parsed; `None` when the target does not answer it.
     pub fn info(&mut self) -> Option<Info> {
-        let text = self.command(&["INFO", "all"]).ok()?.text()?;
-        Some(Info::parse(&text, SystemTime::now()))
+        self.info_checked().ok().flatten()
+    }
+
+    /// `INFO all`, telling a target that answers without INFO (`Ok(None)`: an
+    /// error reply, as from some proxies) from a connection that failed (`Err`).
+    pub fn info_checked(&mut self) -> io::Result<Option<Info>> {
+        let text = self.command(&["INFO", "all"])?.text();
+        Ok(text.map(|text| Info::parse(&text, SystemTime::now())))
     }
 
     /// `CONFIG GET name`; `None` when CONFIG is disabled or the name unknown.

@@ -103,7 +103,15 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
             busiest_cpu_percent,
         });
     }
-    let Some(evidence) = &run.server else { return };
+    let Some(evidence) = &run.server else {
+        if let Some(reason) = &run.evidence_lost {
+            out.push(Warning::EvidenceLost {
+                phase,
+                reason: reason.clone(),
+            });
+        }
+        return;
+    };
     if evidence.restarted() {
         // Counts from two processes cannot be compared with kvbench's.
         out.push(Warning::ServerRestarted { phase });

@@ -130,6 +130,14 @@ pub enum Warning {
         /// running them (Redis 7 `rejected_calls`).
         server: u64,
     },
+    /// The control connection failed: the server's own account of the run
+    /// (its counts, CPU, the cross-check) is missing.
+    EvidenceLost {
+        /// Which run.
+        phase: String,
+        /// What failed.
+        reason: String,
+    },
     /// The server process changed during a run (its run_id differs).
     ServerRestarted {
         /// Which run.
@@ -165,6 +173,7 @@ impl Warning {
             Warning::ErrorReplies { .. } => "error_replies",
             Warning::CountMismatch { .. } => "count_mismatch",
             Warning::ServerRestarted { .. } => "server_restarted",
+            Warning::EvidenceLost { .. } => "server_evidence_lost",
             Warning::FsyncAlways => "fsync_always",
             Warning::BackgroundSave { .. } => "background_save",
             Warning::RunsDisagree { .. } => "runs_disagree",
@@ -330,6 +339,10 @@ impl fmt::Display for Warning {
             } => write!(
                 f,
                 "{phase}: the server counted {server} {op} calls but kvbench {client}: another client used the server during the run, or requests were lost; the numbers are not a clean measurement."
+            ),
+            Warning::EvidenceLost { phase, reason } => write!(
+                f,
+                "{phase}: the server's evidence is missing because {reason}: its counts, CPU use and the cross-check of kvbench's numbers are not in this report; the server may be at maxclients, unreachable, or its password changed (check --authenticate and maxclients)."
             ),
             Warning::ServerRestarted { phase } => write!(
                 f,
