@@ -19,7 +19,7 @@ use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 
 /// The seed of the random choices.
-const FUZZ_SEED: u64 = 0x6b76_6265_6e63_68;
+const FUZZ_SEED: u64 = 0x006b_7662_656e_6368;
 
 /// Wrong-type and out-of-range values tried per key.
 const CASES_PER_KEY: usize = 3;

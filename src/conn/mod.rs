@@ -35,7 +35,7 @@ const MAX_START_READ_BUFFER: usize = 256 * 1024;
 /// encoded. The write buffer is bounded by these bytes, not by the pipeline
 /// depth: a deep pipeline of large values would otherwise hold
 /// pipeline × value size in memory per connection. Requests the socket has
-/// taken are in flight and cost only their [`InFlight`] entry.
+/// taken are in flight and cost only their in-flight queue entry.
 pub const WRITE_BUDGET: usize = 256 * 1024;
 
 /// The deepest `--pipeline` accepted. The in-flight queue holds one entry per
@@ -128,7 +128,7 @@ fn micros_between(earlier: Instant, later: Instant) -> u64 {
 impl Conn {
     /// Wraps a prepared stream. `request_hint` (typical bytes of a request or
     /// reply) sizes the read buffer so that a pipeline window of typical replies
-    /// fits, up to [`MAX_START_READ_BUFFER`]; `max_reply` caps its growth, so a
+    /// fits, up to 256 KiB; `max_reply` caps its growth, so a
     /// hostile or broken server cannot make kvbench allocate without bound.
     /// `max_request` (the largest request the workload encodes) sizes the write
     /// buffer once: it never holds more than [`WRITE_BUDGET`] + one request.
