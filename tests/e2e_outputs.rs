@@ -1,7 +1,8 @@
 //! Output paths against a real redis-server: a FIFO, a device node and a symbolic
 //! link given as report files keep what they are (only regular files are
-//! replaced by temporary file + rename), and a path that cannot take a report,
-//! or two reports aimed at one file, exit 2 before any connection opens.
+//! replaced by temporary file + rename), and a path that cannot take a report
+//! (a missing directory, a read-only filesystem), or two reports aimed at one
+//! file, exit 2 before any connection opens.
 //!
 //! Every special file is created by the test in its own temporary directory;
 //! no system path is ever written.
@@ -202,4 +203,53 @@ fn an_output_in_a_missing_directory_exits_2_before_connecting() {
         let named = if flag == "-o" { "--out-file" } else { flag };
         assert_refused_before_connecting(&[flag.into(), path.into()], named);
     }
+}
+
+/// A read-only tmpfs mounted on a directory of the test's own, unmounted on drop.
+struct ReadOnlyMount(std::path::PathBuf);
+
+impl ReadOnlyMount {
+    /// `None` when this process may not mount (it is not root).
+    fn at(dir: &Path) -> Option<ReadOnlyMount> {
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs"])
+            .arg(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| ReadOnlyMount(dir.to_path_buf()))
+    }
+}
+
+impl Drop for ReadOnlyMount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn an_output_on_a_read_only_filesystem_exits_2_before_connecting() {
+    let dir = TempDir::new("read-only");
+    let ro = dir.path("ro");
+    fs::create_dir(&ro).unwrap();
+    let Some(_mount) = ReadOnlyMount::at(&ro) else {
+        eprintln!("skipped: mounting a read-only tmpfs needs root");
+        return;
+    };
+    let redis = Redis::start();
+    let before = info_u64(redis.port, "stats", "total_connections_received");
+    let out = kvbench_at(redis.port)
+        .args(SHORT)
+        .arg("--json-out-file")
+        .arg(ro.join("r.json"))
+        .output()
+        .unwrap();
+    let after = info_u64(redis.port, "stats", "total_connections_received");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--json-out-file") && stderr.contains("Read-only file system"),
+        "{stderr}"
+    );
+    assert_eq!(after, before + 1, "kvbench connected before refusing");
 }
