@@ -15,7 +15,7 @@ use crate::net::{self, ConnectError};
 use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
-use crate::server::{Control, Info, PhaseEvidence};
+use crate::server::{ControlLink, Info, PhaseEvidence};
 use crate::stats::series::SeriesBuilder;
 use crate::stats::{ErrorCounts, Stats};
 use crate::sysinfo;
@@ -120,13 +120,11 @@ pub fn run(
             seen: 0,
             interrupt: interrupt.clone(),
         },
-        control: None,
-        evidence_lost: None,
+        control: ControlLink::open(&config.target),
         crew,
         config,
         empty,
     };
-    master.open_control();
     let mut results = Results {
         planned_runs: master.config.run_count,
         server: master.server_context(),
@@ -191,10 +189,8 @@ struct Master {
     crew: Crew,
     config: Arc<Config>,
     empty: Stats,
-    /// The control connection for server evidence; `None` if it could not open.
-    control: Option<Control>,
-    /// Why the control connection failed during the current phase, if it did.
-    evidence_lost: Option<String>,
+    /// The control connection for server evidence.
+    control: ControlLink,
     /// `--max-errors`, counted over all phases.
     budget: ErrorBudget,
 }
@@ -219,7 +215,7 @@ impl ErrorBudget {
 impl Master {
     /// What the server is, read once before the first phase.
     fn server_context(&mut self) -> Option<ServerContext> {
-        let control = self.control.as_mut()?;
+        let control = self.control.get()?;
         let info = control.info()?;
         Some(ServerContext {
             appendfsync: control.config_get("appendfsync"),
@@ -228,43 +224,20 @@ impl Master {
         })
     }
 
-    /// (Re)opens the control connection; a failure is kept, to be reported.
-    fn open_control(&mut self) {
-        match Control::open(&self.config.target) {
-            Ok(control) => self.control = Some(control),
-            Err(e) => {
-                self.control = None;
-                self.evidence_lost = Some(format!("the control connection could not open: {e}"));
-            }
-        }
-    }
-
     /// INFO from the control connection, reopening it once if the server went
     /// away (a restart during the phase breaks it like any other connection).
-    /// A failure is kept in `evidence_lost`; a target that answers INFO with an
-    /// error (some proxies) is no failure.
     fn info(&mut self) -> Option<Info> {
-        if let Some(Ok(found)) = self.control.as_mut().map(Control::info_checked) {
-            return found;
-        }
-        self.open_control();
-        match self.control.as_mut().map(Control::info_checked) {
-            Some(Ok(found)) => found,
-            Some(Err(e)) => {
-                self.evidence_lost = Some(format!("INFO on the control connection failed: {e}"));
-                None
-            }
-            None => None,
-        }
+        self.control.info()
     }
 
     /// One phase, with INFO read before and after it (and the slow log, for
     /// measured runs with `--slowlog`).
     fn phase(&mut self, phase: Phase, stop: Stop, progress: &mut Progress) -> PhaseResult {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
-        self.evidence_lost = None;
+        // Only this phase's failures explain this phase's missing evidence.
+        let _ = self.control.take_lost();
         let before = self.info();
-        if slowlog && let Some(c) = self.control.as_mut() {
+        if slowlog && let Some(c) = self.control.get() {
             c.slowlog_reset();
         }
         let mut result = run_phase(
@@ -277,7 +250,7 @@ impl Master {
             progress,
         );
         // The slow log first, so that the INFO below is not in it.
-        let slowlog = match self.control.as_mut() {
+        let slowlog = match self.control.get() {
             Some(c) if slowlog => c.slowlog_get(SLOWLOG_ENTRIES),
             _ => None,
         };
@@ -288,7 +261,7 @@ impl Master {
             slowlog,
         });
         if result.server.is_none() {
-            result.evidence_lost = self.evidence_lost.take();
+            result.evidence_lost = self.control.take_lost();
         }
         result
     }

@@ -97,6 +97,65 @@ impl PhaseEvidence {
     }
 }
 
+/// The master's control connection across phases: reopened when it broke (a
+/// restart breaks it like any other connection), and keeping why it failed, so
+/// that evidence missing for that reason is reported, never silent. A target
+/// that answers INFO with an error (some proxies) is no failure.
+pub struct ControlLink {
+    target: Target,
+    control: Option<Control>,
+    lost: Option<String>,
+}
+
+impl ControlLink {
+    /// Opens the control connection; a failure is kept for [`Self::take_lost`].
+    pub fn open(target: &Target) -> ControlLink {
+        let mut link = ControlLink {
+            target: target.clone(),
+            control: None,
+            lost: None,
+        };
+        link.reopen();
+        link
+    }
+
+    fn reopen(&mut self) {
+        match Control::open(&self.target) {
+            Ok(control) => self.control = Some(control),
+            Err(e) => {
+                self.control = None;
+                self.lost = Some(format!("the control connection could not open: {e}"));
+            }
+        }
+    }
+
+    /// The open connection, for CONFIG and SLOWLOG.
+    pub fn get(&mut self) -> Option<&mut Control> {
+        self.control.as_mut()
+    }
+
+    /// INFO, reopening the connection once if it failed.
+    pub fn info(&mut self) -> Option<Info> {
+        if let Some(Ok(found)) = self.control.as_mut().map(Control::info_checked) {
+            return found;
+        }
+        self.reopen();
+        match self.control.as_mut().map(Control::info_checked) {
+            Some(Ok(found)) => found,
+            Some(Err(e)) => {
+                self.lost = Some(format!("INFO on the control connection failed: {e}"));
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Why the connection last failed, if it did since the last call.
+    pub fn take_lost(&mut self) -> Option<String> {
+        self.lost.take()
+    }
+}
+
 /// A blocking connection for INFO and friends.
 pub struct Control {
     stream: BlockingStream,
