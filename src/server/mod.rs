@@ -156,6 +156,9 @@ impl ControlLink {
     }
 }
 
+/// The largest reply the control connection reads, which bounds its buffer.
+const MAX_CONTROL_REPLY: usize = 16 * 1024 * 1024;
+
 /// A blocking connection for INFO and friends.
 pub struct Control {
     stream: BlockingStream,
@@ -190,6 +193,14 @@ impl Control {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "the server closed the control connection",
+                ));
+            }
+            if self.buf.len() + n > MAX_CONTROL_REPLY {
+                // INFO all and 128 slow-log entries are far below this: anything
+                // larger is a broken or hostile server, not evidence.
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "a control reply of more than 16 MiB",
                 ));
             }
             self.buf.extend_from_slice(&chunk[..n]);
