@@ -25,8 +25,8 @@ pub enum Target {
     /// A regular file, replaced by temporary file + rename; the path is the
     /// file itself (symbolic links already followed).
     Replace(PathBuf),
-    /// A device, FIFO, socket or a path under `/dev` or `/proc`: opened and
-    /// written in place, never replaced.
+    /// A device, FIFO, socket, or a path that leads through `/proc`
+    /// (`/dev/stdout`): opened and written in place, never replaced.
     InPlace(PathBuf),
 }
 
@@ -36,12 +36,13 @@ impl Target {
         if path.as_os_str() == "-" {
             return Ok(Target::Stdout);
         }
-        // `/dev/stdout` and `/proc/self/fd/N` are links to whatever the shell
-        // opened; replacing what they resolve to would bypass the redirection.
-        if path.starts_with("/dev") || path.starts_with("/proc") {
+        let (real, through_proc) = resolve_links(path)?;
+        // `/dev/stdout` and `/proc/self/fd/N` lead through /proc to whatever the
+        // shell opened; replacing what they resolve to would bypass the
+        // redirection (and `>>` would lose its earlier contents).
+        if through_proc {
             return Ok(Target::InPlace(path.to_path_buf()));
         }
-        let real = resolve_links(path)?;
         match fs::metadata(&real) {
             Ok(meta) if meta.is_file() => Ok(Target::Replace(real)),
             Ok(meta) if meta.is_dir() => Err(io::Error::new(
@@ -109,9 +110,12 @@ impl Target {
 
 /// Follows symbolic links (up to 40, as the kernel does) to the path a write
 /// lands on; a dangling link resolves to where its target would be created.
-fn resolve_links(path: &Path) -> io::Result<PathBuf> {
+/// The flag is true when the path or a link on the way is under `/proc`.
+fn resolve_links(path: &Path) -> io::Result<(PathBuf, bool)> {
     let mut current = path.to_path_buf();
+    let mut through_proc = false;
     for _ in 0..40 {
+        through_proc |= current.starts_with("/proc");
         match fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 let target = fs::read_link(&current)?;
@@ -120,7 +124,7 @@ fn resolve_links(path: &Path) -> io::Result<PathBuf> {
                     _ => target,
                 };
             }
-            _ => return Ok(current),
+            _ => return Ok((current, through_proc)),
         }
     }
     Err(io::Error::new(
@@ -285,10 +289,22 @@ mod tests {
     }
 
     #[test]
-    fn stdout_and_dev_paths_are_written_in_place() {
+    fn stdout_and_devices_are_written_in_place() {
         assert_eq!(Target::of(Path::new("-")).unwrap(), Target::Stdout);
-        let dev = Target::of(Path::new("/dev/stdout")).unwrap();
-        assert!(matches!(dev, Target::InPlace(_)) && !dev.rewritable());
+        for path in ["/dev/stdout", "/dev/null", "/proc/self/fd/2"] {
+            let target = Target::of(Path::new(path)).unwrap();
+            assert_eq!(target, Target::InPlace(path.into()), "{path}");
+            assert!(!target.rewritable());
+        }
+    }
+
+    #[test]
+    fn a_new_file_in_a_directory_is_replaced_atomically() {
+        let dir = scratch("new");
+        let target = Target::of(&dir.join("fresh.json")).unwrap();
+        assert_eq!(target, Target::Replace(dir.join("fresh.json")));
+        assert!(target.check_writable().is_ok());
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
