@@ -347,7 +347,7 @@ mod tests {
         // docs/design.md, "Memory": 40 B per request in flight, at most
         // MAX_PIPELINE of them (about 2.5 MiB), and a 256 KiB write budget.
         assert_eq!(IN_FLIGHT_BYTES, 40);
-        assert!(MAX_PIPELINE * IN_FLIGHT_BYTES <= 5 * 1024 * 1024 / 2);
+        const { assert!(MAX_PIPELINE * IN_FLIGHT_BYTES <= 5 * 1024 * 1024 / 2) };
         assert_eq!(WRITE_BUDGET, 256 * 1024);
     }
 }
