@@ -12,6 +12,7 @@ use serde_json::Value;
 
 mod connection;
 mod data;
+mod file_values;
 mod load;
 pub mod sweep;
 
@@ -208,11 +209,13 @@ impl Config {
 fn read_config_file(path: &PathBuf) -> Result<Args, UsageError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError::new("--config", format!("cannot read {}: {e}", path.display())))?;
-    toml::from_str(&text).map_err(|e| {
+    let args = toml::from_str(&text).map_err(|e| {
         // toml's message already carries the line, the column and the offending key.
         let detail = e.to_string().trim_end().replace('\n', " | ");
         UsageError::new("--config", format!("{}: {detail}", path.display()))
-    })
+    })?;
+    file_values::reject_non_finite(path, &text)?;
+    Ok(args)
 }
 
 /// Command-line values win over the file. Flags that were not typed are `None` (or
@@ -298,8 +301,17 @@ fn at_least_one(flag: &str, value: u32) -> Result<usize, UsageError> {
     Ok(value as usize)
 }
 
+/// The longest duration any seconds flag takes: 10^7 s, about 116 days.
+pub const MAX_SECONDS: f64 = 1e7;
+
 fn seconds(flag: &str, secs: f64, zero_ok: bool) -> Result<Duration, UsageError> {
-    if !secs.is_finite() || secs < 0.0 || (secs == 0.0 && !zero_ok) || secs > 1e7 {
+    if secs > MAX_SECONDS {
+        return Err(UsageError::new(
+            flag,
+            format!("must be at most {MAX_SECONDS} seconds, about 116 days (got {secs})"),
+        ));
+    }
+    if !secs.is_finite() || secs < 0.0 || (secs == 0.0 && !zero_ok) {
         let floor = if zero_ok { "0 or more" } else { "more than 0" };
         return Err(UsageError::new(
             flag,

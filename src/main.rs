@@ -7,11 +7,18 @@ use clap::Parser;
 use kvbench::cli::{self, Args};
 use kvbench::config::Config;
 use kvbench::interrupt::Interrupt;
-use kvbench::report::{self, progress::Progress};
+use kvbench::report::{self, Save, progress::Progress};
 use kvbench::results::Results;
 use kvbench::run::{self, RunError};
 use kvbench::sweep::{self, CellResult};
 use kvbench::warnings;
+
+/// `eprintln!` that never panics on a closed stderr (see [`report::note`]).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        report::note(format_args!($($arg)*))
+    };
+}
 
 fn main() -> ExitCode {
     // `kvbench compare FILE...` is the one subcommand; everything else is a
@@ -24,8 +31,12 @@ fn main() -> ExitCode {
         Ok(Err(e)) => return fail_usage(&e.to_string()),
         Err(code) => return code,
     };
+    // A report that cannot be written is found now, not after the run.
+    if let Err(e) = report::files::check_outputs(&config) {
+        return fail_usage(&e.to_string());
+    }
     if config.output.show_config {
-        eprintln!("{}", report::show_config(&config));
+        say!("{}", report::show_config(&config));
     }
     let interrupt = match Interrupt::install() {
         Ok(interrupt) => interrupt,
@@ -43,8 +54,8 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let mut progress = Progress::new(config, true);
     let mut save_failed = false;
     let mut save = |results: &Results| {
-        if let Err(e) = report::save_json(config, results, false) {
-            eprintln!("kvbench: {e}");
+        if let Err(e) = report::save_json(config, results, false, Save::Progress) {
+            say!("kvbench: {e}");
             save_failed = true;
         }
     };
@@ -56,13 +67,13 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
         &mut save,
     ) {
         Ok(results) => results,
-        Err(e) => return run_error(e),
+        Err(e) => return run_error(e, interrupt),
     };
     for warning in warnings::collect(config, &results) {
-        eprintln!("kvbench: warning: {warning}");
+        say!("kvbench: warning: {warning}");
     }
     let complete = results.interrupted.is_none();
-    let written = report::save_json(config, &results, complete)
+    let written = report::save_json(config, &results, complete, Save::Final)
         .and_then(|()| report::emit_text(config, &results, complete));
     finish(written, save_failed, interrupt)
 }
@@ -72,21 +83,28 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let total = config.sweep.cell_count();
     let mut save_failed = false;
     let mut save = |cells: &[CellResult]| {
-        if let Err(e) = report::write_json(config, &report::sweep::json(config, cells, total)) {
-            eprintln!("kvbench: {e}");
+        let bytes = report::sweep::json(config, cells, total);
+        if let Err(e) = report::write_json(config, &bytes, Save::Progress) {
+            say!("kvbench: {e}");
             save_failed = true;
         }
     };
     let cells = match sweep::run(config, interrupt, &mut save) {
         Ok(cells) => cells,
-        Err(e) => return run_error(e),
+        Err(e) => return run_error(e, interrupt),
     };
     for cell in &cells {
         for warning in warnings::collect(&cell.cell.config, &cell.results) {
-            eprintln!("kvbench: warning: [{}] {warning}", cell.cell.label());
+            say!("kvbench: warning: [{}] {warning}", cell.cell.label());
         }
     }
-    let written = report::write_text(config, &report::sweep::text(&cells, total));
+    // Progress saves skip a device or FIFO; this is the one write they get.
+    let written = report::write_json(
+        config,
+        &report::sweep::json(config, &cells, total),
+        Save::Final,
+    )
+    .and_then(|()| report::write_text(config, &report::sweep::text(&cells, total)));
     finish(written, save_failed, interrupt)
 }
 
@@ -94,16 +112,16 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
 /// written, 0 otherwise.
 fn finish(written: Result<(), String>, save_failed: bool, interrupt: &Interrupt) -> ExitCode {
     if let Err(e) = &written {
-        eprintln!("kvbench: {e}");
+        say!("kvbench: {e}");
     }
     if interrupt.aborted() {
-        eprintln!(
+        say!(
             "kvbench: stopped: more errors than --max-errors; the reports hold everything measured until then"
         );
         return ExitCode::from(1);
     }
     if let Some(signal) = interrupt.signal() {
-        eprintln!(
+        say!(
             "kvbench: interrupted by signal {signal}; the reports hold everything measured until then"
         );
         return ExitCode::from(Interrupt::exit_code(signal));
@@ -115,10 +133,16 @@ fn finish(written: Result<(), String>, save_failed: bool, interrupt: &Interrupt)
     }
 }
 
-fn run_error(e: RunError) -> ExitCode {
+fn run_error(e: RunError, interrupt: &Interrupt) -> ExitCode {
     match e {
         RunError::Usage(e) => fail_usage(&e.to_string()),
         RunError::Failed(message) => fail(&message),
+        RunError::Interrupted => {
+            // Only a signal raises it (an error-budget stop needs a running phase).
+            let signal = interrupt.signal().unwrap_or(libc::SIGINT);
+            say!("kvbench: interrupted by signal {signal} while connecting; nothing was measured");
+            ExitCode::from(Interrupt::exit_code(signal))
+        }
     }
 }
 
@@ -143,7 +167,8 @@ fn compare(args: impl Iterator<Item = String>) -> ExitCode {
     };
     match kvbench::compare::run(&args) {
         Ok(table) => {
-            print!("{table}");
+            // A closed stdout (`| head`) is the reader's choice, not a failure.
+            let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), table.as_bytes());
             ExitCode::SUCCESS
         }
         Err(e) => fail_usage(&e.to_string()),
@@ -151,11 +176,11 @@ fn compare(args: impl Iterator<Item = String>) -> ExitCode {
 }
 
 fn fail_usage(message: &str) -> ExitCode {
-    eprintln!("kvbench: error: {message}");
+    say!("kvbench: error: {message}");
     ExitCode::from(2)
 }
 
 fn fail(message: &str) -> ExitCode {
-    eprintln!("kvbench: error: {message}");
+    say!("kvbench: error: {message}");
     ExitCode::from(1)
 }

@@ -90,6 +90,11 @@ pub struct PhaseResult {
     pub server: Option<PhaseEvidence>,
     /// A SIGINT/SIGTERM cut this phase short.
     pub interrupted: bool,
+    /// Why `server` is missing although the server answers INFO: the control
+    /// connection failed or could not be opened (maxclients full, a partition,
+    /// a changed password). `None` when the evidence is there, or when the
+    /// target never answers INFO (some proxies), which is no loss.
+    pub evidence_lost: Option<String>,
 }
 
 /// Why a phase that ran to its end still did not offer its whole load.
@@ -133,6 +138,16 @@ impl PhaseResult {
     /// Total replies per second.
     pub fn ops_per_sec(&self) -> f64 {
         rate(self.stats.set.count + self.stats.get.count, self.duration)
+    }
+
+    /// Replies that were not errors, per second.
+    pub fn successes_per_sec(&self) -> f64 {
+        rate(self.stats.successes(), self.duration)
+    }
+
+    /// Error replies per second.
+    pub fn errors_per_sec(&self) -> f64 {
+        rate(self.stats.error_replies(), self.duration)
     }
 
     /// The busiest worker thread's CPU use over the phase, as a percentage of
@@ -208,19 +223,32 @@ pub struct Results {
 }
 
 impl Results {
-    /// Index of the run with the highest total ops/sec.
+    /// Index of the completed run with the highest total ops/sec.
     pub fn best(&self) -> Option<usize> {
         self.pick(|a, b| a > b)
     }
 
-    /// Index of the run with the lowest total ops/sec.
+    /// Index of the completed run with the lowest total ops/sec.
     pub fn worst(&self) -> Option<usize> {
         self.pick(|a, b| a < b)
     }
 
+    /// Runs that ran to their end; a run cut short by a signal or by
+    /// `--max-errors` is reported but not counted here.
+    pub fn completed_runs(&self) -> usize {
+        self.runs.iter().filter(|r| !r.interrupted).count()
+    }
+
+    /// True when every planned run ran to its end and nothing was cut short.
+    pub fn is_complete(&self) -> bool {
+        self.interrupted.is_none() && self.completed_runs() as u32 >= self.planned_runs
+    }
+
+    /// A cut run is reported, never ranked: its rate covers a shorter, partial
+    /// time and says nothing about the best or the worst of the runs.
     fn pick(&self, better: impl Fn(f64, f64) -> bool) -> Option<usize> {
         let mut chosen: Option<(usize, f64)> = None;
-        for (i, run) in self.runs.iter().enumerate() {
+        for (i, run) in self.runs.iter().enumerate().filter(|(_, r)| !r.interrupted) {
             let r = run.ops_per_sec();
             if chosen.is_none_or(|(_, best)| better(r, best)) {
                 chosen = Some((i, r));
@@ -325,6 +353,7 @@ mod tests {
             connections_given_up: 0,
             server: None,
             interrupted: false,
+            evidence_lost: None,
         }
     }
 

@@ -15,7 +15,7 @@ use crate::net;
 use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
-use crate::server::{Control, Info, PhaseEvidence};
+use crate::server::{ControlLink, Info, PhaseEvidence};
 use crate::stats::series::SeriesBuilder;
 use crate::stats::{ErrorCounts, Stats};
 use crate::sysinfo;
@@ -34,6 +34,20 @@ pub enum RunError {
     /// Anything else (exit code 1).
     #[error("{0}")]
     Failed(String),
+    /// A signal arrived while connecting, before anything was measured (exit
+    /// code 128 + the signal); the failure it caused (`EINTR`) is no error.
+    #[error("interrupted before the run started")]
+    Interrupted,
+}
+
+/// A setup failure, unless a signal caused it: an interrupted `connect` or
+/// handshake read fails with `EINTR`, which is the user's Ctrl-C, not a fault.
+fn unless_interrupted(interrupt: &Interrupt, e: RunError) -> RunError {
+    if interrupt.stop_requested() {
+        RunError::Interrupted
+    } else {
+        e
+    }
 }
 
 /// Runs the whole schedule: prefill (if asked), warm-up (if any), then each
@@ -50,17 +64,19 @@ pub fn run(
 ) -> Result<Results, RunError> {
     // One connection first, so that a wrong address or password is one clear
     // error rather than a failure in every thread.
-    net::connect(&config.target).map_err(|e| connect_advice(&e, &config.target.endpoint))?;
+    net::connect(&config.target)
+        .map_err(|e| unless_interrupted(interrupt, connect_advice(&e, &config.target.endpoint)))?;
     check_fd_limit(&config)?;
     let config = Arc::new(config);
     let empty = Stats::for_run(config.rate.is_some())
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
-    let mut control = Control::open(&config.target).ok();
-    let placement = crew::plan(&config, control.as_mut().and_then(Control::info).as_ref())?;
-    let crew = crew::spawn(&config, &placement, interrupt)?;
+    let mut control = ControlLink::open(&config.target);
+    let placement = crew::plan(&config, control.info().as_ref())?;
+    let crew = crew::spawn(&config, &placement, interrupt)
+        .map_err(|e| unless_interrupted(interrupt, e))?;
     if let Err(e) = crew::await_ready(&crew, &config) {
         crew.shutdown();
-        return Err(e);
+        return Err(unless_interrupted(interrupt, e));
     }
     let mut master = Master {
         budget: ErrorBudget {
@@ -138,8 +154,8 @@ struct Master {
     crew: Crew,
     config: Arc<Config>,
     empty: Stats,
-    /// The control connection for server evidence; `None` if it could not open.
-    control: Option<Control>,
+    /// The control connection for server evidence.
+    control: ControlLink,
     /// `--max-errors`, counted over all phases.
     budget: ErrorBudget,
 }
@@ -164,7 +180,7 @@ impl ErrorBudget {
 impl Master {
     /// What the server is, read once before the first phase.
     fn server_context(&mut self) -> Option<ServerContext> {
-        let control = self.control.as_mut()?;
+        let control = self.control.get()?;
         let info = control.info()?;
         Some(ServerContext {
             appendfsync: control.config_get("appendfsync"),
@@ -176,19 +192,17 @@ impl Master {
     /// INFO from the control connection, reopening it once if the server went
     /// away (a restart during the phase breaks it like any other connection).
     fn info(&mut self) -> Option<Info> {
-        if let Some(info) = self.control.as_mut().and_then(Control::info) {
-            return Some(info);
-        }
-        self.control = Control::open(&self.config.target).ok();
-        self.control.as_mut().and_then(Control::info)
+        self.control.info()
     }
 
     /// One phase, with INFO read before and after it (and the slow log, for
     /// measured runs with `--slowlog`).
     fn phase(&mut self, phase: Phase, stop: Stop, progress: &mut Progress) -> PhaseResult {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
+        // Only this phase's failures explain this phase's missing evidence.
+        let _ = self.control.take_lost();
         let before = self.info();
-        if slowlog && let Some(c) = self.control.as_mut() {
+        if slowlog && let Some(c) = self.control.get() {
             c.slowlog_reset();
         }
         let mut result = run_phase(
@@ -201,7 +215,7 @@ impl Master {
             progress,
         );
         // The slow log first, so that the INFO below is not in it.
-        let slowlog = match self.control.as_mut() {
+        let slowlog = match self.control.get() {
             Some(c) if slowlog => c.slowlog_get(SLOWLOG_ENTRIES),
             _ => None,
         };
@@ -211,6 +225,9 @@ impl Master {
             after,
             slowlog,
         });
+        if result.server.is_none() {
+            result.evidence_lost = self.control.take_lost();
+        }
         result
     }
 }
@@ -246,9 +263,9 @@ fn run_phase(
         if let Some(logs) = hlogs.as_mut()
             && let Err(e) = logs.write_second(second, merged)
         {
-            eprintln!(
+            crate::report::note(format_args!(
                 "kvbench: cannot write the interval log of {phase}: {e}; no more intervals are written"
-            );
+            ));
             hlogs = None;
         }
     };
@@ -314,6 +331,7 @@ fn run_phase(
         unsent,
         server: None,
         interrupted: false,
+        evidence_lost: None,
     };
     finish_hdr_files(config, hlogs, &result);
     progress.end_phase(&result);
@@ -328,7 +346,7 @@ fn open_interval_logs(config: &Config, phase: Phase, started: SystemTime) -> Opt
         return None;
     }
     IntervalLogs::create(prefix, phase, started)
-        .map_err(|e| eprintln!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display()))
+        .map_err(|e| crate::report::note(format_args!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display())))
         .ok()
 }
 
@@ -344,10 +362,10 @@ fn finish_hdr_files(config: &Config, logs: Option<IntervalLogs>, result: &PhaseR
         .map_or(Ok(()), IntervalLogs::finish)
         .and_then(|()| hdr::write_distributions(prefix, result));
     if let Err(e) = written {
-        eprintln!(
+        crate::report::note(format_args!(
             "kvbench: cannot write the HdrHistogram files of {} under --hdr-file-prefix {}: {e}",
             result.phase,
             prefix.display()
-        );
+        ));
     }
 }

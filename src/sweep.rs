@@ -4,7 +4,7 @@
 
 use crate::config::{Cell, Config};
 use crate::interrupt::Interrupt;
-use crate::report::progress::Progress;
+use crate::report::{self, progress::Progress};
 use crate::results::Results;
 use crate::run::{self, RunError};
 
@@ -35,7 +35,12 @@ pub fn run(
         if !config.sweep.warmup_each_cell && cell.index > 0 {
             cell.config.warmup = std::time::Duration::ZERO;
         }
-        eprintln!("[CELL {}/{}] {}", cell.index + 1, total, cell.label());
+        report::note(format_args!(
+            "[CELL {}/{}] {}",
+            cell.index + 1,
+            total,
+            cell.label()
+        ));
         let mut progress = Progress::new(&cell.config, true);
         let results = {
             let finished = &done;
@@ -47,13 +52,19 @@ pub fn run(
                 });
                 on_progress(&all);
             };
-            run::run(
+            match run::run(
                 cell.config.clone(),
                 prefill_phase,
                 interrupt,
                 &mut progress,
                 &mut partial,
-            )?
+            ) {
+                Ok(results) => results,
+                // Interrupted while the next cell was connecting: the cells
+                // already measured are the report.
+                Err(RunError::Interrupted) if !done.is_empty() => break,
+                Err(e) => return Err(e),
+            }
         };
         done.push(CellResult { cell, results });
         on_progress(&done);

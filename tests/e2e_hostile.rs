@@ -21,7 +21,7 @@ use std::thread;
 use std::time::Duration;
 
 use common::scripted_server::{Next, Script, ScriptedServer};
-use common::{TempDir, kvbench_in_sh, read_json};
+use common::{TempDir, kvbench_in_sh, read_json, warning_kinds};
 use serde_json::Value;
 
 /// The address space kvbench runs with, in KiB (`ulimit -v`): 1 GiB.
@@ -228,6 +228,13 @@ fn run_against(server: &HostileServer, args: &str) -> Outcome {
     );
     let doc = read_json(&json);
     let k = &doc["kvbench"];
+    // A server that answers INFO with an error gives no evidence, and that is
+    // no loss to warn about (unlike a control connection that fails).
+    assert!(
+        !warning_kinds(&doc).contains(&"server_evidence_lost"),
+        "{:?}",
+        warning_kinds(&doc)
+    );
     Outcome {
         errors: k["errors"].clone(),
         totals: k["totals"].clone(),

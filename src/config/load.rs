@@ -4,6 +4,7 @@
 use crate::cli::{Args, RequestsArg};
 use crate::config::data::{build_values, list_of};
 use crate::config::{Arrival, FaultPolicy, Rate, Stop, Sweep, UsageError, seconds};
+use crate::conn::MAX_PIPELINE;
 use crate::workload::mix::Ratio;
 
 pub(super) fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
@@ -67,11 +68,25 @@ pub(super) fn build_sweep(a: &Args) -> Result<Sweep, UsageError> {
     Ok(Sweep {
         threads: counts("--threads", &a.threads, 4)?,
         clients: counts("--clients", &a.clients, 50)?,
-        pipelines: counts("--pipeline", &a.pipeline, 1)?,
+        pipelines: pipelines(counts("--pipeline", &a.pipeline, 1)?)?,
         data_sizes: build_values(a)?,
         ratios,
         warmup_each_cell,
     })
+}
+
+/// `--pipeline` within [`MAX_PIPELINE`]: every request in the window has an
+/// entry in its connection's in-flight queue, so the depth bounds memory.
+fn pipelines(depths: Vec<usize>) -> Result<Vec<usize>, UsageError> {
+    match depths.iter().find(|&&d| d > MAX_PIPELINE) {
+        Some(depth) => Err(UsageError::new(
+            "--pipeline",
+            format!(
+                "must be at most {MAX_PIPELINE} (got {depth}); a deeper window only queues requests in memory"
+            ),
+        )),
+        None => Ok(depths),
+    }
 }
 
 /// `--rate` (total) or memtier's `--rate-limiting` (per connection), and `--arrival`.

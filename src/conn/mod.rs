@@ -26,6 +26,26 @@ use crate::workload::values::ValuePool;
 /// The smallest read buffer; it grows when a single reply needs more.
 const MIN_READ_BUFFER: usize = 4096;
 
+/// The largest read buffer a connection starts with, however deep its pipeline:
+/// one `read` of this size already drains a socket for thousands of small
+/// replies, and a larger reply grows the buffer to fit it (up to `max_reply`).
+const MAX_START_READ_BUFFER: usize = 256 * 1024;
+
+/// Encoded bytes not yet taken by the socket past which no further request is
+/// encoded. The write buffer is bounded by these bytes, not by the pipeline
+/// depth: a deep pipeline of large values would otherwise hold
+/// pipeline × value size in memory per connection. Requests the socket has
+/// taken are in flight and cost only their in-flight queue entry.
+pub const WRITE_BUDGET: usize = 256 * 1024;
+
+/// The deepest `--pipeline` accepted. The in-flight queue holds one entry per
+/// request in the window, so this bounds it at `MAX_PIPELINE` × [`IN_FLIGHT_BYTES`]
+/// per connection (about 2.5 MiB).
+pub const MAX_PIPELINE: usize = 65_536;
+
+/// The memory of one in-flight queue entry.
+pub const IN_FLIGHT_BYTES: usize = std::mem::size_of::<InFlight>();
+
 /// A request written (or about to be) and not yet answered.
 #[derive(Debug, Clone, Copy)]
 struct InFlight {
@@ -106,26 +126,30 @@ fn micros_between(earlier: Instant, later: Instant) -> u64 {
 }
 
 impl Conn {
-    /// Wraps a prepared stream. `request_hint` sizes the buffers so that a full
-    /// pipeline window of typical requests and replies fits without growing.
-    /// `max_reply` caps the read buffer, so a hostile or broken server cannot
-    /// make kvbench allocate without bound.
+    /// Wraps a prepared stream. `request_hint` (typical bytes of a request or
+    /// reply) sizes the read buffer so that a pipeline window of typical replies
+    /// fits, up to 256 KiB; `max_reply` caps its growth, so a
+    /// hostile or broken server cannot make kvbench allocate without bound.
+    /// `max_request` (the largest request the workload encodes) sizes the write
+    /// buffer once: it never holds more than [`WRITE_BUDGET`] + one request.
     pub fn new(
         stream: Stream,
         pipeline: usize,
         request_hint: usize,
+        max_request: usize,
         max_reply: usize,
         recycle_after: u64,
     ) -> Self {
-        let size = (pipeline * request_hint)
-            .max(MIN_READ_BUFFER)
+        let size = pipeline
+            .saturating_mul(request_hint)
+            .clamp(MIN_READ_BUFFER, MAX_START_READ_BUFFER)
             .min(max_reply);
         Conn {
             stream,
             state: ConnState::Ready,
             pipeline,
             inflight: VecDeque::with_capacity(pipeline),
-            wbuf: Vec::with_capacity(size),
+            wbuf: Vec::with_capacity(WRITE_BUDGET + max_request),
             wpos: 0,
             rbuf: vec![0; size],
             rstart: 0,
@@ -229,14 +253,18 @@ impl Conn {
         let Some(source) = self.source.as_mut() else {
             return;
         };
-        if self.wpos >= self.wbuf.len() {
-            self.wbuf.clear();
+        // Bytes the socket already took are dropped before more are added, so the
+        // buffer holds only what is still to be written; the copy is at most
+        // WRITE_BUDGET bytes, and only when the socket was full.
+        if self.wpos > 0 {
+            self.wbuf.drain(..self.wpos);
             self.wpos = 0;
         }
         // One timestamp for the whole batch: they are handed to the socket by the
         // same write, immediately after this.
         let sent_at = Instant::now();
         while self.inflight.len() < self.pipeline
+            && self.wbuf.len() < WRITE_BUDGET
             && (self.recycle_after == 0 || self.sent_since_connect < self.recycle_after)
         {
             // Open loop: only requests whose intended time has come; a request that
@@ -309,5 +337,19 @@ impl Conn {
         self.inflight.clear();
         self.wbuf.clear();
         self.wpos = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_formula_of_the_design_doc_holds() {
+        // docs/design.md, "Memory": 40 B per request in flight, at most
+        // MAX_PIPELINE of them (about 2.5 MiB), and a 256 KiB write budget.
+        assert_eq!(IN_FLIGHT_BYTES, 40);
+        const { assert!(MAX_PIPELINE * IN_FLIGHT_BYTES <= 5 * 1024 * 1024 / 2) };
+        assert_eq!(WRITE_BUDGET, 256 * 1024);
     }
 }

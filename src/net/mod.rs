@@ -58,6 +58,30 @@ pub enum ConnectError {
         /// What the OS said.
         source: io::Error,
     },
+    /// The connect or the handshake took longer than `--connection-timeout`
+    /// (the OS says "Resource temporarily unavailable", which names no cause).
+    #[error(
+        "{endpoint} did not connect and answer the handshake within --connection-timeout {secs} s"
+    )]
+    TimedOut {
+        /// Where we tried to connect.
+        endpoint: String,
+        /// `--connection-timeout`, seconds.
+        secs: f64,
+    },
+}
+
+/// An I/O failure of the connect or its handshake, as a [`ConnectError`]: a
+/// timeout becomes [`ConnectError::TimedOut`], so the message names the flag.
+fn io_failure(target: &Target, source: io::Error) -> ConnectError {
+    let endpoint = target.endpoint.to_string();
+    match source.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ConnectError::TimedOut {
+            endpoint,
+            secs: target.connect_timeout.as_secs_f64(),
+        },
+        _ => ConnectError::Io { endpoint, source },
+    }
 }
 
 /// `Read` and `Write` for an enum of a TCP and a UNIX stream, by delegation
@@ -234,10 +258,7 @@ pub enum BlockingStream {
 /// write timeouts of `--connection-timeout`; the flag is [`connect`]'s.
 pub fn connect_blocking(target: &Target) -> Result<(BlockingStream, bool), ConnectError> {
     let deadline = Instant::now() + target.connect_timeout;
-    let io_err = |source| ConnectError::Io {
-        endpoint: target.endpoint.to_string(),
-        source,
-    };
+    let io_err = |source| io_failure(target, source);
     let mut stream = match &target.endpoint {
         Endpoint::Tcp { host, port, family } => {
             let addr = resolve(host, *port, *family)?;
@@ -281,10 +302,7 @@ fn remaining(deadline: Instant) -> Duration {
 
 fn with_endpoint(e: ConnectError, target: &Target) -> ConnectError {
     match e {
-        ConnectError::Io { source, .. } => ConnectError::Io {
-            endpoint: target.endpoint.to_string(),
-            source,
-        },
+        ConnectError::Io { source, .. } => io_failure(target, source),
         other => other,
     }
 }

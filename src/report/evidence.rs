@@ -54,6 +54,10 @@ pub fn phase_json(p: &PhaseResult, db: u32) -> Value {
             "server_restarted": e.restarted(),
             "set_calls": e.calls("set"),
             "get_calls": e.calls("get"),
+            "set_rejected_calls": e.rejected_calls("set"),
+            "get_rejected_calls": e.rejected_calls("get"),
+            "set_failed_calls": e.failed_calls("set"),
+            "get_failed_calls": e.failed_calls("get"),
             "total_commands_processed": e.delta("total_commands_processed"),
             "keyspace_hits": e.delta("keyspace_hits"),
             "keyspace_misses": e.delta("keyspace_misses"),
@@ -91,17 +95,33 @@ pub fn context_line(out: &mut String, ctx: &ServerContext) {
     );
 }
 
+/// A command's calls, with the rejected ones beside them when there were any:
+/// Redis 7 counts a call refused before it ran (`-OOM`) only as rejected.
+fn calls_text(e: &PhaseEvidence, command: &str) -> String {
+    match e.rejected_calls(command) {
+        0 => e.calls(command).to_string(),
+        rejected => format!("{} + {rejected} rejected", e.calls(command)),
+    }
+}
+
 /// One line per phase: the server's counts beside kvbench's, and its CPU.
 pub fn phase_line(out: &mut String, p: &PhaseResult, db: u32) {
-    let Some(e) = &p.server else { return };
+    let Some(e) = &p.server else {
+        // A server that never answers INFO (some proxies) gives no line; a
+        // failed control connection is said, so the gap is not silent.
+        if let Some(reason) = &p.evidence_lost {
+            let _ = writeln!(out, "Server {}: no evidence: {reason}", p.phase);
+        }
+        return;
+    };
     let replies = p.stats.set.count + p.stats.get.count;
     let _ = write!(
         out,
         "Server {}: SET calls {} (kvbench {}), GET calls {} (kvbench {}), keys {} -> {}, CPU {:.3} s",
         p.phase,
-        e.calls("set"),
+        calls_text(e, "set"),
         p.stats.set.count,
-        e.calls("get"),
+        calls_text(e, "get"),
         p.stats.get.count,
         e.before.keys(db),
         e.after.keys(db),

@@ -1,11 +1,13 @@
 //! Reports: text and JSON exporters behind one trait, the progress line, and
-//! atomic file writes.
+//! the writes of their bytes.
 //!
 //! Exporters return bytes and never touch files, so the same bytes can go to
-//! stdout, to `--out-file` or into a test. Files are written to a temporary name
-//! and renamed into place, so a crash mid-write never leaves a truncated result.
+//! stdout, to `--out-file` or into a test. Regular files are written to a
+//! temporary name and renamed into place, so a crash mid-write never leaves a
+//! truncated result; devices and FIFOs are written in place (`files.rs`).
 
 pub mod evidence;
+pub mod files;
 pub mod hdr;
 pub mod json;
 pub mod json_config;
@@ -14,12 +16,12 @@ pub mod progress;
 pub mod sweep;
 pub mod text;
 
-use std::io::{self, Write};
-use std::path::Path;
+use std::io;
 
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
+use crate::report::files::Target;
 use crate::results::Results;
 use crate::stats::OpStats;
 
@@ -39,41 +41,29 @@ pub trait Exporter {
     fn render(&self, input: &ReportInput<'_>) -> Vec<u8>;
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a
-/// rename, so readers see the old file or the new one, never half of one.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
-    match written.and_then(|()| std::fs::rename(&tmp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+/// Which write of a report this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Save {
+    /// A rewrite after a phase, while runs are still to come: skipped for a
+    /// device, FIFO or stdout, which would show every copy.
+    Progress,
+    /// The report as the run ends (complete or cut short).
+    Final,
 }
 
 /// Writes the JSON report to `--json-out-file`, if one was asked for.
-pub fn save_json(config: &Config, results: &Results, complete: bool) -> Result<(), String> {
+pub fn save_json(
+    config: &Config,
+    results: &Results,
+    complete: bool,
+    save: Save,
+) -> Result<(), String> {
     let input = ReportInput {
         config,
         results,
         complete,
     };
-    write_json(config, &json::JsonExporter.render(&input))
+    write_json(config, &json::JsonExporter.render(&input), save)
 }
 
 /// Prints the text report to stdout, or writes it to `--out-file`.
@@ -86,30 +76,49 @@ pub fn emit_text(config: &Config, results: &Results, complete: bool) -> Result<(
     write_text(config, &text::TextExporter.render(&input))
 }
 
-/// Writes JSON bytes to `--json-out-file` atomically; nothing without the flag.
-pub fn write_json(config: &Config, bytes: &[u8]) -> Result<(), String> {
+/// Writes JSON bytes to `--json-out-file` (atomically when it is a regular
+/// file); nothing without the flag.
+pub fn write_json(config: &Config, bytes: &[u8], save: Save) -> Result<(), String> {
     let Some(path) = &config.output.json_out_file else {
         return Ok(());
     };
-    write_atomically(path, bytes)
-        .map_err(|e| format!("cannot write --json-out-file {}: {e}", path.display()))
+    let fail = |e: io::Error| format!("cannot write --json-out-file {}: {e}", path.display());
+    let target = Target::of(path).map_err(fail)?;
+    if save == Save::Progress && !target.rewritable() {
+        return Ok(());
+    }
+    target.write(bytes).or_else(quiet_broken_pipe).map_err(fail)
 }
 
-/// Writes text bytes to `--out-file` atomically, or to stdout.
+/// Writes text bytes to `--out-file` (atomically when it is a regular file), or
+/// to stdout.
 pub fn write_text(config: &Config, bytes: &[u8]) -> Result<(), String> {
-    match &config.output.out_file {
-        Some(path) => write_atomically(path, bytes)
-            .map_err(|e| format!("cannot write --out-file {}: {e}", path.display())),
-        None => {
-            let mut out = io::stdout().lock();
-            match out.write_all(bytes).and_then(|()| out.flush()) {
-                // A closed pipe (`kvbench ... | head`) is the reader's choice, not a failure.
-                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-                    Err(format!("cannot write the report: {e}"))
-                }
-                _ => Ok(()),
-            }
-        }
+    let fail = |e: io::Error| match &config.output.out_file {
+        Some(path) => format!("cannot write --out-file {}: {e}", path.display()),
+        None => format!("cannot write the report: {e}"),
+    };
+    files::text_target(config)
+        .map_err(fail)?
+        .write(bytes)
+        .or_else(quiet_broken_pipe)
+        .map_err(fail)
+}
+
+/// One line on stderr that never panics, unlike `eprintln!`: when stderr is a
+/// pipe its reader closed (`kvbench ... 2>&1 | head -1`), the messages end
+/// quietly and the run and its result files go on.
+pub fn note(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut err = io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
+
+/// A closed pipe (`kvbench ... | head`) is the reader's choice, not a failure.
+fn quiet_broken_pipe(e: io::Error) -> io::Result<()> {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        Ok(())
+    } else {
+        Err(e)
     }
 }
 
@@ -153,18 +162,6 @@ pub fn percentile_label(p: f64) -> String {
 mod tests {
     use super::*;
     use crate::stats::latency_histogram;
-
-    #[test]
-    fn atomic_write_replaces_the_file_and_leaves_no_temp() {
-        let dir = std::env::temp_dir().join(format!("kvbench-atomic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("r.json");
-        write_atomically(&path, b"one").unwrap();
-        write_atomically(&path, b"two").unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"two");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 
     #[test]
     fn distribution_ends_at_one_hundred_percent_and_rises() {

@@ -32,6 +32,8 @@ pub struct SummaryRow {
     pub hit_rate: Option<f64>,
     /// Total ops/sec over the first cell's.
     pub ratio: f64,
+    /// The cell was cut short: its numbers cover a partial run.
+    pub interrupted: bool,
 }
 
 /// The comparison rows, from each cell's headline section.
@@ -54,6 +56,7 @@ pub fn summary(cells: &[CellResult]) -> Vec<SummaryRow> {
             latency_ms: [totals.mean_us() / 1000.0, at(50.0), at(99.0), at(99.9)],
             hit_rate: hit_rate_percent(&section.stats.get),
             ratio: if base > 0.0 { ops_per_sec / base } else { 0.0 },
+            interrupted: section.interrupted,
         });
     }
     rows
@@ -63,7 +66,7 @@ fn input<'a>(config: &'a Config, c: &'a CellResult) -> ReportInput<'a> {
     ReportInput {
         config,
         results: &c.results,
-        complete: c.results.runs.len() as u32 >= c.results.planned_runs,
+        complete: c.results.is_complete(),
     }
 }
 
@@ -83,7 +86,12 @@ pub fn text(cells: &[CellResult], total_cells: usize) -> Vec<u8> {
         ));
     }
     let rows = summary(cells);
-    let width = rows.iter().map(|r| r.label.len()).max().unwrap_or(4).max(4);
+    let width = rows
+        .iter()
+        .map(|r| r.label.len() + if r.interrupted { 6 } else { 0 })
+        .max()
+        .unwrap_or(4)
+        .max(4);
     let _ = writeln!(out, "SWEEP SUMMARY ({} of {total_cells} cells)", rows.len());
     let _ = writeln!(
         out,
@@ -101,11 +109,17 @@ pub fn text(cells: &[CellResult], total_cells: usize) -> Vec<u8> {
     );
     for r in &rows {
         let hit = r.hit_rate.map_or("---".to_string(), |h| format!("{h:.2}"));
+        // A cut cell is shown, but marked: its rate covers a partial run.
+        let label = if r.interrupted {
+            format!("{} (cut)", r.label)
+        } else {
+            r.label.clone()
+        };
         let [avg, p50, p99, p999] = r.latency_ms;
         let _ = writeln!(
             out,
             "{:<width$} {:>12.2} {:>12.2} {:>12.2} {avg:>10.3} {p50:>10.3} {p99:>10.3} {p999:>10.3} {hit:>9} {:>7.3}",
-            r.label, r.ops_per_sec, r.set_ops_per_sec, r.get_ops_per_sec, r.ratio
+            label, r.ops_per_sec, r.set_ops_per_sec, r.get_ops_per_sec, r.ratio
         );
     }
     out.into_bytes()
@@ -145,10 +159,7 @@ pub fn json(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8
             })
         })
         .collect();
-    let complete = cells.len() == total_cells
-        && cells
-            .iter()
-            .all(|c| c.results.runs.len() as u32 >= c.results.planned_runs);
+    let complete = cells.len() == total_cells && cells.iter().all(|c| c.results.is_complete());
     let doc = json!({
         "sweep": {
             "parameters": config.sweep.swept(),
@@ -160,7 +171,7 @@ pub fn json(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8
             "tool_version": env!("CARGO_PKG_VERSION"),
             "complete": complete,
             "cells_planned": total_cells,
-            "cells_completed": cells.iter().filter(|c| c.results.runs.len() as u32 >= c.results.planned_runs).count(),
+            "cells_completed": cells.iter().filter(|c| c.results.is_complete()).count(),
         },
     });
     let mut bytes = serde_json::to_vec_pretty(&doc).unwrap_or_default();

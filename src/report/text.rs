@@ -23,11 +23,14 @@ impl Exporter for TextExporter {
         for section in input.results.sections() {
             table(&mut out, &section, &input.config.output.percentiles);
         }
-        if let Some(last) = input.results.headline() {
-            summary(&mut out, input, &last);
-            if !input.config.output.hide_histogram {
-                latency_distribution(&mut out, &last);
-            }
+        let last = input.results.headline();
+        // Without a measured run (a cut prefill or warm-up), the summary still
+        // says what was measured and why it stopped.
+        summary(&mut out, input, last.as_ref());
+        if let Some(last) = &last
+            && !input.config.output.hide_histogram
+        {
+            latency_distribution(&mut out, last);
         }
         out.into_bytes()
     }
@@ -103,9 +106,12 @@ fn row(
     let _ = writeln!(out, "{:>13.2} ", kb / secs.as_secs_f64().max(1e-9));
 }
 
-fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
+fn summary(out: &mut String, input: &ReportInput<'_>, last: Option<&Section<'_>>) {
     let config = input.config;
-    hit_rate_line(out, &last.stats.get);
+    if let Some(last) = last {
+        hit_rate_line(out, &last.stats.get);
+        replies_line(out, last);
+    }
     let _ = writeln!(out, "Latency: {}.", open_loop::latency_meaning(config));
     if config.rate.is_some() {
         for run in &input.results.runs {
@@ -114,11 +120,16 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
     }
     phase_lines(out, input);
     variance_line(out, input);
-    errors(
-        out,
-        &last.stats.errors,
-        last.stats.set.errors + last.stats.get.errors,
-    );
+    // The errors of the section shown, or of the prefill or warm-up that was
+    // cut before any run.
+    let results = input.results;
+    let shown = last
+        .map(|l| &*l.stats)
+        .or(results.warmup.as_ref().map(|w| &w.stats))
+        .or(results.prefill.as_ref().map(|p| &p.stats));
+    if let Some(stats) = shown {
+        errors(out, &stats.errors, stats.error_replies());
+    }
     match input.results.interrupted {
         Some((phase, 0)) => {
             let _ = writeln!(
@@ -153,8 +164,8 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
     if !input.complete {
         let _ = writeln!(
             out,
-            "Incomplete: {} of {} runs recorded.",
-            input.results.runs.len(),
+            "Incomplete: {} of {} runs completed.",
+            input.results.completed_runs(),
             input.results.planned_runs
         );
     }
@@ -166,7 +177,7 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>) {
         let _ = writeln!(out, "Warning: {warning}");
     }
     out.push('\n');
-    if config.rate.is_some() {
+    if let Some(last) = last.filter(|_| config.rate.is_some()) {
         open_loop::service_table(out, last, &config.output.percentiles);
     }
 }
@@ -190,6 +201,29 @@ fn variance_line(out: &mut String, input: &ReportInput<'_>) {
         v.mean,
         v.ci95_half_width
     );
+}
+
+/// Successes apart from error replies: memtier's Ops/sec above counts both, so a
+/// server answering `-OOM` to every SET would otherwise look fast.
+fn replies_line(out: &mut String, s: &Section<'_>) {
+    let (successes, errors) = (s.stats.successes(), s.stats.error_replies());
+    if successes + errors == 0 {
+        return;
+    }
+    let _ = write!(
+        out,
+        "Replies: {successes} successes ({:.2}/sec), {errors} error replies ({:.2}/sec",
+        rate(successes, s.duration),
+        rate(errors, s.duration)
+    );
+    if errors > 0 {
+        let _ = write!(
+            out,
+            ", {:.2} % of replies; Ops/sec counts them too, as memtier does",
+            100.0 * errors as f64 / (successes + errors) as f64
+        );
+    }
+    out.push_str(")\n");
 }
 
 fn hit_rate_line(out: &mut String, get: &OpStats) {

@@ -39,6 +39,12 @@ pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> RunError {
                 "{e}; the server may limit connections (maxclients): lower --threads or --clients"
             ),
         ),
+        ConnectError::TimedOut { .. } => UsageError::new(
+            "--connection-timeout",
+            format!(
+                "{e}; is the server up and reachable? raise --connection-timeout if it is slow to answer"
+            ),
+        ),
         ConnectError::Protocol(_) => UsageError::new(
             "--protocol",
             format!("{e}; is {endpoint} a Redis-protocol server? kvbench speaks --protocol redis"),

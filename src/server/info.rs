@@ -76,6 +76,20 @@ impl Info {
             .unwrap_or(0)
     }
 
+    /// `rejected_calls=` of `cmdstat_<command>`: calls refused before they ran
+    /// (`-OOM`, `-NOAUTH`, ...), which Redis 7 does not count in `calls`.
+    pub fn rejected_calls(&self, command: &str) -> u64 {
+        self.sub_field(&format!("cmdstat_{command}"), "rejected_calls")
+            .unwrap_or(0)
+    }
+
+    /// `failed_calls=` of `cmdstat_<command>`: calls that ran and answered an
+    /// error (counted in `calls` too).
+    pub fn failed_calls(&self, command: &str) -> u64 {
+        self.sub_field(&format!("cmdstat_{command}"), "failed_calls")
+            .unwrap_or(0)
+    }
+
     /// `keys=` of `db<n>` (0 when the database is empty).
     pub fn keys(&self, db: u32) -> u64 {
         self.sub_field(&format!("db{db}"), "keys").unwrap_or(0)
@@ -117,6 +131,16 @@ mod tests {
         assert_eq!(i.calls("set"), 0);
         assert_eq!(i.keys(0), 1000);
         assert_eq!(i.keys(1), 0);
+    }
+
+    #[test]
+    fn rejected_and_failed_calls_are_apart_from_calls() {
+        let text = "cmdstat_set:calls=3740,usec=2221,usec_per_call=0.59,rejected_calls=100300,failed_calls=2\r\n";
+        let i = Info::parse(text, SystemTime::UNIX_EPOCH);
+        assert_eq!(i.calls("set"), 3740);
+        assert_eq!(i.rejected_calls("set"), 100_300);
+        assert_eq!(i.failed_calls("set"), 2);
+        assert_eq!(i.rejected_calls("get"), 0);
     }
 
     #[test]

@@ -70,6 +70,25 @@ impl PhaseEvidence {
         self.after.calls(command).saturating_sub(before)
     }
 
+    /// Calls of one command refused before they ran (Redis 7 `rejected_calls`:
+    /// `-OOM` under maxmemory, for one); not part of [`Self::calls`].
+    pub fn rejected_calls(&self, command: &str) -> u64 {
+        let before = self.base(|i| i.rejected_calls(command) as f64) as u64;
+        self.after.rejected_calls(command).saturating_sub(before)
+    }
+
+    /// Calls that ran and failed (Redis 7 `failed_calls`; already in [`Self::calls`]).
+    pub fn failed_calls(&self, command: &str) -> u64 {
+        let before = self.base(|i| i.failed_calls(command) as f64) as u64;
+        self.after.failed_calls(command).saturating_sub(before)
+    }
+
+    /// Every request of one command the server answered, run or refused: what
+    /// kvbench's own count of replies must match.
+    pub fn answered(&self, command: &str) -> u64 {
+        self.calls(command) + self.rejected_calls(command)
+    }
+
     /// Server CPU seconds (user + system, all its threads) used during the phase.
     pub fn cpu_seconds(&self) -> f64 {
         let cpu =
@@ -77,6 +96,68 @@ impl PhaseEvidence {
         (cpu(&self.after) - self.base(cpu)).max(0.0)
     }
 }
+
+/// The master's control connection across phases: reopened when it broke (a
+/// restart breaks it like any other connection), and keeping why it failed, so
+/// that evidence missing for that reason is reported, never silent. A target
+/// that answers INFO with an error (some proxies) is no failure.
+pub struct ControlLink {
+    target: Target,
+    control: Option<Control>,
+    lost: Option<String>,
+}
+
+impl ControlLink {
+    /// Opens the control connection; a failure is kept for [`Self::take_lost`].
+    pub fn open(target: &Target) -> ControlLink {
+        let mut link = ControlLink {
+            target: target.clone(),
+            control: None,
+            lost: None,
+        };
+        link.reopen();
+        link
+    }
+
+    fn reopen(&mut self) {
+        match Control::open(&self.target) {
+            Ok(control) => self.control = Some(control),
+            Err(e) => {
+                self.control = None;
+                self.lost = Some(format!("the control connection could not open: {e}"));
+            }
+        }
+    }
+
+    /// The open connection, for CONFIG and SLOWLOG.
+    pub fn get(&mut self) -> Option<&mut Control> {
+        self.control.as_mut()
+    }
+
+    /// INFO, reopening the connection once if it failed.
+    pub fn info(&mut self) -> Option<Info> {
+        if let Some(Ok(found)) = self.control.as_mut().map(Control::info_checked) {
+            return found;
+        }
+        self.reopen();
+        match self.control.as_mut().map(Control::info_checked) {
+            Some(Ok(found)) => found,
+            Some(Err(e)) => {
+                self.lost = Some(format!("INFO on the control connection failed: {e}"));
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Why the connection last failed, if it did since the last call.
+    pub fn take_lost(&mut self) -> Option<String> {
+        self.lost.take()
+    }
+}
+
+/// The largest reply the control connection reads, which bounds its buffer.
+const MAX_CONTROL_REPLY: usize = 16 * 1024 * 1024;
 
 /// A blocking connection for INFO and friends.
 pub struct Control {
@@ -114,14 +195,28 @@ impl Control {
                     "the server closed the control connection",
                 ));
             }
+            if self.buf.len() + n > MAX_CONTROL_REPLY {
+                // INFO all and 128 slow-log entries are far below this: anything
+                // larger is a broken or hostile server, not evidence.
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "a control reply of more than 16 MiB",
+                ));
+            }
             self.buf.extend_from_slice(&chunk[..n]);
         }
     }
 
     /// `INFO all`, parsed; `None` when the target does not answer it.
     pub fn info(&mut self) -> Option<Info> {
-        let text = self.command(&["INFO", "all"]).ok()?.text()?;
-        Some(Info::parse(&text, SystemTime::now()))
+        self.info_checked().ok().flatten()
+    }
+
+    /// `INFO all`, telling a target that answers without INFO (`Ok(None)`: an
+    /// error reply, as from some proxies) from a connection that failed (`Err`).
+    pub fn info_checked(&mut self) -> io::Result<Option<Info>> {
+        let text = self.command(&["INFO", "all"])?.text();
+        Ok(text.map(|text| Info::parse(&text, SystemTime::now())))
     }
 
     /// `CONFIG GET name`; `None` when CONFIG is disabled or the name unknown.

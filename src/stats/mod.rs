@@ -337,6 +337,22 @@ impl Stats {
         all
     }
 
+    /// Replies of either op (successes and error replies alike, as memtier
+    /// counts them).
+    pub fn replies(&self) -> u64 {
+        self.set.count + self.get.count
+    }
+
+    /// Error replies (`-OOM`, `-ERR`, ...) of either op.
+    pub fn error_replies(&self) -> u64 {
+        self.set.errors + self.get.errors
+    }
+
+    /// Replies that were not errors: what the server actually did.
+    pub fn successes(&self) -> u64 {
+        self.replies().saturating_sub(self.error_replies())
+    }
+
     /// Clears everything, keeping the histograms' memory.
     pub fn reset(&mut self) {
         self.set.reset();

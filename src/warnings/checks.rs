@@ -4,6 +4,7 @@
 
 use crate::config::Config;
 use crate::placement::Placement;
+use crate::protocol::resp::ServerErrorKind;
 use crate::report::hit_rate_percent;
 use crate::results::{PhaseResult, Results};
 use crate::sysinfo;
@@ -29,6 +30,9 @@ pub const MIN_HIT_RATE: f64 = 90.0;
 pub const MIN_RUN_SECS: f64 = 10.0;
 /// A server/client count difference above this share of the client's count.
 pub const MISMATCH_FRACTION: f64 = 0.001;
+/// Error replies above this share of all replies make a run that measures how
+/// fast the server refuses, not how fast it works.
+pub const MAX_ERROR_SHARE: f64 = 0.01;
 /// Bytes a Redis key costs beyond its name and value (dict entry, object header,
 /// string headers, allocator rounding), for the dataset estimate.
 pub const PER_KEY_OVERHEAD: u64 = 64;
@@ -38,6 +42,9 @@ pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
     let mut out = Vec::new();
     for run in &results.runs {
         run_warnings(config, run, &mut out);
+    }
+    if let Some(w) = error_replies(results) {
+        out.push(w);
     }
     if let Some(w) = key_range(config, results) {
         out.push(w);
@@ -100,16 +107,27 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
             busiest_cpu_percent,
         });
     }
-    let Some(evidence) = &run.server else { return };
+    let Some(evidence) = &run.server else {
+        if let Some(reason) = &run.evidence_lost {
+            out.push(Warning::EvidenceLost {
+                phase,
+                reason: reason.clone(),
+            });
+        }
+        return;
+    };
     if evidence.restarted() {
         // Counts from two processes cannot be compared with kvbench's.
         out.push(Warning::ServerRestarted { phase });
         return;
     }
-    for (op, client, server) in [
-        ("SET", run.stats.set.count, evidence.calls("set")),
-        ("GET", run.stats.get.count, evidence.calls("get")),
+    // kvbench counts every reply, error or not; Redis 7 counts a call refused
+    // before it ran (-OOM) in rejected_calls, not in calls.
+    for (op, client, command) in [
+        ("SET", run.stats.set.count, "set"),
+        ("GET", run.stats.get.count, "get"),
     ] {
+        let server = evidence.answered(command);
         if client.abs_diff(server) as f64 > MISMATCH_FRACTION * client as f64 {
             out.push(Warning::CountMismatch {
                 phase: phase.clone(),
@@ -173,6 +191,32 @@ pub fn rate_check(config: &Config, phase: &PhaseResult) -> Option<Warning> {
         achieved,
         unsent: phase.unsent,
         limit,
+    })
+}
+
+/// More than [`MAX_ERROR_SHARE`] of the measured runs' replies were errors:
+/// named by the most frequent kind, with the server's memory limit for OOM.
+fn error_replies(results: &Results) -> Option<Warning> {
+    let all = results.run_totals()?;
+    let (errors, replies) = (all.error_replies(), all.replies());
+    if replies == 0 || (errors as f64) <= MAX_ERROR_SHARE * replies as f64 {
+        return None;
+    }
+    let (kind, kind_count) = ServerErrorKind::ALL
+        .iter()
+        .zip(all.errors.server)
+        .max_by_key(|(_, n)| *n)
+        .map(|(k, n)| (*k, n))?;
+    let info = results.server.as_ref().map(|s| &s.info);
+    Some(Warning::ErrorReplies {
+        errors,
+        replies,
+        kind,
+        kind_count,
+        maxmemory: info.and_then(|i| i.u64("maxmemory")).filter(|m| *m > 0),
+        policy: info
+            .and_then(|i| i.get("maxmemory_policy"))
+            .map(str::to_string),
     })
 }
 

@@ -9,6 +9,8 @@ pub mod checks;
 
 use std::fmt;
 
+use crate::protocol::resp::ServerErrorKind;
+
 pub use checks::{collect, rate_check};
 
 /// A worker thread at or above this share of one CPU is saturated: the result
@@ -116,6 +118,21 @@ pub enum Warning {
         /// The run's length, seconds.
         secs: f64,
     },
+    /// Too many replies were errors: the rates measure refusals.
+    ErrorReplies {
+        /// Error replies in the measured runs.
+        errors: u64,
+        /// All replies in the measured runs.
+        replies: u64,
+        /// The most frequent kind.
+        kind: ServerErrorKind,
+        /// Replies of that kind.
+        kind_count: u64,
+        /// The server's `maxmemory`, when it has one (bytes).
+        maxmemory: Option<u64>,
+        /// The server's `maxmemory-policy`.
+        policy: Option<String>,
+    },
     /// The server counted different numbers of requests than kvbench.
     CountMismatch {
         /// Which run.
@@ -124,8 +141,17 @@ pub enum Warning {
         op: &'static str,
         /// kvbench's count.
         client: u64,
-        /// The server's `cmdstat` calls.
+        /// The server's `cmdstat` calls, with the ones it rejected before
+        /// running them (Redis 7 `rejected_calls`).
         server: u64,
+    },
+    /// The control connection failed: the server's own account of the run
+    /// (its counts, CPU, the cross-check) is missing.
+    EvidenceLost {
+        /// Which run.
+        phase: String,
+        /// What failed.
+        reason: String,
     },
     /// The server process changed during a run (its run_id differs).
     ServerRestarted {
@@ -159,12 +185,63 @@ impl Warning {
             Warning::SameMachine { .. } => "same_machine",
             Warning::DatasetTooLarge { .. } => "dataset_too_large",
             Warning::ShortRun { .. } => "short_run",
+            Warning::ErrorReplies { .. } => "error_replies",
             Warning::CountMismatch { .. } => "count_mismatch",
             Warning::ServerRestarted { .. } => "server_restarted",
+            Warning::EvidenceLost { .. } => "server_evidence_lost",
             Warning::FsyncAlways => "fsync_always",
             Warning::BackgroundSave { .. } => "background_save",
             Warning::RunsDisagree { .. } => "runs_disagree",
         }
+    }
+}
+
+/// The likely cause of a flood of one error kind, and what to change.
+fn error_cause(
+    f: &mut fmt::Formatter<'_>,
+    kind: ServerErrorKind,
+    maxmemory: Option<u64>,
+    policy: Option<&str>,
+) -> fmt::Result {
+    match kind {
+        ServerErrorKind::Oom => {
+            let limit = maxmemory.map_or("its maxmemory".to_string(), |m| {
+                format!("its maxmemory ({:.0} MiB)", mib(m))
+            });
+            write!(
+                f,
+                "The server is full: it reached {limit} with maxmemory-policy {} and refuses writes; raise maxmemory, choose an eviction policy (allkeys-lru), or shrink --key-maximum or --data-size.",
+                policy.unwrap_or("noeviction")
+            )
+        }
+        ServerErrorKind::Loading => write!(
+            f,
+            "The server was still loading its dataset; wait until INFO persistence says loading:0, then run again."
+        ),
+        ServerErrorKind::Busy => write!(
+            f,
+            "A script or function blocked the server; end it (SCRIPT KILL / FUNCTION KILL) and run again."
+        ),
+        ServerErrorKind::ReadOnly => write!(
+            f,
+            "The target is a read-only replica; point --server/--port at the primary, or use --ratio 0:1 for reads only."
+        ),
+        ServerErrorKind::NoAuth | ServerErrorKind::WrongPass | ServerErrorKind::NoPerm => write!(
+            f,
+            "The credentials or the user's permissions do not allow these commands; check --authenticate and the user's ACL."
+        ),
+        ServerErrorKind::Moved | ServerErrorKind::Ask => write!(
+            f,
+            "The target is a cluster node that does not own these keys; benchmark a standalone server or one node's slots."
+        ),
+        ServerErrorKind::WrongType => write!(
+            f,
+            "The keys hold values of another type; use an empty database (--select-db) or another --key-prefix."
+        ),
+        ServerErrorKind::Err | ServerErrorKind::Other => write!(
+            f,
+            "See the server's log and INFO errorstats for the message; the numbers are not a measurement of the workload."
+        ),
     }
 }
 
@@ -276,6 +353,22 @@ impl fmt::Display for Warning {
                 f,
                 "each run lasted {secs:.1} s: runs under 10 s are dominated by start-up, caches warming and noise; use --test-time 10 or more (the whitepaper method uses 600 s)."
             ),
+            Warning::ErrorReplies {
+                errors,
+                replies,
+                kind,
+                kind_count,
+                maxmemory,
+                policy,
+            } => {
+                write!(
+                    f,
+                    "{errors} of {replies} replies ({:.1} %) were errors, most of them {} ({kind_count}): the rates count refusals, not work. ",
+                    100.0 * *errors as f64 / *replies as f64,
+                    kind.as_str()
+                )?;
+                error_cause(f, *kind, *maxmemory, policy.as_deref())
+            }
             Warning::CountMismatch {
                 phase,
                 op,
@@ -284,6 +377,10 @@ impl fmt::Display for Warning {
             } => write!(
                 f,
                 "{phase}: the server counted {server} {op} calls but kvbench {client}: another client used the server during the run, or requests were lost; the numbers are not a clean measurement."
+            ),
+            Warning::EvidenceLost { phase, reason } => write!(
+                f,
+                "{phase}: the server's evidence is missing because {reason}: its counts, CPU use and the cross-check of kvbench's numbers are not in this report; the server may be at maxclients, unreachable, or its password changed (check --authenticate and maxclients)."
             ),
             Warning::ServerRestarted { phase } => write!(
                 f,

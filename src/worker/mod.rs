@@ -182,12 +182,20 @@ impl WorkerBuilder {
         let config = self.config;
         let poll = Poll::new().map_err(io)?;
         let hint = request_size_hint(&config);
+        let max_request = max_request_bytes(&config);
         let mut conns = Vec::with_capacity(config.clients);
         let max_reply = max_reply_bytes(&config);
         let recycle_after = config.faults.reconnect_interval;
         for i in 0..config.clients {
             let (stream, unsolicited) = net::connect(&config.target)?;
-            let mut conn = Conn::new(stream, config.pipeline, hint, max_reply, recycle_after);
+            let mut conn = Conn::new(
+                stream,
+                config.pipeline,
+                hint,
+                max_request,
+                max_reply,
+                recycle_after,
+            );
             conn.unsolicited = unsolicited;
             // Edge-triggered: registered once, never re-registered per request.
             poll.registry()
@@ -237,6 +245,12 @@ impl WorkerBuilder {
 /// protocol error, which bounds memory whatever the server sends.
 fn max_reply_bytes(config: &Config) -> usize {
     (2 * config.values.max_size() + 1024 * 1024).max(64 * 1024 * 1024)
+}
+
+/// The most bytes one encoded request can take: a SET of the largest value, its
+/// key (the prefix and up to 20 digits) and the RESP framing around them.
+fn max_request_bytes(config: &Config) -> usize {
+    config.keys.prefix.len() + 20 + config.values.max_size() + 64
 }
 
 /// Typical bytes of one request or reply, to size connection buffers.

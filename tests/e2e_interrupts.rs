@@ -1,0 +1,244 @@
+//! Interrupted means interrupted, against real redis-server processes: a
+//! SIGINT in a sweep's second cell, in the second of three runs, in the prefill,
+//! in the warm-up, and while the first connection is still being made. A cut
+//! run is reported and marked, never counted as completed nor ranked BEST or
+//! WORST, and the exit code is 130 in every case.
+
+mod common;
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Redis, TempDir, kvbench_at, u, wait_for_traffic};
+use serde_json::Value;
+
+/// What an interrupted kvbench left.
+struct Cut {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn spawn(port: u16, args: &[&str], json: &Path) -> Child {
+    kvbench_at(port)
+        .args(args)
+        .arg("--json-out-file")
+        .arg(json)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn sigint(child: &Child) {
+    // SAFETY: kill(2) on the pid of our own child, which has not been waited for.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+}
+
+fn finish(child: Child) -> Cut {
+    let out = child.wait_with_output().unwrap();
+    Cut {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// Waits until `json` exists and `ready` holds for it (it is rewritten after
+/// every phase, atomically).
+fn wait_for_json(json: &Path, child: &mut Child, ready: impl Fn(&Value) -> bool) {
+    let give_up = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(bytes) = std::fs::read(json)
+            && let Ok(doc) = serde_json::from_slice::<Value>(&bytes)
+            && ready(&doc)
+        {
+            return;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "kvbench ended before the awaited phase"
+        );
+        assert!(Instant::now() < give_up, "the awaited phase never came");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigint_in_a_sweeps_second_cell_is_not_complete() {
+    let redis = Redis::start();
+    let dir = TempDir::new("sweep-cut");
+    let json = dir.path("s.json");
+    let args = [
+        "-t",
+        "1",
+        "-c",
+        "2",
+        "--pipeline",
+        "1,2",
+        "--test-time",
+        "4",
+    ];
+    let mut kv = spawn(redis.port, &args, &json);
+    // The file holds the first cell once its run is over; the second starts then.
+    wait_for_json(&json, &mut kv, |d| {
+        d["sweep"]["cells"].as_array().is_some_and(|c| c.len() == 1)
+            && d["sweep"]["cells"][0]["kvbench"]["runs_completed"] == 1
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    sigint(&kv);
+    let cut = finish(kv);
+    assert_eq!(cut.code, Some(130), "{}", cut.stderr);
+    let doc = common::read_json(&json);
+    let k = &doc["kvbench"];
+    assert_eq!(k["complete"], false, "{k}");
+    assert_eq!(u(&k["cells_completed"]), 1);
+    let second = &doc["sweep"]["cells"][1]["kvbench"];
+    assert_eq!(second["complete"], false);
+    assert_eq!(u(&second["runs_completed"]), 0);
+    assert_eq!(second["interrupted"]["phase"], "RUN #1");
+    // Reported, and marked as cut in the comparison.
+    assert!(cut.stdout.contains("pipeline=2 (cut)"), "{}", cut.stdout);
+}
+
+#[test]
+fn a_cut_run_is_neither_completed_nor_ranked() {
+    let redis = Redis::start();
+    let dir = TempDir::new("runs-cut");
+    let json = dir.path("r.json");
+    let args = ["-t", "1", "-c", "2", "-x", "3", "--test-time", "3"];
+    let mut kv = spawn(redis.port, &args, &json);
+    wait_for_json(&json, &mut kv, |d| {
+        d["kvbench"]["runs"]
+            .as_array()
+            .is_some_and(|r| r.len() == 1)
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    sigint(&kv);
+    let cut = finish(kv);
+    assert_eq!(cut.code, Some(130), "{}", cut.stderr);
+    let doc = common::read_json(&json);
+    let k = &doc["kvbench"];
+    assert_eq!(
+        k["runs"].as_array().unwrap().len(),
+        2,
+        "the cut run is reported"
+    );
+    assert_eq!(u(&k["runs_completed"]), 1);
+    assert_eq!(k["complete"], false);
+    let count = |section: &str| u(&doc[section]["Totals"]["Count"]);
+    // Only run 1 ran to its end: it is both the best and the worst.
+    assert_eq!(count("BEST RUN RESULTS"), count("RUN #1 RESULTS"));
+    assert_eq!(count("WORST RUN RESULTS"), count("RUN #1 RESULTS"));
+    assert!(count("RUN #2 RESULTS") > 0);
+    assert_ne!(count("RUN #2 RESULTS"), count("RUN #1 RESULTS"));
+    assert!(
+        cut.stdout.contains("Incomplete: 1 of 3 runs completed."),
+        "{}",
+        cut.stdout
+    );
+}
+
+/// A SIGINT during `phase` (started by `args`): the text report still has the
+/// phase's numbers and says it was interrupted.
+fn assert_cut_before_any_run(args: &[&str], phase: &str, numbers: &str) {
+    let redis = Redis::start();
+    let dir = TempDir::new("early-cut");
+    let json = dir.path("r.json");
+    let mut kv = spawn(redis.port, args, &json);
+    wait_for_traffic(redis.port, &mut kv);
+    std::thread::sleep(Duration::from_millis(500));
+    sigint(&kv);
+    let cut = finish(kv);
+    assert_eq!(cut.code, Some(130), "{}", cut.stderr);
+    let line = format!("Interrupted: signal 2 during {phase}");
+    assert!(
+        cut.stdout.contains(&line),
+        "no {line:?} in:\n{}",
+        cut.stdout
+    );
+    assert!(
+        cut.stdout.contains(numbers),
+        "no {numbers:?} in:\n{}",
+        cut.stdout
+    );
+    assert!(cut.stdout.contains("Incomplete: 0 of 1 runs completed."));
+    let doc = common::read_json(&json);
+    assert_eq!(doc["kvbench"]["interrupted"]["phase"], phase);
+    assert_eq!(u(&doc["kvbench"]["runs_completed"]), 0);
+}
+
+#[test]
+fn sigint_in_the_warm_up_reports_its_numbers_and_says_so() {
+    let args = [
+        "-t",
+        "1",
+        "-c",
+        "2",
+        "--warmup-time",
+        "20",
+        "--test-time",
+        "5",
+    ];
+    assert_cut_before_any_run(&args, "WARM-UP", "Warm-up (excluded above): ");
+}
+
+#[test]
+fn sigint_in_the_prefill_reports_its_numbers_and_says_so() {
+    // Far more keys than a second can write: the prefill is still running.
+    let args = [
+        "-t",
+        "1",
+        "-c",
+        "2",
+        "--prefill",
+        "--key-maximum",
+        "50000000",
+        "--test-time",
+        "5",
+    ];
+    assert_cut_before_any_run(&args, "PREFILL", "Prefill (excluded above): ");
+}
+
+#[test]
+fn sigint_while_the_first_connection_is_made_exits_130() {
+    // A listener that takes the connection and never answers the handshake.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let dir = TempDir::new("connect-cut");
+    let json = dir.path("r.json");
+    let mut kv = kvbench_at(port)
+        .args(["--connection-timeout", "30", "-n", "10"])
+        .arg("--json-out-file")
+        .arg(&json)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut peer, _) = listener.accept().unwrap();
+    // The handshake's first command has arrived: kvbench waits for its reply.
+    let mut first = [0u8; 64];
+    assert!(peer.read(&mut first).unwrap() > 0);
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(kv.try_wait().unwrap().is_none());
+    sigint(&kv);
+    let cut = finish(kv);
+    assert_eq!(cut.code, Some(130), "{}", cut.stderr);
+    assert!(
+        cut.stderr.contains("interrupted by signal 2"),
+        "{}",
+        cut.stderr
+    );
+    assert!(
+        !cut.stderr.contains("Interrupted system call"),
+        "{}",
+        cut.stderr
+    );
+    drop(peer);
+}
