@@ -11,11 +11,10 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::config::{Config, Stop, UsageError};
 use crate::crew::{self, Crew};
 use crate::interrupt::Interrupt;
-use crate::net;
 use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
-use crate::server::{ControlLink, Info, PhaseEvidence};
+use crate::server::{Control, ControlLink, Info, PhaseEvidence};
 use crate::stats::series::SeriesBuilder;
 use crate::stats::{ErrorCounts, Stats};
 use crate::sysinfo;
@@ -63,15 +62,17 @@ pub fn run(
     on_phase: &mut dyn FnMut(&Results),
 ) -> Result<Results, RunError> {
     // One connection first, so that a wrong address or password is one clear
-    // error rather than a failure in every thread.
-    net::connect(&config.target)
-        .map_err(|e| unless_interrupted(interrupt, connect_advice(&e, &config.target.endpoint)))?;
+    // error rather than a failure in every thread. It also reads where a local
+    // server runs, for the CPU plan, and closes before the workers connect, so
+    // it never takes a slot of a server that allows just enough clients.
+    let server_info = Control::open(&config.target)
+        .map_err(|e| unless_interrupted(interrupt, connect_advice(&e, &config.target.endpoint)))?
+        .info();
     check_fd_limit(&config)?;
     let config = Arc::new(config);
     let empty = Stats::for_run(config.rate.is_some())
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
-    let mut control = ControlLink::open(&config.target);
-    let placement = crew::plan(&config, control.info().as_ref())?;
+    let placement = crew::plan(&config, server_info.as_ref())?;
     let crew = crew::spawn(&config, &placement, interrupt)
         .map_err(|e| unless_interrupted(interrupt, e))?;
     if let Err(e) = crew::await_ready(&crew, &config) {
@@ -84,7 +85,9 @@ pub fn run(
             seen: 0,
             interrupt: interrupt.clone(),
         },
-        control,
+        // Opened once the workers are connected: with maxclients exactly
+        // full it is the one refused, and the report says the evidence is lost.
+        control: ControlLink::open(&config.target),
         crew,
         config,
         empty,
