@@ -78,6 +78,17 @@ impl Arrival {
     }
 }
 
+/// What the headline latency measures: memtier's fields, the text tables and
+/// the HDR files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Headline {
+    /// From the actual send to the reply: a closed loop, and memtier's
+    /// `--rate-limiting`, whose latency memtier measures from the actual send.
+    ServiceTime,
+    /// From each request's intended send time on the schedule: kvbench's `--rate`.
+    ResponseTime,
+}
+
 /// Open-loop load: a request schedule independent of the server's replies.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rate {
@@ -173,6 +184,8 @@ pub struct Config {
     pub warmup: Duration,
     /// Open-loop schedule; `None` is a closed loop.
     pub rate: Option<Rate>,
+    /// What the headline latency measures.
+    pub headline: Headline,
     /// `--prefill`: write the whole key range once before anything else.
     pub prefill: bool,
     /// Keys.
@@ -266,6 +279,10 @@ fn build(a: Args) -> Result<Config, UsageError> {
         run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
         warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,
         rate: build_rate(&a, sweep.threads[0] * sweep.clients[0])?,
+        headline: match (a.rate, a.rate_limiting) {
+            (Some(_), None) => Headline::ResponseTime,
+            _ => Headline::ServiceTime,
+        },
         prefill: a.prefill,
         keys,
         values: sweep.data_sizes[0].clone(),

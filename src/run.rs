@@ -82,7 +82,7 @@ pub fn run(
     net::connect(&config.target).map_err(|e| connect_advice(&e, &config.target.endpoint))?;
     check_fd_limit(&config)?;
     let config = Arc::new(config);
-    let empty = Stats::for_run(config.rate.is_some())
+    let empty = Stats::for_config(&config)
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
     let crew = crew::spawn(&config, interrupt)?;
     if let Err(e) = crew::await_ready(&crew, &config) {

@@ -211,8 +211,9 @@ pub struct Args {
     /// Write the JSON report to FILE (atomically, after every run)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json_out_file: Option<PathBuf>,
-    /// Write HdrHistogram files per run and op, e.g. PREFIX_RUN1_SET.hgrm (percentile distribution) and
-    /// .hlog (per-second interval log)
+    /// Write HdrHistogram files per run under memtier's names, e.g. PREFIX_FULL_RUN_1.txt
+    /// (percentile distribution), PREFIX_SET_command_run_1.hgrm (whole-run log) and
+    /// kvbench's PREFIX_GET_command_run_1.hlog (per-second interval log)
     #[arg(long, value_name = "PREFIX", help_heading = "Output")]
     pub hdr_file_prefix: Option<PathBuf>,
     /// Reset the server's SLOWLOG before each run and report its entries after

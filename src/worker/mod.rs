@@ -191,8 +191,7 @@ impl WorkerBuilder {
         let mut rng =
             SmallRng::seed_from_u64(derive_seed(config.seed, &[self.thread as u64, u64::MAX]));
         let values = ValuePool::new(&config.values, config.random_data, &mut rng);
-        let stats =
-            Stats::for_run(config.rate.is_some()).map_err(|e| io(std::io::Error::other(e)))?;
+        let stats = Stats::for_config(&config).map_err(|e| io(std::io::Error::other(e)))?;
         let mut timer = Timer::new().map_err(io)?;
         poll.registry()
             .register(&mut timer, TIMER, Interest::READABLE)
