@@ -6,7 +6,10 @@
 
 mod common;
 
-use common::{Redis, f, info, u, warning_kinds};
+use std::collections::HashMap;
+
+use common::{Redis, f, info, pipeline, u, warning_kinds};
+use kvbench::protocol::value::Value as Reply;
 use serde_json::Value;
 
 fn exists(redis: &Redis, key: &str) -> bool {
@@ -230,8 +233,16 @@ fn sweep_warmup_each_warms_up_before_every_cell() {
 #[test]
 fn info_before_and_after_every_phase_travels_with_the_results() {
     let redis = Redis::start_with(&["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"]);
+    let server_cpu = || {
+        ["used_cpu_user", "used_cpu_sys"]
+            .iter()
+            .map(|field| info(redis.port, "cpu", field).parse::<f64>().unwrap())
+            .sum::<f64>()
+    };
+    let cpu_before_kvbench = server_cpu();
     let run =
         redis.kvbench_json("-t 1 -c 2 --key-maximum 5000 -n 300 --ratio 1:1 --warmup-time 0.2");
+    let cpu_during_kvbench = server_cpu() - cpu_before_kvbench;
     let kv = &run.doc["kvbench"];
     let version = info(redis.port, "server", "redis_version");
 
@@ -287,7 +298,25 @@ fn info_before_and_after_every_phase_travels_with_the_results() {
         assert_eq!(warm_calls, u(&warm["totals"][op]["count"]), "{op}");
         assert_eq!(redis.calls(command), run_calls + warm_calls, "{op}");
     }
-    assert!(f(&evidence["delta"]["cpu_s"]) >= 0.0);
+    // The run's server CPU is INFO cpu's difference around it: positive (600
+    // commands cost some), within what the server used while kvbench ran at
+    // all, and equal to the difference of the INFO it carries.
+    let cpu_s = f(&evidence["delta"]["cpu_s"]);
+    let cpu_of = |info: &Value| -> f64 {
+        ["used_cpu_user", "used_cpu_sys"]
+            .iter()
+            .map(|field| f(&info["cpu"][field]))
+            .sum()
+    };
+    let carried = cpu_of(after) - cpu_of(before);
+    assert!(
+        (cpu_s - carried).abs() < 1e-5,
+        "cpu_s {cpu_s} vs INFO {carried}"
+    );
+    assert!(
+        cpu_s > 0.0 && cpu_s <= cpu_during_kvbench + 1e-5,
+        "cpu_s {cpu_s}, the server used {cpu_during_kvbench} s while kvbench ran"
+    );
 
     // The text says the same.
     let sets = kv["totals"]["SET"]["count"].to_string();
@@ -300,14 +329,44 @@ fn info_before_and_after_every_phase_travels_with_the_results() {
     assert!(run.stdout.contains("Server WARM-UP: SET calls "));
 }
 
-fn slowlog_commands(evidence: &Value) -> Vec<String> {
+/// The server's own slow log: id → (timestamp, duration µs).
+fn server_slowlog(redis: &Redis) -> HashMap<i64, (i64, i64)> {
+    let Reply::Array(entries) = pipeline(redis.port, &[["SLOWLOG", "GET", "1000"]]).remove(0)
+    else {
+        panic!("SLOWLOG GET did not answer an array");
+    };
+    entries
+        .iter()
+        .map(|entry| match entry {
+            Reply::Array(fields) => match fields.as_slice() {
+                [
+                    Reply::Integer(id),
+                    Reply::Integer(at),
+                    Reply::Integer(us),
+                    ..,
+                ] => (*id, (*at, *us)),
+                other => panic!("slow log entry {other:?}"),
+            },
+            other => panic!("slow log entry {other:?}"),
+        })
+        .collect()
+}
+
+/// The commands of the run's slow log, after checking that each entry is the
+/// server's own: same id, timestamp and duration in `SLOWLOG GET`.
+fn slowlog_commands(redis: &Redis, evidence: &Value) -> Vec<String> {
+    let server = server_slowlog(redis);
     evidence["slowlog"]
         .as_array()
         .unwrap_or_else(|| panic!("no slowlog list in {evidence}"))
         .iter()
         .map(|e| {
-            assert!(e["id"].is_i64() && e["timestamp"].is_i64(), "{e}");
-            assert!(e["duration_us"].as_i64().unwrap() >= 0, "{e}");
+            let id = e["id"].as_i64().unwrap();
+            let own = (
+                e["timestamp"].as_i64().unwrap(),
+                e["duration_us"].as_i64().unwrap(),
+            );
+            assert_eq!(server.get(&id), Some(&own), "entry {e} vs the server's");
             e["command"][0].as_str().unwrap().to_uppercase()
         })
         .collect()
@@ -320,7 +379,7 @@ fn slowlog_lists_the_runs_commands_with_the_flag_and_is_null_without_it() {
 
     let with = redis.kvbench_json(&format!("{args} --slowlog"));
     let kv = &with.doc["kvbench"];
-    let commands = slowlog_commands(&kv["runs"][0]["server"]);
+    let commands = slowlog_commands(&redis, &kv["runs"][0]["server"]);
     assert!(!commands.is_empty());
     assert!(
         commands.iter().any(|c| c == "SET" || c == "GET"),
@@ -351,7 +410,7 @@ fn the_runs_slowlog_holds_the_runs_commands_and_not_kvbenchs_own() {
     let redis = Redis::start_with(&["--slowlog-log-slower-than", "0"]);
     let run =
         redis.kvbench_json("-t 1 -c 1 --key-maximum 2000 --prefill --ratio 0:1 -n 20 --slowlog");
-    let commands = slowlog_commands(&run.doc["kvbench"]["runs"][0]["server"]);
+    let commands = slowlog_commands(&redis, &run.doc["kvbench"]["runs"][0]["server"]);
     let foreign: Vec<&String> = commands.iter().filter(|c| *c != "GET").collect();
     assert!(
         foreign.is_empty(),
@@ -391,7 +450,9 @@ fn several_runs_report_their_spread_in_the_text_and_the_json() {
         f(&v["ci95_low"]) <= mean && mean <= f(&v["ci95_high"]),
         "{v}"
     );
-    assert!(f(&v["cv"]) >= 0.0);
+    // CV is the sample standard deviation over the mean.
+    let sd = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    assert!((f(&v["cv"]) - sd / mean).abs() < 1e-5, "{v}");
 
     // The text line carries the same figures.
     let line = run
