@@ -142,3 +142,101 @@ pub(super) fn memtier_reconnects(a: &Args) -> (bool, u32, Option<f64>) {
         factor,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use clap::Parser;
+
+    fn config(args: &[&str]) -> Result<Config, UsageError> {
+        let mut full = vec!["kvbench"];
+        full.extend_from_slice(args);
+        Config::from_args(Args::try_parse_from(full).unwrap())
+    }
+
+    #[test]
+    fn memtier_compat_seeds_like_memtier() {
+        let c = config(&["--memtier-compat"]).unwrap();
+        assert_eq!(c.seed, MEMTIER_CONSTANT_SEED);
+        assert_eq!(c.semantics.seeding, Seeding::Shared);
+        assert_eq!(c.semantics.range_sharing, RangeSharing::Whole);
+        let c = config(&["--memtier-compat", "--distinct-client-seed"]).unwrap();
+        assert_eq!(c.semantics.seeding, Seeding::PerClient);
+        let c = config(&["--memtier-compat", "--seed", "9"]).unwrap();
+        assert_eq!(c.seed, 9);
+        // --randomize draws a seed; two draws of 53 bits do not collide.
+        let a = config(&["--memtier-compat", "--randomize"]).unwrap().seed;
+        let b = config(&["--memtier-compat", "--randomize"]).unwrap().seed;
+        assert_ne!(a, b);
+        let e = config(&["--randomize", "--seed", "1"]).unwrap_err();
+        assert_eq!(e.flag, "--randomize");
+    }
+
+    #[test]
+    fn kvbench_keeps_its_own_seeding_without_memtier_compat() {
+        let c = config(&["--distinct-client-seed"]).unwrap();
+        assert_eq!(c.semantics.seeding, Seeding::PerConnection);
+        assert_eq!(c.semantics.range_sharing, RangeSharing::Split);
+        assert!(!c.semantics.memtier_compat);
+    }
+
+    #[test]
+    fn shared_seeding_gives_every_slot_the_same_seed_and_per_client_its_own() {
+        let shared = config(&["--memtier-compat"]).unwrap().semantics;
+        assert_eq!(
+            shared.connection_seed(7, 0, 100),
+            shared.connection_seed(7, 5, 200)
+        );
+        let own = config(&["--memtier-compat", "--distinct-client-seed"])
+            .unwrap()
+            .semantics;
+        assert_ne!(
+            own.connection_seed(7, 0, 100),
+            own.connection_seed(7, 1, 100)
+        );
+        // The same slot keeps its seed in every phase.
+        assert_eq!(
+            own.connection_seed(7, 1, 100),
+            own.connection_seed(7, 1, 300)
+        );
+        let kvbench = config(&[]).unwrap().semantics;
+        assert_eq!(kvbench.connection_seed(7, 1, 300), 300);
+        assert_eq!(shared.walk_slot(3), 0);
+        assert_eq!(kvbench.walk_slot(3), 3);
+    }
+
+    #[test]
+    fn memtier_compat_restores_memtiers_reconnects_and_timeouts() {
+        let c = config(&["--memtier-compat"]).unwrap();
+        assert!(!c.faults.reconnect);
+        assert_eq!(c.faults.max_reconnect_attempts, 0);
+        assert_eq!(c.faults.backoff_factor, 1.0);
+        assert_eq!(c.target.connect_timeout, NO_CONNECT_TIMEOUT);
+        let c = config(&[
+            "--memtier-compat",
+            "--reconnect-on-error",
+            "--reconnect-backoff-factor",
+            "0",
+            "--connection-timeout",
+            "0",
+            "--max-reconnect-attempts",
+            "3",
+        ])
+        .unwrap();
+        assert!(c.faults.reconnect);
+        assert_eq!(c.faults.max_reconnect_attempts, 3);
+        assert_eq!(c.faults.backoff_factor, 1.0);
+        assert_eq!(c.target.connect_timeout, NO_CONNECT_TIMEOUT);
+        let c = config(&["--memtier-compat", "--connection-timeout", "2"]).unwrap();
+        assert_eq!(c.target.connect_timeout, Duration::from_secs(2));
+        // kvbench's own defaults, and its refusals of 0.
+        let c = config(&[]).unwrap();
+        assert!(c.faults.reconnect);
+        assert_eq!(c.faults.max_reconnect_attempts, 20);
+        assert_eq!(c.target.connect_timeout, Duration::from_secs(5));
+        for flag in ["--connection-timeout", "--reconnect-backoff-factor"] {
+            assert_eq!(config(&[flag, "0"]).unwrap_err().flag, flag);
+        }
+    }
+}
