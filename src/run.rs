@@ -68,7 +68,7 @@ pub fn run(
         .map_err(|e| unless_interrupted(interrupt, connect_advice(&e, &config.target.endpoint)))?;
     check_fd_limit(&config)?;
     let config = Arc::new(config);
-    let empty = Stats::for_run(config.rate.is_some())
+    let empty = Stats::for_config(&config)
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
     let mut control = ControlLink::open(&config.target);
     let placement = crew::plan(&config, control.info().as_ref())?;
