@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod compat;
 mod connection;
 mod data;
 mod file_values;
@@ -21,6 +22,8 @@ use crate::target::Target;
 use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::values::SizeSpec;
+pub use compat::{MEMTIER_CONSTANT_SEED, NO_CONNECT_TIMEOUT, RangeSharing, Seeding, Semantics};
+use compat::{build_seed, build_semantics};
 use connection::build_target;
 use data::build_keys;
 use load::{build_faults, build_rate, build_stop, build_sweep};
@@ -74,6 +77,17 @@ impl Arrival {
             Arrival::Poisson => "poisson",
         }
     }
+}
+
+/// What the headline latency measures: memtier's fields, the text tables and
+/// the HDR files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Headline {
+    /// From the actual send to the reply: a closed loop, and memtier's
+    /// `--rate-limiting`, whose latency memtier measures from the actual send.
+    ServiceTime,
+    /// From each request's intended send time on the schedule: kvbench's `--rate`.
+    ResponseTime,
 }
 
 /// Open-loop load: a request schedule independent of the server's replies.
@@ -145,6 +159,9 @@ pub struct Output {
     pub slowlog: bool,
     /// `--show-config`.
     pub show_config: bool,
+    /// `--print-all-runs` (kvbench writes every run either way; reported in the
+    /// JSON's `configuration` as memtier does).
+    pub print_all_runs: bool,
 }
 
 /// A complete, validated benchmark configuration.
@@ -168,6 +185,8 @@ pub struct Config {
     pub warmup: Duration,
     /// Open-loop schedule; `None` is a closed loop.
     pub rate: Option<Rate>,
+    /// What the headline latency measures.
+    pub headline: Headline,
     /// `--prefill`: write the whole key range once before anything else.
     pub prefill: bool,
     /// Keys.
@@ -187,6 +206,8 @@ pub struct Config {
     /// Swept values (single values when nothing is swept); the fields above hold
     /// the first cell's.
     pub sweep: Sweep,
+    /// kvbench's semantics or memtier's (`--memtier-compat`).
+    pub semantics: Semantics,
 }
 
 impl Config {
@@ -261,35 +282,25 @@ fn build(a: Args) -> Result<Config, UsageError> {
         run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
         warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,
         rate: build_rate(&a, sweep.threads[0] * sweep.clients[0])?,
+        headline: match (a.rate, a.rate_limiting) {
+            (Some(_), None) => Headline::ResponseTime,
+            _ => Headline::ServiceTime,
+        },
         prefill: a.prefill,
         keys,
         values: sweep.data_sizes[0].clone(),
         random_data: a.random_data,
         output: build_output(&a)?,
-        seed: build_seed(a.seed)?,
+        seed: build_seed(&a)?,
         pinning: build_pinning(&a)?,
         faults: build_faults(&a)?,
         sweep,
+        semantics: build_semantics(&a),
     })
 }
 
 /// The largest seed a JSON reader (JavaScript, jq) holds exactly: 2^53 − 1.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
-
-/// `--seed`, or a random one; both kept below 2^53 so the seed written to the JSON
-/// report reads back exactly and the run can be replayed from it.
-fn build_seed(seed: Option<u64>) -> Result<u64, UsageError> {
-    match seed {
-        Some(s) if s > MAX_SEED => Err(UsageError::new(
-            "--seed",
-            format!(
-                "{s} is above {MAX_SEED}, the largest seed JSON readers keep exactly; choose a smaller one"
-            ),
-        )),
-        Some(s) => Ok(s),
-        None => Ok(rand::random::<u64>() & MAX_SEED),
-    }
-}
 
 fn at_least_one(flag: &str, value: u32) -> Result<usize, UsageError> {
     if value == 0 {
@@ -347,6 +358,7 @@ fn build_output(a: &Args) -> Result<Output, UsageError> {
         hdr_file_prefix: a.hdr_file_prefix.clone(),
         slowlog: a.slowlog,
         show_config: a.show_config,
+        print_all_runs: a.print_all_runs,
     })
 }
 

@@ -7,7 +7,7 @@
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::config::{Config, Stop};
+use crate::config::{Config, RangeSharing, Stop};
 use crate::protocol::resp;
 use crate::workload::Op;
 use crate::workload::keys::{KeyGen, KeyPattern};
@@ -50,8 +50,13 @@ impl RequestSource {
         seed: u64,
     ) -> Result<Self, String> {
         let keys = &config.keys;
+        let semantics = &config.semantics;
         let remaining = match stop {
             Stop::Requests(n) => Some(n),
+            // memtier: every connection walks the whole range.
+            Stop::AllKeys if semantics.range_sharing == RangeSharing::Whole => {
+                Some(keys.range.len())
+            }
             // The first `len % slots` connections take one extra key, exactly as
             // the slices of `KeyRange::slice`; when there are more connections
             // than keys, the surplus connections send nothing.
@@ -61,11 +66,17 @@ impl RequestSource {
             }
             Stop::Time(_) => None,
         };
+        // Only a sequential walk's start depends on the slot; P keeps its own
+        // slice under either semantics.
+        let start = |pattern: KeyPattern| match pattern {
+            KeyPattern::Sequential => semantics.walk_slot(slot),
+            _ => slot,
+        };
         Ok(RequestSource {
             cycle: OpCycle::new(config.ratio),
-            set_keys: KeyGen::new(keys.set_pattern, keys.range, slot, slots)?,
-            get_keys: KeyGen::new(keys.get_pattern, keys.range, slot, slots)?,
-            rng: SmallRng::seed_from_u64(seed),
+            set_keys: KeyGen::new(keys.set_pattern, keys.range, start(keys.set_pattern), slots)?,
+            get_keys: KeyGen::new(keys.get_pattern, keys.range, start(keys.get_pattern), slots)?,
+            rng: SmallRng::seed_from_u64(semantics.connection_seed(config.seed, slot, seed)),
             remaining,
         })
     }

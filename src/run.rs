@@ -70,7 +70,7 @@ pub fn run(
         .info();
     check_fd_limit(&config)?;
     let config = Arc::new(config);
-    let empty = Stats::for_run(config.rate.is_some())
+    let empty = Stats::for_config(&config)
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
     let placement = crew::plan(&config, server_info.as_ref())?;
     let crew = crew::spawn(&config, &placement, interrupt)

@@ -233,6 +233,28 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
             "--key-pattern G:G --key-stddev 0",
             "--key-stddev",
         ),
+        at_free_port(
+            "zipf exponent 5, outside memtier's (0, 5)",
+            "--key-pattern Z:Z --key-zipf-exp 5",
+            "--key-zipf-exp",
+        ),
+        at_free_port(
+            "key median without a G pattern",
+            "--key-pattern R:R --key-median 500",
+            "--key-median",
+        )
+        .mentions("G (gaussian)"),
+        at_free_port(
+            "key stddev without a G pattern",
+            "--key-pattern Z:S --key-stddev 10",
+            "--key-stddev",
+        )
+        .mentions("G (gaussian)"),
+        at_free_port(
+            "--randomize with a fixed --seed",
+            "--memtier-compat --randomize --seed 3",
+            "--randomize",
+        ),
         at_free_port("empty password", "-a", "--authenticate").arg(""),
         at_free_port("empty KVBENCH_AUTH", "", "--authenticate").env("KVBENCH_AUTH", ""),
         case(
@@ -396,4 +418,26 @@ fn values_the_argument_parser_rejects_get_the_same_one_line_form() {
         case("port out of range", "-p 70000", "--port"),
         at_free_port("unknown flag", "--no-such-flag", "--no-such-flag"),
     ]);
+}
+
+#[test]
+fn memtier_flags_kvbench_lacks_say_so_instead_of_suggesting_another_flag() {
+    let cases = [
+        at_free_port(
+            "data-size-pattern",
+            "--data-size-pattern S",
+            "--data-size-pattern",
+        ),
+        at_free_port("client-stats", "--client-stats=out", "--client-stats"),
+        at_free_port("debug", "--debug", "--debug"),
+        at_free_port("-D", "-D", "--debug (-D)"),
+        at_free_port("cluster mode", "--cluster-mode", "--cluster-mode"),
+    ]
+    .map(|c| c.mentions("memtier's"));
+    assert_all_rejected(&cases);
+    for c in &cases {
+        let stderr = String::from_utf8_lossy(&run(c).stderr).to_string();
+        assert!(stderr.contains("is not supported yet"), "{stderr}");
+        assert!(!stderr.contains("did you mean"), "{stderr}");
+    }
 }

@@ -1,8 +1,10 @@
-//! HdrHistogram files (`--hdr-file-prefix P`) end to end: for each measured run
-//! and op, `P_RUN<n>_<OP>.hlog` is an interval log that HdrHistogram's readers
-//! parse, whose intervals together hold exactly the run's latencies, and
-//! `P_RUN<n>_<OP>.hgrm` is a percentile distribution ending at the 100th
-//! percentile with the run's count and max — in a closed loop and with `--rate`.
+//! HdrHistogram files (`--hdr-file-prefix P`) end to end, under memtier's names:
+//! for each measured run *n*, `P_FULL_RUN_<n>`, `P_SET_command_run_<n>` and
+//! `P_GET_command_run_<n>` each get a `.txt` percentile distribution in
+//! memtier's layout ending at the 100th percentile with the run's count and
+//! max, a `.hgrm` log with one interval spanning the run (as memtier writes
+//! it), and kvbench's `.hlog` interval log whose one-second intervals together
+//! hold exactly the run's latencies — in a closed loop and with `--rate`.
 
 mod common;
 
@@ -13,8 +15,19 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use serde_json::Value;
 
-/// File op names and the JSON rows they correspond to.
-const OPS: [(&str, &str); 3] = [("SET", "Sets"), ("GET", "Gets"), ("TOTALS", "Totals")];
+/// File op names, the JSON rows they correspond to and memtier's file stem
+/// before the run number.
+const OPS: [(&str, &str, &str); 3] = [
+    ("SET", "Sets", "SET_command_run_"),
+    ("GET", "Gets", "GET_command_run_"),
+    ("TOTALS", "Totals", "FULL_RUN_"),
+];
+
+/// `<dir>/x_<stem><run>.<ext>`.
+fn path_of(dir: &TempDir, run: u32, op: &str, ext: &str) -> std::path::PathBuf {
+    let stem = OPS.iter().find(|o| o.0 == op).unwrap().2;
+    dir.path(&format!("x_{stem}{run}.{ext}"))
+}
 
 /// Every recorded (value, count) of a histogram, in value order.
 fn recorded(h: &Histogram<u64>) -> Vec<(u64, u64)> {
@@ -50,9 +63,9 @@ fn file_names(dir: &Path) -> Vec<String> {
 fn expected_names(runs: u32) -> Vec<String> {
     let mut names = Vec::new();
     for run in 1..=runs {
-        for (op, _) in OPS {
-            for ext in ["hgrm", "hlog"] {
-                names.push(format!("x_RUN{run}_{op}.{ext}"));
+        for (_, _, stem) in OPS {
+            for ext in ["txt", "hgrm", "hlog"] {
+                names.push(format!("x_{stem}{run}.{ext}"));
             }
         }
     }
@@ -60,11 +73,11 @@ fn expected_names(runs: u32) -> Vec<String> {
     names
 }
 
-/// Checks `x_RUN<run>_<op>.hlog`: it parses, has start and base times, every
+/// Checks the `.hlog` of `op` in run `run`: it parses, has start and base times, every
 /// interval is one second tagged `op`, in order from second 0, and decodes; the
 /// intervals merged are exactly the JSON row's histogram. Returns their count.
 fn check_interval_log(dir: &TempDir, run: u32, op: &str, row: &Value) -> u64 {
-    let path = dir.path(&format!("x_RUN{run}_{op}.hlog"));
+    let path = path_of(dir, run, op, "hlog");
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let what = format!("RUN{run} {op} interval log");
     let mut start_times = 0;
@@ -119,15 +132,16 @@ fn check_interval_log(dir: &TempDir, run: u32, op: &str, row: &Value) -> u64 {
     intervals
 }
 
-/// Checks `x_RUN<run>_<op>.hgrm`: its last row is the 100th percentile at the
-/// row's Count, and its footer has that count and the row's max.
+/// Checks the `.txt` of `op` in run `run`: memtier's header, its last row is the
+/// 100th percentile at the row's Count, and its footer has that count and the
+/// row's max.
 fn check_distribution(dir: &TempDir, run: u32, op: &str, row: &Value) {
-    let path = dir.path(&format!("x_RUN{run}_{op}.hgrm"));
+    let path = path_of(dir, run, op, "txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let what = format!("RUN{run} {op} distribution");
     let count = row["Count"].as_u64().unwrap();
     assert!(
-        text.starts_with("       Value     Percentile TotalCount 1/(1-Percentile)\n\n"),
+        text.starts_with("       Value   Percentile   TotalCount 1/(1-Percentile)\n\n"),
         "{what} header:\n{text}"
     );
     let last_row: Vec<&str> = text
@@ -138,7 +152,8 @@ fn check_distribution(dir: &TempDir, run: u32, op: &str, row: &Value) {
         .unwrap_or_else(|| panic!("{what} has no rows:\n{text}"))
         .split_whitespace()
         .collect();
-    assert_eq!(last_row.get(1), Some(&"1.000000000000"), "{what}: last row");
+    assert_eq!(last_row.get(1), Some(&"1.000000"), "{what}: last row");
+    assert_eq!(last_row.get(3), Some(&"inf"), "{what}: last row");
     assert_eq!(
         last_row.get(2).map(|c| c.parse::<u64>().unwrap()),
         Some(count),
@@ -163,10 +178,56 @@ fn check_distribution(dir: &TempDir, run: u32, op: &str, row: &Value) {
     );
 }
 
+/// Checks the `.hgrm` of `op` in run `run`: memtier's title line, one untagged
+/// interval from the run's start (absolute, in seconds since the epoch) for its
+/// duration, holding exactly the run's latencies.
+fn check_whole_run_log(dir: &TempDir, run: u32, op: &str, section: &Value, row: &Value) {
+    let path = path_of(dir, run, op, "hgrm");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let what = format!("RUN{run} {op} whole-run log");
+    let title = if op == "TOTALS" { "Full Run" } else { op };
+    let first_line = String::from_utf8_lossy(&bytes)
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        first_line,
+        format!("#[{title} command HDR latency histogram results]")
+    );
+    let intervals: Vec<_> = IntervalLogIterator::new(&bytes)
+        .filter_map(|e| match e.unwrap_or_else(|e| panic!("{what}: {e:?}")) {
+            LogEntry::Interval(i) => Some(i),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(intervals.len(), 1, "{what}: intervals");
+    let interval = &intervals[0];
+    assert!(interval.tag().is_none(), "{what}: tagged");
+    let start_ms = section["Runtime"]["Start time"].as_u64().unwrap() as f64;
+    let start = interval.start_timestamp().as_secs_f64() * 1000.0;
+    assert!(
+        (start - start_ms).abs() < 2.0,
+        "{what}: starts at {start} ms, run at {start_ms}"
+    );
+    let length_ms = interval.duration().as_secs_f64() * 1000.0;
+    let total_ms = section["Runtime"]["Total duration"].as_u64().unwrap() as f64;
+    assert!(
+        (length_ms - total_ms).abs() < 2.0,
+        "{what}: {length_ms} ms vs {total_ms}"
+    );
+    let h = decode_histogram(interval.encoded_histogram());
+    assert_eq!(
+        recorded(&h),
+        recorded(&row_histogram(row)),
+        "{what}: latencies"
+    );
+}
+
 /// Checks every file of run `run` against its JSON section.
 fn check_run(dir: &TempDir, run: u32, section: &Value) -> u64 {
     let mut intervals = 0;
-    for (op, row) in OPS {
+    for (op, row, _) in OPS {
         let row = &section[row];
         assert!(
             row["Count"].as_u64().unwrap() > 0,
@@ -174,6 +235,7 @@ fn check_run(dir: &TempDir, run: u32, section: &Value) -> u64 {
         );
         intervals = check_interval_log(dir, run, op, row);
         check_distribution(dir, run, op, row);
+        check_whole_run_log(dir, run, op, section, row);
     }
     intervals
 }

@@ -235,3 +235,18 @@ fn an_open_loop_run_validates_and_reports_its_schedule() {
     let h = decode_histogram(service["Compressed Histogram"].as_str().unwrap());
     assert_eq!(Some(h.len()), totals["Count"].as_u64());
 }
+
+/// memtier's semantics change the configuration, not the layout; a timed run's
+/// `run information` says `Seconds` and `--hide-histogram` drops the arrays.
+#[test]
+fn a_memtier_compat_timed_run_without_histograms_validates() {
+    let doc = valid_report(
+        "--memtier-compat -t 1 -c 2 --test-time 1 --key-pattern S:S --key-maximum 100 --hide-histogram",
+        "a --memtier-compat timed run",
+    );
+    assert_eq!(doc["run information"]["Seconds"], 1);
+    assert_eq!(doc["kvbench"]["config"]["memtier_compat"], true);
+    assert_eq!(doc["kvbench"]["config"]["seeding"], "shared");
+    assert_eq!(doc["configuration"]["connection_timeout"], 0);
+    assert!(doc["ALL STATS"].get("SET").is_none());
+}

@@ -19,8 +19,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::UsageError;
 
+mod memtier;
 mod values;
 
+pub use memtier::unsupported_memtier_flag;
 pub use values::{NumList, RequestsArg};
 
 /// The command line. Names, short options and defaults follow memtier_benchmark's
@@ -35,6 +37,9 @@ pub use values::{NumList, RequestsArg};
     disable_version_flag = true,
     // `--clients -1` is a bad value for --clients, not an unknown flag `-1`.
     allow_negative_numbers = true,
+    // A flag given twice takes its last value, as in memtier: wrappers append
+    // their overrides to a base command line.
+    args_override_self = true,
     max_term_width = 100
 )]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -158,7 +163,8 @@ pub struct Args {
     /// measure response time from each request's intended send time
     #[arg(long, value_name = "OPS", help_heading = "Load")]
     pub rate: Option<f64>,
-    /// memtier's per-connection rate: the same as --rate N × connections
+    /// memtier's per-connection cap: at most N requests per second per connection,
+    /// latency measured from the actual send (service time), as in memtier
     #[arg(long, value_name = "OPS", help_heading = "Load")]
     pub rate_limiting: Option<f64>,
     /// Gaps between intended send times with --rate: constant or poisson [default: constant]
@@ -175,7 +181,7 @@ pub struct Args {
     #[arg(long, value_name = "N", help_heading = "Keys")]
     pub key_maximum: Option<u64>,
     /// SET:GET key patterns: S sequential, R uniform, G gaussian, P parallel slices,
-    /// Z zipfian [default: R:R]
+    /// Z zipfian (P(k) ∝ k^-exp over the key numbers) [default: R:R]
     #[arg(long, value_name = "SET:GET", help_heading = "Keys")]
     pub key_pattern: Option<String>,
     /// Centre of the G pattern [default: middle of the range]
@@ -184,7 +190,7 @@ pub struct Args {
     /// Standard deviation of the G pattern [default: range / 6]
     #[arg(long, value_name = "N", help_heading = "Keys")]
     pub key_stddev: Option<f64>,
-    /// Exponent of the Z pattern, greater than 0 [default: 1]
+    /// Exponent of the Z pattern, in (0, 5) as in memtier [default: 1]
     #[arg(long, value_name = "EXP", help_heading = "Keys")]
     pub key_zipf_exp: Option<f64>,
 
@@ -205,8 +211,9 @@ pub struct Args {
     /// Write the JSON report to FILE (atomically, after every run)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json_out_file: Option<PathBuf>,
-    /// Write HdrHistogram files per run and op, e.g. PREFIX_RUN1_SET.hgrm (percentile distribution) and
-    /// .hlog (per-second interval log)
+    /// Write HdrHistogram files per run under memtier's names, e.g. PREFIX_FULL_RUN_1.txt
+    /// (percentile distribution), PREFIX_SET_command_run_1.hgrm (whole-run log) and
+    /// kvbench's PREFIX_GET_command_run_1.hlog (per-second interval log)
     #[arg(long, value_name = "PREFIX", help_heading = "Output")]
     pub hdr_file_prefix: Option<PathBuf>,
     /// Reset the server's SLOWLOG before each run and report its entries after
@@ -219,7 +226,8 @@ pub struct Args {
     /// Latency percentiles to report [default: 50,99,99.9]
     #[arg(long, value_name = "LIST", help_heading = "Output")]
     pub print_percentiles: Option<String>,
-    /// Leave the latency distribution out of the text report
+    /// Leave the latency distribution out of the text report and the per-op
+    /// distribution arrays (SET, GET, WAIT) out of the JSON, as memtier does
     #[arg(long, help_heading = "Output")]
     #[serde(default)]
     pub hide_histogram: bool,
@@ -230,10 +238,27 @@ pub struct Args {
     /// Master seed; the same seed gives the same key sequences [default: random, reported]
     #[arg(long, value_name = "N", help_heading = "Output")]
     pub seed: Option<u64>,
-    /// Accepted for memtier compatibility: kvbench always gives every connection its own seed
+    /// With --memtier-compat: each connection its own seed (memtier's meaning);
+    /// without it kvbench always gives every connection its own seed
     #[arg(long, help_heading = "Output")]
     #[serde(default)]
     pub distinct_client_seed: bool,
+    /// With --memtier-compat: a random master seed instead of memtier's constant
+    /// one; without it kvbench's seed is random unless --seed is given
+    #[arg(long, help_heading = "Output")]
+    #[serde(default)]
+    pub randomize: bool,
+    /// Write every run's results as well as the best, worst and aggregate (kvbench
+    /// always does; accepted so memtier command lines paste in)
+    #[arg(long, help_heading = "Output")]
+    #[serde(default)]
+    pub print_all_runs: bool,
+    /// Restore every memtier_benchmark semantic that kvbench changes on purpose
+    /// (seeds, reconnects, timeouts, key range sharing), to reproduce a memtier
+    /// baseline; see docs/memtier-compat.md
+    #[arg(long, help_heading = "Compat")]
+    #[serde(default)]
+    pub memtier_compat: bool,
 
     /// CPUs to pin worker threads to, e.g. 0-3 or 0,2,4 [default: all the process may use]
     #[arg(long, value_name = "LIST", help_heading = "Threads")]
@@ -276,6 +301,16 @@ pub fn usage_error(e: &clap::Error) -> UsageError {
         Some(ContextValue::String(arg)) => arg.split_whitespace().next().unwrap_or(arg).to_string(),
         _ => "kvbench".to_string(),
     };
+    // A memtier flag that kvbench lacks is not a typo: a did-you-mean would point
+    // at an unrelated flag (`--randomize` → `--random-data`).
+    if let Some(memtier) = unsupported_memtier_flag(&flag) {
+        return UsageError {
+            flag: memtier.to_string(),
+            message: format!(
+                "memtier's {memtier} is not supported yet; remove it (docs/memtier-compat.md lists what kvbench implements)"
+            ),
+        };
+    }
     let rendered = e.to_string();
     let first = rendered.lines().next().unwrap_or_default();
     let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();

@@ -3,7 +3,8 @@
 //! `--connection-timeout`.
 
 use crate::cli::Args;
-use crate::config::{UsageError, seconds};
+use crate::config::compat::connect_timeout_secs;
+use crate::config::{NO_CONNECT_TIMEOUT, UsageError, seconds};
 use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
 
 pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
@@ -68,11 +69,10 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
         endpoint,
         auth,
         db,
-        connect_timeout: seconds(
-            "--connection-timeout",
-            a.connection_timeout.unwrap_or(5.0),
-            false,
-        )?,
+        connect_timeout: match connect_timeout_secs(a) {
+            Some(secs) => seconds("--connection-timeout", secs, false)?,
+            None => NO_CONNECT_TIMEOUT,
+        },
     })
 }
 

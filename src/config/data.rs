@@ -4,7 +4,9 @@
 
 use crate::cli::{Args, NumList};
 use crate::config::{KeySpace, UsageError};
-use crate::workload::keys::{KeyPattern, KeyRange, PatternKind, parse_key_pattern};
+use crate::workload::keys::{
+    KeyPattern, KeyRange, MAX_ZIPF_EXPONENT, PatternKind, parse_key_pattern,
+};
 use crate::workload::values::SizeSpec;
 
 pub(super) fn build_keys(a: &Args, connections: usize) -> Result<KeySpace, UsageError> {
@@ -24,6 +26,24 @@ pub(super) fn build_keys(a: &Args, connections: usize) -> Result<KeySpace, Usage
     let letters = a.key_pattern.clone().unwrap_or_else(|| "R:R".to_string());
     let (set_kind, get_kind) =
         parse_key_pattern(&letters).map_err(|e| UsageError::new("--key-pattern", e))?;
+    let gaussian = set_kind == PatternKind::Gaussian || get_kind == PatternKind::Gaussian;
+    if !gaussian {
+        // memtier refuses these without a G pattern; ignoring them would let a
+        // user believe the keys follow a distribution they do not.
+        for (flag, given) in [
+            ("--key-median", a.key_median.is_some()),
+            ("--key-stddev", a.key_stddev.is_some()),
+        ] {
+            if given {
+                return Err(UsageError::new(
+                    flag,
+                    format!(
+                        "shapes only the G (gaussian) key pattern, and --key-pattern is {letters}; use e.g. --key-pattern G:G or drop {flag}"
+                    ),
+                ));
+            }
+        }
+    }
     let set_pattern = key_pattern(a, set_kind, range)?;
     let get_pattern = key_pattern(a, get_kind, range)?;
     let parallel = set_kind == PatternKind::Parallel || get_kind == PatternKind::Parallel;
@@ -73,10 +93,12 @@ fn key_pattern(a: &Args, kind: PatternKind, range: KeyRange) -> Result<KeyPatter
         }
         PatternKind::Zipfian => {
             let exponent = a.key_zipf_exp.unwrap_or(1.0);
-            if !(exponent.is_finite() && exponent > 0.0 && exponent <= 10.0) {
+            if !(exponent.is_finite() && exponent > 0.0 && exponent < MAX_ZIPF_EXPONENT) {
                 return Err(UsageError::new(
                     "--key-zipf-exp",
-                    format!("must be in (0, 10] (got {exponent}); 1 is classic Zipf"),
+                    format!(
+                        "must lie in (0, {MAX_ZIPF_EXPONENT}) as in memtier (got {exponent}); 1 is classic Zipf"
+                    ),
                 ));
             }
             KeyPattern::Zipfian { exponent }

@@ -2,6 +2,7 @@
 //! sweepable lists, the open-loop rate and the fault policy.
 
 use crate::cli::{Args, RequestsArg};
+use crate::config::compat::memtier_reconnects;
 use crate::config::data::{build_values, list_of};
 use crate::config::{Arrival, FaultPolicy, Rate, Stop, Sweep, UsageError, seconds};
 use crate::conn::MAX_PIPELINE;
@@ -14,7 +15,16 @@ pub(super) fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
             "contradicts --reconnect-on-error; give one",
         ));
     }
-    let backoff_factor = a.reconnect_backoff_factor.unwrap_or(2.0);
+    let (reconnect, max_attempts, factor) = if a.memtier_compat {
+        memtier_reconnects(a)
+    } else {
+        (
+            !a.no_reconnect,
+            a.max_reconnect_attempts.unwrap_or(20),
+            a.reconnect_backoff_factor,
+        )
+    };
+    let backoff_factor = factor.unwrap_or(2.0);
     if !(backoff_factor.is_finite() && (1.0..=100.0).contains(&backoff_factor)) {
         return Err(UsageError::new(
             "--reconnect-backoff-factor",
@@ -28,8 +38,8 @@ pub(super) fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
         None => None,
     };
     Ok(FaultPolicy {
-        reconnect: !a.no_reconnect,
-        max_reconnect_attempts: a.max_reconnect_attempts.unwrap_or(20),
+        reconnect,
+        max_reconnect_attempts: max_attempts,
         backoff_factor,
         reconnect_interval: a.reconnect_interval.unwrap_or(0),
         request_timeout,

@@ -174,3 +174,35 @@ fn config_file_fills_what_the_command_line_leaves_out() {
     assert!(err.message.contains("line"), "{}", err.message);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn gaussian_parameters_need_a_g_pattern() {
+    assert_eq!(flag_of(&["--key-median", "5"]), "--key-median");
+    assert_eq!(
+        flag_of(&["--key-pattern", "Z:R", "--key-stddev", "5"]),
+        "--key-stddev"
+    );
+    assert!(config(&["--key-pattern", "R:G", "--key-median", "5"]).is_ok());
+}
+
+#[test]
+fn zipf_exponent_lies_in_memtiers_open_interval() {
+    assert!(config(&["--key-pattern", "Z:Z", "--key-zipf-exp", "4.99"]).is_ok());
+    assert_eq!(
+        flag_of(&["--key-pattern", "Z:Z", "--key-zipf-exp", "5"]),
+        "--key-zipf-exp"
+    );
+}
+
+#[test]
+fn rate_limiting_headlines_service_time_and_rate_response_time() {
+    assert_eq!(config(&[]).unwrap().headline, Headline::ServiceTime);
+    assert_eq!(
+        config(&["--rate-limiting", "10"]).unwrap().headline,
+        Headline::ServiceTime
+    );
+    assert_eq!(
+        config(&["--rate", "10"]).unwrap().headline,
+        Headline::ResponseTime
+    );
+}

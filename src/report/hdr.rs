@@ -1,14 +1,19 @@
-//! HdrHistogram files (`--hdr-file-prefix P`), per measured run and op:
-//! `P_RUN<n>_<OP>.hgrm`, the percentile distribution in the text format that
-//! HdrHistogram's plotter reads, and `P_RUN<n>_<OP>.hlog`, an interval log with one
-//! histogram per second (tagged with the op) that HdrHistogram's log processor
-//! reads. Values are latencies: milliseconds in `.hgrm`, microseconds in the
-//! `.hlog` histograms (whose `Interval_Max` column is in microseconds too).
+//! HdrHistogram files (`--hdr-file-prefix P`), per measured run *n*, under
+//! memtier_benchmark's names: `P_FULL_RUN_<n>`, `P_SET_command_run_<n>` and
+//! `P_GET_command_run_<n>`, each with
+//!
+//! - `.txt`: the percentile distribution in memtier's layout (HdrHistogram's
+//!   classic percentile output, values in ms), which HdrHistogram's plotter reads;
+//! - `.hgrm`: a histogram log with one interval spanning the run, as memtier
+//!   writes it (absolute timestamps, values in µs);
+//! - `.hlog`: kvbench's own interval log with one histogram per second, tagged
+//!   with the op, which HdrHistogram's log processor reads (µs, `Interval_Max`
+//!   in µs too).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::V2DeflateSerializer;
@@ -17,7 +22,8 @@ use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 use crate::results::{Phase, PhaseResult};
 use crate::stats::{OpStats, Stats};
 
-/// The ops that get files: each op, and both together.
+/// The ops that get files: each op, and both together (`TOTALS`, memtier's
+/// "full run").
 const OPS: [&str; 3] = ["SET", "GET", "TOTALS"];
 
 fn op_stats(stats: &Stats, op: &str) -> OpStats {
@@ -28,16 +34,34 @@ fn op_stats(stats: &Stats, op: &str) -> OpStats {
     }
 }
 
-/// `P_RUN<n>_<OP>.<ext>`.
-pub fn file_name(prefix: &Path, phase: Phase, op: &str, ext: &str) -> PathBuf {
-    let run = match phase {
-        Phase::Prefill => "PREFILL".to_string(),
-        Phase::Warmup => "WARMUP".to_string(),
-        Phase::Run(n) => format!("RUN{n}"),
+/// memtier's name for the files of one op and phase: `FULL_RUN_<n>` for both
+/// ops together, `<OP>_command_run_<n>` for one; the warm-up and prefill (which
+/// memtier lacks) use `WARMUP` and `PREFILL` in place of `RUN_<n>`.
+pub fn file_stem(phase: Phase, op: &str) -> String {
+    let (upper, lower) = match phase {
+        Phase::Prefill => ("PREFILL".to_string(), "prefill".to_string()),
+        Phase::Warmup => ("WARMUP".to_string(), "warmup".to_string()),
+        Phase::Run(n) => (format!("RUN_{n}"), format!("run_{n}")),
     };
+    match op {
+        "TOTALS" => format!("FULL_{upper}"),
+        op => format!("{op}_command_{lower}"),
+    }
+}
+
+/// `P_<stem>.<ext>`, see [`file_stem`].
+pub fn file_name(prefix: &Path, phase: Phase, op: &str, ext: &str) -> PathBuf {
     let mut name = prefix.as_os_str().to_os_string();
-    name.push(format!("_{run}_{op}.{ext}"));
+    name.push(format!("_{}.{ext}", file_stem(phase, op)));
     PathBuf::from(name)
+}
+
+/// memtier's title of an op's files, as the first line of its `.hgrm`.
+fn title(op: &str) -> &str {
+    match op {
+        "TOTALS" => "Full Run",
+        op => op,
+    }
 }
 
 /// The interval logs of one run, written as each second completes.
@@ -93,23 +117,42 @@ impl IntervalLogs {
     }
 }
 
-/// Writes the run's `.hgrm` files.
+/// Writes the run's `.txt` distributions and `.hgrm` whole-run logs.
 pub fn write_distributions(prefix: &Path, run: &PhaseResult) -> io::Result<()> {
+    let mut serializer = V2DeflateSerializer::new();
+    let started = run
+        .started_wall
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     for op in OPS {
         let h = op_stats(&run.stats, op).latency_us;
-        let mut file = BufWriter::new(File::create(file_name(prefix, run.phase, op, "hgrm"))?);
+        let mut file = BufWriter::new(File::create(file_name(prefix, run.phase, op, "txt"))?);
         file.write_all(percentile_distribution(&h).as_bytes())?;
+        file.flush()?;
+        let mut file = BufWriter::new(File::create(file_name(prefix, run.phase, op, "hgrm"))?);
+        let mut log = IntervalLogWriterBuilder::new()
+            .add_comment(&format!(
+                "[{} command HDR latency histogram results]",
+                title(op)
+            ))
+            .with_start_time(run.started_wall)
+            .begin_log_with(&mut file, &mut serializer)?;
+        // One interval for the whole run, at absolute times, as memtier writes it.
+        log.write_histogram(&h, started, run.duration, None)
+            .map_err(|e| io::Error::other(format!("{e:?}")))?;
         file.flush()?;
     }
     Ok(())
 }
 
-/// HdrHistogram's `outputPercentileDistribution` text, values in ms (the µs
-/// histogram scaled by 1000), five percentile steps per halving distance.
+/// memtier's percentile distribution (HdrHistogram's classic output): values in
+/// ms (the µs histogram scaled by 1000) with two decimals, five percentile steps
+/// per halving distance, the last row at percentile 1 with `inf`, and a footer
+/// with mean, standard deviation, max and total count.
 pub fn percentile_distribution(h: &Histogram<u64>) -> String {
     use std::fmt::Write as _;
     let mut out = format!(
-        "{:>12} {:>14} {:>10} {:>14}\n\n",
+        "{:>12} {:>12} {:>12} {:>12}\n\n",
         "Value", "Percentile", "TotalCount", "1/(1-Percentile)"
     );
     let mut total = 0u64;
@@ -118,14 +161,13 @@ pub fn percentile_distribution(h: &Histogram<u64>) -> String {
             total += v.count_since_last_iteration();
             let value = h.highest_equivalent(v.value_iterated_to()) as f64 / 1000.0;
             let q = v.quantile_iterated_to();
-            if q < 1.0 {
-                let _ = writeln!(
-                    out,
-                    "{value:12.3} {q:2.12} {total:10} {:14.2}",
-                    1.0 / (1.0 - q)
-                );
+            let inverse = if q < 1.0 {
+                1.0 / (1.0 - q)
             } else {
-                let _ = writeln!(out, "{value:12.3} {q:2.12} {total:10}");
+                f64::INFINITY
+            };
+            let _ = writeln!(out, "{value:12.2} {q:12.6} {total:12} {inverse:12.2}");
+            if q >= 1.0 {
                 break;
             }
         }
@@ -176,17 +218,36 @@ mod tests {
             .rfind(|l| !l.starts_with('#') && !l.is_empty())
             .unwrap();
         assert!(
-            last_row.contains(" 1.000000000000       1000"),
+            last_row.ends_with("     1.000000         1000          inf"),
             "{last_row}"
         );
         assert!(text.contains("Total count    =         1000]"));
         assert!(text.contains("SubBuckets     =         2048]"), "{text}");
-        assert!(text.starts_with("       Value     Percentile TotalCount 1/(1-Percentile)\n\n"));
+        // memtier's header, byte for byte (tests/data/memtier has none, but the
+        // reference .txt files start with exactly this).
+        assert!(text.starts_with("       Value   Percentile   TotalCount 1/(1-Percentile)\n\n"));
+        let first = text.lines().nth(2).unwrap();
+        assert_eq!(first, "        0.01     0.000000            1         1.00");
     }
 
     #[test]
-    fn file_names_carry_run_and_op() {
-        let p = file_name(Path::new("out/x"), Phase::Run(2), "GET", "hlog");
-        assert_eq!(p, PathBuf::from("out/x_RUN2_GET.hlog"));
+    fn file_names_are_memtiers() {
+        let name = |phase, op, ext| file_name(Path::new("out/x"), phase, op, ext);
+        assert_eq!(
+            name(Phase::Run(1), "TOTALS", "txt"),
+            PathBuf::from("out/x_FULL_RUN_1.txt")
+        );
+        assert_eq!(
+            name(Phase::Run(2), "SET", "hgrm"),
+            PathBuf::from("out/x_SET_command_run_2.hgrm")
+        );
+        assert_eq!(
+            name(Phase::Run(2), "GET", "hlog"),
+            PathBuf::from("out/x_GET_command_run_2.hlog")
+        );
+        assert_eq!(
+            name(Phase::Warmup, "TOTALS", "hlog"),
+            PathBuf::from("out/x_FULL_WARMUP.hlog")
+        );
     }
 }

@@ -13,7 +13,7 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use serde_json::{Map, Value, json};
 
-use crate::config::Config;
+use crate::config::{Config, Stop};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::{Exporter, ReportInput, distribution, evidence, open_loop};
 use crate::results::{PhaseResult, Section, rate};
@@ -43,24 +43,31 @@ pub fn document(input: &ReportInput<'_>) -> Value {
         "configuration".into(),
         crate::report::json_config::memtier_configuration(c),
     );
-    doc.insert(
-        "run information".into(),
-        json!({
-            "Threads": c.threads,
-            "Connections per thread": c.clients,
-            "Requests per client": match c.stop {
-                crate::config::Stop::Requests(n) => json!(n),
-                crate::config::Stop::AllKeys => json!("allkeys"),
-                crate::config::Stop::Time(_) => json!(0),
-            },
-            "Format version": 2,
-        }),
-    );
+    doc.insert("run information".into(), run_information(c));
     for s in input.results.sections() {
-        doc.insert(s.title.clone(), section(&s, &c.output.percentiles));
+        doc.insert(s.title.clone(), section(&s, c));
     }
     doc.insert("kvbench".into(), kvbench_object(input));
     Value::Object(doc)
+}
+
+/// memtier's `run information`: its third key names what bounds the runs,
+/// `Requests per client` or, for timed runs, `Seconds`.
+fn run_information(c: &Config) -> Value {
+    let (bound, value) = match c.stop {
+        Stop::Requests(n) => ("Requests per client", n),
+        Stop::AllKeys => (
+            "Requests per client",
+            crate::report::json_config::allkeys_per_connection(c),
+        ),
+        Stop::Time(d) => ("Seconds", d.as_secs_f64().round() as u64),
+    };
+    let mut info = Map::new();
+    info.insert("Threads".into(), json!(c.threads));
+    info.insert("Connections per thread".into(), json!(c.clients));
+    info.insert(bound.into(), json!(value));
+    info.insert("Format version".into(), json!(2));
+    Value::Object(info)
 }
 
 /// memtier's key for a percentile, `p50.00`, `p99.90`; a percentile with more
@@ -99,7 +106,15 @@ pub fn compressed(h: &Histogram<u64>) -> String {
     }
 }
 
-fn section(s: &Section<'_>, percentiles: &[f64]) -> Value {
+/// memtier's "Connection Errors": every event that broke a connection or failed
+/// to bring one back (a peer close or reset, a refused reconnect, a request
+/// timeout that resets its connection). memtier counts them in Totals only.
+pub fn connection_errors(e: &ErrorCounts) -> u64 {
+    e.connection + e.refused + e.timeouts
+}
+
+fn section(s: &Section<'_>, c: &Config) -> Value {
+    let percentiles = &c.output.percentiles;
     let mut m = Map::new();
     let start = millis(s.started_wall);
     m.insert(
@@ -113,31 +128,44 @@ fn section(s: &Section<'_>, percentiles: &[f64]) -> Value {
         }),
     );
     let d = s.duration;
+    let row = |op: &OpStats, series: &[(u64, &OpSecond)], errors: u64| {
+        op_section(op, d, percentiles, series, errors)
+    };
     m.insert(
         "Sets".into(),
-        op_section(&s.stats.set, d, percentiles, &pick(s.series, |x| &x.set)),
+        row(&s.stats.set, &pick(s.series, |x| &x.set), 0),
     );
     m.insert(
         "Gets".into(),
-        op_section(&s.stats.get, d, percentiles, &pick(s.series, |x| &x.get)),
+        row(&s.stats.get, &pick(s.series, |x| &x.get), 0),
     );
     if let Ok(waits) = OpStats::new() {
-        // kvbench sends no WAIT; the row is kept because memtier readers expect it.
-        m.insert("Waits".into(), op_section(&waits, d, percentiles, &[]));
+        // kvbench sends no WAIT; the row is kept because memtier readers expect
+        // it, with memtier's empty seconds (counts only).
+        let empty = OpSecond::from_stats(&waits, &[]);
+        let seconds: Vec<(u64, &OpSecond)> = s.series.iter().map(|x| (x.second, &empty)).collect();
+        m.insert("Waits".into(), row(&waits, &seconds, 0));
     }
     let totals = s.stats.totals();
     m.insert(
         "Totals".into(),
-        op_section(&totals, d, percentiles, &pick(s.series, |x| &x.totals)),
+        row(
+            &totals,
+            &pick(s.series, |x| &x.totals),
+            connection_errors(&s.stats.errors),
+        ),
     );
-    for (name, op) in [("SET", &s.stats.set), ("GET", &s.stats.get)] {
-        let points: Vec<Value> = distribution(&op.latency_us)
-            .into_iter()
-            .map(|(ms, percent)| json!({"<=msec": round(ms, 3), "percent": round(percent, 3)}))
-            .collect();
-        m.insert(name.into(), Value::Array(points));
+    // memtier leaves the distributions out with --hide-histogram.
+    if !c.output.hide_histogram {
+        for (name, op) in [("SET", &s.stats.set), ("GET", &s.stats.get)] {
+            let points: Vec<Value> = distribution(&op.latency_us)
+                .into_iter()
+                .map(|(ms, percent)| json!({"<=msec": round(ms, 3), "percent": round(percent, 3)}))
+                .collect();
+            m.insert(name.into(), Value::Array(points));
+        }
+        m.insert("WAIT".into(), json!([{"<=msec": 0.0, "percent": 100.0}]));
     }
-    m.insert("WAIT".into(), json!([{"<=msec": 0.0, "percent": 100.0}]));
     Value::Object(m)
 }
 
@@ -151,6 +179,7 @@ fn op_section(
     duration: Duration,
     percentiles: &[f64],
     series: &[(u64, &OpSecond)],
+    connection_errors: u64,
 ) -> Value {
     let h = &op.latency_us;
     let empty = h.is_empty();
@@ -169,8 +198,8 @@ fn op_section(
         "Ops/sec": round(rate(op.count, duration), 2),
         "Hits/sec": round(rate(op.hits, duration), 2),
         "Misses/sec": round(rate(op.misses, duration), 2),
-        "Connection Errors/sec": 0.0,
-        "Connection Errors": 0,
+        "Connection Errors/sec": round(rate(connection_errors, duration), 2),
+        "Connection Errors": connection_errors,
         "Latency": ms(op.mean_us()),
         "Average Latency": ms(op.mean_us()),
         "Accumulated Latency": (op.latency_sum_us as f64 / 1000.0).round() as u64,
@@ -196,6 +225,12 @@ fn time_serie(series: &[(u64, &OpSecond)]) -> Value {
         e.insert("Bytes TX".into(), json!(s.bytes_tx));
         e.insert("Count".into(), json!(s.count));
         e.insert("Ops/sec".into(), json!(s.count as f64));
+        if s.count == 0 {
+            // memtier writes no latency for a second without replies: a 0.0
+            // would read as an impossibly fast second.
+            m.insert(second.to_string(), Value::Object(e));
+            continue;
+        }
         e.insert("Average Latency".into(), json!(ms(s.mean_us)));
         e.insert(
             "Accumulated Latency".into(),
@@ -303,7 +338,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "warmup": r.warmup.as_ref().map(|w| {
             let mut v = phase_summary(c, w);
             if let Value::Object(m) = &mut v {
-                m.insert("ALL STATS".into(), section(&Section::of("WARM-UP".into(), w), &c.output.percentiles));
+                m.insert("ALL STATS".into(), section(&Section::of("WARM-UP".into(), w), c));
             }
             v
         }),

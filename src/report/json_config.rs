@@ -2,10 +2,10 @@
 //! object (same keys, memtier's spelling of values) and kvbench's own, complete
 //! and typed. The password is always redacted.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use crate::config::{Config, Pinning, Stop};
-use crate::target::Endpoint;
+use crate::config::{Config, NO_CONNECT_TIMEOUT, Pinning, RangeSharing, Seeding, Stop};
+use crate::target::{AddressFamily, Endpoint};
 use crate::workload::values::SizeSpec;
 
 fn host_port(c: &Config) -> (Value, Value, Value) {
@@ -19,13 +19,30 @@ fn bool_text(b: bool) -> &'static str {
     if b { "true" } else { "false" }
 }
 
-/// memtier's `configuration` object, with the keys its readers look for.
+/// A whole number of seconds or requests as memtier writes it (an integer); the
+/// exact value is in `kvbench.config`.
+fn whole(v: f64) -> u64 {
+    v.round().max(0.0) as u64
+}
+
+/// memtier's `configuration` object: every key memtier writes, in its order and
+/// with its JSON types (integers as integers, switches as `"true"`/`"false"`,
+/// unset paths as `null`). Settings kvbench does not have keep memtier's
+/// "off" value; docs/output.md lists each.
 pub fn memtier_configuration(c: &Config) -> Value {
     let (server, port, unix) = host_port(c);
+    let family = match &c.target.endpoint {
+        Endpoint::Tcp { family, .. } => match family {
+            AddressFamily::Any => "Unspecified",
+            AddressFamily::V4 => "AF_INET",
+            AddressFamily::V6 => "AF_INET6",
+        },
+        Endpoint::Unix(_) => "Unspecified",
+    };
     let (requests, test_time) = match c.stop {
-        Stop::Requests(n) => (json!(n), json!(0)),
-        Stop::AllKeys => (json!("allkeys"), json!(0)),
-        Stop::Time(d) => (json!(0), json!(d.as_secs_f64())),
+        Stop::Requests(n) => (n, 0),
+        Stop::AllKeys => (allkeys_per_connection(c), 0),
+        Stop::Time(d) => (0, whole(d.as_secs_f64())),
     };
     let (range, list) = match &c.values {
         SizeSpec::Range { min, max } => (format!("{min}:{max}"), String::new()),
@@ -33,38 +50,106 @@ pub fn memtier_configuration(c: &Config) -> Value {
         SizeSpec::Fixed(_) => ("0:0".to_string(), String::new()),
     };
     let (median, stddev, zipf) = pattern_params(c);
-    json!({
-        "server": server,
-        "port": port,
-        "unix socket": unix,
-        "protocol": "redis",
-        "out_file": c.output.out_file.as_ref().map(|p| p.display().to_string()),
-        "tls": "false",
-        "run_count": c.run_count,
-        "requests": requests,
-        // memtier's rate_limit is per connection.
-        "rate_limit": c.rate.map_or(0.0, |r| r.total_per_sec / c.connections() as f64),
-        "clients": c.clients,
-        "threads": c.threads,
-        "test_time": test_time,
-        "ratio": c.ratio.to_string(),
-        "pipeline": c.pipeline,
-        "data_size": match c.values { SizeSpec::Fixed(n) => n, _ => 0 },
-        "random_data": bool_text(c.random_data),
-        "data_size_range": range,
-        "data_size_list": list,
-        "key_prefix": c.keys.prefix,
-        "key_minimum": c.keys.range.min,
-        "key_maximum": c.keys.range.max,
-        "key_pattern": c.keys.pattern_letters,
-        "key_stddev": stddev,
-        "key_median": median,
-        "key_zipf_exp": zipf,
-        "connection_timeout": c.target.connect_timeout.as_secs_f64(),
-        "authenticate": c.target.auth.as_ref().map_or(String::new(), |a| a.redacted()),
-        "select-db": c.target.db,
-        "print-all-runs": "false",
-    })
+    // memtier's connection_timeout 0 means none, which is what kvbench's
+    // "no timeout" stands for.
+    let connection_timeout = if c.target.connect_timeout >= NO_CONNECT_TIMEOUT {
+        0
+    } else {
+        whole(c.target.connect_timeout.as_secs_f64())
+    };
+    let mut m = Map::new();
+    let mut put = |key: &str, value: Value| {
+        m.insert(key.to_string(), value);
+    };
+    put("server", server);
+    put("port", port);
+    put("uri", json!(""));
+    put("unix socket", unix);
+    put("address family", json!(family));
+    put("protocol", json!("redis"));
+    put(
+        "out_file",
+        json!(c.output.out_file.as_ref().map(|p| p.display().to_string())),
+    );
+    put("tls", json!("false"));
+    for key in ["cert", "key", "cacert"] {
+        put(key, Value::Null);
+    }
+    put("tls_skip_verify", json!("false"));
+    put("sni", Value::Null);
+    put("client_stats", Value::Null);
+    put("run_count", json!(c.run_count));
+    put("debug", json!(0));
+    put("requests", json!(requests));
+    // memtier's rate_limit is per connection.
+    put(
+        "rate_limit",
+        json!(
+            c.rate
+                .map_or(0, |r| whole(r.total_per_sec / c.connections() as f64))
+        ),
+    );
+    put("clients", json!(c.clients));
+    put("threads", json!(c.threads));
+    put("test_time", json!(test_time));
+    put("ratio", json!(c.ratio.to_string()));
+    put("pipeline", json!(c.pipeline));
+    put(
+        "data_size",
+        json!(match c.values {
+            SizeSpec::Fixed(n) => n,
+            _ => 0,
+        }),
+    );
+    put("data_offset", json!(0));
+    put("random_data", json!(bool_text(c.random_data)));
+    put("data_size_range", json!(range));
+    put("data_size_list", json!(list));
+    put("data_size_pattern", json!("R"));
+    put("expiry_range", json!("0:0"));
+    put("data_import", Value::Null);
+    for key in ["data_verify", "verify_only", "generate_keys"] {
+        put(key, json!("false"));
+    }
+    put("key_prefix", json!(c.keys.prefix));
+    put("key_minimum", json!(c.keys.range.min));
+    put("key_maximum", json!(c.keys.range.max));
+    put("key_pattern", json!(c.keys.pattern_letters));
+    put("key_stddev", json!(stddev));
+    put("key_median", json!(median));
+    put("key_zipf_exp", json!(zipf));
+    put("reconnect_interval", json!(c.faults.reconnect_interval));
+    put("connection_timeout", json!(connection_timeout));
+    put("thread_conn_start_min_jitter_micros", json!(0));
+    put("thread_conn_start_max_jitter_micros", json!(0));
+    put("multi_key_get", json!(0));
+    put(
+        "authenticate",
+        json!(
+            c.target
+                .auth
+                .as_ref()
+                .map_or(String::new(), |a| a.redacted())
+        ),
+    );
+    put("select-db", json!(c.target.db));
+    put("no-expiry", json!("false"));
+    put("wait-ratio", json!("0:0"));
+    put("num-slaves", json!("0:0"));
+    put("wait-timeout", json!("0-0"));
+    put("print-all-runs", json!(bool_text(c.output.print_all_runs)));
+    Value::Object(m)
+}
+
+/// Requests each connection sends with `-n allkeys`: the whole range under
+/// memtier's semantics, else the largest slice (the first `len % n` slices hold
+/// one key more than the rest).
+pub fn allkeys_per_connection(c: &Config) -> u64 {
+    let len = c.keys.range.len();
+    match c.semantics.range_sharing {
+        RangeSharing::Whole => len,
+        RangeSharing::Split => len.div_ceil(c.connections().max(1) as u64),
+    }
 }
 
 fn pattern_params(c: &Config) -> (f64, f64, f64) {
@@ -115,6 +200,18 @@ pub fn kvbench_config(c: &Config) -> Value {
         "rate_ops_per_sec": c.rate.map(|r| r.total_per_sec),
         "arrival": c.rate.map(|r| r.arrival.name()),
         "hdr_file_prefix": c.output.hdr_file_prefix.as_ref().map(|p| p.display().to_string()),
+        "memtier_compat": c.semantics.memtier_compat,
+        "seeding": match c.semantics.seeding {
+            Seeding::PerConnection => "per-connection",
+            Seeding::Shared => "shared",
+            Seeding::PerClient => "per-client",
+        },
+        "range_sharing": match c.semantics.range_sharing {
+            RangeSharing::Split => "split",
+            RangeSharing::Whole => "whole",
+        },
+        "reconnect": c.faults.reconnect,
+        "max_reconnect_attempts": c.faults.max_reconnect_attempts,
         "pinning": match &c.pinning { Pinning::Off => json!("off"), Pinning::Auto => json!("auto"), Pinning::Cpus(v) => json!(v) },
     })
 }

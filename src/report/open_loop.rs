@@ -7,7 +7,7 @@ use std::fmt::Write;
 use hdrhistogram::Histogram;
 use serde_json::{Map, Value, json};
 
-use crate::config::Config;
+use crate::config::{Config, Headline};
 use crate::report::json::{compressed, ms, percentile_key};
 use crate::report::percentile_label;
 use crate::results::{PhaseResult, Section};
@@ -16,6 +16,10 @@ use crate::stats::{OpStats, max_us, percentile_us};
 /// One sentence saying what the headline latency measures in this run.
 pub fn latency_meaning(config: &Config) -> String {
     match config.rate {
+        Some(rate) if config.headline == Headline::ServiceTime => format!(
+            "service time, from handing a request to the socket to reading its whole reply, as memtier measures --rate-limiting (requests paced at {:.2} per second per connection); response time from each request's intended send time is shown apart",
+            rate.total_per_sec / config.connections() as f64
+        ),
         Some(rate) => format!(
             "response time, from each request's intended send time on the --rate {} schedule ({} arrivals, open loop) to reading its whole reply; service time (from the actual send) is shown apart",
             rate.total_per_sec,
@@ -25,9 +29,17 @@ pub fn latency_meaning(config: &Config) -> String {
     }
 }
 
-/// The service-time table of a section, in the layout of the main tables.
+/// The table of the measure that is not the headline (service time with
+/// `--rate`, response time with `--rate-limiting`), in the layout of the main
+/// tables.
 pub fn service_table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
-    let _ = writeln!(out, "Service time (reply − actual send), {}", s.title);
+    let response = s.stats.set.response_us.is_some();
+    let title = if response {
+        "Response time (reply − intended send)"
+    } else {
+        "Service time (reply − actual send)"
+    };
+    let _ = writeln!(out, "{title}, {}", s.title);
     let _ = write!(out, "{:<6}{:>14}{:>16}", "Type", "Count", "Avg. Latency");
     for p in percentiles {
         let _ = write!(out, " {:>15}", format!("p{} Latency", percentile_label(*p)));
@@ -39,14 +51,13 @@ pub fn service_table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
         ("Gets", &s.stats.get),
         ("Totals", &totals),
     ] {
-        let Some(h) = &op.service_us else { continue };
-        let _ = write!(
-            out,
-            "{:<6}{:>14}{:>16.5}",
-            name,
-            op.count,
-            op.mean_service_us() / 1000.0
-        );
+        let (beside, mean_us) = if response {
+            (&op.response_us, mean_of(op.response_sum_us, op.count))
+        } else {
+            (&op.service_us, op.mean_service_us())
+        };
+        let Some(h) = beside else { continue };
+        let _ = write!(out, "{:<6}{:>14}{:>16.5}", name, op.count, mean_us / 1000.0);
         for &p in percentiles {
             let _ = write!(out, "{:>16.5}", percentile_us(h, p) as f64 / 1000.0);
         }
@@ -101,10 +112,28 @@ fn latency_block(h: &Histogram<u64>, mean_us: f64, percentiles: &[f64]) -> Value
     Value::Object(m)
 }
 
+/// An exact mean in µs from a sum and a count, 0 for no samples.
+fn mean_of(sum_us: u64, count: u64) -> f64 {
+    if count == 0 {
+        0.0
+    } else {
+        sum_us as f64 / count as f64
+    }
+}
+
 fn service_block(op: &OpStats, percentiles: &[f64]) -> Value {
     match &op.service_us {
         Some(h) => latency_block(h, op.mean_service_us(), percentiles),
         None => Value::Null,
+    }
+}
+
+/// Response time: the headline with `--rate`, kept beside service time with
+/// `--rate-limiting`.
+fn response_block(op: &OpStats, percentiles: &[f64]) -> Value {
+    match &op.response_us {
+        Some(h) => latency_block(h, mean_of(op.response_sum_us, op.count), percentiles),
+        None => latency_block(&op.latency_us, op.mean_us(), percentiles),
     }
 }
 
@@ -129,10 +158,19 @@ pub fn run_json(config: &Config, run: &PhaseResult) -> Value {
         "backlog_per_second": run.series.iter().map(|s| s.backlog).collect::<Vec<_>>(),
         "busiest_thread_cpu_percent": (run.busiest_thread_cpu_percent() * 10.0).round() / 10.0,
         "schedule_lag": lag,
+        "headline": match config.headline {
+            Headline::ServiceTime => "service_time",
+            Headline::ResponseTime => "response_time",
+        },
         "service_time": {
             "Sets": service_block(&run.stats.set, p),
             "Gets": service_block(&run.stats.get, p),
             "Totals": service_block(&totals, p),
+        },
+        "response_time": {
+            "Sets": response_block(&run.stats.set, p),
+            "Gets": response_block(&run.stats.get, p),
+            "Totals": response_block(&totals, p),
         },
     })
 }

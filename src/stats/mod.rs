@@ -13,6 +13,7 @@ use std::ops::AddAssign;
 use hdrhistogram::Histogram;
 use hdrhistogram::errors::CreationError;
 
+use crate::config::{Config, Headline};
 use crate::protocol::resp::ServerErrorKind;
 use crate::workload::Op;
 
@@ -75,6 +76,11 @@ pub struct OpStats {
     /// client or server that fell behind cannot look fast; they are not replies,
     /// so `count` leaves them out.
     pub never_sent: u64,
+    /// With memtier's `--rate-limiting` only, whose headline is service time:
+    /// response time (reply − intended send) in µs, kept beside it.
+    pub response_us: Option<Histogram<u64>>,
+    /// Exact sum of the response times in µs.
+    pub response_sum_us: u64,
 }
 
 impl OpStats {
@@ -92,6 +98,8 @@ impl OpStats {
             service_us: None,
             service_sum_us: 0,
             never_sent: 0,
+            response_us: None,
+            response_sum_us: 0,
         })
     }
 
@@ -99,6 +107,14 @@ impl OpStats {
     pub fn new_open_loop() -> Result<Self, CreationError> {
         let mut s = OpStats::new()?;
         s.service_us = Some(latency_histogram()?);
+        Ok(s)
+    }
+
+    /// Empty counters for a paced run whose headline is service time
+    /// (`--rate-limiting`): response time is kept beside it.
+    pub fn new_service_headline() -> Result<Self, CreationError> {
+        let mut s = OpStats::new_open_loop()?;
+        s.response_us = Some(latency_histogram()?);
         Ok(s)
     }
 
@@ -117,6 +133,10 @@ impl OpStats {
         if let Some(h) = self.service_us.as_mut() {
             h.reset();
         }
+        self.response_sum_us = 0;
+        if let Some(h) = self.response_us.as_mut() {
+            h.reset();
+        }
     }
 
     /// Records one reply's latency. The histogram auto-resizes, so recording cannot
@@ -128,11 +148,20 @@ impl OpStats {
         record_into(&mut self.latency_us, latency_us);
     }
 
-    /// Records one reply of an open-loop run: its response time (from the intended
-    /// send time) as the headline, and its service time (from the actual send).
+    /// Records one reply of a paced run: its response time (from the intended
+    /// send time) and its service time (from the actual send). The headline is
+    /// response time with `--rate`, service time with `--rate-limiting` (where
+    /// memtier's fields keep memtier's meaning); the other is kept beside it.
     #[inline]
     pub fn record_open_loop(&mut self, response_us: u64, service_us: u64) {
-        self.record(response_us);
+        match self.response_us.as_mut() {
+            Some(h) => {
+                record_into(h, response_us);
+                self.response_sum_us += response_us;
+                self.record(service_us);
+            }
+            None => self.record(response_us),
+        }
         self.service_sum_us += service_us;
         if let Some(h) = self.service_us.as_mut() {
             record_into(h, service_us);
@@ -181,9 +210,11 @@ impl AddAssign<&OpStats> for OpStats {
         self.latency_sum_us += other.latency_sum_us;
         self.service_sum_us += other.service_sum_us;
         self.never_sent += other.never_sent;
+        self.response_sum_us += other.response_sum_us;
         // The histograms auto-resize, so adding cannot fail for lack of range.
         let _ = self.latency_us.add(&other.latency_us);
         merge_optional(&mut self.service_us, &other.service_us);
+        merge_optional(&mut self.response_us, &other.response_us);
     }
 }
 
@@ -313,6 +344,21 @@ impl Stats {
         }
     }
 
+    /// Empty stats of the kind `config` needs: closed loop, `--rate` (response
+    /// time headline) or `--rate-limiting` (service time headline).
+    pub fn for_config(config: &Config) -> Result<Self, CreationError> {
+        match (config.rate, config.headline) {
+            (None, _) => Stats::new(),
+            (Some(_), Headline::ResponseTime) => Stats::new_open_loop(),
+            (Some(_), Headline::ServiceTime) => Ok(Stats {
+                set: OpStats::new_service_headline()?,
+                get: OpStats::new_service_headline()?,
+                errors: ErrorCounts::default(),
+                lag_us: Some(latency_histogram()?),
+            }),
+        }
+    }
+
     /// The counters of one op.
     #[inline]
     pub fn op_mut(&mut self, op: Op) -> &mut OpStats {
@@ -415,6 +461,21 @@ mod tests {
         assert!(a.get.latency_us.max() >= 499_000);
         assert!(a.get.service_us.as_ref().unwrap().max() < 400);
         assert_eq!(a.get.mean_service_us(), 200.0);
+    }
+
+    #[test]
+    fn rate_limiting_headlines_service_time_and_keeps_response_time_beside() {
+        let mut a = OpStats::new_service_headline().unwrap();
+        a.record_open_loop(500_000, 300);
+        let mut b = OpStats::new_service_headline().unwrap();
+        b.record_open_loop(100, 100);
+        a += &b;
+        assert!(a.latency_us.max() < 400);
+        assert_eq!(a.mean_us(), 200.0);
+        assert!(a.response_us.as_ref().unwrap().max() >= 499_000);
+        assert_eq!(a.response_sum_us, 500_100);
+        a.reset();
+        assert!(a.response_us.as_ref().unwrap().is_empty());
     }
 
     #[test]

@@ -2,11 +2,12 @@
 //! the server's evidence. Thresholds are named constants, so the docs and the
 //! tests can cite them.
 
-use crate::config::Config;
+use crate::config::{Config, Headline};
 use crate::placement::Placement;
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::hit_rate_percent;
 use crate::results::{PhaseResult, Results};
+use crate::stats::percentile_us;
 use crate::sysinfo;
 use crate::variance::Variance;
 use crate::warnings::{MemoryLimit, RateLimit, SATURATED_CPU_PERCENT, Warning};
@@ -33,6 +34,12 @@ pub const MISMATCH_FRACTION: f64 = 0.001;
 /// Error replies above this share of all replies make a run that measures how
 /// fast the server refuses, not how fast it works.
 pub const MAX_ERROR_SHARE: f64 = 0.01;
+/// A paced run's p99 response time above this multiple of its p99 service
+/// time means requests queued before being sent (a passing jitter stays below).
+pub const DIVERGE_FACTOR: f64 = 2.0;
+/// ... and above it by at least this many ms, so that microsecond-scale noise
+/// on an idle loopback server is not reported.
+pub const DIVERGE_MIN_MS: f64 = 1.0;
 /// Bytes a Redis key costs beyond its name and value (dict entry, object header,
 /// string headers, allocator rounding), for the dataset estimate.
 pub const PER_KEY_OVERHEAD: u64 = 64;
@@ -100,6 +107,7 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
         })
     );
     out.extend(rate);
+    out.extend(divergence(config, run));
     let busiest_cpu_percent = run.busiest_thread_cpu_percent();
     if busiest_cpu_percent >= SATURATED_CPU_PERCENT && !client_limited {
         out.push(Warning::ClientBound {
@@ -141,6 +149,26 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
     if forks > 0 {
         out.push(Warning::BackgroundSave { phase, forks });
     }
+}
+
+/// A paced run whose response time runs away from its service time.
+fn divergence(config: &Config, run: &PhaseResult) -> Option<Warning> {
+    config.rate?;
+    let totals = run.stats.totals();
+    let (service, response) = match config.headline {
+        Headline::ServiceTime => (&totals.latency_us, totals.response_us.as_ref()?),
+        Headline::ResponseTime => (totals.service_us.as_ref()?, &totals.latency_us),
+    };
+    let service_p99_ms = percentile_us(service, 99.0) as f64 / 1000.0;
+    let response_p99_ms = percentile_us(response, 99.0) as f64 / 1000.0;
+    let diverged = response_p99_ms > DIVERGE_FACTOR * service_p99_ms
+        && response_p99_ms - service_p99_ms > DIVERGE_MIN_MS;
+    diverged.then(|| Warning::LatencyMeasuresDiverge {
+        phase: run.phase.to_string(),
+        headline: config.headline,
+        service_p99_ms,
+        response_p99_ms,
+    })
 }
 
 /// Checks an open-loop phase against its target; `None` when it met it (or the

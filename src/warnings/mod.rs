@@ -9,6 +9,7 @@ pub mod checks;
 
 use std::fmt;
 
+use crate::config::Headline;
 use crate::protocol::resp::ServerErrorKind;
 
 pub use checks::{collect, rate_check};
@@ -172,6 +173,18 @@ pub enum Warning {
         /// Highest over lowest ops/sec.
         max_over_min: f64,
     },
+    /// A paced run's response time and service time tell different stories:
+    /// requests waited for their turn before they were sent.
+    LatencyMeasuresDiverge {
+        /// Which run.
+        phase: String,
+        /// What the headline (memtier's fields) shows.
+        headline: Headline,
+        /// p99 service time (reply − actual send), ms.
+        service_p99_ms: f64,
+        /// p99 response time (reply − intended send), ms.
+        response_p99_ms: f64,
+    },
 }
 
 impl Warning {
@@ -192,6 +205,7 @@ impl Warning {
             Warning::FsyncAlways => "fsync_always",
             Warning::BackgroundSave { .. } => "background_save",
             Warning::RunsDisagree { .. } => "runs_disagree",
+            Warning::LatencyMeasuresDiverge { .. } => "latency_measures_diverge",
         }
     }
 }
@@ -399,6 +413,28 @@ impl fmt::Display for Warning {
                 "identical runs differed by up to {:.1} % (max/min {max_over_min:.3}): differences between configurations smaller than that are noise on this setup; use longer runs or more of them.",
                 (max_over_min - 1.0) * 100.0
             ),
+            Warning::LatencyMeasuresDiverge {
+                phase,
+                headline,
+                service_p99_ms,
+                response_p99_ms,
+            } => {
+                write!(
+                    f,
+                    "{phase}: the p99 response time ({response_p99_ms:.3} ms, from each request's intended send time) is {:.1} times the p99 service time ({service_p99_ms:.3} ms, from the actual send): requests waited for their turn before they were sent, because the server or the pipeline window held them back. ",
+                    response_p99_ms / service_p99_ms.max(0.001)
+                )?;
+                match headline {
+                    Headline::ServiceTime => write!(
+                        f,
+                        "memtier's fields show service time, as memtier measures --rate-limiting, which leaves that wait out; the response time is in kvbench.runs[].open_loop.response_time, and --rate makes it the headline."
+                    ),
+                    Headline::ResponseTime => write!(
+                        f,
+                        "The headline (response time) includes that wait; service time alone, as memtier's --rate-limiting reports it, would hide it (kvbench.runs[].open_loop.service_time)."
+                    ),
+                }
+            }
         }
     }
 }

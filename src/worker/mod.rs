@@ -210,7 +210,7 @@ impl WorkerBuilder {
         let mut rng =
             SmallRng::seed_from_u64(derive_seed(config.seed, &[self.thread as u64, u64::MAX]));
         let values = ValuePool::new(&config.values, config.random_data, &mut rng);
-        let stats = Stats::for_run(config.rate.is_some())
+        let stats = Stats::for_config(&config)
             .map_err(|e| local("the latency histograms")(std::io::Error::other(e)))?;
         let mut timer = Timer::new().map_err(local("the timer (timerfd)"))?;
         poll.registry()

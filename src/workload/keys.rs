@@ -20,18 +20,26 @@
 //!   falls outside the range is redrawn, which yields a truncated normal; after
 //!   [`GAUSSIAN_TRIES`] misses the last draw is clamped instead, so a median
 //!   near an edge with a huge deviation cannot stall the hot path.
-//! - **Zipfian (`Z`)** draws a rank `r` in `1..=len` with probability
-//!   proportional to `r^-exponent` and uses key `min + r - 1`, so the first
-//!   key is the most frequent. Sampling is `rand_distr::Zipf`, Crease's
-//!   rejection method: constant memory and a small constant number of draws
-//!   per key whatever the range size, so ten million keys cost no more than
-//!   ten.
+//! - **Zipfian (`Z`)** draws key `k` with probability proportional to
+//!   `k^-exponent` over the absolute key numbers `[max(1, min), max]`, as
+//!   memtier_benchmark does: the weight belongs to the key number, not to its
+//!   rank in the range, so a range far from 1 is only mildly skewed (over keys
+//!   1000–1999 at exponent 1 the hottest key is twice as likely as the
+//!   coldest). Sampling is rejection-inversion ([`zipf`]): constant memory and
+//!   about one draw per key whatever the range size.
 //!
 //! Every generator returns only keys inside its range, including ranges of a
 //! single key and ranges that end at `u64::MAX`.
 
 use rand::Rng;
-use rand_distr::{Distribution, Normal, Zipf};
+use rand_distr::{Distribution, Normal};
+
+pub mod zipf;
+
+use zipf::AbsoluteZipf;
+
+/// Exponents of the Z pattern lie in `(0, MAX_ZIPF_EXPONENT)`, memtier's bound.
+pub const MAX_ZIPF_EXPONENT: f64 = 5.0;
 
 /// How many Gaussian draws may fall outside the range before the last one is
 /// clamped. Sixteen misses in a row happen with probability below 1e-4 even
@@ -107,7 +115,7 @@ pub enum PatternKind {
     Gaussian,
     /// `P`: sequential within the connection's own slice.
     Parallel,
-    /// `Z`: Zipfian, the first key most frequent.
+    /// `Z`: Zipfian over absolute key numbers, low key numbers most frequent.
     Zipfian,
 }
 
@@ -176,9 +184,10 @@ pub enum KeyPattern {
     },
     /// See [`PatternKind::Parallel`].
     Parallel,
-    /// Zipf distribution over ranks; `exponent` must be positive and finite.
+    /// memtier's Zipf distribution over key numbers; `exponent` must lie in
+    /// `(0, MAX_ZIPF_EXPONENT)`.
     Zipfian {
-        /// The `s` in `P(r) ∝ r^-s`; larger means more skew.
+        /// The `s` in `P(k) ∝ k^-s`; larger means more skew.
         exponent: f64,
     },
 }
@@ -220,11 +229,7 @@ enum State {
         min: u64,
         max: u64,
     },
-    Zipfian {
-        zipf: Zipf<f64>,
-        min: u64,
-        len: u64,
-    },
+    Zipfian(AbsoluteZipf),
 }
 
 impl KeyGen {
@@ -274,12 +279,7 @@ impl KeyGen {
             }
             State::Uniform { min, max } => rng.random_range(*min..=*max),
             State::Gaussian { normal, min, max } => sample_gaussian(normal, *min, *max, rng),
-            State::Zipfian { zipf, min, len } => {
-                // Zipf yields a whole number in 1..=len as a float; the clamp
-                // guards the float-to-integer step against rounding at huge n.
-                let rank = (zipf.sample(rng) as u64).clamp(1, *len);
-                *min + (rank - 1)
-            }
+            State::Zipfian(zipf) => zipf.sample(rng),
         }
     }
 }
@@ -320,18 +320,14 @@ fn gaussian_state(range: KeyRange, median: f64, stddev: f64) -> Result<State, St
 }
 
 fn zipfian_state(range: KeyRange, exponent: f64) -> Result<State, String> {
-    if !(exponent.is_finite() && exponent > 0.0) {
+    if !(exponent.is_finite() && exponent > 0.0 && exponent < MAX_ZIPF_EXPONENT) {
         return Err(format!(
-            "zipfian exponent must be positive and finite, got {exponent}"
+            "zipfian exponent must lie in (0, {MAX_ZIPF_EXPONENT}), got {exponent}"
         ));
     }
-    let len = range.len();
-    let zipf = Zipf::new(len as f64, exponent).map_err(|e| format!("zipfian key pattern: {e}"))?;
-    Ok(State::Zipfian {
-        zipf,
-        min: range.min,
-        len,
-    })
+    Ok(State::Zipfian(AbsoluteZipf::new(
+        range.min, range.max, exponent,
+    )))
 }
 
 /// One truncated-normal key: redraw misses, then clamp (see module docs).
