@@ -340,6 +340,27 @@ pub fn kvbench_at(port: u16) -> Command {
     command
 }
 
+/// Runs kvbench against `redis` with `args`, asserts that it exited 2 without
+/// opening a single connection to the server (the INFO that counts them is one
+/// itself), and returns its stderr for the caller to check the message.
+pub fn refused_before_connecting<I, S>(redis: &Redis, args: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let before = info_u64(redis.port, "stats", "total_connections_received");
+    let out = kvbench_at(redis.port).args(args).output().unwrap();
+    let after = info_u64(redis.port, "stats", "total_connections_received");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        after,
+        before + 1,
+        "kvbench connected before refusing: {stderr}"
+    );
+    stderr
+}
+
 /// Asserts that kvbench (run as `what` says) exited 0, showing its output if not.
 pub fn assert_success(out: &Output, what: &str) {
     assert!(
