@@ -127,6 +127,11 @@ def placement_rows(binary, requests, pairs):
                 variants.append((f"kvbench --cpus {apart}",
                                  lambda: kvbench(binary, port, 2000, 1, requests, threads=20, cpu=None,
                                                  placement=("--cpus", apart))))
+                # What the default was before placement was chosen: every CPU, round-robin.
+                every = f"0-{cpus - 1}"
+                variants.append((f"kvbench --cpus {every} (pin all)",
+                                 lambda: kvbench(binary, port, 2000, 1, requests, threads=20, cpu=None,
+                                                 placement=("--cpus", every))))
             variants.append(("redis-benchmark --threads 2",
                              lambda: redis_benchmark(port, 2000, 1, requests, threads=2, cpu=None)))
             runs = {name: [] for name, _ in variants}
@@ -195,6 +200,8 @@ def main():
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="tiny workloads, one pair: proves the script works")
     ap.add_argument("--write-doc", action="store_true", help="replace the generated table in docs/performance.md")
+    ap.add_argument("--only", choices=["placement"],
+                    help="run only the placement rows (printed, never written to the doc)")
     ap.add_argument("--criterion", metavar="FILE", help="only turn this `cargo bench` output into the micro-benchmark table")
     args = ap.parse_args()
     if args.criterion:
@@ -207,6 +214,10 @@ def main():
         if not shutil.which(tool):
             sys.exit(f"bench: {tool} not found; run `make bench`, which installs redis-server and redis-tools")
     workloads, pairs = (QUICK, 1) if args.quick else (WORKLOADS, args.pairs)
+    if args.only == "placement":
+        requests = PLACEMENT_QUICK if args.quick else PLACEMENT_REQUESTS
+        print(render_placement(placement_rows(args.kvbench, requests, pairs), pairs))
+        return
     server, port, workdir = start_server()
     try:
         rows = []
