@@ -7,7 +7,7 @@
 //! opaque is checked so that a response out of order is caught rather than
 //! timed against the wrong request.
 
-use super::resp::ServerErrorKind;
+use super::error_kind::ServerErrorKind;
 
 /// A request header's magic byte.
 pub const REQUEST_MAGIC: u8 = 0x80;
@@ -245,7 +245,7 @@ mod tests {
         let (r, _) = decode(&oom).unwrap().unwrap();
         assert_eq!(
             r.status.error_kind(),
-            Some(crate::protocol::resp::ServerErrorKind::Oom)
+            Some(crate::protocol::error_kind::ServerErrorKind::Oom)
         );
     }
 

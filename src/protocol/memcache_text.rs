@@ -7,7 +7,7 @@
 //! key per request (as memtier sends), so a hit is one block and `END`, a
 //! miss `END` alone. Values are skipped, never copied.
 
-use super::resp::ServerErrorKind;
+use super::error_kind::ServerErrorKind;
 
 /// The longest reply line accepted (memcached's keys are at most 250 bytes,
 /// its error lines short); a longer unterminated line is a protocol error.
@@ -169,7 +169,7 @@ fn line_at(buf: &[u8], start: usize) -> Result<Option<(&[u8], usize)>, McDecodeE
 #[cfg(test)]
 mod tests {
     use super::{McDecodeError, McReply, decode, encode_get, encode_set};
-    use crate::protocol::resp::ServerErrorKind;
+    use crate::protocol::error_kind::ServerErrorKind;
 
     fn transcript(wire: &[u8], expected: McReply<'_>) {
         assert_eq!(decode(wire), Ok(Some((expected, wire.len()))), "{wire:?}");

@@ -5,11 +5,13 @@
 //! so the connection code can feed it whatever the kernel delivered and the
 //! tests can feed it whatever a hostile server might send.
 //!
-//! - [`resp`] / [`resp3`]: RESP2 and the types RESP3 adds, one stateless decoder.
+//! - [`resp`] / [`resp3`]: RESP2 and the types RESP3 adds, one stateless decoder;
+//!   [`error_kind`]: server error replies grouped by kind, for every protocol.
 //! - [`template`]: any command, encoded once and filled per request.
 //! - [`memcache_text`] / [`memcache_binary`]: memcached's two protocols.
 //! - [`value`]: owned replies for the control connection.
 
+pub mod error_kind;
 pub mod memcache_binary;
 pub mod memcache_text;
 pub mod resp;

@@ -15,6 +15,11 @@
 
 use thiserror::Error;
 
+pub use super::error_kind::ServerErrorKind;
+pub use encode::{encode_command, encode_get, encode_set};
+
+mod encode;
+
 /// The deepest array nesting accepted; the top-level array is level one.
 /// Any array header inside this many open arrays, even an empty or nil one,
 /// is rejected.
@@ -356,146 +361,4 @@ fn read_array_header(buf: &[u8], start: usize) -> Result<Step<'_>, DecodeError> 
         None => Reply::Nil,
     };
     Ok(Some((reply, end)))
-}
-
-/// Server error replies grouped by their first word, for counting per kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ServerErrorKind {
-    /// `ERR`: the generic error.
-    Err,
-    /// `OOM`: the server is out of memory for writes.
-    Oom,
-    /// `LOADING`: the server is still loading its dataset.
-    Loading,
-    /// `BUSY`: a script is running and blocks the server.
-    Busy,
-    /// `READONLY`: a write was sent to a read-only replica.
-    ReadOnly,
-    /// `NOAUTH`: authentication is required.
-    NoAuth,
-    /// `WRONGPASS`: the credentials were rejected.
-    WrongPass,
-    /// `WRONGTYPE`: the key holds a value of another type.
-    WrongType,
-    /// `NOPERM`: the user may not run the command or touch the key.
-    NoPerm,
-    /// `MOVED`: the key's slot lives on another cluster node.
-    Moved,
-    /// `ASK`: the key's slot is migrating to another cluster node.
-    Ask,
-    /// Any other first word.
-    Other,
-}
-
-impl ServerErrorKind {
-    /// Every kind, in declaration order, for reports that list them all.
-    pub const ALL: [Self; 12] = [
-        Self::Err,
-        Self::Oom,
-        Self::Loading,
-        Self::Busy,
-        Self::ReadOnly,
-        Self::NoAuth,
-        Self::WrongPass,
-        Self::WrongType,
-        Self::NoPerm,
-        Self::Moved,
-        Self::Ask,
-        Self::Other,
-    ];
-
-    /// Classifies an error reply's message (without the leading `-`) by its
-    /// first space-separated word. The match is case-sensitive because Redis
-    /// always sends these codes in upper case.
-    #[must_use]
-    pub fn classify(message: &[u8]) -> Self {
-        let word = message.split(|&b| b == b' ').next().unwrap_or_default();
-        match word {
-            b"ERR" => Self::Err,
-            b"OOM" => Self::Oom,
-            b"LOADING" => Self::Loading,
-            b"BUSY" => Self::Busy,
-            b"READONLY" => Self::ReadOnly,
-            b"NOAUTH" => Self::NoAuth,
-            b"WRONGPASS" => Self::WrongPass,
-            b"WRONGTYPE" => Self::WrongType,
-            b"NOPERM" => Self::NoPerm,
-            b"MOVED" => Self::Moved,
-            b"ASK" => Self::Ask,
-            _ => Self::Other,
-        }
-    }
-
-    /// The kind's name as shown in reports: its error code, or `OTHER`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Err => "ERR",
-            Self::Oom => "OOM",
-            Self::Loading => "LOADING",
-            Self::Busy => "BUSY",
-            Self::ReadOnly => "READONLY",
-            Self::NoAuth => "NOAUTH",
-            Self::WrongPass => "WRONGPASS",
-            Self::WrongType => "WRONGTYPE",
-            Self::NoPerm => "NOPERM",
-            Self::Moved => "MOVED",
-            Self::Ask => "ASK",
-            Self::Other => "OTHER",
-        }
-    }
-}
-
-/// Appends a RESP array-of-bulk-strings command, `*N\r\n$len\r\narg\r\n...`.
-/// Meant for handshake commands such as AUTH, SELECT, PING and INFO.
-pub fn encode_command(out: &mut Vec<u8>, args: &[&[u8]]) {
-    push_length(out, b'*', args.len());
-    for arg in args {
-        push_bulk(out, &[arg]);
-    }
-}
-
-/// Appends `GET <prefix><key>` and returns the number of bytes appended.
-/// The key is written as `prefix` followed by the decimal digits of `key`,
-/// without allocating anything but growth of `out`.
-pub fn encode_get(out: &mut Vec<u8>, prefix: &[u8], key: u64) -> usize {
-    let before = out.len();
-    let mut digits = itoa::Buffer::new();
-    let digits = digits.format(key).as_bytes();
-    out.reserve(prefix.len().saturating_add(digits.len()).saturating_add(32));
-    out.extend_from_slice(b"*2\r\n$3\r\nGET\r\n");
-    push_bulk(out, &[prefix, digits]);
-    out.len() - before
-}
-
-/// Appends `SET <prefix><key> <value>` and returns the number of bytes
-/// appended. The key is formed as in [`encode_get`].
-pub fn encode_set(out: &mut Vec<u8>, prefix: &[u8], key: u64, value: &[u8]) -> usize {
-    let before = out.len();
-    let mut digits = itoa::Buffer::new();
-    let digits = digits.format(key).as_bytes();
-    let payload = prefix.len().saturating_add(digits.len());
-    out.reserve(payload.saturating_add(value.len()).saturating_add(48));
-    out.extend_from_slice(b"*3\r\n$3\r\nSET\r\n");
-    push_bulk(out, &[prefix, digits]);
-    push_bulk(out, &[value]);
-    out.len() - before
-}
-
-/// Appends a header line such as `*3\r\n` or `$5\r\n`.
-fn push_length(out: &mut Vec<u8>, kind: u8, len: usize) {
-    out.push(kind);
-    out.extend_from_slice(itoa::Buffer::new().format(len).as_bytes());
-    out.extend_from_slice(b"\r\n");
-}
-
-/// Appends one bulk string whose payload is `parts` laid end to end, so a
-/// key's prefix and digits never need joining in a temporary buffer.
-fn push_bulk(out: &mut Vec<u8>, parts: &[&[u8]]) {
-    let len = parts.iter().map(|part| part.len()).sum();
-    push_length(out, b'$', len);
-    for part in parts {
-        out.extend_from_slice(part);
-    }
-    out.extend_from_slice(b"\r\n");
 }
