@@ -12,6 +12,7 @@
 //! The wire and the workload (pure, no I/O):
 //! - [`protocol`]: RESP codec: encode requests, decode replies (`Ok(None)` = incomplete);
 //!   [`protocol::template`] encodes a command template once and fills it per request.
+//! - [`cluster`]: Redis Cluster's key slots, hash tags, slot map and redirects (pure).
 //! - [`command`]: commands as text (`--command`, redis-benchmark's suite) parsed into
 //!   arguments of literal parts and placeholders.
 //! - [`workload`]: SET:GET mix, key patterns, value sizes; generators take `&mut impl Rng`.
@@ -40,6 +41,7 @@
 //! - [`compare`]: `kvbench compare`, reports side by side.
 
 pub mod cli;
+pub mod cluster;
 pub mod command;
 pub mod compare;
 pub mod config;

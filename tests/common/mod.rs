@@ -11,6 +11,7 @@
     reason = "each test binary uses a different part of this module"
 )]
 
+pub mod cluster;
 pub mod scripted_server;
 
 use std::collections::HashMap;

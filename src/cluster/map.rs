@@ -1,0 +1,253 @@
+//! The slot map: which master serves each of the 16 384 slots, read from
+//! `CLUSTER SLOTS` (every Redis since 3.0 answers it; `CLUSTER SHARDS` is 7.0+).
+//!
+//! Each entry of the reply is `[start, end, [host, port, id, …], replica…]`.
+//! An empty host means "the address you reached me on" (Redis announces it so
+//! when `cluster-announce-ip` is unset behind NAT); it is replaced by the seed's
+//! host. Slots no entry covers are unassigned: a request for one has nowhere to
+//! go, which kvbench must say at start rather than hang (as memtier does).
+
+use crate::protocol::value::Value;
+
+use super::slot::SLOTS;
+
+/// A master node, as `CLUSTER SLOTS` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    /// Host (or IP) to connect to.
+    pub host: String,
+    /// Port.
+    pub port: u16,
+    /// The node id, when the server reports one.
+    pub id: Option<String>,
+}
+
+impl Node {
+    /// `host:port`, the form MOVED and ASK name nodes in (IPv6 in brackets).
+    pub fn address(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// Slots to node indexes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotMap {
+    /// The masters, in the order first seen.
+    pub nodes: Vec<Node>,
+    /// For each slot, the index of its master in `nodes`.
+    owner: Vec<Option<u16>>,
+}
+
+/// Why a `CLUSTER SLOTS` reply could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MapError {
+    /// Not an array of slot ranges, or a range of the wrong shape.
+    #[error("CLUSTER SLOTS reply has an unexpected shape: {0}")]
+    Shape(&'static str),
+    /// Some slots have no master.
+    #[error(
+        "{unassigned} of 16384 slots have no master (the first is slot {first}); assign every slot before benchmarking"
+    )]
+    Unassigned {
+        /// How many.
+        unassigned: usize,
+        /// The lowest such slot.
+        first: u16,
+    },
+}
+
+impl SlotMap {
+    /// Builds the map from a `CLUSTER SLOTS` reply; `seed_host` stands in for
+    /// an empty announced host. Every slot must have a master.
+    pub fn from_cluster_slots(reply: &Value, seed_host: &str) -> Result<SlotMap, MapError> {
+        let ranges = reply.array().ok_or(MapError::Shape("not an array"))?;
+        let mut map = SlotMap {
+            nodes: Vec::new(),
+            owner: vec![None; usize::from(SLOTS)],
+        };
+        for range in ranges {
+            let items = range
+                .array()
+                .ok_or(MapError::Shape("a range is not an array"))?;
+            let [start, end, master, ..] = items else {
+                return Err(MapError::Shape("a range has fewer than 3 elements"));
+            };
+            let bound = |v: &Value| {
+                v.integer()
+                    .and_then(|n| u16::try_from(n).ok())
+                    .filter(|&n| n < SLOTS)
+                    .ok_or(MapError::Shape("a slot number is out of range"))
+            };
+            let (start, end) = (bound(start)?, bound(end)?);
+            if start > end {
+                return Err(MapError::Shape("a range ends before it starts"));
+            }
+            let node = node_of(master, seed_host)?;
+            let index = match map.nodes.iter().position(|n| n == &node) {
+                Some(i) => i,
+                None => {
+                    map.nodes.push(node);
+                    map.nodes.len() - 1
+                }
+            };
+            for slot in start..=end {
+                map.owner[usize::from(slot)] = Some(index as u16);
+            }
+        }
+        let unassigned = map.owner.iter().filter(|o| o.is_none()).count();
+        if let Some(first) = map.owner.iter().position(Option::is_none) {
+            return Err(MapError::Unassigned {
+                unassigned,
+                first: first as u16,
+            });
+        }
+        Ok(map)
+    }
+
+    /// The index (into `nodes`) of the master serving `slot`.
+    pub fn owner(&self, slot: u16) -> usize {
+        // Every slot is assigned: `from_cluster_slots` refuses a map with holes.
+        self.owner[usize::from(slot % SLOTS)].map_or(0, usize::from)
+    }
+
+    /// After a MOVED: `slot` is now served by `node`; returns its index,
+    /// adding the node if it is new.
+    pub fn moved(&mut self, slot: u16, node: Node) -> usize {
+        let index = match self
+            .nodes
+            .iter()
+            .position(|n| n == &node || n.address() == node.address())
+        {
+            Some(i) => i,
+            None => {
+                self.nodes.push(node);
+                self.nodes.len() - 1
+            }
+        };
+        self.owner[usize::from(slot % SLOTS)] = Some(index as u16);
+        index
+    }
+
+    /// How many slots each node serves, by node index.
+    pub fn slots_per_node(&self) -> Vec<usize> {
+        let mut counts = vec![0; self.nodes.len()];
+        for index in self.owner.iter().flatten() {
+            counts[usize::from(*index)] += 1;
+        }
+        counts
+    }
+}
+
+/// `[host, port, id, …]`.
+fn node_of(v: &Value, seed_host: &str) -> Result<Node, MapError> {
+    let items = v.array().ok_or(MapError::Shape("a node is not an array"))?;
+    let [host, port, rest @ ..] = items else {
+        return Err(MapError::Shape("a node has no host and port"));
+    };
+    let host = host
+        .text()
+        .ok_or(MapError::Shape("a node's host is not text"))?;
+    let port = port
+        .integer()
+        .and_then(|p| u16::try_from(p).ok())
+        .ok_or(MapError::Shape("a node's port is out of range"))?;
+    Ok(Node {
+        host: if host.is_empty() {
+            seed_host.to_string()
+        } else {
+            host
+        },
+        port,
+        id: rest.first().and_then(Value::text),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MapError, Node, SlotMap};
+    use crate::protocol::value::Value;
+
+    fn node(host: &str, port: i64, id: &str) -> Value {
+        Value::Array(vec![
+            Value::Bulk(host.as_bytes().to_vec()),
+            Value::Integer(port),
+            Value::Bulk(id.as_bytes().to_vec()),
+        ])
+    }
+
+    fn range(start: i64, end: i64, master: Value) -> Value {
+        Value::Array(vec![Value::Integer(start), Value::Integer(end), master])
+    }
+
+    fn three_masters() -> Value {
+        Value::Array(vec![
+            range(0, 5460, node("127.0.0.1", 7000, "a")),
+            range(5461, 10922, node("127.0.0.1", 7001, "b")),
+            range(10923, 16383, node("", 7002, "c")),
+        ])
+    }
+
+    #[test]
+    fn three_masters_split_the_slots_and_an_empty_host_is_the_seeds() {
+        let map = SlotMap::from_cluster_slots(&three_masters(), "127.0.0.9").unwrap();
+        assert_eq!(map.nodes.len(), 3);
+        assert_eq!(map.owner(0), 0);
+        assert_eq!(map.owner(5461), 1);
+        assert_eq!(map.owner(16383), 2);
+        assert_eq!(map.nodes[2].host, "127.0.0.9");
+        assert_eq!(map.slots_per_node(), vec![5461, 5462, 5461]);
+    }
+
+    #[test]
+    fn a_moved_slot_changes_owner_and_can_add_a_node() {
+        let mut map = SlotMap::from_cluster_slots(&three_masters(), "h").unwrap();
+        let new = Node {
+            host: "127.0.0.1".into(),
+            port: 7003,
+            id: None,
+        };
+        assert_eq!(map.moved(100, new), 3);
+        assert_eq!(map.owner(100), 3);
+        assert_eq!(map.owner(101), 0);
+    }
+
+    #[test]
+    fn holes_and_bad_shapes_are_errors_that_say_so() {
+        let partial = Value::Array(vec![range(0, 99, node("h", 1, "a"))]);
+        assert_eq!(
+            SlotMap::from_cluster_slots(&partial, "h"),
+            Err(MapError::Unassigned {
+                unassigned: 16284,
+                first: 100
+            })
+        );
+        let bad = Value::Array(vec![range(5, 1, node("h", 1, "a"))]);
+        assert!(matches!(
+            SlotMap::from_cluster_slots(&bad, "h"),
+            Err(MapError::Shape(_))
+        ));
+        let beyond = Value::Array(vec![range(0, 16384, node("h", 1, "a"))]);
+        assert!(matches!(
+            SlotMap::from_cluster_slots(&beyond, "h"),
+            Err(MapError::Shape(_))
+        ));
+        assert!(matches!(
+            SlotMap::from_cluster_slots(&Value::Nil, "h"),
+            Err(MapError::Shape(_))
+        ));
+    }
+
+    #[test]
+    fn ipv6_addresses_are_bracketed_as_in_moved() {
+        let n = Node {
+            host: "::1".into(),
+            port: 7000,
+            id: None,
+        };
+        assert_eq!(n.address(), "[::1]:7000");
+    }
+}

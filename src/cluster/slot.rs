@@ -1,0 +1,126 @@
+//! Which of Redis Cluster's 16 384 slots a key belongs to: CRC16 (the
+//! XMODEM variant: polynomial 0x1021, initial value 0) of the key, or of its
+//! hash tag, modulo 16 384 — as the cluster specification defines it.
+//!
+//! A hash tag is the part between the first `{` and the first `}` after it,
+//! when that part is not empty: `{user1000}.following` and
+//! `{user1000}.followers` share a slot. `foo{}{bar}` hashes whole, because its
+//! first tag is empty.
+
+/// The number of hash slots.
+pub const SLOTS: u16 = 16_384;
+
+/// CRC16-XMODEM lookup table, built at compile time.
+const TABLE: [u16; 256] = {
+    let mut table = [0u16; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut crc = (i as u16) << 8;
+        let mut bit = 0;
+        while bit < 8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+            bit += 1;
+        }
+        table[i] = crc;
+        i += 1;
+    }
+    table
+};
+
+/// CRC16-XMODEM of `bytes`.
+pub fn crc16(bytes: &[u8]) -> u16 {
+    bytes.iter().fold(0u16, |crc, &b| {
+        (crc << 8) ^ TABLE[usize::from(((crc >> 8) as u8) ^ b)]
+    })
+}
+
+/// The part of `key` that is hashed: its hash tag, or the whole key.
+pub fn hashed_part(key: &[u8]) -> &[u8] {
+    let Some(open) = key.iter().position(|&b| b == b'{') else {
+        return key;
+    };
+    match key[open + 1..].iter().position(|&b| b == b'}') {
+        Some(len) if len > 0 => &key[open + 1..open + 1 + len],
+        _ => key,
+    }
+}
+
+/// The slot of `key`.
+pub fn key_slot(key: &[u8]) -> u16 {
+    crc16(hashed_part(key)) % SLOTS
+}
+
+/// The slot of the key `prefix` + decimal `number` (kvbench's key shape),
+/// without building the key: the digits are hashed from a stack buffer.
+pub fn numbered_key_slot(prefix: &[u8], number: u64) -> u16 {
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(number).as_bytes();
+    // Digits hold no braces, so a tag can only lie wholly inside the prefix;
+    // if it does, it decides alone, and otherwise the whole key is hashed.
+    let tag = hashed_part(prefix);
+    if tag.len() < prefix.len() {
+        return crc16(tag) % SLOTS;
+    }
+    crc16_parts(prefix, digits) % SLOTS
+}
+
+/// CRC16 of `a` followed by `b`.
+fn crc16_parts(a: &[u8], b: &[u8]) -> u16 {
+    b.iter().fold(crc16(a), |crc, &byte| {
+        (crc << 8) ^ TABLE[usize::from(((crc >> 8) as u8) ^ byte)]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{crc16, hashed_part, key_slot, numbered_key_slot};
+
+    #[test]
+    fn crc16_matches_the_specifications_check_value() {
+        // The cluster specification's reference: CRC16 of "123456789" is 0x31C3.
+        assert_eq!(crc16(b"123456789"), 0x31C3);
+        assert_eq!(crc16(b""), 0);
+    }
+
+    #[test]
+    fn known_keys_land_in_the_slots_redis_gives_them() {
+        // From CLUSTER KEYSLOT on a real server.
+        assert_eq!(key_slot(b"foo"), 12182);
+        assert_eq!(key_slot(b"bar"), 5061);
+        assert_eq!(key_slot(b"memtier-1"), key_slot(b"memtier-1"));
+    }
+
+    #[test]
+    fn hash_tags_follow_the_first_non_empty_braces() {
+        assert_eq!(hashed_part(b"{user1000}.following"), b"user1000");
+        assert_eq!(
+            key_slot(b"{user1000}.following"),
+            key_slot(b"{user1000}.followers")
+        );
+        assert_eq!(hashed_part(b"foo{}{bar}"), b"foo{}{bar}");
+        assert_eq!(hashed_part(b"foo{{bar}}zap"), b"{bar");
+        assert_eq!(hashed_part(b"foo{bar}{zap}"), b"bar");
+        assert_eq!(hashed_part(b"no-close{tag"), b"no-close{tag");
+    }
+
+    #[test]
+    fn numbered_keys_hash_like_the_whole_key() {
+        for prefix in [
+            &b"memtier-"[..],
+            b"",
+            b"user:{",
+            b"{}x",
+            b"{tag}:",
+            b"a{b}c",
+        ] {
+            for n in [0u64, 7, 42, 99_999, u64::MAX] {
+                let key = [prefix, n.to_string().as_bytes()].concat();
+                assert_eq!(numbered_key_slot(prefix, n), key_slot(&key), "{key:?}");
+            }
+        }
+    }
+}
