@@ -290,15 +290,26 @@ fn scale_ops(doc: &mut Value, factor: f64) {
     }
 }
 
+/// A complete `kvbench.variance` of two runs, `min` and `min × max_over_min`.
+fn variance(min: f64, max_over_min: f64) -> Value {
+    let max = min * max_over_min;
+    let mean = (min + max) / 2.0;
+    serde_json::json!({
+        "ops_per_sec": [min, max], "mean": mean, "median": mean, "min": min, "max": max,
+        "max_over_min": max_over_min, "cv": 0.0, "ci95_low": min, "ci95_high": max,
+        "noisy": max_over_min > 1.1,
+    })
+}
+
 #[test]
 fn a_difference_inside_the_run_to_run_spread_is_marked_noise() {
     // single.json as the baseline, once with a 2× run-to-run spread written in,
     // against a copy 50 % faster: the spread covers the difference.
     let noisy = edited("single.json", "noisy.json", |d| {
-        d["kvbench"]["variance"] = serde_json::json!({"max_over_min": 2.0});
+        d["kvbench"]["variance"] = variance(100.0, 2.0);
     });
     let steady = edited("single.json", "steady.json", |d| {
-        d["kvbench"]["variance"] = serde_json::json!({"max_over_min": 1.2});
+        d["kvbench"]["variance"] = variance(100.0, 1.2);
     });
     let faster = edited("single.json", "faster.json", |d| scale_ops(d, 1.5));
     let plain = files().arg("single.json");
