@@ -1,0 +1,226 @@
+//! The typed report model on real files: reports written by runs against a
+//! real redis-server read into the model, are written back unchanged, read
+//! the same again, and their histograms decode to the server's own counts;
+//! broken files are refused naming the file and the field.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Redis, TempDir, kvbench, kvbench_ok, read_json};
+use kvbench::report::model::section::SectionTitle;
+use kvbench::report::model::{self, Document, Report};
+use serde_json::Value;
+
+/// Runs kvbench with `args` against `redis`, writing `name` under `dir`.
+fn run(redis: &Redis, dir: &TempDir, name: &str, args: &str) -> std::path::PathBuf {
+    let path = dir.path(name);
+    let mut full: Vec<&str> = args.split_whitespace().collect();
+    full.extend(["--json-out-file", path.to_str().unwrap()]);
+    kvbench_ok(redis.port, &full);
+    path
+}
+
+/// Reads `path` into the model, writes it back and reads that again; asserts
+/// that the written JSON equals the file's (nothing dropped or changed) and
+/// that the second read equals the first.
+fn round_trip(path: &Path) -> Document {
+    let first = model::read(path).unwrap_or_else(|e| panic!("{e}"));
+    let written = serde_json::to_string_pretty(&first).unwrap();
+    let original = read_json(path);
+    let rewritten: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(
+        rewritten,
+        original,
+        "{} changed on the way through the model",
+        path.display()
+    );
+    let second = model::parse("rewritten.json", &written).unwrap();
+    assert_eq!(second, first);
+    first
+}
+
+fn report(doc: Document) -> Report {
+    match doc {
+        Document::Report(r) => *r,
+        Document::Sweep(_) => panic!("a sweep where a report was expected"),
+    }
+}
+
+#[test]
+fn a_multi_run_report_with_warmup_round_trips_and_matches_the_server() {
+    let redis = Redis::start();
+    let dir = TempDir::new("model");
+    redis.reset_stats();
+    let path = run(
+        &redis,
+        &dir,
+        "runs.json",
+        "-t 2 -c 2 -n 400 -x 2 --ratio 1:3 --key-maximum 500 --warmup-time 0.3 --slowlog",
+    );
+    let sets_seen = redis.calls("set");
+    let gets_seen = redis.calls("get");
+    let r = report(round_trip(&path));
+    let titles: Vec<SectionTitle> = r.sections.iter().map(|(t, _)| *t).collect();
+    assert_eq!(
+        titles,
+        [
+            SectionTitle::Run(1),
+            SectionTitle::Run(2),
+            SectionTitle::Best,
+            SectionTitle::Worst,
+            SectionTitle::Aggregated(2)
+        ]
+    );
+    let k = r.kvbench.as_ref().unwrap();
+    assert!(k.complete);
+    assert_eq!((k.runs_planned, k.runs_completed, k.runs.len()), (2, 2, 2));
+    assert_eq!(k.variance.as_ref().unwrap().ops_per_sec.len(), 2);
+    let warmup = k.warmup.as_ref().unwrap();
+    assert!(warmup.all_stats.is_some());
+
+    // 2 threads × 2 clients × 400 requests per run, 1:3 SET:GET.
+    let agg = r.headline().unwrap();
+    let totals = agg.row("Totals").unwrap();
+    assert_eq!(totals.count, 2 * 2 * 2 * 400);
+    let (sets, gets) = (agg.row("Sets").unwrap(), agg.row("Gets").unwrap());
+    assert_eq!(sets.count + gets.count, totals.count);
+    // The server saw the measured runs plus the warm-up.
+    let warm = warmup.totals.get("SET").unwrap().count;
+    assert_eq!(sets_seen, sets.count + warm);
+    let warm = warmup.totals.get("GET").unwrap().count;
+    assert_eq!(gets_seen, gets.count + warm);
+    // Each phase's own witness.
+    for run in &k.runs {
+        let delta = &run.server.as_ref().unwrap().delta;
+        assert_eq!(delta.set_calls, Some(run.totals.get("SET").unwrap().count));
+        assert_eq!(delta.get_calls, Some(run.totals.get("GET").unwrap().count));
+    }
+    // The histograms decode on demand, to the rows' counts and percentiles.
+    for row in [sets, gets, totals] {
+        let h = row.histogram().unwrap().unwrap();
+        assert_eq!(h.len(), row.count);
+        let p99 = h.value_at_quantile(0.99) as f64 / 1000.0;
+        let printed = row.percentiles.at_ms(99.0).unwrap();
+        assert!(
+            (p99 - printed).abs() <= 0.001 + printed * 0.001,
+            "{p99} vs {printed}"
+        );
+    }
+}
+
+#[test]
+fn sweep_and_open_loop_files_round_trip() {
+    let redis = Redis::start();
+    let dir = TempDir::new("model-sweep");
+    let path = run(
+        &redis,
+        &dir,
+        "sweep.json",
+        "-t 1 -c 2 -n 200 --pipeline 1,4",
+    );
+    let Document::Sweep(sweep) = round_trip(&path) else {
+        panic!("not read as a sweep");
+    };
+    assert_eq!(sweep.sweep.cells.len(), 2);
+    assert_eq!(sweep.sweep.summary.len(), 2);
+    let labels: Vec<&str> = sweep
+        .sweep
+        .cells
+        .iter()
+        .map(|c| {
+            c.kvbench
+                .as_ref()
+                .unwrap()
+                .cell
+                .as_ref()
+                .unwrap()
+                .label
+                .as_str()
+        })
+        .collect();
+    assert_eq!(labels, ["pipeline=1", "pipeline=4"]);
+    for (cell, row) in sweep.sweep.cells.iter().zip(&sweep.sweep.summary) {
+        let totals = cell.headline().unwrap().row("Totals").unwrap();
+        assert_eq!(totals.count, 2 * 200);
+        assert_eq!(totals.ops_per_sec, row.ops_per_sec);
+    }
+
+    let path = run(
+        &redis,
+        &dir,
+        "rate.json",
+        "-t 1 -c 2 --test-time 1 --rate 400",
+    );
+    let r = report(round_trip(&path));
+    let k = r.kvbench.unwrap();
+    let open_loop = k.runs[0].open_loop.as_ref().unwrap();
+    assert_eq!(open_loop.target_ops_per_sec, 400.0);
+    assert!(open_loop.service_time.get("Totals").is_some());
+    let achieved = open_loop.achieved_ops_per_sec;
+    assert!((200.0..=440.0).contains(&achieved), "{achieved}");
+}
+
+/// `kvbench compare` on `broken` (with a good file first): exit 2, stderr.
+fn compare_error(good: &Path, broken: &Path) -> String {
+    let out = kvbench(&["compare", good.to_str().unwrap(), broken.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(stderr.contains(broken.to_str().unwrap()), "{stderr}");
+    stderr
+}
+
+#[test]
+fn truncated_or_mistyped_files_are_refused_naming_the_field() {
+    let redis = Redis::start();
+    let dir = TempDir::new("model-broken");
+    let good = run(&redis, &dir, "good.json", "-t 1 -c 1 -n 100");
+    let text = std::fs::read_to_string(&good).unwrap();
+
+    // Cut inside a number of the Gets row: the error says where the file ends.
+    let gets = text.find("\"Gets\"").unwrap();
+    let cut = gets + text[gets..].find("\"Latency\": ").unwrap() + "\"Latency\": 0".len();
+    let truncated = dir.path("truncated.json");
+    std::fs::write(&truncated, &text[..cut]).unwrap();
+    let stderr = compare_error(&good, &truncated);
+    assert!(
+        stderr.contains(r#"at .["ALL STATS"].Gets.Latency: EOF while parsing"#),
+        "{stderr}"
+    );
+
+    // A number written as text.
+    let mut doc = read_json(&good);
+    doc["ALL STATS"]["Totals"]["Count"] = Value::from("many");
+    let mistyped = dir.path("mistyped.json");
+    std::fs::write(&mistyped, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let stderr = compare_error(&good, &mistyped);
+    assert!(
+        stderr.contains(r#"at .["ALL STATS"].Totals.Count: invalid type: string "many""#),
+        "{stderr}"
+    );
+
+    // A required field removed from the kvbench object.
+    let mut doc = read_json(&good);
+    doc["kvbench"]["runs"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("ops_per_sec");
+    let missing = dir.path("missing.json");
+    std::fs::write(&missing, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let stderr = compare_error(&good, &missing);
+    assert!(
+        stderr.contains("at .kvbench.runs[0]: missing field `ops_per_sec`"),
+        "{stderr}"
+    );
+
+    // Unknown keys anywhere are read past (a newer kvbench's file).
+    let mut doc = read_json(&good);
+    doc["kvbench"]["a_new_field"] = Value::from(1);
+    doc["ALL STATS"]["Totals"]["A New Figure"] = Value::from(2.5);
+    doc["a new section"] = serde_json::json!({"x": 1});
+    let newer = dir.path("newer.json");
+    std::fs::write(&newer, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let r = report(model::read(&newer).unwrap());
+    assert_eq!(r.other.keys().collect::<Vec<_>>(), ["a new section"]);
+}
