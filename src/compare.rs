@@ -225,7 +225,9 @@ fn verdict(first: &Entry, other: &Entry, op: &str, is_first: bool) -> String {
         .chain(other.spread)
         .reduce(f64::max)
     {
-        Some(spread) if (r - 1.0).abs() <= spread - 1.0 => {
+        // The spread is a factor (max/min), so a slowdown is judged by its
+        // factor too: 0.5× is as far from 1 as 2×, not "-50 %".
+        Some(spread) if r.max(1.0 / r) <= spread => {
             format!("noise (runs vary {:.1} %)", (spread - 1.0) * 100.0)
         }
         Some(_) => change,
@@ -387,6 +389,12 @@ mod tests {
         assert_eq!(verdict(&a, &c, "Sets", false), "+30.0 % ops/sec");
         assert!(verdict(&entry("x", 100.0, None), &c, "Sets", false).contains("spread unknown"));
         assert_eq!(verdict(&a, &c, "Hsets", false), "n/a");
+        // Half the throughput is a factor of 2, beyond a 1.5× spread.
+        let spread = entry("s", 100.0, Some(1.5));
+        let half = entry("h", 50.0, None);
+        assert_eq!(verdict(&spread, &half, "Sets", false), "-50.0 % ops/sec");
+        let slower = entry("l", 70.0, None);
+        assert!(verdict(&spread, &slower, "Sets", false).starts_with("noise"));
     }
 
     #[test]

@@ -132,7 +132,7 @@ fn expected_verdict(first: &Value, other: &Value, op: &str) -> String {
         .chain(spread(other))
         .reduce(f64::max)
     {
-        Some(s) if (r - 1.0).abs() <= s - 1.0 => {
+        Some(s) if r.max(1.0 / r) <= s => {
             format!("noise (runs vary {:.1} %)", (s - 1.0) * 100.0)
         }
         Some(_) => change,
@@ -332,6 +332,13 @@ fn a_difference_inside_the_run_to_run_spread_is_marked_noise() {
     for v in verdicts(&plain) {
         assert_eq!(v, "+50.0 % ops/sec (spread unknown: use -x 3)");
     }
+    // A spread is a factor: 0.4× is 2.5× slower, beyond a 2× spread, though
+    // its -60 % is smaller than the spread's +100 %.
+    let slower = edited("single.json", "slower.json", |d| scale_ops(d, 0.4));
+    let rows = csv_rows(&compare_ok(&[&noisy, &slower, "--format", "csv"]));
+    for r in rows.iter().filter(|r| r[1] == "slower.json") {
+        assert_eq!(r[12], "-60.0 % ops/sec", "{r:?}");
+    }
 }
 
 /// Asserts a usage error: exit status 2 and a stderr naming `what`.
@@ -376,4 +383,189 @@ fn an_unknown_format_exits_2_naming_the_flag() {
     let f = files();
     let out = compare(&[&f.arg("a.json"), &f.arg("b.json"), "--format", "xml"]);
     assert_usage_error(&out, "--format");
+}
+
+/// The figure `--layout columns` shows for `metric` of `op` in one file.
+fn column_figure(doc: &Value, metric: &str, op: &str) -> Option<f64> {
+    let row = &headline(doc)[op];
+    match metric {
+        "ops_per_sec" => row["Ops/sec"].as_f64(),
+        "avg_ms" => row["Average Latency"].as_f64(),
+        "p99_ms" => row["Percentile Latencies"]["p99.00"].as_f64(),
+        _ => panic!("no metric {metric}"),
+    }
+}
+
+/// The ratio column expected from the files: 1, then each figure over the first's.
+fn expected_ratios(docs: &[Value], metric: &str, op: &str) -> String {
+    let values: Vec<f64> = docs
+        .iter()
+        .map(|d| column_figure(d, metric, op).unwrap())
+        .collect();
+    let mut parts = vec!["1".to_string()];
+    parts.extend(values[1..].iter().map(|v| format!("{:.2}", v / values[0])));
+    parts.join(" : ")
+}
+
+const METRICS: [&str; 3] = ["ops_per_sec", "avg_ms", "p99_ms"];
+
+/// Checks a `--layout columns --format csv` output against the files' figures.
+fn check_columns_csv(csv: &str, names: &[&str], docs: &[Value]) {
+    let mut lines = csv.lines();
+    let header = csv_fields(lines.next().unwrap());
+    let mut expected_header = vec!["metric".to_string(), "op".to_string()];
+    expected_header.extend(names.iter().map(|n| n.to_string()));
+    expected_header.push("ratio".into());
+    assert_eq!(header, expected_header);
+    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    assert_eq!(rows.len(), METRICS.len() * OPS.len(), "{csv}");
+    for (row, (metric, op)) in rows.iter().zip(
+        METRICS
+            .iter()
+            .flat_map(|m| OPS.iter().map(move |op| (*m, *op))),
+    ) {
+        assert_eq!(row.len(), names.len() + 3, "{row:?}");
+        assert_eq!((row[0].as_str(), row[1].as_str()), (metric, op));
+        let places = if metric == "ops_per_sec" { 2 } else { 3 };
+        for (cell, doc) in row[2..2 + names.len()].iter().zip(docs) {
+            let v = column_figure(doc, metric, op).unwrap();
+            assert_eq!(*cell, format!("{v:.places$}"), "{metric} {op}");
+        }
+        assert_eq!(
+            row[names.len() + 2],
+            expected_ratios(docs, metric, op),
+            "{metric} {op}"
+        );
+    }
+}
+
+#[test]
+fn the_columns_layout_has_a_ratio_column_computed_from_the_files() {
+    let f = files();
+    let names = ["a.json", "b.json", "single.json"];
+    let args: Vec<String> = names.iter().map(|n| f.arg(n)).collect();
+    let docs: Vec<Value> = names.iter().map(|n| f.json(n)).collect();
+    let mut csv_args: Vec<&str> = args.iter().map(String::as_str).collect();
+    csv_args.extend(["--layout", "columns", "--format", "csv"]);
+    check_columns_csv(&compare_ok(&csv_args), &names, &docs);
+
+    // The text layout: three tables of a header and a line per op, apart.
+    let mut text_args: Vec<&str> = args.iter().map(String::as_str).collect();
+    text_args.extend(["--layout", "columns"]);
+    let text = compare_ok(&text_args);
+    let tables: Vec<&str> = text.split("\n\n").collect();
+    assert_eq!(tables.len(), 3, "{text}");
+    for (table, (title, metric)) in tables.iter().zip([
+        ("ops/sec", "ops_per_sec"),
+        ("avg ms", "avg_ms"),
+        ("p99 ms", "p99_ms"),
+    ]) {
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 1 + OPS.len(), "{table}");
+        assert!(lines[0].starts_with(title), "{table}");
+        assert!(lines[0].trim_end().ends_with("ratio"), "{table}");
+        for (line, op) in lines[1..].iter().zip(OPS) {
+            assert!(line.starts_with(op), "{line}");
+            let ratio = expected_ratios(&docs, metric, op);
+            assert!(line.trim_end().ends_with(&ratio), "{line} vs {ratio}");
+        }
+    }
+}
+
+#[test]
+fn the_columns_layout_in_markdown_is_three_well_formed_tables() {
+    let f = files();
+    let md = compare_ok(&[
+        &f.arg("a.json"),
+        &f.arg("b.json"),
+        "--layout",
+        "columns",
+        "--format",
+        "md",
+    ]);
+    let tables: Vec<&str> = md.trim_end().split("\n\n").collect();
+    assert_eq!(tables.len(), 3, "{md}");
+    let docs = [f.json("a.json"), f.json("b.json")];
+    for (table, metric) in tables.iter().zip(METRICS) {
+        let rows: Vec<Vec<String>> = table
+            .lines()
+            .map(|l| {
+                assert!(l.starts_with("| ") && l.ends_with(" |"), "{l:?}");
+                l[2..l.len() - 2].split(" | ").map(str::to_string).collect()
+            })
+            .collect();
+        assert_eq!(rows.len(), 2 + OPS.len(), "{table}");
+        assert!(rows.iter().all(|r| r.len() == 4), "{table}");
+        assert_eq!(rows[0][1..], ["a.json", "b.json", "ratio"]);
+        assert_eq!(rows[1], ["---", "---:", "---:", "---"]);
+        for (row, op) in rows[2..].iter().zip(OPS) {
+            assert_eq!(row[0], op);
+            assert_eq!(row[3], expected_ratios(&docs, metric, op));
+        }
+    }
+}
+
+#[test]
+fn persistence_settings_compare_like_the_notes_aof_table() {
+    // Three servers as in the notes' AOF table: no AOF, everysec, always.
+    let dir = common::TempDir::new("compare-aof");
+    let servers = [
+        ("off.json", vec!["--appendonly", "no"]),
+        (
+            "everysec.json",
+            vec!["--appendonly", "yes", "--appendfsync", "everysec"],
+        ),
+        (
+            "always.json",
+            vec!["--appendonly", "yes", "--appendfsync", "always"],
+        ),
+    ];
+    let mut docs = Vec::new();
+    let mut args = Vec::new();
+    for (name, config) in &servers {
+        let redis = Redis::start_with(config);
+        let path = dir.path(name);
+        redis.reset_stats();
+        kvbench_ok(
+            redis.port,
+            &[
+                "-t",
+                "1",
+                "-c",
+                "2",
+                "-n",
+                "300",
+                "--ratio",
+                "1:1",
+                "--key-maximum",
+                "1000",
+                "--json-out-file",
+                path.to_str().unwrap(),
+            ],
+        );
+        let doc = common::read_json(&path);
+        // The file records which server it measured, and the server its own counts.
+        let fsync = doc["kvbench"]["server"]["appendfsync"].as_str().unwrap();
+        assert_eq!(doc["kvbench"]["server"]["appendonly"], (config[1] == "yes"));
+        if config.len() > 2 {
+            assert_eq!(fsync, config[3]);
+        }
+        assert_eq!(
+            redis.calls("set"),
+            common::u(&headline(&doc)["Sets"]["Count"])
+        );
+        docs.push(doc);
+        args.push(path.to_str().unwrap().to_string());
+    }
+    let mut full: Vec<&str> = args.iter().map(String::as_str).collect();
+    full.extend(["--layout", "columns", "--format", "csv"]);
+    let names: Vec<&str> = servers.iter().map(|(n, _)| *n).collect();
+    check_columns_csv(&compare_ok(&full), &names, &docs);
+}
+
+#[test]
+fn an_unknown_layout_exits_2_naming_the_flag() {
+    let f = files();
+    let out = compare(&[&f.arg("a.json"), &f.arg("b.json"), "--layout", "wide"]);
+    assert_usage_error(&out, "--layout");
 }
