@@ -224,3 +224,89 @@ fn truncated_or_mistyped_files_are_refused_naming_the_field() {
     let r = report(model::read(&newer).unwrap());
     assert_eq!(r.other.keys().collect::<Vec<_>>(), ["a new section"]);
 }
+
+/// A memtier_benchmark sample under tests/data/memtier/.
+fn memtier_sample(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/memtier")
+        .join(name)
+}
+
+#[test]
+fn memtier_files_read_without_a_kvbench_object_and_round_trip() {
+    // runcount3: three runs; commands: `--command HSET … --command HGET …`,
+    // whose rows are memtier's Hsets and Hgets.
+    let runs = report(round_trip(&memtier_sample("runcount3.json")));
+    assert!(runs.kvbench.is_none());
+    assert_eq!(runs.sections.len(), 6);
+    let agg = runs.section(SectionTitle::Aggregated(3)).unwrap();
+    assert_eq!(
+        agg.rows.keys().collect::<Vec<_>>(),
+        ["Sets", "Gets", "Waits", "Totals"]
+    );
+    let commands = report(round_trip(&memtier_sample("commands.json")));
+    let all = commands.headline().unwrap();
+    assert_eq!(
+        all.rows.keys().collect::<Vec<_>>(),
+        ["Hsets", "Hgets", "Totals"]
+    );
+    assert_eq!(
+        all.distributions.keys().collect::<Vec<_>>(),
+        ["HSET", "HGET"]
+    );
+    let doc = read_json(&memtier_sample("commands.json"));
+    for row in ["Hsets", "Hgets", "Totals"] {
+        let count = doc["ALL STATS"][row]["Count"].as_u64().unwrap();
+        assert_eq!(all.row(row).unwrap().count, count);
+        let h = all.row(row).unwrap().histogram().unwrap().unwrap();
+        assert_eq!(h.len(), count, "{row}");
+    }
+}
+
+#[test]
+fn compare_shows_a_row_per_command_of_memtier_files() {
+    let smoke = memtier_sample("smoke.json");
+    let commands = memtier_sample("commands.json");
+    let out = kvbench(&[
+        "compare",
+        smoke.to_str().unwrap(),
+        commands.to_str().unwrap(),
+        "--layout",
+        "columns",
+        "--format",
+        "csv",
+    ]);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ops: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with("ops_per_sec,"))
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(ops, ["Sets", "Gets", "Hsets", "Hgets", "Totals"]);
+    // A row one file lacks has a dash there, and no ratio to a missing base.
+    let hsets = csv
+        .lines()
+        .find(|l| l.starts_with("ops_per_sec,Hsets,"))
+        .unwrap();
+    let doc = read_json(&commands);
+    let ops = doc["ALL STATS"]["Hsets"]["Ops/sec"].as_f64().unwrap();
+    assert_eq!(hsets, format!("ops_per_sec,Hsets,-,{ops:.2},n/a"));
+    let totals = csv
+        .lines()
+        .find(|l| l.starts_with("ops_per_sec,Totals,"))
+        .unwrap();
+    let base = read_json(&smoke)["ALL STATS"]["Totals"]["Ops/sec"]
+        .as_f64()
+        .unwrap();
+    let other = doc["ALL STATS"]["Totals"]["Ops/sec"].as_f64().unwrap();
+    assert!(
+        totals.ends_with(&format!(",1 : {:.2}", other / base)),
+        "{totals}"
+    );
+}
