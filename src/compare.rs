@@ -16,7 +16,7 @@
 //! notes' layout: a row per op, a column per file, and a ratio column
 //! `1 : 1.20 : 1.19` for throughput and for latency ([`columns`]).
 
-mod columns;
+pub mod columns;
 
 use std::fmt::Write;
 use std::path::Path;

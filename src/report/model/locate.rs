@@ -69,7 +69,12 @@ pub fn path_at(text: &str, offset: usize) -> String {
         match open {
             Open::Object(Some(key)) => push_key(&mut path, key),
             Open::Object(None) => {}
-            Open::Array(index) => path.push_str(&format!("[{index}]")),
+            Open::Array(index) => {
+                if path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&format!("[{index}]"));
+            }
         }
     }
     if path.is_empty() { ".".into() } else { path }

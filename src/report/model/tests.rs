@@ -149,4 +149,7 @@ fn a_file_that_is_no_report_says_so() {
     assert!(e.message.contains("not a kvbench or memtier report"), "{e}");
     let e = error("this is not JSON");
     assert!(e.message.starts_with("expected"), "{e}");
+    // A TOML file starts like a JSON array; the path is still one jq reads.
+    let e = error("[package]\nname = \"x\"\n");
+    assert_eq!(e.path, ".[0]", "{e}");
 }
