@@ -71,6 +71,29 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// An entry with a row per test of a suite, named by the test (`SET`,
+    /// `LRANGE_100`): each test's section contributes its `Totals`, so the
+    /// notes' tables come out with a row per test and a column per file.
+    pub fn per_test<'a>(
+        label: String,
+        tests: impl IntoIterator<Item = (&'a str, &'a Section)>,
+        spread: Option<f64>,
+    ) -> Entry {
+        let rows = tests
+            .into_iter()
+            .filter_map(|(test, section)| {
+                section
+                    .row(TOTALS)
+                    .map(|r| (test.to_string(), OpRow::of(r)))
+            })
+            .collect();
+        Entry {
+            label,
+            rows,
+            spread,
+        }
+    }
+
     /// The row named `name`, if this entry has it.
     pub fn row(&self, name: &str) -> Option<&OpRow> {
         self.rows.iter().find(|(n, _)| n == name).map(|(_, r)| r)
@@ -359,95 +382,4 @@ pub fn csv_cell(cell: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(ops: f64) -> OpRow {
-        OpRow {
-            count: 10,
-            ops_per_sec: ops,
-            avg_ms: 1000.0 / ops,
-            percentiles_ms: [Some(0.1), Some(1.0), None],
-        }
-    }
-
-    fn entry(label: &str, ops: f64, spread: Option<f64>) -> Entry {
-        let rows = ["Sets", "Gets", "Totals"].map(|n| (n.to_string(), row(ops)));
-        Entry {
-            label: label.into(),
-            rows: rows.to_vec(),
-            spread,
-        }
-    }
-
-    #[test]
-    fn differences_inside_the_spread_are_noise() {
-        let a = entry("a", 100.0, Some(1.10));
-        let b = entry("b", 105.0, None);
-        let c = entry("c", 130.0, None);
-        assert!(verdict(&a, &b, "Sets", false).starts_with("noise"));
-        assert_eq!(verdict(&a, &c, "Sets", false), "+30.0 % ops/sec");
-        assert!(verdict(&entry("x", 100.0, None), &c, "Sets", false).contains("spread unknown"));
-        assert_eq!(verdict(&a, &c, "Hsets", false), "n/a");
-        // Half the throughput is a factor of 2, beyond a 1.5× spread.
-        let spread = entry("s", 100.0, Some(1.5));
-        let half = entry("h", 50.0, None);
-        assert_eq!(verdict(&spread, &half, "Sets", false), "-50.0 % ops/sec");
-        let slower = entry("l", 70.0, None);
-        assert!(verdict(&spread, &slower, "Sets", false).starts_with("noise"));
-    }
-
-    #[test]
-    fn rows_keep_the_files_order_with_totals_last_and_empty_waits_hidden() {
-        let mut a = entry("a", 100.0, None);
-        a.rows.insert(
-            2,
-            (
-                "Waits".into(),
-                OpRow {
-                    count: 0,
-                    ..row(1.0)
-                },
-            ),
-        );
-        let mut b = entry("b", 100.0, None);
-        b.rows.insert(0, ("Hsets".into(), row(5.0)));
-        assert_eq!(
-            row_names(&[a.clone(), b.clone()]),
-            ["Sets", "Gets", "Hsets", "Totals"]
-        );
-        // A file that did send WAITs shows the row.
-        a.rows[2].1.count = 3;
-        assert_eq!(
-            row_names(&[a, b]),
-            ["Sets", "Gets", "Waits", "Hsets", "Totals"]
-        );
-    }
-
-    #[test]
-    fn csv_and_markdown_have_a_row_per_op_and_file() {
-        let entries = [entry("a", 100.0, None), entry("b", 200.0, None)];
-        let csv = render(&entries, Format::Csv);
-        assert_eq!(csv.lines().count(), 1 + 3 * 2);
-        assert!(
-            csv.lines()
-                .nth(2)
-                .unwrap()
-                .starts_with("Sets,b,200.00,2.000,")
-        );
-        let md = render(&entries, Format::Markdown);
-        assert_eq!(md.lines().count(), 2 + 3 * 2);
-        assert!(md.lines().all(|l| l.starts_with('|') && l.ends_with('|')));
-    }
-
-    #[test]
-    fn a_row_one_file_lacks_shows_dashes() {
-        let mut b = entry("b", 200.0, None);
-        b.rows.insert(0, ("Hsets".into(), row(50.0)));
-        let csv = render(&[entry("a", 100.0, None), b], Format::Csv);
-        let hsets: Vec<&str> = csv.lines().filter(|l| l.starts_with("Hsets")).collect();
-        assert_eq!(hsets[0], "Hsets,a,-,-,-,-,-,-,-,-,-,-,baseline");
-        assert!(hsets[1].starts_with("Hsets,b,50.00,-,"), "{}", hsets[1]);
-        assert!(hsets[1].ends_with(",n/a"), "{}", hsets[1]);
-    }
-}
+mod tests;

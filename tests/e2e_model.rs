@@ -56,7 +56,7 @@ fn a_multi_run_report_with_warmup_round_trips_and_matches_the_server() {
         &redis,
         &dir,
         "runs.json",
-        "-t 2 -c 2 -n 400 -x 2 --ratio 1:3 --key-maximum 500 --warmup-time 0.3 --slowlog",
+        "-t 2 -c 2 -n 400 -x 2 --ratio 1:3 --key-maximum 500 --prefill --warmup-time 0.3 --slowlog",
     );
     let sets_seen = redis.calls("set");
     let gets_seen = redis.calls("get");
@@ -85,9 +85,13 @@ fn a_multi_run_report_with_warmup_round_trips_and_matches_the_server() {
     assert_eq!(totals.count, 2 * 2 * 2 * 400);
     let (sets, gets) = (agg.row("Sets").unwrap(), agg.row("Gets").unwrap());
     assert_eq!(sets.count + gets.count, totals.count);
-    // The server saw the measured runs plus the warm-up.
+    // The prefill wrote every key of the range 0..=500 once.
+    let prefill = k.prefill.as_ref().unwrap();
+    let prefilled = prefill.totals.get("SET").unwrap().count;
+    assert_eq!(prefilled, 501);
+    // The server saw the measured runs plus the prefill and the warm-up.
     let warm = warmup.totals.get("SET").unwrap().count;
-    assert_eq!(sets_seen, sets.count + warm);
+    assert_eq!(sets_seen, sets.count + warm + prefilled);
     let warm = warmup.totals.get("GET").unwrap().count;
     assert_eq!(gets_seen, gets.count + warm);
     // Each phase's own witness.

@@ -19,6 +19,7 @@ pub mod kvbench;
 mod locate;
 pub mod named;
 pub mod section;
+pub mod server;
 #[cfg(test)]
 mod tests;
 
