@@ -314,3 +314,115 @@ fn compare_shows_a_row_per_command_of_memtier_files() {
         "{totals}"
     );
 }
+
+/// Every numeric leaf of `v` with its jq path, as kvbench's reader prints it.
+fn numeric_leaves(
+    v: &Value,
+    path: &str,
+    out: &mut Vec<(String, Vec<PathStep>)>,
+    steps: &mut Vec<PathStep>,
+) {
+    match v {
+        Value::Number(_) => out.push((path.to_string(), steps.clone())),
+        Value::Object(m) => {
+            for (k, child) in m {
+                let plain = k
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                let p = if plain {
+                    format!("{path}.{k}")
+                } else if path.is_empty() {
+                    format!(".[{}]", Value::from(k.as_str()))
+                } else {
+                    format!("{path}[{}]", Value::from(k.as_str()))
+                };
+                steps.push(PathStep::Key(k.clone()));
+                numeric_leaves(child, &p, out, steps);
+                steps.pop();
+            }
+        }
+        Value::Array(a) => {
+            for (i, child) in a.iter().enumerate() {
+                let p = if path.is_empty() {
+                    format!(".[{i}]")
+                } else {
+                    format!("{path}[{i}]")
+                };
+                steps.push(PathStep::Index(i));
+                numeric_leaves(child, &p, out, steps);
+                steps.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Clone)]
+enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+fn leaf_mut<'a>(v: &'a mut Value, steps: &[PathStep]) -> &'a mut Value {
+    steps.iter().fold(v, |v, s| match s {
+        PathStep::Key(k) => &mut v[k.as_str()],
+        PathStep::Index(i) => &mut v[*i],
+    })
+}
+
+#[test]
+fn every_mistyped_number_is_refused_naming_its_path() {
+    let redis = Redis::start();
+    let dir = TempDir::new("model-leaves");
+    let good = run(
+        &redis,
+        &dir,
+        "good.json",
+        "-t 1 -c 1 -n 50 --warmup-time 0.1",
+    );
+    let doc = read_json(&good);
+    let mut leaves = Vec::new();
+    numeric_leaves(&doc, "", &mut leaves, &mut Vec::new());
+    assert!(leaves.len() > 300, "{}", leaves.len());
+    // Objects whose fields are the server's or one per flag: any value reads.
+    let open = [
+        ".configuration",
+        ".kvbench.config",
+        ".info_before",
+        ".info_after",
+    ];
+    let (mut exact, mut refused) = (0, 0);
+    for (path, steps) in &leaves {
+        let mut broken = doc.clone();
+        *leaf_mut(&mut broken, steps) = Value::from("x");
+        let text = serde_json::to_string_pretty(&broken).unwrap();
+        match model::parse("broken.json", &text) {
+            Ok(_) => assert!(open.iter().any(|o| path.contains(o)), "{path} read as text"),
+            Err(e) => {
+                refused += 1;
+                assert!(
+                    e.message.contains("invalid type: string \"x\""),
+                    "{path}: {e}"
+                );
+                // A per-second entry is read whole (its percentile keys are
+                // open), so its error names the second; every other field is
+                // named exactly.
+                if e.path == *path {
+                    exact += 1;
+                } else {
+                    assert!(
+                        path.starts_with(&e.path) && path.contains("Time-Serie"),
+                        "{path} reported at {}",
+                        e.path
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        refused > 300 && exact > 100,
+        "{refused} refused, {exact} exact"
+    );
+}
