@@ -71,23 +71,39 @@ impl fmt::Display for SectionTitle {
 
 /// memtier's switches written as the strings `"true"` / `"false"`.
 pub mod text_bool {
-    use serde::{Deserialize, Deserializer, Serializer, de};
+    use std::fmt;
+
+    use serde::de::{self, Visitor};
+    use serde::{Deserializer, Serializer};
 
     /// Writes `"true"` or `"false"`.
     pub fn serialize<S: Serializer>(value: &bool, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(if *value { "true" } else { "false" })
     }
 
+    struct TextBool;
+
+    impl Visitor<'_> for TextBool {
+        type Value = bool;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(r#""true" or "false""#)
+        }
+
+        // Refused inside the visitor, so that serde_json places the error at
+        // the string itself rather than at the end of the enclosing object.
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<bool, E> {
+            match v {
+                "true" => Ok(true),
+                "false" => Ok(false),
+                other => Err(E::invalid_value(de::Unexpected::Str(other), &self)),
+            }
+        }
+    }
+
     /// Reads `"true"` or `"false"`.
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-        match String::deserialize(deserializer)?.as_str() {
-            "true" => Ok(true),
-            "false" => Ok(false),
-            other => Err(de::Error::invalid_value(
-                de::Unexpected::Str(other),
-                &"\"true\" or \"false\"",
-            )),
-        }
+        deserializer.deserialize_str(TextBool)
     }
 }
 
@@ -128,15 +144,24 @@ pub struct DistributionPoint {
 #[serde(transparent)]
 pub struct CompressedHistogram(pub String);
 
+/// Why a compressed histogram did not decode.
+#[derive(Debug, thiserror::Error)]
+pub enum HistogramError {
+    /// The text is not base64.
+    #[error("the compressed histogram is not base64 ({0})")]
+    NotBase64(#[from] base64::DecodeError),
+    /// The bytes are not a V2 (deflate) HdrHistogram.
+    #[error("the compressed histogram is not a V2 HdrHistogram ({0:?})")]
+    NotHistogram(hdrhistogram::serialization::DeserializeError),
+}
+
 impl CompressedHistogram {
     /// The histogram, values in microseconds.
-    pub fn decode(&self) -> Result<Histogram<u64>, String> {
-        let bytes = STANDARD
-            .decode(self.0.as_bytes())
-            .map_err(|e| format!("the compressed histogram is not base64 ({e})"))?;
+    pub fn decode(&self) -> Result<Histogram<u64>, HistogramError> {
+        let bytes = STANDARD.decode(self.0.as_bytes())?;
         HistogramDeserializer::new()
             .deserialize(&mut bytes.as_slice())
-            .map_err(|e| format!("the compressed histogram does not decode ({e:?})"))
+            .map_err(HistogramError::NotHistogram)
     }
 }
 
@@ -314,7 +339,7 @@ pub struct OpRow {
 
 impl OpRow {
     /// The row's whole latency histogram (µs), decoded.
-    pub fn histogram(&self) -> Result<Option<Histogram<u64>>, String> {
+    pub fn histogram(&self) -> Result<Option<Histogram<u64>>, HistogramError> {
         self.percentiles
             .histogram
             .as_ref()

@@ -153,3 +153,31 @@ fn a_file_that_is_no_report_says_so() {
     let e = error("[package]\nname = \"x\"\n");
     assert_eq!(e.path, ".[0]", "{e}");
 }
+
+#[test]
+fn paths_survive_escaped_quotes_and_non_ascii_keys() {
+    // A key with an escaped quote and one with a µ, before the broken field.
+    let text = r#"{"kvbench": {"schema_version": 1, "config": {"a \"quoted\" key": "µs", "µ": [1, {"}": 2}]}, "tool_version": 7}}"#;
+    let e = error(text);
+    assert_eq!(e.path, ".kvbench.tool_version", "{e}");
+    assert!(e.message.contains("invalid type: integer `7`"), "{e}");
+    let text = r#"{"ALL STATS": {"Runtime": {"Start time": 1, "Finish time": 2, "Total duration": 1, "Time unit": "ms", "Interrupted": "maybe"}}}"#;
+    let e = error(text);
+    assert_eq!(e.path, r#".["ALL STATS"].Runtime.Interrupted"#, "{e}");
+    assert!(e.message.contains(r#"expected "true" or "false""#), "{e}");
+}
+
+#[test]
+fn a_histogram_that_does_not_decode_says_why() {
+    use crate::report::model::section::{CompressedHistogram, HistogramError};
+    let not_base64 = CompressedHistogram("not base64!".into()).decode();
+    assert!(matches!(not_base64, Err(HistogramError::NotBase64(_))));
+    let empty = CompressedHistogram(String::new()).decode();
+    assert!(matches!(empty, Err(HistogramError::NotHistogram(_))));
+    // A histogram kvbench wrote decodes to what was recorded.
+    let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+    h.record_n(250, 7).unwrap();
+    let text = crate::report::json::compressed(&h);
+    let back = CompressedHistogram(text).decode().unwrap();
+    assert_eq!((back.len(), back.max()), (7, h.max()));
+}
