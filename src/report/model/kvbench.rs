@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
 use crate::report::model::section::Section;
 use crate::report::model::server::{Placement, ServerContext, ServerEvidence};
@@ -186,7 +187,7 @@ pub struct LatencyBlock {
     pub max_latency_ms: f64,
     /// µs, V2 + deflate + base64.
     #[serde(rename = "Compressed Histogram")]
-    pub compressed: crate::report::model::section::CompressedHistogram,
+    pub compressed: CompressedHistogram,
     /// `p50.00` → ms.
     #[serde(flatten)]
     pub percentiles_ms: Named<f64>,

@@ -13,8 +13,9 @@
 //! Reading tolerates unknown keys, so a newer kvbench's file still reads: at
 //! the top level they are kept in [`Report::other`] and written back; inside
 //! the typed objects they are skipped. Compressed histograms stay strings
-//! until [`section::CompressedHistogram::decode`] is called.
+//! until [`histogram::CompressedHistogram::decode`] is called.
 
+pub mod histogram;
 pub mod kvbench;
 mod locate;
 pub mod named;

@@ -8,15 +8,13 @@
 
 use std::fmt;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::Deserializer as HistogramDeserializer;
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::report::json::percentile_key;
+use crate::report::model::histogram::{HistogramError, HistogramLog};
 use crate::report::model::named::Named;
 
 /// Which section of a report a top-level key is.
@@ -135,42 +133,6 @@ pub struct DistributionPoint {
     pub at_most_ms: f64,
     /// Percent of requests at or below it.
     pub percent: f64,
-}
-
-/// A compressed HdrHistogram as the report carries it (V2 + deflate,
-/// base64; values in µs), decoded only when asked: most readers want the
-/// printed percentiles, and decoding every row of a big file costs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CompressedHistogram(pub String);
-
-/// Why a compressed histogram did not decode.
-#[derive(Debug, thiserror::Error)]
-pub enum HistogramError {
-    /// The text is not base64.
-    #[error("the compressed histogram is not base64 ({0})")]
-    NotBase64(#[from] base64::DecodeError),
-    /// The bytes are not a V2 (deflate) HdrHistogram.
-    #[error("the compressed histogram is not a V2 HdrHistogram ({0:?})")]
-    NotHistogram(hdrhistogram::serialization::DeserializeError),
-}
-
-impl CompressedHistogram {
-    /// The histogram, values in microseconds.
-    pub fn decode(&self) -> Result<Histogram<u64>, HistogramError> {
-        let bytes = STANDARD.decode(self.0.as_bytes())?;
-        HistogramDeserializer::new()
-            .deserialize(&mut bytes.as_slice())
-            .map_err(HistogramError::NotHistogram)
-    }
-}
-
-/// `Histogram log format`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HistogramLog {
-    /// The whole histogram of the row.
-    #[serde(rename = "Compressed Histogram")]
-    pub compressed: CompressedHistogram,
 }
 
 /// `Percentile Latencies`: one key per printed percentile, and the histogram.

@@ -169,7 +169,7 @@ fn paths_survive_escaped_quotes_and_non_ascii_keys() {
 
 #[test]
 fn a_histogram_that_does_not_decode_says_why() {
-    use crate::report::model::section::{CompressedHistogram, HistogramError};
+    use crate::report::model::histogram::{CompressedHistogram, HistogramError};
     let not_base64 = CompressedHistogram("not base64!".into()).decode();
     assert!(matches!(not_base64, Err(HistogramError::NotBase64(_))));
     let empty = CompressedHistogram(String::new()).decode();
