@@ -1,27 +1,42 @@
-//! `kvbench compare A.json B.json …`: reports side by side, per op, with ratios
-//! to the first file — the host-vs-container or persistence-on/off tables of
-//! the blog posts in one command.
+//! `kvbench compare A.json B.json …`: reports side by side, per op row, with
+//! ratios to the first file — the host-vs-container or persistence-on/off
+//! tables of the blog posts in one command.
 //!
-//! Each file contributes its headline section (the aggregate of several runs, or
-//! `ALL STATS`); a sweep file contributes one entry per cell. Whether a
-//! difference is real is judged against the run-to-run spread the files carry
-//! (`kvbench.variance`, from `-x 2` or more): a throughput difference smaller than
-//! the larger of the two spreads is marked as noise.
+//! Files are read through the typed report model ([`crate::report::model`]).
+//! Each contributes its headline section (the aggregate of several runs, or
+//! `ALL STATS`); a sweep file contributes one entry per cell. Rows are the
+//! sections' op rows by name (`Sets`, `Gets`, `Totals`, or memtier's `Hsets`),
+//! so a file with other commands, or later a suite file with a row per test,
+//! compares without a change here. Whether a difference is real is judged
+//! against the run-to-run spread the files carry (`kvbench.variance`, from
+//! `-x 2` or more): a throughput difference smaller than the larger of the two
+//! spreads is marked as noise.
+//!
+//! Two layouts: `rows` (a row per op and file) and `columns`, the reference
+//! notes' layout: a row per op, a column per file, and a ratio column
+//! `1 : 1.20 : 1.19` for throughput and for latency ([`columns`]).
+
+pub mod columns;
 
 use std::fmt::Write;
 use std::path::Path;
 
-use serde_json::Value;
-
 use crate::cli::CompareArgs;
 use crate::config::UsageError;
+use crate::report::model::section::Section;
+use crate::report::model::{self, Document, Report};
 
-/// The ops compared, as named in the reports.
-const OPS: [&str; 3] = ["Sets", "Gets", "Totals"];
+/// The row memtier writes for WAIT, which kvbench never sends: shown only
+/// when some file has counts in it, so kvbench files compare as before.
+const WAITS: &str = "Waits";
+/// The sum of the other rows, shown last.
+const TOTALS: &str = "Totals";
 
 /// One op's numbers from one entry.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct OpRow {
+    /// Replies in the section.
+    pub count: u64,
     /// Ops/sec.
     pub ops_per_sec: f64,
     /// Average latency, ms.
@@ -30,15 +45,59 @@ pub struct OpRow {
     pub percentiles_ms: [Option<f64>; 3],
 }
 
+/// The percentiles compared.
+const PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
+
+impl OpRow {
+    fn of(row: &model::section::OpRow) -> OpRow {
+        OpRow {
+            count: row.count,
+            ops_per_sec: row.ops_per_sec,
+            avg_ms: row.average_latency_ms,
+            percentiles_ms: PERCENTILES.map(|p| row.percentiles.at_ms(p)),
+        }
+    }
+}
+
 /// One compared result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// File name (and cell, for sweeps).
     pub label: String,
-    /// Sets, Gets, Totals.
-    pub ops: [OpRow; 3],
+    /// The headline section's op rows, by name, in the file's order.
+    pub rows: Vec<(String, OpRow)>,
     /// Run-to-run max/min of ops/sec, when the file had two or more runs.
     pub spread: Option<f64>,
+}
+
+impl Entry {
+    /// An entry with a row per test of a suite, named by the test (`SET`,
+    /// `LRANGE_100`): each test's section contributes its `Totals`, so the
+    /// notes' tables come out with a row per test and a column per file.
+    pub fn per_test<'a>(
+        label: String,
+        tests: impl IntoIterator<Item = (&'a str, &'a Section)>,
+        spread: Option<f64>,
+    ) -> Entry {
+        let rows = tests
+            .into_iter()
+            .filter_map(|(test, section)| {
+                section
+                    .row(TOTALS)
+                    .map(|r| (test.to_string(), OpRow::of(r)))
+            })
+            .collect();
+        Entry {
+            label,
+            rows,
+            spread,
+        }
+    }
+
+    /// The row named `name`, if this entry has it.
+    pub fn row(&self, name: &str) -> Option<&OpRow> {
+        self.rows.iter().find(|(n, _)| n == name).map(|(_, r)| r)
+    }
 }
 
 /// Output layouts.
@@ -46,10 +105,20 @@ pub struct Entry {
 pub enum Format {
     /// Aligned columns.
     Text,
-    /// A Markdown table per op.
+    /// A Markdown table.
     Markdown,
     /// One CSV table.
     Csv,
+}
+
+/// How entries and rows are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A line per op row and file, with every figure and its ratio.
+    Rows,
+    /// A line per op row, a column per file, and the ratio column, for
+    /// throughput, average and p99 latency.
+    Columns,
 }
 
 /// Reads the files and renders the comparison.
@@ -65,69 +134,98 @@ pub fn run(args: &CompareArgs) -> Result<String, UsageError> {
             ));
         }
     };
+    let layout = match args.layout.as_str() {
+        "rows" => Layout::Rows,
+        "columns" => Layout::Columns,
+        other => {
+            return Err(UsageError::new(
+                "--layout",
+                format!("'{other}' is not a layout; use rows or columns"),
+            ));
+        }
+    };
     let mut entries = Vec::new();
     for path in &args.files {
         entries.extend(read_entries(path)?);
     }
-    Ok(render(&entries, format))
+    Ok(match layout {
+        Layout::Rows => render(&entries, format),
+        Layout::Columns => columns::render(&entries, format),
+    })
 }
 
 fn read_entries(path: &Path) -> Result<Vec<Entry>, UsageError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError::new(&shown, format!("cannot read it: {e}")))?;
-    let doc: Value = serde_json::from_str(&text).map_err(|e| {
+    let document = model::read(path).map_err(|e| {
         UsageError::new(
-            &shown,
-            format!("is not JSON ({e}); give files written by --json-out-file"),
+            &e.file,
+            format!(
+                "at {}: {}; give files written by --json-out-file",
+                e.path, e.message
+            ),
         )
     })?;
     let label = path
         .file_name()
         .map_or(shown.clone(), |n| n.to_string_lossy().into_owned());
-    if let Some(cells) = doc.pointer("/sweep/cells").and_then(Value::as_array) {
-        return cells
+    match document {
+        Document::Sweep(sweep) => sweep
+            .sweep
+            .cells
             .iter()
             .enumerate()
             .map(|(i, cell)| {
                 let name = cell
-                    .pointer("/kvbench/cell/label")
-                    .and_then(Value::as_str)
-                    .map_or(format!("cell {}", i + 1), str::to_string);
+                    .kvbench
+                    .as_ref()
+                    .and_then(|k| k.cell.as_ref())
+                    .map_or(format!("cell {}", i + 1), |c| c.label.clone());
                 entry(cell, format!("{label} [{name}]"), &shown)
             })
-            .collect();
+            .collect(),
+        Document::Report(report) => Ok(vec![entry(&report, label, &shown)?]),
     }
-    Ok(vec![entry(&doc, label, &shown)?])
 }
 
-/// The headline section of one memtier-compatible document.
-fn entry(doc: &Value, label: String, shown: &str) -> Result<Entry, UsageError> {
-    let object = doc
-        .as_object()
-        .ok_or_else(|| UsageError::new(shown, "is not a report object"))?;
-    let section = object
-        .iter()
-        .find(|(k, _)| k.starts_with("AGGREGATED AVERAGE RESULTS"))
-        .or_else(|| object.iter().find(|(k, _)| k.as_str() == "ALL STATS"))
-        .map(|(_, v)| v)
-        .ok_or_else(|| UsageError::new(shown, "has no ALL STATS or AGGREGATED AVERAGE RESULTS section; is it a finished kvbench or memtier report?"))?;
-    let op_row = |name: &str| {
-        let op = &section[name];
-        let pct = |key: &str| op["Percentile Latencies"][key].as_f64();
-        OpRow {
-            ops_per_sec: op["Ops/sec"].as_f64().unwrap_or(0.0),
-            avg_ms: op["Average Latency"].as_f64().unwrap_or(0.0),
-            percentiles_ms: [pct("p50.00"), pct("p99.00"), pct("p99.90")],
-        }
-    };
+/// The headline section of one report.
+fn entry(report: &Report, label: String, shown: &str) -> Result<Entry, UsageError> {
+    let section: &Section = report.headline().ok_or_else(|| {
+        UsageError::new(
+            shown,
+            "has no ALL STATS or AGGREGATED AVERAGE RESULTS section; is it a finished kvbench or memtier report?",
+        )
+    })?;
     Ok(Entry {
         label,
-        ops: OPS.map(op_row),
-        spread: doc
-            .pointer("/kvbench/variance/max_over_min")
-            .and_then(Value::as_f64),
+        rows: section
+            .rows
+            .iter()
+            .map(|(name, row)| (name.to_string(), OpRow::of(row)))
+            .collect(),
+        spread: report
+            .kvbench
+            .as_ref()
+            .and_then(|k| k.variance.as_ref())
+            .map(|v| v.max_over_min),
     })
+}
+
+/// The rows to show, in the order they first appear, `Totals` last; `Waits`
+/// only when some entry counted WAITs.
+pub fn row_names(entries: &[Entry]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for e in entries {
+        for (name, row) in &e.rows {
+            let shown = name != TOTALS && (name != WAITS || row.count > 0);
+            if shown && !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+    }
+    if entries.iter().any(|e| e.row(TOTALS).is_some()) {
+        names.push(TOTALS);
+    }
+    names
 }
 
 fn ratio(value: f64, base: f64) -> Option<f64> {
@@ -135,11 +233,12 @@ fn ratio(value: f64, base: f64) -> Option<f64> {
 }
 
 /// What a throughput ratio means given the spreads of the two entries.
-fn verdict(first: &Entry, other: &Entry, op: usize, is_first: bool) -> String {
+fn verdict(first: &Entry, other: &Entry, op: &str, is_first: bool) -> String {
     if is_first {
         return "baseline".into();
     }
-    let Some(r) = ratio(other.ops[op].ops_per_sec, first.ops[op].ops_per_sec) else {
+    let ops = |e: &Entry| e.row(op).map(|r| r.ops_per_sec);
+    let Some(r) = ops(other).zip(ops(first)).and_then(|(o, b)| ratio(o, b)) else {
         return "n/a".into();
     };
     let change = format!("{:+.1} % ops/sec", (r - 1.0) * 100.0);
@@ -149,7 +248,9 @@ fn verdict(first: &Entry, other: &Entry, op: usize, is_first: bool) -> String {
         .chain(other.spread)
         .reduce(f64::max)
     {
-        Some(spread) if (r - 1.0).abs() <= spread - 1.0 => {
+        // The spread is a factor (max/min), so a slowdown is judged by its
+        // factor too: 0.5× is as far from 1 as 2×, not "-50 %".
+        Some(spread) if r.max(1.0 / r) <= spread => {
             format!("noise (runs vary {:.1} %)", (spread - 1.0) * 100.0)
         }
         Some(_) => change,
@@ -157,28 +258,41 @@ fn verdict(first: &Entry, other: &Entry, op: usize, is_first: bool) -> String {
     }
 }
 
+/// A figure with `places` decimals, `-` when absent.
+fn num(v: Option<f64>, places: usize) -> String {
+    v.map_or("-".to_string(), |v| format!("{v:.places$}"))
+}
+
+/// The ratio of two optional figures.
+fn ratio_of(value: Option<f64>, base: Option<f64>) -> Option<f64> {
+    value.zip(base).and_then(|(v, b)| ratio(v, b))
+}
+
 /// Every row of the comparison: op, label, values, ratios and verdict, as text cells.
 fn rows(entries: &[Entry]) -> Vec<Vec<String>> {
     let Some(first) = entries.first() else {
         return Vec::new();
     };
-    let num =
-        |v: Option<f64>, places: usize| v.map_or("-".to_string(), |v| format!("{v:.places$}"));
     let mut out = Vec::new();
-    for (op_index, op) in OPS.iter().enumerate() {
+    for op in row_names(entries) {
+        let base = first.row(op);
         for (i, e) in entries.iter().enumerate() {
-            let row = &e.ops[op_index];
-            let base = &first.ops[op_index];
+            let row = e.row(op);
+            let figure = |pick: fn(&OpRow) -> f64| (row.map(pick), base.map(pick));
             let mut cells = vec![op.to_string(), e.label.clone()];
-            cells.push(num(Some(row.ops_per_sec), 2));
-            cells.push(num(ratio(row.ops_per_sec, base.ops_per_sec), 3));
-            cells.push(num(Some(row.avg_ms), 3));
-            cells.push(num(ratio(row.avg_ms, base.avg_ms), 3));
-            for (p, b) in row.percentiles_ms.iter().zip(base.percentiles_ms) {
-                cells.push(num(*p, 3));
-                cells.push(num(p.zip(b).and_then(|(p, b)| ratio(p, b)), 3));
+            let (ops, base_ops) = figure(|r| r.ops_per_sec);
+            cells.push(num(ops, 2));
+            cells.push(num(ratio_of(ops, base_ops), 3));
+            let (avg, base_avg) = figure(|r| r.avg_ms);
+            cells.push(num(avg, 3));
+            cells.push(num(ratio_of(avg, base_avg), 3));
+            for p in 0..PERCENTILES.len() {
+                let value = row.and_then(|r| r.percentiles_ms[p]);
+                cells.push(num(value, 3));
+                let base_value = base.and_then(|r| r.percentiles_ms[p]);
+                cells.push(num(ratio_of(value, base_value), 3));
             }
-            cells.push(verdict(first, e, op_index, i == 0));
+            cells.push(verdict(first, e, op, i == 0));
             out.push(cells);
         }
     }
@@ -258,7 +372,8 @@ fn text_table(out: &mut String, rows: &[Vec<String>]) {
     }
 }
 
-fn csv_cell(cell: &str) -> String {
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+pub fn csv_cell(cell: &str) -> String {
     if cell.contains([',', '"', '\n']) {
         format!("\"{}\"", cell.replace('"', "\"\""))
     } else {
@@ -267,45 +382,4 @@ fn csv_cell(cell: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(label: &str, ops: f64, spread: Option<f64>) -> Entry {
-        let row = OpRow {
-            ops_per_sec: ops,
-            avg_ms: 1000.0 / ops,
-            percentiles_ms: [Some(0.1), Some(1.0), None],
-        };
-        Entry {
-            label: label.into(),
-            ops: [row; 3],
-            spread,
-        }
-    }
-
-    #[test]
-    fn differences_inside_the_spread_are_noise() {
-        let a = entry("a", 100.0, Some(1.10));
-        let b = entry("b", 105.0, None);
-        let c = entry("c", 130.0, None);
-        assert!(verdict(&a, &b, 0, false).starts_with("noise"));
-        assert_eq!(verdict(&a, &c, 0, false), "+30.0 % ops/sec");
-        assert!(verdict(&entry("x", 100.0, None), &c, 0, false).contains("spread unknown"));
-    }
-
-    #[test]
-    fn csv_and_markdown_have_a_row_per_op_and_file() {
-        let entries = [entry("a", 100.0, None), entry("b", 200.0, None)];
-        let csv = render(&entries, Format::Csv);
-        assert_eq!(csv.lines().count(), 1 + 3 * 2);
-        assert!(
-            csv.lines()
-                .nth(2)
-                .unwrap()
-                .starts_with("Sets,b,200.00,2.000,")
-        );
-        let md = render(&entries, Format::Markdown);
-        assert_eq!(md.lines().count(), 2 + 3 * 2);
-        assert!(md.lines().all(|l| l.starts_with('|') && l.ends_with('|')));
-    }
-}
+mod tests;

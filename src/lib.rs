@@ -37,7 +37,8 @@
 //! - [`results`]: finished phases, best/worst/aggregate views.
 //! - [`variance`]: run-to-run spread of `-x` runs.
 //! - [`warnings`]: what the reader must know before trusting a result.
-//! - [`report`]: text, JSON and HdrHistogram exporters, progress line, atomic writes.
+//! - [`report`]: text, JSON and HdrHistogram exporters, progress line, atomic writes;
+//!   [`report::model`], the typed report that JSON files are read back into.
 //! - [`compare`]: `kvbench compare`, reports side by side.
 
 pub mod cli;

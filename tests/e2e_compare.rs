@@ -132,7 +132,7 @@ fn expected_verdict(first: &Value, other: &Value, op: &str) -> String {
         .chain(spread(other))
         .reduce(f64::max)
     {
-        Some(s) if (r - 1.0).abs() <= s - 1.0 => {
+        Some(s) if r.max(1.0 / r) <= s => {
             format!("noise (runs vary {:.1} %)", (s - 1.0) * 100.0)
         }
         Some(_) => change,
@@ -290,15 +290,26 @@ fn scale_ops(doc: &mut Value, factor: f64) {
     }
 }
 
+/// A complete `kvbench.variance` of two runs, `min` and `min × max_over_min`.
+fn variance(min: f64, max_over_min: f64) -> Value {
+    let max = min * max_over_min;
+    let mean = (min + max) / 2.0;
+    serde_json::json!({
+        "ops_per_sec": [min, max], "mean": mean, "median": mean, "min": min, "max": max,
+        "max_over_min": max_over_min, "cv": 0.0, "ci95_low": min, "ci95_high": max,
+        "noisy": max_over_min > 1.1,
+    })
+}
+
 #[test]
 fn a_difference_inside_the_run_to_run_spread_is_marked_noise() {
     // single.json as the baseline, once with a 2× run-to-run spread written in,
     // against a copy 50 % faster: the spread covers the difference.
     let noisy = edited("single.json", "noisy.json", |d| {
-        d["kvbench"]["variance"] = serde_json::json!({"max_over_min": 2.0});
+        d["kvbench"]["variance"] = variance(100.0, 2.0);
     });
     let steady = edited("single.json", "steady.json", |d| {
-        d["kvbench"]["variance"] = serde_json::json!({"max_over_min": 1.2});
+        d["kvbench"]["variance"] = variance(100.0, 1.2);
     });
     let faster = edited("single.json", "faster.json", |d| scale_ops(d, 1.5));
     let plain = files().arg("single.json");
@@ -320,6 +331,13 @@ fn a_difference_inside_the_run_to_run_spread_is_marked_noise() {
     }
     for v in verdicts(&plain) {
         assert_eq!(v, "+50.0 % ops/sec (spread unknown: use -x 3)");
+    }
+    // A spread is a factor: 0.4× is 2.5× slower, beyond a 2× spread, though
+    // its -60 % is smaller than the spread's +100 %.
+    let slower = edited("single.json", "slower.json", |d| scale_ops(d, 0.4));
+    let rows = csv_rows(&compare_ok(&[&noisy, &slower, "--format", "csv"]));
+    for r in rows.iter().filter(|r| r[1] == "slower.json") {
+        assert_eq!(r[12], "-60.0 % ops/sec", "{r:?}");
     }
 }
 

@@ -292,6 +292,10 @@ pub struct CompareArgs {
     /// Output format: text, md (Markdown table) or csv
     #[arg(long, default_value = "text", value_name = "FORMAT")]
     pub format: String,
+    /// rows: a line per op and file; columns: a line per op, a column per file
+    /// and the ratio column (1 : 1.20 : 1.19) for ops/sec, avg and p99 latency
+    #[arg(long, default_value = "rows", value_name = "LAYOUT")]
+    pub layout: String,
 }
 
 /// Turns a parse error from clap into kvbench's one-line form naming the flag,

@@ -11,6 +11,7 @@ pub mod files;
 pub mod hdr;
 pub mod json;
 pub mod json_config;
+pub mod model;
 pub mod open_loop;
 pub mod progress;
 pub mod sweep;

@@ -1,0 +1,323 @@
+//! The typed report model: kvbench's JSON report (docs/output.md,
+//! docs/output.schema.json) read into structs and written back with serde,
+//! so that `compare` and later `merge` work on fields rather than on untyped
+//! JSON.
+//!
+//! What it owns:
+//! - [`Document`]: a single report or a sweep (one report per cell);
+//! - [`Report`]: memtier's sections (`ALL STATS`, `RUN #n RESULTS`, …) with
+//!   their op rows kept by name ([`section`]), and the `kvbench` object
+//!   ([`kvbench`]); a memtier_benchmark file reads too, without `kvbench`;
+//! - reading a file with errors that name the file and the field's jq path.
+//!
+//! Reading tolerates unknown keys, so a newer kvbench's file still reads: at
+//! the top level they are kept in [`Report::other`] and written back; inside
+//! the typed objects they are skipped. Compressed histograms stay strings
+//! until [`histogram::CompressedHistogram::decode`] is called.
+
+pub mod histogram;
+pub mod kvbench;
+mod locate;
+pub mod named;
+pub mod section;
+pub mod server;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::Path;
+
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::report::model::kvbench::Kvbench;
+use crate::report::model::named::Named;
+use crate::report::model::section::{Section, SectionTitle};
+
+/// memtier's `run information`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunInformation {
+    /// Worker threads.
+    #[serde(rename = "Threads")]
+    pub threads: u32,
+    /// Clients per thread.
+    #[serde(rename = "Connections per thread")]
+    pub connections_per_thread: u32,
+    /// Counted runs.
+    #[serde(
+        rename = "Requests per client",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub requests_per_client: Option<u64>,
+    /// Timed runs.
+    #[serde(rename = "Seconds", default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<u64>,
+    /// `2`.
+    #[serde(rename = "Format version")]
+    pub format_version: u32,
+}
+
+/// One report: kvbench's, or memtier_benchmark's (which has no `kvbench`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Report {
+    /// memtier's `configuration`. Kept as an object: it is written for
+    /// memtier's readers with memtier's keys, which follow memtier's
+    /// versions; kvbench's typed settings are in `kvbench.config`.
+    pub configuration: Option<Map<String, Value>>,
+    /// `run information`.
+    pub run_information: Option<RunInformation>,
+    /// The sections, in the file's order.
+    pub sections: Vec<(SectionTitle, Section)>,
+    /// kvbench's own object; `None` in a memtier file.
+    pub kvbench: Option<Kvbench>,
+    /// Top-level keys this reader does not know, kept to be written back.
+    pub other: Named<Value>,
+}
+
+impl Report {
+    /// The section titled `title`.
+    pub fn section(&self, title: SectionTitle) -> Option<&Section> {
+        self.sections
+            .iter()
+            .find(|(t, _)| *t == title)
+            .map(|(_, s)| s)
+    }
+
+    /// The section a reader should quote: the aggregate of several runs, or
+    /// `ALL STATS` for one.
+    pub fn headline(&self) -> Option<&Section> {
+        self.sections
+            .iter()
+            .find(|(t, _)| matches!(t, SectionTitle::Aggregated(_)))
+            .or_else(|| {
+                self.sections
+                    .iter()
+                    .find(|(t, _)| *t == SectionTitle::AllStats)
+            })
+            .map(|(_, s)| s)
+    }
+}
+
+const CONFIGURATION: &str = "configuration";
+const RUN_INFORMATION: &str = "run information";
+const KVBENCH: &str = "kvbench";
+
+impl Serialize for Report {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(c) = &self.configuration {
+            map.serialize_entry(CONFIGURATION, c)?;
+        }
+        if let Some(r) = &self.run_information {
+            map.serialize_entry(RUN_INFORMATION, r)?;
+        }
+        for (title, section) in &self.sections {
+            map.serialize_entry(&title.to_string(), section)?;
+        }
+        for (k, v) in self.other.iter() {
+            map.serialize_entry(k, v)?;
+        }
+        if let Some(k) = &self.kvbench {
+            map.serialize_entry(KVBENCH, k)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Report {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ReportVisitor;
+
+        impl<'de> Visitor<'de> for ReportVisitor {
+            type Value = Report;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a report object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Report, A::Error> {
+                let mut report = Report::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        CONFIGURATION => report.configuration = Some(map.next_value()?),
+                        RUN_INFORMATION => report.run_information = Some(map.next_value()?),
+                        KVBENCH => report.kvbench = Some(map.next_value()?),
+                        _ => match SectionTitle::parse(&key) {
+                            Some(title) => report.sections.push((title, map.next_value()?)),
+                            None => report.other.0.push((key, map.next_value()?)),
+                        },
+                    }
+                }
+                // Without sections nor a kvbench object this is some other
+                // JSON file, not a snapshot of a report.
+                if report.sections.is_empty() && report.kvbench.is_none() {
+                    return Err(de::Error::custom(
+                        "no ALL STATS or RUN #n RESULTS section and no kvbench object: not a kvbench or memtier report",
+                    ));
+                }
+                Ok(report)
+            }
+        }
+
+        deserializer.deserialize_map(ReportVisitor)
+    }
+}
+
+/// The swept flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SweepParameter {
+    /// `--threads`.
+    Threads,
+    /// `--clients`.
+    Clients,
+    /// `--pipeline`.
+    Pipeline,
+    /// `--data-size`.
+    DataSize,
+    /// `--ratio`.
+    Ratio,
+}
+
+/// A row of the sweep's summary table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepRow {
+    /// The cell's label.
+    pub cell: String,
+    /// Total ops/sec.
+    pub ops_per_sec: f64,
+    /// SET ops/sec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_ops_per_sec: Option<f64>,
+    /// GET ops/sec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub get_ops_per_sec: Option<f64>,
+    /// ms.
+    pub avg_latency_ms: f64,
+    /// ms.
+    pub p50_latency_ms: f64,
+    /// ms.
+    pub p99_latency_ms: f64,
+    /// ms.
+    pub p99_9_latency_ms: f64,
+    /// GET hit rate.
+    pub hit_rate_percent: Option<f64>,
+    /// Total ops/sec over the first cell's.
+    pub ratio_to_first: f64,
+}
+
+/// `sweep`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sweep {
+    /// The swept flags.
+    pub parameters: Vec<SweepParameter>,
+    /// One complete report per cell.
+    pub cells: Vec<Report>,
+    /// The summary table.
+    pub summary: Vec<SweepRow>,
+}
+
+/// The sweep document's own `kvbench`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SweepKvbench {
+    /// Layout version.
+    pub schema_version: u32,
+    /// kvbench's version.
+    pub tool_version: String,
+    /// Every cell finished.
+    pub complete: bool,
+    /// Cells in the sweep.
+    pub cells_planned: u32,
+    /// Cells finished.
+    pub cells_completed: u32,
+}
+
+/// A sweep file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepDocument {
+    /// The cells and the summary.
+    pub sweep: Sweep,
+    /// Progress of the sweep.
+    pub kvbench: SweepKvbench,
+}
+
+/// Any file `--json-out-file` writes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Document {
+    /// One benchmark (one or several runs).
+    Report(Box<Report>),
+    /// A sweep: one report per cell.
+    Sweep(Box<SweepDocument>),
+}
+
+impl Serialize for Document {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Document::Report(r) => r.serialize(serializer),
+            Document::Sweep(s) => s.serialize(serializer),
+        }
+    }
+}
+
+/// Why a file could not be read into the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelError {
+    /// The file, as given.
+    pub file: String,
+    /// The jq path of the field at fault (`.` for the whole document).
+    pub path: String,
+    /// What is wrong, with serde's line and column.
+    pub message: String,
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: at {}: {}", self.file, self.path, self.message)
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// Only the key that tells a sweep from a report.
+#[derive(Deserialize)]
+struct Probe {
+    sweep: Option<IgnoredAny>,
+}
+
+/// Reads `text` (the contents of `file`) into the model.
+pub fn parse(file: &str, text: &str) -> Result<Document, ModelError> {
+    let located = |e: serde_json::Error| {
+        let offset = locate::offset_of(text, e.line(), e.column());
+        ModelError {
+            file: file.to_string(),
+            path: locate::path_at(text, offset),
+            message: e.to_string(),
+        }
+    };
+    // A first pass that skips every value: cheap next to the typed read,
+    // and it keeps the typed read's errors those of the right layout.
+    let probe: Probe = serde_json::from_str(text).map_err(located)?;
+    if probe.sweep.is_some() {
+        serde_json::from_str(text)
+            .map(|s| Document::Sweep(Box::new(s)))
+            .map_err(located)
+    } else {
+        serde_json::from_str(text)
+            .map(|r| Document::Report(Box::new(r)))
+            .map_err(located)
+    }
+}
+
+/// Reads the file at `path` into the model.
+pub fn read(path: &Path) -> Result<Document, ModelError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ModelError {
+        file: file.clone(),
+        path: ".".into(),
+        message: format!("cannot read it: {e}"),
+    })?;
+    parse(&file, &text)
+}

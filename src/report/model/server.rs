@@ -1,0 +1,146 @@
+//! The server's side of a report: what the server is (`kvbench.server`), its
+//! own account of each phase (a phase summary's `server`: INFO before and
+//! after, the difference, the slow log), and where kvbench's threads ran
+//! relative to it (`kvbench.placement`).
+//!
+//! INFO's sections stay `serde_json::Value` maps: their fields are the
+//! server's, and differ between versions and servers.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// `server` of a phase: INFO around it and the difference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerEvidence {
+    /// INFO before, `{section: {field: value}}`.
+    pub info_before: Map<String, Value>,
+    /// INFO after.
+    pub info_after: Map<String, Value>,
+    /// After minus before.
+    pub delta: Delta,
+    /// Server CPU seconds per 1000 requests.
+    pub cpu_s_per_1000_requests: Option<f64>,
+    /// `--slowlog` entries.
+    pub slowlog: Option<Vec<SlowlogEntry>>,
+}
+
+/// `delta`. The per-command calls are optional: they are SET's and GET's
+/// today, and a report of other commands has other names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Delta {
+    /// The server's run_id changed during the phase.
+    pub server_restarted: bool,
+    /// `cmdstat_set` calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_calls: Option<u64>,
+    /// `cmdstat_get` calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub get_calls: Option<u64>,
+    /// SETs refused before they ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_rejected_calls: Option<u64>,
+    /// GETs refused before they ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub get_rejected_calls: Option<u64>,
+    /// SETs that ran and failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_failed_calls: Option<u64>,
+    /// GETs that ran and failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub get_failed_calls: Option<u64>,
+    /// `total_commands_processed`.
+    pub total_commands_processed: u64,
+    /// `keyspace_hits`.
+    pub keyspace_hits: u64,
+    /// `keyspace_misses`.
+    pub keyspace_misses: u64,
+    /// `total_forks`.
+    pub total_forks: u64,
+    /// Server CPU seconds.
+    pub cpu_s: f64,
+    /// Keys before.
+    pub keys_before: u64,
+    /// Keys after.
+    pub keys_after: u64,
+    /// Bytes before.
+    pub used_memory_before: u64,
+    /// Bytes after.
+    pub used_memory_after: u64,
+}
+
+/// One slow log entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlowlogEntry {
+    /// The server's id.
+    pub id: u64,
+    /// Seconds since the epoch.
+    pub timestamp: u64,
+    /// µs.
+    pub duration_us: u64,
+    /// The command's words.
+    pub command: Vec<String>,
+}
+
+/// `kvbench.server`: what the server is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerContext {
+    /// `redis_version`.
+    pub version: Option<String>,
+    /// `standalone`, `cluster`, …
+    pub mode: Option<String>,
+    /// The server's OS.
+    pub os: Option<String>,
+    /// Bytes; 0 = unlimited.
+    pub maxmemory: Option<u64>,
+    /// The eviction policy.
+    pub maxmemory_policy: Option<String>,
+    /// AOF on.
+    pub appendonly: Option<bool>,
+    /// `always`, `everysec`, `no`.
+    pub appendfsync: Option<String>,
+    /// RDB save points.
+    pub save: Option<String>,
+    /// I/O threads.
+    pub io_threads_active: Option<u64>,
+}
+
+/// Why the threads run where they do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlacementReason {
+    /// `--cpus off` or no pinning asked.
+    NoPinFlag,
+    /// `--cpus LIST`.
+    CpusFlag,
+    /// The server is elsewhere.
+    RemoteServer,
+    /// Pinned apart from a local server.
+    ApartFromServer,
+    /// The local server may run anywhere.
+    ServerMayUseEveryCpu,
+    /// The local server's CPUs are unknown.
+    ServerUnknown,
+    /// One CPU only.
+    OneCpu,
+}
+
+/// `kvbench.placement`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Placement {
+    /// The CPU of each worker; `None` = not pinned.
+    pub thread_cpus: Vec<Option<u32>>,
+    /// CPUs this process may use.
+    pub available_cpus: Vec<u32>,
+    /// The server runs on this machine.
+    pub server_local: bool,
+    /// The local server's pid.
+    pub server_pid: Option<u32>,
+    /// The local server's allowed CPUs.
+    pub server_cpus: Option<Vec<u32>>,
+    /// The local server's threads.
+    pub server_threads: Option<u32>,
+    /// Why.
+    pub reason: PlacementReason,
+    /// In words.
+    pub summary: String,
+}

@@ -1,0 +1,256 @@
+//! `kvbench compare --layout columns` on the reference notes' AOF comparison:
+//! three real redis-servers (no AOF, `appendfsync everysec`, `appendfsync
+//! always`), a table each for ops/sec, average and p99 latency with a column
+//! per file, and the ratio column `1 : 1.20 : 1.19` checked against the
+//! figures in the files, in text, Markdown and CSV.
+
+mod common;
+
+use std::process::Output;
+use std::sync::OnceLock;
+
+use common::{Redis, TempDir, kvbench, kvbench_ok, read_json};
+use serde_json::Value;
+
+const OPS: [&str; 3] = ["Sets", "Gets", "Totals"];
+const METRICS: [&str; 3] = ["ops_per_sec", "avg_ms", "p99_ms"];
+const NAMES: [&str; 3] = ["off.json", "everysec.json", "always.json"];
+
+/// The three result files, written once: the first with two runs (so its
+/// headline is the aggregate), the others with one.
+struct Files {
+    dir: TempDir,
+    docs: Vec<Value>,
+}
+
+impl Files {
+    fn arg(&self, name: &str) -> String {
+        self.dir.path(name).to_str().unwrap().to_string()
+    }
+}
+
+fn files() -> &'static Files {
+    static FILES: OnceLock<Files> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = TempDir::new("compare-aof");
+        let servers: [(&str, &[&str], &str); 3] = [
+            (NAMES[0], &["--appendonly", "no"], "-x 2"),
+            (
+                NAMES[1],
+                &["--appendonly", "yes", "--appendfsync", "everysec"],
+                "-x 1",
+            ),
+            (
+                NAMES[2],
+                &["--appendonly", "yes", "--appendfsync", "always"],
+                "-x 1",
+            ),
+        ];
+        let mut docs = Vec::new();
+        for (name, config, runs) in servers {
+            let redis = Redis::start_with(config);
+            redis.reset_stats();
+            let path = dir.path(name);
+            let mut args: Vec<&str> = "-t 1 -c 2 -n 300 --ratio 1:1 --key-maximum 1000"
+                .split_whitespace()
+                .collect();
+            args.extend(runs.split_whitespace());
+            args.extend(["--json-out-file", path.to_str().unwrap()]);
+            kvbench_ok(redis.port, &args);
+            let doc = read_json(&path);
+            // Each file records the server it measured, and that server's own
+            // count of SETs is the files' (both runs of the first).
+            let server = &doc["kvbench"]["server"];
+            assert_eq!(server["appendonly"], (config[1] == "yes"), "{name}");
+            if let Some(fsync) = config.get(3) {
+                assert_eq!(server["appendfsync"], *fsync, "{name}");
+            }
+            let sets: u64 = doc["kvbench"]["totals"]["SET"]["count"].as_u64().unwrap();
+            assert_eq!(redis.calls("set"), sets, "{name}");
+            docs.push(doc);
+        }
+        Files { dir, docs }
+    })
+}
+
+fn compare_ok(args: &[&str]) -> String {
+    let mut full = vec!["compare"];
+    full.extend_from_slice(args);
+    let out = kvbench(&full);
+    assert!(
+        out.status.success(),
+        "compare {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The file arguments for `names`, then `extra`.
+fn with_files(names: &[&str], extra: &[&'static str]) -> Vec<String> {
+    let f = files();
+    let mut args: Vec<String> = names.iter().map(|n| f.arg(n)).collect();
+    args.extend(extra.iter().map(|e| e.to_string()));
+    args
+}
+
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+/// Splits one CSV line, honouring double-quoted fields.
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().unwrap().push(c),
+        }
+    }
+    assert!(!quoted, "unbalanced quotes in {line:?}");
+    fields
+}
+
+/// The headline section compare reads: the aggregate of several runs, or ALL STATS.
+fn headline(doc: &Value) -> &Value {
+    doc.as_object()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| k.starts_with("AGGREGATED AVERAGE RESULTS"))
+        .map_or(&doc["ALL STATS"], |(_, v)| v)
+}
+
+/// The figure `--layout columns` shows for `metric` of `op` in one file.
+fn column_figure(doc: &Value, metric: &str, op: &str) -> f64 {
+    let row = &headline(doc)[op];
+    let v = match metric {
+        "ops_per_sec" => &row["Ops/sec"],
+        "avg_ms" => &row["Average Latency"],
+        "p99_ms" => &row["Percentile Latencies"]["p99.00"],
+        _ => panic!("no metric {metric}"),
+    };
+    v.as_f64().unwrap()
+}
+
+/// The ratio column expected from the files: 1, then each figure over the first's.
+fn expected_ratios(docs: &[&Value], metric: &str, op: &str) -> String {
+    let values: Vec<f64> = docs.iter().map(|d| column_figure(d, metric, op)).collect();
+    let mut parts = vec!["1".to_string()];
+    parts.extend(values[1..].iter().map(|v| format!("{:.2}", v / values[0])));
+    parts.join(" : ")
+}
+
+fn docs(names: &[&str]) -> Vec<&'static Value> {
+    names
+        .iter()
+        .map(|n| &files().docs[NAMES.iter().position(|m| m == n).unwrap()])
+        .collect()
+}
+
+#[test]
+fn the_csv_has_a_column_per_file_and_the_ratio_column_from_the_files() {
+    let csv = compare_ok(&strs(&with_files(
+        &NAMES,
+        &["--layout", "columns", "--format", "csv"],
+    )));
+    let docs = docs(&NAMES);
+    let mut lines = csv.lines();
+    let header = csv_fields(lines.next().unwrap());
+    assert_eq!(
+        header,
+        ["metric", "op", NAMES[0], NAMES[1], NAMES[2], "ratio"]
+    );
+    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    let expected_keys = METRICS
+        .iter()
+        .flat_map(|m| OPS.iter().map(move |op| (*m, *op)));
+    assert_eq!(rows.len(), METRICS.len() * OPS.len(), "{csv}");
+    for (row, (metric, op)) in rows.iter().zip(expected_keys) {
+        assert_eq!(row.len(), 6, "{row:?}");
+        assert_eq!((row[0].as_str(), row[1].as_str()), (metric, op));
+        let places = if metric == "ops_per_sec" { 2 } else { 3 };
+        for (cell, doc) in row[2..5].iter().zip(&docs) {
+            let v = column_figure(doc, metric, op);
+            assert_eq!(*cell, format!("{v:.places$}"), "{metric} {op}");
+        }
+        assert_eq!(row[5], expected_ratios(&docs, metric, op), "{metric} {op}");
+    }
+}
+
+#[test]
+fn the_text_is_three_tables_with_the_ratio_column_last() {
+    let text = compare_ok(&strs(&with_files(&NAMES, &["--layout", "columns"])));
+    let docs = docs(&NAMES);
+    let tables: Vec<&str> = text.split("\n\n").collect();
+    assert_eq!(tables.len(), 3, "{text}");
+    let titles = ["ops/sec", "avg ms", "p99 ms"];
+    for ((table, title), metric) in tables.iter().zip(titles).zip(METRICS) {
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 1 + OPS.len(), "{table}");
+        let header: Vec<&str> = lines[0].split_whitespace().collect();
+        assert_eq!(
+            header[header.len() - 4..],
+            [NAMES[0], NAMES[1], NAMES[2], "ratio"]
+        );
+        assert!(lines[0].starts_with(title), "{table}");
+        for (line, op) in lines[1..].iter().zip(OPS) {
+            assert!(line.starts_with(op), "{line}");
+            let ratio = expected_ratios(&docs, metric, op);
+            assert!(line.trim_end().ends_with(&ratio), "{line} vs {ratio}");
+        }
+    }
+}
+
+#[test]
+fn the_markdown_is_three_well_formed_tables() {
+    let names = [NAMES[0], NAMES[2]];
+    let md = compare_ok(&strs(&with_files(
+        &names,
+        &["--layout", "columns", "--format", "md"],
+    )));
+    let docs = docs(&names);
+    let tables: Vec<&str> = md.trim_end().split("\n\n").collect();
+    assert_eq!(tables.len(), 3, "{md}");
+    for (table, metric) in tables.iter().zip(METRICS) {
+        let rows: Vec<Vec<String>> = table
+            .lines()
+            .map(|l| {
+                assert!(l.starts_with("| ") && l.ends_with(" |"), "{l:?}");
+                l[2..l.len() - 2].split(" | ").map(str::to_string).collect()
+            })
+            .collect();
+        assert_eq!(rows.len(), 2 + OPS.len(), "{table}");
+        assert!(rows.iter().all(|r| r.len() == 4), "{table}");
+        assert_eq!(rows[0][1..], [names[0], names[1], "ratio"]);
+        assert_eq!(rows[1], ["---", "---:", "---:", "---"]);
+        for (row, op) in rows[2..].iter().zip(OPS) {
+            assert_eq!(row[0], op);
+            assert_eq!(row[3], expected_ratios(&docs, metric, op));
+        }
+    }
+}
+
+/// Asserts a usage error: exit status 2 and a stderr naming `what`.
+fn assert_usage_error(out: &Output, what: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains(what),
+        "stderr does not name {what:?}: {stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn an_unknown_layout_exits_2_naming_the_flag() {
+    let args = with_files(&NAMES[..2], &["--layout", "wide"]);
+    let mut full = vec!["compare"];
+    full.extend(strs(&args));
+    assert_usage_error(&kvbench(&full), "--layout");
+}
