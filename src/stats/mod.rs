@@ -15,7 +15,6 @@ use hdrhistogram::errors::CreationError;
 
 use crate::config::{Config, Headline};
 use crate::protocol::resp::ServerErrorKind;
-use crate::workload::Op;
 
 /// Highest latency the histograms hold without resizing: one hour, in µs.
 /// Larger values are still recorded (the histograms auto-resize), never clamped.
@@ -56,7 +55,10 @@ pub struct OpStats {
     pub misses: u64,
     /// Replies that were server errors (`-ERR ...`).
     pub errors: u64,
-    /// Request bytes written.
+    /// The same error replies by kind, indexed like [`ServerErrorKind::ALL`].
+    pub errors_by_kind: [u64; ServerErrorKind::ALL.len()],
+    /// Request bytes of the replies received: counted at the reply, as
+    /// memtier does, so a request lost in flight adds nothing.
     pub bytes_tx: u64,
     /// Reply bytes read.
     pub bytes_rx: u64,
@@ -91,6 +93,7 @@ impl OpStats {
             hits: 0,
             misses: 0,
             errors: 0,
+            errors_by_kind: [0; ServerErrorKind::ALL.len()],
             bytes_tx: 0,
             bytes_rx: 0,
             latency_sum_us: 0,
@@ -124,6 +127,7 @@ impl OpStats {
         self.hits = 0;
         self.misses = 0;
         self.errors = 0;
+        self.errors_by_kind = [0; ServerErrorKind::ALL.len()];
         self.bytes_tx = 0;
         self.bytes_rx = 0;
         self.latency_sum_us = 0;
@@ -178,6 +182,15 @@ impl OpStats {
         record_into(&mut self.latency_us, waited_us);
     }
 
+    /// Counts one error reply, in total and by kind.
+    #[inline]
+    pub fn count_error(&mut self, kind: ServerErrorKind) {
+        self.errors += 1;
+        if let Some(i) = ServerErrorKind::ALL.iter().position(|k| *k == kind) {
+            self.errors_by_kind[i] += 1;
+        }
+    }
+
     /// Exact mean service time in µs (open loop), 0 when nothing was recorded.
     pub fn mean_service_us(&self) -> f64 {
         if self.count == 0 {
@@ -205,6 +218,9 @@ impl AddAssign<&OpStats> for OpStats {
         self.hits += other.hits;
         self.misses += other.misses;
         self.errors += other.errors;
+        for (a, b) in self.errors_by_kind.iter_mut().zip(other.errors_by_kind) {
+            *a += b;
+        }
         self.bytes_tx += other.bytes_tx;
         self.bytes_rx += other.bytes_rx;
         self.latency_sum_us += other.latency_sum_us;
@@ -304,10 +320,9 @@ impl AddAssign<&ErrorCounts> for ErrorCounts {
 /// Everything measured over some span of time by one thread, or merged.
 #[derive(Debug, Clone)]
 pub struct Stats {
-    /// SET requests.
-    pub set: OpStats,
-    /// GET requests.
-    pub get: OpStats,
+    /// One entry per row of the op table (`Sets` and `Gets` for the default
+    /// pair), indexed like [`crate::workload::ops::OpTable::rows`].
+    pub ops: Vec<OpStats>,
     /// Failures outside the replies.
     pub errors: ErrorCounts,
     /// With `--rate` only: schedule lag (actual − intended send) in µs.
@@ -315,83 +330,101 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Empty stats for a closed loop.
-    pub fn new() -> Result<Self, CreationError> {
-        Ok(Stats {
-            set: OpStats::new()?,
-            get: OpStats::new()?,
-            errors: ErrorCounts::default(),
-            lag_us: None,
-        })
+    /// Empty stats for a closed loop with `rows` rows.
+    pub fn new(rows: usize) -> Result<Self, CreationError> {
+        Stats::with(rows, OpStats::new, false)
     }
 
     /// Empty stats for an open loop: service-time and schedule-lag histograms too.
-    pub fn new_open_loop() -> Result<Self, CreationError> {
+    pub fn new_open_loop(rows: usize) -> Result<Self, CreationError> {
+        Stats::with(rows, OpStats::new_open_loop, true)
+    }
+
+    fn with(
+        rows: usize,
+        op: fn() -> Result<OpStats, CreationError>,
+        lag: bool,
+    ) -> Result<Self, CreationError> {
+        // At least one row, so that a hand-built empty table still has a
+        // place for the prefill's SETs.
+        let ops = (0..rows.max(1)).map(|_| op()).collect::<Result<_, _>>()?;
         Ok(Stats {
-            set: OpStats::new_open_loop()?,
-            get: OpStats::new_open_loop()?,
+            ops,
             errors: ErrorCounts::default(),
-            lag_us: Some(latency_histogram()?),
+            lag_us: if lag {
+                Some(latency_histogram()?)
+            } else {
+                None
+            },
         })
     }
 
     /// Empty stats of the kind this run needs.
-    pub fn for_run(open_loop: bool) -> Result<Self, CreationError> {
+    pub fn for_run(open_loop: bool, rows: usize) -> Result<Self, CreationError> {
         if open_loop {
-            Stats::new_open_loop()
+            Stats::new_open_loop(rows)
         } else {
-            Stats::new()
+            Stats::new(rows)
         }
     }
 
     /// Empty stats of the kind `config` needs: closed loop, `--rate` (response
-    /// time headline) or `--rate-limiting` (service time headline).
+    /// time headline) or `--rate-limiting` (service time headline), one row
+    /// per row of its op table.
     pub fn for_config(config: &Config) -> Result<Self, CreationError> {
+        let rows = config.ops.rows.len();
         match (config.rate, config.headline) {
-            (None, _) => Stats::new(),
-            (Some(_), Headline::ResponseTime) => Stats::new_open_loop(),
-            (Some(_), Headline::ServiceTime) => Ok(Stats {
-                set: OpStats::new_service_headline()?,
-                get: OpStats::new_service_headline()?,
-                errors: ErrorCounts::default(),
-                lag_us: Some(latency_histogram()?),
-            }),
+            (None, _) => Stats::new(rows),
+            (Some(_), Headline::ResponseTime) => Stats::new_open_loop(rows),
+            (Some(_), Headline::ServiceTime) => {
+                Stats::with(rows, OpStats::new_service_headline, true)
+            }
         }
     }
 
-    /// The counters of one op.
+    /// The counters of one row; rows beyond the table (which no request
+    /// carries) fall into the last one rather than panicking.
     #[inline]
-    pub fn op_mut(&mut self, op: Op) -> &mut OpStats {
-        match op {
-            Op::Set => &mut self.set,
-            Op::Get => &mut self.get,
-        }
+    pub fn op_mut(&mut self, row: usize) -> &mut OpStats {
+        let last = self.ops.len() - 1;
+        &mut self.ops[row.min(last)]
     }
 
-    /// The counters of one op.
-    pub fn op(&self, op: Op) -> &OpStats {
-        match op {
-            Op::Set => &self.set,
-            Op::Get => &self.get,
-        }
+    /// The counters of one row, `None` beyond the table.
+    pub fn op(&self, row: usize) -> Option<&OpStats> {
+        self.ops.get(row)
     }
 
-    /// SET and GET merged.
+    /// Every row merged.
     pub fn totals(&self) -> OpStats {
-        let mut all = self.set.clone();
-        all += &self.get;
+        let mut all = self.ops[0].clone();
+        for op in &self.ops[1..] {
+            all += op;
+        }
         all
     }
 
-    /// Replies of either op (successes and error replies alike, as memtier
-    /// counts them).
-    pub fn replies(&self) -> u64 {
-        self.set.count + self.get.count
+    /// The rows in `rows` merged (the GET-like rows, for a hit rate).
+    pub fn merged(&self, rows: impl Iterator<Item = usize>) -> Option<OpStats> {
+        let mut all: Option<OpStats> = None;
+        for op in rows.filter_map(|r| self.ops.get(r)) {
+            match all.as_mut() {
+                Some(a) => *a += op,
+                None => all = Some(op.clone()),
+            }
+        }
+        all
     }
 
-    /// Error replies (`-OOM`, `-ERR`, ...) of either op.
+    /// Replies of every op (successes and error replies alike, as memtier
+    /// counts them).
+    pub fn replies(&self) -> u64 {
+        self.ops.iter().map(|o| o.count).sum()
+    }
+
+    /// Error replies (`-OOM`, `-ERR`, ...) of every op.
     pub fn error_replies(&self) -> u64 {
-        self.set.errors + self.get.errors
+        self.ops.iter().map(|o| o.errors).sum()
     }
 
     /// Replies that were not errors: what the server actually did.
@@ -401,8 +434,9 @@ impl Stats {
 
     /// Clears everything, keeping the histograms' memory.
     pub fn reset(&mut self) {
-        self.set.reset();
-        self.get.reset();
+        for op in &mut self.ops {
+            op.reset();
+        }
         self.errors = ErrorCounts::default();
         if let Some(h) = self.lag_us.as_mut() {
             h.reset();
@@ -412,8 +446,14 @@ impl Stats {
 
 impl AddAssign<&Stats> for Stats {
     fn add_assign(&mut self, other: &Stats) {
-        self.set += &other.set;
-        self.get += &other.get;
+        // Both sides come from one op table; a shorter side gains the rows
+        // it lacks rather than losing the other's.
+        for (i, op) in other.ops.iter().enumerate() {
+            match self.ops.get_mut(i) {
+                Some(mine) => *mine += op,
+                None => self.ops.push(op.clone()),
+            }
+        }
         self.errors += &other.errors;
         merge_optional(&mut self.lag_us, &other.lag_us);
     }
@@ -452,15 +492,15 @@ mod tests {
 
     #[test]
     fn open_loop_keeps_response_and_service_time_apart() {
-        let mut a = Stats::new_open_loop().unwrap();
-        a.get.record_open_loop(500_000, 300);
-        let mut b = Stats::new_open_loop().unwrap();
-        b.get.record_open_loop(100, 100);
+        let mut a = Stats::new_open_loop(2).unwrap();
+        a.ops[1].record_open_loop(500_000, 300);
+        let mut b = Stats::new_open_loop(2).unwrap();
+        b.ops[1].record_open_loop(100, 100);
         a += &b;
-        assert_eq!(a.get.count, 2);
-        assert!(a.get.latency_us.max() >= 499_000);
-        assert!(a.get.service_us.as_ref().unwrap().max() < 400);
-        assert_eq!(a.get.mean_service_us(), 200.0);
+        assert_eq!(a.ops[1].count, 2);
+        assert!(a.ops[1].latency_us.max() >= 499_000);
+        assert!(a.ops[1].service_us.as_ref().unwrap().max() < 400);
+        assert_eq!(a.ops[1].mean_service_us(), 200.0);
     }
 
     #[test]
@@ -492,13 +532,20 @@ mod tests {
     }
 
     #[test]
-    fn totals_merge_both_ops() {
-        let mut s = Stats::new().unwrap();
-        s.set.record(10);
-        s.get.record(20);
-        s.get.hits = 1;
+    fn totals_merge_every_row() {
+        let mut s = Stats::new(3).unwrap();
+        s.ops[0].record(10);
+        s.ops[1].record(20);
+        s.ops[1].hits = 1;
+        s.ops[2].record(30);
+        s.ops[2].errors_by_kind[0] = 1;
         let t = s.totals();
-        assert_eq!(t.count, 2);
+        assert_eq!(t.count, 3);
         assert_eq!(t.hits, 1);
+        assert_eq!(t.errors_by_kind[0], 1);
+        assert_eq!(s.merged([1, 2].into_iter()).unwrap().count, 2);
+        let mut wider = Stats::new(1).unwrap();
+        wider += &s;
+        assert_eq!(wider.replies(), 3);
     }
 }
