@@ -277,7 +277,12 @@ fn build(a: Args) -> Result<Config, UsageError> {
             "is per connection, and the sweep changes the connection count; give the total with --rate",
         ));
     }
-    let ops = Arc::new(commands::build_ops(&a, &keys, sweep.ratios[0])?);
+    let ops = Arc::new(commands::build_ops(
+        &a,
+        &keys,
+        sweep.ratios[0],
+        sweep.max_connections(),
+    )?);
     Ok(Config {
         target: build_target(&a)?,
         threads: sweep.threads[0],

@@ -2,11 +2,12 @@
 //! the server's `INFO commandstats` calls (warm-up apart), a key inside an
 //! argument writes keys of that shape only, LRANGE's 600-element replies are
 //! decoded whole, an MSET of ten pairs writes ten distinct keys per call, and
-//! the report rows follow memtier's names and `--command-stats-breakdown`.
+//! the report rows and HDR files follow memtier's names and
+//! `--command-stats-breakdown`.
 
 mod common;
 
-use common::{Redis, kvbench_json, pipeline};
+use common::{Redis, TempDir, kvbench_json, pipeline};
 use kvbench::protocol::value::Value as Reply;
 use serde_json::Value;
 
@@ -120,11 +121,22 @@ fn lrange_600_replies_are_decoded_whole_and_counted_once() {
     let mut push = vec!["RPUSH", "mylist"];
     push.extend(std::iter::repeat_n("vvvvvvvv", 600));
     assert_eq!(pipeline(redis.port, &[push]).remove(0).integer(), Some(600));
+    let dir = TempDir::new("lrange-hdr");
+    let prefix = dir.path("x");
     let r = kvbench_json(
         redis.port,
         "-t 1 -c 2 -n 200 --pipeline 4",
-        &["--command", "LRANGE mylist 0 599"],
+        &[
+            "--command",
+            "LRANGE mylist 0 599",
+            "--hdr-file-prefix",
+            prefix.to_str().unwrap(),
+        ],
     );
+    // memtier's HDR file names follow the command; SET and GET have none.
+    let txt = std::fs::read_to_string(dir.path("x_LRANGE_command_run_1.txt")).unwrap();
+    assert!(txt.contains("Total count    =          400]"), "{txt}");
+    assert!(!dir.path("x_GET_command_run_1.txt").exists());
     let totals = &r.doc["kvbench"]["totals"]["LRANGE"];
     assert_eq!(totals["count"], 400, "{totals}");
     assert_eq!(redis.calls("lrange"), 400);

@@ -13,7 +13,12 @@ use crate::workload::ops::{Breakdown, MAX_OPS, OpTable};
 use crate::workload::parse_decimal;
 
 /// The op table this command line asks for.
-pub(super) fn build_ops(a: &Args, keys: &KeySpace, ratio: Ratio) -> Result<OpTable, UsageError> {
+pub(super) fn build_ops(
+    a: &Args,
+    keys: &KeySpace,
+    ratio: Ratio,
+    connections: usize,
+) -> Result<OpTable, UsageError> {
     let breakdown = match a.command_stats_breakdown.as_deref() {
         None | Some("command") => Breakdown::Command,
         Some("line") => Breakdown::Line,
@@ -104,6 +109,16 @@ pub(super) fn build_ops(a: &Args, keys: &KeySpace, ratio: Ratio) -> Result<OpTab
             Some(letter) => command_pattern(a, keys, letter)?,
         };
         lines.push((spec, pattern, weight));
+    }
+    let parallel = lines.iter().any(|(_, p, _)| *p == KeyPattern::Parallel);
+    if parallel && keys.range.len() < connections as u64 {
+        return Err(UsageError::new(
+            "--command-key-pattern",
+            format!(
+                "P gives each of the {connections} connections its own slice, but the range holds only {} keys; widen --key-maximum or use fewer connections",
+                keys.range.len()
+            ),
+        ));
     }
     if lines.iter().all(|(_, _, w)| *w == 0) {
         return Err(UsageError::new(
@@ -220,5 +235,19 @@ mod tests {
         assert!(e.contains("none was given"), "{e}");
         let e = build(&["--command", "GET __key__", "--ratio", "1:1"]).unwrap_err();
         assert!(e.starts_with("--ratio:"), "{e}");
+        let e = build(&[
+            "--command",
+            "GET __key__",
+            "--command-key-pattern",
+            "P",
+            "-t",
+            "2",
+            "-c",
+            "3",
+            "--key-maximum",
+            "4",
+        ])
+        .unwrap_err();
+        assert!(e.starts_with("--command-key-pattern:"), "{e}");
     }
 }
