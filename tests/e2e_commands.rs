@@ -153,7 +153,7 @@ fn lrange_600_replies_are_decoded_whole_and_counted_once() {
 #[test]
 fn an_mset_of_ten_pairs_sets_ten_distinct_keys_per_call() {
     let redis = Redis::start();
-    let pairs = vec!["__key__ __data__"; 10].join(" ");
+    let pairs = ["__key__ __data__"; 10].join(" ");
     let command = format!("MSET {pairs}");
     kvbench_json(
         redis.port,
