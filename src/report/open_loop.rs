@@ -34,7 +34,7 @@ pub fn latency_meaning(config: &Config) -> String {
 /// tables.
 pub fn service_table(out: &mut String, config: &Config, s: &Section<'_>) {
     let percentiles = &config.output.percentiles;
-    let response = s.stats.ops[0].response_us.is_some();
+    let response = s.stats.ops.iter().any(|o| o.response_us.is_some());
     let title = if response {
         "Response time (reply − intended send)"
     } else {

@@ -69,7 +69,9 @@ fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
     }
     let _ = writeln!(out, "{:>13} ", "KB/sec");
     let _ = writeln!(out, "{}", "-".repeat(width));
-    row(out, "Sets", &s.stats.ops[0], s, percentiles, false);
+    if let Some(set) = s.stats.op(0) {
+        row(out, "Sets", set, s, percentiles, false);
+    }
     if let Some(get) = s.stats.op(1) {
         row(out, "Gets", get, s, percentiles, true);
     }
@@ -153,9 +155,13 @@ fn row(
 fn summary(out: &mut String, input: &ReportInput<'_>, last: Option<&Section<'_>>) {
     let config = input.config;
     if let Some(last) = last {
-        if config.ops.default_pair {
-            hit_rate_line(out, "GET", &last.stats.ops[1.min(last.stats.ops.len() - 1)]);
-        } else if let Some(hits) = hit_stats(config, &last.stats) {
+        if config.ops.default_pair
+            && let Some(get) = last.stats.op(1)
+        {
+            hit_rate_line(out, "GET", get);
+        } else if let Some(hits) = hit_stats(config, &last.stats)
+            && !config.ops.default_pair
+        {
             let names: Vec<&str> = config
                 .ops
                 .hit_rows()

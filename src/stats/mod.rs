@@ -261,7 +261,8 @@ fn merge_optional(a: &mut Option<Histogram<u64>>, b: &Option<Histogram<u64>>) {
 #[derive(Debug, Clone)]
 pub struct Stats {
     /// One entry per row of the op table (`Sets` and `Gets` for the default
-    /// pair), indexed like [`crate::workload::ops::OpTable::rows`].
+    /// pair), indexed like [`crate::workload::ops::OpTable::rows`]; never
+    /// empty, since every constructor makes at least one row.
     pub ops: Vec<OpStats>,
     /// Failures outside the replies.
     pub errors: ErrorCounts,
@@ -326,7 +327,7 @@ impl Stats {
     /// carries) fall into the last one rather than panicking.
     #[inline]
     pub fn op_mut(&mut self, row: usize) -> &mut OpStats {
-        let last = self.ops.len() - 1;
+        let last = self.ops.len().saturating_sub(1);
         &mut self.ops[row.min(last)]
     }
 
@@ -337,6 +338,7 @@ impl Stats {
 
     /// Every row merged.
     pub fn totals(&self) -> OpStats {
+        // Never empty: every constructor makes at least one row.
         let mut all = self.ops[0].clone();
         for op in &self.ops[1..] {
             all += op;
