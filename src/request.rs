@@ -11,10 +11,11 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::config::{Config, RangeSharing, Stop};
+use crate::protocol::resp;
 use crate::protocol::template::Fill;
 use crate::workload::keys::{KeyGen, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
-use crate::workload::ops::OpTable;
+use crate::workload::ops::{Encoding, OpTable};
 use crate::workload::values::ValuePool;
 
 /// Derives independent seeds from one master seed (SplitMix64's finalizer, from
@@ -206,14 +207,31 @@ impl RequestSource {
         }
         let index = self.cycle.next();
         let (op, keys) = (self.ops.ops.get(index)?, self.keys.get_mut(index)?);
-        let mut draw = Draw {
-            keys,
-            rng: &mut self.rng,
-            values,
-            rand_range: self.rand_range,
-            first_key: None,
+        // The pair's dedicated encoders draw the key, then the value, as the
+        // template does, so a seed gives the same requests either way.
+        let (len, first_key) = match op.encoding {
+            Encoding::Set => {
+                let key = keys.next(&mut self.rng);
+                (
+                    resp::encode_set(out, prefix, key, values.next(&mut self.rng)),
+                    Some(key),
+                )
+            }
+            Encoding::Get => {
+                let key = keys.next(&mut self.rng);
+                (resp::encode_get(out, prefix, key), Some(key))
+            }
+            Encoding::Template => {
+                let mut draw = Draw {
+                    keys,
+                    rng: &mut self.rng,
+                    values,
+                    rand_range: self.rand_range,
+                    first_key: None,
+                };
+                (op.template.encode(out, prefix, &mut draw), draw.first_key)
+            }
         };
-        let len = op.template.encode(out, prefix, &mut draw);
         let row = op.row;
         Some(Queued {
             op: index as u16,
@@ -223,7 +241,7 @@ impl RequestSource {
                 .rows
                 .get(usize::from(row))
                 .is_some_and(|r| r.counts_hits),
-            key: draw.first_key.unwrap_or(0),
+            key: first_key.unwrap_or(0),
             len: u32::try_from(len).unwrap_or(u32::MAX),
         })
     }
@@ -261,6 +279,26 @@ mod tests {
                 .sum();
             assert_eq!(total, max + 1, "range 0..={max} over {slots} connections");
         }
+    }
+
+    #[test]
+    fn the_pairs_encoders_and_its_templates_write_the_same_bytes() {
+        let c = config_with(&["--ratio", "1:1", "-d", "7"]);
+        let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+        let mut s = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+        let mut fast = Vec::new();
+        while s.encode_next(&mut fast, b"k", &values).is_some() {}
+        // The same stream through the general templates.
+        let mut t = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+        let mut table = (*t.ops).clone();
+        for op in &mut table.ops {
+            op.encoding = Encoding::Template;
+        }
+        t.ops = Arc::new(table);
+        let mut general = Vec::new();
+        while t.encode_next(&mut general, b"k", &values).is_some() {}
+        assert_eq!(fast, general);
+        assert!(fast.starts_with(b"*3\r\n$3\r\nSET\r\n$"));
     }
 
     #[test]
