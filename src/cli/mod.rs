@@ -142,14 +142,17 @@ pub struct Args {
     /// A command to send instead of SET/GET, e.g. "HSET __key__ field __data__";
     /// repeat for a mix. Placeholders: __key__, __data__, __rand_int__
     #[arg(long, value_name = "CMD", action = ArgAction::Append, help_heading = "Load")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
     pub command: Option<Vec<String>>,
     /// Requests of each --command per cycle, one per command in their order
     /// (repeat the flag or give a list: 1,10) [default: 1 each]
     #[arg(long, value_name = "N[,N...]", action = ArgAction::Append, help_heading = "Load")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
     pub command_ratio: Option<Vec<String>>,
     /// Key pattern of each --command (S, R, G, Z, P), one per command in their
     /// order (repeat the flag or give a list: R,S) [default: R each]
     #[arg(long, value_name = "P[,P...]", action = ArgAction::Append, help_heading = "Load")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
     pub command_key_pattern: Option<Vec<String>>,
     /// Report rows per command name (command) or per --command line (line) [default: command]
     #[arg(long, value_name = "HOW", help_heading = "Output")]
