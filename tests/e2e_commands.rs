@@ -248,3 +248,32 @@ fn a_command_the_server_refuses_is_counted_per_command_and_kind() {
         r.stdout
     );
 }
+
+#[test]
+fn a_sweep_of_command_runs_counts_each_cell_and_its_summary_reads_the_get_lines() {
+    let redis = Redis::start();
+    let r = kvbench_json(
+        redis.port,
+        "-t 1 -c 1,2 -n 100 --key-maximum 99",
+        &[
+            "--command",
+            "INCR counter:__rand_int__",
+            "--command",
+            "GET __key__",
+        ],
+    );
+    let cells = r.doc["sweep"]["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    // 1 then 2 connections × 100 requests, INCR and GET alternating.
+    for (cell, connections) in cells.iter().zip([1u64, 2]) {
+        let totals = &cell["kvbench"]["totals"];
+        assert_eq!(count(totals, "INCR"), 50 * connections, "{totals}");
+        assert_eq!(count(totals, "GET"), 50 * connections, "{totals}");
+    }
+    assert_eq!(redis.calls("incr"), 150);
+    assert_eq!(redis.calls("get"), 150);
+    for row in r.doc["sweep"]["summary"].as_array().unwrap() {
+        assert_eq!(row["set_ops_per_sec"], 0.0, "{row}");
+        assert!(row["get_ops_per_sec"].as_f64().unwrap() > 0.0, "{row}");
+    }
+}
