@@ -155,13 +155,9 @@ fn row(
 fn summary(out: &mut String, input: &ReportInput<'_>, last: Option<&Section<'_>>) {
     let config = input.config;
     if let Some(last) = last {
-        if config.ops.default_pair
-            && let Some(get) = last.stats.op(1)
-        {
-            hit_rate_line(out, "GET", get);
-        } else if let Some(hits) = hit_stats(config, &last.stats)
-            && !config.ops.default_pair
-        {
+        // The pair's line reads "GET hit rate" even with no GET sent; a
+        // --command run names its GET-like commands, and has no line without.
+        if let Some(hits) = hit_stats(config, &last.stats) {
             let names: Vec<&str> = config
                 .ops
                 .hit_rows()
