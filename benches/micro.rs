@@ -98,6 +98,50 @@ fn templates(c: &mut Criterion) {
     group.finish();
 }
 
+/// One request of a connection's stream, as the load loop takes it: the op
+/// cycle, the key draw and the template together.
+fn request_stream(c: &mut Criterion) {
+    use clap::Parser;
+    use kvbench::config::{Config, Stop};
+    use kvbench::request::RequestSource;
+    use kvbench::workload::values::ValuePool;
+
+    let mut group = c.benchmark_group("request");
+    let cases: [(&str, &[&str]); 2] = [
+        ("SET:GET 1:10", &["--ratio", "1:10"]),
+        (
+            "HSET:HGET 1:3",
+            &[
+                "--command",
+                "HSET __key__ field __data__",
+                "--command",
+                "HGET __key__ field",
+                "--command-ratio",
+                "1,3",
+            ],
+        ),
+    ];
+    let mut out = Vec::with_capacity(1 << 20);
+    for (name, args) in cases {
+        let mut full = vec!["kvbench"];
+        full.extend_from_slice(args);
+        let args = kvbench::cli::Args::try_parse_from(full).expect("valid flags");
+        let config = Config::from_args(args).expect("valid config");
+        let values = ValuePool::new(&config.values, false, &mut SmallRng::seed_from_u64(1));
+        let mut source = RequestSource::new(&config, Stop::Time(std::time::Duration::MAX), 0, 1, 1)
+            .expect("valid source");
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                if out.len() > (1 << 20) - 4096 {
+                    out.clear();
+                }
+                source.encode_next(&mut out, b"memtier-", &values)
+            })
+        });
+    }
+    group.finish();
+}
+
 fn key_generation(c: &mut Criterion) {
     let mut group = c.benchmark_group("keys");
     let range = KeyRange {
@@ -141,6 +185,7 @@ criterion_group!(
     decoding,
     encoding,
     templates,
+    request_stream,
     key_generation,
     histogram
 );

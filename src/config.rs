@@ -6,10 +6,12 @@
 //! `main` turns it into exit code 2.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
+mod commands;
 mod compat;
 mod connection;
 mod data;
@@ -21,6 +23,7 @@ use crate::cli::Args;
 use crate::target::Target;
 use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
+use crate::workload::ops::OpTable;
 use crate::workload::values::SizeSpec;
 pub use compat::{MEMTIER_CONSTANT_SEED, NO_CONNECT_TIMEOUT, RangeSharing, Seeding, Semantics};
 use compat::{build_seed, build_semantics};
@@ -177,6 +180,8 @@ pub struct Config {
     pub pipeline: usize,
     /// SET:GET mix.
     pub ratio: Ratio,
+    /// What is sent: the SET/GET pair (weighted by `ratio`) or `--command` lines.
+    pub ops: Arc<OpTable>,
     /// When each run ends.
     pub stop: Stop,
     /// Measured runs.
@@ -272,12 +277,19 @@ fn build(a: Args) -> Result<Config, UsageError> {
             "is per connection, and the sweep changes the connection count; give the total with --rate",
         ));
     }
+    let ops = Arc::new(commands::build_ops(
+        &a,
+        &keys,
+        sweep.ratios[0],
+        sweep.max_connections(),
+    )?);
     Ok(Config {
         target: build_target(&a)?,
         threads: sweep.threads[0],
         clients: sweep.clients[0],
         pipeline: sweep.pipelines[0],
         ratio: sweep.ratios[0],
+        ops,
         stop: build_stop(&a)?,
         run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
         warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,

@@ -15,7 +15,9 @@
 //! - [`cluster`]: Redis Cluster's key slots, hash tags, slot map and redirects (pure).
 //! - [`command`]: commands as text (`--command`, redis-benchmark's suite) parsed into
 //!   arguments of literal parts and placeholders.
-//! - [`workload`]: SET:GET mix, key patterns, value sizes; generators take `&mut impl Rng`.
+//! - [`workload`]: the op table ([`workload::ops`]: SET/GET or `--command` lines, each
+//!   a template, key pattern, weight and stats row), the mix cycle, key patterns, value
+//!   sizes; generators take `&mut impl Rng`.
 //! - [`request`]: one connection's request stream for a phase, and seed derivation.
 //! - [`schedule`]: open-loop intended send times (`--rate`).
 //!
@@ -33,7 +35,8 @@
 //! - [`sysinfo`]: this machine: its addresses, memory, open-file limit.
 //!
 //! Results and reports:
-//! - [`stats`]: per-op counters and HdrHistograms merged with `+=`; per-second series.
+//! - [`stats`]: counters and HdrHistograms per row of the op table, merged with `+=`;
+//!   per-second series.
 //! - [`results`]: finished phases, best/worst/aggregate views.
 //! - [`variance`]: run-to-run spread of `-x` runs.
 //! - [`warnings`]: what the reader must know before trusting a result.

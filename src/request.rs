@@ -1,17 +1,21 @@
-//! What one connection sends next: its op cycle, key generators, RNG and budget.
+//! What one connection sends next: its op cycle over the op table, a key
+//! generator per op, its RNG and budget.
 //!
 //! Each connection owns a [`RequestSource`] seeded from the master seed, its thread
 //! and its own index, so the key sequence of every connection is reproducible and
 //! independent of how the event loop happens to interleave connections.
 
-use rand::SeedableRng;
+use std::sync::Arc;
+
 use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 
 use crate::config::{Config, RangeSharing, Stop};
 use crate::protocol::resp;
-use crate::workload::Op;
-use crate::workload::keys::{KeyGen, KeyPattern};
-use crate::workload::mix::{OpCycle, Ratio};
+use crate::protocol::template::Fill;
+use crate::workload::keys::{KeyGen, KeyPattern, KeyRange};
+use crate::workload::mix::OpCycle;
+use crate::workload::ops::{Encoding, OpTable};
 use crate::workload::values::ValuePool;
 
 /// Derives independent seeds from one master seed (SplitMix64's finalizer, from
@@ -28,14 +32,65 @@ pub fn derive_seed(master: u64, parts: &[u64]) -> u64 {
     z
 }
 
+/// What the connection keeps of a request it queued: enough to count its
+/// reply in the right row and, later, to send it again elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Queued {
+    /// The op's index in the table.
+    pub op: u16,
+    /// The stats row it is counted in.
+    pub row: u16,
+    /// True when a nil reply is a miss (GET-like commands).
+    pub counts_hits: bool,
+    /// Its first key number (0 for a command without `__key__`).
+    pub key: u64,
+    /// Its encoded length in bytes.
+    pub len: u32,
+}
+
 /// The request stream of one connection during one phase.
 pub struct RequestSource {
     cycle: OpCycle,
-    set_keys: KeyGen,
-    get_keys: KeyGen,
+    ops: Arc<OpTable>,
+    /// One key generator per op, each walking its op's own pattern.
+    keys: Vec<KeyGen>,
+    /// What `__rand_int__` draws from: the key range.
+    rand_range: KeyRange,
     rng: SmallRng,
     /// Requests left in this phase; `None` when the phase is time-bound.
     remaining: Option<u64>,
+}
+
+/// The placeholders of one request, drawn from the connection's generators.
+struct Draw<'a, 'v> {
+    keys: &'a mut KeyGen,
+    rng: &'a mut SmallRng,
+    values: &'v ValuePool,
+    rand_range: KeyRange,
+    /// The first key drawn, kept in the in-flight entry.
+    first_key: Option<u64>,
+}
+
+impl<'v> Fill<'v> for Draw<'_, 'v> {
+    #[inline]
+    fn key(&mut self) -> u64 {
+        let key = self.keys.next(self.rng);
+        self.first_key.get_or_insert(key);
+        key
+    }
+
+    #[inline]
+    fn data(&mut self) -> &'v [u8] {
+        self.values.next(self.rng)
+    }
+
+    #[inline]
+    fn rand_int(&mut self) -> Option<u64> {
+        Some(
+            self.rng
+                .random_range(self.rand_range.min..=self.rand_range.max),
+        )
+    }
 }
 
 impl RequestSource {
@@ -72,10 +127,17 @@ impl RequestSource {
             KeyPattern::Sequential => semantics.walk_slot(slot),
             _ => slot,
         };
+        let ops = Arc::clone(&config.ops);
+        let gens = ops
+            .ops
+            .iter()
+            .map(|op| KeyGen::new(op.pattern, keys.range, start(op.pattern), slots))
+            .collect::<Result<_, _>>()?;
         Ok(RequestSource {
-            cycle: OpCycle::new(config.ratio),
-            set_keys: KeyGen::new(keys.set_pattern, keys.range, start(keys.set_pattern), slots)?,
-            get_keys: KeyGen::new(keys.get_pattern, keys.range, start(keys.get_pattern), slots)?,
+            cycle: OpCycle::new(&ops.weights(config.ratio)),
+            ops,
+            keys: gens,
+            rand_range: keys.range,
             rng: SmallRng::seed_from_u64(semantics.connection_seed(config.seed, slot, seed)),
             remaining,
         })
@@ -87,12 +149,13 @@ impl RequestSource {
         let range = config.keys.range;
         let len = range.len();
         Ok(RequestSource {
-            cycle: OpCycle::new(Ratio { set: 1, get: 0 }),
+            cycle: OpCycle::new(&[1]),
+            ops: Arc::new(OpTable::prefill()),
             // Sequential from the start of this connection's slice, for exactly the
             // slice's length: the slices tile the range, so every key is written
             // once, even with more connections than keys.
-            set_keys: KeyGen::new(KeyPattern::Sequential, range, slot, slots)?,
-            get_keys: KeyGen::new(KeyPattern::Uniform, range, slot, slots)?,
+            keys: vec![KeyGen::new(KeyPattern::Sequential, range, slot, slots)?],
+            rand_range: range,
             rng: SmallRng::seed_from_u64(seed),
             remaining: Some(len / slots + u64::from(slot < len % slots)),
         })
@@ -104,47 +167,83 @@ impl RequestSource {
         self.remaining == Some(0)
     }
 
-    /// Takes the next request's op without encoding it: the request was due but
-    /// will never be sent (the phase ended first), and is counted under its op.
-    /// `None` when the budget is spent.
+    /// Takes one request from the budget; false when it is spent.
     #[inline]
-    pub fn skip_next(&mut self) -> Option<Op> {
-        if let Some(left) = self.remaining.as_mut() {
-            if *left == 0 {
-                return None;
+    fn take(&mut self) -> bool {
+        match self.remaining.as_mut() {
+            Some(0) => false,
+            Some(left) => {
+                *left -= 1;
+                true
             }
-            *left -= 1;
+            None => true,
         }
-        Some(self.cycle.next())
     }
 
-    /// Appends the next request to `out`; returns its op and encoded length, or
-    /// `None` when the budget is spent. Allocation-free apart from `out` growing.
+    /// Takes the next request's op without encoding it: the request was due but
+    /// will never be sent (the phase ended first), and is counted under its
+    /// op's row, which is returned. `None` when the budget is spent.
+    #[inline]
+    pub fn skip_next(&mut self) -> Option<usize> {
+        if !self.take() {
+            return None;
+        }
+        let op = self.cycle.next();
+        self.ops.ops.get(op).map(|op| usize::from(op.row))
+    }
+
+    /// Appends the next request to `out`; returns what the in-flight entry keeps
+    /// of it, or `None` when the budget is spent. Allocation-free apart from
+    /// `out` growing.
     #[inline]
     pub fn encode_next(
         &mut self,
         out: &mut Vec<u8>,
         prefix: &[u8],
         values: &ValuePool,
-    ) -> Option<(Op, usize)> {
-        if let Some(left) = self.remaining.as_mut() {
-            if *left == 0 {
-                return None;
-            }
-            *left -= 1;
+    ) -> Option<Queued> {
+        if !self.take() {
+            return None;
         }
-        let op = self.cycle.next();
-        let len = match op {
-            Op::Set => {
-                let key = self.set_keys.next(&mut self.rng);
-                resp::encode_set(out, prefix, key, values.next(&mut self.rng))
+        let index = self.cycle.next();
+        let (op, keys) = (self.ops.ops.get(index)?, self.keys.get_mut(index)?);
+        // The pair's dedicated encoders draw the key, then the value, as the
+        // template does, so a seed gives the same requests either way.
+        let (len, first_key) = match op.encoding {
+            Encoding::Set => {
+                let key = keys.next(&mut self.rng);
+                (
+                    resp::encode_set(out, prefix, key, values.next(&mut self.rng)),
+                    Some(key),
+                )
             }
-            Op::Get => {
-                let key = self.get_keys.next(&mut self.rng);
-                resp::encode_get(out, prefix, key)
+            Encoding::Get => {
+                let key = keys.next(&mut self.rng);
+                (resp::encode_get(out, prefix, key), Some(key))
+            }
+            Encoding::Template => {
+                let mut draw = Draw {
+                    keys,
+                    rng: &mut self.rng,
+                    values,
+                    rand_range: self.rand_range,
+                    first_key: None,
+                };
+                (op.template.encode(out, prefix, &mut draw), draw.first_key)
             }
         };
-        Some((op, len))
+        let row = op.row;
+        Some(Queued {
+            op: index as u16,
+            row,
+            counts_hits: self
+                .ops
+                .rows
+                .get(usize::from(row))
+                .is_some_and(|r| r.counts_hits),
+            key: first_key.unwrap_or(0),
+            len: u32::try_from(len).unwrap_or(u32::MAX),
+        })
     }
 }
 
@@ -180,6 +279,26 @@ mod tests {
                 .sum();
             assert_eq!(total, max + 1, "range 0..={max} over {slots} connections");
         }
+    }
+
+    #[test]
+    fn the_pairs_encoders_and_its_templates_write_the_same_bytes() {
+        let c = config_with(&["--ratio", "1:1", "-d", "7"]);
+        let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+        let mut s = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+        let mut fast = Vec::new();
+        while s.encode_next(&mut fast, b"k", &values).is_some() {}
+        // The same stream through the general templates.
+        let mut t = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+        let mut table = (*t.ops).clone();
+        for op in &mut table.ops {
+            op.encoding = Encoding::Template;
+        }
+        t.ops = Arc::new(table);
+        let mut general = Vec::new();
+        while t.encode_next(&mut general, b"k", &values).is_some() {}
+        assert_eq!(fast, general);
+        assert!(fast.starts_with(b"*3\r\n$3\r\nSET\r\n$"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::server::{Info, PhaseEvidence};
 use crate::stats::Stats;
 use crate::stats::series::Second;
 use crate::variance::Variance;
+use crate::workload::ops::OpTable;
 
 /// Which part of the schedule a phase was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +129,14 @@ impl std::fmt::Display for Incomplete {
 }
 
 impl PhaseResult {
+    /// The op table this phase sent: the run's, or the prefill's SETs.
+    pub fn ops<'a>(&self, run_ops: &'a OpTable) -> Cow<'a, OpTable> {
+        match self.phase {
+            Phase::Prefill => Cow::Owned(OpTable::prefill()),
+            _ => Cow::Borrowed(run_ops),
+        }
+    }
+
     /// Why this phase did not offer its whole load, if it did not.
     pub fn incomplete(&self) -> Option<Incomplete> {
         (self.connections_given_up > 0).then_some(Incomplete::ConnectionsLost {
@@ -137,7 +146,7 @@ impl PhaseResult {
 
     /// Total replies per second.
     pub fn ops_per_sec(&self) -> f64 {
-        rate(self.stats.set.count + self.stats.get.count, self.duration)
+        rate(self.stats.replies(), self.duration)
     }
 
     /// Replies that were not errors, per second.
@@ -338,8 +347,8 @@ mod tests {
     use super::*;
 
     fn run(n: u32, count: u64, secs: u64) -> PhaseResult {
-        let mut stats = Stats::new().unwrap();
-        stats.set.count = count;
+        let mut stats = Stats::new(2).unwrap();
+        stats.ops[0].count = count;
         PhaseResult {
             phase: Phase::Run(n),
             started_wall: SystemTime::UNIX_EPOCH,
@@ -387,7 +396,7 @@ mod tests {
             placement: None,
         };
         let agg = r.aggregate().unwrap();
-        assert_eq!(rate(agg.stats.set.count, agg.duration), 100.0);
+        assert_eq!(rate(agg.stats.ops[0].count, agg.duration), 100.0);
     }
 
     #[test]

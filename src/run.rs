@@ -348,7 +348,7 @@ fn open_interval_logs(config: &Config, phase: Phase, started: SystemTime) -> Opt
     if !matches!(phase, Phase::Run(_)) {
         return None;
     }
-    IntervalLogs::create(prefix, phase, started)
+    IntervalLogs::create(prefix, &config.ops, phase, started)
         .map_err(|e| crate::report::note(format_args!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display())))
         .ok()
 }
@@ -363,7 +363,7 @@ fn finish_hdr_files(config: &Config, logs: Option<IntervalLogs>, result: &PhaseR
     }
     let written = logs
         .map_or(Ok(()), IntervalLogs::finish)
-        .and_then(|()| hdr::write_distributions(prefix, result));
+        .and_then(|()| hdr::write_distributions(prefix, &config.ops, result));
     if let Err(e) = written {
         crate::report::note(format_args!(
             "kvbench: cannot write the HdrHistogram files of {} under --hdr-file-prefix {}: {e}",

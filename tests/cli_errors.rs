@@ -441,3 +441,73 @@ fn memtier_flags_kvbench_lacks_say_so_instead_of_suggesting_another_flag() {
         assert!(!stderr.contains("did you mean"), "{stderr}");
     }
 }
+
+#[test]
+fn bad_command_templates_and_their_lists_exit_2_naming_the_flag() {
+    let cases = vec![
+        at_free_port("empty command", "--command", "--command")
+            .arg("")
+            .mentions("empty"),
+        at_free_port("blank command", "--command", "--command")
+            .arg("   ")
+            .mentions("empty"),
+        at_free_port("unknown placeholder", "--command", "--command")
+            .arg("SET __kye__ __data__")
+            .mentions("__kye__"),
+        at_free_port("unbalanced quotes", "--command", "--command")
+            .arg("SET __key__ \"value")
+            .mentions("quote"),
+        at_free_port("placeholder as the name", "--command", "--command")
+            .arg("__key__ x")
+            .mentions("literal"),
+        at_free_port(
+            "ratio list longer than the commands",
+            "--command-ratio 1,2",
+            "--command-ratio",
+        )
+        .arg("--command")
+        .arg("GET __key__")
+        .mentions("one per command"),
+        at_free_port(
+            "ratio that is no number",
+            "--command-ratio x",
+            "--command-ratio",
+        )
+        .arg("--command")
+        .arg("GET __key__"),
+        at_free_port(
+            "key-pattern list shorter than the commands",
+            "--command-key-pattern R",
+            "--command-key-pattern",
+        )
+        .arg("--command")
+        .arg("GET __key__")
+        .arg("--command")
+        .arg("SET __key__ __data__")
+        .mentions("one per command"),
+        at_free_port(
+            "unknown command key pattern",
+            "--command-key-pattern Q",
+            "--command-key-pattern",
+        )
+        .arg("--command")
+        .arg("GET __key__"),
+        at_free_port(
+            "unknown breakdown",
+            "--command-stats-breakdown cmd",
+            "--command-stats-breakdown",
+        )
+        .arg("--command")
+        .arg("GET __key__"),
+        at_free_port(
+            "command ratio without commands",
+            "--command-ratio 1",
+            "--command-ratio",
+        ),
+        at_free_port("--ratio beside --command", "--ratio 1:1", "--ratio")
+            .arg("--command")
+            .arg("GET __key__")
+            .mentions("--command-ratio"),
+    ];
+    assert_all_rejected(&cases);
+}

@@ -93,3 +93,14 @@ fn short_variants_finish_within_a_minute() {
         );
     }
 }
+
+#[test]
+fn hash_commands_replace_the_pair_with_their_ratio() {
+    let c = load("hash-commands.toml");
+    assert!(!c.ops.default_pair);
+    let rows: Vec<&str> = c.ops.rows.iter().map(|r| r.memtier.as_str()).collect();
+    assert_eq!(rows, ["Hsets", "Hgets"]);
+    let weights: Vec<u32> = c.ops.ops.iter().map(|o| o.weight).collect();
+    assert_eq!(weights, [1, 4]);
+    assert_eq!(c.stop, Stop::Time(std::time::Duration::from_secs(5)));
+}

@@ -502,3 +502,35 @@ fn a_soft_open_file_limit_below_the_clients_needs_is_raised_and_the_run_proceeds
     assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");
     assert_eq!(Calls::at(redis.port), Calls { set: 40, get: 0 });
 }
+
+#[test]
+fn bytes_tx_counts_the_requests_answered_not_those_lost_with_a_reset_connection() {
+    let redis = Redis::start_with(&["--enable-debug-command", "local"]);
+    let dir = TempDir::new("bytes-tx");
+    // Every request is the same SET of one key and 10 bytes:
+    // `*3 $3 SET $9 memtier-5 $10 xxxxxxxxxx`, 45 bytes with their CRLFs.
+    let mut kv = spawn_kvbench(
+        redis.port,
+        "--request-timeout 0.2 --test-time 2 -t 1 -c 2 --pipeline 8 --ratio 1:0 -d 10 --key-minimum 5 --key-maximum 5",
+        &dir,
+    );
+    wait_for_traffic(redis.port, &mut kv);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(ask(redis.port, &["DEBUG", "SLEEP", "0.6"]), "OK");
+    let run = Finished::collect(kv, &dir);
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    let lost = run.error("lost_requests");
+    assert!(lost >= 1, "no request was lost: {}", run.k()["errors"]);
+    let set = &run.k()["totals"]["SET"];
+    let count = u(&set["count"]);
+    assert!(count > 0);
+    // Counted at the reply, as memtier does: the lost requests add nothing.
+    assert_eq!(u(&set["bytes_tx"]), 45 * count, "{set}, {lost} lost");
+    let series_tx: u64 = run.doc["ALL STATS"]["Sets"]["Time-Serie"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|s| u(&s["Bytes TX"]))
+        .sum();
+    assert_eq!(series_tx, 45 * count);
+}

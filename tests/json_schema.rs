@@ -250,3 +250,30 @@ fn a_memtier_compat_timed_run_without_histograms_validates() {
     assert_eq!(doc["configuration"]["connection_timeout"], 0);
     assert!(doc["ALL STATS"].get("SET").is_none());
 }
+
+#[test]
+fn a_command_run_with_a_line_breakdown_and_a_rate_validates() {
+    let redis = Redis::start();
+    let doc = common::kvbench_json(
+        redis.port,
+        "-t 1 -c 2 --test-time 1 --rate 2000 --key-maximum 100 --command-stats-breakdown line",
+        &[
+            "--command",
+            "HSET __key__ f __data__",
+            "--command",
+            "HGET __key__ f",
+            "--command",
+            "HGET other:__key__ f",
+        ],
+    )
+    .doc;
+    assert_valid(&validator(), &doc, "a --command run");
+    let all = &doc["ALL STATS"];
+    assert!(all["Hgets#2"]["Count"].as_u64().unwrap() > 0, "{all}");
+    let service = &doc["kvbench"]["runs"][0]["open_loop"]["service_time"];
+    assert_eq!(service["Hsets"]["Count"], all["Hsets"]["Count"]);
+    // A misspelt row is still refused.
+    let mut broken = doc.clone();
+    broken["ALL STATS"]["hsets"] = broken["ALL STATS"]["Hsets"].clone();
+    assert!(!errors(&validator(), &broken).is_empty());
+}

@@ -139,6 +139,24 @@ pub struct Args {
     /// (1:0,0:1,1:1) sweeps [default: 1:10]
     #[arg(long, value_name = "SET:GET[,...]", help_heading = "Load")]
     pub ratio: Option<String>,
+    /// A command to send instead of SET/GET, e.g. "HSET __key__ field __data__";
+    /// repeat for a mix. Placeholders: __key__, __data__, __rand_int__
+    #[arg(long, value_name = "CMD", action = ArgAction::Append, help_heading = "Load")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
+    pub command: Option<Vec<String>>,
+    /// Requests of each --command per cycle, one per command in their order
+    /// (repeat the flag or give a list: 1,10) [default: 1 each]
+    #[arg(long, value_name = "N[,N...]", action = ArgAction::Append, help_heading = "Load")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
+    pub command_ratio: Option<Vec<String>>,
+    /// Key pattern of each --command (S, R, G, Z, P), one per command in their
+    /// order (repeat the flag or give a list: R,S) [default: R each]
+    #[arg(long, value_name = "P[,P...]", action = ArgAction::Append, help_heading = "Load")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
+    pub command_key_pattern: Option<Vec<String>>,
+    /// Report rows per command name (command) or per --command line (line) [default: command]
+    #[arg(long, value_name = "HOW", help_heading = "Output")]
+    pub command_stats_breakdown: Option<String>,
     /// With a sweep: warm up before every cell (each) or only the first (first) [default: each]
     #[arg(long, value_name = "WHEN", help_heading = "Load")]
     pub sweep_warmup: Option<String>,

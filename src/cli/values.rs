@@ -93,3 +93,32 @@ impl FromStr for NumList {
         })
     }
 }
+
+/// A config file's value of a repeatable flag (`--command`, `--command-ratio`):
+/// one value or an array, of strings or whole numbers (`command-ratio = [1, 10]`),
+/// read as the strings the command line would give.
+pub fn one_or_many<'de, D>(d: D) -> Result<Option<Vec<String>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Item {
+        Text(String),
+        Number(u64),
+    }
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(Item),
+        Many(Vec<Item>),
+    }
+    let text = |item: Item| match item {
+        Item::Text(s) => s,
+        Item::Number(n) => n.to_string(),
+    };
+    Ok(Option::<OneOrMany>::deserialize(d)?.map(|v| match v {
+        OneOrMany::One(item) => vec![text(item)],
+        OneOrMany::Many(items) => items.into_iter().map(text).collect(),
+    }))
+}

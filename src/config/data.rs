@@ -68,7 +68,11 @@ pub(super) fn build_keys(a: &Args, connections: usize) -> Result<KeySpace, Usage
     })
 }
 
-fn key_pattern(a: &Args, kind: PatternKind, range: KeyRange) -> Result<KeyPattern, UsageError> {
+pub(super) fn key_pattern(
+    a: &Args,
+    kind: PatternKind,
+    range: KeyRange,
+) -> Result<KeyPattern, UsageError> {
     Ok(match kind {
         PatternKind::Sequential => KeyPattern::Sequential,
         PatternKind::Uniform => KeyPattern::Uniform,

@@ -10,7 +10,6 @@ use crate::conn::{CloseReason, Conn, ConnState, micros_between};
 use crate::net::Handshake;
 use crate::protocol::resp::{self, Reply, ServerErrorKind};
 use crate::stats::Stats;
-use crate::workload::Op;
 
 fn would_block(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::WouldBlock
@@ -166,18 +165,20 @@ impl Conn {
             return Err(CloseReason::Protocol);
         };
         let service_us = micros_between(request.sent_at, now);
-        let op = stats.op_mut(request.op);
+        let queued = request.queued;
+        let op = stats.op_mut(usize::from(queued.row));
         if op.service_us.is_some() {
             op.record_open_loop(micros_between(request.intended_at, now), service_us);
         } else {
             op.record(service_us);
         }
         op.bytes_rx += used as u64;
+        op.bytes_tx += u64::from(queued.len);
         match reply {
-            Outcome::Nil if request.op == Op::Get => op.misses += 1,
-            Outcome::Value if request.op == Op::Get => op.hits += 1,
+            Outcome::Nil if queued.counts_hits => op.misses += 1,
+            Outcome::Value if queued.counts_hits => op.hits += 1,
             Outcome::Error(kind) => {
-                op.errors += 1;
+                op.count_error(kind);
                 stats.errors.count_server(kind);
             }
             _ => {}

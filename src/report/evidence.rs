@@ -1,5 +1,5 @@
 //! The server's evidence in the reports: what the server is, and for each phase
-//! its own counts (SET and GET calls, keys, hits and misses), its CPU use, forks
+//! its own counts (the calls of every command sent, keys, hits and misses), its CPU use, forks
 //! and, with `--slowlog`, its slow log, next to kvbench's numbers.
 
 use std::fmt::Write;
@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 
 use crate::results::{PhaseResult, ServerContext};
 use crate::server::PhaseEvidence;
+use crate::stats::Stats;
+use crate::workload::ops::{OpTable, Witness};
 
 /// The INFO sections kept in the JSON.
 pub const SECTIONS: [&str; 7] = [
@@ -41,12 +43,39 @@ pub fn context_json(ctx: &ServerContext) -> Value {
     })
 }
 
+/// kvbench's replies counted under one witness.
+pub fn client_count(stats: &Stats, w: &Witness) -> u64 {
+    w.rows
+        .iter()
+        .filter_map(|&r| stats.op(r))
+        .map(|o| o.count)
+        .sum()
+}
+
+/// `delta.commands`: for every command sent, the server's calls beside
+/// kvbench's replies.
+fn commands_json(p: &PhaseResult, ops: &OpTable, e: &PhaseEvidence) -> Value {
+    let mut m = serde_json::Map::new();
+    for w in p.ops(ops).witnesses() {
+        m.insert(
+            w.command.clone(),
+            json!({
+                "calls": e.calls(&w.command),
+                "rejected_calls": e.rejected_calls(&w.command),
+                "failed_calls": e.failed_calls(&w.command),
+                "kvbench_replies": client_count(&p.stats, &w),
+            }),
+        );
+    }
+    Value::Object(m)
+}
+
 /// `runs[i].server`: INFO before and after, the deltas and the slow log.
-pub fn phase_json(p: &PhaseResult, db: u32) -> Value {
+pub fn phase_json(p: &PhaseResult, ops: &OpTable, db: u32) -> Value {
     let Some(e) = &p.server else {
         return Value::Null;
     };
-    let replies = p.stats.set.count + p.stats.get.count;
+    let replies = p.stats.replies();
     json!({
         "info_before": e.before.sections_json(&SECTIONS),
         "info_after": e.after.sections_json(&SECTIONS),
@@ -58,6 +87,7 @@ pub fn phase_json(p: &PhaseResult, db: u32) -> Value {
             "get_rejected_calls": e.rejected_calls("get"),
             "set_failed_calls": e.failed_calls("set"),
             "get_failed_calls": e.failed_calls("get"),
+            "commands": commands_json(p, ops, e),
             "total_commands_processed": e.delta("total_commands_processed"),
             "keyspace_hits": e.delta("keyspace_hits"),
             "keyspace_misses": e.delta("keyspace_misses"),
@@ -105,7 +135,7 @@ fn calls_text(e: &PhaseEvidence, command: &str) -> String {
 }
 
 /// One line per phase: the server's counts beside kvbench's, and its CPU.
-pub fn phase_line(out: &mut String, p: &PhaseResult, db: u32) {
+pub fn phase_line(out: &mut String, p: &PhaseResult, ops: &OpTable, db: u32) {
     let Some(e) = &p.server else {
         // A server that never answers INFO (some proxies) gives no line; a
         // failed control connection is said, so the gap is not silent.
@@ -114,15 +144,37 @@ pub fn phase_line(out: &mut String, p: &PhaseResult, db: u32) {
         }
         return;
     };
-    let replies = p.stats.set.count + p.stats.get.count;
+    let replies = p.stats.replies();
+    let ops = p.ops(ops);
+    let mut witnesses = ops.witnesses();
+    if ops.default_pair || matches!(p.phase, crate::results::Phase::Prefill) {
+        // The SET/GET line keeps both commands, sent or not, as it always has.
+        for (name, command) in [("SET", "set"), ("GET", "get")] {
+            if !witnesses.iter().any(|w| w.command == command) {
+                witnesses.push(Witness {
+                    name: name.into(),
+                    command: command.into(),
+                    rows: Vec::new(),
+                });
+            }
+        }
+    }
+    let counts: Vec<String> = witnesses
+        .iter()
+        .map(|w| {
+            format!(
+                "{} calls {} (kvbench {})",
+                w.name,
+                calls_text(e, &w.command),
+                client_count(&p.stats, w)
+            )
+        })
+        .collect();
     let _ = write!(
         out,
-        "Server {}: SET calls {} (kvbench {}), GET calls {} (kvbench {}), keys {} -> {}, CPU {:.3} s",
+        "Server {}: {}, keys {} -> {}, CPU {:.3} s",
         p.phase,
-        calls_text(e, "set"),
-        p.stats.set.count,
-        calls_text(e, "get"),
-        p.stats.get.count,
+        counts.join(", "),
         e.before.keys(db),
         e.after.keys(db),
         e.cpu_seconds(),

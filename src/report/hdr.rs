@@ -1,6 +1,7 @@
 //! HdrHistogram files (`--hdr-file-prefix P`), per measured run *n*, under
-//! memtier_benchmark's names: `P_FULL_RUN_<n>`, `P_SET_command_run_<n>` and
-//! `P_GET_command_run_<n>`, each with
+//! memtier_benchmark's names: `P_FULL_RUN_<n>` and one `P_<NAME>_command_run_<n>`
+//! per row of the op table (`SET` and `GET` for the default pair, `HSET` for
+//! `--command "HSET ..."`), each with
 //!
 //! - `.txt`: the percentile distribution in memtier's layout (HdrHistogram's
 //!   classic percentile output, values in ms), which HdrHistogram's plotter reads;
@@ -21,16 +22,21 @@ use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 
 use crate::results::{Phase, PhaseResult};
 use crate::stats::{OpStats, Stats};
+use crate::workload::ops::OpTable;
 
-/// The ops that get files: each op, and both together (`TOTALS`, memtier's
-/// "full run").
-const OPS: [&str; 3] = ["SET", "GET", "TOTALS"];
+/// The files' ops: each row of the table by its name, and every row together
+/// (`TOTALS`, memtier's "full run").
+fn file_ops(table: &OpTable) -> Vec<(String, Option<usize>)> {
+    let rows = table.rows.iter().enumerate();
+    rows.map(|(i, r)| (r.name_key.clone(), Some(i)))
+        .chain([("TOTALS".to_string(), None)])
+        .collect()
+}
 
-fn op_stats(stats: &Stats, op: &str) -> OpStats {
-    match op {
-        "SET" => stats.set.clone(),
-        "GET" => stats.get.clone(),
-        _ => stats.totals(),
+fn op_stats(stats: &Stats, row: Option<usize>) -> OpStats {
+    match row.and_then(|r| stats.op(r)) {
+        Some(op) => op.clone(),
+        None => stats.totals(),
     }
 }
 
@@ -66,17 +72,22 @@ fn title(op: &str) -> &str {
 
 /// The interval logs of one run, written as each second completes.
 pub struct IntervalLogs {
-    files: Vec<(&'static str, BufWriter<File>)>,
+    files: Vec<(String, Option<usize>, BufWriter<File>)>,
     serializer: V2DeflateSerializer,
 }
 
 impl IntervalLogs {
     /// Creates the run's `.hlog` files and writes their headers.
-    pub fn create(prefix: &Path, phase: Phase, started: SystemTime) -> io::Result<IntervalLogs> {
+    pub fn create(
+        prefix: &Path,
+        table: &OpTable,
+        phase: Phase,
+        started: SystemTime,
+    ) -> io::Result<IntervalLogs> {
         let mut serializer = V2DeflateSerializer::new();
         let mut files = Vec::new();
-        for op in OPS {
-            let mut file = BufWriter::new(File::create(file_name(prefix, phase, op, "hlog"))?);
+        for (op, row) in file_ops(table) {
+            let mut file = BufWriter::new(File::create(file_name(prefix, phase, &op, "hlog"))?);
             IntervalLogWriterBuilder::new()
                 .add_comment(&format!(
                     "kvbench {} {phase} {op} latencies in microseconds",
@@ -85,18 +96,18 @@ impl IntervalLogs {
                 .with_start_time(started)
                 .with_base_time(started)
                 .begin_log_with(&mut file, &mut serializer)?;
-            files.push((op, file));
+            files.push((op, row, file));
         }
         Ok(IntervalLogs { files, serializer })
     }
 
     /// Appends second `second` (all threads merged) to every op's log.
     pub fn write_second(&mut self, second: u64, merged: &Stats) -> io::Result<()> {
-        for (op, file) in &mut self.files {
+        for (op, row, file) in &mut self.files {
             // A builder with no headers configured writes nothing but the entry.
             let mut log =
                 IntervalLogWriterBuilder::new().begin_log_with(file, &mut self.serializer)?;
-            let h = op_stats(merged, op).latency_us;
+            let h = op_stats(merged, *row).latency_us;
             log.write_histogram(
                 &h,
                 Duration::from_secs(second),
@@ -110,7 +121,7 @@ impl IntervalLogs {
 
     /// Flushes every log to disk.
     pub fn finish(mut self) -> io::Result<()> {
-        for (_, file) in &mut self.files {
+        for (_, _, file) in &mut self.files {
             file.flush()?;
         }
         Ok(())
@@ -118,14 +129,15 @@ impl IntervalLogs {
 }
 
 /// Writes the run's `.txt` distributions and `.hgrm` whole-run logs.
-pub fn write_distributions(prefix: &Path, run: &PhaseResult) -> io::Result<()> {
+pub fn write_distributions(prefix: &Path, table: &OpTable, run: &PhaseResult) -> io::Result<()> {
     let mut serializer = V2DeflateSerializer::new();
     let started = run
         .started_wall
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    for op in OPS {
-        let h = op_stats(&run.stats, op).latency_us;
+    for (op, row) in file_ops(table) {
+        let op = op.as_str();
+        let h = op_stats(&run.stats, row).latency_us;
         let mut file = BufWriter::new(File::create(file_name(prefix, run.phase, op, "txt"))?);
         file.write_all(percentile_distribution(&h).as_bytes())?;
         file.flush()?;

@@ -20,6 +20,7 @@ use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
 use crate::stats::{ErrorCounts, OpStats, Stats, max_us, percentile_us};
 use crate::warnings;
+use crate::workload::ops::OpTable;
 
 /// Version of the `kvbench` object's layout; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -131,15 +132,17 @@ fn section(s: &Section<'_>, c: &Config) -> Value {
     let row = |op: &OpStats, series: &[(u64, &OpSecond)], errors: u64| {
         op_section(op, d, percentiles, series, errors)
     };
-    m.insert(
-        "Sets".into(),
-        row(&s.stats.set, &pick(s.series, |x| &x.set), 0),
-    );
-    m.insert(
-        "Gets".into(),
-        row(&s.stats.get, &pick(s.series, |x| &x.get), 0),
-    );
-    if let Ok(waits) = OpStats::new() {
+    for (i, (r, op)) in c.ops.rows.iter().zip(&s.stats.ops).enumerate() {
+        let series: Vec<(u64, &OpSecond)> = s
+            .series
+            .iter()
+            .filter_map(|x| x.ops.get(i).map(|o| (x.second, o)))
+            .collect();
+        m.insert(r.json_key.clone(), row(op, &series, 0));
+    }
+    if c.ops.default_pair
+        && let Ok(waits) = OpStats::new()
+    {
         // kvbench sends no WAIT; the row is kept because memtier readers expect
         // it, with memtier's empty seconds (counts only).
         let empty = OpSecond::from_stats(&waits, &[]);
@@ -157,14 +160,16 @@ fn section(s: &Section<'_>, c: &Config) -> Value {
     );
     // memtier leaves the distributions out with --hide-histogram.
     if !c.output.hide_histogram {
-        for (name, op) in [("SET", &s.stats.set), ("GET", &s.stats.get)] {
+        for (r, op) in c.ops.rows.iter().zip(&s.stats.ops) {
             let points: Vec<Value> = distribution(&op.latency_us)
                 .into_iter()
                 .map(|(ms, percent)| json!({"<=msec": round(ms, 3), "percent": round(percent, 3)}))
                 .collect();
-            m.insert(name.into(), Value::Array(points));
+            m.insert(r.name_key.clone(), Value::Array(points));
         }
-        m.insert("WAIT".into(), json!([{"<=msec": 0.0, "percent": 100.0}]));
+        if c.ops.default_pair {
+            m.insert("WAIT".into(), json!([{"<=msec": 0.0, "percent": 100.0}]));
+        }
     }
     Value::Object(m)
 }
@@ -246,14 +251,28 @@ fn time_serie(series: &[(u64, &OpSecond)]) -> Value {
     Value::Object(m)
 }
 
-fn integer_totals(s: &Stats) -> Value {
-    let op = |o: &OpStats| {
-        json!({
+/// Exact counts per row, keyed by command name (`SET`, `GET`, `HSET`); for
+/// `--command` runs each row also carries its error replies by kind.
+fn integer_totals(ops: &OpTable, s: &Stats) -> Value {
+    let mut m = Map::new();
+    for (r, o) in ops.rows.iter().zip(&s.ops) {
+        let mut v = json!({
             "count": o.count, "hits": o.hits, "misses": o.misses, "errors": o.errors,
             "bytes_tx": o.bytes_tx, "bytes_rx": o.bytes_rx,
-        })
-    };
-    json!({"SET": op(&s.set), "GET": op(&s.get)})
+        });
+        if !ops.default_pair
+            && let Value::Object(fields) = &mut v
+        {
+            let mut kinds = Map::new();
+            for (kind, n) in ServerErrorKind::ALL.iter().zip(o.errors_by_kind) {
+                kinds.insert(kind.as_str().into(), json!(n));
+            }
+            fields.insert("errors_by_kind".into(), Value::Object(kinds));
+            fields.insert("command".into(), json!(r.name));
+        }
+        m.insert(r.name_key.clone(), v);
+    }
+    Value::Object(m)
 }
 
 fn error_object(e: &ErrorCounts) -> Value {
@@ -284,10 +303,10 @@ fn phase_summary(c: &Config, p: &PhaseResult) -> Value {
         "successes_per_sec": round(p.successes_per_sec(), 2),
         "errors_per_sec": round(p.errors_per_sec(), 2),
         "thread_cpu_s": p.thread_cpu.iter().map(|d| round(d.as_secs_f64(), 4)).collect::<Vec<_>>(),
-        "totals": integer_totals(&p.stats),
+        "totals": integer_totals(&p.ops(&c.ops), &p.stats),
         "errors": error_object(&p.stats.errors),
         "open_loop": open_loop::run_json(c, p),
-        "server": evidence::phase_json(p, c.target.db),
+        "server": evidence::phase_json(p, &c.ops, c.target.db),
     })
 }
 
@@ -342,8 +361,8 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
             }
             v
         }),
-        "totals": all_runs.as_ref().map(integer_totals),
-        "hit_rate_percent": all_runs.as_ref().and_then(|s| crate::report::hit_rate_percent(&s.get)).map(|p| round(p, 4)),
+        "totals": all_runs.as_ref().map(|s| integer_totals(&c.ops, s)),
+        "hit_rate_percent": all_runs.as_ref().and_then(|s| crate::report::hit_stats(c, s)).as_ref().and_then(crate::report::hit_rate_percent).map(|p| round(p, 4)),
         "errors": all_runs.as_ref().map(|s| error_object(&s.errors)),
         "warnings": warnings::collect(c, r)
             .iter()

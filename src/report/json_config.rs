@@ -213,5 +213,24 @@ pub fn kvbench_config(c: &Config) -> Value {
         "reconnect": c.faults.reconnect,
         "max_reconnect_attempts": c.faults.max_reconnect_attempts,
         "pinning": match &c.pinning { Pinning::Off => json!("off"), Pinning::Auto => json!("auto"), Pinning::Cpus(v) => json!(v) },
+        "commands": commands(c),
+        "command_stats_breakdown": (!c.ops.default_pair).then(|| c.ops.breakdown.name()),
     })
+}
+
+/// The `--command` lines as given, with what was made of them; `null` for the
+/// SET/GET pair.
+fn commands(c: &Config) -> Value {
+    if c.ops.default_pair {
+        return Value::Null;
+    }
+    let lines = c.ops.ops.iter().map(|op| {
+        json!({
+            "command": op.spec.text,
+            "ratio": op.weight,
+            "key_pattern": op.pattern.kind().letter().to_string(),
+            "row": c.ops.rows.get(usize::from(op.row)).map(|r| r.json_key.as_str()),
+        })
+    });
+    Value::Array(lines.collect())
 }

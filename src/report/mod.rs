@@ -24,7 +24,7 @@ use hdrhistogram::Histogram;
 use crate::config::Config;
 use crate::report::files::Target;
 use crate::results::Results;
-use crate::stats::OpStats;
+use crate::stats::{OpStats, Stats};
 
 /// What every exporter gets.
 pub struct ReportInput<'a> {
@@ -134,6 +134,12 @@ pub fn show_config(config: &Config) -> String {
 pub fn hit_rate_percent(get: &OpStats) -> Option<f64> {
     let answered = get.hits + get.misses;
     (answered > 0).then(|| 100.0 * get.hits as f64 / answered as f64)
+}
+
+/// The GET-like rows of `stats` merged, for a hit rate; `None` when the op
+/// table has no command whose nil reply is a miss.
+pub fn hit_stats(config: &Config, stats: &Stats) -> Option<OpStats> {
+    stats.merged(config.ops.hit_rows())
 }
 
 /// memtier's latency distribution: `(latency ms, percent of requests at or

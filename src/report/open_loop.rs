@@ -32,8 +32,9 @@ pub fn latency_meaning(config: &Config) -> String {
 /// The table of the measure that is not the headline (service time with
 /// `--rate`, response time with `--rate-limiting`), in the layout of the main
 /// tables.
-pub fn service_table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
-    let response = s.stats.set.response_us.is_some();
+pub fn service_table(out: &mut String, config: &Config, s: &Section<'_>) {
+    let percentiles = &config.output.percentiles;
+    let response = s.stats.ops.iter().any(|o| o.response_us.is_some());
     let title = if response {
         "Response time (reply − intended send)"
     } else {
@@ -46,11 +47,8 @@ pub fn service_table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
     }
     let _ = writeln!(out, "{:>16}", "Max Latency");
     let totals = s.stats.totals();
-    for (name, op) in [
-        ("Sets", &s.stats.set),
-        ("Gets", &s.stats.get),
-        ("Totals", &totals),
-    ] {
+    let names = config.ops.rows.iter().map(|r| r.memtier.as_str());
+    for (name, op) in names.zip(&s.stats.ops).chain([("Totals", &totals)]) {
         let (beside, mean_us) = if response {
             (&op.response_us, mean_of(op.response_sum_us, op.count))
         } else {
@@ -130,6 +128,22 @@ fn service_block(op: &OpStats, percentiles: &[f64]) -> Value {
 
 /// Response time: the headline with `--rate`, kept beside service time with
 /// `--rate-limiting`.
+/// One block per row of the op table by its memtier name, and Totals.
+fn blocks(
+    config: &Config,
+    run: &PhaseResult,
+    totals: &OpStats,
+    block: fn(&OpStats, &[f64]) -> Value,
+) -> Value {
+    let p = &config.output.percentiles;
+    let mut m = Map::new();
+    for (r, op) in config.ops.rows.iter().zip(&run.stats.ops) {
+        m.insert(r.json_key.clone(), block(op, p));
+    }
+    m.insert("Totals".into(), block(totals, p));
+    Value::Object(m)
+}
+
 fn response_block(op: &OpStats, percentiles: &[f64]) -> Value {
     match &op.response_us {
         Some(h) => latency_block(h, mean_of(op.response_sum_us, op.count), percentiles),
@@ -162,15 +176,7 @@ pub fn run_json(config: &Config, run: &PhaseResult) -> Value {
             Headline::ServiceTime => "service_time",
             Headline::ResponseTime => "response_time",
         },
-        "service_time": {
-            "Sets": service_block(&run.stats.set, p),
-            "Gets": service_block(&run.stats.get, p),
-            "Totals": service_block(&totals, p),
-        },
-        "response_time": {
-            "Sets": response_block(&run.stats.set, p),
-            "Gets": response_block(&run.stats.get, p),
-            "Totals": response_block(&totals, p),
-        },
+        "service_time": blocks(config, run, &totals, service_block),
+        "response_time": blocks(config, run, &totals, response_block),
     })
 }

@@ -47,14 +47,26 @@ pub fn summary(cells: &[CellResult]) -> Vec<SummaryRow> {
         let h = &totals.latency_us;
         let at = |p: f64| percentile_us(h, p) as f64 / 1000.0;
         let ops_per_sec = rate(totals.count, section.duration);
+        // SET and GET replies wherever the table counts them: the default
+        // pair's rows, or the SET and GET lines of a --command table.
+        let witnesses = c.cell.config.ops.witnesses();
+        let count = |command: &str| -> u64 {
+            witnesses
+                .iter()
+                .filter(|w| w.command == command)
+                .map(|w| crate::report::evidence::client_count(&section.stats, w))
+                .sum()
+        };
         let base = rows.first().map_or(ops_per_sec, |r| r.ops_per_sec);
         rows.push(SummaryRow {
             label: c.cell.label(),
             ops_per_sec,
-            set_ops_per_sec: rate(section.stats.set.count, section.duration),
-            get_ops_per_sec: rate(section.stats.get.count, section.duration),
+            set_ops_per_sec: rate(count("set"), section.duration),
+            get_ops_per_sec: rate(count("get"), section.duration),
             latency_ms: [totals.mean_us() / 1000.0, at(50.0), at(99.0), at(99.9)],
-            hit_rate: hit_rate_percent(&section.stats.get),
+            hit_rate: crate::report::hit_stats(&c.cell.config, &section.stats)
+                .as_ref()
+                .and_then(hit_rate_percent),
             ratio: if base > 0.0 { ops_per_sec / base } else { 0.0 },
             interrupted: section.interrupted,
         });

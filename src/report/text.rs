@@ -1,13 +1,16 @@
 //! The text report, in memtier_benchmark's layout so that scripts which read
 //! memtier's tables read these: a header, one table per section (rows Sets, Gets,
-//! Waits, Totals), and the request latency distribution. What memtier does not
+//! Waits, Totals; for `--command` runs a row per command, `Hsets`, and Totals),
+//! and the request latency distribution. What memtier does not
 //! print (hit rate, warm-up, errors, what the latency means) follows the tables.
 
 use std::fmt::Write;
 
 use crate::config::{Config, Stop};
 use crate::protocol::resp::ServerErrorKind;
-use crate::report::{Exporter, ReportInput, distribution, hit_rate_percent, percentile_label};
+use crate::report::{
+    Exporter, ReportInput, distribution, hit_rate_percent, hit_stats, percentile_label,
+};
 use crate::report::{evidence, open_loop};
 use crate::results::{Section, rate};
 use crate::stats::{ErrorCounts, OpStats, percentile_us};
@@ -21,7 +24,11 @@ impl Exporter for TextExporter {
         let mut out = String::new();
         header(&mut out, input.config);
         for section in input.results.sections() {
-            table(&mut out, &section, &input.config.output.percentiles);
+            if input.config.ops.default_pair {
+                table(&mut out, &section, &input.config.output.percentiles);
+            } else {
+                command_table(&mut out, input.config, &section);
+            }
         }
         let last = input.results.headline();
         // Without a measured run (a cut prefill or warm-up), the summary still
@@ -30,7 +37,7 @@ impl Exporter for TextExporter {
         if let Some(last) = &last
             && !input.config.output.hide_histogram
         {
-            latency_distribution(&mut out, last);
+            latency_distribution(&mut out, input.config, last);
         }
         out.into_bytes()
     }
@@ -62,8 +69,12 @@ fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
     }
     let _ = writeln!(out, "{:>13} ", "KB/sec");
     let _ = writeln!(out, "{}", "-".repeat(width));
-    row(out, "Sets", &s.stats.set, s, percentiles, false);
-    row(out, "Gets", &s.stats.get, s, percentiles, true);
+    if let Some(set) = s.stats.op(0) {
+        row(out, "Sets", set, s, percentiles, false);
+    }
+    if let Some(get) = s.stats.op(1) {
+        row(out, "Gets", get, s, percentiles, true);
+    }
     let _ = write!(
         out,
         "{:<6}{:>14.2}{:>13}{:>13}{:>16}",
@@ -74,6 +85,41 @@ fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
     }
     let _ = writeln!(out, "{:>13} ", "---");
     row(out, "Totals", &s.stats.totals(), s, percentiles, true);
+    out.push_str("\n\n");
+}
+
+/// memtier's table for `--command` runs: a row per command (or per line),
+/// named as memtier names it (`Hsets`), without the Hits/Misses columns and
+/// the Waits row, which memtier prints only for its SET/GET pair.
+fn command_table(out: &mut String, config: &Config, s: &Section<'_>) {
+    let percentiles = &config.output.percentiles;
+    let width = 20 + 16 * (1 + percentiles.len()) + 13 + 1;
+    let _ = writeln!(out, "{}", s.title);
+    let _ = writeln!(out, "{}", "=".repeat(width));
+    let _ = write!(out, "{:<6}{:>14}{:>16}", "Type", "Ops/sec", "Avg. Latency");
+    for p in percentiles {
+        let _ = write!(out, " {:>15}", format!("p{} Latency", percentile_label(*p)));
+    }
+    let _ = writeln!(out, "{:>13} ", "KB/sec");
+    let _ = writeln!(out, "{}", "-".repeat(width));
+    let totals = s.stats.totals();
+    let rows = config.ops.rows.iter().map(|r| r.memtier.as_str());
+    for (name, op) in rows.zip(&s.stats.ops).chain([("Totals", &totals)]) {
+        let secs = s.duration;
+        let _ = write!(
+            out,
+            "{:<6}{:>14.2}{:>16.5}",
+            name,
+            rate(op.count, secs),
+            op.mean_us() / 1000.0
+        );
+        for &p in percentiles {
+            let v = percentile_us(&op.latency_us, p);
+            let _ = write!(out, "{:>16.5}", v as f64 / 1000.0);
+        }
+        let kb = (op.bytes_rx + op.bytes_tx) as f64 / 1024.0;
+        let _ = writeln!(out, "{:>13.2} ", kb / secs.as_secs_f64().max(1e-9));
+    }
     out.push_str("\n\n");
 }
 
@@ -109,8 +155,20 @@ fn row(
 fn summary(out: &mut String, input: &ReportInput<'_>, last: Option<&Section<'_>>) {
     let config = input.config;
     if let Some(last) = last {
-        hit_rate_line(out, &last.stats.get);
+        // The pair's line reads "GET hit rate" even with no GET sent; a
+        // --command run names its GET-like commands, and has no line without.
+        if let Some(hits) = hit_stats(config, &last.stats) {
+            let names: Vec<&str> = config
+                .ops
+                .hit_rows()
+                .map(|r| config.ops.rows[r].name.as_str())
+                .collect();
+            hit_rate_line(out, &names.join("+"), &hits);
+        }
         replies_line(out, last);
+        if !config.ops.default_pair {
+            command_errors_line(out, config, last);
+        }
     }
     let _ = writeln!(out, "Latency: {}.", open_loop::latency_meaning(config));
     if config.rate.is_some() {
@@ -178,7 +236,7 @@ fn summary(out: &mut String, input: &ReportInput<'_>, last: Option<&Section<'_>>
     }
     out.push('\n');
     if let Some(last) = last.filter(|_| config.rate.is_some()) {
-        open_loop::service_table(out, last, &config.output.percentiles);
+        open_loop::service_table(out, config, last);
     }
 }
 
@@ -226,20 +284,36 @@ fn replies_line(out: &mut String, s: &Section<'_>) {
     out.push_str(")\n");
 }
 
-fn hit_rate_line(out: &mut String, get: &OpStats) {
+fn hit_rate_line(out: &mut String, name: &str, get: &OpStats) {
     let _ = match hit_rate_percent(get) {
         Some(p) => writeln!(
             out,
-            "GET hit rate: {p:.2} % ({} hits, {} misses)",
+            "{name} hit rate: {p:.2} % ({} hits, {} misses)",
             get.hits, get.misses
         ),
-        None if get.count == 0 => writeln!(out, "GET hit rate: n/a (no GETs)"),
+        None if get.count == 0 => writeln!(out, "{name} hit rate: n/a (no {name}s)"),
         None => writeln!(
             out,
-            "GET hit rate: n/a (none of the {} GET replies was a value or nil)",
+            "{name} hit rate: n/a (none of the {} {name} replies was a value or nil)",
             get.count
         ),
     };
+}
+
+/// `--command` runs: the error replies of each command, by kind, so that a
+/// command the server refuses (a typo, a wrong type) is named.
+fn command_errors_line(out: &mut String, config: &Config, s: &Section<'_>) {
+    let mut parts = Vec::new();
+    for (row, op) in config.ops.rows.iter().zip(&s.stats.ops) {
+        for (kind, n) in ServerErrorKind::ALL.iter().zip(op.errors_by_kind) {
+            if n > 0 {
+                parts.push(format!("{} {} {n}", row.name, kind.as_str()));
+            }
+        }
+    }
+    if !parts.is_empty() {
+        let _ = writeln!(out, "Error replies by command: {}", parts.join(", "));
+    }
 }
 
 /// The prefill and warm-up (reported apart from the runs) and the server's own
@@ -251,7 +325,7 @@ fn phase_lines(out: &mut String, input: &ReportInput<'_>) {
         evidence::context_line(out, ctx);
     }
     if let Some(p) = &results.prefill {
-        let keys = p.stats.set.count;
+        let keys = p.stats.totals().count;
         let _ = writeln!(
             out,
             "Prefill (excluded above): {keys} keys in {:.2} secs, {:.0} keys/sec",
@@ -276,7 +350,7 @@ fn phase_lines(out: &mut String, input: &ReportInput<'_>) {
         .chain(&results.warmup)
         .chain(&results.runs)
     {
-        evidence::phase_line(out, p, db);
+        evidence::phase_line(out, p, &input.config.ops, db);
     }
 }
 
@@ -306,11 +380,12 @@ fn errors(out: &mut String, e: &ErrorCounts, replies: u64) {
     let _ = writeln!(out, "Errors: {}", parts.join(", "));
 }
 
-fn latency_distribution(out: &mut String, s: &Section<'_>) {
+fn latency_distribution(out: &mut String, config: &Config, s: &Section<'_>) {
     let _ = writeln!(out, "Request Latency Distribution");
     let _ = writeln!(out, "{:<8} {:<8} {:>14}", "Type", "<= msec", "Percent");
     let _ = writeln!(out, "{}", "-".repeat(72));
-    for (name, op) in [("SET", &s.stats.set), ("GET", &s.stats.get)] {
+    let names = config.ops.rows.iter().map(|r| r.name.as_str());
+    for (name, op) in names.zip(&s.stats.ops) {
         for (ms, percent) in distribution(&op.latency_us) {
             let _ = writeln!(out, "{name:<6}{ms:>9.3}{percent:>13.3}");
         }
@@ -318,5 +393,8 @@ fn latency_distribution(out: &mut String, s: &Section<'_>) {
             let _ = writeln!(out, "---");
         }
     }
-    let _ = writeln!(out, "{:<6}{:>9.3}{:>13.3}", "WAIT", 0.0, 100.0);
+    // memtier prints its WAIT line only for the SET/GET pair.
+    if config.ops.default_pair {
+        let _ = writeln!(out, "{:<6}{:>9.3}{:>13.3}", "WAIT", 0.0, 100.0);
+    }
 }

@@ -6,7 +6,10 @@
 //! merged histograms is the percentile of all the requests, while an average of
 //! per-thread percentiles is a number that describes nothing.
 
+mod errors;
 pub mod series;
+
+pub use errors::ErrorCounts;
 
 use std::ops::AddAssign;
 
@@ -15,7 +18,6 @@ use hdrhistogram::errors::CreationError;
 
 use crate::config::{Config, Headline};
 use crate::protocol::resp::ServerErrorKind;
-use crate::workload::Op;
 
 /// Highest latency the histograms hold without resizing: one hour, in µs.
 /// Larger values are still recorded (the histograms auto-resize), never clamped.
@@ -56,7 +58,10 @@ pub struct OpStats {
     pub misses: u64,
     /// Replies that were server errors (`-ERR ...`).
     pub errors: u64,
-    /// Request bytes written.
+    /// The same error replies by kind, indexed like [`ServerErrorKind::ALL`].
+    pub errors_by_kind: [u64; ServerErrorKind::ALL.len()],
+    /// Request bytes of the replies received: counted at the reply, as
+    /// memtier does, so a request lost in flight adds nothing.
     pub bytes_tx: u64,
     /// Reply bytes read.
     pub bytes_rx: u64,
@@ -91,6 +96,7 @@ impl OpStats {
             hits: 0,
             misses: 0,
             errors: 0,
+            errors_by_kind: [0; ServerErrorKind::ALL.len()],
             bytes_tx: 0,
             bytes_rx: 0,
             latency_sum_us: 0,
@@ -124,6 +130,7 @@ impl OpStats {
         self.hits = 0;
         self.misses = 0;
         self.errors = 0;
+        self.errors_by_kind = [0; ServerErrorKind::ALL.len()];
         self.bytes_tx = 0;
         self.bytes_rx = 0;
         self.latency_sum_us = 0;
@@ -178,6 +185,15 @@ impl OpStats {
         record_into(&mut self.latency_us, waited_us);
     }
 
+    /// Counts one error reply, in total and by kind.
+    #[inline]
+    pub fn count_error(&mut self, kind: ServerErrorKind) {
+        self.errors += 1;
+        if let Some(i) = ServerErrorKind::ALL.iter().position(|k| *k == kind) {
+            self.errors_by_kind[i] += 1;
+        }
+    }
+
     /// Exact mean service time in µs (open loop), 0 when nothing was recorded.
     pub fn mean_service_us(&self) -> f64 {
         if self.count == 0 {
@@ -205,6 +221,9 @@ impl AddAssign<&OpStats> for OpStats {
         self.hits += other.hits;
         self.misses += other.misses;
         self.errors += other.errors;
+        for (a, b) in self.errors_by_kind.iter_mut().zip(other.errors_by_kind) {
+            *a += b;
+        }
         self.bytes_tx += other.bytes_tx;
         self.bytes_rx += other.bytes_rx;
         self.latency_sum_us += other.latency_sum_us;
@@ -238,76 +257,13 @@ fn merge_optional(a: &mut Option<Histogram<u64>>, b: &Option<Histogram<u64>>) {
     }
 }
 
-/// Failures that are not a reply to a request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ErrorCounts {
-    /// Server error replies, indexed like [`ServerErrorKind::ALL`].
-    pub server: [u64; ServerErrorKind::ALL.len()],
-    /// Connections closed by the peer or reset.
-    pub connection: u64,
-    /// Reconnects refused: the connect failed or the handshake got an error.
-    pub refused: u64,
-    /// Requests unanswered within `--request-timeout` (their connection is reset).
-    pub timeouts: u64,
-    /// Reconnects started (after a fault, or on purpose with `--reconnect-interval`).
-    pub reconnects: u64,
-    /// Replies that could not be decoded, or that nobody asked for.
-    pub protocol: u64,
-    /// Requests that were in flight on a connection that broke.
-    pub lost_requests: u64,
-}
-
-impl ErrorCounts {
-    /// Counts one server error reply by kind.
-    pub fn count_server(&mut self, kind: ServerErrorKind) {
-        if let Some(i) = ServerErrorKind::ALL.iter().position(|k| *k == kind) {
-            self.server[i] += 1;
-        }
-    }
-
-    /// All server error replies.
-    pub fn server_total(&self) -> u64 {
-        self.server.iter().sum()
-    }
-
-    /// Every failure, for `--max-errors`: error replies, lost connections,
-    /// refused reconnects, timeouts and protocol errors.
-    pub fn total(&self) -> u64 {
-        self.server_total() + self.connection + self.refused + self.timeouts + self.protocol
-    }
-
-    /// True when nothing went wrong.
-    pub fn is_clean(&self) -> bool {
-        self.server_total() == 0
-            && self.connection == 0
-            && self.refused == 0
-            && self.timeouts == 0
-            && self.protocol == 0
-            && self.lost_requests == 0
-    }
-}
-
-impl AddAssign<&ErrorCounts> for ErrorCounts {
-    fn add_assign(&mut self, other: &ErrorCounts) {
-        for (a, b) in self.server.iter_mut().zip(other.server) {
-            *a += b;
-        }
-        self.connection += other.connection;
-        self.refused += other.refused;
-        self.timeouts += other.timeouts;
-        self.reconnects += other.reconnects;
-        self.protocol += other.protocol;
-        self.lost_requests += other.lost_requests;
-    }
-}
-
 /// Everything measured over some span of time by one thread, or merged.
 #[derive(Debug, Clone)]
 pub struct Stats {
-    /// SET requests.
-    pub set: OpStats,
-    /// GET requests.
-    pub get: OpStats,
+    /// One entry per row of the op table (`Sets` and `Gets` for the default
+    /// pair), indexed like [`crate::workload::ops::OpTable::rows`]; never
+    /// empty, since every constructor makes at least one row.
+    pub ops: Vec<OpStats>,
     /// Failures outside the replies.
     pub errors: ErrorCounts,
     /// With `--rate` only: schedule lag (actual − intended send) in µs.
@@ -315,83 +271,102 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Empty stats for a closed loop.
-    pub fn new() -> Result<Self, CreationError> {
-        Ok(Stats {
-            set: OpStats::new()?,
-            get: OpStats::new()?,
-            errors: ErrorCounts::default(),
-            lag_us: None,
-        })
+    /// Empty stats for a closed loop with `rows` rows.
+    pub fn new(rows: usize) -> Result<Self, CreationError> {
+        Stats::with(rows, OpStats::new, false)
     }
 
     /// Empty stats for an open loop: service-time and schedule-lag histograms too.
-    pub fn new_open_loop() -> Result<Self, CreationError> {
+    pub fn new_open_loop(rows: usize) -> Result<Self, CreationError> {
+        Stats::with(rows, OpStats::new_open_loop, true)
+    }
+
+    fn with(
+        rows: usize,
+        op: fn() -> Result<OpStats, CreationError>,
+        lag: bool,
+    ) -> Result<Self, CreationError> {
+        // At least one row, so that a hand-built empty table still has a
+        // place for the prefill's SETs.
+        let ops = (0..rows.max(1)).map(|_| op()).collect::<Result<_, _>>()?;
         Ok(Stats {
-            set: OpStats::new_open_loop()?,
-            get: OpStats::new_open_loop()?,
+            ops,
             errors: ErrorCounts::default(),
-            lag_us: Some(latency_histogram()?),
+            lag_us: if lag {
+                Some(latency_histogram()?)
+            } else {
+                None
+            },
         })
     }
 
     /// Empty stats of the kind this run needs.
-    pub fn for_run(open_loop: bool) -> Result<Self, CreationError> {
+    pub fn for_run(open_loop: bool, rows: usize) -> Result<Self, CreationError> {
         if open_loop {
-            Stats::new_open_loop()
+            Stats::new_open_loop(rows)
         } else {
-            Stats::new()
+            Stats::new(rows)
         }
     }
 
     /// Empty stats of the kind `config` needs: closed loop, `--rate` (response
-    /// time headline) or `--rate-limiting` (service time headline).
+    /// time headline) or `--rate-limiting` (service time headline), one row
+    /// per row of its op table.
     pub fn for_config(config: &Config) -> Result<Self, CreationError> {
+        let rows = config.ops.rows.len();
         match (config.rate, config.headline) {
-            (None, _) => Stats::new(),
-            (Some(_), Headline::ResponseTime) => Stats::new_open_loop(),
-            (Some(_), Headline::ServiceTime) => Ok(Stats {
-                set: OpStats::new_service_headline()?,
-                get: OpStats::new_service_headline()?,
-                errors: ErrorCounts::default(),
-                lag_us: Some(latency_histogram()?),
-            }),
+            (None, _) => Stats::new(rows),
+            (Some(_), Headline::ResponseTime) => Stats::new_open_loop(rows),
+            (Some(_), Headline::ServiceTime) => {
+                Stats::with(rows, OpStats::new_service_headline, true)
+            }
         }
     }
 
-    /// The counters of one op.
+    /// The counters of one row; rows beyond the table (which no request
+    /// carries) fall into the last one rather than panicking.
     #[inline]
-    pub fn op_mut(&mut self, op: Op) -> &mut OpStats {
-        match op {
-            Op::Set => &mut self.set,
-            Op::Get => &mut self.get,
-        }
+    pub fn op_mut(&mut self, row: usize) -> &mut OpStats {
+        let last = self.ops.len().saturating_sub(1);
+        &mut self.ops[row.min(last)]
     }
 
-    /// The counters of one op.
-    pub fn op(&self, op: Op) -> &OpStats {
-        match op {
-            Op::Set => &self.set,
-            Op::Get => &self.get,
-        }
+    /// The counters of one row, `None` beyond the table.
+    pub fn op(&self, row: usize) -> Option<&OpStats> {
+        self.ops.get(row)
     }
 
-    /// SET and GET merged.
+    /// Every row merged.
     pub fn totals(&self) -> OpStats {
-        let mut all = self.set.clone();
-        all += &self.get;
+        // Never empty: every constructor makes at least one row.
+        let mut all = self.ops[0].clone();
+        for op in &self.ops[1..] {
+            all += op;
+        }
         all
     }
 
-    /// Replies of either op (successes and error replies alike, as memtier
-    /// counts them).
-    pub fn replies(&self) -> u64 {
-        self.set.count + self.get.count
+    /// The rows in `rows` merged (the GET-like rows, for a hit rate).
+    pub fn merged(&self, rows: impl Iterator<Item = usize>) -> Option<OpStats> {
+        let mut all: Option<OpStats> = None;
+        for op in rows.filter_map(|r| self.ops.get(r)) {
+            match all.as_mut() {
+                Some(a) => *a += op,
+                None => all = Some(op.clone()),
+            }
+        }
+        all
     }
 
-    /// Error replies (`-OOM`, `-ERR`, ...) of either op.
+    /// Replies of every op (successes and error replies alike, as memtier
+    /// counts them).
+    pub fn replies(&self) -> u64 {
+        self.ops.iter().map(|o| o.count).sum()
+    }
+
+    /// Error replies (`-OOM`, `-ERR`, ...) of every op.
     pub fn error_replies(&self) -> u64 {
-        self.set.errors + self.get.errors
+        self.ops.iter().map(|o| o.errors).sum()
     }
 
     /// Replies that were not errors: what the server actually did.
@@ -401,8 +376,9 @@ impl Stats {
 
     /// Clears everything, keeping the histograms' memory.
     pub fn reset(&mut self) {
-        self.set.reset();
-        self.get.reset();
+        for op in &mut self.ops {
+            op.reset();
+        }
         self.errors = ErrorCounts::default();
         if let Some(h) = self.lag_us.as_mut() {
             h.reset();
@@ -412,93 +388,18 @@ impl Stats {
 
 impl AddAssign<&Stats> for Stats {
     fn add_assign(&mut self, other: &Stats) {
-        self.set += &other.set;
-        self.get += &other.get;
+        // Both sides come from one op table; a shorter side gains the rows
+        // it lacks rather than losing the other's.
+        for (i, op) in other.ops.iter().enumerate() {
+            match self.ops.get_mut(i) {
+                Some(mine) => *mine += op,
+                None => self.ops.push(op.clone()),
+            }
+        }
         self.errors += &other.errors;
         merge_optional(&mut self.lag_us, &other.lag_us);
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn merging_histograms_keeps_every_sample() {
-        let mut a = OpStats::new().unwrap();
-        let mut b = OpStats::new().unwrap();
-        for v in 1..=100 {
-            a.record(v);
-        }
-        for v in 1001..=1100 {
-            b.record(v);
-        }
-        a += &b;
-        assert_eq!(a.count, 200);
-        assert_eq!(a.latency_us.len(), 200);
-        let exact_mean = ((1..=100).sum::<u64>() + (1001..=1100).sum::<u64>()) as f64 / 200.0;
-        assert_eq!(a.mean_us(), exact_mean);
-        // The median of the merged set lies between the two groups: no averaging of medians could know that.
-        assert!(a.latency_us.value_at_quantile(0.75) > 1000);
-        assert!(a.latency_us.value_at_quantile(0.25) <= 100);
-    }
-
-    #[test]
-    fn latencies_beyond_an_hour_are_recorded_not_clamped() {
-        let mut a = OpStats::new().unwrap();
-        a.record(LATENCY_MAX_US * 4);
-        assert!(a.latency_us.max() >= LATENCY_MAX_US * 4 * 999 / 1000);
-    }
-
-    #[test]
-    fn open_loop_keeps_response_and_service_time_apart() {
-        let mut a = Stats::new_open_loop().unwrap();
-        a.get.record_open_loop(500_000, 300);
-        let mut b = Stats::new_open_loop().unwrap();
-        b.get.record_open_loop(100, 100);
-        a += &b;
-        assert_eq!(a.get.count, 2);
-        assert!(a.get.latency_us.max() >= 499_000);
-        assert!(a.get.service_us.as_ref().unwrap().max() < 400);
-        assert_eq!(a.get.mean_service_us(), 200.0);
-    }
-
-    #[test]
-    fn rate_limiting_headlines_service_time_and_keeps_response_time_beside() {
-        let mut a = OpStats::new_service_headline().unwrap();
-        a.record_open_loop(500_000, 300);
-        let mut b = OpStats::new_service_headline().unwrap();
-        b.record_open_loop(100, 100);
-        a += &b;
-        assert!(a.latency_us.max() < 400);
-        assert_eq!(a.mean_us(), 200.0);
-        assert!(a.response_us.as_ref().unwrap().max() >= 499_000);
-        assert_eq!(a.response_sum_us, 500_100);
-        a.reset();
-        assert!(a.response_us.as_ref().unwrap().is_empty());
-    }
-
-    #[test]
-    fn error_counts_add_per_kind() {
-        let mut a = ErrorCounts::default();
-        a.count_server(ServerErrorKind::Oom);
-        let mut b = ErrorCounts::default();
-        b.count_server(ServerErrorKind::Oom);
-        b.connection = 2;
-        a += &b;
-        assert_eq!(a.server_total(), 2);
-        assert_eq!(a.connection, 2);
-        assert!(!a.is_clean());
-    }
-
-    #[test]
-    fn totals_merge_both_ops() {
-        let mut s = Stats::new().unwrap();
-        s.set.record(10);
-        s.get.record(20);
-        s.get.hits = 1;
-        let t = s.totals();
-        assert_eq!(t.count, 2);
-        assert_eq!(t.hits, 1);
-    }
-}
+mod tests;

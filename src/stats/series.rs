@@ -63,11 +63,9 @@ impl OpSecond {
 pub struct Second {
     /// Seconds since the phase started (0 is the first second).
     pub second: u64,
-    /// SET.
-    pub set: OpSecond,
-    /// GET.
-    pub get: OpSecond,
-    /// SET and GET together.
+    /// One entry per row of the op table (SET and GET for the default pair).
+    pub ops: Vec<OpSecond>,
+    /// Every row together.
     pub totals: OpSecond,
     /// Open loop: requests due by the end of the second and not yet sent.
     pub backlog: u64,
@@ -129,8 +127,11 @@ impl SeriesBuilder {
     fn summarize(&self, second: u64, s: &Stats, backlog: u64) -> Second {
         Second {
             second,
-            set: OpSecond::from_stats(&s.set, &self.percentiles),
-            get: OpSecond::from_stats(&s.get, &self.percentiles),
+            ops: s
+                .ops
+                .iter()
+                .map(|op| OpSecond::from_stats(op, &self.percentiles))
+                .collect(),
             totals: OpSecond::from_stats(&s.totals(), &self.percentiles),
             backlog,
         }
@@ -155,9 +156,9 @@ mod tests {
     use super::*;
 
     fn stats_with(latencies: &[u64]) -> Stats {
-        let mut s = Stats::new().unwrap();
+        let mut s = Stats::new(2).unwrap();
         for &l in latencies {
-            s.get.record(l);
+            s.ops[1].record(l);
         }
         s
     }
@@ -170,10 +171,10 @@ mod tests {
             .add(0, &stats_with(&[1000]), 0, &mut |_, _| {})
             .unwrap()
             .clone();
-        assert_eq!(done.get.count, 2);
+        assert_eq!(done.ops[1].count, 2);
         assert_eq!(done.totals.count, 2);
-        assert!(done.get.max_us >= 999);
-        assert_eq!(done.get.min_us, 10);
+        assert!(done.ops[1].max_us >= 999);
+        assert_eq!(done.ops[1].min_us, 10);
     }
 
     #[test]
@@ -186,6 +187,6 @@ mod tests {
             series.iter().map(|s| s.second).collect::<Vec<_>>(),
             vec![0, 1]
         );
-        assert_eq!(series[0].get.count, 2);
+        assert_eq!(series[0].ops[1].count, 2);
     }
 }

@@ -131,15 +131,13 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
     }
     // kvbench counts every reply, error or not; Redis 7 counts a call refused
     // before it ran (-OOM) in rejected_calls, not in calls.
-    for (op, client, command) in [
-        ("SET", run.stats.set.count, "set"),
-        ("GET", run.stats.get.count, "get"),
-    ] {
-        let server = evidence.answered(command);
+    for w in config.ops.witnesses() {
+        let client = crate::report::evidence::client_count(&run.stats, &w);
+        let server = evidence.answered(&w.command);
         if client.abs_diff(server) as f64 > MISMATCH_FRACTION * client as f64 {
             out.push(Warning::CountMismatch {
                 phase: phase.clone(),
-                op,
+                op: w.name,
                 client,
                 server,
             });
@@ -248,12 +246,19 @@ fn error_replies(results: &Results) -> Option<Warning> {
     })
 }
 
-fn run_requests(results: &Results) -> u64 {
-    results
-        .runs
+/// The SETs of a phase: the prefill's all are; a run's are its SET rows
+/// (`--command` runs count only their SET lines, not HSET's fields).
+fn writes(config: &Config, p: &PhaseResult) -> u64 {
+    let ops = p.ops(&config.ops);
+    ops.witnesses()
         .iter()
-        .map(|r| r.stats.set.count + r.stats.get.count)
+        .filter(|w| w.command == "set")
+        .map(|w| crate::report::evidence::client_count(&p.stats, w))
         .sum()
+}
+
+fn run_requests(results: &Results) -> u64 {
+    results.runs.iter().map(|r| r.stats.replies()).sum()
 }
 
 fn key_range(config: &Config, results: &Results) -> Option<Warning> {
@@ -264,8 +269,14 @@ fn key_range(config: &Config, results: &Results) -> Option<Warning> {
 }
 
 fn hit_rate(config: &Config, results: &Results) -> Option<Warning> {
+    // The advice (--prefill, which writes strings) fits GETs only: a hash or
+    // list command's misses need its own writes first.
+    let ops = &config.ops;
+    if ops.hit_rows().any(|r| ops.rows[r].witness != "get") {
+        return None;
+    }
     let all = results.run_totals()?;
-    let hit_rate = hit_rate_percent(&all.get)?;
+    let hit_rate = hit_rate_percent(&crate::report::hit_stats(config, &all)?)?;
     let floor = if config.prefill { 100.0 } else { MIN_HIT_RATE };
     (hit_rate < floor).then_some(Warning::GetsMostlyMiss {
         hit_rate,
@@ -281,7 +292,7 @@ fn dataset(config: &Config, results: &Results, local: bool) -> Option<Warning> {
         .iter()
         .chain(&results.warmup)
         .chain(&results.runs)
-        .map(|p| p.stats.set.count)
+        .map(|p| writes(config, p))
         .sum();
     let keys = sets.min(config.keys.range.len());
     let key_bytes =

@@ -138,8 +138,8 @@ pub enum Warning {
     CountMismatch {
         /// Which run.
         phase: String,
-        /// `SET` or `GET`.
-        op: &'static str,
+        /// The command name: `SET`, `GET`, `HSET`.
+        op: String,
         /// kvbench's count.
         client: u64,
         /// The server's `cmdstat` calls, with the ones it rejected before

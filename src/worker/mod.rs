@@ -247,10 +247,16 @@ fn max_reply_bytes(config: &Config) -> usize {
     (2 * config.values.max_size() + 1024 * 1024).max(64 * 1024 * 1024)
 }
 
-/// The most bytes one encoded request can take: a SET of the largest value, its
-/// key (the prefix and up to 20 digits) and the RESP framing around them.
+/// The most bytes one encoded request can take: the largest op of the table
+/// with every key at 20 digits, every value at its largest, and the RESP
+/// framing around them; never less than a SET of the largest value, which the
+/// prefill sends whatever the table.
 fn max_request_bytes(config: &Config) -> usize {
-    config.keys.prefix.len() + 20 + config.values.max_size() + 64
+    let set = config.keys.prefix.len() + 20 + config.values.max_size() + 64;
+    let table = config
+        .ops
+        .max_request_bytes(config.keys.prefix.len(), config.values.max_size());
+    set.max(table)
 }
 
 /// Typical bytes of one request or reply, to size connection buffers.

@@ -238,10 +238,10 @@ impl Worker {
                 continue;
             };
             while schedule.next_due() < deadline {
-                let Some(op) = source.skip_next() else { break };
+                let Some(row) = source.skip_next() else { break };
                 let waited = deadline.saturating_duration_since(schedule.next_due());
                 self.stats
-                    .op_mut(op)
+                    .op_mut(row)
                     .record_never_sent(waited.as_micros() as u64);
                 schedule.advance();
                 never_sent += 1;

@@ -1,5 +1,5 @@
-//! The SET:GET command mix: parsing memtier's `--ratio` and turning it into
-//! the per-connection sequence of operations.
+//! The command mix: parsing memtier's `--ratio` and turning weights (the
+//! ratio's, or `--command-ratio`'s) into the per-connection sequence of ops.
 //!
 //! memtier does not draw each command at random; every connection runs a
 //! fixed cycle of `set` SETs followed by `get` GETs. [`OpCycle`] reproduces
@@ -9,7 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::workload::{Op, parse_decimal};
+use crate::workload::parse_decimal;
 
 /// How many SETs and GETs make up one cycle of a connection's requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,47 +45,63 @@ impl fmt::Display for Ratio {
     }
 }
 
-/// Deterministic per-connection cycle: `set` SETs then `get` GETs, repeated
-/// (memtier's behaviour).
+/// Deterministic per-connection cycle over the ops of the table: `w[0]`
+/// requests of op 0, then `w[1]` of op 1, and so on, repeated (memtier's
+/// behaviour for `--ratio` and `--command-ratio`).
 ///
-/// A `0:0` ratio cannot come from the parser; if one is built by hand the
-/// cycle sends only GETs, because reads leave the server's data untouched.
+/// A cycle whose weights are all zero cannot come from the parser; if one is
+/// built by hand it sends only the last op, which for the default pair is GET,
+/// because reads leave the server's data untouched.
 #[derive(Debug, Clone)]
 pub struct OpCycle {
-    set: u64,
-    period: u64,
+    /// Where each op's share of the cycle ends: `ends[i]` is the sum of the
+    /// weights up to and including op `i`.
+    ends: Vec<u64>,
+    /// Which op the position is in, so that `next` compares once per request.
+    op: usize,
     position: u64,
 }
 
 impl OpCycle {
     /// Starts a cycle at its first request.
-    pub fn new(ratio: Ratio) -> Self {
-        // Widening to u64 keeps `set + get` from overflowing for huge counts.
-        let set = u64::from(ratio.set);
-        OpCycle {
-            set,
-            period: set + u64::from(ratio.get),
+    pub fn new(weights: &[u32]) -> Self {
+        // Widening to u64 keeps the sums from overflowing for huge counts.
+        let mut total = 0u64;
+        let ends = weights
+            .iter()
+            .map(|&w| {
+                total += u64::from(w);
+                total
+            })
+            .collect();
+        let mut cycle = OpCycle {
+            ends,
+            op: 0,
             position: 0,
-        }
+        };
+        cycle.reset();
+        cycle
     }
 
-    /// The operation for the next request.
+    /// The index of the op of the next request.
     #[expect(
         clippy::should_implement_trait,
         reason = "the cycle never ends, so Iterator's Option would only make every caller unwrap"
     )]
-    pub fn next(&mut self) -> Op {
-        if self.period == 0 {
-            return Op::Get;
+    #[inline]
+    pub fn next(&mut self) -> usize {
+        let period = self.ends.last().copied().unwrap_or(0);
+        if period == 0 {
+            return self.ends.len().saturating_sub(1);
         }
-        let op = if self.position < self.set {
-            Op::Set
-        } else {
-            Op::Get
-        };
+        let op = self.op;
         self.position += 1;
-        if self.position == self.period {
-            self.position = 0;
+        if self.position == period {
+            self.reset();
+        } else {
+            while self.op + 1 < self.ends.len() && self.position >= self.ends[self.op] {
+                self.op += 1;
+            }
         }
         op
     }
@@ -93,6 +109,8 @@ impl OpCycle {
     /// Returns to the start of the cycle, as a reconnected connection does.
     pub fn reset(&mut self) {
         self.position = 0;
+        // The first op with a share: leading zero weights are skipped.
+        self.op = self.ends.iter().position(|&end| end > 0).unwrap_or(0);
     }
 }
 
@@ -102,13 +120,8 @@ mod tests {
 
     fn take(ratio: &str, n: usize) -> String {
         let ratio: Ratio = ratio.parse().unwrap();
-        let mut cycle = OpCycle::new(ratio);
-        (0..n)
-            .map(|_| match cycle.next() {
-                Op::Set => 'S',
-                Op::Get => 'G',
-            })
-            .collect()
+        let mut cycle = OpCycle::new(&[ratio.set, ratio.get]);
+        (0..n).map(|_| ['S', 'G'][cycle.next()]).collect()
     }
 
     #[test]
@@ -161,26 +174,30 @@ mod tests {
 
     #[test]
     fn reset_restarts_the_cycle() {
-        let mut cycle = OpCycle::new(Ratio { set: 1, get: 2 });
-        assert_eq!(cycle.next(), Op::Set);
-        assert_eq!(cycle.next(), Op::Get);
+        let mut cycle = OpCycle::new(&[1, 2]);
+        assert_eq!(cycle.next(), 0);
+        assert_eq!(cycle.next(), 1);
         cycle.reset();
-        assert_eq!(cycle.next(), Op::Set);
+        assert_eq!(cycle.next(), 0);
     }
 
     #[test]
     fn hand_built_zero_zero_cycle_sends_gets() {
-        let mut cycle = OpCycle::new(Ratio { set: 0, get: 0 });
-        assert_eq!(cycle.next(), Op::Get);
-        assert_eq!(cycle.next(), Op::Get);
+        let mut cycle = OpCycle::new(&[0, 0]);
+        assert_eq!(cycle.next(), 1);
+        assert_eq!(cycle.next(), 1);
     }
 
     #[test]
     fn huge_counts_do_not_overflow() {
-        let mut cycle = OpCycle::new(Ratio {
-            set: u32::MAX,
-            get: u32::MAX,
-        });
-        assert_eq!(cycle.next(), Op::Set);
+        let mut cycle = OpCycle::new(&[u32::MAX, u32::MAX]);
+        assert_eq!(cycle.next(), 0);
+    }
+
+    #[test]
+    fn three_weights_cycle_in_blocks_and_skip_zero_shares() {
+        let mut cycle = OpCycle::new(&[0, 2, 0, 1]);
+        let seen: Vec<usize> = (0..7).map(|_| cycle.next()).collect();
+        assert_eq!(seen, [1, 1, 3, 1, 1, 3, 1]);
     }
 }

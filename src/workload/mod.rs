@@ -1,5 +1,6 @@
-//! Workload shape: which command each request sends ([`mix`]), which key it
-//! touches ([`keys`]) and which value bytes a SET carries ([`values`]).
+//! Workload shape: which ops a run sends ([`ops`]) and in which order
+//! ([`mix`]), which key each touches ([`keys`]) and which value bytes a
+//! `__data__` carries ([`values`]).
 //!
 //! Everything here is pure and deterministic given a seeded RNG, so a run can
 //! be replayed exactly. Constructors do all the allocation and validation; the
@@ -8,32 +9,10 @@
 
 pub mod keys;
 pub mod mix;
+pub mod ops;
 pub mod values;
 
 use std::str::FromStr;
-
-/// A command the load generator sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Op {
-    /// `SET key value`.
-    Set,
-    /// `GET key`.
-    Get,
-}
-
-impl Op {
-    /// Every operation, in the order reports list them (memtier lists Sets
-    /// before Gets).
-    pub const ALL: [Op; 2] = [Op::Set, Op::Get];
-
-    /// The Redis command name, as reports print it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Set => "SET",
-            Op::Get => "GET",
-        }
-    }
-}
 
 /// Parses a plain decimal number made only of ASCII digits.
 ///
@@ -50,13 +29,6 @@ pub(crate) fn parse_decimal<T: FromStr>(s: &str) -> Option<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn op_names_are_redis_command_names() {
-        assert_eq!(Op::Set.name(), "SET");
-        assert_eq!(Op::Get.name(), "GET");
-        assert_eq!(Op::ALL, [Op::Set, Op::Get]);
-    }
 
     #[test]
     fn decimal_parser_accepts_only_plain_digits() {

@@ -1,0 +1,374 @@
+//! The op table: what a run sends, as data. Each op is a command template, the
+//! key pattern its `__key__` draws from, its weight in the mix and the stats row
+//! it is counted in; each row has its report names, the `cmdstat_` witness and
+//! whether a nil reply is a miss.
+//!
+//! The default table is memtier's pair, SET and GET, weighted by `--ratio` and
+//! keyed by `--key-pattern`; memtier's `--command` flags replace it. Rows and ops
+//! are apart because memtier's `--command-stats-breakdown command` (its default)
+//! counts every line of one command name in one row, while `line` gives each
+//! line its own.
+
+use crate::command::CommandSpec;
+use crate::protocol::template::RespTemplate;
+use crate::workload::keys::KeyPattern;
+use crate::workload::mix::Ratio;
+
+/// How `--command` lines map to report rows (memtier's
+/// `--command-stats-breakdown`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Breakdown {
+    /// One row per command name: two `GET` lines share the `Gets` row.
+    Command,
+    /// One row per `--command` line, in the order given.
+    Line,
+}
+
+impl Breakdown {
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Breakdown::Command => "command",
+            Breakdown::Line => "line",
+        }
+    }
+}
+
+/// How an op's requests are encoded: memtier's own pair by the dedicated
+/// encoders (a third less work per request than the general template,
+/// measured in `make bench`), everything else by its template. Both write the
+/// same bytes for the same draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// `SET __key__ __data__`: [`crate::protocol::resp::encode_set`].
+    Set,
+    /// `GET __key__`: [`crate::protocol::resp::encode_get`].
+    Get,
+    /// Any other command: [`RespTemplate::encode`].
+    Template,
+}
+
+impl Encoding {
+    /// The dedicated encoder for `spec`, when it is exactly SET or GET of
+    /// one lone key (and value).
+    fn of(spec: &CommandSpec) -> Encoding {
+        use crate::command::Part;
+        let literal = |arg: &[Part], text: &[u8]| matches!(arg, [Part::Literal(b)] if b == text);
+        match spec.args.as_slice() {
+            [name, key, data]
+                if literal(name, b"SET") && key == &[Part::Key] && data == &[Part::Data] =>
+            {
+                Encoding::Set
+            }
+            [name, key] if literal(name, b"GET") && key == &[Part::Key] => Encoding::Get,
+            _ => Encoding::Template,
+        }
+    }
+}
+
+/// One request kind of the mix.
+#[derive(Debug, Clone)]
+pub struct OpDef {
+    /// The command as parsed (its text is what the user typed).
+    pub spec: CommandSpec,
+    /// The command, encoded once.
+    pub template: RespTemplate,
+    /// Which encoder sends it.
+    pub encoding: Encoding,
+    /// Where this op's `__key__` draws from.
+    pub pattern: KeyPattern,
+    /// Requests of this op per cycle of the mix.
+    pub weight: u32,
+    /// The stats row this op is counted in: an index into [`OpTable::rows`].
+    pub row: u16,
+}
+
+/// One row of the reports: the counters of one or more ops.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The command name in capitals (`HSET`): the latency distribution's label.
+    pub name: String,
+    /// memtier's row name (`Hsets`).
+    pub memtier: String,
+    /// The key of this row in JSON: memtier's row name, numbered from the
+    /// second repeat on (`Gets#2`) so that a line breakdown's rows stay apart
+    /// (memtier writes the same key twice, which JSON readers collapse).
+    pub json_key: String,
+    /// The key of its latency distribution and integer totals in JSON: the
+    /// name, numbered the same way (`GET#2`).
+    pub name_key: String,
+    /// The command in `INFO commandstats` (`hset` for `cmdstat_hset`).
+    pub witness: String,
+    /// True when a nil reply is a miss and a value a hit (GET-like commands).
+    pub counts_hits: bool,
+}
+
+/// One command the server counts (`cmdstat_<command>`) and the rows kvbench
+/// counts it in: a line breakdown may count one command in several rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Witness {
+    /// The command name in capitals, as reports print it.
+    pub name: String,
+    /// The command in lower case, as `INFO commandstats` names it.
+    pub command: String,
+    /// The rows of the op table counted under it.
+    pub rows: Vec<usize>,
+}
+
+/// Every op of a run and the rows they are counted in.
+#[derive(Debug, Clone)]
+pub struct OpTable {
+    /// The ops, in the order given.
+    pub ops: Vec<OpDef>,
+    /// The report rows, in the order of their first op.
+    pub rows: Vec<Row>,
+    /// True for the default SET/GET pair, whose weights come from `--ratio`
+    /// (a sweep may change it per cell) and whose rows are memtier's Sets,
+    /// Gets and Waits.
+    pub default_pair: bool,
+    /// How lines map to rows.
+    pub breakdown: Breakdown,
+}
+
+/// Commands whose nil reply means "no such key" and whose value is a hit:
+/// memtier's Hits/sec and Misses/sec, and the hit-rate checks, count them.
+const HIT_COMMANDS: [&str; 6] = ["GET", "HGET", "GETEX", "GETDEL", "LINDEX", "GETRANGE"];
+
+/// The most ops a table holds: the in-flight entry keeps the op and row in 16 bits.
+pub const MAX_OPS: usize = 1024;
+
+impl OpTable {
+    /// memtier's default pair: `SET __key__ __data__` and `GET __key__`.
+    pub fn default_pair(ratio: Ratio, set: KeyPattern, get: KeyPattern) -> OpTable {
+        let ops = [
+            ("SET __key__ __data__", set, ratio.set),
+            ("GET __key__", get, ratio.get),
+        ];
+        let mut table = OpTable::empty(Breakdown::Command);
+        for (text, pattern, weight) in ops {
+            // Both texts are constants that parse.
+            if let Ok(spec) = CommandSpec::parse(text) {
+                table.push(spec, pattern, weight);
+            }
+        }
+        table.default_pair = true;
+        table
+    }
+
+    /// The prefill's table: SETs only, walked by the prefill's own key generator.
+    pub fn prefill() -> OpTable {
+        let mut table = OpTable::empty(Breakdown::Command);
+        if let Ok(spec) = CommandSpec::parse("SET __key__ __data__") {
+            table.push(spec, KeyPattern::Sequential, 1);
+        }
+        table
+    }
+
+    /// A table of `--command` lines with their weights and key patterns.
+    pub fn commands(lines: Vec<(CommandSpec, KeyPattern, u32)>, breakdown: Breakdown) -> OpTable {
+        let mut table = OpTable::empty(breakdown);
+        for (spec, pattern, weight) in lines {
+            table.push(spec, pattern, weight);
+        }
+        table
+    }
+
+    fn empty(breakdown: Breakdown) -> OpTable {
+        OpTable {
+            ops: Vec::new(),
+            rows: Vec::new(),
+            default_pair: false,
+            breakdown,
+        }
+    }
+
+    fn push(&mut self, spec: CommandSpec, pattern: KeyPattern, weight: u32) {
+        let name = spec.name();
+        let shared = match self.breakdown {
+            Breakdown::Command => self.rows.iter().position(|r| r.name == name),
+            Breakdown::Line => None,
+        };
+        let row = shared.unwrap_or_else(|| {
+            let memtier = spec.memtier_row_name();
+            let repeats = self.rows.iter().filter(|r| r.memtier == memtier).count();
+            let (json_key, name_key) = match repeats {
+                0 => (memtier.clone(), name.clone()),
+                n => (format!("{memtier}#{}", n + 1), format!("{name}#{}", n + 1)),
+            };
+            self.rows.push(Row {
+                counts_hits: HIT_COMMANDS.contains(&name.as_str()),
+                witness: name.to_ascii_lowercase(),
+                name: name.clone(),
+                memtier,
+                json_key,
+                name_key,
+            });
+            self.rows.len() - 1
+        });
+        self.ops.push(OpDef {
+            template: RespTemplate::new(&spec, false),
+            encoding: Encoding::of(&spec),
+            spec,
+            pattern,
+            weight,
+            row: row as u16,
+        });
+    }
+
+    /// The weights of one cycle: `ratio`'s for the default pair (a sweep cell's
+    /// ratio), the table's own otherwise.
+    pub fn weights(&self, ratio: Ratio) -> Vec<u32> {
+        if self.default_pair {
+            vec![ratio.set, ratio.get]
+        } else {
+            self.ops.iter().map(|op| op.weight).collect()
+        }
+    }
+
+    /// The commands to cross-check against `INFO commandstats`, in the order
+    /// of their first row.
+    pub fn witnesses(&self) -> Vec<Witness> {
+        let mut out: Vec<Witness> = Vec::new();
+        for (i, row) in self.rows.iter().enumerate() {
+            match out.iter_mut().find(|w| w.command == row.witness) {
+                Some(w) => w.rows.push(i),
+                None => out.push(Witness {
+                    name: row.name.clone(),
+                    command: row.witness.clone(),
+                    rows: vec![i],
+                }),
+            }
+        }
+        out
+    }
+
+    /// Rows whose nil replies are misses (GET and its kin).
+    pub fn hit_rows(&self) -> impl Iterator<Item = usize> + '_ {
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.counts_hits)
+            .map(|(i, _)| i)
+    }
+
+    /// The most bytes one request can take, with keys of `prefix` and values of
+    /// at most `max_value` bytes: every placeholder at its largest, and the
+    /// literal bytes and framing.
+    pub fn max_request_bytes(&self, prefix: usize, max_value: usize) -> usize {
+        use crate::command::Part;
+        self.ops
+            .iter()
+            .map(|op| {
+                let spec = &op.spec;
+                let literal: usize = spec
+                    .args
+                    .iter()
+                    .flatten()
+                    .map(|p| match p {
+                        Part::Literal(b) => b.len(),
+                        _ => 0,
+                    })
+                    .sum();
+                let keys = spec.count(&Part::Key) * (prefix + 20);
+                let data = spec.count(&Part::Data) * max_value;
+                let rand = spec.count(&Part::RandInt) * 12;
+                // `$len\r\n` and `\r\n` per argument, and the `*N\r\n` header.
+                literal + keys + data + rand + 32 * (spec.args.len() + 1)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> CommandSpec {
+        CommandSpec::parse(text).unwrap()
+    }
+
+    #[test]
+    fn default_pair_is_sets_and_gets_weighted_by_the_ratio() {
+        let t = OpTable::default_pair(
+            Ratio { set: 1, get: 10 },
+            KeyPattern::Uniform,
+            KeyPattern::Sequential,
+        );
+        let names: Vec<_> = t.rows.iter().map(|r| r.memtier.as_str()).collect();
+        assert_eq!(names, ["Sets", "Gets"]);
+        assert!(!t.rows[0].counts_hits && t.rows[1].counts_hits);
+        assert_eq!(t.weights(Ratio { set: 2, get: 3 }), [2, 3]);
+        assert_eq!(t.ops[1].pattern, KeyPattern::Sequential);
+        assert_eq!(t.ops[0].encoding, Encoding::Set);
+        assert_eq!(t.ops[1].encoding, Encoding::Get);
+    }
+
+    #[test]
+    fn command_breakdown_shares_a_row_per_name_and_line_breakdown_does_not() {
+        let lines = || {
+            vec![
+                (spec("SET __key__ __data__"), KeyPattern::Uniform, 1),
+                (spec("GET __key__"), KeyPattern::Uniform, 1),
+                (spec("get other:__key__"), KeyPattern::Uniform, 1),
+            ]
+        };
+        let by_command = OpTable::commands(lines(), Breakdown::Command);
+        assert_eq!(by_command.rows.len(), 2);
+        assert_eq!(by_command.ops[2].row, 1);
+        let by_line = OpTable::commands(lines(), Breakdown::Line);
+        let keys: Vec<_> = by_line.rows.iter().map(|r| r.json_key.as_str()).collect();
+        assert_eq!(keys, ["Sets", "Gets", "Gets#2"]);
+        assert_eq!(by_line.rows[2].memtier, "Gets");
+        assert_eq!(by_line.rows[2].name_key, "GET#2");
+        assert_eq!(by_line.ops[2].row, 2);
+        let witnesses = by_line.witnesses();
+        assert_eq!(witnesses.len(), 2);
+        assert_eq!(witnesses[1].command, "get");
+        assert_eq!(witnesses[1].rows, [1, 2]);
+        assert_eq!(by_line.weights(Ratio { set: 9, get: 9 }), [1, 1, 1]);
+    }
+
+    #[test]
+    fn witnesses_and_hit_semantics_follow_the_command_name() {
+        let t = OpTable::commands(
+            vec![
+                (spec("HSET __key__ f __data__"), KeyPattern::Uniform, 1),
+                (spec("HGET __key__ f"), KeyPattern::Uniform, 1),
+            ],
+            Breakdown::Command,
+        );
+        assert_eq!(t.rows[0].witness, "hset");
+        assert_eq!(t.ops[0].encoding, Encoding::Template);
+        assert_eq!(t.rows[1].memtier, "Hgets");
+        assert_eq!(t.hit_rows().collect::<Vec<_>>(), [1]);
+    }
+
+    #[test]
+    fn the_request_bound_covers_every_placeholder() {
+        let t = OpTable::commands(
+            vec![(
+                spec("MSET __key__ __data__ __key__ __data__"),
+                KeyPattern::Uniform,
+                1,
+            )],
+            Breakdown::Command,
+        );
+        let mut out = Vec::new();
+        struct Big;
+        impl<'v> crate::protocol::template::Fill<'v> for Big {
+            fn key(&mut self) -> u64 {
+                u64::MAX
+            }
+            fn data(&mut self) -> &'v [u8] {
+                &[b'x'; 100]
+            }
+            fn rand_int(&mut self) -> Option<u64> {
+                None
+            }
+        }
+        let len = t.ops[0].template.encode(&mut out, b"memtier-", &mut Big);
+        assert!(len <= t.max_request_bytes(8, 100), "{len}");
+        assert!(t.max_request_bytes(8, 100) < 2 * len);
+    }
+}
