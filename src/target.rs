@@ -12,6 +12,8 @@ use std::time::Duration;
 use percent_encoding::percent_decode_str;
 use url::Url;
 
+use crate::net::TlsClient;
+
 /// Which address family to use when the server is given as a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AddressFamily {
@@ -106,6 +108,8 @@ pub struct Target {
     pub db: u32,
     /// Bound on connect plus handshake.
     pub connect_timeout: Duration,
+    /// `--tls`: the TLS client every TCP connection runs through.
+    pub tls: Option<TlsClient>,
 }
 
 impl Target {

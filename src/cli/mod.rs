@@ -100,6 +100,29 @@ pub struct Args {
     #[arg(long, value_name = "FILE", help_heading = "Connection")]
     pub auth_file: Option<PathBuf>,
 
+    /// Connect over TLS (rustls); the server's certificate is checked against the
+    /// system's CAs or --cacert, and its name against --sni or the host name
+    #[arg(long, help_heading = "TLS")]
+    #[serde(default)]
+    pub tls: bool,
+    /// Client certificate chain (PEM) for mutual TLS; needs --key
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub cert: Option<PathBuf>,
+    /// Private key (PEM) of --cert
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub key: Option<PathBuf>,
+    /// CA certificates (PEM) that sign the server's certificate [default: the system's]
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub cacert: Option<PathBuf>,
+    /// Accept any server certificate for any name: encrypted, but unauthenticated
+    #[arg(long, help_heading = "TLS")]
+    #[serde(default)]
+    pub tls_skip_verify: bool,
+    /// Server name sent in the TLS handshake and checked against the certificate
+    /// [default: the host connected to]
+    #[arg(long, value_name = "NAME", help_heading = "TLS")]
+    pub sni: Option<String>,
+
     /// Reconnect connections that break during a run (kvbench's default; memtier's flag)
     #[arg(long, help_heading = "Faults")]
     #[serde(default)]

@@ -71,12 +71,18 @@ pub fn memtier_configuration(c: &Config) -> Value {
         "out_file",
         json!(c.output.out_file.as_ref().map(|p| p.display().to_string())),
     );
-    put("tls", json!("false"));
-    for key in ["cert", "key", "cacert"] {
-        put(key, Value::Null);
-    }
-    put("tls_skip_verify", json!("false"));
-    put("sni", Value::Null);
+    // memtier writes its switches as the strings "true" / "false".
+    let tls = c.target.tls.as_ref().map(|t| &t.settings);
+    let path = |p: Option<&std::path::PathBuf>| json!(p.map(|p| p.display().to_string()));
+    put("tls", json!(tls.is_some().to_string()));
+    put("cert", path(tls.and_then(|t| t.cert.as_ref())));
+    put("key", path(tls.and_then(|t| t.key.as_ref())));
+    put("cacert", path(tls.and_then(|t| t.cacert.as_ref())));
+    put(
+        "tls_skip_verify",
+        json!(tls.is_some_and(|t| t.skip_verify).to_string()),
+    );
+    put("sni", json!(tls.and_then(|t| t.sni.clone())));
     put("client_stats", Value::Null);
     put("run_count", json!(c.run_count));
     put("debug", json!(0));

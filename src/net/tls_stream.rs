@@ -1,0 +1,145 @@
+//! A TLS session over a non-blocking mio socket, with `Read` and `Write` that
+//! behave like the socket's own, so a connection drives it exactly as it drives
+//! plain TCP (the shape of rustls's `tlsclient-mio` example, folded into the
+//! two calls the connection already makes).
+//!
+//! Two promises keep the edge-triggered event loop from stalling:
+//! - `read` returns fewer bytes than asked only once the socket itself said
+//!   "would block" (or ended), so a short read still means "drained", as it
+//!   does for TCP; records rustls has decrypted are handed out before the
+//!   socket is read again, so rustls never holds plaintext the loop does not
+//!   know about.
+//! - Whatever TLS wants to send (the handshake's next flight, encrypted
+//!   requests) is written at once from `read`, `write` and `flush`; what the
+//!   socket does not take waits in rustls until the next writable edge, when
+//!   the connection calls `flush`.
+//!
+//! The TLS handshake needs no state of its own in the connection: plaintext
+//! written while it runs (the AUTH/SELECT/PING of a reconnect) is held by
+//! rustls and sent encrypted as soon as the handshake completes.
+
+use std::io::{self, Read, Write};
+
+use rustls::ClientConnection;
+
+/// A client TLS session and the non-blocking socket it runs on.
+#[derive(Debug)]
+pub struct TlsStream {
+    tls: ClientConnection,
+    socket: mio::net::TcpStream,
+}
+
+impl TlsStream {
+    /// Wraps a session and its socket; the session may still be handshaking.
+    pub fn new(tls: ClientConnection, socket: mio::net::TcpStream) -> TlsStream {
+        TlsStream { tls, socket }
+    }
+
+    /// The socket, for connect outcomes and event registration.
+    pub fn socket(&self) -> &mio::net::TcpStream {
+        &self.socket
+    }
+
+    /// The socket, mutably, for event registration.
+    pub fn socket_mut(&mut self) -> &mut mio::net::TcpStream {
+        &mut self.socket
+    }
+
+    /// Sends close_notify if the socket takes it, then shuts the socket; errors
+    /// are irrelevant because the stream is abandoned.
+    pub fn shutdown(&mut self) {
+        self.tls.send_close_notify();
+        let _ = self.write_pending();
+        let _ = self.socket.shutdown(std::net::Shutdown::Both);
+    }
+
+    /// Writes the TLS bytes rustls has queued until it has none or the socket
+    /// would block (`Err(WouldBlock)`).
+    fn write_pending(&mut self) -> io::Result<()> {
+        while self.tls.wants_write() {
+            match self.tls.write_tls(&mut self.socket) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// [`TlsStream::write_pending`], where a full socket is no error: the rest
+    /// goes out on the next writable edge.
+    fn write_pending_until_full(&mut self) -> io::Result<()> {
+        match self.write_pending() {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(()),
+            other => other,
+        }
+    }
+}
+
+impl Read for TlsStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut filled = 0;
+        loop {
+            if filled == buf.len() {
+                return Ok(filled);
+            }
+            match self.tls.reader().read(&mut buf[filled..]) {
+                // The peer's close_notify: the end of the stream, after what is here.
+                Ok(0) => return Ok(filled),
+                Ok(n) => {
+                    filled += n;
+                    continue;
+                }
+                // Nothing decrypted is waiting: read the socket.
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) if filled > 0 => {
+                    // Hand out what arrived; the error comes back on the next read.
+                    let _ = e;
+                    return Ok(filled);
+                }
+                Err(e) => return Err(e),
+            }
+            match self.tls.read_tls(&mut self.socket) {
+                // The socket ended; rustls reports a missing close_notify on the
+                // next read, and the connection treats either as a close.
+                Ok(0) => return Ok(filled),
+                Ok(_) => {
+                    let processed = self.tls.process_new_packets();
+                    // The handshake's next flight, or the alert for a failure.
+                    let written = self.write_pending_until_full();
+                    processed.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                    written?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock && filled > 0 => {
+                    return Ok(filled);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Write for TlsStream {
+    /// Encrypts what rustls accepts and writes it; when rustls holds as much as
+    /// it buffers (the socket is full, or the handshake is not done), the
+    /// answer is `WouldBlock`, as a full socket's would be.
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        self.write_pending_until_full()?;
+        let accepted = self.tls.writer().write(buf)?;
+        self.write_pending_until_full()?;
+        if accepted == 0 {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        Ok(accepted)
+    }
+
+    /// Writes what rustls still holds; `Err(WouldBlock)` when the socket is full.
+    fn flush(&mut self) -> io::Result<()> {
+        self.write_pending()
+    }
+}
