@@ -29,8 +29,9 @@ fn openssl(dir: &Path, args: &[&str]) {
     );
 }
 
-/// A CA, a server certificate it signs for 127.0.0.1 and localhost, a client
-/// certificate it signs, and an unrelated CA with its own client certificate.
+/// A CA, a server certificate it signs for 127.0.0.1 and localhost (and an
+/// expired one for the same key), a client certificate it signs, and an
+/// unrelated CA with its own client certificate.
 struct Certs {
     dir: TempDir,
 }
@@ -104,6 +105,38 @@ impl Certs {
                 ],
             );
         }
+        // `openssl ca` is the CLI's one way to give a certificate dates in the past.
+        std::fs::create_dir(d.join("ca-db")).unwrap();
+        std::fs::write(d.join("ca-db/index.txt"), "").unwrap();
+        std::fs::write(d.join("ca-db/serial"), "01\n").unwrap();
+        std::fs::write(
+            d.join("ca.cnf"),
+            "[ca]\ndefault_ca = test\n[test]\ndatabase = ca-db/index.txt\nnew_certs_dir = ca-db\n\
+             serial = ca-db/serial\ndefault_md = sha256\npolicy = any\nx509_extensions = ext\n\
+             [any]\ncommonName = supplied\n[ext]\nsubjectAltName = IP:127.0.0.1,DNS:localhost\n",
+        )
+        .unwrap();
+        openssl(
+            d,
+            &[
+                "ca",
+                "-batch",
+                "-config",
+                "ca.cnf",
+                "-cert",
+                "ca.crt",
+                "-keyfile",
+                "ca.key",
+                "-in",
+                "server.csr",
+                "-out",
+                "expired.crt",
+                "-startdate",
+                "20200101000000Z",
+                "-enddate",
+                "20200102000000Z",
+            ],
+        );
         Certs { dir }
     }
 
@@ -122,7 +155,8 @@ struct TlsRedis {
 }
 
 impl TlsRedis {
-    fn start(certs: &Certs, auth_clients: bool) -> TlsRedis {
+    /// With `cert` as the server's certificate (for the key `server.key`).
+    fn start_with_cert(certs: &Certs, cert: &str, auth_clients: bool) -> TlsRedis {
         for _ in 0..5 {
             let dir = TempDir::new("tls-redis");
             let (plain, tls) = (free_port(), free_port());
@@ -131,7 +165,7 @@ impl TlsRedis {
             }
             let child = redis_server(plain, &dir.0)
                 .args(["--tls-port", &tls.to_string()])
-                .args(["--tls-cert-file", &certs.path("server.crt")])
+                .args(["--tls-cert-file", &certs.path(cert)])
                 .args(["--tls-key-file", &certs.path("server.key")])
                 .args(["--tls-ca-cert-file", &certs.path("ca.crt")])
                 .args([
@@ -153,6 +187,10 @@ impl TlsRedis {
             }
         }
         panic!("redis-server with a TLS port did not start on any of 5 port pairs");
+    }
+
+    fn start(certs: &Certs, auth_clients: bool) -> TlsRedis {
+        TlsRedis::start_with_cert(certs, "server.crt", auth_clients)
     }
 
     fn wait_ready(&mut self) -> bool {
@@ -436,6 +474,34 @@ fn a_name_the_certificate_lacks_exits_2_naming_sni() {
         ],
     );
     assert_eq!(doc["configuration"]["sni"], "localhost");
+    assert_eq!(redis.calls(), (count(&doc, "SET"), count(&doc, "GET")));
+}
+
+#[test]
+fn an_expired_server_certificate_exits_2_and_skip_verify_accepts_it() {
+    let certs = Certs::make();
+    let redis = TlsRedis::start_with_cert(&certs, "expired.crt", false);
+    let out = kvbench(
+        redis.tls,
+        &["--tls", "--cacert", &certs.path("ca.crt"), "-n", "10"],
+    );
+    let stderr = usage_error(&out, "--tls-skip-verify");
+    assert!(stderr.contains("validity period"), "{stderr}");
+    assert_eq!(redis.calls(), (0, 0));
+    let doc = report(
+        redis.tls,
+        &[
+            "--tls",
+            "--tls-skip-verify",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "-n",
+            "40",
+        ],
+    );
+    assert_eq!(count(&doc, "SET") + count(&doc, "GET"), 40);
     assert_eq!(redis.calls(), (count(&doc, "SET"), count(&doc, "GET")));
 }
 

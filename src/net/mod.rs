@@ -323,7 +323,7 @@ pub fn connect_blocking(target: &Target) -> Result<(BlockingStream, bool), Conne
             s.set_write_timeout(Some(remaining(deadline)))
                 .map_err(io_err)?;
             match &target.tls {
-                Some(tls) => BlockingStream::Tls(Box::new(tls_handshake(tls, s, target)?)),
+                Some(tls) => BlockingStream::Tls(Box::new(tls_stream::handshake(tls, s, target)?)),
                 None => BlockingStream::Tcp(s),
             }
         }
@@ -352,38 +352,6 @@ pub fn connect_blocking(target: &Target) -> Result<(BlockingStream, bool), Conne
     };
     set.map_err(io_err)?;
     Ok((stream, unsolicited))
-}
-
-/// Runs the TLS handshake on a connected, blocking socket (bounded by its
-/// timeouts), so that a certificate problem is reported as such before any
-/// Redis command is sent.
-fn tls_handshake(
-    tls: &TlsClient,
-    mut socket: TcpStream,
-    target: &Target,
-) -> Result<StreamOwned<ClientConnection, TcpStream>, ConnectError> {
-    let mut session = tls.connection().map_err(|e| ConnectError::Tls {
-        endpoint: target.endpoint.to_string(),
-        failure: tls::explain(&e, tls),
-    })?;
-    while session.is_handshaking() {
-        session.complete_io(&mut socket).map_err(|e| match e.kind() {
-            // A plain server waits for a command line that a ClientHello never
-            // completes, so a plain port shows up as a timeout here.
-            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ConnectError::Tls {
-                endpoint: target.endpoint.to_string(),
-                failure: TlsFailure {
-                    flag: "--tls",
-                    message: format!(
-                        "no TLS handshake within --connection-timeout {} s; is this a TLS port? drop --tls for a plain one, or raise --connection-timeout",
-                        target.connect_timeout.as_secs_f64()
-                    ),
-                },
-            },
-            _ => io_failure(target, e),
-        })?;
-    }
-    Ok(StreamOwned::new(session, socket))
 }
 
 fn remaining(deadline: Instant) -> Duration {

@@ -19,8 +19,13 @@
 //! rustls and sent encrypted as soon as the handshake completes.
 
 use std::io::{self, Read, Write};
+use std::net::TcpStream;
 
-use rustls::ClientConnection;
+use rustls::{ClientConnection, StreamOwned};
+
+use crate::net::tls::{self, TlsClient, TlsFailure};
+use crate::net::{ConnectError, io_failure};
+use crate::target::Target;
 
 /// A client TLS session and the non-blocking socket it runs on.
 #[derive(Debug)]
@@ -142,4 +147,36 @@ impl Write for TlsStream {
     fn flush(&mut self) -> io::Result<()> {
         self.write_pending()
     }
+}
+
+/// Runs the TLS handshake on a connected, blocking socket (bounded by its
+/// timeouts), so that a certificate problem is reported as such before any
+/// Redis command is sent.
+pub(super) fn handshake(
+    tls: &TlsClient,
+    mut socket: TcpStream,
+    target: &Target,
+) -> Result<StreamOwned<ClientConnection, TcpStream>, ConnectError> {
+    let mut session = tls.connection().map_err(|e| ConnectError::Tls {
+        endpoint: target.endpoint.to_string(),
+        failure: tls::explain(&e, tls),
+    })?;
+    while session.is_handshaking() {
+        session.complete_io(&mut socket).map_err(|e| match e.kind() {
+            // A plain server waits for a command line that a ClientHello never
+            // completes, so a plain port shows up as a timeout here.
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ConnectError::Tls {
+                endpoint: target.endpoint.to_string(),
+                failure: TlsFailure {
+                    flag: "--tls",
+                    message: format!(
+                        "no TLS handshake within --connection-timeout {} s; is this a TLS port? drop --tls for a plain one, or raise --connection-timeout",
+                        target.connect_timeout.as_secs_f64()
+                    ),
+                },
+            },
+            _ => io_failure(target, e),
+        })?;
+    }
+    Ok(StreamOwned::new(session, socket))
 }
