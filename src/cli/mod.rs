@@ -122,6 +122,9 @@ pub struct Args {
     /// [default: the host connected to]
     #[arg(long, value_name = "NAME", help_heading = "TLS")]
     pub sni: Option<String>,
+    /// TLS versions to offer, comma-separated: TLSv1.2, TLSv1.3 [default: both]
+    #[arg(long, value_name = "LIST", help_heading = "TLS")]
+    pub tls_protocols: Option<String>,
 
     /// Reconnect connections that break during a run (kvbench's default; memtier's flag)
     #[arg(long, help_heading = "Faults")]

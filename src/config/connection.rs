@@ -1,12 +1,12 @@
 //! Validation of where to connect and how to log in: `-s/-p/-S/-4/-6/-u`,
 //! `-a`, `KVBENCH_AUTH`, `--auth-file`, `--select-db`, `--protocol`,
 //! `--connection-timeout`, and the TLS flags `--tls`, `--cert`, `--key`,
-//! `--cacert`, `--tls-skip-verify`, `--sni`.
+//! `--cacert`, `--tls-skip-verify`, `--sni`, `--tls-protocols`.
 
 use crate::cli::Args;
 use crate::config::compat::connect_timeout_secs;
 use crate::config::{NO_CONNECT_TIMEOUT, UsageError, seconds};
-use crate::net::{TlsClient, TlsSettings};
+use crate::net::{TlsClient, TlsSettings, TlsVersion};
 use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
 
 pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
@@ -90,6 +90,10 @@ fn build_tls(a: &Args, endpoint: &Endpoint) -> Result<Option<TlsClient>, UsageEr
         cacert: a.cacert.clone(),
         skip_verify: a.tls_skip_verify,
         sni: a.sni.clone(),
+        protocols: match &a.tls_protocols {
+            Some(list) => TlsVersion::parse_list(list)?,
+            None => Vec::new(),
+        },
     };
     if !a.tls {
         let given = [
@@ -98,6 +102,7 @@ fn build_tls(a: &Args, endpoint: &Endpoint) -> Result<Option<TlsClient>, UsageEr
             ("--cacert", settings.cacert.is_some()),
             ("--tls-skip-verify", settings.skip_verify),
             ("--sni", settings.sni.is_some()),
+            ("--tls-protocols", a.tls_protocols.is_some()),
         ];
         return match given.iter().find(|(_, set)| *set) {
             Some((flag, _)) => Err(UsageError::new(

@@ -9,6 +9,7 @@
 
 mod handshake;
 pub mod tls;
+mod tls_failure;
 mod tls_stream;
 
 pub use handshake::Handshake;
@@ -17,7 +18,8 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
-pub use tls::{TlsClient, TlsFailure, TlsSettings};
+pub use tls::{TlsClient, TlsSettings, TlsVersion};
+pub use tls_failure::TlsFailure;
 pub use tls_stream::TlsStream;
 
 use mio::event::Source;
@@ -90,10 +92,10 @@ pub enum ConnectError {
 /// timeout becomes [`ConnectError::TimedOut`], so the message names the flag.
 fn io_failure(target: &Target, source: io::Error) -> ConnectError {
     let endpoint = target.endpoint.to_string();
-    if let (Some(tls), Some(e)) = (&target.tls, tls::rustls_error(&source)) {
+    if let (Some(tls), Some(e)) = (&target.tls, tls_failure::rustls_error(&source)) {
         return ConnectError::Tls {
             endpoint,
-            failure: tls::explain(e, tls),
+            failure: tls_failure::explain(e, tls),
         };
     }
     match source.kind() {

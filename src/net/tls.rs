@@ -1,7 +1,9 @@
 //! TLS settings: memtier's `--tls`, `--cert`, `--key`, `--cacert`,
-//! `--tls-skip-verify` and `--sni` turned into one rustls [`ClientConfig`],
+//! `--tls-skip-verify`, `--sni` and `--tls-protocols` turned into one rustls [`ClientConfig`],
 //! built once while the configuration is validated, and the translation of a
 //! failed TLS handshake into a message that names the flag to change.
+//!
+//! What a failed handshake means for the user is `net/tls_failure.rs`.
 //!
 //! Everything here can fail only before the first connection: a file that does
 //! not read or parse, a certificate without its key, a key that does not match.
@@ -18,8 +20,7 @@ use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{
-    AlertDescription, CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct,
-    RootCertStore, SignatureScheme,
+    ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
 
 use crate::config::UsageError;
@@ -39,6 +40,64 @@ pub struct TlsSettings {
     /// `--sni`: the server name sent in the handshake and checked against the
     /// certificate; without it, the host name (or address) connected to.
     pub sni: Option<String>,
+    /// `--tls-protocols`: the versions offered; empty offers both.
+    pub protocols: Vec<TlsVersion>,
+}
+
+/// A TLS version rustls can speak (TLS 1.0 and 1.1 are deprecated by RFC 8996
+/// and not implemented by rustls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsVersion {
+    /// TLS 1.2.
+    Tls12,
+    /// TLS 1.3.
+    Tls13,
+}
+
+impl TlsVersion {
+    /// Parses memtier's `--tls-protocols` list (`TLSv1.2,TLSv1.3`).
+    pub fn parse_list(list: &str) -> Result<Vec<TlsVersion>, UsageError> {
+        let mut versions = Vec::new();
+        for name in list.split([',', ' ']).filter(|n| !n.is_empty()) {
+            let version = match name {
+                "TLSv1.2" => TlsVersion::Tls12,
+                "TLSv1.3" => TlsVersion::Tls13,
+                "TLSv1" | "TLSv1.0" | "TLSv1.1" => {
+                    return Err(UsageError::new(
+                        "--tls-protocols",
+                        format!(
+                            "{name} is deprecated (RFC 8996) and rustls does not speak it; use TLSv1.2 and/or TLSv1.3"
+                        ),
+                    ));
+                }
+                other => {
+                    return Err(UsageError::new(
+                        "--tls-protocols",
+                        format!(
+                            "unknown version '{other}'; give TLSv1.2 and/or TLSv1.3, comma-separated"
+                        ),
+                    ));
+                }
+            };
+            if !versions.contains(&version) {
+                versions.push(version);
+            }
+        }
+        if versions.is_empty() {
+            return Err(UsageError::new(
+                "--tls-protocols",
+                "is empty; give TLSv1.2 and/or TLSv1.3, comma-separated",
+            ));
+        }
+        Ok(versions)
+    }
+
+    fn rustls(self) -> &'static rustls::SupportedProtocolVersion {
+        match self {
+            TlsVersion::Tls12 => &rustls::version::TLS12,
+            TlsVersion::Tls13 => &rustls::version::TLS13,
+        }
+    }
 }
 
 /// A ready TLS client: the shared rustls config and the server name.
@@ -67,9 +126,14 @@ impl TlsClient {
     /// the flag whose value is at fault.
     pub fn new(settings: TlsSettings, host: &str) -> Result<TlsClient, UsageError> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let versions: Vec<_> = if settings.protocols.is_empty() {
+            rustls::DEFAULT_VERSIONS.to_vec()
+        } else {
+            settings.protocols.iter().map(|v| v.rustls()).collect()
+        };
         let builder = ClientConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()
-            .map_err(|e| UsageError::new("--tls", format!("cannot set up TLS: {e}")))?;
+            .with_protocol_versions(&versions)
+            .map_err(|e| UsageError::new("--tls-protocols", format!("cannot set up TLS: {e}")))?;
         let builder = if settings.skip_verify {
             builder
                 .dangerous()
@@ -246,84 +310,51 @@ impl ServerCertVerifier for AcceptAnyCertificate {
     }
 }
 
-/// A TLS failure explained: the flag to change and how.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TlsFailure {
-    /// The flag at fault.
-    pub flag: &'static str,
-    /// What went wrong and the fix.
-    pub message: String,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Explains a rustls error met while connecting with `tls`.
-pub fn explain(error: &rustls::Error, tls: &TlsClient) -> TlsFailure {
-    use rustls::Error as E;
-    let name = tls.server_name();
-    let (flag, message) = match error {
-        E::InvalidCertificate(CertificateError::UnknownIssuer | CertificateError::BadSignature) => (
-            "--cacert",
-            format!(
-                "the server's certificate is not signed by a CA kvbench trusts ({error}); give the CA that signed it with --cacert FILE, or --tls-skip-verify for a test server"
-            ),
-        ),
-        E::InvalidCertificate(
-            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-        ) => (
-            "--sni",
-            format!(
-                "the server's certificate is not valid for '{name}'; give a name it holds with --sni NAME"
-            ),
-        ),
-        E::InvalidCertificate(
-            CertificateError::Expired
-            | CertificateError::ExpiredContext { .. }
-            | CertificateError::NotValidYet
-            | CertificateError::NotValidYetContext { .. },
-        ) => (
-            "--tls-skip-verify",
-            format!(
-                "the server's certificate is outside its validity period ({error}); renew it on the server, or accept it with --tls-skip-verify"
-            ),
-        ),
-        E::AlertReceived(AlertDescription::CertificateRequired | AlertDescription::HandshakeFailure)
-            if tls.settings.cert.is_none() =>
-        {
-            (
-                "--cert",
-                "the server wants a client certificate (tls-auth-clients); give one with --cert FILE --key FILE".to_string(),
-            )
+    #[test]
+    fn tls_protocols_reads_memtiers_list_once_per_version() {
+        use TlsVersion::{Tls12, Tls13};
+        assert_eq!(
+            TlsVersion::parse_list("TLSv1.2,TLSv1.3").unwrap(),
+            [Tls12, Tls13]
+        );
+        assert_eq!(TlsVersion::parse_list("TLSv1.3 TLSv1.3").unwrap(), [Tls13]);
+        for (list, text) in [
+            ("TLSv1.1", "RFC 8996"),
+            ("TLSv1", "RFC 8996"),
+            ("tls1.2", "unknown version"),
+            (",", "is empty"),
+        ] {
+            let e = TlsVersion::parse_list(list).unwrap_err();
+            assert_eq!(e.flag, "--tls-protocols");
+            assert!(e.message.contains(text), "{list}: {}", e.message);
         }
-        E::AlertReceived(alert) if tls.settings.cert.is_some() && is_client_cert_alert(*alert) => (
-            "--cert",
-            format!(
-                "the server refused the client certificate ({error}); give one signed by a CA the server trusts with --cert and --key"
-            ),
-        ),
-        E::InvalidMessage(_) => (
-            "--tls",
-            format!(
-                "the server did not answer in TLS ({error}); is this port a TLS port? drop --tls for a plain one"
-            ),
-        ),
-        _ => ("--tls", format!("the TLS handshake failed: {error}")),
-    };
-    TlsFailure { flag, message }
-}
+    }
 
-fn is_client_cert_alert(alert: AlertDescription) -> bool {
-    matches!(
-        alert,
-        AlertDescription::BadCertificate
-            | AlertDescription::UnknownCA
-            | AlertDescription::CertificateUnknown
-            | AlertDescription::DecryptError
-            | AlertDescription::CertificateRequired
-            | AlertDescription::HandshakeFailure
-    )
-}
-
-/// The rustls error inside an I/O error, where rustls put one (its streams
-/// report TLS failures as `InvalidData` wrapping the rustls error).
-pub fn rustls_error(e: &std::io::Error) -> Option<&rustls::Error> {
-    e.get_ref()?.downcast_ref::<rustls::Error>()
+    #[test]
+    fn the_server_name_is_the_host_unless_sni_is_given() {
+        let skip = TlsSettings {
+            skip_verify: true,
+            ..TlsSettings::default()
+        };
+        assert_eq!(
+            TlsClient::new(skip.clone(), "127.0.0.1")
+                .unwrap()
+                .server_name(),
+            "127.0.0.1"
+        );
+        let sni = TlsSettings {
+            sni: Some("cache.example".into()),
+            ..skip.clone()
+        };
+        assert_eq!(
+            TlsClient::new(sni, "127.0.0.1").unwrap().server_name(),
+            "cache.example"
+        );
+        let e = TlsClient::new(skip, "bad host").unwrap_err();
+        assert_eq!(e.flag, "--server");
+    }
 }

@@ -23,7 +23,8 @@ use std::net::TcpStream;
 
 use rustls::{ClientConnection, StreamOwned};
 
-use crate::net::tls::{self, TlsClient, TlsFailure};
+use crate::net::tls::TlsClient;
+use crate::net::tls_failure::{self, TlsFailure};
 use crate::net::{ConnectError, io_failure};
 use crate::target::Target;
 
@@ -159,7 +160,7 @@ pub(super) fn handshake(
 ) -> Result<StreamOwned<ClientConnection, TcpStream>, ConnectError> {
     let mut session = tls.connection().map_err(|e| ConnectError::Tls {
         endpoint: target.endpoint.to_string(),
-        failure: tls::explain(&e, tls),
+        failure: tls_failure::explain(&e, tls),
     })?;
     while session.is_handshaking() {
         session.complete_io(&mut socket).map_err(|e| match e.kind() {

@@ -12,6 +12,7 @@
 )]
 
 pub mod scripted_server;
+pub mod tls;
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
