@@ -7,11 +7,11 @@
 
 mod common;
 
-use common::info_u64;
 use common::tls::{
     Certs, TlsRedis, assert_no_errors, count, error, kvbench_bounded as kvbench, report,
     usage_error,
 };
+use common::{info_u64, try_pipeline};
 
 #[test]
 fn counts_over_tls_equal_the_servers_commandstats() {
@@ -157,4 +157,26 @@ fn tls_protocols_offers_only_the_versions_given() {
     let doc = report(redis.tls, &args);
     assert_eq!(count(&doc, "SET") + count(&doc, "GET"), 30);
     assert_eq!(redis.calls(), (count(&doc, "SET"), count(&doc, "GET")));
+}
+
+#[test]
+fn a_rediss_uri_connects_over_tls_like_tls() {
+    let certs = Certs::make();
+    let redis = TlsRedis::start(&certs, false);
+    let uri = format!("rediss://127.0.0.1:{}/2", redis.tls);
+    let cacert = certs.path("ca.crt");
+    let args = [
+        "-u", &uri, "--cacert", &cacert, "-c", "1", "-t", "1", "-n", "60", "--ratio", "1:0",
+    ];
+    let doc = report(redis.tls, &args);
+    assert_no_errors(&doc);
+    assert_eq!(doc["configuration"]["tls"], "true");
+    assert_eq!(redis.calls(), (60, 0));
+    // The URI's database was selected over TLS: the keys are in db 2 only.
+    let keys = |db: &str| {
+        let reply = try_pipeline(redis.plain, &[vec!["SELECT", db], vec!["DBSIZE"]]).unwrap();
+        format!("{:?}", reply[1])
+    };
+    assert_eq!(keys("0"), "Integer(0)");
+    assert_ne!(keys("2"), "Integer(0)");
 }

@@ -73,7 +73,8 @@ pub struct Args {
     #[arg(short = '6', long, help_heading = "Connection")]
     #[serde(default)]
     pub ipv6: bool,
-    /// Server URI redis://[user:password@]host[:port][/db]; overrides -s, -p, -a and --select-db
+    /// Server URI redis://[user:password@]host[:port][/db] (rediss:// for TLS); overrides -s, -p,
+    /// -a and --select-db
     #[arg(short = 'u', long, help_heading = "Connection")]
     pub uri: Option<String>,
     /// Authenticate with PASSWORD or USER:PASSWORD (also read from KVBENCH_AUTH, which

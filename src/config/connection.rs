@@ -34,12 +34,14 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
         None => None,
     };
     let mut db = a.select_db.unwrap_or(0);
+    let mut tls = a.tls;
     if let Some(uri) = &a.uri {
         let parts = parse_uri(uri).map_err(|e| UsageError::new("--uri", e))?;
         host = parts.host;
         port = parts.port.unwrap_or(port);
         auth = parts.auth.or(auth);
         db = parts.db.unwrap_or(db);
+        tls |= parts.tls;
     }
     match a.protocol.as_deref().unwrap_or("redis") {
         "redis" | "resp2" => {}
@@ -67,7 +69,7 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
         Some(path) => Endpoint::Unix(path.clone()),
         None => Endpoint::Tcp { host, port, family },
     };
-    let tls = build_tls(a, &endpoint)?;
+    let tls = build_tls(a, tls, &endpoint)?;
     Ok(Target {
         endpoint,
         auth,
@@ -80,10 +82,10 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
     })
 }
 
-/// `--tls` and its files: read and checked here, once, so a bad file is a usage
+/// `--tls` (or a `rediss://` URI, passed as `tls`) and its files: read and checked here, once, so a bad file is a usage
 /// error before any connection. A TLS option without `--tls` is refused rather
 /// than ignored, because the run would silently go out in plain text.
-fn build_tls(a: &Args, endpoint: &Endpoint) -> Result<Option<TlsClient>, UsageError> {
+fn build_tls(a: &Args, tls: bool, endpoint: &Endpoint) -> Result<Option<TlsClient>, UsageError> {
     let settings = TlsSettings {
         cert: a.cert.clone(),
         key: a.key.clone(),
@@ -95,7 +97,7 @@ fn build_tls(a: &Args, endpoint: &Endpoint) -> Result<Option<TlsClient>, UsageEr
             None => Vec::new(),
         },
     };
-    if !a.tls {
+    if !tls {
         let given = [
             ("--cert", settings.cert.is_some()),
             ("--key", settings.key.is_some()),
@@ -107,7 +109,7 @@ fn build_tls(a: &Args, endpoint: &Endpoint) -> Result<Option<TlsClient>, UsageEr
         return match given.iter().find(|(_, set)| *set) {
             Some((flag, _)) => Err(UsageError::new(
                 flag,
-                "is a TLS option: add --tls, or drop it to connect in plain text",
+                "is a TLS option: add --tls (or use rediss://), or drop it to connect in plain text",
             )),
             None => Ok(None),
         };
