@@ -2,10 +2,17 @@
 //! each test makes itself with the openssl CLI: the counts over TLS equal the
 //! server's own commandstats (read over its plain port, an independent
 //! witness), large replies cross many TLS records, reconnects redo the TLS
-//! handshake inside the event loop, and `--tls-protocols` limits what is offered.
-//! The failures a user can fix are in `e2e_tls_errors.rs`.
+//! handshake inside the event loop, a second connection resumes the first's
+//! session, `rediss://` means `--tls`, and `--tls-protocols` limits what is
+//! offered. The failures a user can fix are in `e2e_tls_errors.rs`.
 
 mod common;
+
+use clap::Parser;
+use kvbench::cli::Args;
+use kvbench::config::Config;
+use kvbench::net::{self, BlockingStream};
+use rustls::HandshakeKind;
 
 use common::tls::{
     Certs, TlsRedis, assert_no_errors, count, error, kvbench_bounded as kvbench, report,
@@ -179,4 +186,39 @@ fn a_rediss_uri_connects_over_tls_like_tls() {
     };
     assert_eq!(keys("0"), "Integer(0)");
     assert_ne!(keys("2"), "Integer(0)");
+}
+
+#[test]
+fn a_second_connection_resumes_the_tls_session_of_the_first() {
+    let certs = Certs::make();
+    let redis = TlsRedis::start(&certs, false);
+    let port = redis.tls.to_string();
+    let cacert = certs.path("ca.crt");
+    let args = [
+        "kvbench",
+        "-s",
+        "127.0.0.1",
+        "-p",
+        &port,
+        "--tls",
+        "--cacert",
+        &cacert,
+    ];
+    let config = Config::from_args(Args::try_parse_from(args).unwrap()).unwrap();
+    // One config serves every connection, so its session cache carries the
+    // server's ticket from one connection (a reconnect, say) to the next.
+    let kinds: Vec<_> = (0..3)
+        .map(|_| match net::connect_blocking(&config.target).unwrap().0 {
+            BlockingStream::Tls(stream) => stream.conn.handshake_kind(),
+            other => panic!("--tls gave a plain stream: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Some(HandshakeKind::Full),
+            Some(HandshakeKind::Resumed),
+            Some(HandshakeKind::Resumed)
+        ]
+    );
 }
