@@ -4,11 +4,11 @@
 //! two calls the connection already makes).
 //!
 //! Two promises keep the edge-triggered event loop from stalling:
-//! - `read` returns fewer bytes than asked only once the socket itself said
-//!   "would block" (or ended), so a short read still means "drained", as it
-//!   does for TCP; records rustls has decrypted are handed out before the
-//!   socket is read again, so rustls never holds plaintext the loop does not
-//!   know about.
+//! - `read` returns fewer bytes than asked only once the socket is drained
+//!   (it said "would block", ended, or gave less than rustls asked for), so a
+//!   short read still means "drained", as it does for TCP; records rustls has
+//!   decrypted are handed out before the socket is read again, so rustls never
+//!   holds plaintext the loop does not know about.
 //! - Whatever TLS wants to send (the handshake's next flight, encrypted
 //!   requests) is written at once from `read`, `write` and `flush`; what the
 //!   socket does not take waits in rustls until the next writable edge, when
@@ -86,31 +86,43 @@ impl TlsStream {
 impl Read for TlsStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut filled = 0;
+        // True once a socket read came back short: the kernel's queue is empty.
+        let mut drained = false;
         loop {
+            // Hand out what rustls has decrypted before reading the socket again.
+            while filled < buf.len() {
+                match self.tls.reader().read(&mut buf[filled..]) {
+                    // The peer's close_notify: the end of the stream, after what is here.
+                    Ok(0) => return Ok(filled),
+                    Ok(n) => filled += n,
+                    // Nothing decrypted is waiting.
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    // Hand out what arrived; the error comes back on the next read.
+                    Err(_) if filled > 0 => return Ok(filled),
+                    Err(e) => return Err(e),
+                }
+            }
             if filled == buf.len() {
                 return Ok(filled);
             }
-            match self.tls.reader().read(&mut buf[filled..]) {
-                // The peer's close_notify: the end of the stream, after what is here.
-                Ok(0) => return Ok(filled),
-                Ok(n) => {
-                    filled += n;
-                    continue;
-                }
-                // Nothing decrypted is waiting: read the socket.
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) if filled > 0 => {
-                    // Hand out what arrived; the error comes back on the next read.
-                    let _ = e;
-                    return Ok(filled);
-                }
-                Err(e) => return Err(e),
+            if drained {
+                // Reading the socket again would only say "would block": save
+                // that system call, as the connection does for plain TCP.
+                return match filled {
+                    0 => Err(io::ErrorKind::WouldBlock.into()),
+                    n => Ok(n),
+                };
             }
-            match self.tls.read_tls(&mut self.socket) {
+            let mut socket = DrainProbe {
+                socket: &mut self.socket,
+                drained: false,
+            };
+            match self.tls.read_tls(&mut socket) {
                 // The socket ended; rustls reports a missing close_notify on the
                 // next read, and the connection treats either as a close.
                 Ok(0) => return Ok(filled),
                 Ok(_) => {
+                    drained = socket.drained;
                     let processed = self.tls.process_new_packets();
                     // The handshake's next flight, or the alert for a failure.
                     let written = self.write_pending_until_full();
@@ -124,6 +136,22 @@ impl Read for TlsStream {
                 Err(e) => return Err(e),
             }
         }
+    }
+}
+
+/// The socket as rustls reads it, noting whether a read came back shorter
+/// than the space offered: on Linux that means the receive queue is empty,
+/// and data arriving later raises a new edge.
+struct DrainProbe<'a> {
+    socket: &'a mut mio::net::TcpStream,
+    drained: bool,
+}
+
+impl Read for DrainProbe<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.socket.read(buf)?;
+        self.drained = n < buf.len();
+        Ok(n)
     }
 }
 
