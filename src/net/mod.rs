@@ -11,6 +11,8 @@ mod handshake;
 pub mod tls;
 mod tls_failure;
 mod tls_stream;
+#[cfg(test)]
+mod tls_tests;
 
 pub use handshake::Handshake;
 use handshake::handshake;
