@@ -13,6 +13,7 @@ use kvbench::cli::Args;
 use kvbench::config::Config;
 use kvbench::net::{self, BlockingStream};
 use rustls::HandshakeKind;
+use serde_json::Value;
 
 use common::tls::{
     Certs, TlsRedis, assert_no_errors, count, error, kvbench_bounded as kvbench, report,
@@ -53,6 +54,14 @@ fn counts_over_tls_equal_the_servers_commandstats() {
     assert_eq!(config["tls"], "true");
     assert_eq!(config["cacert"], cacert.as_str());
     assert_eq!(config["tls_skip_verify"], "false");
+    // The TLS values validate against the published schema.
+    let schema: Value = serde_json::from_str(include_str!("../docs/output.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{}: {e}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
 
 #[test]
