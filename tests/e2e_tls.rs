@@ -54,6 +54,13 @@ fn counts_over_tls_equal_the_servers_commandstats() {
     assert_eq!(config["tls"], "true");
     assert_eq!(config["cacert"], cacert.as_str());
     assert_eq!(config["tls_skip_verify"], "false");
+    let typed = &doc["kvbench"]["config"]["tls"];
+    assert_eq!(typed["server_name"], "127.0.0.1");
+    assert_eq!(typed["verify"], true);
+    assert_eq!(
+        typed["protocols"],
+        serde_json::json!(["TLSv1.2", "TLSv1.3"])
+    );
     // The TLS values validate against the published schema.
     let schema: Value = serde_json::from_str(include_str!("../docs/output.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();

@@ -92,6 +92,14 @@ impl TlsVersion {
         Ok(versions)
     }
 
+    /// memtier's name of the version.
+    pub fn name(self) -> &'static str {
+        match self {
+            TlsVersion::Tls12 => "TLSv1.2",
+            TlsVersion::Tls13 => "TLSv1.3",
+        }
+    }
+
     fn rustls(self) -> &'static rustls::SupportedProtocolVersion {
         match self {
             TlsVersion::Tls12 => &rustls::version::TLS12,

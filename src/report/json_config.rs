@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::{Config, NO_CONNECT_TIMEOUT, Pinning, RangeSharing, Seeding, Stop};
+use crate::net::TlsVersion;
 use crate::target::{AddressFamily, Endpoint};
 use crate::workload::values::SizeSpec;
 
@@ -218,6 +219,25 @@ pub fn kvbench_config(c: &Config) -> Value {
         },
         "reconnect": c.faults.reconnect,
         "max_reconnect_attempts": c.faults.max_reconnect_attempts,
+        "tls": tls_config(c),
         "pinning": match &c.pinning { Pinning::Off => json!("off"), Pinning::Auto => json!("auto"), Pinning::Cpus(v) => json!(v) },
+    })
+}
+
+/// `--tls` as `kvbench.config.tls`: what was verified and offered; `null` for
+/// plain text.
+fn tls_config(c: &Config) -> Value {
+    let Some(tls) = &c.target.tls else {
+        return Value::Null;
+    };
+    let protocols: Vec<&str> = match tls.settings.protocols.as_slice() {
+        [] => vec![TlsVersion::Tls12.name(), TlsVersion::Tls13.name()],
+        given => given.iter().map(|v| v.name()).collect(),
+    };
+    json!({
+        "server_name": tls.server_name(),
+        "verify": !tls.settings.skip_verify,
+        "client_certificate": tls.settings.cert.is_some(),
+        "protocols": protocols,
     })
 }
