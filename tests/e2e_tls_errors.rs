@@ -238,3 +238,26 @@ fn bad_tls_options_exit_2_naming_the_flag_before_any_connection() {
     let out = common::kvbench(&["--tls", "-S", "/nonexistent.sock", "-n", "10"]);
     usage_error(&out, "--tls");
 }
+
+#[test]
+fn a_server_that_hangs_up_on_the_tls_handshake_exits_2_naming_tls() {
+    // A listener that closes every connection it accepts, TLS or not.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            drop(socket);
+        }
+    });
+    let out = kvbench(port, &["--tls", "--tls-skip-verify", "-n", "10"]);
+    let stderr = usage_error(&out, "--tls");
+    assert!(stderr.contains("closed the TLS connection"), "{stderr}");
+    assert!(
+        !stderr.contains("add --tls"),
+        "advice for a plain connection: {stderr}"
+    );
+    // Without --tls, the same hang-up suggests TLS.
+    let out = kvbench(port, &["-n", "10"]);
+    let stderr = usage_error(&out, "--server/--port");
+    assert!(stderr.contains("add --tls"), "{stderr}");
+}

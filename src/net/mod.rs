@@ -16,13 +16,14 @@ mod tls_tests;
 
 pub use handshake::Handshake;
 use handshake::handshake;
+pub use tls::{TlsClient, TlsSettings, TlsVersion};
+pub use tls_failure::TlsFailure;
+pub use tls_stream::TlsStream;
+
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
-pub use tls::{TlsClient, TlsSettings, TlsVersion};
-pub use tls_failure::TlsFailure;
-pub use tls_stream::TlsStream;
 
 use mio::event::Source;
 use mio::{Interest, Registry, Token};
@@ -94,11 +95,16 @@ pub enum ConnectError {
 /// timeout becomes [`ConnectError::TimedOut`], so the message names the flag.
 fn io_failure(target: &Target, source: io::Error) -> ConnectError {
     let endpoint = target.endpoint.to_string();
-    if let (Some(tls), Some(e)) = (&target.tls, tls_failure::rustls_error(&source)) {
-        return ConnectError::Tls {
-            endpoint,
-            failure: tls_failure::explain(e, tls),
-        };
+    if let Some(tls) = &target.tls {
+        if let Some(e) = tls_failure::rustls_error(&source) {
+            return ConnectError::Tls {
+                endpoint,
+                failure: tls_failure::explain(e, tls),
+            };
+        }
+        if let Some(failure) = tls_failure::closed(&source) {
+            return ConnectError::Tls { endpoint, failure };
+        }
     }
     match source.kind() {
         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ConnectError::TimedOut {

@@ -82,6 +82,18 @@ pub fn explain(error: &rustls::Error, tls: &TlsClient) -> TlsFailure {
     TlsFailure { flag, message }
 }
 
+/// A TLS connection the server closed without an alert: the advice for a
+/// plain connection ("add --tls") would be wrong here.
+pub fn closed(e: &std::io::Error) -> Option<TlsFailure> {
+    use std::io::ErrorKind;
+    matches!(e.kind(), ErrorKind::UnexpectedEof | ErrorKind::ConnectionReset).then(|| TlsFailure {
+        flag: "--tls",
+        message: format!(
+            "the server closed the TLS connection ({e}); is this a TLS port, and do its TLS settings (tls-protocols, tls-auth-clients) accept this client? drop --tls for a plain port"
+        ),
+    })
+}
+
 fn is_client_cert_alert(alert: AlertDescription) -> bool {
     matches!(
         alert,
