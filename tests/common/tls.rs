@@ -226,25 +226,34 @@ impl Drop for TlsRedis {
 /// Runs kvbench against 127.0.0.1:`port` and kills it if it has not finished
 /// within 60 s (a stalled TLS stream would otherwise hang the test).
 pub fn kvbench_bounded(port: u16, args: &[&str]) -> Output {
+    // Output goes to files, not pipes: a pipe nobody reads while waiting would
+    // stall a talkative kvbench and read as a hang.
+    let dir = TempDir::new("tls-run");
+    let (out_path, err_path) = (dir.path("stdout"), dir.path("stderr"));
     let mut child = super::kvbench_at(port)
         .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
         .spawn()
         .expect("run kvbench");
     let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
         if Instant::now() > deadline {
             let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "kvbench {args:?} hung: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let _ = child.wait();
+            let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+            panic!("kvbench {args:?} hung: {stderr}");
         }
         std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: std::fs::read(&out_path).unwrap(),
+        stderr: std::fs::read(&err_path).unwrap(),
     }
-    child.wait_with_output().unwrap()
 }
 
 /// A finished run's JSON report, asserting it exited 0.
