@@ -17,6 +17,11 @@
 //! The TLS handshake needs no state of its own in the connection: plaintext
 //! written while it runs (the AUTH/SELECT/PING of a reconnect) is held by
 //! rustls and sent encrypted as soon as the handshake completes.
+//!
+//! The blocking connections made before the clock (the preflight, each
+//! worker's first connections, the control connection) run the handshake to
+//! completion first, in [`handshake`], so that a certificate problem is
+//! reported as such; their session then moves into a [`TlsStream`].
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
