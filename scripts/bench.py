@@ -35,6 +35,9 @@ WORKLOADS = [
     ("p1-2000conns", 2000, 1, 400_000),
 ]
 QUICK = [("p1-50conns", 50, 1, 20_000), ("p16-50conns", 50, 16, 40_000)]
+# The same shapes over TLS (--tls for both clients, a server with a TLS port).
+TLS_WORKLOADS = [("tls-p1-50conns", 50, 1, 400_000), ("tls-p16-50conns", 50, 16, 3_000_000)]
+TLS_QUICK = [("tls-p1-50conns", 50, 1, 20_000)]
 
 
 def free_port():
@@ -71,11 +74,11 @@ def syscalls(strace_file):
     return total
 
 
-def redis_benchmark(port, conns, pipeline, requests, strace_file=None, threads=None, cpu=1):
+def redis_benchmark(port, conns, pipeline, requests, strace_file=None, threads=None, cpu=1, tls=()):
     per_test = requests // 2
     cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(conns),
            "-n", str(per_test), "-t", "set,get", "-d", "32", "-r", "100000",
-           "-P", str(pipeline), "--csv"] + (["--threads", str(threads)] if threads else [])
+           "-P", str(pipeline), "--csv", *tls] + (["--threads", str(threads)] if threads else [])
     cmd = pinned(cpu, cmd) if cpu is not None else cmd
     out, cpu, rss = run_measured(cmd, strace_file)
     rows = [l.replace('"', "").split(",") for l in out.splitlines() if l.startswith(('"SET"', '"GET"'))]
@@ -86,13 +89,14 @@ def redis_benchmark(port, conns, pipeline, requests, strace_file=None, threads=N
             "rss_mib": rss / 1024, "requests": 2 * per_test}
 
 
-def kvbench(binary, port, conns, pipeline, requests, strace_file=None, threads=1, cpu=1, placement=("--no-pin",)):
+def kvbench(binary, port, conns, pipeline, requests, strace_file=None, threads=1, cpu=1, placement=("--no-pin",),
+            tls=()):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         launch = pinned(cpu, []) if cpu is not None else []
         cmd = launch + ([binary, "-s", "127.0.0.1", "-p", str(port), "-t", str(threads), "-c", str(conns // threads),
                          "-n", str(max(1, requests // conns)), "--ratio", "1:1", "-d", "32",
-                         "--key-maximum", "100000", "--pipeline", str(pipeline), *placement,
+                         "--key-maximum", "100000", "--pipeline", str(pipeline), *placement, *tls,
                          "--hide-histogram", "--json-out-file", report])
         _, cpu_s, rss = run_measured(cmd, strace_file)
         with open(report) as f:
@@ -165,17 +169,40 @@ def stop_server(server, workdir):
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-def start_server(cpu=0):
+def make_certs(workdir):
+    """A CA and a server certificate for 127.0.0.1 it signs, made with the openssl CLI."""
+    def openssl(*args):
+        subprocess.run(["openssl", *args], cwd=workdir, check=True, capture_output=True)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=bench CA")
+    openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(workdir, "server.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-days", "2", "-extfile", "server.ext", "-out", "server.crt")
+
+
+def start_server(cpu=0, tls=False):
+    """A private redis-server; with `tls`, it listens on a TLS port only, and the
+    client flags that reach it (a CA file in its working directory) come back too."""
     port = free_port()
     workdir = tempfile.mkdtemp(prefix="kvbench-bench-")
     command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1",
                "--save", "", "--appendonly", "no", "--dir", workdir, "--maxclients", "10000"]
+    client_tls = ()
+    if tls:
+        make_certs(workdir)
+        path = lambda name: os.path.join(workdir, name)
+        command[1:3] = ["--port", "0", "--tls-port", str(port), "--tls-cert-file", path("server.crt"),
+                        "--tls-key-file", path("server.key"), "--tls-ca-cert-file", path("ca.crt"),
+                        "--tls-auth-clients", "no"]
+        client_tls = ("--tls", "--cacert", path("ca.crt"))
     server = subprocess.Popen(pinned(cpu, command) if cpu is not None else command,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(200):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            return server, port, workdir
+            return (server, port, workdir, client_tls) if tls else (server, port, workdir)
         except OSError:
             time.sleep(0.05)
     server.kill()
@@ -242,6 +269,18 @@ def main():
         for threads in (1, 2):
             runs = [kvbench(args.kvbench, port, 50, 1, workloads[0][3], threads=threads, cpu=None) for _ in range(pairs)]
             scaling.append((threads, runs))
+    finally:
+        stop_server(server, workdir)
+    # The same clients over TLS, against a server with a TLS port only.
+    server, port, workdir, tls = start_server(tls=True)
+    try:
+        for name, conns, pipeline, requests in TLS_QUICK if args.quick else TLS_WORKLOADS:
+            kv, rb = [], []
+            for _ in range(pairs):
+                kv.append(kvbench(args.kvbench, port, conns, pipeline, requests, tls=tls))
+                rb.append(redis_benchmark(port, conns, pipeline, requests, tls=tls))
+            rows.append((name, kv, rb, {}))
+            print(f"bench: {name} done", file=sys.stderr)
     finally:
         stop_server(server, workdir)
     placement = placement_rows(args.kvbench, PLACEMENT_QUICK if args.quick else PLACEMENT_REQUESTS, pairs)

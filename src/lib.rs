@@ -22,7 +22,7 @@
 //! - [`schedule`]: open-loop intended send times (`--rate`).
 //!
 //! Running:
-//! - [`net`]: connecting and the AUTH/SELECT/PING handshake.
+//! - [`net`]: connecting, TLS (`--tls`, rustls), and the AUTH/SELECT/PING handshake.
 //! - [`conn`]: one connection's state machine, buffers, in-flight queue, per-reply timing.
 //! - [`worker`]: one thread: mio `Poll`, its connections, timerfd wake-ups,
 //!   reconnects, per-second reports to the master.

@@ -12,6 +12,8 @@ use std::time::Duration;
 use percent_encoding::percent_decode_str;
 use url::Url;
 
+use crate::net::TlsClient;
+
 /// Which address family to use when the server is given as a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AddressFamily {
@@ -106,6 +108,8 @@ pub struct Target {
     pub db: u32,
     /// Bound on connect plus handshake.
     pub connect_timeout: Duration,
+    /// `--tls`: the TLS client every TCP connection runs through.
+    pub tls: Option<TlsClient>,
 }
 
 impl Target {
@@ -129,6 +133,8 @@ pub struct UriParts {
     pub auth: Option<Auth>,
     /// Database number, when the URI has a path.
     pub db: Option<u32>,
+    /// `rediss://`: connect over TLS, as `--tls` does.
+    pub tls: bool,
 }
 
 /// Parses `-u/--uri`. The error text says what is wrong and what a valid URI looks like.
@@ -137,9 +143,12 @@ pub fn parse_uri(uri: &str) -> Result<UriParts, String> {
         format!("cannot parse '{uri}' ({e}); expected redis://[user:password@]host[:port][/db]")
     })?;
     match url.scheme() {
-        "redis" => {}
-        "rediss" => return Err("TLS (rediss://) is not supported yet; use redis://".to_string()),
-        other => return Err(format!("scheme '{other}' is not supported; use redis://")),
+        "redis" | "rediss" => {}
+        other => {
+            return Err(format!(
+                "scheme '{other}' is not supported; use redis://, or rediss:// for TLS"
+            ));
+        }
     }
     let host = url
         .host_str()
@@ -165,6 +174,7 @@ pub fn parse_uri(uri: &str) -> Result<UriParts, String> {
         port: url.port(),
         auth,
         db,
+        tls: url.scheme() == "rediss",
     })
 }
 
@@ -216,7 +226,8 @@ mod tests {
 
     #[test]
     fn uri_errors_explain_the_fix() {
-        assert!(parse_uri("rediss://h").unwrap_err().contains("TLS"));
+        assert!(parse_uri("rediss://h").unwrap().tls);
+        assert!(!parse_uri("redis://h").unwrap().tls);
         assert!(parse_uri("http://h").unwrap_err().contains("redis://"));
         assert!(parse_uri("redis://h/x").unwrap_err().contains("database"));
         assert!(parse_uri("nonsense").unwrap_err().contains("redis://"));

@@ -184,7 +184,11 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
         ),
         at_free_port("memcache_text protocol", "-P memcache_text", "--protocol"),
         at_free_port("unknown protocol", "-P http", "--protocol"),
-        case("TLS uri", &format!("-u rediss://127.0.0.1:{port}"), "--uri"),
+        case(
+            "TLS option with a plain uri",
+            &format!("-u redis://127.0.0.1:{port} --cacert ca.pem"),
+            "--cacert",
+        ),
         case(
             "uri with a non-numeric db",
             "-u redis://127.0.0.1/x",

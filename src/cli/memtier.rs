@@ -8,13 +8,6 @@
 
 /// memtier's long flags that kvbench does not accept, without the leading `--`.
 const UNSUPPORTED_LONG: &[&str] = &[
-    "tls",
-    "cert",
-    "key",
-    "cacert",
-    "tls-skip-verify",
-    "sni",
-    "tls-protocols",
     "client-stats",
     "debug",
     "data-offset",

@@ -73,7 +73,8 @@ pub struct Args {
     #[arg(short = '6', long, help_heading = "Connection")]
     #[serde(default)]
     pub ipv6: bool,
-    /// Server URI redis://[user:password@]host[:port][/db]; overrides -s, -p, -a and --select-db
+    /// Server URI redis://[user:password@]host[:port][/db] (rediss:// for TLS); overrides -s, -p,
+    /// -a and --select-db
     #[arg(short = 'u', long, help_heading = "Connection")]
     pub uri: Option<String>,
     /// Authenticate with PASSWORD or USER:PASSWORD (also read from KVBENCH_AUTH, which
@@ -99,6 +100,32 @@ pub struct Args {
     /// Read the password (or USER:PASSWORD) from the first line of FILE
     #[arg(long, value_name = "FILE", help_heading = "Connection")]
     pub auth_file: Option<PathBuf>,
+
+    /// Connect over TLS (rustls); the server's certificate is checked against the
+    /// system's CAs or --cacert, and its name against --sni or the host name
+    #[arg(long, help_heading = "TLS")]
+    #[serde(default)]
+    pub tls: bool,
+    /// Client certificate chain (PEM) for mutual TLS; needs --key
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub cert: Option<PathBuf>,
+    /// Private key (PEM) of --cert
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub key: Option<PathBuf>,
+    /// CA certificates (PEM) that sign the server's certificate [default: the system's]
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub cacert: Option<PathBuf>,
+    /// Accept any server certificate for any name: encrypted, but unauthenticated
+    #[arg(long, help_heading = "TLS")]
+    #[serde(default)]
+    pub tls_skip_verify: bool,
+    /// Server name sent in the TLS handshake and checked against the certificate
+    /// [default: the host connected to]
+    #[arg(long, value_name = "NAME", help_heading = "TLS")]
+    pub sni: Option<String>,
+    /// TLS versions to offer, comma-separated: TLSv1.2, TLSv1.3 [default: both]
+    #[arg(long, value_name = "LIST", help_heading = "TLS")]
+    pub tls_protocols: Option<String>,
 
     /// Reconnect connections that break during a run (kvbench's default; memtier's flag)
     #[arg(long, help_heading = "Faults")]

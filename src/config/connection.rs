@@ -1,10 +1,12 @@
 //! Validation of where to connect and how to log in: `-s/-p/-S/-4/-6/-u`,
 //! `-a`, `KVBENCH_AUTH`, `--auth-file`, `--select-db`, `--protocol`,
-//! `--connection-timeout`.
+//! `--connection-timeout`, and the TLS flags `--tls`, `--cert`, `--key`,
+//! `--cacert`, `--tls-skip-verify`, `--sni`, `--tls-protocols`.
 
 use crate::cli::Args;
 use crate::config::compat::connect_timeout_secs;
 use crate::config::{NO_CONNECT_TIMEOUT, UsageError, seconds};
+use crate::net::{TlsClient, TlsSettings, TlsVersion};
 use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
 
 pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
@@ -32,12 +34,14 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
         None => None,
     };
     let mut db = a.select_db.unwrap_or(0);
+    let mut tls = a.tls;
     if let Some(uri) = &a.uri {
         let parts = parse_uri(uri).map_err(|e| UsageError::new("--uri", e))?;
         host = parts.host;
         port = parts.port.unwrap_or(port);
         auth = parts.auth.or(auth);
         db = parts.db.unwrap_or(db);
+        tls |= parts.tls;
     }
     match a.protocol.as_deref().unwrap_or("redis") {
         "redis" | "resp2" => {}
@@ -65,6 +69,7 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
         Some(path) => Endpoint::Unix(path.clone()),
         None => Endpoint::Tcp { host, port, family },
     };
+    let tls = build_tls(a, tls, &endpoint)?;
     Ok(Target {
         endpoint,
         auth,
@@ -73,7 +78,49 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
             Some(secs) => seconds("--connection-timeout", secs, false)?,
             None => NO_CONNECT_TIMEOUT,
         },
+        tls,
     })
+}
+
+/// `--tls` (or a `rediss://` URI, passed as `tls`) and its files: read and checked here, once, so a bad file is a usage
+/// error before any connection. A TLS option without `--tls` is refused rather
+/// than ignored, because the run would silently go out in plain text.
+fn build_tls(a: &Args, tls: bool, endpoint: &Endpoint) -> Result<Option<TlsClient>, UsageError> {
+    let settings = TlsSettings {
+        cert: a.cert.clone(),
+        key: a.key.clone(),
+        cacert: a.cacert.clone(),
+        skip_verify: a.tls_skip_verify,
+        sni: a.sni.clone(),
+        protocols: match &a.tls_protocols {
+            Some(list) => TlsVersion::parse_list(list)?,
+            None => Vec::new(),
+        },
+    };
+    if !tls {
+        let given = [
+            ("--cert", settings.cert.is_some()),
+            ("--key", settings.key.is_some()),
+            ("--cacert", settings.cacert.is_some()),
+            ("--tls-skip-verify", settings.skip_verify),
+            ("--sni", settings.sni.is_some()),
+            ("--tls-protocols", a.tls_protocols.is_some()),
+        ];
+        return match given.iter().find(|(_, set)| *set) {
+            Some((flag, _)) => Err(UsageError::new(
+                flag,
+                "is a TLS option: add --tls (or use rediss://), or drop it to connect in plain text",
+            )),
+            None => Ok(None),
+        };
+    }
+    match endpoint {
+        Endpoint::Tcp { host, .. } => TlsClient::new(settings, host).map(Some),
+        Endpoint::Unix(_) => Err(UsageError::new(
+            "--tls",
+            "runs over TCP only; drop --unix-socket and give --server/--port",
+        )),
+    }
 }
 
 /// `--auth-file`: the credentials on its first line, kept out of `ps` and history.

@@ -53,7 +53,10 @@ fn each_bad_value_names_its_flag() {
     assert_eq!(flag_of(&["--test-time", "0"]), "--test-time");
     assert_eq!(flag_of(&["--warmup-time=-1"]), "--warmup-time");
     assert_eq!(flag_of(&["-P", "memcache_text"]), "--protocol");
-    assert_eq!(flag_of(&["-u", "rediss://x"]), "--uri");
+    assert_eq!(flag_of(&["-u", "ftp://x"]), "--uri");
+    assert_eq!(flag_of(&["--cacert", "ca.pem"]), "--cacert");
+    assert_eq!(flag_of(&["--tls", "--cert", "c.pem"]), "--cert");
+    assert_eq!(flag_of(&["--tls", "-S", "/s.sock"]), "--tls");
     assert_eq!(
         flag_of(&["--print-percentiles", "50,101"]),
         "--print-percentiles"

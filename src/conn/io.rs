@@ -31,7 +31,12 @@ impl Conn {
                 Err(_) => return Err(CloseReason::Connection),
             }
         }
-        Ok(())
+        // A TLS stream may still hold encrypted bytes the socket did not take;
+        // plain sockets have nothing to flush.
+        match self.stream.flush() {
+            Err(e) if !would_block(&e) => Err(CloseReason::Connection),
+            _ => Ok(()),
+        }
     }
 
     /// The socket is writable: a pending connect completed (or failed), or the

@@ -153,6 +153,7 @@ mod tests {
             auth: auth.and_then(Auth::parse),
             db,
             connect_timeout: Duration::from_secs(1),
+            tls: None,
         }
     }
 

@@ -1,5 +1,6 @@
-//! Opening a connection and preparing it for the benchmark: connect, AUTH, SELECT,
-//! PING, then hand a non-blocking stream to the event loop.
+//! Opening a connection and preparing it for the benchmark: connect, the TLS
+//! handshake with `--tls`, AUTH, SELECT, PING, then hand a non-blocking stream
+//! to the event loop.
 //!
 //! All of this is blocking and happens before any clock starts, so a slow
 //! handshake never shows up as request latency. The preflight in [`crate::run`]
@@ -7,9 +8,18 @@
 //! reported as a usage error before any thread starts.
 
 mod handshake;
+pub mod tls;
+mod tls_failure;
+mod tls_stream;
+#[cfg(test)]
+mod tls_tests;
 
 pub use handshake::Handshake;
 use handshake::handshake;
+pub use tls::{TlsClient, TlsSettings, TlsVersion};
+pub use tls_failure::TlsFailure;
+pub use tls_stream::TlsStream;
+
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
@@ -17,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use mio::event::Source;
 use mio::{Interest, Registry, Token};
+use rustls::{ClientConnection, StreamOwned};
 
 use crate::target::{AddressFamily, Endpoint, Target};
 
@@ -46,6 +57,15 @@ pub enum ConnectError {
     /// Any other error reply during the handshake (e.g. max clients reached).
     #[error("the server refused the connection: {0}")]
     Refused(String),
+    /// `--tls`: the TLS handshake failed (a certificate, a name, a client
+    /// certificate the server wants, a port that speaks no TLS).
+    #[error("TLS with {endpoint} failed: {}", failure.message)]
+    Tls {
+        /// Where we tried to connect.
+        endpoint: String,
+        /// The flag to change, and how.
+        failure: TlsFailure,
+    },
     /// The server sent something that is not RESP.
     #[error("the server's handshake reply is not RESP: {0}")]
     Protocol(String),
@@ -75,6 +95,17 @@ pub enum ConnectError {
 /// timeout becomes [`ConnectError::TimedOut`], so the message names the flag.
 fn io_failure(target: &Target, source: io::Error) -> ConnectError {
     let endpoint = target.endpoint.to_string();
+    if let Some(tls) = &target.tls {
+        if let Some(e) = tls_failure::rustls_error(&source) {
+            return ConnectError::Tls {
+                endpoint,
+                failure: tls_failure::explain(e, tls),
+            };
+        }
+        if let Some(failure) = tls_failure::closed(&source) {
+            return ConnectError::Tls { endpoint, failure };
+        }
+    }
     match source.kind() {
         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ConnectError::TimedOut {
             endpoint,
@@ -84,9 +115,9 @@ fn io_failure(target: &Target, source: io::Error) -> ConnectError {
     }
 }
 
-/// `Read` and `Write` for an enum of a TCP and a UNIX stream, by delegation
-/// (the non-blocking [`Stream`] and the [`BlockingStream`] alike). Writes go
-/// straight to the socket, so `flush` has nothing to do.
+/// `Read` and `Write` for an enum of a TCP, a UNIX and a TLS stream, by
+/// delegation (the non-blocking [`Stream`] and the [`BlockingStream`] alike).
+/// Plain writes go straight to the socket, so only TLS has anything to flush.
 macro_rules! delegate_read_write {
     ($stream:ident) => {
         impl Read for $stream {
@@ -94,6 +125,7 @@ macro_rules! delegate_read_write {
                 match self {
                     $stream::Tcp(s) => s.read(buf),
                     $stream::Unix(s) => s.read(buf),
+                    $stream::Tls(s) => s.read(buf),
                 }
             }
         }
@@ -103,11 +135,15 @@ macro_rules! delegate_read_write {
                 match self {
                     $stream::Tcp(s) => s.write(buf),
                     $stream::Unix(s) => s.write(buf),
+                    $stream::Tls(s) => s.write(buf),
                 }
             }
 
             fn flush(&mut self) -> io::Result<()> {
-                Ok(())
+                match self {
+                    $stream::Tcp(_) | $stream::Unix(_) => Ok(()),
+                    $stream::Tls(s) => s.flush(),
+                }
             }
         }
     };
@@ -116,28 +152,38 @@ macro_rules! delegate_read_write {
 delegate_read_write!(Stream);
 delegate_read_write!(BlockingStream);
 
-/// A connected, non-blocking stream, TCP or UNIX.
+/// A connected, non-blocking stream: TCP, UNIX, or TLS over TCP.
 #[derive(Debug)]
 pub enum Stream {
     /// TCP with Nagle disabled.
     Tcp(mio::net::TcpStream),
     /// UNIX domain socket.
     Unix(mio::net::UnixStream),
+    /// `--tls`: a rustls session over TCP with Nagle disabled (boxed: the
+    /// session is large, and plain connections should not pay for it).
+    Tls(Box<TlsStream>),
 }
 
 impl Stream {
     /// Starts a non-blocking connection, for reconnecting during a run; the
     /// socket becomes writable when the connect completes (or fails), and
     /// [`Stream::connect_outcome`] tells which. TCP needs the resolved address.
-    pub fn start_connect(endpoint: &Endpoint, tcp_addr: Option<SocketAddr>) -> io::Result<Stream> {
-        match endpoint {
+    /// With `--tls` the ClientHello is queued and goes out with the first write.
+    pub fn start_connect(target: &Target, tcp_addr: Option<SocketAddr>) -> io::Result<Stream> {
+        match &target.endpoint {
             Endpoint::Tcp { .. } => {
                 let addr = tcp_addr.ok_or_else(|| {
                     io::Error::new(io::ErrorKind::AddrNotAvailable, "no resolved address")
                 })?;
                 let s = mio::net::TcpStream::connect(addr)?;
                 s.set_nodelay(true)?;
-                Ok(Stream::Tcp(s))
+                match &target.tls {
+                    Some(tls) => {
+                        let session = tls.connection().map_err(io::Error::other)?;
+                        Ok(Stream::Tls(Box::new(TlsStream::new(session, s))))
+                    }
+                    None => Ok(Stream::Tcp(s)),
+                }
             }
             Endpoint::Unix(path) => Ok(Stream::Unix(mio::net::UnixStream::connect(path)?)),
         }
@@ -150,6 +196,7 @@ impl Stream {
         let (error, peer) = match self {
             Stream::Tcp(s) => (s.take_error()?, s.peer_addr().map(|_| ())),
             Stream::Unix(s) => (s.take_error()?, s.peer_addr().map(|_| ())),
+            Stream::Tls(s) => (s.socket().take_error()?, s.socket().peer_addr().map(|_| ())),
         };
         if let Some(e) = error {
             return Err(e);
@@ -162,10 +209,14 @@ impl Stream {
     }
 
     /// Shuts both directions; errors are irrelevant because the stream is abandoned.
-    pub fn shutdown(&self) {
+    pub fn shutdown(&mut self) {
         let _ = match self {
             Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Both),
             Stream::Unix(s) => s.shutdown(std::net::Shutdown::Both),
+            Stream::Tls(s) => {
+                s.shutdown();
+                Ok(())
+            }
         };
     }
 }
@@ -180,6 +231,7 @@ impl Source for Stream {
         match self {
             Stream::Tcp(s) => s.register(registry, token, interests),
             Stream::Unix(s) => s.register(registry, token, interests),
+            Stream::Tls(s) => s.socket_mut().register(registry, token, interests),
         }
     }
 
@@ -192,6 +244,7 @@ impl Source for Stream {
         match self {
             Stream::Tcp(s) => s.reregister(registry, token, interests),
             Stream::Unix(s) => s.reregister(registry, token, interests),
+            Stream::Tls(s) => s.socket_mut().reregister(registry, token, interests),
         }
     }
 
@@ -199,6 +252,7 @@ impl Source for Stream {
         match self {
             Stream::Tcp(s) => s.deregister(registry),
             Stream::Unix(s) => s.deregister(registry),
+            Stream::Tls(s) => s.socket_mut().deregister(registry),
         }
     }
 }
@@ -240,6 +294,14 @@ pub fn connect(target: &Target) -> Result<(Stream, bool), ConnectError> {
             s.set_nonblocking(true).map_err(io_err)?;
             Stream::Unix(mio::net::UnixStream::from_std(s))
         }
+        BlockingStream::Tls(s) => {
+            // The session moves on with its socket: keys, sequence numbers and
+            // anything already decrypted stay with it.
+            let (session, socket) = (*s).into_parts();
+            socket.set_nonblocking(true).map_err(io_err)?;
+            let socket = mio::net::TcpStream::from_std(socket);
+            Stream::Tls(Box::new(TlsStream::new(session, socket)))
+        }
     };
     Ok((stream, unsolicited))
 }
@@ -252,6 +314,8 @@ pub enum BlockingStream {
     Tcp(TcpStream),
     /// UNIX domain socket.
     Unix(UnixStream),
+    /// `--tls`: a rustls session over TCP, its handshake complete.
+    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
 }
 
 /// Connects and runs the handshake, leaving the stream blocking with read and
@@ -268,7 +332,10 @@ pub fn connect_blocking(target: &Target) -> Result<(BlockingStream, bool), Conne
                 .map_err(io_err)?;
             s.set_write_timeout(Some(remaining(deadline)))
                 .map_err(io_err)?;
-            BlockingStream::Tcp(s)
+            match &target.tls {
+                Some(tls) => BlockingStream::Tls(Box::new(tls_stream::handshake(tls, s, target)?)),
+                None => BlockingStream::Tcp(s),
+            }
         }
         Endpoint::Unix(path) => {
             let s = UnixStream::connect(path).map_err(io_err)?;
@@ -288,6 +355,10 @@ pub fn connect_blocking(target: &Target) -> Result<(BlockingStream, bool), Conne
         BlockingStream::Unix(s) => s
             .set_read_timeout(timeout)
             .and_then(|()| s.set_write_timeout(timeout)),
+        BlockingStream::Tls(s) => s
+            .get_ref()
+            .set_read_timeout(timeout)
+            .and_then(|()| s.get_ref().set_write_timeout(timeout)),
     };
     set.map_err(io_err)?;
     Ok((stream, unsolicited))

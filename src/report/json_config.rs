@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::{Config, NO_CONNECT_TIMEOUT, Pinning, RangeSharing, Seeding, Stop};
+use crate::net::TlsVersion;
 use crate::target::{AddressFamily, Endpoint};
 use crate::workload::values::SizeSpec;
 
@@ -71,12 +72,18 @@ pub fn memtier_configuration(c: &Config) -> Value {
         "out_file",
         json!(c.output.out_file.as_ref().map(|p| p.display().to_string())),
     );
-    put("tls", json!("false"));
-    for key in ["cert", "key", "cacert"] {
-        put(key, Value::Null);
-    }
-    put("tls_skip_verify", json!("false"));
-    put("sni", Value::Null);
+    // memtier writes its switches as the strings "true" / "false".
+    let tls = c.target.tls.as_ref().map(|t| &t.settings);
+    let path = |p: Option<&std::path::PathBuf>| json!(p.map(|p| p.display().to_string()));
+    put("tls", json!(tls.is_some().to_string()));
+    put("cert", path(tls.and_then(|t| t.cert.as_ref())));
+    put("key", path(tls.and_then(|t| t.key.as_ref())));
+    put("cacert", path(tls.and_then(|t| t.cacert.as_ref())));
+    put(
+        "tls_skip_verify",
+        json!(tls.is_some_and(|t| t.skip_verify).to_string()),
+    );
+    put("sni", json!(tls.and_then(|t| t.sni.clone())));
     put("client_stats", Value::Null);
     put("run_count", json!(c.run_count));
     put("debug", json!(0));
@@ -212,6 +219,7 @@ pub fn kvbench_config(c: &Config) -> Value {
         },
         "reconnect": c.faults.reconnect,
         "max_reconnect_attempts": c.faults.max_reconnect_attempts,
+        "tls": tls_config(c),
         "pinning": match &c.pinning { Pinning::Off => json!("off"), Pinning::Auto => json!("auto"), Pinning::Cpus(v) => json!(v) },
         "commands": commands(c),
         "command_stats_breakdown": (!c.ops.default_pair).then(|| c.ops.breakdown.name()),
@@ -233,4 +241,22 @@ fn commands(c: &Config) -> Value {
         })
     });
     Value::Array(lines.collect())
+}
+
+/// `--tls` as `kvbench.config.tls`: what was verified and offered; `null` for
+/// plain text.
+fn tls_config(c: &Config) -> Value {
+    let Some(tls) = &c.target.tls else {
+        return Value::Null;
+    };
+    let protocols: Vec<&str> = match tls.settings.protocols.as_slice() {
+        [] => vec![TlsVersion::Tls12.name(), TlsVersion::Tls13.name()],
+        given => given.iter().map(|v| v.name()).collect(),
+    };
+    json!({
+        "server_name": tls.server_name(),
+        "verify": !tls.settings.skip_verify,
+        "client_certificate": tls.settings.cert.is_some(),
+        "protocols": protocols,
+    })
 }

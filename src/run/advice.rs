@@ -2,6 +2,8 @@
 //! when the server or the command line is at fault, and no advice about the
 //! server when this machine is.
 
+use std::io;
+
 use crate::config::UsageError;
 use crate::net::ConnectError;
 use crate::run::RunError;
@@ -20,6 +22,20 @@ pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> RunError {
             return RunError::Failed(format!(
                 "{e}; this is a limit of this machine, not of the server: check the open-file limit (ulimit -n) and the kernel's limits on epoll instances and timers"
             ));
+        }
+        // A TLS port drops a plain client at its first bytes.
+        ConnectError::Io { source, .. }
+            if matches!(
+                source.kind(),
+                io::ErrorKind::ConnectionReset | io::ErrorKind::UnexpectedEof
+            ) =>
+        {
+            UsageError::new(
+                place,
+                format!(
+                    "{e}; the server dropped the connection at once: if that port speaks TLS, add --tls; else check {place}"
+                ),
+            )
         }
         ConnectError::Resolve(_) | ConnectError::Io { .. } => UsageError::new(
             place,
@@ -45,6 +61,7 @@ pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> RunError {
                 "{e}; is the server up and reachable? raise --connection-timeout if it is slow to answer"
             ),
         ),
+        ConnectError::Tls { failure, .. } => UsageError::new(failure.flag, e.to_string()),
         ConnectError::Protocol(_) => UsageError::new(
             "--protocol",
             format!("{e}; is {endpoint} a Redis-protocol server? kvbench speaks --protocol redis"),

@@ -62,7 +62,7 @@ impl Worker {
         }
         conn.reconnect_attempts += 1;
         self.stats.errors.reconnects += 1;
-        match Stream::start_connect(&self.config.target.endpoint, self.tcp_addr) {
+        match Stream::start_connect(&self.config.target, self.tcp_addr) {
             Ok(stream) => {
                 conn.reconnect(stream, &self.handshake.request);
                 let registered = self.poll.registry().register(

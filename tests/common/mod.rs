@@ -13,6 +13,7 @@
 
 pub mod cluster;
 pub mod scripted_server;
+pub mod tls;
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
