@@ -21,6 +21,35 @@ fn run(redis: &Redis, dir: &TempDir, name: &str, args: &str) -> std::path::PathB
     path
 }
 
+/// The jq path of the first place where `a` and `b` differ, with both values.
+fn first_difference(a: &Value, b: &Value, at: String) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                let here = format!("{at}.{k:?}");
+                match y.get(k) {
+                    Some(w) => {
+                        if let Some(d) = first_difference(v, w, here) {
+                            return Some(d);
+                        }
+                    }
+                    None => return Some(format!("{here}: dropped")),
+                }
+            }
+            y.keys()
+                .find(|k| !x.contains_key(*k))
+                .map(|k| format!("{at}.{k:?}: added"))
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (v, w))| first_difference(v, w, format!("{at}[{i}]"))),
+        _ if a == b => None,
+        _ => Some(format!("{at}: {a} became {b}")),
+    }
+}
+
 /// Reads `path` into the model, writes it back and reads that again; asserts
 /// that the written JSON equals the file's (nothing dropped or changed) and
 /// that the second read equals the first.
@@ -29,12 +58,9 @@ fn round_trip(path: &Path) -> Document {
     let written = serde_json::to_string_pretty(&first).unwrap();
     let original = read_json(path);
     let rewritten: Value = serde_json::from_str(&written).unwrap();
-    assert_eq!(
-        rewritten,
-        original,
-        "{} changed on the way through the model",
-        path.display()
-    );
+    if let Some(at) = first_difference(&original, &rewritten, String::new()) {
+        panic!("{} changed on the way through the model at {at}", path.display());
+    }
     let second = model::parse("rewritten.json", &written).unwrap();
     assert_eq!(second, first);
     first

@@ -118,7 +118,7 @@ pub struct Incomplete {
 }
 
 /// Exact counts of one command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpTotals {
     /// Replies.
     pub count: u64,
@@ -132,6 +132,12 @@ pub struct OpTotals {
     pub bytes_tx: u64,
     /// Reply bytes.
     pub bytes_rx: u64,
+    /// With `--command`: error replies by first word (`ERR`, `OOM`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors_by_kind: Option<Named<u64>>,
+    /// With `--command`: the command's name (`HSET`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
 
 /// `errors`.

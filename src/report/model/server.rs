@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::named::Named;
+
 /// `server` of a phase: INFO around it and the difference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerEvidence {
@@ -48,6 +50,10 @@ pub struct Delta {
     /// GETs that ran and failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub get_failed_calls: Option<u64>,
+    /// Per command of the op table (`set`, `hset`, …): the server's calls
+    /// beside kvbench's replies. Absent in files written before the op table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commands: Option<Named<CommandDelta>>,
     /// `total_commands_processed`.
     pub total_commands_processed: u64,
     /// `keyspace_hits`.
@@ -66,6 +72,19 @@ pub struct Delta {
     pub used_memory_before: u64,
     /// Bytes after.
     pub used_memory_after: u64,
+}
+
+/// One command's counts in `delta.commands`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandDelta {
+    /// The server's `cmdstat_<name>` calls.
+    pub calls: u64,
+    /// Calls refused before they ran.
+    pub rejected_calls: u64,
+    /// Calls that ran and failed.
+    pub failed_calls: u64,
+    /// kvbench's replies for that command.
+    pub kvbench_replies: u64,
 }
 
 /// One slow log entry.
