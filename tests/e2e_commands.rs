@@ -277,3 +277,28 @@ fn a_sweep_of_command_runs_counts_each_cell_and_its_summary_reads_the_get_lines(
         assert!(row["get_ops_per_sec"].as_f64().unwrap() > 0.0, "{row}");
     }
 }
+
+#[test]
+fn a_prefill_before_command_runs_is_reported_as_its_own_sets() {
+    let redis = Redis::start();
+    let r = kvbench_json(
+        redis.port,
+        "-t 1 -c 2 -n 100 --prefill --key-minimum 1 --key-maximum 300",
+        &["--command", "GET __key__", "--command", "STRLEN __key__"],
+    );
+    let kv = &r.doc["kvbench"];
+    let prefill = &kv["prefill"]["totals"];
+    assert_eq!(count(prefill, "SET"), 300, "{prefill}");
+    assert!(prefill.get("STRLEN").is_none(), "{prefill}");
+    assert_eq!(redis.calls("set"), 300);
+    // Every GET of the prefilled range hits; STRLEN counts no hits.
+    assert_eq!(kv["totals"]["GET"]["hits"], 100);
+    assert_eq!(kv["totals"]["STRLEN"]["hits"], 0);
+    assert_eq!(redis.calls("strlen"), 100);
+    assert!(
+        r.stdout
+            .contains("Server PREFILL: SET calls 300 (kvbench 300), GET calls 0 (kvbench 0)"),
+        "{}",
+        r.stdout
+    );
+}
