@@ -48,8 +48,10 @@ const NON_FINITE: &[&str] = &["nan", "inf", "-inf"];
 const BAD_STRINGS: &[&str] = &["\"§\"", "\"1:\"", "\"-3\"", "\"x,y\""];
 
 /// String keys whose every value is valid text (a password, a prefix, a host
-/// name or a path, found only when used), so junk is not out of their range.
+/// name or a path, found only when used; a command, whose name only the server
+/// judges), so junk is not out of their range.
 const FREE_TEXT: &[&str] = &[
+    "command",
     "server",
     "authenticate",
     "key-prefix",
