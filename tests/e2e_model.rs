@@ -59,7 +59,10 @@ fn round_trip(path: &Path) -> Document {
     let original = read_json(path);
     let rewritten: Value = serde_json::from_str(&written).unwrap();
     if let Some(at) = first_difference(&original, &rewritten, String::new()) {
-        panic!("{} changed on the way through the model at {at}", path.display());
+        panic!(
+            "{} changed on the way through the model at {at}",
+            path.display()
+        );
     }
     let second = model::parse("rewritten.json", &written).unwrap();
     assert_eq!(second, first);
