@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use kvbench::cli::{self, Args};
+use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::Config;
 use kvbench::interrupt::Interrupt;
 use kvbench::report::{self, Save, progress::Progress};
@@ -21,15 +21,19 @@ macro_rules! say {
 }
 
 fn main() -> ExitCode {
-    // `kvbench compare FILE...` is the one subcommand; everything else is a
-    // benchmark with memtier's flags.
-    if std::env::args().nth(1).as_deref() == Some("compare") {
-        return compare(std::env::args().skip(1));
-    }
-    let config = match parse::<Args>(std::env::args()).map(Config::from_args) {
-        Ok(Ok(config)) => config,
-        Ok(Err(e)) => return fail_usage(&e.to_string()),
+    let mut args = match parse::<Args>(std::env::args()) {
+        Ok(args) => args,
         Err(code) => return code,
+    };
+    // Without a subcommand, a benchmark with memtier's flags.
+    match args.subcommand.take() {
+        Some(Subcommand::Compare(compare_args)) => return compare(&compare_args),
+        Some(Subcommand::Suite(suite_args)) => return suite(&suite_args),
+        None => {}
+    }
+    let config = match Config::from_args(args) {
+        Ok(config) => config,
+        Err(e) => return fail_usage(&e.to_string()),
     };
     // A report that cannot be written is found now, not after the run.
     if let Err(e) = report::files::check_outputs(&config) {
@@ -160,12 +164,8 @@ fn parse<T: Parser>(args: impl Iterator<Item = String>) -> Result<T, ExitCode> {
     })
 }
 
-fn compare(args: impl Iterator<Item = String>) -> ExitCode {
-    let args = match parse::<cli::CompareArgs>(args) {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
-    match kvbench::compare::run(&args) {
+fn compare(args: &cli::CompareArgs) -> ExitCode {
+    match kvbench::compare::run(args) {
         Ok(table) => {
             // A closed stdout (`| head`) is the reader's choice, not a failure.
             let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), table.as_bytes());
@@ -173,6 +173,80 @@ fn compare(args: impl Iterator<Item = String>) -> ExitCode {
         }
         Err(e) => fail_usage(&e.to_string()),
     }
+}
+
+/// `kvbench suite`: every step printed and saved as it finishes.
+fn suite(args: &cli::SuiteArgs) -> ExitCode {
+    let plan = match kvbench::suite::plan(args) {
+        Ok(plan) => plan,
+        Err(e) => return fail_usage(&e.to_string()),
+    };
+    // A report that cannot be written is found now, not after the suite.
+    if let Some(path) = &plan.json_out_file
+        && let Err(e) = std::fs::write(path, b"")
+    {
+        return fail_usage(&format!(
+            "--json-out-file: cannot write {}: {e}; give a writable path",
+            path.display()
+        ));
+    }
+    for warning in &plan.warnings {
+        say!("kvbench: warning: {warning}");
+    }
+    let interrupt = match Interrupt::install() {
+        Ok(interrupt) => interrupt,
+        Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
+    };
+    print(&kvbench::suite::output::header(plan.output));
+    let mut save_failed = false;
+    let mut said: Vec<&'static str> = Vec::new();
+    let save = |done: &[kvbench::suite::StepResult], complete: bool| -> Result<(), String> {
+        let Some(path) = &plan.json_out_file else {
+            return Ok(());
+        };
+        let doc = kvbench::suite::json::suite_document(done, plan.steps.len(), complete);
+        let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?;
+        bytes.push(b'\n');
+        std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    let mut on_step = |done: &[kvbench::suite::StepResult]| {
+        let Some(last) = done.last() else {
+            return;
+        };
+        let figures = kvbench::suite::figures(last);
+        print(&kvbench::suite::output::row(
+            plan.output,
+            &last.step,
+            &figures,
+        ));
+        for warning in warnings::collect(&last.step.config, &last.results) {
+            let kind = warning.kind();
+            if kvbench::suite::said_once(kind) {
+                if said.contains(&kind) {
+                    continue;
+                }
+                said.push(kind);
+            }
+            say!("kvbench: warning: [{}] {warning}", last.step.name());
+        }
+        if let Err(e) = save(done, false) {
+            say!("kvbench: {e}");
+            save_failed = true;
+        }
+    };
+    let done = match kvbench::suite::run(&plan, &interrupt, &mut on_step) {
+        Ok(done) => done,
+        Err(e) => return run_error(e, &interrupt),
+    };
+    let complete = !interrupt.stop_requested() && done.len() == plan.steps.len();
+    finish(save(&done, complete), save_failed, &interrupt)
+}
+
+/// Writes to stdout; a closed stdout (`| head`) is the reader's choice.
+fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+    let _ = std::io::Write::flush(&mut out);
 }
 
 fn fail_usage(message: &str) -> ExitCode {
