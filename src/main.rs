@@ -7,6 +7,7 @@ use clap::Parser;
 use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::Config;
 use kvbench::interrupt::Interrupt;
+use kvbench::report::files::Target;
 use kvbench::report::{self, Save, progress::Progress};
 use kvbench::results::Results;
 use kvbench::run::{self, RunError};
@@ -182,12 +183,13 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         Err(e) => return fail_usage(&e.to_string()),
     };
     // A report that cannot be written is found now, not after the suite.
-    if let Some(path) = &plan.json_out_file
-        && let Err(e) = std::fs::write(path, b"")
-    {
+    let json = match plan.json_out_file.as_deref().map(Target::of).transpose() {
+        Ok(json) => json,
+        Err(e) => return fail_usage(&format!("--json-out-file: {e}; give a writable path")),
+    };
+    if let Some(Err(e)) = json.as_ref().map(Target::check_writable) {
         return fail_usage(&format!(
-            "--json-out-file: cannot write {}: {e}; give a writable path",
-            path.display()
+            "--json-out-file: cannot write there: {e}; give a writable path"
         ));
     }
     for warning in &plan.warnings {
@@ -200,14 +202,23 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
     print(&kvbench::suite::output::header(plan.output));
     let mut save_failed = false;
     let mut said: Vec<&'static str> = Vec::new();
-    let save = |done: &[kvbench::suite::StepResult], complete: bool| -> Result<(), String> {
-        let Some(path) = &plan.json_out_file else {
+    // Rewritten after every test (a regular file is replaced atomically, so
+    // a reader never sees half of it); a FIFO or device gets the final copy only.
+    let save = |done: &[kvbench::suite::StepResult], save: Save| -> Result<(), String> {
+        let Some(target) = json
+            .as_ref()
+            .filter(|t| save == Save::Final || t.rewritable())
+        else {
             return Ok(());
         };
+        let complete =
+            save == Save::Final && !interrupt.stop_requested() && done.len() == plan.steps.len();
         let doc = kvbench::suite::json::suite_document(done, plan.steps.len(), complete);
         let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?;
         bytes.push(b'\n');
-        std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        target
+            .write(&bytes)
+            .map_err(|e| format!("cannot write the JSON report: {e}"))
     };
     let mut on_step = |done: &[kvbench::suite::StepResult]| {
         let Some(last) = done.last() else {
@@ -229,7 +240,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             }
             say!("kvbench: warning: [{}] {warning}", last.step.name());
         }
-        if let Err(e) = save(done, false) {
+        if let Err(e) = save(done, Save::Progress) {
             say!("kvbench: {e}");
             save_failed = true;
         }
@@ -238,8 +249,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         Ok(done) => done,
         Err(e) => return run_error(e, &interrupt),
     };
-    let complete = !interrupt.stop_requested() && done.len() == plan.steps.len();
-    finish(save(&done, complete), save_failed, &interrupt)
+    finish(save(&done, Save::Final), save_failed, &interrupt)
 }
 
 /// Writes to stdout; a closed stdout (`| head`) is the reader's choice.

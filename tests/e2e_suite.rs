@@ -2,8 +2,9 @@
 //! server's `INFO commandstats` calls (LRANGE's preparation apart), LRANGE_600
 //! replies are 600-element arrays, MSET writes 10 distinct keys per call,
 //! PING_INLINE goes inline, `--csv` has redis-benchmark's header and titles,
-//! a persistence comparison prints the notes' ratio column, and mistakes exit
-//! 2 before any connection.
+//! a persistence comparison prints the notes' ratio column, `-a --user`
+//! authenticate, `-l` loops until interrupted, and mistakes exit 2 before any
+//! connection.
 
 mod common;
 
@@ -371,4 +372,65 @@ fn help_lists_the_subcommands() {
     ] {
         assert!(stdout.contains(flag), "{flag}\n{stdout}");
     }
+}
+
+#[test]
+fn a_password_and_user_reach_the_server_as_redis_benchmarks_do() {
+    let redis = Redis::start_protected("s3cret", Some("bench"));
+    let out = suite(redis.port, "-t set -n 20 -c 1 -a s3cret --user bench", &[]);
+    assert_success(&out, "-a --user");
+    let out = suite(redis.port, "-t set -n 20 -c 1 -a wrong --user bench", &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn l_loops_until_interrupted_and_keeps_what_it_printed() {
+    let redis = Redis::start();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kvbench"))
+        .args([
+            "suite",
+            "-p",
+            &redis.port.to_string(),
+            "-t",
+            "ping_mbulk",
+            "-n",
+            "50",
+            "-c",
+            "1",
+            "-l",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Three rounds of 50 PINGs have reached the server: it loops.
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while commandstats(&redis).get("ping").map_or(0, |c| c.0) < 150 {
+        assert!(std::time::Instant::now() < give_up, "no third round");
+        assert!(child.try_wait().unwrap().is_none(), "-l stopped by itself");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on the pid of our own child, which has not been waited for.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let rows = stdout
+        .lines()
+        .filter(|l| l.starts_with("PING_MBULK"))
+        .count();
+    assert!(rows >= 2, "{stdout}");
 }

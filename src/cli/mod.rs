@@ -338,7 +338,7 @@ pub struct Args {
 pub enum Subcommand {
     /// redis-benchmark's tests, with redis-benchmark's flags (`kvbench suite --help`)
     #[command(name = "suite")]
-    Suite(SuiteArgs),
+    Suite(Box<SuiteArgs>),
     /// Compare JSON reports side by side, with ratios to the first (`kvbench compare --help`)
     #[command(name = "compare")]
     Compare(CompareArgs),
