@@ -208,12 +208,21 @@ fn read_suite(path: &Path) -> Result<Option<Entry>, UsageError> {
     let label = path.file_name().map_or(path.display().to_string(), |n| {
         n.to_string_lossy().into_owned()
     });
+    // With -x 2 or more every test has its own spread; the largest judges
+    // the file, so no difference within any test's noise reads as real.
+    let spread = suite
+        .suite
+        .tests
+        .iter()
+        .filter_map(|t| t.report.kvbench.as_ref()?.variance.as_ref())
+        .map(|v| v.max_over_min)
+        .reduce(f64::max);
     let tests = suite
         .suite
         .tests
         .iter()
         .filter_map(|t| t.report.headline().map(|s| (t.test.as_str(), s)));
-    Ok(Some(Entry::per_test(label, tests, None)))
+    Ok(Some(Entry::per_test(label, tests, spread)))
 }
 
 /// The headline section of one report.

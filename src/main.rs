@@ -157,7 +157,14 @@ fn parse<T: Parser>(args: impl Iterator<Item = String>) -> Result<T, ExitCode> {
     T::try_parse_from(args).map_err(|e| {
         // --help and --version are "errors" that print to stdout and succeed.
         if e.use_stderr() {
-            fail_usage(&cli::usage_error(&e).to_string())
+            // The suite's errors point at the suite's help.
+            let suite = std::env::args().nth(1).as_deref() == Some("suite");
+            let error = if suite {
+                cli::suite_usage_error(&e)
+            } else {
+                cli::usage_error(&e)
+            };
+            fail_usage(&error.to_string())
         } else {
             let _ = e.print();
             ExitCode::SUCCESS

@@ -24,7 +24,7 @@ mod suite;
 mod values;
 
 pub use memtier::unsupported_memtier_flag;
-pub use suite::SuiteArgs;
+pub use suite::{SuiteArgs, suite_usage_error};
 pub use values::{NumList, RequestsArg};
 
 /// The command line. Names, short options and defaults follow memtier_benchmark's

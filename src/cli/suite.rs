@@ -6,6 +6,19 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Parser};
 
+use crate::config::UsageError;
+
+/// redis-benchmark flags that `kvbench suite` does not take: named as such,
+/// so that a pasted line fails with the reason instead of "unexpected".
+const UNSUPPORTED: [&str; 6] = [
+    "--cluster",
+    "-e",
+    "-I",
+    "--precision",
+    "--enable-tracking",
+    "--idle",
+];
+
 /// redis-benchmark's flags, plus kvbench's own `--test-time`,
 /// `--warmup-time`, `-x`, `--json-out-file` and `--seed`.
 #[derive(Debug, Clone, Default, Parser)]
@@ -94,14 +107,44 @@ pub struct SuiteArgs {
     pub command: Vec<String>,
 }
 
+/// A parse error of `kvbench suite` in kvbench's one-line form, pointing at
+/// the suite's own help.
+pub fn suite_usage_error(e: &clap::Error) -> UsageError {
+    let mut u = super::usage_error(e);
+    if UNSUPPORTED.contains(&u.flag.as_str()) {
+        u.message = format!(
+            "redis-benchmark's {} is not supported by kvbench suite; remove it (kvbench suite --help lists the flags)",
+            u.flag
+        );
+    }
+    u.message = u
+        .message
+        .replace("see kvbench --help", "see kvbench suite --help");
+    u
+}
+
 #[cfg(test)]
 mod tests {
-    use super::SuiteArgs;
+    use super::{SuiteArgs, suite_usage_error};
     use clap::{CommandFactory, Parser};
 
     #[test]
     fn command_definition_is_consistent() {
         SuiteArgs::command().debug_assert();
+    }
+
+    #[test]
+    fn a_redis_benchmark_flag_kvbench_lacks_is_named_as_such() {
+        let e = SuiteArgs::try_parse_from(["suite", "--cluster"]).unwrap_err();
+        let u = suite_usage_error(&e);
+        assert_eq!(u.flag, "--cluster");
+        assert!(u.message.contains("not supported by kvbench suite"), "{u}");
+        let e = SuiteArgs::try_parse_from(["suite", "-n", "x"]).unwrap_err();
+        assert!(
+            suite_usage_error(&e)
+                .message
+                .ends_with("see kvbench suite --help")
+        );
     }
 
     #[test]
