@@ -109,6 +109,28 @@ def kvbench(binary, port, conns, pipeline, requests, strace_file=None, threads=1
             "placement": (doc["kvbench"].get("placement") or {}).get("reason", "?")}
 
 
+# redis-benchmark's own tests, one at a time for both tools (`-t hset` …), so
+# each tool's rusage is that test's alone; LRANGE_100's includes its LPUSH
+# preparation for both. Requests per test (full run, quick run).
+SUITE_TESTS = ["hset", "lpush", "lrange_100"]
+SUITE_REQUESTS, SUITE_QUICK = 200_000, 10_000
+
+
+def suite_row(tool, binary, port, test, conns, requests):
+    """One suite test by `kvbench suite` or redis-benchmark, with the same
+    redis-benchmark flags; both print redis-benchmark's --csv, read alike."""
+    flags = ["-h", "127.0.0.1", "-p", str(port), "-c", str(conns), "-n", str(requests), "-t", test,
+             "-d", "32", "-r", "100000", "--csv"]
+    cmd = [binary, "suite"] + flags if tool == "kvbench" else ["redis-benchmark"] + flags
+    out, cpu, rss = run_measured(pinned(1, cmd))
+    rows = [l.replace('"', "").split(",") for l in out.splitlines()
+            if l.startswith('"') and not l.startswith('"test"')]
+    measured = [r for r in rows if not r[0].startswith("LPUSH (needed")][-1]
+    sent = requests * len(rows)
+    return {"ops": float(measured[1]), "p50": float(measured[4]), "p99": float(measured[6]),
+            "cpu_us": cpu * 1e6 / sent, "rss_mib": rss / 1024, "requests": sent}
+
+
 # The whitepaper's client shape, -t 20 -c 100 (2 000 connections), against a
 # local server placed two ways; requests per tool for the full and quick runs.
 PLACEMENT_REQUESTS, PLACEMENT_QUICK = 600_000, 20_000
@@ -264,6 +286,15 @@ def main():
                         calls[tool] = syscalls(path) / done
             rows.append((name, kv, rb, calls))
             print(f"bench: {name} done", file=sys.stderr)
+        # redis-benchmark's tests beside kvbench suite's, A B A B.
+        for test in SUITE_TESTS:
+            kv, rb = [], []
+            for _ in range(pairs):
+                requests = SUITE_QUICK if args.quick else SUITE_REQUESTS
+                kv.append(suite_row("kvbench", args.kvbench, port, test, 50, requests))
+                rb.append(suite_row("redis-benchmark", args.kvbench, port, test, 50, requests))
+            rows.append((test.upper(), kv, rb, {}))
+            print(f"bench: suite {test} done", file=sys.stderr)
         # Scaling: the same 50 connections on 1 and on 2 threads, client unpinned.
         scaling = []
         for threads in (1, 2):

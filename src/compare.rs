@@ -156,6 +156,9 @@ pub fn run(args: &CompareArgs) -> Result<String, UsageError> {
 
 fn read_entries(path: &Path) -> Result<Vec<Entry>, UsageError> {
     let shown = path.display().to_string();
+    if let Some(entry) = read_suite(path)? {
+        return Ok(vec![entry]);
+    }
     let document = model::read(path).map_err(|e| {
         UsageError::new(
             &e.file,
@@ -185,6 +188,41 @@ fn read_entries(path: &Path) -> Result<Vec<Entry>, UsageError> {
             .collect(),
         Document::Report(report) => Ok(vec![entry(&report, label, &shown)?]),
     }
+}
+
+/// A `kvbench suite` file as one entry with a row per test, or `None` for
+/// any other file.
+fn read_suite(path: &Path) -> Result<Option<Entry>, UsageError> {
+    let suite = crate::suite::json::read(path).map_err(|e| {
+        UsageError::new(
+            &e.file,
+            format!(
+                "at {}: {}; give files written by kvbench suite --json-out-file",
+                e.path, e.message
+            ),
+        )
+    })?;
+    let Some(suite) = suite else {
+        return Ok(None);
+    };
+    let label = path.file_name().map_or(path.display().to_string(), |n| {
+        n.to_string_lossy().into_owned()
+    });
+    // With -x 2 or more every test has its own spread; the largest judges
+    // the file, so no difference within any test's noise reads as real.
+    let spread = suite
+        .suite
+        .tests
+        .iter()
+        .filter_map(|t| t.report.kvbench.as_ref()?.variance.as_ref())
+        .map(|v| v.max_over_min)
+        .reduce(f64::max);
+    let tests = suite
+        .suite
+        .tests
+        .iter()
+        .filter_map(|t| t.report.headline().map(|s| (t.test.as_str(), s)));
+    Ok(Some(Entry::per_test(label, tests, spread)))
 }
 
 /// The headline section of one report.

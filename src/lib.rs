@@ -30,6 +30,7 @@
 //! - [`crew`]: spawning and pinning the workers.
 //! - [`run`]: the master: preflight, phases (prefill, warm-up, runs), evidence, error budget.
 //! - [`sweep`]: running every cell of a sweep.
+//! - [`suite`]: `kvbench suite`, redis-benchmark's tests each as its own benchmark.
 //! - [`interrupt`]: SIGINT/SIGTERM and the `--max-errors` stop.
 //! - [`server`]: the control connection: INFO, CONFIG GET, SLOWLOG.
 //! - [`sysinfo`]: this machine: its addresses, memory, open-file limit.
@@ -62,6 +63,7 @@ pub mod run;
 pub mod schedule;
 pub mod server;
 pub mod stats;
+pub mod suite;
 pub mod sweep;
 pub mod sysinfo;
 pub mod target;

@@ -4,9 +4,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use kvbench::cli::{self, Args};
+use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::Config;
 use kvbench::interrupt::Interrupt;
+use kvbench::report::files::Target;
 use kvbench::report::{self, Save, progress::Progress};
 use kvbench::results::Results;
 use kvbench::run::{self, RunError};
@@ -21,15 +22,19 @@ macro_rules! say {
 }
 
 fn main() -> ExitCode {
-    // `kvbench compare FILE...` is the one subcommand; everything else is a
-    // benchmark with memtier's flags.
-    if std::env::args().nth(1).as_deref() == Some("compare") {
-        return compare(std::env::args().skip(1));
-    }
-    let config = match parse::<Args>(std::env::args()).map(Config::from_args) {
-        Ok(Ok(config)) => config,
-        Ok(Err(e)) => return fail_usage(&e.to_string()),
+    let mut args = match parse::<Args>(std::env::args()) {
+        Ok(args) => args,
         Err(code) => return code,
+    };
+    // Without a subcommand, a benchmark with memtier's flags.
+    match args.subcommand.take() {
+        Some(Subcommand::Compare(compare_args)) => return compare(&compare_args),
+        Some(Subcommand::Suite(suite_args)) => return suite(&suite_args),
+        None => {}
+    }
+    let config = match Config::from_args(args) {
+        Ok(config) => config,
+        Err(e) => return fail_usage(&e.to_string()),
     };
     // A report that cannot be written is found now, not after the run.
     if let Err(e) = report::files::check_outputs(&config) {
@@ -152,7 +157,14 @@ fn parse<T: Parser>(args: impl Iterator<Item = String>) -> Result<T, ExitCode> {
     T::try_parse_from(args).map_err(|e| {
         // --help and --version are "errors" that print to stdout and succeed.
         if e.use_stderr() {
-            fail_usage(&cli::usage_error(&e).to_string())
+            // The suite's errors point at the suite's help.
+            let suite = std::env::args().nth(1).as_deref() == Some("suite");
+            let error = if suite {
+                cli::suite_usage_error(&e)
+            } else {
+                cli::usage_error(&e)
+            };
+            fail_usage(&error.to_string())
         } else {
             let _ = e.print();
             ExitCode::SUCCESS
@@ -160,12 +172,8 @@ fn parse<T: Parser>(args: impl Iterator<Item = String>) -> Result<T, ExitCode> {
     })
 }
 
-fn compare(args: impl Iterator<Item = String>) -> ExitCode {
-    let args = match parse::<cli::CompareArgs>(args) {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
-    match kvbench::compare::run(&args) {
+fn compare(args: &cli::CompareArgs) -> ExitCode {
+    match kvbench::compare::run(args) {
         Ok(table) => {
             // A closed stdout (`| head`) is the reader's choice, not a failure.
             let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), table.as_bytes());
@@ -173,6 +181,89 @@ fn compare(args: impl Iterator<Item = String>) -> ExitCode {
         }
         Err(e) => fail_usage(&e.to_string()),
     }
+}
+
+/// `kvbench suite`: every step printed and saved as it finishes.
+fn suite(args: &cli::SuiteArgs) -> ExitCode {
+    let plan = match kvbench::suite::plan(args) {
+        Ok(plan) => plan,
+        Err(e) => return fail_usage(&e.to_string()),
+    };
+    // A report that cannot be written is found now, not after the suite.
+    let json = match plan.json_out_file.as_deref().map(Target::of).transpose() {
+        Ok(json) => json,
+        Err(e) => return fail_usage(&format!("--json-out-file: {e}; give a writable path")),
+    };
+    if let Some(Err(e)) = json.as_ref().map(Target::check_writable) {
+        return fail_usage(&format!(
+            "--json-out-file: cannot write there: {e}; give a writable path"
+        ));
+    }
+    for warning in &plan.warnings {
+        say!("kvbench: warning: {warning}");
+    }
+    let interrupt = match Interrupt::install() {
+        Ok(interrupt) => interrupt,
+        Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
+    };
+    print(&kvbench::suite::output::header(plan.output));
+    let mut save_failed = false;
+    let mut said: Vec<&'static str> = Vec::new();
+    // Rewritten after every test (a regular file is replaced atomically, so
+    // a reader never sees half of it); a FIFO or device gets the final copy only.
+    let save = |done: &[kvbench::suite::StepResult], save: Save| -> Result<(), String> {
+        let Some(target) = json
+            .as_ref()
+            .filter(|t| save == Save::Final || t.rewritable())
+        else {
+            return Ok(());
+        };
+        let complete =
+            save == Save::Final && !interrupt.stop_requested() && done.len() == plan.steps.len();
+        let doc = kvbench::suite::json::suite_document(done, plan.steps.len(), complete);
+        let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?;
+        bytes.push(b'\n');
+        target
+            .write(&bytes)
+            .map_err(|e| format!("cannot write the JSON report: {e}"))
+    };
+    let mut on_step = |done: &[kvbench::suite::StepResult]| {
+        let Some(last) = done.last() else {
+            return;
+        };
+        let figures = kvbench::suite::figures(last);
+        print(&kvbench::suite::output::row(
+            plan.output,
+            &last.step,
+            &figures,
+        ));
+        for warning in warnings::collect(&last.step.config, &last.results) {
+            let kind = warning.kind();
+            if kvbench::suite::said_once(kind) {
+                if said.contains(&kind) {
+                    continue;
+                }
+                said.push(kind);
+            }
+            say!("kvbench: warning: [{}] {warning}", last.step.name());
+        }
+        if let Err(e) = save(done, Save::Progress) {
+            say!("kvbench: {e}");
+            save_failed = true;
+        }
+    };
+    let done = match kvbench::suite::run(&plan, &interrupt, &mut on_step) {
+        Ok(done) => done,
+        Err(e) => return run_error(e, &interrupt),
+    };
+    finish(save(&done, Save::Final), save_failed, &interrupt)
+}
+
+/// Writes to stdout; a closed stdout (`| head`) is the reader's choice.
+fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+    let _ = std::io::Write::flush(&mut out);
 }
 
 fn fail_usage(message: &str) -> ExitCode {

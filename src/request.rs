@@ -15,7 +15,7 @@ use crate::protocol::resp;
 use crate::protocol::template::Fill;
 use crate::workload::keys::{KeyGen, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
-use crate::workload::ops::{Encoding, OpTable};
+use crate::workload::ops::{Encoding, OpTable, RandInt};
 use crate::workload::values::ValuePool;
 
 /// Derives independent seeds from one master seed (SplitMix64's finalizer, from
@@ -54,8 +54,8 @@ pub struct RequestSource {
     ops: Arc<OpTable>,
     /// One key generator per op, each walking its op's own pattern.
     keys: Vec<KeyGen>,
-    /// What `__rand_int__` draws from: the key range.
-    rand_range: KeyRange,
+    /// What `__rand_int__` draws from; `None` sends the placeholder's text.
+    rand_range: Option<KeyRange>,
     rng: SmallRng,
     /// Requests left in this phase; `None` when the phase is time-bound.
     remaining: Option<u64>,
@@ -66,7 +66,7 @@ struct Draw<'a, 'v> {
     keys: &'a mut KeyGen,
     rng: &'a mut SmallRng,
     values: &'v ValuePool,
-    rand_range: KeyRange,
+    rand_range: Option<KeyRange>,
     /// The first key drawn, kept in the in-flight entry.
     first_key: Option<u64>,
 }
@@ -86,10 +86,8 @@ impl<'v> Fill<'v> for Draw<'_, 'v> {
 
     #[inline]
     fn rand_int(&mut self) -> Option<u64> {
-        Some(
-            self.rng
-                .random_range(self.rand_range.min..=self.rand_range.max),
-        )
+        let range = self.rand_range?;
+        Some(self.rng.random_range(range.min..=range.max))
     }
 }
 
@@ -133,11 +131,19 @@ impl RequestSource {
             .iter()
             .map(|op| KeyGen::new(op.pattern, keys.range, start(op.pattern), slots))
             .collect::<Result<_, _>>()?;
+        let rand_range = match ops.rand_int {
+            RandInt::KeyRange => Some(keys.range),
+            RandInt::Below(n) => Some(KeyRange {
+                min: 0,
+                max: n.saturating_sub(1),
+            }),
+            RandInt::Literal => None,
+        };
         Ok(RequestSource {
             cycle: OpCycle::new(&ops.weights(config.ratio)),
             ops,
             keys: gens,
-            rand_range: keys.range,
+            rand_range,
             rng: SmallRng::seed_from_u64(semantics.connection_seed(config.seed, slot, seed)),
             remaining,
         })
@@ -155,7 +161,7 @@ impl RequestSource {
             // slice's length: the slices tile the range, so every key is written
             // once, even with more connections than keys.
             keys: vec![KeyGen::new(KeyPattern::Sequential, range, slot, slots)?],
-            rand_range: range,
+            rand_range: Some(range),
             rng: SmallRng::seed_from_u64(seed),
             remaining: Some(len / slots + u64::from(slot < len % slots)),
         })

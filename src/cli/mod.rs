@@ -20,9 +20,11 @@ use serde::{Deserialize, Serialize};
 use crate::config::UsageError;
 
 mod memtier;
+mod suite;
 mod values;
 
 pub use memtier::unsupported_memtier_flag;
+pub use suite::{SuiteArgs, suite_usage_error};
 pub use values::{NumList, RequestsArg};
 
 /// The command line. Names, short options and defaults follow memtier_benchmark's
@@ -40,6 +42,9 @@ pub use values::{NumList, RequestsArg};
     // A flag given twice takes its last value, as in memtier: wrappers append
     // their overrides to a base command line.
     args_override_self = true,
+    // `kvbench -t 2 suite` would drop `-t 2` silently; refuse it instead.
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true,
     max_term_width = 100
 )]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -321,6 +326,22 @@ pub struct Args {
     #[arg(short = 'v', long, action = ArgAction::Version, help_heading = "Info")]
     #[serde(skip)]
     pub version: Option<bool>,
+
+    /// `kvbench suite …` or `kvbench compare …` instead of a benchmark.
+    #[command(subcommand)]
+    #[serde(skip)]
+    pub subcommand: Option<Subcommand>,
+}
+
+/// The subcommands; without one, kvbench runs a benchmark with memtier's flags.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Subcommand {
+    /// redis-benchmark's tests, with redis-benchmark's flags (`kvbench suite --help`)
+    #[command(name = "suite")]
+    Suite(Box<SuiteArgs>),
+    /// Compare JSON reports side by side, with ratios to the first (`kvbench compare --help`)
+    #[command(name = "compare")]
+    Compare(CompareArgs),
 }
 
 /// `kvbench compare`: what the user typed.

@@ -128,6 +128,21 @@ pub struct OpTable {
     pub default_pair: bool,
     /// How lines map to rows.
     pub breakdown: Breakdown,
+    /// What `__rand_int__` draws from.
+    pub rand_int: RandInt,
+}
+
+/// Where `__rand_int__` numbers come from: a `--command` run draws them from
+/// the key range; a suite test takes redis-benchmark's `-r`, or, without it,
+/// sends the placeholder's own text as redis-benchmark does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RandInt {
+    /// Uniform in `--key-minimum`..=`--key-maximum`.
+    KeyRange,
+    /// Uniform in `0..n` (redis-benchmark's `-r n`; `n` is at least 1).
+    Below(u64),
+    /// The text `__rand_int__` itself: every request names one key.
+    Literal,
 }
 
 /// Commands whose nil reply means "no such key" and whose value is a hit:
@@ -179,7 +194,35 @@ impl OpTable {
             rows: Vec::new(),
             default_pair: false,
             breakdown,
+            rand_int: RandInt::KeyRange,
         }
+    }
+
+    /// The table of one suite test: its one command, sent inline when
+    /// redis-benchmark does (PING_INLINE), counted under `witness`, a nil
+    /// reply a miss when `counts_hits` (GET and the pops), and `__rand_int__`
+    /// drawn from `rand_int`.
+    pub fn suite_test(
+        spec: CommandSpec,
+        inline: bool,
+        witness: &str,
+        counts_hits: bool,
+        rand_int: RandInt,
+    ) -> OpTable {
+        let mut table = OpTable::empty(Breakdown::Command);
+        table.push(spec, KeyPattern::Uniform, 1);
+        table.rand_int = rand_int;
+        if let Some(row) = table.rows.first_mut() {
+            row.witness = witness.to_string();
+            row.counts_hits = counts_hits;
+        }
+        if let Some(op) = table.ops.first_mut() {
+            op.template = RespTemplate::new(&op.spec, inline);
+            if inline {
+                op.encoding = Encoding::Template;
+            }
+        }
+        table
     }
 
     fn push(&mut self, spec: CommandSpec, pattern: KeyPattern, weight: u32) {

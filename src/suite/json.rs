@@ -1,0 +1,100 @@
+//! The suite's JSON report: `suite.tests`, one entry per step, each holding
+//! the complete report of that test (the layout of docs/output.md, so the
+//! typed model reads it), and a `kvbench` object saying whether the suite
+//! finished. `compare` reads it back through [`read`].
+
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::report::ReportInput;
+use crate::report::json::{SCHEMA_VERSION, document};
+use crate::report::model::{ModelError, Report};
+use crate::suite::StepResult;
+
+/// The whole document.
+pub fn suite_document(done: &[StepResult], planned: usize, complete: bool) -> Value {
+    let tests: Vec<Value> = done
+        .iter()
+        .map(|r| {
+            let input = ReportInput {
+                config: &r.step.config,
+                results: &r.results,
+                complete: r.results.is_complete(),
+            };
+            json!({
+                "test": r.step.name(),
+                "title": r.step.test.title,
+                "command": r.step.test.command,
+                "inline": r.step.test.inline,
+                "preparation": r.step.preparation,
+                "report": document(&input),
+            })
+        })
+        .collect();
+    json!({
+        "suite": { "tests": tests },
+        "kvbench": {
+            "schema_version": SCHEMA_VERSION,
+            "tool_version": env!("CARGO_PKG_VERSION"),
+            "complete": complete,
+            "tests_planned": planned,
+            "tests_completed": done.len(),
+        },
+    })
+}
+
+/// One test as read back.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SuiteEntry {
+    /// `SET`, `LRANGE_100`, or the preparation's title.
+    pub test: String,
+    /// redis-benchmark's title.
+    pub title: String,
+    /// True for LRANGE's preparation.
+    #[serde(default)]
+    pub preparation: bool,
+    /// The test's report.
+    pub report: Report,
+}
+
+/// `suite`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SuiteBody {
+    /// The tests, in the order run.
+    pub tests: Vec<SuiteEntry>,
+}
+
+/// A suite file.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SuiteDocument {
+    /// The tests.
+    pub suite: SuiteBody,
+}
+
+/// Only the key that tells a suite file from the others.
+#[derive(Deserialize)]
+struct Probe {
+    suite: Option<serde::de::IgnoredAny>,
+}
+
+/// The suite document in `path`, or `None` when the file is no suite file
+/// (or not JSON: the caller's own reader then says what is wrong).
+pub fn read(path: &Path) -> Result<Option<SuiteDocument>, ModelError> {
+    let file = path.display().to_string();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(None);
+    };
+    match serde_json::from_str::<Probe>(&text) {
+        Ok(Probe { suite: Some(_) }) => {}
+        _ => return Ok(None),
+    }
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| ModelError {
+            file,
+            path: ".suite".into(),
+            message: e.to_string(),
+        })
+}

@@ -1,0 +1,372 @@
+//! `kvbench suite`: redis-benchmark's tests ([`crate::command::suite`]), each
+//! run as its own benchmark — its own connections, phases and server
+//! cross-check — through the same op table, workers and reports as a
+//! `--command` run.
+//!
+//! What it owns:
+//! - [`plan()`]: redis-benchmark's flags turned into one validated [`Config`]
+//!   per step, every mistake refused before any connection;
+//! - [`run()`]: the steps in order, LRANGE's preparation first and apart;
+//! - [`figures()`]: the numbers each output prints (in `figures.rs`);
+//! - [`output`] (text table, `-q`, `--csv`) and [`json`] (a section per test).
+
+mod figures;
+pub mod json;
+pub mod output;
+
+pub use figures::{Figures, figures};
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::cli::{Args, NumList, RequestsArg, SuiteArgs};
+use crate::command::CommandSpec;
+use crate::command::suite::{self, SuiteTest};
+use crate::config::{Config, UsageError};
+use crate::interrupt::Interrupt;
+use crate::report::progress::Progress;
+use crate::results::Results;
+use crate::run::{self, RunError};
+use crate::workload::ops::{OpTable, RandInt};
+
+/// redis-benchmark's defaults.
+const DEFAULT_CLIENTS: usize = 50;
+const DEFAULT_REQUESTS: u64 = 100_000;
+const DEFAULT_DATA_SIZE: usize = 3;
+/// `__rand_int__` has 12 digits, so `-r` stops at 10^12.
+const MAX_KEYSPACE: u64 = 1_000_000_000_000;
+/// The longest LRANGE reads 600 elements; the preparation pushes at least
+/// that many, so every LRANGE test reads full replies even with a small -n.
+const LRANGE_PREPARE_MIN: u64 = 600;
+/// The tests whose nil reply is a miss: the value is absent or the
+/// collection empty.
+const HIT_TESTS: [&str; 5] = ["get", "lpop", "rpop", "spop", "zpopmin"];
+
+/// Warnings about the setting rather than one test's figures (the same
+/// machine, short runs, fsync): said for the first test only, since every
+/// test would repeat them. The others (count mismatches, error replies) are
+/// said for each test they concern.
+const SAID_ONCE: [&str; 7] = [
+    "same_machine",
+    "short_run",
+    "fsync_always",
+    "dataset_too_large",
+    "background_save",
+    "key_range_too_small",
+    "client_bound",
+];
+
+/// True when a warning of `kind` is said for the first test only.
+pub fn said_once(kind: &str) -> bool {
+    SAID_ONCE.contains(&kind)
+}
+
+/// How the results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputMode {
+    /// kvbench's table.
+    Table,
+    /// redis-benchmark's `-q`: one line per test.
+    Quiet,
+    /// redis-benchmark's `--csv`.
+    Csv,
+}
+
+/// What the user should know before the suite starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SuiteWarning {
+    /// No `-r`: every `__rand_int__` is the placeholder's text, so SET, GET,
+    /// INCR, SADD, HSET, ZADD and MSET each touch one key.
+    OneKey,
+    /// `-n` did not divide by `-c`; every connection sends the same count.
+    RoundedRequests {
+        /// `-n` as given.
+        asked: u64,
+        /// What the connections send together.
+        sent: u64,
+    },
+}
+
+impl fmt::Display for SuiteWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SuiteWarning::OneKey => write!(
+                f,
+                "without -r every __rand_int__ is sent as is, so each test hits one key (key:__rand_int__), as in redis-benchmark; add -r 100000 to spread the keys"
+            ),
+            SuiteWarning::RoundedRequests { asked, sent } => write!(
+                f,
+                "-n {asked} does not divide by -c; each test sends {sent} requests (every connection the same count)"
+            ),
+        }
+    }
+}
+
+/// One benchmark of the suite: a test, or LRANGE's preparation.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The test.
+    pub test: &'static SuiteTest,
+    /// True for "LPUSH (needed to benchmark LRANGE)".
+    pub preparation: bool,
+    /// Its validated configuration.
+    pub config: Config,
+}
+
+impl Step {
+    /// The row name in reports and compare: `SET`, `LRANGE_100`, or the
+    /// preparation's title.
+    pub fn name(&self) -> String {
+        if self.preparation {
+            self.test.title.to_string()
+        } else {
+            self.test.name.to_ascii_uppercase()
+        }
+    }
+}
+
+/// The validated suite.
+#[derive(Debug, Clone)]
+pub struct SuitePlan {
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+    /// How results print.
+    pub output: OutputMode,
+    /// `-l`: run the steps again until interrupted.
+    pub repeat: bool,
+    /// Where the JSON goes.
+    pub json_out_file: Option<PathBuf>,
+    /// Said once, before the first test.
+    pub warnings: Vec<SuiteWarning>,
+}
+
+/// Validates `a`; every error names the flag and the fix.
+pub fn plan(a: &SuiteArgs) -> Result<SuitePlan, UsageError> {
+    if let Some(word) = a.command.first() {
+        return Err(UsageError::new(
+            word,
+            "kvbench suite runs redis-benchmark's named tests, not a trailing command; use -t NAME, or kvbench --command \"...\" for any command",
+        ));
+    }
+    let tests = suite::select(a.tests.as_deref().unwrap_or(""))
+        .map_err(|e| UsageError::new("-t", format!("{e}; e.g. -t set,get,lrange_100")))?;
+    if a.keepalive == Some(0) {
+        return Err(UsageError::new(
+            "-k",
+            "0 (a new connection per request) is not supported: kvbench keeps connections open; use -k 1 or drop -k",
+        ));
+    }
+    if let Some(k) = a.keepalive.filter(|k| *k > 1) {
+        return Err(UsageError::new(
+            "-k",
+            format!("'{k}' is neither 1 nor 0; use -k 1"),
+        ));
+    }
+    let connections = a.clients.unwrap_or(DEFAULT_CLIENTS);
+    if connections == 0 {
+        return Err(UsageError::new("-c", "must be at least 1; e.g. -c 50"));
+    }
+    let threads = a.threads.unwrap_or(1);
+    if threads == 0 || threads > connections {
+        return Err(UsageError::new(
+            "--threads",
+            format!("must be between 1 and -c ({connections}); e.g. --threads 1"),
+        ));
+    }
+    if connections % threads != 0 {
+        let lower = connections - connections % threads;
+        return Err(UsageError::new(
+            "-c",
+            format!(
+                "{connections} connections do not split evenly over --threads {threads}; use -c {lower} or -c {}",
+                lower + threads
+            ),
+        ));
+    }
+    let requests = a.requests.unwrap_or(DEFAULT_REQUESTS);
+    if requests == 0 {
+        return Err(UsageError::new("-n", "must be at least 1; e.g. -n 100000"));
+    }
+    if a.requests.is_some() && a.test_time.is_some() {
+        return Err(UsageError::new(
+            "--test-time",
+            "bounds each test by time, -n by requests; give one of them",
+        ));
+    }
+    let rand_int = match a.keyspace {
+        None => RandInt::Literal,
+        Some(n) if (1..=MAX_KEYSPACE).contains(&n) => RandInt::Below(n),
+        Some(n) => {
+            return Err(UsageError::new(
+                "-r",
+                format!("{n} is outside 1..=10^12 (__rand_int__ has 12 digits); e.g. -r 100000"),
+            ));
+        }
+    };
+    if a.data_size == Some(0) {
+        return Err(UsageError::new("-d", "must be at least 1 byte; e.g. -d 3"));
+    }
+    let per_connection = requests.div_ceil(connections as u64);
+    let mut warnings = Vec::new();
+    if rand_int == RandInt::Literal && tests.iter().any(|t| t.command.contains("__rand_int__")) {
+        warnings.push(SuiteWarning::OneKey);
+    }
+    let sent = per_connection * connections as u64;
+    if a.test_time.is_none() && sent != requests {
+        warnings.push(SuiteWarning::RoundedRequests {
+            asked: requests,
+            sent,
+        });
+    }
+    let base = base_args(a, threads, connections / threads);
+    let mut steps = Vec::new();
+    let mut prepared = false;
+    for test in tests {
+        if let Some(prepare) = test.prepare.filter(|_| !prepared) {
+            prepared = true;
+            let count = requests.max(LRANGE_PREPARE_MIN);
+            let mut args = base.clone();
+            // Counted even in a timed suite: LRANGE needs a known list.
+            args.test_time = None;
+            args.requests = Some(RequestsArg::Count(count.div_ceil(connections as u64)));
+            args.warmup_time = None;
+            args.run_count = None;
+            steps.push(step(args, prepare, true, rand_int)?);
+        }
+        let mut args = base.clone();
+        if a.test_time.is_none() {
+            args.requests = Some(RequestsArg::Count(per_connection));
+        }
+        steps.push(step(args, test, false, rand_int)?);
+    }
+    Ok(SuitePlan {
+        steps,
+        output: if a.csv {
+            OutputMode::Csv
+        } else if a.quiet {
+            OutputMode::Quiet
+        } else {
+            OutputMode::Table
+        },
+        repeat: a.repeat,
+        json_out_file: a.json_out_file.clone(),
+        warnings,
+    })
+}
+
+/// The memtier-style arguments every step shares.
+fn base_args(a: &SuiteArgs, threads: usize, clients: usize) -> Args {
+    let authenticate = match (&a.user, &a.password) {
+        (Some(user), Some(password)) => Some(format!("{user}:{password}")),
+        (None, Some(password)) => Some(password.clone()),
+        _ => None,
+    };
+    Args {
+        server: a.host.clone(),
+        port: a.port,
+        unix_socket: a.socket.clone(),
+        authenticate,
+        select_db: a.dbnum,
+        threads: Some(NumList::One(threads as u64)),
+        clients: Some(NumList::One(clients as u64)),
+        pipeline: a.pipeline.map(|p| NumList::One(p as u64)),
+        data_size: Some(NumList::One(a.data_size.unwrap_or(DEFAULT_DATA_SIZE) as u64)),
+        test_time: a.test_time,
+        warmup_time: a.warmup_time,
+        run_count: a.run_count,
+        seed: a.seed,
+        ..Args::default()
+    }
+}
+
+/// One step's configuration: the memtier-style checks, then the test's own
+/// op table in place of the `--command` one.
+fn step(
+    mut args: Args,
+    test: &'static SuiteTest,
+    preparation: bool,
+    rand_int: RandInt,
+) -> Result<Step, UsageError> {
+    // A flag error names kvbench's memtier flag; say which suite flag it is.
+    let fix = |e: UsageError| {
+        let flag = match e.flag.as_str() {
+            "--server" | "--host" => "-h",
+            "--port" => "-p",
+            "--unix-socket" => "-s",
+            "--authenticate" => "-a",
+            "--clients" => "-c",
+            "--threads" => "--threads",
+            "--pipeline" => "-P",
+            "--data-size" => "-d",
+            "--requests" => "-n",
+            other => other,
+        };
+        UsageError::new(flag, e.message)
+    };
+    args.command = Some(vec![test.command.to_string()]);
+    let mut config = Config::from_args(args).map_err(fix)?;
+    let spec = CommandSpec::parse(test.command)
+        .map_err(|e| UsageError::new("-t", format!("{}: {e}", test.name)))?;
+    config.ops = Arc::new(OpTable::suite_test(
+        spec,
+        test.inline,
+        test.counted_as,
+        HIT_TESTS.contains(&test.name),
+        rand_int,
+    ));
+    Ok(Step {
+        test,
+        preparation,
+        config,
+    })
+}
+
+/// One step's results.
+#[derive(Debug)]
+pub struct StepResult {
+    /// What ran.
+    pub step: Step,
+    /// What it measured.
+    pub results: Results,
+}
+
+/// Runs every step in order (again and again with `-l`); `on_step` sees the
+/// results so far after each step, so they are printed and saved at once.
+pub fn run(
+    plan: &SuitePlan,
+    interrupt: &Interrupt,
+    on_step: &mut dyn FnMut(&[StepResult]),
+) -> Result<Vec<StepResult>, RunError> {
+    let mut done: Vec<StepResult> = Vec::new();
+    loop {
+        if plan.repeat {
+            // A loop round replaces the last one's results.
+            done.clear();
+        }
+        for step in &plan.steps {
+            let mut progress = Progress::new(&step.config, false);
+            let results = run::run(
+                step.config.clone(),
+                false,
+                interrupt,
+                &mut progress,
+                &mut |_| {},
+            )?;
+            done.push(StepResult {
+                step: step.clone(),
+                results,
+            });
+            on_step(&done);
+            if interrupt.stop_requested() {
+                return Ok(done);
+            }
+        }
+        if !plan.repeat {
+            return Ok(done);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,65 @@
+//! The suite's printed forms: kvbench's table, redis-benchmark's `-q` lines
+//! and its `--csv`, each written a row at a time as the tests finish, so a
+//! long suite shows its progress and an interrupt loses nothing printed.
+
+use std::fmt::Write;
+
+use crate::suite::{Figures, OutputMode, Step};
+
+/// redis-benchmark's CSV header, exactly.
+pub const CSV_HEADER: &str = "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"";
+
+/// The widest title, "LPUSH (needed to benchmark LRANGE)", and a margin.
+const TITLE_WIDTH: usize = 36;
+
+/// What comes before the first row.
+pub fn header(mode: OutputMode) -> String {
+    match mode {
+        OutputMode::Csv => format!("{CSV_HEADER}\n"),
+        OutputMode::Quiet => String::new(),
+        OutputMode::Table => format!(
+            "{:<TITLE_WIDTH$} {:>12} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}\n",
+            "test",
+            "requests/s",
+            "avg ms",
+            "p50 ms",
+            "p99 ms",
+            "p99.9 ms",
+            "max ms",
+            "hit rate",
+            "CPU µs/req"
+        ),
+    }
+}
+
+/// One step's row.
+pub fn row(mode: OutputMode, step: &Step, f: &Figures) -> String {
+    let title = step.test.title;
+    match mode {
+        // redis-benchmark quotes every field and gives rps two decimals,
+        // latencies three.
+        OutputMode::Csv => format!(
+            "\"{title}\",\"{:.2}\",\"{:.3}\",\"{:.3}\",\"{:.3}\",\"{:.3}\",\"{:.3}\",\"{:.3}\"\n",
+            f.rps, f.avg_ms, f.min_ms, f.p50_ms, f.p95_ms, f.p99_ms, f.max_ms
+        ),
+        OutputMode::Quiet => format!(
+            "{title}: {:.2} requests per second, p50={:.3} msec\n",
+            f.rps, f.p50_ms
+        ),
+        OutputMode::Table => {
+            let hit = f
+                .hit_rate_percent
+                .map_or("-".to_string(), |h| format!("{h:.1} %"));
+            let cpu = f
+                .cpu_us_per_request
+                .map_or("-".to_string(), |c| format!("{c:.2}"));
+            let mut line = String::new();
+            let _ = writeln!(
+                line,
+                "{title:<TITLE_WIDTH$} {:>12.2} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {hit:>8} {cpu:>10}",
+                f.rps, f.avg_ms, f.p50_ms, f.p99_ms, f.p999_ms, f.max_ms
+            );
+            line
+        }
+    }
+}
