@@ -1,0 +1,140 @@
+//! `-P memcache_text` and `-P memcache_binary` in the load loop against a real
+//! memcached: kvbench's SET and GET counts, hits and misses equal memcached's
+//! own `stats` (cmd_set, cmd_get, get_hits, get_misses), the report's server
+//! evidence reads the same counters, and the JSON names the protocol as
+//! memtier writes it.
+
+mod common;
+
+use common::memcached::Memcached;
+use common::{TempDir, kvbench_json, read_json, u};
+use serde_json::Value;
+
+/// `kvbench.totals.<op>.<field>`.
+fn total(doc: &Value, op: &str, field: &str) -> u64 {
+    u(&doc["kvbench"]["totals"][op][field])
+}
+
+/// Asserts the run had no errors of any kind.
+fn assert_clean(doc: &Value, what: &str) {
+    let errors = &doc["kvbench"]["errors"];
+    for kind in ["connection", "protocol", "lost_requests", "refused", "timeouts"] {
+        assert_eq!(errors[kind], 0, "{what}: {kind} in {errors}");
+    }
+    for op in ["SET", "GET"] {
+        assert_eq!(total(doc, op, "errors"), 0, "{what}: {op} errors");
+    }
+}
+
+/// A prefill of keys 1..=400, then GETs only over them: every GET hits, and
+/// memcached counted exactly what kvbench did, in either protocol.
+fn prefilled_gets_all_hit(protocol: &str) {
+    let m = Memcached::start();
+    let args = format!(
+        "-P {protocol} -t 1 -c 2 -n 150 --ratio 0:1 --key-minimum 1 --key-maximum 400 --prefill --key-pattern R:R"
+    );
+    let report = kvbench_json(m.port, &args, &[]);
+    let doc = &report.doc;
+    assert_clean(doc, protocol);
+    let gets = total(doc, "GET", "count");
+    assert_eq!(gets, 2 * 150, "{protocol}: kvbench GETs");
+    assert_eq!(total(doc, "GET", "hits"), gets, "{protocol}: every GET hits");
+    assert_eq!(total(doc, "GET", "misses"), 0, "{protocol}: no misses");
+    // The prefill wrote each key once; the run wrote nothing.
+    assert_eq!(m.stat("cmd_set"), 400, "{protocol}: memcached's cmd_set");
+    assert_eq!(m.stat("curr_items"), 400, "{protocol}: memcached's items");
+    assert_eq!(m.stat("cmd_get"), gets, "{protocol}: memcached's cmd_get");
+    assert_eq!(m.stat("get_hits"), gets, "{protocol}: memcached's get_hits");
+    assert_eq!(m.stat("get_misses"), 0, "{protocol}: memcached's get_misses");
+    assert_eq!(doc["configuration"]["protocol"], protocol);
+    // The evidence of the run, read from memcached's stats by kvbench itself.
+    let delta = &doc["kvbench"]["runs"][0]["server"]["delta"];
+    assert_eq!(u(&delta["get_calls"]), gets, "{protocol}: {delta}");
+    assert_eq!(u(&delta["set_calls"]), 0, "{protocol}: {delta}");
+    assert_eq!(u(&delta["keyspace_hits"]), gets, "{protocol}: {delta}");
+    assert_eq!(u(&delta["keys_after"]), 400, "{protocol}: {delta}");
+    assert!(
+        report.stdout.contains("Server: memcached 1."),
+        "{protocol}: {}",
+        report.stdout
+    );
+    assert!(
+        report
+            .stdout
+            .contains(&format!("GET calls {gets} (kvbench {gets})")),
+        "{protocol}: {}",
+        report.stdout
+    );
+}
+
+#[test]
+fn memcache_text_prefilled_gets_all_hit_and_counts_equal_memcacheds_stats() {
+    prefilled_gets_all_hit("memcache_text");
+}
+
+#[test]
+fn memcache_binary_prefilled_gets_all_hit_and_counts_equal_memcacheds_stats() {
+    prefilled_gets_all_hit("memcache_binary");
+}
+
+/// A mixed run over a range larger than what it writes: some GETs miss, and
+/// kvbench's hits and misses are memcached's, one for one.
+fn mixed_hits_and_misses_match(protocol: &str) {
+    let m = Memcached::start();
+    let args = format!(
+        "-P {protocol} -t 2 -c 2 -n 300 --ratio 1:3 --key-minimum 1 --key-maximum 2000 --pipeline 4"
+    );
+    let doc = kvbench_json(m.port, &args, &[]).doc;
+    assert_clean(&doc, protocol);
+    let (sets, gets) = (total(&doc, "SET", "count"), total(&doc, "GET", "count"));
+    assert_eq!(sets + gets, 4 * 300, "{protocol}: every request answered");
+    assert_eq!(m.stat("cmd_set"), sets, "{protocol}: cmd_set");
+    assert_eq!(m.stat("cmd_get"), gets, "{protocol}: cmd_get");
+    let (hits, misses) = (total(&doc, "GET", "hits"), total(&doc, "GET", "misses"));
+    assert_eq!(hits + misses, gets, "{protocol}");
+    assert_eq!(m.stat("get_hits"), hits, "{protocol}: get_hits");
+    assert_eq!(m.stat("get_misses"), misses, "{protocol}: get_misses");
+    // At most 300 distinct keys of 2000 are written, so most GETs miss, yet
+    // the GETs after a key's SET hit.
+    assert!(misses > gets / 2 && hits > 0, "{protocol}: {hits} hits, {misses} misses");
+    let rate = doc["kvbench"]["hit_rate_percent"].as_f64().unwrap();
+    let expected = 100.0 * hits as f64 / gets as f64;
+    assert!((rate - expected).abs() < 0.001, "{protocol}: {rate} vs {expected}");
+}
+
+#[test]
+fn memcache_text_hits_and_misses_equal_memcacheds() {
+    mixed_hits_and_misses_match("memcache_text");
+}
+
+#[test]
+fn memcache_binary_hits_and_misses_equal_memcacheds() {
+    mixed_hits_and_misses_match("memcache_binary");
+}
+
+/// Values above memcached's item size limit are refused by memcached one by
+/// one: counted as errors, the connection keeps going, and the GETs still run.
+#[test]
+fn values_over_the_item_limit_are_counted_errors_not_a_stuck_connection() {
+    for protocol in ["memcache_text", "memcache_binary"] {
+        let m = Memcached::start_with(&["-I", "1m"]);
+        let dir = TempDir::new("mc-large");
+        let json = dir.path("r.json");
+        let out = common::kvbench_at(m.port)
+            .args(["-P", protocol, "-t", "1", "-c", "1", "-n", "20"])
+            .args(["--ratio", "1:1", "--key-maximum", "50", "-d", "1100000"])
+            .args(["--json-out-file", json.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let doc = read_json(&json);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(total(&doc, "SET", "count"), 10, "{protocol}: {stderr}");
+        assert_eq!(total(&doc, "SET", "errors"), 10, "{protocol}: every SET refused");
+        assert_eq!(total(&doc, "GET", "count"), 10, "{protocol}: GETs still answered");
+        assert_eq!(total(&doc, "GET", "hits"), 0, "{protocol}: nothing was stored");
+        assert_eq!(doc["kvbench"]["errors"]["protocol"], 0, "{protocol}");
+        assert_eq!(doc["kvbench"]["errors"]["connection"], 0, "{protocol}");
+        assert_eq!(m.stat("curr_items"), 0, "{protocol}");
+        assert_eq!(m.stat("cmd_get"), 10, "{protocol}");
+    }
+}
