@@ -18,7 +18,13 @@ fn total(doc: &Value, op: &str, field: &str) -> u64 {
 /// Asserts the run had no errors of any kind.
 fn assert_clean(doc: &Value, what: &str) {
     let errors = &doc["kvbench"]["errors"];
-    for kind in ["connection", "protocol", "lost_requests", "refused", "timeouts"] {
+    for kind in [
+        "connection",
+        "protocol",
+        "lost_requests",
+        "refused",
+        "timeouts",
+    ] {
         assert_eq!(errors[kind], 0, "{what}: {kind} in {errors}");
     }
     for op in ["SET", "GET"] {
@@ -38,14 +44,22 @@ fn prefilled_gets_all_hit(protocol: &str) {
     assert_clean(doc, protocol);
     let gets = total(doc, "GET", "count");
     assert_eq!(gets, 2 * 150, "{protocol}: kvbench GETs");
-    assert_eq!(total(doc, "GET", "hits"), gets, "{protocol}: every GET hits");
+    assert_eq!(
+        total(doc, "GET", "hits"),
+        gets,
+        "{protocol}: every GET hits"
+    );
     assert_eq!(total(doc, "GET", "misses"), 0, "{protocol}: no misses");
     // The prefill wrote each key once; the run wrote nothing.
     assert_eq!(m.stat("cmd_set"), 400, "{protocol}: memcached's cmd_set");
     assert_eq!(m.stat("curr_items"), 400, "{protocol}: memcached's items");
     assert_eq!(m.stat("cmd_get"), gets, "{protocol}: memcached's cmd_get");
     assert_eq!(m.stat("get_hits"), gets, "{protocol}: memcached's get_hits");
-    assert_eq!(m.stat("get_misses"), 0, "{protocol}: memcached's get_misses");
+    assert_eq!(
+        m.stat("get_misses"),
+        0,
+        "{protocol}: memcached's get_misses"
+    );
     assert_eq!(doc["configuration"]["protocol"], protocol);
     // The evidence of the run, read from memcached's stats by kvbench itself.
     let delta = &doc["kvbench"]["runs"][0]["server"]["delta"];
@@ -96,10 +110,16 @@ fn mixed_hits_and_misses_match(protocol: &str) {
     assert_eq!(m.stat("get_misses"), misses, "{protocol}: get_misses");
     // At most 300 distinct keys of 2000 are written, so most GETs miss, yet
     // the GETs after a key's SET hit.
-    assert!(misses > gets / 2 && hits > 0, "{protocol}: {hits} hits, {misses} misses");
+    assert!(
+        misses > gets / 2 && hits > 0,
+        "{protocol}: {hits} hits, {misses} misses"
+    );
     let rate = doc["kvbench"]["hit_rate_percent"].as_f64().unwrap();
     let expected = 100.0 * hits as f64 / gets as f64;
-    assert!((rate - expected).abs() < 0.001, "{protocol}: {rate} vs {expected}");
+    assert!(
+        (rate - expected).abs() < 0.001,
+        "{protocol}: {rate} vs {expected}"
+    );
 }
 
 #[test]
@@ -129,9 +149,21 @@ fn values_over_the_item_limit_are_counted_errors_not_a_stuck_connection() {
         let doc = read_json(&json);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(total(&doc, "SET", "count"), 10, "{protocol}: {stderr}");
-        assert_eq!(total(&doc, "SET", "errors"), 10, "{protocol}: every SET refused");
-        assert_eq!(total(&doc, "GET", "count"), 10, "{protocol}: GETs still answered");
-        assert_eq!(total(&doc, "GET", "hits"), 0, "{protocol}: nothing was stored");
+        assert_eq!(
+            total(&doc, "SET", "errors"),
+            10,
+            "{protocol}: every SET refused"
+        );
+        assert_eq!(
+            total(&doc, "GET", "count"),
+            10,
+            "{protocol}: GETs still answered"
+        );
+        assert_eq!(
+            total(&doc, "GET", "hits"),
+            0,
+            "{protocol}: nothing was stored"
+        );
         assert_eq!(doc["kvbench"]["errors"]["protocol"], 0, "{protocol}");
         assert_eq!(doc["kvbench"]["errors"]["connection"], 0, "{protocol}");
         assert_eq!(m.stat("curr_items"), 0, "{protocol}");

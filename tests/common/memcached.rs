@@ -91,4 +91,3 @@ impl Drop for Memcached {
         let _ = self.child.wait();
     }
 }
-
