@@ -6,6 +6,11 @@
 
 mod common;
 
+use std::io::{self, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use common::scripted_server::{Next, Script, ScriptedServer};
 use common::{Redis, kvbench_at, kvbench_json, u};
 use serde_json::Value;
 
@@ -144,4 +149,79 @@ fn resp2_announces_itself_with_hello_2() {
     let doc = kvbench_json(redis.port, "-c 1 -n 10", &[]).doc;
     assert_eq!(redis.calls("hello"), 0);
     assert_eq!(doc["configuration"]["protocol"], "redis");
+}
+
+/// A RESP3 server that sends a push before every third GET's reply and after
+/// every SET's, answering GETs alternately with a value and RESP3's null; it
+/// counts what it sent.
+#[derive(Default)]
+struct Pushing {
+    gets: AtomicU64,
+    sets: AtomicU64,
+    pushes: AtomicU64,
+    hits: AtomicU64,
+}
+
+const PUSH: &[u8] = b">2\r\n$10\r\ninvalidate\r\n*1\r\n$9\r\nmemtier-1\r\n";
+
+impl Script for Pushing {
+    type Connection = ();
+
+    fn answer(&self, stream: &mut TcpStream, name: Option<&[u8]>, (): &mut ()) -> io::Result<Next> {
+        match name.unwrap_or_default() {
+            b"HELLO" => stream.write_all(b"%1\r\n$5\r\nproto\r\n:3\r\n")?,
+            b"PING" => stream.write_all(b"+PONG\r\n")?,
+            b"GET" => {
+                let n = self.gets.fetch_add(1, Ordering::SeqCst);
+                if n % 3 == 0 {
+                    self.pushes.fetch_add(1, Ordering::SeqCst);
+                    stream.write_all(PUSH)?;
+                }
+                if n % 2 == 0 {
+                    self.hits.fetch_add(1, Ordering::SeqCst);
+                    stream.write_all(b"$1\r\nv\r\n")?;
+                } else {
+                    stream.write_all(b"_\r\n")?;
+                }
+            }
+            b"SET" => {
+                self.sets.fetch_add(1, Ordering::SeqCst);
+                self.pushes.fetch_add(1, Ordering::SeqCst);
+                stream.write_all(&[b"+OK\r\n", PUSH].concat())?;
+            }
+            // INFO, CONFIG: not supported, as on a minimal server.
+            _ => stream.write_all(b"-ERR unknown command\r\n")?,
+        }
+        Ok(Next::KeepReading)
+    }
+}
+
+#[test]
+fn pushes_between_replies_leave_every_count_exact() {
+    let server = ScriptedServer::spawn(Pushing::default());
+    let doc = kvbench_json(
+        server.port,
+        "-P resp3 -t 1 -c 2 -n 300 --ratio 1:2 --pipeline 4",
+        &[],
+    )
+    .doc;
+    assert_clean(&doc);
+    let script = server.script();
+    let sent = |n: &AtomicU64| n.load(Ordering::SeqCst);
+    assert_eq!(total(&doc, "SET", "count"), sent(&script.sets));
+    assert_eq!(total(&doc, "GET", "count"), sent(&script.gets));
+    assert_eq!(sent(&script.sets) + sent(&script.gets), 2 * 300);
+    // A push that trails a connection's last reply may still be on its way
+    // when the run ends: at most one per connection goes unread.
+    let (pushes, pushed) = (u(&doc["kvbench"]["errors"]["pushes"]), sent(&script.pushes));
+    assert!(
+        pushes <= pushed && pushes + 2 >= pushed,
+        "{pushes} of {pushed}"
+    );
+    assert!(pushed > 200, "{pushed}");
+    assert_eq!(total(&doc, "GET", "hits"), sent(&script.hits));
+    assert_eq!(
+        total(&doc, "GET", "misses"),
+        sent(&script.gets) - sent(&script.hits)
+    );
 }
