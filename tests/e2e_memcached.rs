@@ -170,3 +170,98 @@ fn values_over_the_item_limit_are_counted_errors_not_a_stuck_connection() {
         assert_eq!(m.stat("cmd_get"), 10, "{protocol}");
     }
 }
+
+/// A memcached-binary stand-in that answers every GET with a miss, but swaps
+/// the responses to the first two GETs of its first benchmark connection.
+/// Text lines (the control connection's `stats`) get `ERROR`, as a server
+/// without stats would answer.
+fn swapping_server() -> (u16, std::thread::JoinHandle<()>) {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let swapped = Arc::new(AtomicBool::new(false));
+    let handle = std::thread::spawn(move || {
+        listener.set_nonblocking(true).unwrap();
+        let give_up = std::time::Instant::now() + Duration::from_secs(20);
+        let mut threads = Vec::new();
+        while std::time::Instant::now() < give_up {
+            let Ok((mut s, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            let swapped = Arc::clone(&swapped);
+            threads.push(std::thread::spawn(move || {
+                s.set_nonblocking(false).unwrap();
+                s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                let mut held: Option<Vec<u8>> = None;
+                let mut header = [0u8; 24];
+                loop {
+                    if s.read_exact(&mut header[..1]).is_err() {
+                        return;
+                    }
+                    if header[0] != 0x80 {
+                        // A text line: read to its end and refuse it.
+                        let mut byte = [0u8; 1];
+                        while byte[0] != b'\n' && s.read_exact(&mut byte).is_ok() {}
+                        let _ = s.write_all(b"ERROR\r\n");
+                        continue;
+                    }
+                    if s.read_exact(&mut header[1..]).is_err() {
+                        return;
+                    }
+                    let body = u32::from_be_bytes(header[8..12].try_into().unwrap());
+                    let mut rest = vec![0u8; body as usize];
+                    if s.read_exact(&mut rest).is_err() {
+                        return;
+                    }
+                    // A miss carrying the request's opcode and opaque.
+                    let mut miss = vec![0x81, header[1], 0, 0, 0, 0, 0, 1, 0, 0, 0, 0];
+                    miss.extend_from_slice(&header[12..16]);
+                    miss.extend_from_slice(&[0; 8]);
+                    match held.take() {
+                        Some(first) => {
+                            let _ = s.write_all(&[miss, first].concat());
+                        }
+                        None if !swapped.swap(true, Ordering::SeqCst) => held = Some(miss),
+                        None => {
+                            let _ = s.write_all(&miss);
+                        }
+                    }
+                }
+            }));
+        }
+        for t in threads {
+            let _ = t.join();
+        }
+    });
+    (port, handle)
+}
+
+#[test]
+fn a_binary_response_out_of_order_is_a_protocol_error_not_a_mismatched_latency() {
+    let (port, _server) = swapping_server();
+    let dir = TempDir::new("mc-swap");
+    let json = dir.path("r.json");
+    let out = common::kvbench_at(port)
+        .args(["-P", "memcache_binary", "-t", "1", "-c", "1", "-n", "20"])
+        .args(["--ratio", "0:1", "--pipeline", "2"])
+        .args(["--json-out-file", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let doc = read_json(&json);
+    let errors = &doc["kvbench"]["errors"];
+    assert_eq!(errors["protocol"], 1, "{errors} {stderr}");
+    // Both requests of the swapped pair were lost with the connection, which
+    // was reconnected; every other GET was answered, as a miss.
+    assert_eq!(errors["lost_requests"], 2, "{errors}");
+    assert_eq!(errors["reconnects"], 1, "{errors}");
+    let gets = total(&doc, "GET", "count");
+    assert_eq!(gets, 18, "{stderr}");
+    assert_eq!(total(&doc, "GET", "misses"), gets);
+}
