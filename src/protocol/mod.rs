@@ -26,3 +26,5 @@ pub mod wire;
 mod proptests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wire_proptests;
