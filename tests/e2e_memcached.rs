@@ -168,6 +168,18 @@ fn values_over_the_item_limit_are_counted_errors_not_a_stuck_connection() {
         assert_eq!(doc["kvbench"]["errors"]["connection"], 0, "{protocol}");
         assert_eq!(m.stat("curr_items"), 0, "{protocol}");
         assert_eq!(m.stat("cmd_get"), 10, "{protocol}");
+        // The advice is memcached's, not Redis' INFO errorstats.
+        let warnings = doc["kvbench"]["warnings"].as_array().unwrap();
+        let advice = warnings
+            .iter()
+            .find(|w| w["kind"] == "error_replies")
+            .unwrap_or_else(|| panic!("{protocol}: no error_replies warning: {warnings:?}"));
+        let message = advice["message"].as_str().unwrap();
+        assert!(
+            message.contains("item size limit (-I"),
+            "{protocol}: {message}"
+        );
+        assert!(!message.contains("INFO"), "{protocol}: {message}");
     }
 }
 
