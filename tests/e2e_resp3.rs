@@ -53,6 +53,17 @@ fn resp3_counts_equal_commandstats_and_its_nulls_are_misses() {
     assert!((6..=8).contains(&hellos), "{hellos} HELLOs");
     assert_eq!(doc["configuration"]["protocol"], "resp3");
     assert_eq!(doc["kvbench"]["errors"]["pushes"], 0);
+    // The server's evidence was read too (the control connection's INFO).
+    let delta = &doc["kvbench"]["runs"][0]["server"]["delta"];
+    assert_eq!(u(&delta["set_calls"]), sets, "{delta}");
+    assert_eq!(u(&delta["get_calls"]), gets, "{delta}");
+    assert!(
+        report
+            .stdout
+            .contains(&format!("GET calls {gets} (kvbench {gets})")),
+        "{}",
+        report.stdout
+    );
 }
 
 #[test]
@@ -169,7 +180,9 @@ impl Script for Pushing {
 
     fn answer(&self, stream: &mut TcpStream, name: Option<&[u8]>, (): &mut ()) -> io::Result<Next> {
         match name.unwrap_or_default() {
-            b"HELLO" => stream.write_all(b"%1\r\n$5\r\nproto\r\n:3\r\n")?,
+            // An array: a reply to HELLO 3 and to the control connection's
+            // HELLO 2 alike.
+            b"HELLO" => stream.write_all(b"*2\r\n$5\r\nproto\r\n:3\r\n")?,
             b"PING" => stream.write_all(b"+PONG\r\n")?,
             b"GET" => {
                 let n = self.gets.fetch_add(1, Ordering::SeqCst);
@@ -224,4 +237,32 @@ fn pushes_between_replies_leave_every_count_exact() {
         total(&doc, "GET", "misses"),
         sent(&script.gets) - sent(&script.hits)
     );
+}
+
+/// A server from before 6.0: no HELLO.
+struct Old;
+
+impl Script for Old {
+    type Connection = ();
+
+    fn answer(&self, stream: &mut TcpStream, name: Option<&[u8]>, (): &mut ()) -> io::Result<Next> {
+        match name.unwrap_or_default() {
+            b"PING" => stream.write_all(b"+PONG\r\n")?,
+            _ => stream.write_all(b"-ERR unknown command 'HELLO'\r\n")?,
+        }
+        Ok(Next::KeepReading)
+    }
+}
+
+#[test]
+fn a_server_without_hello_is_a_usage_error_naming_protocol() {
+    let server = ScriptedServer::spawn(Old);
+    let out = kvbench_at(server.port)
+        .args(["-P", "resp3", "-n", "10"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error: --protocol:"), "{stderr}");
+    assert!(stderr.contains("use -P redis"), "{stderr}");
 }

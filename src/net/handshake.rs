@@ -121,9 +121,7 @@ impl Handshake {
             }
             Some(Step::Hello) if message.starts_with("WRONGPASS") => ConnectError::Auth(message),
             // Servers before 6.0 know no HELLO; `-P redis` speaks to them.
-            Some(Step::Hello) => ConnectError::Refused(format!(
-                "{message} (HELLO needs Redis 6 or later; use -P redis for an older server)"
-            )),
+            Some(Step::Hello) => ConnectError::HelloRefused(message),
             Some(Step::Select) => ConnectError::Select(message),
             Some(Step::Ping) if message.starts_with("NOAUTH") => {
                 ConnectError::AuthRequired(message)
@@ -305,7 +303,7 @@ mod tests {
     fn resp3_hello_refused_by_an_old_server_names_the_fix() {
         let t = target_speaking(None, 0, Protocol::Resp3);
         let (r, _) = run(b"-ERR unknown command 'HELLO'\r\n+PONG\r\n", &t);
-        assert!(matches!(r, Err(ConnectError::Refused(m)) if m.contains("-P redis")));
+        assert!(matches!(r, Err(ConnectError::HelloRefused(m)) if m.contains("unknown command")));
         let (r, _) = run(b"-WRONGPASS invalid\r\n+PONG\r\n", &t);
         assert!(matches!(r, Err(ConnectError::Auth(_))));
     }

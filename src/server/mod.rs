@@ -170,8 +170,16 @@ pub struct Control {
 }
 
 impl Control {
-    /// Connects and authenticates like a benchmark connection.
+    /// Connects and authenticates like a benchmark connection — except that
+    /// under `-P resp3` it says `HELLO 2`: its INFO, CONFIG and SLOWLOG
+    /// replies are read by the RESP2 [`value`] parser, and `HELLO 2` needs the
+    /// same server (Redis 6+) and checks the same credentials as `HELLO 3`.
     pub fn open(target: &Target) -> Result<Control, ConnectError> {
+        let mut target = target.clone();
+        if target.protocol == Protocol::Resp3 {
+            target.protocol = Protocol::Resp2;
+        }
+        let target = &target;
         Ok(Control {
             stream: net::connect_blocking(target)?.0,
             buf: Vec::with_capacity(16 * 1024),
