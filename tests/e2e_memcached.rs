@@ -277,3 +277,28 @@ fn a_binary_response_out_of_order_is_a_protocol_error_not_a_mismatched_latency()
     assert_eq!(gets, 18, "{stderr}");
     assert_eq!(total(&doc, "GET", "misses"), gets);
 }
+
+/// `--reconnect-interval` reconnects without a handshake, and the binary
+/// opaques start again from 0 on every new connection: no protocol error,
+/// and the counts still equal memcached's.
+#[test]
+fn reconnects_need_no_handshake_and_restart_the_opaques() {
+    for protocol in ["memcache_text", "memcache_binary"] {
+        let m = Memcached::start();
+        let args = format!(
+            "-P {protocol} -t 1 -c 2 -n 200 --ratio 1:1 --key-maximum 100 --pipeline 4 --reconnect-interval 30"
+        );
+        let doc = kvbench_json(m.port, &args, &[]).doc;
+        assert_clean(&doc, protocol);
+        let reconnects = u(&doc["kvbench"]["errors"]["reconnects"]);
+        // 200 requests per connection in shares of 30: six planned reconnects each.
+        assert!((10..=14).contains(&reconnects), "{protocol}: {reconnects}");
+        let (sets, gets) = (total(&doc, "SET", "count"), total(&doc, "GET", "count"));
+        assert_eq!(sets + gets, 2 * 200, "{protocol}");
+        assert_eq!(m.stat("cmd_set"), sets, "{protocol}");
+        assert_eq!(m.stat("cmd_get"), gets, "{protocol}");
+        // Two benchmark connections, each reconnected, plus the preflight and
+        // the control connection's reopenings: memcached saw them all.
+        assert!(m.stat("total_connections") >= 2 + reconnects, "{protocol}");
+    }
+}
