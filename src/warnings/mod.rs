@@ -6,6 +6,7 @@
 //! live in [`checks`].
 
 pub mod checks;
+mod memcached;
 
 use std::fmt;
 
@@ -261,21 +262,6 @@ fn error_cause(
     }
 }
 
-/// memcached's error replies: it refuses an item larger than its item size
-/// limit, and runs out of memory only when told not to evict (`-M`).
-fn memcached_error_cause(f: &mut fmt::Formatter<'_>, kind: ServerErrorKind) -> fmt::Result {
-    match kind {
-        ServerErrorKind::Oom => write!(
-            f,
-            "memcached is out of memory for these items: it runs with -M (no eviction) or has no slab room for this item size; give it more memory (-m), let it evict, or shrink --key-maximum or --data-size."
-        ),
-        _ => write!(
-            f,
-            "memcached refused the requests; \"SERVER_ERROR object too large for cache\" means values above its item size limit (-I, 1 MiB by default): lower --data-size or raise -I."
-        ),
-    }
-}
-
 fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
@@ -400,7 +386,7 @@ impl fmt::Display for Warning {
                     kind.as_str()
                 )?;
                 if *memcached {
-                    return memcached_error_cause(f, *kind);
+                    return memcached::error_cause(f, *kind);
                 }
                 error_cause(f, *kind, *maxmemory, policy.as_deref())
             }
