@@ -266,3 +266,35 @@ fn a_server_without_hello_is_a_usage_error_naming_protocol() {
     assert!(stderr.contains("error: --protocol:"), "{stderr}");
     assert!(stderr.contains("use -P redis"), "{stderr}");
 }
+
+/// Reconnects run the handshake inside the event loop: HELLO 3's map reply
+/// (with AUTH inside it) is decoded there too, and the counts stay exact.
+#[test]
+fn reconnects_say_hello_3_again_inside_the_event_loop() {
+    let redis = Redis::start();
+    let acl = ["ACL", "SETUSER", "bench", "on", ">pw", "~*", "+@all"];
+    assert_eq!(redis.command(&acl), b"OK");
+    let doc = redis
+        .kvbench_json(
+            "-P resp3 -a bench:pw -t 1 -c 2 -n 200 --ratio 1:1 --pipeline 4 --reconnect-interval 30",
+        )
+        .doc;
+    assert_clean(&doc);
+    let reconnects = u(&doc["kvbench"]["errors"]["reconnects"]);
+    assert!((10..=14).contains(&reconnects), "{reconnects}");
+    let (sets, gets) = (total(&doc, "SET", "count"), total(&doc, "GET", "count"));
+    assert_eq!(sets + gets, 2 * 200);
+    assert_eq!(redis.calls("set"), sets);
+    assert_eq!(redis.calls("get"), gets);
+    // One HELLO per connection: the first two, every reconnect, the preflight
+    // and the control connection.
+    let hellos = redis.calls("hello");
+    assert!(
+        hellos >= 2 + reconnects + 2,
+        "{hellos} HELLOs, {reconnects} reconnects"
+    );
+    assert!(
+        hellos <= 2 + reconnects + 4,
+        "{hellos} HELLOs, {reconnects} reconnects"
+    );
+}
