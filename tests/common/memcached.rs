@@ -24,36 +24,60 @@ impl Memcached {
     /// Starts one with extra arguments (`-I 2m` for a larger item limit).
     pub fn start_with(extra: &[&str]) -> Memcached {
         for _ in 0..5 {
-            let port = free_port();
-            let child = Command::new("memcached")
-                .args(["-l", "127.0.0.1", "-p", &port.to_string(), "-U", "0", "-m", "64"])
-                .args(["-u", "root"])
-                .args(extra)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| {
-                    panic!("cannot start memcached ({e}); install it with `apt-get install -y memcached` or run `make test`, which does")
-                });
-            let mut m = Memcached { child, port };
-            let give_up = Instant::now() + Duration::from_secs(5);
-            while Instant::now() < give_up {
-                // The listener must be this process: another test's memcached
-                // may hold the port this one failed to bind.
-                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    if m.stat("pid") == u64::from(m.child.id()) {
-                        return m;
-                    }
-                    break;
-                }
-                if m.child.try_wait().unwrap().is_some() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
+            if let Some(m) = Memcached::spawn_on(free_port(), extra) {
+                return m;
             }
-            let _ = m.child.kill();
         }
         panic!("memcached did not start on any of 5 free ports");
+    }
+
+    /// Kills the server and starts a new one on the same port (its counters
+    /// and items start from zero), as a restart during a run does.
+    pub fn restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let give_up = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < give_up {
+            if let Some(m) = Memcached::spawn_on(self.port, &[]) {
+                *self = m;
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("memcached did not start again on port {}", self.port);
+    }
+
+    /// A memcached on `port`, once it answers; `None` if it did not start there.
+    fn spawn_on(port: u16, extra: &[&str]) -> Option<Memcached> {
+        let child = Command::new("memcached")
+            .args(["-l", "127.0.0.1", "-p", &port.to_string(), "-U", "0", "-m", "64"])
+            .args(["-u", "root"])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start memcached ({e}); install it with `apt-get install -y memcached` or run `make test`, which does")
+            });
+        let mut m = Memcached { child, port };
+        let give_up = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < give_up {
+            // The listener must be this process: another test's memcached
+            // may hold the port this one failed to bind.
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                if m.stat("pid") == u64::from(m.child.id()) {
+                    return Some(m);
+                }
+                break;
+            }
+            if m.child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = m.child.kill();
+        let _ = m.child.wait();
+        None
     }
 
     /// A blocking connection with a 5 s read timeout.
