@@ -10,8 +10,11 @@
 //! handed to the socket. With `--rate`, requests are sent only once their intended
 //! time (from the connection's [`Schedule`]) has come, and the headline latency is
 //! the response time = reply fully read − intended send time. Replies arrive in
-//! order (RESP has no request ids), so the reply at the front of the read buffer
-//! answers the request at the front of the queue.
+//! order (RESP and memcached text have no request ids), so the reply at the
+//! front of the read buffer answers the request at the front of the queue —
+//! except a RESP3 push, which answers none and is counted apart. memcached's
+//! binary responses echo the request's opaque (its number since the connect),
+//! which is checked against the front of the queue.
 
 use std::collections::VecDeque;
 use std::time::Instant;
