@@ -283,8 +283,10 @@ fn build(a: Args) -> Result<Config, UsageError> {
         sweep.ratios[0],
         sweep.max_connections(),
     )?);
+    let target = build_target(&a)?;
+    connection::check_memcache_workload(target.protocol, &ops, &keys)?;
     Ok(Config {
-        target: build_target(&a)?,
+        target,
         threads: sweep.threads[0],
         clients: sweep.clients[0],
         pipeline: sweep.pipelines[0],

@@ -10,8 +10,11 @@
 //! - [`target`]: server address, credentials (redacted everywhere), URI parsing.
 //!
 //! The wire and the workload (pure, no I/O):
-//! - [`protocol`]: RESP codec: encode requests, decode replies (`Ok(None)` = incomplete);
-//!   [`protocol::template`] encodes a command template once and fills it per request.
+//! - [`protocol`]: the codecs of RESP2/RESP3 and memcached text/binary: encode requests,
+//!   decode replies (`Ok(None)` = incomplete); [`protocol::wire`] is `-P`'s
+//!   [`protocol::wire::Protocol`] and the decoder of each, every reply reduced to one
+//!   protocol-neutral outcome; [`protocol::template`] encodes a command template once
+//!   and fills it per request.
 //! - [`cluster`]: Redis Cluster's key slots, hash tags, slot map and redirects (pure).
 //! - [`command`]: commands as text (`--command`, redis-benchmark's suite) parsed into
 //!   arguments of literal parts and placeholders.
@@ -22,7 +25,8 @@
 //! - [`schedule`]: open-loop intended send times (`--rate`).
 //!
 //! Running:
-//! - [`net`]: connecting, TLS (`--tls`, rustls), and the AUTH/SELECT/PING handshake.
+//! - [`net`]: connecting, TLS (`--tls`, rustls), and the handshake per protocol
+//!   (HELLO/AUTH/SELECT/PING; none for memcached).
 //! - [`conn`]: one connection's state machine, buffers, in-flight queue, per-reply timing.
 //! - [`worker`]: one thread: mio `Poll`, its connections, timerfd wake-ups,
 //!   reconnects, per-second reports to the master.
@@ -32,7 +36,7 @@
 //! - [`sweep`]: running every cell of a sweep.
 //! - [`suite`]: `kvbench suite`, redis-benchmark's tests each as its own benchmark.
 //! - [`interrupt`]: SIGINT/SIGTERM and the `--max-errors` stop.
-//! - [`server`]: the control connection: INFO, CONFIG GET, SLOWLOG.
+//! - [`server`]: the control connection: INFO, CONFIG GET, SLOWLOG; memcached's `stats`.
 //! - [`sysinfo`]: this machine: its addresses, memory, open-file limit.
 //!
 //! Results and reports:

@@ -11,8 +11,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::config::{Config, RangeSharing, Stop};
-use crate::protocol::resp;
 use crate::protocol::template::Fill;
+use crate::protocol::wire::Protocol;
+use crate::protocol::{memcache_binary, memcache_text, resp};
 use crate::workload::keys::{KeyGen, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
 use crate::workload::ops::{Encoding, OpTable, RandInt};
@@ -59,6 +60,8 @@ pub struct RequestSource {
     rng: SmallRng,
     /// Requests left in this phase; `None` when the phase is time-bound.
     remaining: Option<u64>,
+    /// The wire the pair's SET and GET are encoded for.
+    protocol: Protocol,
 }
 
 /// The placeholders of one request, drawn from the connection's generators.
@@ -146,6 +149,7 @@ impl RequestSource {
             rand_range,
             rng: SmallRng::seed_from_u64(semantics.connection_seed(config.seed, slot, seed)),
             remaining,
+            protocol: config.target.protocol,
         })
     }
 
@@ -164,6 +168,7 @@ impl RequestSource {
             rand_range: Some(range),
             rng: SmallRng::seed_from_u64(seed),
             remaining: Some(len / slots + u64::from(slot < len % slots)),
+            protocol: config.target.protocol,
         })
     }
 
@@ -200,13 +205,15 @@ impl RequestSource {
 
     /// Appends the next request to `out`; returns what the in-flight entry keeps
     /// of it, or `None` when the budget is spent. Allocation-free apart from
-    /// `out` growing.
+    /// `out` growing. `opaque` is echoed by memcached's binary protocol, which
+    /// lets the connection check that responses come back in order.
     #[inline]
     pub fn encode_next(
         &mut self,
         out: &mut Vec<u8>,
         prefix: &[u8],
         values: &ValuePool,
+        opaque: u32,
     ) -> Option<Queued> {
         if !self.take() {
             return None;
@@ -218,14 +225,31 @@ impl RequestSource {
         let (len, first_key) = match op.encoding {
             Encoding::Set => {
                 let key = keys.next(&mut self.rng);
-                (
-                    resp::encode_set(out, prefix, key, values.next(&mut self.rng)),
-                    Some(key),
-                )
+                let value = values.next(&mut self.rng);
+                // memtier's default expiry is 0: the items never expire.
+                let len = match self.protocol {
+                    Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
+                        resp::encode_set(out, prefix, key, value)
+                    }
+                    Protocol::MemcacheText => memcache_text::encode_set(out, prefix, key, 0, value),
+                    Protocol::MemcacheBinary => {
+                        memcache_binary::encode_set(out, prefix, key, 0, value, opaque)
+                    }
+                };
+                (len, Some(key))
             }
             Encoding::Get => {
                 let key = keys.next(&mut self.rng);
-                (resp::encode_get(out, prefix, key), Some(key))
+                let len = match self.protocol {
+                    Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
+                        resp::encode_get(out, prefix, key)
+                    }
+                    Protocol::MemcacheText => memcache_text::encode_get(out, prefix, key),
+                    Protocol::MemcacheBinary => {
+                        memcache_binary::encode_get(out, prefix, key, opaque)
+                    }
+                };
+                (len, Some(key))
             }
             Encoding::Template => {
                 let mut draw = Draw {
@@ -280,7 +304,7 @@ mod tests {
                     let mut s = RequestSource::new(&c, Stop::AllKeys, slot, slots, 1).unwrap();
                     let mut out = Vec::new();
                     let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
-                    std::iter::from_fn(|| s.encode_next(&mut out, b"k", &values)).count() as u64
+                    std::iter::from_fn(|| s.encode_next(&mut out, b"k", &values, 0)).count() as u64
                 })
                 .sum();
             assert_eq!(total, max + 1, "range 0..={max} over {slots} connections");
@@ -293,7 +317,7 @@ mod tests {
         let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
         let mut s = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
         let mut fast = Vec::new();
-        while s.encode_next(&mut fast, b"k", &values).is_some() {}
+        while s.encode_next(&mut fast, b"k", &values, 0).is_some() {}
         // The same stream through the general templates.
         let mut t = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
         let mut table = (*t.ops).clone();
@@ -302,9 +326,33 @@ mod tests {
         }
         t.ops = Arc::new(table);
         let mut general = Vec::new();
-        while t.encode_next(&mut general, b"k", &values).is_some() {}
+        while t.encode_next(&mut general, b"k", &values, 0).is_some() {}
         assert_eq!(fast, general);
         assert!(fast.starts_with(b"*3\r\n$3\r\nSET\r\n$"));
+    }
+
+    #[test]
+    fn the_pair_is_encoded_for_the_protocol_of_the_run() {
+        let values_for =
+            |c: &Config| ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+        let c = config_with(&["-P", "memcache_text", "--ratio", "1:1", "-d", "3"]);
+        let values = values_for(&c);
+        let mut s = RequestSource::new(&c, Stop::Requests(2), 0, 1, 9).unwrap();
+        let mut out = Vec::new();
+        while s.encode_next(&mut out, b"k", &values, 0).is_some() {}
+        let text = String::from_utf8_lossy(&out);
+        assert!(
+            text.starts_with("set k") && text.contains(" 0 0 3\r\n"),
+            "{text}"
+        );
+        assert!(text.contains("\r\nget k"), "{text}");
+        let c = config_with(&["-P", "memcache_binary", "--ratio", "0:1"]);
+        let values = values_for(&c);
+        let mut s = RequestSource::new(&c, Stop::Requests(1), 0, 1, 9).unwrap();
+        out.clear();
+        s.encode_next(&mut out, b"k", &values, 41).unwrap();
+        assert_eq!(&out[..2], &[0x80, 0x00], "a binary GET");
+        assert_eq!(&out[12..16], &41u32.to_be_bytes(), "carries its opaque");
     }
 
     #[test]

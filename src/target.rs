@@ -13,6 +13,7 @@ use percent_encoding::percent_decode_str;
 use url::Url;
 
 use crate::net::TlsClient;
+use crate::protocol::wire::Protocol;
 
 /// Which address family to use when the server is given as a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +111,9 @@ pub struct Target {
     pub connect_timeout: Duration,
     /// `--tls`: the TLS client every TCP connection runs through.
     pub tls: Option<TlsClient>,
+    /// `-P/--protocol`: the wire every connection speaks, which also decides
+    /// the handshake and how the server's evidence is read.
+    pub protocol: Protocol,
 }
 
 impl Target {

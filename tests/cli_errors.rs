@@ -182,8 +182,43 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
             "--connection-timeout 0",
             "--connection-timeout",
         ),
-        at_free_port("memcache_text protocol", "-P memcache_text", "--protocol"),
-        at_free_port("unknown protocol", "-P http", "--protocol"),
+        at_free_port("unknown protocol", "-P http", "--protocol").mentions("memcache_binary"),
+        at_free_port("protocol in capitals", "-P RESP3", "--protocol"),
+        at_free_port(
+            "memcached with a password",
+            "-P memcache_text -a pw",
+            "--authenticate",
+        )
+        .mentions("memcached has no AUTH"),
+        at_free_port(
+            "memcached with a password from the environment",
+            "-P memcache_binary",
+            "--authenticate",
+        )
+        .env("KVBENCH_AUTH", "pw"),
+        at_free_port(
+            "memcached with a database",
+            "-P memcache_text --select-db 2",
+            "--select-db",
+        ),
+        at_free_port(
+            "memcached with the slow log",
+            "-P memcache_binary --slowlog",
+            "--slowlog",
+        ),
+        at_free_port(
+            "memcached with a command",
+            "-P memcache_text --command",
+            "--command",
+        )
+        .arg("INCR __key__")
+        .mentions("not supported with -P memcache_text"),
+        at_free_port(
+            "memcached key longer than 250 bytes",
+            &format!("-P memcache_text --key-prefix {}", "k".repeat(245)),
+            "--key-prefix",
+        )
+        .mentions("at most 250"),
         case(
             "TLS option with a plain uri",
             &format!("-u redis://127.0.0.1:{port} --cacert ca.pem"),

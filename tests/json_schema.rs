@@ -277,3 +277,19 @@ fn a_command_run_with_a_line_breakdown_and_a_rate_validates() {
     broken["ALL STATS"]["hsets"] = broken["ALL STATS"]["Hsets"].clone();
     assert!(!errors(&validator(), &broken).is_empty());
 }
+
+#[test]
+fn reports_of_every_protocol_validate() {
+    let validator = validator();
+    let redis = Redis::start();
+    let doc = redis.kvbench_json("-P resp3 -t 1 -c 2 -n 100").doc;
+    assert_valid(&validator, &doc, "a -P resp3 run");
+    assert_eq!(doc["configuration"]["protocol"], "resp3");
+    let memcached = common::memcached::Memcached::start();
+    for protocol in ["memcache_text", "memcache_binary"] {
+        let args = format!("-P {protocol} -t 1 -c 2 -n 100 --prefill --key-maximum 500");
+        let doc = common::kvbench_json(memcached.port, &args, &[]).doc;
+        assert_valid(&validator, &doc, protocol);
+        assert_eq!(doc["configuration"]["protocol"], protocol);
+    }
+}

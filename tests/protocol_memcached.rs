@@ -8,81 +8,9 @@ mod common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-use common::free_port;
+use common::memcached::Memcached;
 use kvbench::protocol::{memcache_binary as bin, memcache_text as text};
-
-/// A private memcached on a free loopback port, stopped when dropped.
-struct Memcached {
-    child: Child,
-    port: u16,
-}
-
-impl Memcached {
-    fn start() -> Memcached {
-        for _ in 0..5 {
-            let port = free_port();
-            let child = Command::new("memcached")
-                .args(["-l", "127.0.0.1", "-p", &port.to_string(), "-U", "0", "-m", "64"])
-                .args(["-u", "root"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| {
-                    panic!("cannot start memcached ({e}); install it with `apt-get install -y memcached` or run `make test`, which does")
-                });
-            let mut m = Memcached { child, port };
-            let give_up = Instant::now() + Duration::from_secs(5);
-            while Instant::now() < give_up {
-                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    return m;
-                }
-                if m.child.try_wait().unwrap().is_some() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = m.child.kill();
-        }
-        panic!("memcached did not start on any of 5 free ports");
-    }
-
-    fn connect(&self) -> TcpStream {
-        let s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        s
-    }
-
-    /// memcached's own counter `name` from `stats`.
-    fn stat(&self, name: &str) -> u64 {
-        let mut s = self.connect();
-        s.write_all(b"stats\r\n").unwrap();
-        let mut reply = Vec::new();
-        let mut chunk = [0; 4096];
-        while !reply.ends_with(b"END\r\n") {
-            let n = s.read(&mut chunk).unwrap();
-            assert!(n > 0, "memcached closed the stats connection");
-            reply.extend_from_slice(&chunk[..n]);
-        }
-        let text = String::from_utf8(reply).unwrap();
-        let prefix = format!("STAT {name} ");
-        text.lines()
-            .find_map(|l| l.strip_prefix(&prefix))
-            .unwrap_or_else(|| panic!("no {name} in stats"))
-            .trim()
-            .parse()
-            .unwrap()
-    }
-}
-
-impl Drop for Memcached {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Sends `request` and reads until `decode` returns one complete reply,
 /// checking that it used every byte that came (one reply per request).

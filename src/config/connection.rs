@@ -5,9 +5,11 @@
 
 use crate::cli::Args;
 use crate::config::compat::connect_timeout_secs;
-use crate::config::{NO_CONNECT_TIMEOUT, UsageError, seconds};
+use crate::config::{KeySpace, NO_CONNECT_TIMEOUT, UsageError, seconds};
 use crate::net::{TlsClient, TlsSettings, TlsVersion};
+use crate::protocol::wire::Protocol;
 use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
+use crate::workload::ops::OpTable;
 
 pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
     if a.ipv4 && a.ipv6 {
@@ -43,21 +45,9 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
         db = parts.db.unwrap_or(db);
         tls |= parts.tls;
     }
-    match a.protocol.as_deref().unwrap_or("redis") {
-        "redis" | "resp2" => {}
-        "resp3" | "memcache_text" | "memcache_binary" => {
-            let p = a.protocol.as_deref().unwrap_or_default();
-            return Err(UsageError::new(
-                "--protocol",
-                format!("'{p}' is not supported yet; use --protocol redis"),
-            ));
-        }
-        other => {
-            return Err(UsageError::new(
-                "--protocol",
-                format!("unknown protocol '{other}'; use --protocol redis"),
-            ));
-        }
+    let protocol = build_protocol(a)?;
+    if protocol.is_memcache() {
+        check_memcache(a, auth.is_some(), db, protocol)?;
     }
     let endpoint = match &a.unix_socket {
         Some(_) if a.server.is_some() || a.uri.is_some() => {
@@ -79,7 +69,47 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
             None => NO_CONNECT_TIMEOUT,
         },
         tls,
+        protocol,
     })
+}
+
+/// `-P/--protocol`, by memtier's names.
+fn build_protocol(a: &Args) -> Result<Protocol, UsageError> {
+    let text = a.protocol.as_deref().unwrap_or("redis");
+    Protocol::parse(text).ok_or_else(|| {
+        let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+        UsageError::new(
+            "--protocol",
+            format!("unknown protocol '{text}'; use one of {}", names.join(", ")),
+        )
+    })
+}
+
+/// memcached has no AUTH and no databases: a flag that would need them is
+/// refused rather than silently dropped, since the run would not be the one asked for.
+fn check_memcache(a: &Args, auth: bool, db: u32, protocol: Protocol) -> Result<(), UsageError> {
+    let p = protocol.name();
+    if auth {
+        return Err(UsageError::new(
+            "--authenticate",
+            format!(
+                "is not supported with -P {p} (memcached has no AUTH); drop -a/--authenticate, --auth-file and KVBENCH_AUTH"
+            ),
+        ));
+    }
+    if db != 0 {
+        return Err(UsageError::new(
+            "--select-db",
+            format!("is not supported with -P {p} (memcached has no databases); drop --select-db"),
+        ));
+    }
+    if a.slowlog {
+        return Err(UsageError::new(
+            "--slowlog",
+            format!("is not supported with -P {p} (memcached has no slow log); drop --slowlog"),
+        ));
+    }
+    Ok(())
 }
 
 /// `--tls` (or a `rediss://` URI, passed as `tls`) and its files: read and checked here, once, so a bad file is a usage
@@ -151,4 +181,46 @@ fn read_auth_file(a: &Args) -> Result<Option<String>, UsageError> {
         ));
     }
     Ok(Some(line))
+}
+
+/// memcached's longest key, in bytes (`KEY_MAX_LENGTH` in its source).
+pub const MEMCACHE_MAX_KEY_LEN: usize = 250;
+
+/// What memcached cannot be sent: `--command` lines (its commands are not
+/// RESP templates) and keys longer than it accepts.
+pub(super) fn check_memcache_workload(
+    protocol: Protocol,
+    ops: &OpTable,
+    keys: &KeySpace,
+) -> Result<(), UsageError> {
+    if !protocol.is_memcache() {
+        return Ok(());
+    }
+    let p = protocol.name();
+    if !ops.default_pair {
+        return Err(UsageError::new(
+            "--command",
+            format!(
+                "is not supported with -P {p}: memcached runs the SET/GET pair; drop --command (and --command-ratio/--command-key-pattern)"
+            ),
+        ));
+    }
+    let longest = keys.prefix.len() + itoa::Buffer::new().format(keys.range.max).len();
+    if longest > MEMCACHE_MAX_KEY_LEN {
+        return Err(UsageError::new(
+            "--key-prefix",
+            format!(
+                "makes keys of up to {longest} bytes, and memcached takes at most {MEMCACHE_MAX_KEY_LEN}; shorten --key-prefix (or lower --key-maximum)"
+            ),
+        ));
+    }
+    if keys.prefix.bytes().any(|b| b <= b' ' || b == 0x7f) {
+        return Err(UsageError::new(
+            "--key-prefix",
+            format!(
+                "has a space or control character, which memcached keys may not contain; remove it for -P {p}"
+            ),
+        ));
+    }
+    Ok(())
 }

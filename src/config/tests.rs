@@ -52,7 +52,11 @@ fn each_bad_value_names_its_flag() {
     assert_eq!(flag_of(&["-n", "0"]), "--requests");
     assert_eq!(flag_of(&["--test-time", "0"]), "--test-time");
     assert_eq!(flag_of(&["--warmup-time=-1"]), "--warmup-time");
-    assert_eq!(flag_of(&["-P", "memcache_text"]), "--protocol");
+    assert_eq!(flag_of(&["-P", "memcache"]), "--protocol");
+    assert_eq!(
+        flag_of(&["-P", "memcache_text", "-a", "pw"]),
+        "--authenticate"
+    );
     assert_eq!(flag_of(&["-u", "ftp://x"]), "--uri");
     assert_eq!(flag_of(&["--cacert", "ca.pem"]), "--cacert");
     assert_eq!(flag_of(&["--tls", "--cert", "c.pem"]), "--cert");

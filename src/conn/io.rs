@@ -9,6 +9,7 @@ use std::time::Instant;
 use crate::conn::{CloseReason, Conn, ConnState, micros_between};
 use crate::net::Handshake;
 use crate::protocol::resp::{self, Reply, ServerErrorKind};
+use crate::protocol::wire::{self, Outcome};
 use crate::stats::Stats;
 
 fn would_block(e: &io::Error) -> bool {
@@ -44,7 +45,12 @@ impl Conn {
     pub fn on_writable(&mut self, stats: &mut Stats) {
         if self.state == ConnState::Connecting {
             match self.stream.connect_outcome() {
-                Ok(true) => self.state = ConnState::Handshaking(0),
+                // A wire without a handshake (memcached) is ready at once.
+                Ok(true) if self.expects_handshake => self.state = ConnState::Handshaking(0),
+                Ok(true) => {
+                    self.reconnect_attempts = 0;
+                    self.state = ConnState::Ready;
+                }
                 Ok(false) => return,
                 Err(_) => return self.close(CloseReason::Refused, stats),
             }
@@ -118,34 +124,47 @@ impl Conn {
         handshake: &Handshake,
     ) -> Result<(), CloseReason> {
         loop {
-            let (reply, used) = match resp::decode(&self.rbuf[self.rstart..self.rend]) {
-                Ok(Some(found)) => found,
-                Ok(None) => break,
-                Err(_) => {
-                    stats.errors.protocol += 1;
-                    return Err(CloseReason::Protocol);
+            let window = &self.rbuf[self.rstart..self.rend];
+            let used = if let ConnState::Handshaking(step) = self.state {
+                // Handshake replies are RESP in the handshake's dialect, and
+                // their contents are checked, so they are decoded apart.
+                let (reply, used) = match resp::decode_as(window, handshake.dialect) {
+                    Ok(Some(found)) => found,
+                    Ok(None) => break,
+                    Err(_) => {
+                        stats.errors.protocol += 1;
+                        return Err(CloseReason::Protocol);
+                    }
+                };
+                if let Reply::Error(message) = reply {
+                    // e.g. -LOADING after a restart: counted, then retried.
+                    stats
+                        .errors
+                        .count_server(ServerErrorKind::classify(message));
+                }
+                handshake
+                    .check(step, &reply)
+                    .map_err(|_| CloseReason::Refused)?;
+                self.state = if step + 1 >= handshake.replies() {
+                    self.reconnect_attempts = 0;
+                    ConnState::Ready
+                } else {
+                    ConnState::Handshaking(step + 1)
+                };
+                used
+            } else {
+                match wire::decode(self.protocol, window, self.opaque_due) {
+                    Ok(Some((outcome, used))) => {
+                        self.record_reply(outcome, used, now, stats)?;
+                        used
+                    }
+                    Ok(None) => break,
+                    Err(_) => {
+                        stats.errors.protocol += 1;
+                        return Err(CloseReason::Protocol);
+                    }
                 }
             };
-            match self.state {
-                ConnState::Handshaking(step) => {
-                    if let Reply::Error(message) = reply {
-                        // e.g. -LOADING after a restart: counted, then retried.
-                        stats
-                            .errors
-                            .count_server(ServerErrorKind::classify(message));
-                    }
-                    handshake
-                        .check(step, &reply)
-                        .map_err(|_| CloseReason::Refused)?;
-                    self.state = if step + 1 >= handshake.replies() {
-                        self.reconnect_attempts = 0;
-                        ConnState::Ready
-                    } else {
-                        ConnState::Handshaking(step + 1)
-                    };
-                }
-                _ => self.record_reply(Outcome::of(&reply), used, now, stats)?,
-            }
             self.rstart += used;
         }
         if self.rstart == self.rend {
@@ -163,12 +182,19 @@ impl Conn {
         now: Instant,
         stats: &mut Stats,
     ) -> Result<(), CloseReason> {
+        if reply == Outcome::Push {
+            // Out-of-band data (an invalidation, a pub/sub message) answers no
+            // request: matching it would shift every later reply by one.
+            stats.errors.pushes += 1;
+            return Ok(());
+        }
         let Some(request) = self.inflight.pop_front() else {
             // A reply nobody asked for: the stream is out of step, and every
             // later match would be wrong.
             stats.errors.protocol += 1;
             return Err(CloseReason::Protocol);
         };
+        self.opaque_due = self.opaque_due.wrapping_add(1);
         let service_us = micros_between(request.sent_at, now);
         let queued = request.queued;
         let op = stats.op_mut(usize::from(queued.row));
@@ -189,25 +215,5 @@ impl Conn {
             _ => {}
         }
         Ok(())
-    }
-}
-
-/// What a reply means for the counters, without borrowing the read buffer.
-#[derive(Debug, Clone, Copy)]
-enum Outcome {
-    Nil,
-    Value,
-    Error(ServerErrorKind),
-    Other,
-}
-
-impl Outcome {
-    fn of(reply: &Reply<'_>) -> Outcome {
-        match reply {
-            Reply::Nil => Outcome::Nil,
-            Reply::Bulk(_) => Outcome::Value,
-            Reply::Error(message) => Outcome::Error(ServerErrorKind::classify(message)),
-            _ => Outcome::Other,
-        }
     }
 }

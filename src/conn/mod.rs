@@ -10,13 +10,17 @@
 //! handed to the socket. With `--rate`, requests are sent only once their intended
 //! time (from the connection's [`Schedule`]) has come, and the headline latency is
 //! the response time = reply fully read − intended send time. Replies arrive in
-//! order (RESP has no request ids), so the reply at the front of the read buffer
-//! answers the request at the front of the queue.
+//! order (RESP and memcached text have no request ids), so the reply at the
+//! front of the read buffer answers the request at the front of the queue —
+//! except a RESP3 push, which answers none and is counted apart. memcached's
+//! binary responses echo the request's opaque (its number since the connect),
+//! which is checked against the front of the queue.
 
 use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::net::Stream;
+use crate::protocol::wire::Protocol;
 use crate::request::{Queued, RequestSource};
 use crate::schedule::Schedule;
 use crate::stats::{Stats, record_into};
@@ -117,6 +121,16 @@ pub struct Conn {
     /// The server sent bytes nobody asked for with the handshake replies; the
     /// first phase counts that as a protocol error and resets the connection.
     pub unsolicited: bool,
+    /// The wire its replies are decoded as.
+    protocol: Protocol,
+    /// True when a fresh connection sends a handshake and awaits its replies
+    /// (false for memcached, which has none).
+    expects_handshake: bool,
+    /// The opaque of the next request encoded, and of the oldest one awaiting a
+    /// reply: requests are numbered from 0 on each (re)connect, so memcached's
+    /// binary responses can be checked against the order they must come in.
+    opaque_sent: u32,
+    opaque_due: u32,
 }
 
 mod io;
@@ -166,7 +180,18 @@ impl Conn {
             recycle_after,
             max_reply,
             unsolicited: false,
+            protocol: Protocol::Redis,
+            expects_handshake: true,
+            opaque_sent: 0,
+            opaque_due: 0,
         }
+    }
+
+    /// Sets the wire its requests and replies use (RESP2 unless told).
+    #[must_use]
+    pub fn with_protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
     }
 
     /// Starts over on a new, still-connecting stream: everything in flight on the
@@ -177,6 +202,10 @@ impl Conn {
         self.inflight.clear();
         self.wbuf.clear();
         self.wbuf.extend_from_slice(handshake);
+        // Every handshake step sends a command, so no bytes means no replies to await.
+        self.expects_handshake = !handshake.is_empty();
+        self.opaque_sent = 0;
+        self.opaque_due = 0;
         self.wpos = 0;
         self.rstart = 0;
         self.rend = 0;
@@ -276,9 +305,11 @@ impl Conn {
                 Some(schedule) => schedule.next_due(),
                 None => sent_at,
             };
-            let Some(queued) = source.encode_next(&mut self.wbuf, prefix, values) else {
+            let Some(queued) = source.encode_next(&mut self.wbuf, prefix, values, self.opaque_sent)
+            else {
                 break;
             };
+            self.opaque_sent = self.opaque_sent.wrapping_add(1);
             if let Some(schedule) = self.schedule.as_mut() {
                 schedule.advance();
                 if let Some(lag) = stats.lag_us.as_mut() {

@@ -1,17 +1,27 @@
-//! The handshake that prepares a connection: AUTH (when credentials are given),
-//! SELECT (for a database other than 0) and PING, sent in one write; each reply
-//! is checked in order. Used blocking before the clock starts, and step by step
-//! by a connection that reconnects during a run.
+//! The handshake that prepares a connection, per protocol, sent in one write;
+//! each reply is checked in order. Used blocking before the clock starts, and
+//! step by step by a connection that reconnects during a run.
+//!
+//! - `-P redis`: AUTH (when credentials are given), SELECT (for a database
+//!   other than 0), PING — no HELLO, so servers before 6.0 work.
+//! - `-P resp2` / `-P resp3`: `HELLO 2|3`, with the credentials inside it
+//!   (`HELLO 3 AUTH user pass`, user `default` when none is named): one round
+//!   trip, and the protocol is switched by the same command that logs in, so no
+//!   reply can arrive in the wrong dialect. Then SELECT and PING.
+//! - memcached: nothing. memcached has neither AUTH nor databases, and memtier
+//!   sends no preamble either; the first request is the first byte sent.
 
 use std::io::{self, Read, Write};
 
 use crate::net::ConnectError;
-use crate::protocol::resp::{self, Reply};
+use crate::protocol::resp::{self, Dialect, Reply};
+use crate::protocol::wire::Protocol;
 use crate::target::Target;
 
 /// Which handshake step a reply answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
+    Hello,
     Auth,
     Select,
     Ping,
@@ -24,6 +34,8 @@ pub struct Handshake {
     /// AUTH / SELECT / PING, encoded, for one write.
     pub request: Vec<u8>,
     steps: Vec<Step>,
+    /// The dialect the replies come in (RESP3's after `HELLO 3`).
+    pub dialect: Dialect,
 }
 
 impl Handshake {
@@ -31,14 +43,50 @@ impl Handshake {
     pub fn for_target(target: &Target) -> Handshake {
         let mut request = Vec::new();
         let mut steps = Vec::new();
-        if let Some(auth) = &target.auth {
-            let mut args: Vec<&[u8]> = vec![b"AUTH"];
-            if let Some(user) = &auth.user {
-                args.push(user.as_bytes());
+        let dialect = target.protocol.dialect();
+        let version: &[u8] = match target.protocol {
+            Protocol::MemcacheText | Protocol::MemcacheBinary => {
+                return Handshake {
+                    request,
+                    steps,
+                    dialect,
+                };
             }
-            args.push(auth.password.as_bytes());
-            resp::encode_command(&mut request, &args);
-            steps.push(Step::Auth);
+            Protocol::Redis => b"",
+            Protocol::Resp2 => b"2",
+            Protocol::Resp3 => b"3",
+        };
+        match &target.auth {
+            Some(auth) if !version.is_empty() => {
+                // HELLO's AUTH always names a user; `default` is the one a
+                // bare password logs in as.
+                let user = auth.user.as_deref().unwrap_or("default");
+                resp::encode_command(
+                    &mut request,
+                    &[
+                        b"HELLO",
+                        version,
+                        b"AUTH",
+                        user.as_bytes(),
+                        auth.password.as_bytes(),
+                    ],
+                );
+                steps.push(Step::Hello);
+            }
+            _ if !version.is_empty() => {
+                resp::encode_command(&mut request, &[b"HELLO", version]);
+                steps.push(Step::Hello);
+            }
+            Some(auth) => {
+                let mut args: Vec<&[u8]> = vec![b"AUTH"];
+                if let Some(user) = &auth.user {
+                    args.push(user.as_bytes());
+                }
+                args.push(auth.password.as_bytes());
+                resp::encode_command(&mut request, &args);
+                steps.push(Step::Auth);
+            }
+            None => {}
         }
         let db = target.db.to_string();
         if target.db != 0 {
@@ -47,7 +95,11 @@ impl Handshake {
         }
         resp::encode_command(&mut request, &[b"PING"]);
         steps.push(Step::Ping);
-        Handshake { request, steps }
+        Handshake {
+            request,
+            steps,
+            dialect,
+        }
     }
 
     /// How many replies the handshake expects.
@@ -64,6 +116,12 @@ impl Handshake {
         let message = String::from_utf8_lossy(message).into_owned();
         Err(match self.steps.get(index) {
             Some(Step::Auth) => ConnectError::Auth(message),
+            Some(Step::Hello) if message.starts_with("NOAUTH") => {
+                ConnectError::AuthRequired(message)
+            }
+            Some(Step::Hello) if message.starts_with("WRONGPASS") => ConnectError::Auth(message),
+            // Servers before 6.0 know no HELLO; `-P redis` speaks to them.
+            Some(Step::Hello) => ConnectError::HelloRefused(message),
             Some(Step::Select) => ConnectError::Select(message),
             Some(Step::Ping) if message.starts_with("NOAUTH") => {
                 ConnectError::AuthRequired(message)
@@ -90,7 +148,7 @@ pub(super) fn handshake<S: Read + Write>(
     let mut start = 0;
     for index in 0..plan.replies() {
         loop {
-            match resp::decode(&buf[start..]) {
+            match resp::decode_as(&buf[start..], plan.dialect) {
                 Ok(Some((reply, used))) => {
                     plan.check(index, &reply)?;
                     start += used;
@@ -148,12 +206,17 @@ mod tests {
     }
 
     fn target(auth: Option<&str>, db: u32) -> Target {
+        target_speaking(auth, db, Protocol::Redis)
+    }
+
+    fn target_speaking(auth: Option<&str>, db: u32, protocol: Protocol) -> Target {
         Target {
             endpoint: Endpoint::Unix("/nonexistent".into()),
             auth: auth.and_then(Auth::parse),
             db,
             connect_timeout: Duration::from_secs(1),
             tls: None,
+            protocol,
         }
     }
 
@@ -213,5 +276,47 @@ mod tests {
     fn a_peer_that_hangs_up_is_an_io_error() {
         let (r, _) = run(b"", &target(None, 0));
         assert!(matches!(r, Err(ConnectError::Io { .. })));
+    }
+
+    #[test]
+    fn resp3_folds_auth_into_hello_and_reads_its_map_reply() {
+        let hello = b"%2\r\n$6\r\nserver\r\n$5\r\nredis\r\n$5\r\nproto\r\n:3\r\n";
+        let replies = [&hello[..], b"+OK\r\n+PONG\r\n"].concat();
+        let t = target_speaking(Some("pw"), 2, Protocol::Resp3);
+        let (r, written) = run(&replies, &t);
+        assert!(matches!(r, Ok(false)), "{r:?}");
+        let text = String::from_utf8(written).unwrap();
+        assert!(
+            text.starts_with(
+                "*5\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$4\r\nAUTH\r\n$7\r\ndefault\r\n$2\r\npw\r\n"
+            ),
+            "{text:?}"
+        );
+        assert!(
+            !text.contains("*2\r\n$4\r\nAUTH"),
+            "no separate AUTH: {text:?}"
+        );
+        assert!(text.find("SELECT").unwrap() < text.find("PING").unwrap());
+    }
+
+    #[test]
+    fn resp3_hello_refused_by_an_old_server_names_the_fix() {
+        let t = target_speaking(None, 0, Protocol::Resp3);
+        let (r, _) = run(b"-ERR unknown command 'HELLO'\r\n+PONG\r\n", &t);
+        assert!(matches!(r, Err(ConnectError::HelloRefused(m)) if m.contains("unknown command")));
+        let (r, _) = run(b"-WRONGPASS invalid\r\n+PONG\r\n", &t);
+        assert!(matches!(r, Err(ConnectError::Auth(_))));
+    }
+
+    #[test]
+    fn memcached_has_no_handshake() {
+        for p in [Protocol::MemcacheText, Protocol::MemcacheBinary] {
+            let plan = Handshake::for_target(&target_speaking(None, 0, p));
+            assert!(plan.request.is_empty());
+            assert_eq!(plan.replies(), 0);
+            let (r, written) = run(b"", &target_speaking(None, 0, p));
+            assert!(matches!(r, Ok(false)));
+            assert!(written.is_empty());
+        }
     }
 }

@@ -54,6 +54,10 @@ pub enum ConnectError {
     /// SELECT failed.
     #[error("SELECT failed: {0}")]
     Select(String),
+    /// `-P resp2|resp3`: the server refused `HELLO` (a server before 6.0, or
+    /// a proxy that does not speak it).
+    #[error("the server refused HELLO: {0}")]
+    HelloRefused(String),
     /// Any other error reply during the handshake (e.g. max clients reached).
     #[error("the server refused the connection: {0}")]
     Refused(String),

@@ -10,6 +10,8 @@
 //! - [`template`]: any command, encoded once and filled per request.
 //! - [`memcache_text`] / [`memcache_binary`]: memcached's two protocols.
 //! - [`value`]: owned replies for the control connection.
+//! - [`wire`]: the run's [`wire::Protocol`] and the decoder of each, every
+//!   reply reduced to a protocol-neutral [`wire::Outcome`].
 
 pub mod error_kind;
 pub mod memcache_binary;
@@ -18,8 +20,11 @@ pub mod resp;
 pub mod resp3;
 pub mod template;
 pub mod value;
+pub mod wire;
 
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wire_proptests;

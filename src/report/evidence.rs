@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::results::{PhaseResult, ServerContext};
 use crate::server::PhaseEvidence;
+use crate::server::info::Software;
 use crate::stats::Stats;
 use crate::workload::ops::{OpTable, Witness};
 
@@ -31,7 +32,8 @@ pub fn cpu_per_1000(evidence: &PhaseEvidence, replies: u64) -> Option<f64> {
 pub fn context_json(ctx: &ServerContext) -> Value {
     let i = &ctx.info;
     json!({
-        "version": i.get("redis_version"),
+        // memcached's `stats` names its version `version`.
+        "version": i.get("redis_version").or_else(|| i.get("version")),
         "mode": i.get("redis_mode"),
         "os": i.get("os"),
         "maxmemory": i.u64("maxmemory"),
@@ -108,6 +110,16 @@ pub fn phase_json(p: &PhaseResult, ops: &OpTable, db: u32) -> Value {
 /// One line saying what the server is.
 pub fn context_line(out: &mut String, ctx: &ServerContext) {
     let i = &ctx.info;
+    if i.software == Software::Memcached {
+        let _ = writeln!(
+            out,
+            "Server: memcached {}, limit_maxbytes {}, threads {}",
+            i.get("version").unwrap_or("?"),
+            i.get("limit_maxbytes").unwrap_or("?"),
+            i.get("threads").unwrap_or("?"),
+        );
+        return;
+    }
     let _ = writeln!(
         out,
         "Server: Redis {} ({}), maxmemory {}, appendonly {}, appendfsync {}, save \"{}\"",

@@ -288,6 +288,7 @@ fn error_object(e: &ErrorCounts) -> Value {
         "reconnects": e.reconnects,
         "protocol": e.protocol,
         "lost_requests": e.lost_requests,
+        "pushes": e.pushes,
     })
 }
 

@@ -67,7 +67,7 @@ pub fn memtier_configuration(c: &Config) -> Value {
     put("uri", json!(""));
     put("unix socket", unix);
     put("address family", json!(family));
-    put("protocol", json!("redis"));
+    put("protocol", json!(c.target.protocol.name()));
     put(
         "out_file",
         json!(c.output.out_file.as_ref().map(|p| p.display().to_string())),

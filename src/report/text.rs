@@ -355,6 +355,10 @@ fn phase_lines(out: &mut String, input: &ReportInput<'_>) {
 }
 
 fn errors(out: &mut String, e: &ErrorCounts, replies: u64) {
+    if e.pushes > 0 {
+        // Not an error: RESP3 out-of-band frames, kept out of every op's row.
+        let _ = writeln!(out, "Pushes: {} (RESP3, answering no request)", e.pushes);
+    }
     if e.is_clean() && replies == 0 {
         let _ = writeln!(out, "Errors: none");
         return;

@@ -62,6 +62,12 @@ pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> RunError {
             ),
         ),
         ConnectError::Tls { failure, .. } => UsageError::new(failure.flag, e.to_string()),
+        ConnectError::HelloRefused(_) => UsageError::new(
+            "--protocol",
+            format!(
+                "{e}; -P resp2 and -P resp3 need Redis 6 or later: use -P redis for an older server"
+            ),
+        ),
         ConnectError::Protocol(_) => UsageError::new(
             "--protocol",
             format!("{e}; is {endpoint} a Redis-protocol server? kvbench speaks --protocol redis"),

@@ -3,9 +3,21 @@
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 
+/// Which server the evidence came from: the fields a report can show differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Software {
+    /// Redis (or a server answering its INFO).
+    #[default]
+    Redis,
+    /// memcached, read through its `stats` (see [`crate::server::memcached`]).
+    Memcached,
+}
+
 /// One `INFO all` reply: `field → value` over all sections.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Info {
+    /// The server the fields came from.
+    pub software: Software,
     /// Every `name:value` line (section headers and blank lines dropped).
     pub fields: BTreeMap<String, String>,
     /// The section (`Server`, `Memory`, ...) each field came from.
@@ -29,6 +41,7 @@ impl Info {
             }
         }
         Info {
+            software: Software::Redis,
             fields,
             section_of,
             taken_at,

@@ -5,8 +5,10 @@
 //! The deltas are the independent witness of kvbench's own counts: SET and GET
 //! calls, keyspace hits and misses, CPU seconds, forks for background saves. A
 //! target that does not answer INFO (some proxies) simply yields no evidence.
+//! memcached answers `stats` instead, read into the same [`Info`] ([`memcached`]).
 
 pub mod info;
+pub mod memcached;
 
 use std::io::{self, Read, Write};
 use std::time::SystemTime;
@@ -14,6 +16,7 @@ use std::time::SystemTime;
 use crate::net::{self, BlockingStream, ConnectError};
 use crate::protocol::resp;
 use crate::protocol::value::{self, Value};
+use crate::protocol::wire::Protocol;
 use crate::target::Target;
 
 pub use info::Info;
@@ -163,30 +166,58 @@ const MAX_CONTROL_REPLY: usize = 16 * 1024 * 1024;
 pub struct Control {
     stream: BlockingStream,
     buf: Vec<u8>,
+    protocol: Protocol,
 }
 
 impl Control {
-    /// Connects and authenticates like a benchmark connection.
+    /// Connects and authenticates like a benchmark connection — except that
+    /// under `-P resp3` it says `HELLO 2`: its INFO, CONFIG and SLOWLOG
+    /// replies are read by the RESP2 [`value`] parser, and `HELLO 2` needs the
+    /// same server (Redis 6+) and checks the same credentials as `HELLO 3`.
     pub fn open(target: &Target) -> Result<Control, ConnectError> {
+        let mut target = target.clone();
+        if target.protocol == Protocol::Resp3 {
+            target.protocol = Protocol::Resp2;
+        }
+        let target = &target;
         Ok(Control {
             stream: net::connect_blocking(target)?.0,
             buf: Vec::with_capacity(16 * 1024),
+            protocol: target.protocol,
         })
     }
 
     /// Sends one command and waits for its reply.
     pub fn command(&mut self, args: &[&str]) -> io::Result<Value> {
+        if self.protocol.is_memcache() {
+            // A RESP command would be a memcached `ERROR`, never a value.
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "memcached answers no Redis commands",
+            ));
+        }
         let mut out = Vec::new();
         let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         resp::encode_command(&mut out, &args);
         self.stream.write_all(&out)?;
+        self.read_until(|buf| match value::parse(buf) {
+            Ok(Some((v, _))) => Some(Ok(v)),
+            Ok(None) => None,
+            Err(e) => Some(Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                e.to_string(),
+            ))),
+        })
+    }
+
+    /// Reads into the buffer until `done` has an answer (bounded by
+    /// [`MAX_CONTROL_REPLY`]).
+    fn read_until<T>(&mut self, done: impl Fn(&[u8]) -> Option<io::Result<T>>) -> io::Result<T> {
         self.buf.clear();
         let mut chunk = [0u8; 16 * 1024];
         loop {
-            match value::parse(&self.buf) {
-                Ok(Some((v, _))) => return Ok(v),
-                Ok(None) => {}
-                Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string())),
+            if let Some(answer) = done(&self.buf) {
+                return answer;
             }
             let n = self.stream.read(&mut chunk)?;
             if n == 0 {
@@ -215,6 +246,17 @@ impl Control {
     /// `INFO all`, telling a target that answers without INFO (`Ok(None)`: an
     /// error reply, as from some proxies) from a connection that failed (`Err`).
     pub fn info_checked(&mut self) -> io::Result<Option<Info>> {
+        if self.protocol.is_memcache() {
+            // Text `stats` on its own connection works whichever protocol the
+            // benchmark's connections speak: memcached picks per connection.
+            self.stream.write_all(b"stats\r\n")?;
+            let text = self.read_until(|buf| {
+                memcached::stats_complete(buf)
+                    .then(|| Ok(String::from_utf8_lossy(buf).into_owned()))
+            })?;
+            return Ok((!text.ends_with("ERROR\r\n"))
+                .then(|| memcached::parse_stats(&text, SystemTime::now())));
+        }
         let text = self.command(&["INFO", "all"])?.text();
         Ok(text.map(|text| Info::parse(&text, SystemTime::now())))
     }

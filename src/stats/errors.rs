@@ -22,6 +22,9 @@ pub struct ErrorCounts {
     pub protocol: u64,
     /// Requests that were in flight on a connection that broke.
     pub lost_requests: u64,
+    /// RESP3 push frames (invalidations, pub/sub messages): no error, and
+    /// answering no request, so counted here rather than in any op's row.
+    pub pushes: u64,
 }
 
 impl ErrorCounts {
@@ -65,5 +68,6 @@ impl AddAssign<&ErrorCounts> for ErrorCounts {
         self.reconnects += other.reconnects;
         self.protocol += other.protocol;
         self.lost_requests += other.lost_requests;
+        self.pushes += other.pushes;
     }
 }

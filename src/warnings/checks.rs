@@ -7,6 +7,7 @@ use crate::placement::Placement;
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::hit_rate_percent;
 use crate::results::{PhaseResult, Results};
+use crate::server::info::Software;
 use crate::stats::percentile_us;
 use crate::sysinfo;
 use crate::variance::Variance;
@@ -243,6 +244,7 @@ fn error_replies(results: &Results) -> Option<Warning> {
         policy: info
             .and_then(|i| i.get("maxmemory_policy"))
             .map(str::to_string),
+        memcached: info.is_some_and(|i| i.software == Software::Memcached),
     })
 }
 

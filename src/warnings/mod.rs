@@ -6,6 +6,7 @@
 //! live in [`checks`].
 
 pub mod checks;
+mod memcached;
 
 use std::fmt;
 
@@ -133,6 +134,8 @@ pub enum Warning {
         maxmemory: Option<u64>,
         /// The server's `maxmemory-policy`.
         policy: Option<String>,
+        /// The server is memcached, whose errors have other causes and fixes.
+        memcached: bool,
     },
     /// The server counted different numbers of requests than kvbench.
     CountMismatch {
@@ -374,6 +377,7 @@ impl fmt::Display for Warning {
                 kind_count,
                 maxmemory,
                 policy,
+                memcached,
             } => {
                 write!(
                     f,
@@ -381,6 +385,9 @@ impl fmt::Display for Warning {
                     100.0 * *errors as f64 / *replies as f64,
                     kind.as_str()
                 )?;
+                if *memcached {
+                    return memcached::error_cause(f, *kind);
+                }
                 error_cause(f, *kind, *maxmemory, policy.as_deref())
             }
             Warning::CountMismatch {

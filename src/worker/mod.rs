@@ -195,7 +195,8 @@ impl WorkerBuilder {
                 max_request,
                 max_reply,
                 recycle_after,
-            );
+            )
+            .with_protocol(config.target.protocol);
             conn.unsolicited = unsolicited;
             // Edge-triggered: registered once, never re-registered per request.
             poll.registry()

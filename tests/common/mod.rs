@@ -12,6 +12,7 @@
 )]
 
 pub mod cluster;
+pub mod memcached;
 pub mod scripted_server;
 pub mod tls;
 

@@ -157,6 +157,9 @@ pub struct Errors {
     pub protocol: u64,
     /// Requests sent and never answered.
     pub lost_requests: u64,
+    /// RESP3 push frames received (absent from reports before RESP3).
+    #[serde(default)]
+    pub pushes: u64,
 }
 
 /// How requests arrive with `--rate`.

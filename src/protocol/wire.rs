@@ -1,0 +1,239 @@
+//! The protocol seam: which wire a run speaks ([`Protocol`], memtier's `-P`),
+//! and one decoder per wire behind a `match`, each reply reduced to a
+//! protocol-neutral [`Outcome`] that the connection records.
+//!
+//! The dispatch is a `match` on a `Copy` enum rather than a trait object:
+//! the branch is the same for every reply of a run, so it predicts perfectly,
+//! and nothing is boxed on the hot path.
+
+use thiserror::Error;
+
+use super::error_kind::ServerErrorKind;
+use super::memcache_binary::{self, BinDecodeError, Status};
+use super::memcache_text::{self, McDecodeError, McReply};
+use super::resp::{self, DecodeError, Dialect, Reply};
+
+/// The wire protocol of a run, as memtier names it in `-P/--protocol`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    /// `redis`: RESP2 with no `HELLO`, for servers before 6.0 (the default).
+    #[default]
+    Redis,
+    /// `resp2`: RESP2, announced with `HELLO 2`.
+    Resp2,
+    /// `resp3`: RESP3 after `HELLO 3`.
+    Resp3,
+    /// `memcache_text`: memcached's text protocol.
+    MemcacheText,
+    /// `memcache_binary`: memcached's binary protocol.
+    MemcacheBinary,
+}
+
+impl Protocol {
+    /// Every protocol, in the order the usage message lists them.
+    pub const ALL: [Protocol; 5] = [
+        Protocol::Redis,
+        Protocol::Resp2,
+        Protocol::Resp3,
+        Protocol::MemcacheText,
+        Protocol::MemcacheBinary,
+    ];
+
+    /// The name memtier takes on the command line and writes in its JSON.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Protocol::Redis => "redis",
+            Protocol::Resp2 => "resp2",
+            Protocol::Resp3 => "resp3",
+            Protocol::MemcacheText => "memcache_text",
+            Protocol::MemcacheBinary => "memcache_binary",
+        }
+    }
+
+    /// The protocol of a `-P` value, exactly as memtier spells it.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Protocol> {
+        Protocol::ALL.into_iter().find(|p| p.name() == text)
+    }
+
+    /// True for memcached's two protocols.
+    #[must_use]
+    pub const fn is_memcache(self) -> bool {
+        matches!(self, Protocol::MemcacheText | Protocol::MemcacheBinary)
+    }
+
+    /// The RESP dialect of the replies (RESP2 for every protocol but RESP3;
+    /// meaningless for memcached, whose replies are not RESP).
+    #[must_use]
+    pub const fn dialect(self) -> Dialect {
+        match self {
+            Protocol::Resp3 => Dialect::Resp3,
+            _ => Dialect::Resp2,
+        }
+    }
+}
+
+/// What one reply means for the counters, whatever the wire; it borrows
+/// nothing, so the read buffer is free again once it is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A value (a GET hit).
+    Value,
+    /// Nothing under the key (a GET miss): RESP's `$-1` or `_`, memcached's
+    /// lone `END` or `Key not found`.
+    Nil,
+    /// An error reply of this kind; a value the server sent, not a fault of the stream.
+    Error(ServerErrorKind),
+    /// RESP3 out-of-band data: it answers no request and must not be matched.
+    Push,
+    /// Any other reply (`+OK`, `STORED`, an integer).
+    Other,
+}
+
+/// Why the bytes received cannot be the replies expected; the connection is
+/// out of step and must be closed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum WireError {
+    /// Not RESP.
+    #[error(transparent)]
+    Resp(#[from] DecodeError),
+    /// Not memcached text replies.
+    #[error(transparent)]
+    Text(#[from] McDecodeError),
+    /// Not memcached binary responses.
+    #[error(transparent)]
+    Binary(#[from] BinDecodeError),
+    /// A binary response whose opaque is not the oldest request's: answered
+    /// out of order, or a response to no request of ours.
+    #[error("binary response with opaque {got}, expected {expected}")]
+    OutOfOrder {
+        /// The opaque of the oldest request in flight.
+        expected: u32,
+        /// The opaque the response carried.
+        got: u32,
+    },
+}
+
+/// Decodes the first reply in `buf`: `Ok(None)` while it is incomplete,
+/// otherwise its outcome and the bytes it occupies. `expected_opaque` is the
+/// opaque of the oldest request in flight (binary protocol only).
+///
+/// # Errors
+///
+/// [`WireError`] when the stream is out of step.
+#[inline]
+pub fn decode(
+    protocol: Protocol,
+    buf: &[u8],
+    expected_opaque: u32,
+) -> Result<Option<(Outcome, usize)>, WireError> {
+    match protocol {
+        Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
+            Ok(resp::decode_as(buf, protocol.dialect())?
+                .map(|(reply, used)| (resp_outcome(&reply), used)))
+        }
+        Protocol::MemcacheText => {
+            Ok(memcache_text::decode(buf)?.map(|(reply, used)| (text_outcome(&reply), used)))
+        }
+        Protocol::MemcacheBinary => match memcache_binary::decode(buf)? {
+            None => Ok(None),
+            Some((r, _)) if r.opaque != expected_opaque => Err(WireError::OutOfOrder {
+                expected: expected_opaque,
+                got: r.opaque,
+            }),
+            Some((r, used)) => Ok(Some((binary_outcome(r.opcode, r.status), used))),
+        },
+    }
+}
+
+/// A RESP reply's outcome: RESP3's null is a miss and its blob error an error
+/// (the decoder already returns both as RESP2's kinds).
+fn resp_outcome(reply: &Reply<'_>) -> Outcome {
+    match reply {
+        Reply::Nil => Outcome::Nil,
+        Reply::Bulk(_) | Reply::Verbatim(_) => Outcome::Value,
+        Reply::Error(message) => Outcome::Error(ServerErrorKind::classify(message)),
+        Reply::Push(_) => Outcome::Push,
+        _ => Outcome::Other,
+    }
+}
+
+fn text_outcome(reply: &McReply<'_>) -> Outcome {
+    match reply {
+        McReply::Hit(_) => Outcome::Value,
+        McReply::Miss => Outcome::Nil,
+        McReply::Error(_) => reply.error_kind().map_or(Outcome::Other, Outcome::Error),
+        McReply::Done(_) | McReply::NotDone(_) | McReply::Number(_) => Outcome::Other,
+    }
+}
+
+fn binary_outcome(opcode: u8, status: Status) -> Outcome {
+    match (opcode, status) {
+        (memcache_binary::OP_GET, Status::NoError) => Outcome::Value,
+        (_, Status::KeyNotFound) => Outcome::Nil,
+        (_, status) => status.error_kind().map_or(Outcome::Other, Outcome::Error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Outcome, Protocol, WireError, decode};
+    use crate::protocol::error_kind::ServerErrorKind;
+    use crate::protocol::memcache_binary::OP_GET;
+
+    #[test]
+    fn every_protocol_name_parses_back_to_itself() {
+        for p in Protocol::ALL {
+            assert_eq!(Protocol::parse(p.name()), Some(p));
+        }
+        assert_eq!(Protocol::parse("RESP3"), None);
+        assert_eq!(Protocol::parse("memcache"), None);
+    }
+
+    #[test]
+    fn resp3_null_is_a_miss_blob_error_an_error_and_push_its_own_kind() {
+        let r3 = |wire: &[u8]| decode(Protocol::Resp3, wire, 0).unwrap().unwrap();
+        assert_eq!(r3(b"_\r\n"), (Outcome::Nil, 3));
+        assert_eq!(r3(b"$1\r\nv\r\n"), (Outcome::Value, 7));
+        assert_eq!(
+            r3(b"!9\r\nOOM maybe\r\n").0,
+            Outcome::Error(ServerErrorKind::Oom)
+        );
+        let push = b">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n";
+        assert_eq!(r3(push), (Outcome::Push, push.len()));
+        // The same bytes are not RESP2.
+        assert!(decode(Protocol::Redis, b"_\r\n", 0).is_err());
+    }
+
+    #[test]
+    fn memcached_text_hits_misses_and_errors() {
+        let t = |wire: &[u8]| decode(Protocol::MemcacheText, wire, 0).unwrap().unwrap();
+        assert_eq!(t(b"VALUE k 0 1\r\nv\r\nEND\r\n").0, Outcome::Value);
+        assert_eq!(t(b"END\r\n"), (Outcome::Nil, 5));
+        assert_eq!(t(b"STORED\r\n").0, Outcome::Other);
+        assert_eq!(
+            t(b"SERVER_ERROR object too large for cache\r\n").0,
+            Outcome::Error(ServerErrorKind::Err)
+        );
+        assert_eq!(decode(Protocol::MemcacheText, b"END\r", 0), Ok(None));
+    }
+
+    #[test]
+    fn a_binary_response_out_of_order_is_a_protocol_error() {
+        let mut miss = vec![0x81, OP_GET, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0];
+        miss.extend_from_slice(&7u32.to_be_bytes());
+        miss.extend_from_slice(&[0; 8]);
+        assert_eq!(
+            decode(Protocol::MemcacheBinary, &miss, 7).unwrap(),
+            Some((Outcome::Nil, 24))
+        );
+        assert_eq!(
+            decode(Protocol::MemcacheBinary, &miss, 6),
+            Err(WireError::OutOfOrder {
+                expected: 6,
+                got: 7
+            })
+        );
+    }
+}
