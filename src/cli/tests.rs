@@ -1,0 +1,96 @@
+//! Each flag's parsing, where it is defined: memtier's names and short
+//! options, lists that sweep, config-file keys, and one-line parse errors.
+
+use super::*;
+use clap::CommandFactory;
+
+fn parse(args: &[&str]) -> Args {
+    let mut full = vec!["kvbench"];
+    full.extend_from_slice(args);
+    Args::try_parse_from(full).unwrap()
+}
+
+#[test]
+fn command_definition_is_consistent() {
+    Args::command().debug_assert();
+}
+
+#[test]
+fn short_h_means_host_like_memtier() {
+    assert_eq!(
+        parse(&["-h", "10.0.0.1"]).server.as_deref(),
+        Some("10.0.0.1")
+    );
+    assert_eq!(parse(&["--host", "a"]).server.as_deref(), Some("a"));
+    assert_eq!(parse(&["-s", "b"]).server.as_deref(), Some("b"));
+}
+
+#[test]
+fn memtier_short_flags_parse() {
+    let a = parse(&[
+        "-t", "2", "-c", "3", "-n", "allkeys", "-d", "64", "-x", "3", "-R",
+    ]);
+    assert_eq!(a.threads, Some(NumList::One(2)));
+    assert_eq!(a.clients, Some(NumList::One(3)));
+    assert_eq!(a.requests, Some(RequestsArg::Word("allkeys".into())));
+    assert_eq!(a.data_size, Some(NumList::One(64)));
+    assert_eq!(a.run_count, Some(3));
+    assert!(a.random_data);
+}
+
+#[test]
+fn parse_errors_become_one_line_naming_the_flag() {
+    let e = Args::try_parse_from(["kvbench", "-t", "foo"]).unwrap_err();
+    let u = usage_error(&e);
+    assert_eq!(u.flag, "--threads");
+    assert!(!u.to_string().contains('\n'));
+    let e = Args::try_parse_from(["kvbench", "--thread", "2"]).unwrap_err();
+    let u = usage_error(&e);
+    assert_eq!(u.flag, "--thread");
+    assert!(u.message.contains("--threads"), "{}", u.message);
+}
+
+#[test]
+fn numeric_flags_accept_lists_that_sweep() {
+    assert_eq!(
+        parse(&["--pipeline", "1,4,16"]).pipeline,
+        Some(NumList::Many(vec![1, 4, 16]))
+    );
+    assert!(Args::try_parse_from(["kvbench", "--pipeline", "1,x"]).is_err());
+    let a: Args = toml::from_str("pipeline = [1, 4]\nclients = \"10,50\"\n").unwrap();
+    assert_eq!(a.pipeline.unwrap().values().unwrap(), vec![1, 4]);
+    assert_eq!(a.clients.unwrap().values().unwrap(), vec![10, 50]);
+}
+
+#[test]
+fn requests_accepts_a_number() {
+    assert_eq!(
+        parse(&["-n", "500"]).requests,
+        Some(RequestsArg::Count(500))
+    );
+}
+
+#[test]
+fn unset_flags_stay_none_so_a_config_file_can_fill_them() {
+    let a = parse(&[]);
+    assert!(a.threads.is_none() && a.ratio.is_none() && a.pipeline.is_none());
+}
+
+#[test]
+fn config_file_keys_are_long_flag_names() {
+    let a: Args = toml::from_str(
+        "threads = 2\nkey-pattern = \"S:S\"\nrequests = \"allkeys\"\ntest-time = 5\n",
+    )
+    .unwrap();
+    assert_eq!(a.threads, Some(NumList::One(2)));
+    assert_eq!(a.key_pattern.as_deref(), Some("S:S"));
+    assert_eq!(a.test_time, Some(5.0));
+}
+
+#[test]
+fn config_file_rejects_unknown_keys() {
+    let err = toml::from_str::<Args>("thread = 2\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("thread"), "{err}");
+}

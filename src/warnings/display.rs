@@ -1,0 +1,243 @@
+//! What each [`Warning`] says: the numbers that raised it, what they mean for
+//! the result, and what to change (the advice depends on the flags and the
+//! server). The variants and their thresholds are in the parent module and
+//! [`super::checks`].
+
+use std::fmt;
+
+use super::{MemoryLimit, RateLimit, Warning};
+use crate::config::Headline;
+use crate::protocol::resp::ServerErrorKind;
+
+/// The likely cause of a flood of one error kind, and what to change.
+fn error_cause(
+    f: &mut fmt::Formatter<'_>,
+    kind: ServerErrorKind,
+    maxmemory: Option<u64>,
+    policy: Option<&str>,
+) -> fmt::Result {
+    match kind {
+        ServerErrorKind::Oom => {
+            let limit = maxmemory.map_or("its maxmemory".to_string(), |m| {
+                format!("its maxmemory ({:.0} MiB)", mib(m))
+            });
+            write!(
+                f,
+                "The server is full: it reached {limit} with maxmemory-policy {} and refuses writes; raise maxmemory, choose an eviction policy (allkeys-lru), or shrink --key-maximum or --data-size.",
+                policy.unwrap_or("noeviction")
+            )
+        }
+        ServerErrorKind::Loading => write!(
+            f,
+            "The server was still loading its dataset; wait until INFO persistence says loading:0, then run again."
+        ),
+        ServerErrorKind::Busy => write!(
+            f,
+            "A script or function blocked the server; end it (SCRIPT KILL / FUNCTION KILL) and run again."
+        ),
+        ServerErrorKind::ReadOnly => write!(
+            f,
+            "The target is a read-only replica; point --server/--port at the primary, or use --ratio 0:1 for reads only."
+        ),
+        ServerErrorKind::NoAuth | ServerErrorKind::WrongPass | ServerErrorKind::NoPerm => write!(
+            f,
+            "The credentials or the user's permissions do not allow these commands; check --authenticate and the user's ACL."
+        ),
+        ServerErrorKind::Moved | ServerErrorKind::Ask => write!(
+            f,
+            "The target is a cluster node that does not own these keys; benchmark a standalone server or one node's slots."
+        ),
+        ServerErrorKind::WrongType => write!(
+            f,
+            "The keys hold values of another type; use an empty database (--select-db) or another --key-prefix."
+        ),
+        ServerErrorKind::Err | ServerErrorKind::Other => write!(
+            f,
+            "See the server's log and INFO errorstats for the message; the numbers are not a measurement of the workload."
+        ),
+    }
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::RateNotMet {
+                phase,
+                target,
+                achieved,
+                unsent,
+                limit,
+            } => {
+                write!(
+                    f,
+                    "{phase}: the target rate was not met: {achieved:.0} of {target:.0} requests/s ({:.1} %), {unsent} requests due were never sent. ",
+                    100.0 * achieved / target
+                )?;
+                match limit {
+                    RateLimit::Client {
+                        busiest_cpu_percent,
+                    } => write!(
+                        f,
+                        "The client is the limit: a kvbench thread used {busiest_cpu_percent:.0} % of a CPU; add threads (-t) on free CPUs or lower --rate."
+                    ),
+                    RateLimit::Server {
+                        in_flight,
+                        mean_service_ms,
+                        max_rate,
+                    } => write!(
+                        f,
+                        "The server (or the path to it) is the limit: at a mean service time of {mean_service_ms:.3} ms, {in_flight} requests in flight (connections × pipeline) carry at most about {max_rate:.0} requests/s; if the server has headroom, raise --clients or --pipeline, otherwise lower --rate."
+                    ),
+                    RateLimit::LostConnections {
+                        faults,
+                        down_at_end,
+                        connections,
+                    } => write!(
+                        f,
+                        "Lost connections are the cause, not the server's capacity: {faults} connection fault(s), and {down_at_end} of {connections} connection(s) down at the end; requests due while a connection was down were sent late (their response time counts from their intended time) or never. See kvbench.errors for the kinds."
+                    ),
+                }
+            }
+            Warning::ClientBound {
+                phase,
+                busiest_cpu_percent,
+            } => write!(
+                f,
+                "{phase}: a kvbench worker thread used {busiest_cpu_percent:.0} % of a CPU: the result is client-bound and measures kvbench as much as the server; add threads (-t) on CPUs the server does not use, or run the client on another machine."
+            ),
+            Warning::KeyRangeTooSmall { keys, requests } => write!(
+                f,
+                "the key range holds only {keys} keys for {requests} requests: every request hits the same few keys, so hit rates, eviction, fork and persistence costs look nothing like production; widen --key-minimum/--key-maximum."
+            ),
+            Warning::GetsMostlyMiss {
+                hit_rate,
+                prefilled: true,
+            } => write!(
+                f,
+                "the GET hit rate is {hit_rate:.2} % although --prefill wrote the whole range: something removed keys (eviction under maxmemory, expiry, another client, a FLUSH); check the server before trusting GET numbers."
+            ),
+            Warning::GetsMostlyMiss {
+                hit_rate,
+                prefilled: false,
+            } => write!(
+                f,
+                "the GET hit rate is only {hit_rate:.2} %: most GETs asked for keys nobody wrote, and a miss is cheaper than a hit; add --prefill (or prefill with --ratio 1:0 --key-pattern P:P -n allkeys) before a GET benchmark."
+            ),
+            Warning::SameMachine {
+                target,
+                apart: true,
+                ..
+            } => write!(
+                f,
+                "the server ({target}) runs on this machine: kvbench's threads were kept off its CPUs, but both still share the machine's caches, memory bandwidth and network stack, so the numbers compare configurations on this machine and are no capacity figure; use a separate client machine for that."
+            ),
+            Warning::SameMachine {
+                target,
+                apart: false,
+                advice,
+            } => write!(
+                f,
+                "the server ({target}) runs on this machine: kvbench and the server compete for the same CPUs, so the numbers compare configurations on this machine and are no capacity figure; pin them apart ({}) or use a separate client machine.",
+                advice
+                    .as_deref()
+                    .unwrap_or("taskset for the server, --cpus for kvbench")
+            ),
+            Warning::DatasetTooLarge {
+                estimate,
+                limit,
+                which,
+            } => {
+                let what = match which {
+                    MemoryLimit::MaxMemory => "the server's maxmemory",
+                    MemoryLimit::FreeMemory => "this machine's available memory",
+                };
+                write!(
+                    f,
+                    "the key range × value size needs about {:.0} MiB, more than {what} ({:.0} MiB): expect evictions or errors, or swapping that measures the disk; shrink --key-maximum or --data-size.",
+                    mib(*estimate),
+                    mib(*limit)
+                )
+            }
+            Warning::ShortRun { secs } => write!(
+                f,
+                "each run lasted {secs:.1} s: runs under 10 s are dominated by start-up, caches warming and noise; use --test-time 10 or more (the whitepaper method uses 600 s)."
+            ),
+            Warning::ErrorReplies {
+                errors,
+                replies,
+                kind,
+                kind_count,
+                maxmemory,
+                policy,
+                memcached,
+            } => {
+                write!(
+                    f,
+                    "{errors} of {replies} replies ({:.1} %) were errors, most of them {} ({kind_count}): the rates count refusals, not work. ",
+                    100.0 * *errors as f64 / *replies as f64,
+                    kind.as_str()
+                )?;
+                if *memcached {
+                    return super::memcached::error_cause(f, *kind);
+                }
+                error_cause(f, *kind, *maxmemory, policy.as_deref())
+            }
+            Warning::CountMismatch {
+                phase,
+                op,
+                client,
+                server,
+            } => write!(
+                f,
+                "{phase}: the server counted {server} {op} calls but kvbench {client}: another client used the server during the run, or requests were lost; the numbers are not a clean measurement."
+            ),
+            Warning::EvidenceLost { phase, reason } => write!(
+                f,
+                "{phase}: the server's evidence is missing because {reason}: its counts, CPU use and the cross-check of kvbench's numbers are not in this report; the server may be at maxclients, unreachable, or its password changed (check --authenticate and maxclients)."
+            ),
+            Warning::ServerRestarted { phase } => write!(
+                f,
+                "{phase}: the server restarted during the run: connections were lost and reconnected (see Errors), its counters started again, and the numbers mix the old and the new process; repeat the run for a clean measurement."
+            ),
+            Warning::FsyncAlways => write!(
+                f,
+                "context: the server runs with appendfsync always, so every write waits for the disk; SET numbers measure the disk."
+            ),
+            Warning::BackgroundSave { phase, forks } => write!(
+                f,
+                "context: the server forked {forks} time(s) during {phase} (an RDB save or an AOF rewrite), which costs latency and memory while it runs."
+            ),
+            Warning::RunsDisagree { max_over_min } => write!(
+                f,
+                "identical runs differed by up to {:.1} % (max/min {max_over_min:.3}): differences between configurations smaller than that are noise on this setup; use longer runs or more of them.",
+                (max_over_min - 1.0) * 100.0
+            ),
+            Warning::LatencyMeasuresDiverge {
+                phase,
+                headline,
+                service_p99_ms,
+                response_p99_ms,
+            } => {
+                write!(
+                    f,
+                    "{phase}: the p99 response time ({response_p99_ms:.3} ms, from each request's intended send time) is {:.1} times the p99 service time ({service_p99_ms:.3} ms, from the actual send): requests waited for their turn before they were sent, because the server or the pipeline window held them back. ",
+                    response_p99_ms / service_p99_ms.max(0.001)
+                )?;
+                match headline {
+                    Headline::ServiceTime => write!(
+                        f,
+                        "memtier's fields show service time, as memtier measures --rate-limiting, which leaves that wait out; the response time is in kvbench.runs[].open_loop.response_time, and --rate makes it the headline."
+                    ),
+                    Headline::ResponseTime => write!(
+                        f,
+                        "The headline (response time) includes that wait; service time alone, as memtier's --rate-limiting reports it, would hide it (kvbench.runs[].open_loop.service_time)."
+                    ),
+                }
+            }
+        }
+    }
+}
