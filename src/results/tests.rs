@@ -1,0 +1,71 @@
+//! Best, worst and aggregate views of finished runs: chosen by rate, not by
+//! position, and the aggregate rate taken over all requests and all run time.
+
+use super::*;
+
+fn run(n: u32, count: u64, secs: u64) -> PhaseResult {
+    let mut stats = Stats::new(2).unwrap();
+    stats.ops[0].count = count;
+    PhaseResult {
+        phase: Phase::Run(n),
+        started_wall: SystemTime::UNIX_EPOCH,
+        duration: Duration::from_secs(secs),
+        stats,
+        series: Vec::new(),
+        thread_cpu: Vec::new(),
+        unsent: 0,
+        drain: Duration::ZERO,
+        connections_down: 0,
+        connections_given_up: 0,
+        server: None,
+        interrupted: false,
+        evidence_lost: None,
+    }
+}
+
+#[test]
+fn best_and_worst_are_chosen_by_rate_not_position() {
+    let r = Results {
+        server: None,
+        prefill: None,
+        warmup: None,
+        runs: vec![run(1, 100, 1), run(2, 50, 1), run(3, 300, 1)],
+        planned_runs: 3,
+        interrupted: None,
+        placement: None,
+    };
+    assert_eq!(r.best(), Some(2));
+    assert_eq!(r.worst(), Some(1));
+    let titles: Vec<String> = r.sections().into_iter().map(|s| s.title).collect();
+    assert_eq!(titles.len(), 6);
+    assert_eq!(titles[5], "AGGREGATED AVERAGE RESULTS (3 runs)");
+}
+
+#[test]
+fn aggregate_rate_is_all_requests_over_all_time() {
+    let r = Results {
+        server: None,
+        prefill: None,
+        warmup: None,
+        runs: vec![run(1, 100, 1), run(2, 300, 3)],
+        planned_runs: 2,
+        interrupted: None,
+        placement: None,
+    };
+    let agg = r.aggregate().unwrap();
+    assert_eq!(rate(agg.stats.ops[0].count, agg.duration), 100.0);
+}
+
+#[test]
+fn a_single_run_is_all_stats() {
+    let r = Results {
+        server: None,
+        prefill: None,
+        warmup: None,
+        runs: vec![run(1, 1, 1)],
+        planned_runs: 1,
+        interrupted: None,
+        placement: None,
+    };
+    assert_eq!(r.sections()[0].title, "ALL STATS");
+}
