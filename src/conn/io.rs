@@ -153,8 +153,11 @@ impl Conn {
                 };
                 used
             } else {
-                match wire::decode(self.protocol, window, self.opaque_due) {
-                    Ok(Some((outcome, used))) => {
+                match wire::decode_counted(self.protocol, window, self.opaque_due) {
+                    Ok(Some((outcome, used, attributes))) => {
+                        // Attributes annotate a reply and answer nothing
+                        // themselves, so they are counted beside pushes.
+                        stats.errors.attributes += attributes;
                         self.record_reply(outcome, used, now, stats)?;
                         used
                     }

@@ -1,8 +1,9 @@
 //! Property tests of the RESP3 decoder ([`decode_as`] with
 //! [`Dialect::Resp3`]): every RESP3 type, nested and annotated with
 //! attributes, decodes at its exact length from a stream delivered in any
-//! chunks; every prefix of a reply is incomplete; random bytes never panic
-//! it or make it claim more than it was given.
+//! chunks, with every attribute frame counted; every prefix of a reply is
+//! incomplete; random bytes never panic it or make it claim more than it
+//! was given.
 
 use proptest::collection::vec;
 use proptest::prelude::{Just, ProptestConfig, Strategy, any};
@@ -10,7 +11,7 @@ use proptest::sample::{Index, select};
 use proptest::test_runner::TestCaseError;
 use proptest::{prop_assert, prop_assert_eq, prop_oneof, proptest};
 
-use super::resp::{Dialect, Reply, decode_as};
+use super::resp::{Dialect, Reply, decode_as, decode_counting_attributes};
 
 /// A valid RESP3 value, encoded by a test-only encoder that is deliberately
 /// independent of the decoder.
@@ -112,6 +113,23 @@ impl Tree {
                 pairs_of(out, b'|', attributes);
                 value.encode(out);
             }
+        }
+    }
+
+    /// How many attribute frames this value carries, nested ones included.
+    fn attributes(&self) -> u64 {
+        let all = |trees: &[Tree]| trees.iter().map(Tree::attributes).sum::<u64>();
+        let pairs = |pairs: &[(Tree, Tree)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| k.attributes() + v.attributes())
+                .sum::<u64>()
+        };
+        match self {
+            Self::Array(elements) | Self::Set(elements) | Self::Push(elements) => all(elements),
+            Self::Map(entries) => pairs(entries),
+            Self::Annotated(entries, value) => 1 + pairs(entries) + value.attributes(),
+            _ => 0,
         }
     }
 
@@ -302,6 +320,8 @@ proptest! {
         let (reply, consumed) = decode_as(&wire, Dialect::Resp3).unwrap().unwrap();
         prop_assert_eq!(Owned::from(reply), tree.expected());
         prop_assert_eq!(consumed, length);
+        let counted = decode_counting_attributes(&wire, Dialect::Resp3).unwrap().unwrap();
+        prop_assert_eq!((counted.1, counted.2), (length, tree.attributes()));
     }
 
     #[test]
