@@ -47,7 +47,7 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
     }
     let protocol = build_protocol(a)?;
     if protocol.is_memcache() {
-        check_memcache(a, auth.is_some(), db, protocol)?;
+        check_memcache(a, auth.as_ref(), db, protocol)?;
     }
     let endpoint = match &a.unix_socket {
         Some(_) if a.server.is_some() || a.uri.is_some() => {
@@ -87,9 +87,22 @@ fn build_protocol(a: &Args) -> Result<Protocol, UsageError> {
 
 /// memcached has no AUTH and no databases: a flag that would need them is
 /// refused rather than silently dropped, since the run would not be the one asked for.
-fn check_memcache(a: &Args, auth: bool, db: u32, protocol: Protocol) -> Result<(), UsageError> {
+fn check_memcache(
+    a: &Args,
+    auth: Option<&Auth>,
+    db: u32,
+    protocol: Protocol,
+) -> Result<(), UsageError> {
     let p = protocol.name();
-    if auth {
+    // The binary protocol authenticates with SASL PLAIN, which names a user.
+    if protocol == Protocol::MemcacheBinary {
+        if auth.is_some_and(|auth| auth.user.is_none()) {
+            return Err(UsageError::new(
+                "--authenticate",
+                format!("with -P {p} is SASL PLAIN and needs a user: use -a user:password"),
+            ));
+        }
+    } else if auth.is_some() {
         return Err(UsageError::new(
             "--authenticate",
             format!(

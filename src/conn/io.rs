@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use crate::conn::{CloseReason, Conn, ConnState, micros_between};
 use crate::net::Handshake;
-use crate::protocol::resp::{self, Reply, ServerErrorKind};
 use crate::protocol::wire::{self, Outcome};
 use crate::stats::Stats;
 
@@ -126,25 +125,23 @@ impl Conn {
         loop {
             let window = &self.rbuf[self.rstart..self.rend];
             let used = if let ConnState::Handshaking(step) = self.state {
-                // Handshake replies are RESP in the handshake's dialect, and
-                // their contents are checked, so they are decoded apart.
-                let (reply, used) = match resp::decode_as(window, handshake.dialect) {
-                    Ok(Some(found)) => found,
+                // Handshake replies are in the handshake's protocol (RESP in
+                // its dialect, or memcached's SASL response), and their
+                // contents are checked, so they are decoded apart.
+                let answer = match handshake.read_reply(step, window) {
+                    Ok(Some(answer)) => answer,
                     Ok(None) => break,
                     Err(_) => {
                         stats.errors.protocol += 1;
                         return Err(CloseReason::Protocol);
                     }
                 };
-                if let Reply::Error(message) = reply {
+                if let Some(kind) = answer.error_kind {
                     // e.g. -LOADING after a restart: counted, then retried.
-                    stats
-                        .errors
-                        .count_server(ServerErrorKind::classify(message));
+                    stats.errors.count_server(kind);
                 }
-                handshake
-                    .check(step, &reply)
-                    .map_err(|_| CloseReason::Refused)?;
+                answer.verdict.map_err(|_| CloseReason::Refused)?;
+                let used = answer.used;
                 self.state = if step + 1 >= handshake.replies() {
                     self.reconnect_attempts = 0;
                     ConnState::Ready
@@ -153,8 +150,11 @@ impl Conn {
                 };
                 used
             } else {
-                match wire::decode(self.protocol, window, self.opaque_due) {
-                    Ok(Some((outcome, used))) => {
+                match wire::decode_counted(self.protocol, window, self.opaque_due) {
+                    Ok(Some((outcome, used, attributes))) => {
+                        // Attributes annotate a reply and answer nothing
+                        // themselves, so they are counted beside pushes.
+                        stats.errors.attributes += attributes;
                         self.record_reply(outcome, used, now, stats)?;
                         used
                     }

@@ -8,13 +8,18 @@
 //!   (`HELLO 3 AUTH user pass`, user `default` when none is named): one round
 //!   trip, and the protocol is switched by the same command that logs in, so no
 //!   reply can arrive in the wrong dialect. Then SELECT and PING.
-//! - memcached: nothing. memcached has neither AUTH nor databases, and memtier
-//!   sends no preamble either; the first request is the first byte sent.
+//! - `-P memcache_binary` with `-a user:pass`: one SASL `PLAIN` authentication
+//!   (opcode `0x21`), whose response is binary; status `0x20` is a wrong
+//!   password. Without credentials nothing is sent.
+//! - `-P memcache_text`: nothing. The text protocol has no authentication and
+//!   memcached no databases, and memtier sends no preamble either; the first
+//!   request is the first byte sent.
 
 use std::io::{self, Read, Write};
 
 use crate::net::ConnectError;
-use crate::protocol::resp::{self, Dialect, Reply};
+use crate::protocol::memcache_binary::{self, Status};
+use crate::protocol::resp::{self, Dialect, Reply, ServerErrorKind};
 use crate::protocol::wire::Protocol;
 use crate::target::Target;
 
@@ -25,6 +30,19 @@ enum Step {
     Auth,
     Select,
     Ping,
+    /// memcached binary: SASL `PLAIN`.
+    SaslAuth,
+}
+
+/// One handshake reply, decoded and checked by [`Handshake::read_reply`].
+#[derive(Debug)]
+pub struct Answer {
+    /// The bytes it occupied.
+    pub used: usize,
+    /// The kind of a RESP error reply, for the error counts.
+    pub error_kind: Option<ServerErrorKind>,
+    /// Whether the step succeeded.
+    pub verdict: Result<(), ConnectError>,
 }
 
 /// The handshake of a target: its request bytes and the steps whose replies
@@ -45,6 +63,22 @@ impl Handshake {
         let mut steps = Vec::new();
         let dialect = target.protocol.dialect();
         let version: &[u8] = match target.protocol {
+            Protocol::MemcacheBinary if target.auth.is_some() => {
+                if let Some(auth) = &target.auth {
+                    let user = auth.user.as_deref().unwrap_or_default();
+                    memcache_binary::encode_sasl_plain(
+                        &mut request,
+                        user.as_bytes(),
+                        auth.password.as_bytes(),
+                    );
+                    steps.push(Step::SaslAuth);
+                }
+                return Handshake {
+                    request,
+                    steps,
+                    dialect,
+                };
+            }
             Protocol::MemcacheText | Protocol::MemcacheBinary => {
                 return Handshake {
                     request,
@@ -107,6 +141,51 @@ impl Handshake {
         self.steps.len()
     }
 
+    /// Decodes the reply to step `index` at the start of `buf` and checks it:
+    /// `Ok(None)` while it is incomplete.
+    ///
+    /// # Errors
+    ///
+    /// A message when the bytes are no reply of the handshake's protocol.
+    pub fn read_reply(&self, index: usize, buf: &[u8]) -> Result<Option<Answer>, String> {
+        if self.steps.get(index) == Some(&Step::SaslAuth) {
+            let Some((response, used)) = memcache_binary::decode(buf).map_err(|e| e.to_string())?
+            else {
+                return Ok(None);
+            };
+            let verdict = match response.status {
+                _ if response.opaque != memcache_binary::SASL_OPAQUE => {
+                    return Err("a binary response to no SASL request".into());
+                }
+                Status::NoError => Ok(()),
+                Status::AuthError => Err(ConnectError::Auth(
+                    "SASL PLAIN refused the user and password".into(),
+                )),
+                other => Err(ConnectError::Refused(format!(
+                    "SASL authentication answered {other:?} (is memcached started with -S?)"
+                ))),
+            };
+            return Ok(Some(Answer {
+                used,
+                error_kind: None,
+                verdict,
+            }));
+        }
+        let Some((reply, used)) = resp::decode_as(buf, self.dialect).map_err(|e| e.to_string())?
+        else {
+            return Ok(None);
+        };
+        let error_kind = match reply {
+            Reply::Error(message) => Some(ServerErrorKind::classify(message)),
+            _ => None,
+        };
+        Ok(Some(Answer {
+            used,
+            error_kind,
+            verdict: self.check(index, &reply),
+        }))
+    }
+
     /// Checks reply number `index`: an error reply becomes the matching
     /// [`ConnectError`] (wrong password, bad database, a server refusing clients).
     pub fn check(&self, index: usize, reply: &Reply<'_>) -> Result<(), ConnectError> {
@@ -148,14 +227,14 @@ pub(super) fn handshake<S: Read + Write>(
     let mut start = 0;
     for index in 0..plan.replies() {
         loop {
-            match resp::decode_as(&buf[start..], plan.dialect) {
-                Ok(Some((reply, used))) => {
-                    plan.check(index, &reply)?;
-                    start += used;
+            match plan.read_reply(index, &buf[start..]) {
+                Ok(Some(answer)) => {
+                    answer.verdict?;
+                    start += answer.used;
                     break;
                 }
                 Ok(None) => read_more(stream, &mut buf).map_err(io_err)?,
-                Err(e) => return Err(ConnectError::Protocol(e.to_string())),
+                Err(e) => return Err(ConnectError::Protocol(e)),
             }
         }
     }
@@ -176,147 +255,4 @@ fn read_more<S: Read>(stream: &mut S, buf: &mut Vec<u8>) -> io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::target::Auth;
-    use crate::target::Endpoint;
-    use std::io::Cursor;
-    use std::time::Duration;
-
-    /// A scripted peer: reads go to `replies`, writes are kept.
-    struct Scripted {
-        replies: Cursor<Vec<u8>>,
-        written: Vec<u8>,
-    }
-
-    impl Read for Scripted {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            self.replies.read(buf)
-        }
-    }
-
-    impl Write for Scripted {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.written.extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    fn target(auth: Option<&str>, db: u32) -> Target {
-        target_speaking(auth, db, Protocol::Redis)
-    }
-
-    fn target_speaking(auth: Option<&str>, db: u32, protocol: Protocol) -> Target {
-        Target {
-            endpoint: Endpoint::Unix("/nonexistent".into()),
-            auth: auth.and_then(Auth::parse),
-            db,
-            connect_timeout: Duration::from_secs(1),
-            tls: None,
-            protocol,
-        }
-    }
-
-    fn run(replies: &[u8], t: &Target) -> (Result<bool, ConnectError>, Vec<u8>) {
-        let mut s = Scripted {
-            replies: Cursor::new(replies.to_vec()),
-            written: Vec::new(),
-        };
-        let r = handshake(&mut s, t);
-        (r, s.written)
-    }
-
-    #[test]
-    fn handshake_sends_auth_select_ping_in_order() {
-        let (r, written) = run(b"+OK\r\n+OK\r\n+PONG\r\n", &target(Some("u:pw"), 3));
-        assert!(r.is_ok());
-        let text = String::from_utf8(written).unwrap();
-        let auth = text.find("AUTH").unwrap();
-        let select = text.find("SELECT").unwrap();
-        let ping = text.find("PING").unwrap();
-        assert!(auth < select && select < ping);
-    }
-
-    #[test]
-    fn bytes_after_the_handshake_replies_are_reported() {
-        let (clean, _) = run(b"+PONG\r\n", &target(None, 0));
-        assert!(matches!(clean, Ok(false)));
-        let (extra, _) = run(b"+PONG\r\n+surprise\r\n", &target(None, 0));
-        assert!(matches!(extra, Ok(true)));
-    }
-
-    #[test]
-    fn wrong_password_is_an_auth_error() {
-        let (r, _) = run(
-            b"-WRONGPASS invalid username-password pair\r\n+PONG\r\n",
-            &target(Some("pw"), 0),
-        );
-        assert!(matches!(r, Err(ConnectError::Auth(m)) if m.starts_with("WRONGPASS")));
-    }
-
-    #[test]
-    fn missing_password_is_reported_as_required() {
-        let (r, _) = run(b"-NOAUTH Authentication required.\r\n", &target(None, 0));
-        assert!(matches!(r, Err(ConnectError::AuthRequired(_))));
-    }
-
-    #[test]
-    fn bad_select_is_a_select_error() {
-        let (r, _) = run(
-            b"-ERR DB index is out of range\r\n+PONG\r\n",
-            &target(None, 99),
-        );
-        assert!(matches!(r, Err(ConnectError::Select(_))));
-    }
-
-    #[test]
-    fn a_peer_that_hangs_up_is_an_io_error() {
-        let (r, _) = run(b"", &target(None, 0));
-        assert!(matches!(r, Err(ConnectError::Io { .. })));
-    }
-
-    #[test]
-    fn resp3_folds_auth_into_hello_and_reads_its_map_reply() {
-        let hello = b"%2\r\n$6\r\nserver\r\n$5\r\nredis\r\n$5\r\nproto\r\n:3\r\n";
-        let replies = [&hello[..], b"+OK\r\n+PONG\r\n"].concat();
-        let t = target_speaking(Some("pw"), 2, Protocol::Resp3);
-        let (r, written) = run(&replies, &t);
-        assert!(matches!(r, Ok(false)), "{r:?}");
-        let text = String::from_utf8(written).unwrap();
-        assert!(
-            text.starts_with(
-                "*5\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$4\r\nAUTH\r\n$7\r\ndefault\r\n$2\r\npw\r\n"
-            ),
-            "{text:?}"
-        );
-        assert!(
-            !text.contains("*2\r\n$4\r\nAUTH"),
-            "no separate AUTH: {text:?}"
-        );
-        assert!(text.find("SELECT").unwrap() < text.find("PING").unwrap());
-    }
-
-    #[test]
-    fn resp3_hello_refused_by_an_old_server_names_the_fix() {
-        let t = target_speaking(None, 0, Protocol::Resp3);
-        let (r, _) = run(b"-ERR unknown command 'HELLO'\r\n+PONG\r\n", &t);
-        assert!(matches!(r, Err(ConnectError::HelloRefused(m)) if m.contains("unknown command")));
-        let (r, _) = run(b"-WRONGPASS invalid\r\n+PONG\r\n", &t);
-        assert!(matches!(r, Err(ConnectError::Auth(_))));
-    }
-
-    #[test]
-    fn memcached_has_no_handshake() {
-        for p in [Protocol::MemcacheText, Protocol::MemcacheBinary] {
-            let plan = Handshake::for_target(&target_speaking(None, 0, p));
-            assert!(plan.request.is_empty());
-            assert_eq!(plan.replies(), 0);
-            let (r, written) = run(b"", &target_speaking(None, 0, p));
-            assert!(matches!(r, Ok(false)));
-            assert!(written.is_empty());
-        }
-    }
-}
+mod tests;

@@ -17,6 +17,13 @@ pub const RESPONSE_MAGIC: u8 = 0x81;
 pub const OP_GET: u8 = 0x00;
 /// `SET`.
 pub const OP_SET: u8 = 0x01;
+/// `SASL Auth`: the mechanism as the key, its data as the value.
+pub const OP_SASL_AUTH: u8 = 0x21;
+/// The opaque of the SASL request, far above the numbers of the requests
+/// that follow it (which start at 0), so the two can never be confused.
+pub const SASL_OPAQUE: u32 = u32::MAX;
+/// `Stat`: answered by one response per statistic and an empty one.
+pub const OP_STAT: u8 = 0x10;
 /// The header's length.
 pub const HEADER_LEN: usize = 24;
 /// The largest body accepted (memcached's item limit is at most 1 GiB).
@@ -37,6 +44,8 @@ pub enum Status {
     InvalidArguments,
     /// `0x0005`.
     ItemNotStored,
+    /// `0x0020`: SASL authentication failed.
+    AuthError,
     /// `0x0081`.
     UnknownCommand,
     /// `0x0082`.
@@ -54,6 +63,7 @@ impl Status {
             0x0003 => Status::ValueTooLarge,
             0x0004 => Status::InvalidArguments,
             0x0005 => Status::ItemNotStored,
+            0x0020 => Status::AuthError,
             0x0081 => Status::UnknownCommand,
             0x0082 => Status::OutOfMemory,
             other => Status::Other(other),
@@ -128,6 +138,62 @@ pub fn encode_set(
     out.len() - before
 }
 
+/// Appends a `SASL Auth` request with mechanism `PLAIN` and the data
+/// `\0user\0password` (RFC 4616: no authorization identity, then the
+/// authentication identity and its password).
+pub fn encode_sasl_plain(out: &mut Vec<u8>, user: &[u8], password: &[u8]) {
+    const MECHANISM: &[u8] = b"PLAIN";
+    let data_len = 2 + user.len() + password.len();
+    push_header(
+        out,
+        OP_SASL_AUTH,
+        MECHANISM.len(),
+        0,
+        MECHANISM.len() + data_len,
+        SASL_OPAQUE,
+    );
+    out.extend_from_slice(MECHANISM);
+    out.push(0);
+    out.extend_from_slice(user);
+    out.push(0);
+    out.extend_from_slice(password);
+}
+
+/// Appends a `Stat` request (all statistics).
+pub fn encode_stat(out: &mut Vec<u8>) {
+    push_header(out, OP_STAT, 0, 0, 0, 0);
+}
+
+/// Reads the responses to a `Stat` request at the start of `buf` and writes
+/// them as the text protocol's `stats` reply (`STAT name value` lines, then
+/// `END`), so that one parser serves both: `Ok(None)` until the empty
+/// response that ends them has arrived.
+///
+/// # Errors
+///
+/// [`BinDecodeError`] when the bytes are not responses.
+pub fn stats_as_text(buf: &[u8]) -> Result<Option<String>, BinDecodeError> {
+    let mut text = String::new();
+    let mut pos = 0;
+    while let Some((response, used)) = decode(&buf[pos..])? {
+        let body = &buf[pos + HEADER_LEN..pos + used];
+        let key_len = usize::from(u16::from_be_bytes([buf[pos + 2], buf[pos + 3]]));
+        let extras = usize::from(buf[pos + 4]);
+        let (key, value) = body[extras..].split_at(key_len);
+        pos += used;
+        if response.opcode != OP_STAT || response.status != Status::NoError || key.is_empty() {
+            text.push_str("END\r\n");
+            return Ok(Some(text));
+        }
+        text.push_str("STAT ");
+        text.push_str(&String::from_utf8_lossy(key));
+        text.push(' ');
+        text.push_str(&String::from_utf8_lossy(value));
+        text.push_str("\r\n");
+    }
+    Ok(None)
+}
+
 /// magic, opcode, key length, extras length, data type, vbucket, body
 /// length, opaque, cas — all big-endian.
 fn push_header(
@@ -191,6 +257,7 @@ pub fn decode(buf: &[u8]) -> Result<Option<(Response, usize)>, BinDecodeError> {
 #[cfg(test)]
 mod tests {
     use super::{BinDecodeError, OP_GET, OP_SET, Response, Status, decode, encode_get, encode_set};
+    use super::{encode_stat, stats_as_text};
 
     /// A response header and body as memcached writes one.
     fn response(opcode: u8, status: u16, opaque: u32, extras: &[u8], value: &[u8]) -> Vec<u8> {
@@ -255,5 +322,28 @@ mod tests {
         let mut short_body = response(OP_GET, 0, 1, &[0; 4], b"");
         short_body[11] = 2; // body 2 < extras 4
         assert_eq!(decode(&short_body), Err(BinDecodeError::BadLength));
+    }
+
+    #[test]
+    fn binary_stats_read_as_the_text_reply_once_the_empty_one_arrives() {
+        let mut request = Vec::new();
+        encode_stat(&mut request);
+        assert_eq!((request.len(), request[1]), (24, 0x10));
+        let stat = |key: &[u8], value: &[u8]| {
+            let mut out = vec![0x81, 0x10];
+            out.extend_from_slice(&(key.len() as u16).to_be_bytes());
+            out.extend_from_slice(&[0, 0, 0, 0]);
+            out.extend_from_slice(&((key.len() + value.len()) as u32).to_be_bytes());
+            out.extend_from_slice(&[0; 12]);
+            out.extend_from_slice(key);
+            out.extend_from_slice(value);
+            out
+        };
+        let wire = [stat(b"pid", b"42"), stat(b"cmd_get", b"7"), stat(b"", b"")].concat();
+        for cut in 0..wire.len() {
+            assert_eq!(stats_as_text(&wire[..cut]), Ok(None), "{cut}");
+        }
+        let text = stats_as_text(&wire).unwrap().unwrap();
+        assert_eq!(text, "STAT pid 42\r\nSTAT cmd_get 7\r\nEND\r\n");
     }
 }

@@ -25,6 +25,8 @@ pub mod wire;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
+mod resp3_proptests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod wire_proptests;

@@ -162,29 +162,48 @@ pub fn decode(buf: &[u8]) -> Result<Option<(Reply<'_>, usize)>, DecodeError> {
 ///
 /// As [`decode`]; in RESP3 also [`DecodeError::InvalidScalar`].
 pub fn decode_as(buf: &[u8], dialect: Dialect) -> Result<Option<(Reply<'_>, usize)>, DecodeError> {
+    Ok(decode_counting_attributes(buf, dialect)?.map(|(reply, used, _)| (reply, used)))
+}
+
+/// [`decode_as`], also saying how many RESP3 attribute frames (`|`) the
+/// reply carried: those before it and those annotating its elements. They
+/// are counted while they are skipped, so nothing is allocated for them.
+///
+/// # Errors
+///
+/// As [`decode_as`].
+pub fn decode_counting_attributes(
+    buf: &[u8],
+    dialect: Dialect,
+) -> Result<Option<(Reply<'_>, usize, u64)>, DecodeError> {
     let mut pos = 0;
+    let mut attributes = 0_u64;
     loop {
         let Some((reply, after_header)) = read_value(buf, pos, 0, dialect)? else {
             return Ok(None);
         };
         let end = match reply.elements() {
-            Some(count) if count > 0 => match skip_elements(buf, after_header, count, dialect)? {
-                Some(end) => end,
-                None => return Ok(None),
-            },
+            Some(count) if count > 0 => {
+                match skip_elements(buf, after_header, count, dialect, &mut attributes)? {
+                    Some(end) => end,
+                    None => return Ok(None),
+                }
+            }
             _ => after_header,
         };
         if matches!(reply, Reply::Attribute(_)) {
             // Each attribute consumes bytes, so this ends with the buffer.
+            attributes += 1;
             pos = end;
             continue;
         }
-        return Ok(Some((reply, end)));
+        return Ok(Some((reply, end, attributes)));
     }
 }
 
 /// Validates the `count` elements of an array starting at `pos` and returns
-/// the offset after the last one.
+/// the offset after the last one, adding the attributes among them to
+/// `attributes`.
 ///
 /// Nesting is tracked in a fixed array of per-level counters instead of by
 /// recursion, so neither the call stack nor the heap grows with the input.
@@ -193,6 +212,7 @@ fn skip_elements(
     mut pos: usize,
     count: usize,
     dialect: Dialect,
+    attributes: &mut u64,
 ) -> Result<Option<usize>, DecodeError> {
     let mut owed = [0_usize; MAX_DEPTH];
     owed[0] = count;
@@ -211,6 +231,7 @@ fn skip_elements(
         if matches!(reply, Reply::Attribute(_)) {
             // An attribute annotates the element after it and is not one.
             *remaining += 1;
+            *attributes += 1;
         }
         match reply.elements() {
             Some(inner) if inner > 0 => {

@@ -128,13 +128,28 @@ pub fn decode(
     buf: &[u8],
     expected_opaque: u32,
 ) -> Result<Option<(Outcome, usize)>, WireError> {
+    Ok(decode_counted(protocol, buf, expected_opaque)?.map(|(outcome, used, _)| (outcome, used)))
+}
+
+/// [`decode`], also saying how many RESP3 attribute frames the reply
+/// carried (always 0 outside RESP3), so the connection can count them.
+///
+/// # Errors
+///
+/// [`WireError`] when the stream is out of step.
+#[inline]
+pub fn decode_counted(
+    protocol: Protocol,
+    buf: &[u8],
+    expected_opaque: u32,
+) -> Result<Option<(Outcome, usize, u64)>, WireError> {
     match protocol {
         Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
-            Ok(resp::decode_as(buf, protocol.dialect())?
-                .map(|(reply, used)| (resp_outcome(&reply), used)))
+            Ok(resp::decode_counting_attributes(buf, protocol.dialect())?
+                .map(|(reply, used, attributes)| (resp_outcome(&reply), used, attributes)))
         }
         Protocol::MemcacheText => {
-            Ok(memcache_text::decode(buf)?.map(|(reply, used)| (text_outcome(&reply), used)))
+            Ok(memcache_text::decode(buf)?.map(|(reply, used)| (text_outcome(&reply), used, 0)))
         }
         Protocol::MemcacheBinary => match memcache_binary::decode(buf)? {
             None => Ok(None),
@@ -142,7 +157,7 @@ pub fn decode(
                 expected: expected_opaque,
                 got: r.opaque,
             }),
-            Some((r, used)) => Ok(Some((binary_outcome(r.opcode, r.status), used))),
+            Some((r, used)) => Ok(Some((binary_outcome(r.opcode, r.status), used, 0))),
         },
     }
 }

@@ -289,6 +289,7 @@ fn error_object(e: &ErrorCounts) -> Value {
         "protocol": e.protocol,
         "lost_requests": e.lost_requests,
         "pushes": e.pushes,
+        "attributes": e.attributes,
     })
 }
 

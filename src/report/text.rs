@@ -359,6 +359,10 @@ fn errors(out: &mut String, e: &ErrorCounts, replies: u64) {
         // Not an error: RESP3 out-of-band frames, kept out of every op's row.
         let _ = writeln!(out, "Pushes: {} (RESP3, answering no request)", e.pushes);
     }
+    if e.attributes > 0 {
+        // Not an error either: RESP3 annotations, skipped with their reply.
+        let _ = writeln!(out, "Attributes: {} (RESP3, skipped)", e.attributes);
+    }
     if e.is_clean() && replies == 0 {
         let _ = writeln!(out, "Errors: none");
         return;

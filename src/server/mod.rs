@@ -14,9 +14,9 @@ use std::io::{self, Read, Write};
 use std::time::SystemTime;
 
 use crate::net::{self, BlockingStream, ConnectError};
-use crate::protocol::resp;
 use crate::protocol::value::{self, Value};
 use crate::protocol::wire::Protocol;
+use crate::protocol::{memcache_binary, resp};
 use crate::target::Target;
 
 pub use info::Info;
@@ -167,6 +167,8 @@ pub struct Control {
     stream: BlockingStream,
     buf: Vec<u8>,
     protocol: Protocol,
+    /// memcached behind SASL: `stats` in the binary protocol.
+    binary_stats: bool,
 }
 
 impl Control {
@@ -184,6 +186,7 @@ impl Control {
             stream: net::connect_blocking(target)?.0,
             buf: Vec::with_capacity(16 * 1024),
             protocol: target.protocol,
+            binary_stats: target.protocol == Protocol::MemcacheBinary && target.auth.is_some(),
         })
     }
 
@@ -246,6 +249,19 @@ impl Control {
     /// `INFO all`, telling a target that answers without INFO (`Ok(None)`: an
     /// error reply, as from some proxies) from a connection that failed (`Err`).
     pub fn info_checked(&mut self) -> io::Result<Option<Info>> {
+        if self.binary_stats {
+            // memcached with SASL (-S) speaks only the binary protocol, so
+            // its statistics are asked for in binary, after the handshake's
+            // authentication.
+            let mut request = Vec::new();
+            memcache_binary::encode_stat(&mut request);
+            self.stream.write_all(&request)?;
+            let text = self.read_until(|buf| match memcache_binary::stats_as_text(buf) {
+                Ok(found) => found.map(Ok),
+                Err(e) => Some(Err(io::Error::new(io::ErrorKind::InvalidData, e))),
+            })?;
+            return Ok(Some(memcached::parse_stats(&text, SystemTime::now())));
+        }
         if self.protocol.is_memcache() {
             // Text `stats` on its own connection works whichever protocol the
             // benchmark's connections speak: memcached picks per connection.

@@ -25,6 +25,9 @@ pub struct ErrorCounts {
     /// RESP3 push frames (invalidations, pub/sub messages): no error, and
     /// answering no request, so counted here rather than in any op's row.
     pub pushes: u64,
+    /// RESP3 attribute frames (`|`) skipped before or inside replies: no
+    /// error, and answering no request, so counted beside pushes.
+    pub attributes: u64,
 }
 
 impl ErrorCounts {
@@ -69,5 +72,6 @@ impl AddAssign<&ErrorCounts> for ErrorCounts {
         self.protocol += other.protocol;
         self.lost_requests += other.lost_requests;
         self.pushes += other.pushes;
+        self.attributes += other.attributes;
     }
 }

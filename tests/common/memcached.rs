@@ -1,18 +1,28 @@
 //! A private memcached on a free loopback port for the tests, and its own
-//! counters (`stats`), the witness of what kvbench sent.
+//! counters (`stats`), the witness of what kvbench sent; optionally behind
+//! SASL (`-S`) with a private sasldb, where `stats` is read in binary.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::free_port;
+use super::{TempDir, free_port};
+
+/// The credentials of a SASL memcached, and the directory of its sasldb and
+/// configuration (removed when dropped).
+pub struct Sasl {
+    dir: TempDir,
+    pub user: String,
+    pub password: String,
+}
 
 /// A private memcached on a free loopback port, stopped when dropped.
 pub struct Memcached {
     child: Child,
     /// Its TCP port on 127.0.0.1.
     pub port: u16,
+    sasl: Option<Sasl>,
 }
 
 impl Memcached {
@@ -29,6 +39,82 @@ impl Memcached {
             }
         }
         panic!("memcached did not start on any of 5 free ports");
+    }
+
+    /// Starts one with SASL (`-S`) that knows only `user` / `password`, from a
+    /// private sasldb (`saslpasswd2`, from Debian's sasl2-bin).
+    pub fn start_sasl(user: &str, password: &str) -> Memcached {
+        let dir = TempDir::new("memcached-sasl");
+        let db = dir.path("sasldb2");
+        let mut add = Command::new("saslpasswd2")
+            .args(["-a", "memcached", "-c", "-f", db.to_str().unwrap(), "-p", user])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot run saslpasswd2 ({e}); install it with `apt-get install -y sasl2-bin` or run `make test`, which does")
+            });
+        add.stdin
+            .take()
+            .unwrap()
+            .write_all(password.as_bytes())
+            .unwrap();
+        assert!(add.wait().unwrap().success(), "saslpasswd2 failed");
+        let conf = format!("mech_list: plain\nsasldb_path: {}\n", db.display());
+        std::fs::write(dir.path("memcached.conf"), conf).unwrap();
+        let sasl = Sasl {
+            dir,
+            user: user.into(),
+            password: password.into(),
+        };
+        for _ in 0..5 {
+            if let Some(mut m) = Memcached::spawn_sasl(free_port(), &sasl) {
+                m.sasl = Some(sasl);
+                if m.stat("pid") == u64::from(m.child.id()) {
+                    return m;
+                }
+                panic!("another memcached answered on {}", m.port);
+            }
+        }
+        panic!("memcached -S did not start on any of 5 free ports");
+    }
+
+    /// A SASL memcached on `port`, once it accepts connections.
+    fn spawn_sasl(port: u16, sasl: &Sasl) -> Option<Memcached> {
+        let child = Command::new("memcached")
+            .args([
+                "-l",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+                "-U",
+                "0",
+                "-m",
+                "64",
+            ])
+            .args(["-u", "root", "-S"])
+            .env("SASL_CONF_PATH", &sasl.dir.0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut m = Memcached {
+            child,
+            port,
+            sasl: None,
+        };
+        let give_up = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < give_up {
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(m);
+            }
+            if m.child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = m.child.kill();
+        let _ = m.child.wait();
+        None
     }
 
     /// Kills the server and starts a new one on the same port (its counters
@@ -59,7 +145,11 @@ impl Memcached {
             .unwrap_or_else(|e| {
                 panic!("cannot start memcached ({e}); install it with `apt-get install -y memcached` or run `make test`, which does")
             });
-        let mut m = Memcached { child, port };
+        let mut m = Memcached {
+            child,
+            port,
+            sasl: None,
+        };
         let give_up = Instant::now() + Duration::from_secs(5);
         while Instant::now() < give_up {
             // The listener must be this process: another test's memcached
@@ -89,6 +179,9 @@ impl Memcached {
 
     /// memcached's own counter `name` from `stats`.
     pub fn stat(&self, name: &str) -> u64 {
+        if let Some(sasl) = &self.sasl {
+            return self.binary_stat(sasl, name);
+        }
         let mut s = self.connect();
         s.write_all(b"stats\r\n").unwrap();
         let mut reply = Vec::new();
@@ -102,6 +195,64 @@ impl Memcached {
         let prefix = format!("STAT {name} ");
         text.lines()
             .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no {name} in stats"))
+            .trim()
+            .parse()
+            .unwrap()
+    }
+}
+
+/// A binary-protocol request header and body.
+fn binary_request(opcode: u8, key: &[u8], value: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x80, opcode];
+    out.extend_from_slice(&(key.len() as u16).to_be_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]);
+    out.extend_from_slice(&((key.len() + value.len()) as u32).to_be_bytes());
+    out.extend_from_slice(&[0; 12]);
+    out.extend_from_slice(key);
+    out.extend_from_slice(value);
+    out
+}
+
+/// One binary response: status, key, value.
+fn binary_response(s: &mut TcpStream) -> (u16, Vec<u8>, Vec<u8>) {
+    let mut header = [0; 24];
+    s.read_exact(&mut header).unwrap();
+    let key_len = usize::from(u16::from_be_bytes([header[2], header[3]]));
+    let extras = usize::from(header[4]);
+    let status = u16::from_be_bytes([header[6], header[7]]);
+    let body_len = u32::from_be_bytes(header[8..12].try_into().unwrap()) as usize;
+    let mut body = vec![0; body_len];
+    s.read_exact(&mut body).unwrap();
+    let value = body.split_off(extras + key_len);
+    (status, body[extras..].to_vec(), value)
+}
+
+impl Memcached {
+    /// `name` from a binary `Stat`, after SASL PLAIN.
+    fn binary_stat(&self, sasl: &Sasl, name: &str) -> u64 {
+        let mut s = self.connect();
+        let data = format!("\0{}\0{}", sasl.user, sasl.password);
+        s.write_all(&binary_request(0x21, b"PLAIN", data.as_bytes()))
+            .unwrap();
+        assert_eq!(
+            binary_response(&mut s).0,
+            0,
+            "SASL refused the test's password"
+        );
+        s.write_all(&binary_request(0x10, b"", b"")).unwrap();
+        let mut found = None;
+        loop {
+            let (status, key, value) = binary_response(&mut s);
+            assert_eq!(status, 0);
+            if key.is_empty() {
+                break;
+            }
+            if key == name.as_bytes() {
+                found = Some(String::from_utf8(value).unwrap());
+            }
+        }
+        found
             .unwrap_or_else(|| panic!("no {name} in stats"))
             .trim()
             .parse()

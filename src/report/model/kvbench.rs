@@ -160,6 +160,9 @@ pub struct Errors {
     /// RESP3 push frames received (absent from reports before RESP3).
     #[serde(default)]
     pub pushes: u64,
+    /// RESP3 attribute frames skipped (absent from reports before they were counted).
+    #[serde(default)]
+    pub attributes: u64,
 }
 
 /// How requests arrive with `--rate`.
