@@ -7,26 +7,12 @@
 mod common;
 
 use common::memcached::Memcached;
-use common::{TempDir, kvbench_json, read_json, u};
+use common::{TempDir, assert_no_faults, kvbench_json, read_json, total, u};
 use serde_json::Value;
-
-/// `kvbench.totals.<op>.<field>`.
-fn total(doc: &Value, op: &str, field: &str) -> u64 {
-    u(&doc["kvbench"]["totals"][op][field])
-}
 
 /// Asserts the run had no errors of any kind.
 fn assert_clean(doc: &Value, what: &str) {
-    let errors = &doc["kvbench"]["errors"];
-    for kind in [
-        "connection",
-        "protocol",
-        "lost_requests",
-        "refused",
-        "timeouts",
-    ] {
-        assert_eq!(errors[kind], 0, "{what}: {kind} in {errors}");
-    }
+    assert_no_faults(doc, what);
     for op in ["SET", "GET"] {
         assert_eq!(total(doc, op, "errors"), 0, "{what}: {op} errors");
     }

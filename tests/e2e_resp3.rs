@@ -11,25 +11,11 @@ use std::net::TcpStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::scripted_server::{Next, Script, ScriptedServer};
-use common::{Redis, kvbench_at, kvbench_json, u};
+use common::{Redis, assert_no_faults, kvbench_at, kvbench_json, total, u};
 use serde_json::Value;
 
-/// `kvbench.totals.<op>.<field>`.
-fn total(doc: &Value, op: &str, field: &str) -> u64 {
-    u(&doc["kvbench"]["totals"][op][field])
-}
-
 fn assert_clean(doc: &Value) {
-    let errors = &doc["kvbench"]["errors"];
-    for kind in [
-        "connection",
-        "protocol",
-        "lost_requests",
-        "refused",
-        "timeouts",
-    ] {
-        assert_eq!(errors[kind], 0, "{kind} in {errors}");
-    }
+    assert_no_faults(doc, "the run");
 }
 
 #[test]

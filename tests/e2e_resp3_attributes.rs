@@ -79,16 +79,8 @@ fn attributes_before_replies_are_counted_and_every_reply_still_matched() {
         &[],
     );
     let doc = &report.doc;
+    common::assert_no_faults(doc, "the run");
     let errors = &doc["kvbench"]["errors"];
-    for kind in [
-        "connection",
-        "protocol",
-        "lost_requests",
-        "refused",
-        "timeouts",
-    ] {
-        assert_eq!(errors[kind], 0, "{kind} in {errors}");
-    }
     let script = server.script();
     let sent = |n: &AtomicU64| n.load(Ordering::SeqCst);
     let total = |op: &str, field: &str| u(&doc["kvbench"]["totals"][op][field]);

@@ -429,6 +429,26 @@ pub fn read_json(path: &Path) -> Value {
 }
 
 /// A JSON value that must be an unsigned integer.
+/// `kvbench.totals.<op>.<field>` of a report.
+pub fn total(doc: &Value, op: &str, field: &str) -> u64 {
+    u(&doc["kvbench"]["totals"][op][field])
+}
+
+/// Asserts that a run lost no connection, request or reply: no connection,
+/// protocol, refused or timeout errors and no lost requests.
+pub fn assert_no_faults(doc: &Value, what: &str) {
+    let errors = &doc["kvbench"]["errors"];
+    for kind in [
+        "connection",
+        "protocol",
+        "lost_requests",
+        "refused",
+        "timeouts",
+    ] {
+        assert_eq!(errors[kind], 0, "{what}: {kind} in {errors}");
+    }
+}
+
 pub fn u(v: &Value) -> u64 {
     v.as_u64()
         .unwrap_or_else(|| panic!("{v} is not an unsigned integer"))
