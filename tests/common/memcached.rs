@@ -155,10 +155,13 @@ impl Memcached {
             // The listener must be this process: another test's memcached
             // may hold the port this one failed to bind.
             if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                if m.stat("pid") == u64::from(m.child.id()) {
-                    return Some(m);
+                // A server still coming up may reset the first connection:
+                // that is "not ready yet", not a failure.
+                match m.try_stat("pid") {
+                    Ok(pid) if pid == u64::from(m.child.id()) => return Some(m),
+                    Ok(_) => break,
+                    Err(_) => {}
                 }
-                break;
             }
             if m.child.try_wait().unwrap().is_some() {
                 break;
@@ -182,23 +185,33 @@ impl Memcached {
         if let Some(sasl) = &self.sasl {
             return self.binary_stat(sasl, name);
         }
-        let mut s = self.connect();
-        s.write_all(b"stats\r\n").unwrap();
+        self.try_stat(name)
+            .unwrap_or_else(|e| panic!("stats from memcached on {}: {e}", self.port))
+    }
+
+    /// [`Memcached::stat`] over the text protocol, with I/O errors returned.
+    fn try_stat(&self, name: &str) -> std::io::Result<u64> {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port))?;
+        s.set_read_timeout(Some(Duration::from_secs(5)))?;
+        s.write_all(b"stats\r\n")?;
         let mut reply = Vec::new();
         let mut chunk = [0; 4096];
         while !reply.ends_with(b"END\r\n") {
-            let n = s.read(&mut chunk).unwrap();
-            assert!(n > 0, "memcached closed the stats connection");
+            let n = s.read(&mut chunk)?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
             reply.extend_from_slice(&chunk[..n]);
         }
         let text = String::from_utf8(reply).unwrap();
         let prefix = format!("STAT {name} ");
-        text.lines()
+        Ok(text
+            .lines()
             .find_map(|l| l.strip_prefix(&prefix))
             .unwrap_or_else(|| panic!("no {name} in stats"))
             .trim()
             .parse()
-            .unwrap()
+            .unwrap())
     }
 }
 
