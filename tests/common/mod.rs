@@ -46,8 +46,12 @@ impl TempDir {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_nanos();
+        // Tests of one binary run in parallel threads of one process: a counter
+        // keeps two directories made in the same nanosecond apart.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir =
-            std::env::temp_dir().join(format!("kvbench-{tag}-{}-{nanos}", std::process::id()));
+            std::env::temp_dir().join(format!("kvbench-{tag}-{}-{nanos}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
     }
