@@ -9,7 +9,7 @@ use proptest::sample::{Index, select};
 use proptest::test_runner::TestCaseError;
 use proptest::{prop_assert, prop_assert_eq, prop_oneof, proptest};
 
-use super::resp::{Reply, decode, encode_get, encode_set};
+use super::resp::{Dialect, Reply, decode, decode_as, encode_get, encode_set};
 use super::tests::parse_command;
 
 /// A valid reply of any shape, built by the strategy and encoded by a
@@ -129,14 +129,20 @@ fn fragment() -> impl Strategy<Value = &'static [u8]> {
     ])
 }
 
-/// Checks what must hold for any input: a complete reply is reported with a
-/// consumed length inside the buffer, decodes identically from exactly those
+/// Checks what must hold for any input, in either dialect: a complete reply
+/// is reported with a consumed length inside the buffer, is never a bare
+/// attribute (those are skipped), decodes identically from exactly those
 /// bytes, and is reported incomplete from any shorter prefix.
-fn check_decode_is_consistent(bytes: &[u8]) -> Result<(), TestCaseError> {
+pub(super) fn check_decode_is_consistent(
+    bytes: &[u8],
+    dialect: Dialect,
+) -> Result<(), TestCaseError> {
+    let decode = |bytes| decode_as(bytes, dialect);
     let Ok(Some((reply, consumed))) = decode(bytes) else {
         return Ok(());
     };
     prop_assert!(consumed > 0 && consumed <= bytes.len());
+    prop_assert!(!matches!(reply, Reply::Attribute(_)));
     prop_assert_eq!(decode(&bytes[..consumed]), Ok(Some((reply, consumed))));
     for cut in 0..consumed {
         prop_assert_eq!(decode(&bytes[..cut]), Ok(None));
@@ -149,12 +155,12 @@ proptest! {
 
     #[test]
     fn never_panics_on_random_bytes(bytes in vec(any::<u8>(), 0..256)) {
-        check_decode_is_consistent(&bytes)?;
+        check_decode_is_consistent(&bytes, Dialect::Resp2)?;
     }
 
     #[test]
     fn never_panics_on_random_resp_fragments(fragments in vec(fragment(), 0..48)) {
-        check_decode_is_consistent(&fragments.concat())?;
+        check_decode_is_consistent(&fragments.concat(), Dialect::Resp2)?;
     }
 }
 

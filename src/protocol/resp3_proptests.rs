@@ -272,21 +272,9 @@ fn fragment() -> impl Strategy<Value = &'static [u8]> {
     ])
 }
 
-/// Checks what must hold for any input: a complete reply is reported with a
-/// consumed length inside the buffer, decodes identically from exactly those
-/// bytes, and is reported incomplete from any shorter prefix.
+/// The consistency check shared with the RESP2 property tests, in RESP3.
 fn check_decode_is_consistent(bytes: &[u8]) -> Result<(), TestCaseError> {
-    let decode = |bytes| decode_as(bytes, Dialect::Resp3);
-    let Ok(Some((reply, consumed))) = decode(bytes) else {
-        return Ok(());
-    };
-    prop_assert!(consumed > 0 && consumed <= bytes.len());
-    prop_assert!(!matches!(reply, Reply::Attribute(_)));
-    prop_assert_eq!(decode(&bytes[..consumed]), Ok(Some((reply, consumed))));
-    for cut in 0..consumed {
-        prop_assert_eq!(decode(&bytes[..cut]), Ok(None));
-    }
-    Ok(())
+    super::proptests::check_decode_is_consistent(bytes, Dialect::Resp3)
 }
 
 proptest! {
