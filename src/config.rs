@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub mod cluster;
 mod commands;
 mod compat;
 mod connection;
@@ -30,6 +31,7 @@ use compat::{build_seed, build_semantics};
 use connection::build_target;
 use data::build_keys;
 use load::{build_faults, build_rate, build_stop, build_sweep};
+pub use cluster::{ClusterOptions, ReadFrom};
 pub use sweep::{Cell, Sweep};
 
 /// A mistake the user can fix: which flag, what is wrong, what to do.
@@ -213,6 +215,8 @@ pub struct Config {
     pub sweep: Sweep,
     /// kvbench's semantics or memtier's (`--memtier-compat`).
     pub semantics: Semantics,
+    /// `--cluster-mode`: route by slot over every master; `None` for one server.
+    pub cluster: Option<ClusterOptions>,
 }
 
 impl Config {
@@ -310,6 +314,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         faults: build_faults(&a)?,
         sweep,
         semantics: build_semantics(&a),
+        cluster: None,
     })
 }
 

@@ -10,6 +10,7 @@ use std::thread::{self, JoinHandle};
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
 
+use crate::cluster::topology::WorkerCluster;
 use crate::config::{Config, Pinning, UsageError};
 use crate::interrupt::Interrupt;
 use crate::placement::{self, Facts, Placement, ServerCpus};
@@ -78,12 +79,15 @@ pub fn plan(config: &Config, server_info: Option<&Info>) -> Result<Placement, Us
 }
 
 /// Spawns and pins the workers; each opens its connections.
+/// `cluster` holds one entry per thread for `--cluster-mode`, none otherwise.
 pub fn spawn(
     config: &Arc<Config>,
     placement: &Placement,
     interrupt: &Interrupt,
+    cluster: Vec<WorkerCluster>,
 ) -> Result<Crew, RunError> {
     let cpus = placement.threads.clone();
+    let mut cluster = cluster.into_iter();
     let (report_tx, reports) = unbounded();
     let mut commands = Vec::new();
     let mut handles = Vec::new();
@@ -95,6 +99,7 @@ pub fn spawn(
             config: Arc::clone(config),
             commands: rx,
             reports: report_tx.clone(),
+            cluster: cluster.next(),
         };
         let handle = thread::Builder::new()
             .name(format!("kvbench-{thread}"))

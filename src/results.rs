@@ -9,12 +9,16 @@
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
+pub mod cluster;
+
 use crate::placement::Placement;
 use crate::server::{Info, PhaseEvidence};
 use crate::stats::Stats;
 use crate::stats::series::Second;
 use crate::variance::Variance;
 use crate::workload::ops::OpTable;
+
+pub use cluster::{ClusterContext, ClusterNode, NodeEvidence, NodeRole};
 
 /// Which part of the schedule a phase was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +100,9 @@ pub struct PhaseResult {
     /// a changed password). `None` when the evidence is there, or when the
     /// target never answers INFO (some proxies), which is no loss.
     pub evidence_lost: Option<String>,
+    /// `--cluster-mode`: each node's own evidence (`server` then holds their
+    /// sum); empty for one server.
+    pub nodes: Vec<NodeEvidence>,
 }
 
 /// Why a phase that ran to its end still did not offer its whole load.
@@ -232,6 +239,8 @@ pub struct Results {
     pub interrupted: Option<(Phase, i32)>,
     /// Where the worker threads ran, and why.
     pub placement: Option<Placement>,
+    /// `--cluster-mode`: the nodes found at the start.
+    pub cluster: Option<ClusterContext>,
 }
 
 impl Results {

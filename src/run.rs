@@ -73,7 +73,7 @@ pub fn run(
     let empty = Stats::for_config(&config)
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
     let placement = crew::plan(&config, server_info.as_ref())?;
-    let crew = crew::spawn(&config, &placement, interrupt)
+    let crew = crew::spawn(&config, &placement, interrupt, Vec::new())
         .map_err(|e| unless_interrupted(interrupt, e))?;
     if let Err(e) = crew::await_ready(&crew, &config) {
         crew.shutdown();
@@ -335,6 +335,7 @@ fn run_phase(
         server: None,
         interrupted: false,
         evidence_lost: None,
+        nodes: Vec::new(),
     };
     finish_hdr_files(config, hlogs, &result);
     progress.end_phase(&result);

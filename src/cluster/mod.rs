@@ -6,3 +6,4 @@
 pub mod map;
 pub mod redirect;
 pub mod slot;
+pub mod topology;

@@ -27,13 +27,19 @@ pub enum ServerErrorKind {
     Moved,
     /// `ASK`: the key's slot is migrating to another cluster node.
     Ask,
+    /// `TRYAGAIN`: a multi-key request met a slot in migration; retry later.
+    TryAgain,
+    /// `CLUSTERDOWN`: the cluster cannot serve the slot now.
+    ClusterDown,
+    /// `CROSSSLOT`: the keys of one request hash to different slots.
+    CrossSlot,
     /// Any other first word.
     Other,
 }
 
 impl ServerErrorKind {
     /// Every kind, in declaration order, for reports that list them all.
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 15] = [
         Self::Err,
         Self::Oom,
         Self::Loading,
@@ -45,6 +51,9 @@ impl ServerErrorKind {
         Self::NoPerm,
         Self::Moved,
         Self::Ask,
+        Self::TryAgain,
+        Self::ClusterDown,
+        Self::CrossSlot,
         Self::Other,
     ];
 
@@ -66,6 +75,9 @@ impl ServerErrorKind {
             b"NOPERM" => Self::NoPerm,
             b"MOVED" => Self::Moved,
             b"ASK" => Self::Ask,
+            b"TRYAGAIN" => Self::TryAgain,
+            b"CLUSTERDOWN" => Self::ClusterDown,
+            b"CROSSSLOT" => Self::CrossSlot,
             _ => Self::Other,
         }
     }
@@ -85,6 +97,9 @@ impl ServerErrorKind {
             Self::NoPerm => "NOPERM",
             Self::Moved => "MOVED",
             Self::Ask => "ASK",
+            Self::TryAgain => "TRYAGAIN",
+            Self::ClusterDown => "CLUSTERDOWN",
+            Self::CrossSlot => "CROSSSLOT",
             Self::Other => "OTHER",
         }
     }

@@ -20,6 +20,7 @@ fn run(n: u32, count: u64, secs: u64) -> PhaseResult {
         server: None,
         interrupted: false,
         evidence_lost: None,
+        nodes: Vec::new(),
     }
 }
 
@@ -33,6 +34,7 @@ fn best_and_worst_are_chosen_by_rate_not_position() {
         planned_runs: 3,
         interrupted: None,
         placement: None,
+        cluster: None,
     };
     assert_eq!(r.best(), Some(2));
     assert_eq!(r.worst(), Some(1));
@@ -51,6 +53,7 @@ fn aggregate_rate_is_all_requests_over_all_time() {
         planned_runs: 2,
         interrupted: None,
         placement: None,
+        cluster: None,
     };
     let agg = r.aggregate().unwrap();
     assert_eq!(rate(agg.stats.ops[0].count, agg.duration), 100.0);
@@ -66,6 +69,7 @@ fn a_single_run_is_all_stats() {
         planned_runs: 1,
         interrupted: None,
         placement: None,
+        cluster: None,
     };
     assert_eq!(r.sections()[0].title, "ALL STATS");
 }

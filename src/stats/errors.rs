@@ -28,6 +28,16 @@ pub struct ErrorCounts {
     /// RESP3 attribute frames (`|`) skipped before or inside replies: no
     /// error, and answering no request, so counted beside pushes.
     pub attributes: u64,
+    /// `--cluster-mode`: requests sent again after `-TRYAGAIN` or
+    /// `-CLUSTERDOWN`, after a bounded backoff. A retried reply is no error;
+    /// one past `--max-redirects` is counted by kind in `server`.
+    pub retries: u64,
+    /// `--cluster-mode`: requests not sent because their node's connection
+    /// was down (the node died or is being failed over); the other nodes'
+    /// requests go on.
+    pub node_down: u64,
+    /// `--cluster-mode`: slot-map refreshes asked for after a MOVED.
+    pub refreshes: u64,
 }
 
 impl ErrorCounts {
@@ -46,7 +56,12 @@ impl ErrorCounts {
     /// Every failure, for `--max-errors`: error replies, lost connections,
     /// refused reconnects, timeouts and protocol errors.
     pub fn total(&self) -> u64 {
-        self.server_total() + self.connection + self.refused + self.timeouts + self.protocol
+        self.server_total()
+            + self.connection
+            + self.refused
+            + self.timeouts
+            + self.protocol
+            + self.node_down
     }
 
     /// True when nothing went wrong.
@@ -57,6 +72,7 @@ impl ErrorCounts {
             && self.timeouts == 0
             && self.protocol == 0
             && self.lost_requests == 0
+            && self.node_down == 0
     }
 }
 
@@ -73,5 +89,8 @@ impl AddAssign<&ErrorCounts> for ErrorCounts {
         self.lost_requests += other.lost_requests;
         self.pushes += other.pushes;
         self.attributes += other.attributes;
+        self.retries += other.retries;
+        self.node_down += other.node_down;
+        self.refreshes += other.refreshes;
     }
 }

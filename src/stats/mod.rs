@@ -7,9 +7,11 @@
 //! per-thread percentiles is a number that describes nothing.
 
 mod errors;
+pub mod nodes;
 pub mod series;
 
 pub use errors::ErrorCounts;
+pub use nodes::NodeStats;
 
 use std::ops::AddAssign;
 
@@ -86,6 +88,11 @@ pub struct OpStats {
     pub response_us: Option<Histogram<u64>>,
     /// Exact sum of the response times in µs.
     pub response_sum_us: u64,
+    /// `--cluster-mode`: `-MOVED` replies followed (memtier's MOVED/sec);
+    /// not in `count`, since the request was answered elsewhere.
+    pub moved: u64,
+    /// `--cluster-mode`: `-ASK` replies followed (memtier's ASK/sec).
+    pub ask: u64,
 }
 
 impl OpStats {
@@ -106,6 +113,8 @@ impl OpStats {
             never_sent: 0,
             response_us: None,
             response_sum_us: 0,
+            moved: 0,
+            ask: 0,
         })
     }
 
@@ -141,6 +150,8 @@ impl OpStats {
             h.reset();
         }
         self.response_sum_us = 0;
+        self.moved = 0;
+        self.ask = 0;
         if let Some(h) = self.response_us.as_mut() {
             h.reset();
         }
@@ -230,6 +241,8 @@ impl AddAssign<&OpStats> for OpStats {
         self.service_sum_us += other.service_sum_us;
         self.never_sent += other.never_sent;
         self.response_sum_us += other.response_sum_us;
+        self.moved += other.moved;
+        self.ask += other.ask;
         // The histograms auto-resize, so adding cannot fail for lack of range.
         let _ = self.latency_us.add(&other.latency_us);
         merge_optional(&mut self.service_us, &other.service_us);
@@ -268,6 +281,8 @@ pub struct Stats {
     pub errors: ErrorCounts,
     /// With `--rate` only: schedule lag (actual − intended send) in µs.
     pub lag_us: Option<Histogram<u64>>,
+    /// `--cluster-mode`: what each node answered (empty for one server).
+    pub nodes: Vec<NodeStats>,
 }
 
 impl Stats {
@@ -297,6 +312,7 @@ impl Stats {
             } else {
                 None
             },
+            nodes: Vec::new(),
         })
     }
 
@@ -383,6 +399,9 @@ impl Stats {
         if let Some(h) = self.lag_us.as_mut() {
             h.reset();
         }
+        for node in &mut self.nodes {
+            node.reset();
+        }
     }
 }
 
@@ -398,6 +417,7 @@ impl AddAssign<&Stats> for Stats {
         }
         self.errors += &other.errors;
         merge_optional(&mut self.lag_us, &other.lag_us);
+        nodes::merge_nodes(&mut self.nodes, &other.nodes);
     }
 }
 

@@ -45,7 +45,15 @@ fn error_cause(
         ),
         ServerErrorKind::Moved | ServerErrorKind::Ask => write!(
             f,
-            "The target is a cluster node that does not own these keys; benchmark a standalone server or one node's slots."
+            "The target is a cluster node that does not own these keys; add --cluster-mode to route by slot, or raise --max-redirects if the cluster was resharding."
+        ),
+        ServerErrorKind::TryAgain | ServerErrorKind::ClusterDown => write!(
+            f,
+            "The cluster could not serve these slots (a migration or a failover in progress, or slots without a master); check CLUSTER INFO and run again once cluster_state is ok."
+        ),
+        ServerErrorKind::CrossSlot => write!(
+            f,
+            "A command's keys hash to different slots; give the keys one hash tag (--key-prefix 'user:{{1}}:') so that they share a slot."
         ),
         ServerErrorKind::WrongType => write!(
             f,

@@ -28,6 +28,7 @@ use mio::{Events, Interest, Poll, Token};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
+use crate::cluster::topology::WorkerCluster;
 use crate::config::{Config, Stop};
 use crate::conn::Conn;
 use crate::interrupt::Interrupt;
@@ -138,6 +139,8 @@ pub struct WorkerBuilder {
     pub interrupt: Interrupt,
     /// Reports to the master.
     pub reports: Sender<Report>,
+    /// `--cluster-mode`: the topology and the refresher.
+    pub cluster: Option<WorkerCluster>,
 }
 
 /// A worker whose connections are all open and prepared.
