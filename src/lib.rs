@@ -28,6 +28,9 @@
 //! - [`net`]: connecting, TLS (`--tls`, rustls), and the handshake per protocol
 //!   (HELLO/AUTH/SELECT/PING; none for memcached).
 //! - [`conn`]: one connection's state machine, buffers, in-flight queue, per-reply timing.
+//! - [`client`]: one client's request stream and schedule, routed to one connection
+//!   per node ([`client::route`]: one server, or a cluster's slot map), and the
+//!   redirects it follows.
 //! - [`worker`]: one thread: mio `Poll`, its connections, timerfd wake-ups,
 //!   reconnects, per-second reports to the master.
 //! - [`timer`]: the timerfd, and a thread's CPU time.
@@ -50,6 +53,7 @@
 //! - [`compare`]: `kvbench compare`, reports side by side.
 
 pub mod cli;
+pub mod client;
 pub mod cluster;
 pub mod command;
 pub mod compare;

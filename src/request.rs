@@ -47,6 +47,24 @@ pub struct Queued {
     pub key: u64,
     /// Its encoded length in bytes.
     pub len: u32,
+    /// `--cluster-mode`: redirects and retries it has followed so far.
+    pub redirects: u8,
+    /// An `ASKING` sent ahead of a redirected request: its reply answers
+    /// no request of the workload and is not counted.
+    pub asking: bool,
+}
+
+impl Queued {
+    /// The `ASKING` that precedes a request sent after `-ASK`.
+    pub const ASKING: Queued = Queued {
+        op: 0,
+        row: 0,
+        counts_hits: false,
+        key: 0,
+        len: 0,
+        redirects: 0,
+        asking: true,
+    };
 }
 
 /// The request stream of one connection during one phase.
@@ -91,6 +109,32 @@ impl<'v> Fill<'v> for Draw<'_, 'v> {
     fn rand_int(&mut self) -> Option<u64> {
         let range = self.rand_range?;
         Some(self.rng.random_range(range.min..=range.max))
+    }
+}
+
+/// The placeholders of a request sent again: its first key as before.
+struct Again<'a, 'v> {
+    first: Option<u64>,
+    draw: Draw<'a, 'v>,
+}
+
+impl<'v> Fill<'v> for Again<'_, 'v> {
+    #[inline]
+    fn key(&mut self) -> u64 {
+        match self.first.take() {
+            Some(key) => key,
+            None => self.draw.key(),
+        }
+    }
+
+    #[inline]
+    fn data(&mut self) -> &'v [u8] {
+        self.draw.data()
+    }
+
+    #[inline]
+    fn rand_int(&mut self) -> Option<u64> {
+        self.draw.rand_int()
     }
 }
 
@@ -273,7 +317,50 @@ impl RequestSource {
                 .is_some_and(|r| r.counts_hits),
             key: first_key.unwrap_or(0),
             len: u32::try_from(len).unwrap_or(u32::MAX),
+            redirects: 0,
+            asking: false,
         })
+    }
+
+    /// Appends `queued`'s request again (after a redirect): the same op and
+    /// first key, fresh values and further keys. Returns what to keep of it,
+    /// with its redirect count carried over.
+    pub fn encode_again(
+        &mut self,
+        queued: Queued,
+        out: &mut Vec<u8>,
+        prefix: &[u8],
+        values: &ValuePool,
+    ) -> Queued {
+        let index = usize::from(queued.op);
+        let (Some(op), Some(keys)) = (self.ops.ops.get(index), self.keys.get_mut(index)) else {
+            return queued;
+        };
+        let len = match op.encoding {
+            // A cluster speaks RESP: the pair's dedicated encoders.
+            Encoding::Set => {
+                let value = values.next(&mut self.rng);
+                resp::encode_set(out, prefix, queued.key, value)
+            }
+            Encoding::Get => resp::encode_get(out, prefix, queued.key),
+            Encoding::Template => {
+                let mut draw = Again {
+                    first: Some(queued.key),
+                    draw: Draw {
+                        keys,
+                        rng: &mut self.rng,
+                        values,
+                        rand_range: self.rand_range,
+                        first_key: None,
+                    },
+                };
+                op.template.encode(out, prefix, &mut draw)
+            }
+        };
+        Queued {
+            len: u32::try_from(len).unwrap_or(u32::MAX),
+            ..queued
+        }
     }
 }
 

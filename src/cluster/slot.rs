@@ -68,6 +68,34 @@ pub fn numbered_key_slot(prefix: &[u8], number: u64) -> u16 {
     crc16_parts(prefix, digits) % SLOTS
 }
 
+/// Argument `index` (0 = the command name) of one RESP-encoded request, as
+/// kvbench encodes them (`*N` then `$len` bulk strings); `None` when the
+/// request has fewer arguments or is not in that shape (an inline command).
+pub fn resp_arg(request: &[u8], index: usize) -> Option<&[u8]> {
+    let mut rest = request.strip_prefix(b"*")?;
+    let (count, after) = number(rest)?;
+    if index >= count {
+        return None;
+    }
+    rest = after;
+    for i in 0..=index {
+        let (len, after) = number(rest.strip_prefix(b"$")?)?;
+        let arg = after.get(..len)?;
+        if i == index {
+            return Some(arg);
+        }
+        rest = after.get(len + 2..)?;
+    }
+    None
+}
+
+/// A decimal number and what follows its `\r\n`.
+fn number(bytes: &[u8]) -> Option<(usize, &[u8])> {
+    let end = bytes.iter().position(|&b| b == b'\r')?;
+    let n = std::str::from_utf8(&bytes[..end]).ok()?.parse().ok()?;
+    Some((n, bytes.get(end + 2..)?))
+}
+
 /// CRC16 of `a` followed by `b`.
 fn crc16_parts(a: &[u8], b: &[u8]) -> u16 {
     b.iter().fold(crc16(a), |crc, &byte| {
@@ -77,7 +105,18 @@ fn crc16_parts(a: &[u8], b: &[u8]) -> u16 {
 
 #[cfg(test)]
 mod tests {
-    use super::{crc16, hashed_part, key_slot, numbered_key_slot};
+    use super::{crc16, hashed_part, key_slot, numbered_key_slot, resp_arg};
+
+    #[test]
+    fn arguments_are_found_in_an_encoded_request() {
+        let req = b"*3\r\n$3\r\nSET\r\n$9\r\n{u1}:key7\r\n$2\r\nab\r\n";
+        assert_eq!(resp_arg(req, 0), Some(&b"SET"[..]));
+        assert_eq!(resp_arg(req, 1), Some(&b"{u1}:key7"[..]));
+        assert_eq!(resp_arg(req, 2), Some(&b"ab"[..]));
+        assert_eq!(resp_arg(req, 3), None);
+        assert_eq!(resp_arg(b"PING\r\n", 0), None);
+        assert_eq!(resp_arg(b"*2\r\n$3\r\nGET\r\n$9\r\nshort", 1), None);
+    }
 
     #[test]
     fn crc16_matches_the_specifications_check_value() {

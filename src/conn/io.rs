@@ -6,8 +6,10 @@
 use std::io::{self, Read, Write};
 use std::time::Instant;
 
-use crate::conn::{CloseReason, Conn, ConnState, micros_between};
+use crate::cluster::redirect;
+use crate::conn::{Bounce, CloseReason, Conn, ConnState, InFlight, micros_between};
 use crate::net::Handshake;
+use crate::protocol::resp::ServerErrorKind;
 use crate::protocol::wire::{self, Outcome};
 use crate::stats::Stats;
 
@@ -47,7 +49,7 @@ impl Conn {
                 // A wire without a handshake (memcached) is ready at once.
                 Ok(true) if self.expects_handshake => self.state = ConnState::Handshaking(0),
                 Ok(true) => {
-                    self.reconnect_attempts = 0;
+                    self.became_ready = true;
                     self.state = ConnState::Ready;
                 }
                 Ok(false) => return,
@@ -143,7 +145,7 @@ impl Conn {
                 answer.verdict.map_err(|_| CloseReason::Refused)?;
                 let used = answer.used;
                 self.state = if step + 1 >= handshake.replies() {
-                    self.reconnect_attempts = 0;
+                    self.became_ready = true;
                     ConnState::Ready
                 } else {
                     ConnState::Handshaking(step + 1)
@@ -155,7 +157,10 @@ impl Conn {
                         // Attributes annotate a reply and answer nothing
                         // themselves, so they are counted beside pushes.
                         stats.errors.attributes += attributes;
-                        self.record_reply(outcome, used, now, stats)?;
+                        let reply = &self.rbuf[self.rstart..self.rstart + used];
+                        let bounce = self.node.is_some() && bounces(outcome);
+                        let to = bounce.then(|| redirect_target(reply)).flatten();
+                        self.record_reply(outcome, used, now, stats, bounce.then_some(to))?;
                         used
                     }
                     Ok(None) => break,
@@ -174,13 +179,15 @@ impl Conn {
         Ok(())
     }
 
-    /// Matches a reply to the oldest request in flight and records it.
+    /// Matches a reply to the oldest request in flight and records it; a
+    /// redirect (`bounce`, cluster runs only) goes back to the client instead.
     fn record_reply(
         &mut self,
         reply: Outcome,
         used: usize,
         now: Instant,
         stats: &mut Stats,
+        bounce: Option<Option<(u16, String)>>,
     ) -> Result<(), CloseReason> {
         if reply == Outcome::Push {
             // Out-of-band data (an invalidation, a pub/sub message) answers no
@@ -195,25 +202,115 @@ impl Conn {
             return Err(CloseReason::Protocol);
         };
         self.opaque_due = self.opaque_due.wrapping_add(1);
-        let service_us = micros_between(request.sent_at, now);
-        let queued = request.queued;
-        let op = stats.op_mut(usize::from(queued.row));
-        if op.service_us.is_some() {
-            op.record_open_loop(micros_between(request.intended_at, now), service_us);
-        } else {
-            op.record(service_us);
+        if request.queued.asking {
+            // ASKING's own +OK; an error here shows again in the request's reply.
+            return Ok(());
         }
-        op.bytes_rx += used as u64;
-        op.bytes_tx += u64::from(queued.len);
-        match reply {
-            Outcome::Nil if queued.counts_hits => op.misses += 1,
-            Outcome::Value if queued.counts_hits => op.hits += 1,
-            Outcome::Error(kind) => {
-                op.count_error(kind);
-                stats.errors.count_server(kind);
+        if let (Outcome::Error(kind), Some(to)) = (reply, bounce) {
+            self.bounces.push(Bounce {
+                request,
+                kind,
+                to,
+                bytes: used,
+            });
+            return Ok(());
+        }
+        let queued = request.queued;
+        let latency = record(stats, &request, reply, used, now);
+        if let Some(node) = self.node.and_then(|n| stats.nodes.get_mut(n)) {
+            node.record(latency);
+            match reply {
+                Outcome::Nil if queued.counts_hits => node.misses += 1,
+                Outcome::Value if queued.counts_hits => node.hits += 1,
+                Outcome::Error(_) => node.errors += 1,
+                _ => {}
             }
-            _ => {}
         }
         Ok(())
     }
+}
+
+/// Counts one reply to `request` in its op's row; returns the headline
+/// latency recorded. Also used for a redirect past `--max-redirects`, which
+/// counts as the error reply it is.
+pub(crate) fn record(
+    stats: &mut Stats,
+    request: &InFlight,
+    reply: Outcome,
+    used: usize,
+    now: Instant,
+) -> u64 {
+    let service_us = micros_between(request.sent_at, now);
+    let queued = request.queued;
+    let op = stats.op_mut(usize::from(queued.row));
+    let response_us = micros_between(request.intended_at, now);
+    let headline = if op.service_us.is_some() {
+        op.record_open_loop(response_us, service_us);
+        if op.response_us.is_some() {
+            service_us
+        } else {
+            response_us
+        }
+    } else {
+        op.record(service_us);
+        service_us
+    };
+    op.bytes_rx += used as u64;
+    op.bytes_tx += u64::from(queued.len);
+    match reply {
+        Outcome::Nil if queued.counts_hits => op.misses += 1,
+        Outcome::Value if queued.counts_hits => op.hits += 1,
+        Outcome::Error(kind) => {
+            op.count_error(kind);
+            stats.errors.count_server(kind);
+        }
+        _ => {}
+    }
+    headline
+}
+
+/// Counts a bounced request that is not followed as the error reply it
+/// is, in its row and its node (`node`), timed from its first send.
+pub(crate) fn record_error(
+    stats: &mut Stats,
+    request: &InFlight,
+    kind: ServerErrorKind,
+    now: Instant,
+    node: Option<usize>,
+) {
+    let latency = record(stats, request, Outcome::Error(kind), 0, now);
+    if let Some(n) = node.and_then(|n| stats.nodes.get_mut(n)) {
+        n.record(latency);
+        n.errors += 1;
+    }
+}
+
+/// The error replies a cluster client acts on rather than counts.
+fn bounces(outcome: Outcome) -> bool {
+    matches!(
+        outcome,
+        Outcome::Error(
+            ServerErrorKind::Moved
+                | ServerErrorKind::Ask
+                | ServerErrorKind::TryAgain
+                | ServerErrorKind::ClusterDown
+        )
+    )
+}
+
+/// The slot and node a `-MOVED`/`-ASK` reply names (`None` for other
+/// replies, or one that does not parse).
+fn redirect_target(reply: &[u8]) -> Option<(u16, String)> {
+    // `-MOVED 3999 127.0.0.1:6381\r\n`, or RESP3's blob error `!<len>\r\n…\r\n`.
+    let body = match reply.first()? {
+        b'-' => &reply[1..],
+        b'!' => {
+            let start = reply.iter().position(|&b| b == b'\n')? + 1;
+            &reply[start..]
+        }
+        _ => return None,
+    };
+    let body = body.strip_suffix(b"\r\n").unwrap_or(body);
+    let redirect = redirect::parse(body)?;
+    Some((redirect.slot, redirect.node))
 }

@@ -1,6 +1,7 @@
-//! One benchmark connection: its buffers, its queue of requests in flight, and the
-//! states Connecting → Handshaking → Ready → Closed (and, after a fault, back to
-//! Connecting when the worker reconnects it). Socket reads and writes live in
+//! One benchmark connection: its socket, its buffers, its queue of requests in
+//! flight, and the states Connecting → Handshaking → Ready → Closed (and, after
+//! a fault, back to Connecting when the worker reconnects it). What to send and
+//! when belongs to its client (`crate::client`); socket reads and writes live in
 //! `conn/io.rs`.
 //!
 //! Requests are encoded into the write buffer and written in one `write` per
@@ -20,11 +21,10 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::net::Stream;
+use crate::protocol::resp::ServerErrorKind;
 use crate::protocol::wire::Protocol;
-use crate::request::{Queued, RequestSource};
-use crate::schedule::Schedule;
-use crate::stats::{Stats, record_into};
-use crate::workload::values::ValuePool;
+use crate::request::Queued;
+use crate::stats::Stats;
 
 /// The smallest read buffer; it grows when a single reply needs more.
 const MIN_READ_BUFFER: usize = 4096;
@@ -51,14 +51,30 @@ pub const IN_FLIGHT_BYTES: usize = std::mem::size_of::<InFlight>();
 
 /// A request written (or about to be) and not yet answered.
 #[derive(Debug, Clone, Copy)]
-struct InFlight {
+pub struct InFlight {
     /// Its op, row, first key and length: the row and hit semantics count its
     /// reply, the length is added to the row's bytes sent when the reply comes
     /// (memtier's accounting), op and key let a redirect send it again.
-    queued: Queued,
+    pub queued: Queued,
     /// When the schedule meant it to be sent (the send time in a closed loop).
-    intended_at: Instant,
-    sent_at: Instant,
+    pub intended_at: Instant,
+    /// When it was first handed to a socket: a redirected request keeps it,
+    /// so its latency runs from its first send.
+    pub sent_at: Instant,
+}
+
+/// A reply that sends its request elsewhere (`--cluster-mode` only): the
+/// connection hands the request back to its client instead of counting it.
+#[derive(Debug, Clone)]
+pub struct Bounce {
+    /// The request, as it was in flight.
+    pub request: InFlight,
+    /// MOVED, ASK, TRYAGAIN or CLUSTERDOWN.
+    pub kind: ServerErrorKind,
+    /// For MOVED and ASK: the slot and the node (`host:port`) named.
+    pub to: Option<(u16, String)>,
+    /// Reply bytes, for the row's bytes received.
+    pub bytes: usize,
 }
 
 /// Where a connection is in its life.
@@ -89,7 +105,7 @@ pub enum CloseReason {
     Recycle,
 }
 
-/// One connection of a worker.
+/// One connection of a client.
 pub struct Conn {
     stream: Stream,
     state: ConnState,
@@ -100,18 +116,11 @@ pub struct Conn {
     rbuf: Vec<u8>,
     rstart: usize,
     rend: usize,
-    /// The request stream of the current phase.
-    pub source: Option<RequestSource>,
-    /// With `--rate`: the intended send times of the current phase.
-    pub schedule: Option<Schedule>,
-    /// True while the worker holds a wake-up for this connection's next due time.
-    pub timer_queued: bool,
-    /// Reconnect attempts since the connection was last ready.
-    pub reconnect_attempts: u32,
-    /// True while the worker holds a reconnect for this connection.
-    pub reconnect_queued: bool,
     /// Why it was last closed.
-    pub closed_by: Option<CloseReason>,
+    closed_by: Option<CloseReason>,
+    /// Set when the connection became ready (handshake done) and not yet
+    /// taken: the worker then resets its reconnect attempts.
+    became_ready: bool,
     /// Requests sent since the connection was (re)established.
     sent_since_connect: u64,
     /// `--reconnect-interval`: reconnect after this many requests (0 = never).
@@ -131,13 +140,21 @@ pub struct Conn {
     /// binary responses can be checked against the order they must come in.
     opaque_sent: u32,
     opaque_due: u32,
+    /// `--cluster-mode`: the index of its node in the worker's node list, for
+    /// the per-node counters; `None` for one server.
+    node: Option<usize>,
+    /// `--cluster-mode`: replies that send their request elsewhere, for the
+    /// client to take after each wake-up (the memory is kept).
+    bounces: Vec<Bounce>,
 }
 
 mod io;
 
+pub(crate) use io::record_error;
+
 /// Whole microseconds from `earlier` to `later`, 0 if `later` is not later.
 #[inline]
-fn micros_between(earlier: Instant, later: Instant) -> u64 {
+pub(crate) fn micros_between(earlier: Instant, later: Instant) -> u64 {
     later.saturating_duration_since(earlier).as_micros() as u64
 }
 
@@ -170,12 +187,8 @@ impl Conn {
             rbuf: vec![0; size],
             rstart: 0,
             rend: 0,
-            source: None,
-            schedule: None,
-            timer_queued: false,
-            reconnect_attempts: 0,
-            reconnect_queued: false,
             closed_by: None,
+            became_ready: false,
             sent_since_connect: 0,
             recycle_after,
             max_reply,
@@ -184,6 +197,8 @@ impl Conn {
             expects_handshake: true,
             opaque_sent: 0,
             opaque_due: 0,
+            node: None,
+            bounces: Vec::new(),
         }
     }
 
@@ -194,10 +209,35 @@ impl Conn {
         self
     }
 
+    /// `--cluster-mode`: the connection serves node `node` and hands
+    /// redirects back instead of counting them.
+    #[must_use]
+    pub fn for_node(mut self, node: usize) -> Self {
+        self.node = Some(node);
+        self
+    }
+
+    /// Its node's index, in a cluster run.
+    pub fn node(&self) -> Option<usize> {
+        self.node
+    }
+
     /// Starts over on a new, still-connecting stream: everything in flight on the
     /// old one is already counted as lost. The handshake bytes go out first.
     pub fn reconnect(&mut self, stream: Stream, handshake: &[u8]) {
         self.stream = stream;
+        self.restart(handshake);
+    }
+
+    /// A connection whose stream is still connecting (a node first met during
+    /// the run): the handshake goes out once it connects.
+    #[must_use]
+    pub fn connecting(mut self, handshake: &[u8]) -> Self {
+        self.restart(handshake);
+        self
+    }
+
+    fn restart(&mut self, handshake: &[u8]) {
         self.state = ConnState::Connecting;
         self.inflight.clear();
         self.wbuf.clear();
@@ -210,8 +250,6 @@ impl Conn {
         self.rstart = 0;
         self.rend = 0;
         self.sent_since_connect = 0;
-        self.reconnect_queued = false;
-        self.timer_queued = false;
     }
 
     /// Send time of the oldest request still unanswered.
@@ -220,14 +258,12 @@ impl Conn {
     }
 
     /// `--reconnect-interval`: the connection has sent its share and every reply
-    /// is in; the worker closes and reconnects it.
+    /// is in; the worker closes and reconnects it (when its client has more to send).
     pub fn wants_recycle(&self) -> bool {
         self.state == ConnState::Ready
             && self.recycle_after > 0
             && self.sent_since_connect >= self.recycle_after
             && self.inflight.is_empty()
-            // A connection with nothing left to send has no use for a new one.
-            && self.source.as_ref().is_some_and(|s| !s.exhausted())
     }
 
     /// The mio source, for registration.
@@ -246,44 +282,46 @@ impl Conn {
         self.state
     }
 
+    /// Why it was last closed.
+    pub fn closed_by(&self) -> Option<CloseReason> {
+        self.closed_by
+    }
+
+    /// True once after the connection became ready (connect and handshake done).
+    pub fn take_became_ready(&mut self) -> bool {
+        std::mem::take(&mut self.became_ready)
+    }
+
     /// Requests awaiting replies.
     pub fn in_flight(&self) -> usize {
         self.inflight.len()
     }
 
-    /// True when this connection has nothing more to do in the phase: closed, or
-    /// nothing in flight and nothing more to send (`sending` is false once the
-    /// phase's deadline has passed).
-    pub fn is_done(&self, sending: bool) -> bool {
-        match self.state {
-            // A reconnect in progress has work to do while the phase is sending.
-            ConnState::Closed if self.reconnect_queued => return !sending,
-            ConnState::Closed => return true,
-            ConnState::Connecting | ConnState::Handshaking(_) => return !sending,
-            ConnState::Ready => {}
-        }
-        let idle = self.inflight.is_empty() && self.wpos >= self.wbuf.len();
-        idle && (!sending || self.source.as_ref().is_none_or(RequestSource::exhausted))
+    /// Nothing in flight and nothing left to write.
+    pub fn is_idle(&self) -> bool {
+        self.inflight.is_empty() && self.wpos >= self.wbuf.len()
     }
 
-    /// Tops the pipeline window up with new requests (when `sending`) and writes
-    /// whatever is pending. Errors close the connection and are counted in `stats`.
-    pub fn refill(&mut self, sending: bool, values: &ValuePool, prefix: &[u8], stats: &mut Stats) {
-        if self.state != ConnState::Ready {
-            return;
-        }
-        if sending && self.inflight.len() < self.pipeline {
-            self.queue_requests(values, prefix, stats);
-        }
-        if let Err(reason) = self.flush() {
-            self.close(reason, stats);
-        }
+    /// True when one more request may be queued now: ready, the pipeline
+    /// window not full, the write budget not spent and no recycle due.
+    pub fn has_room(&self) -> bool {
+        self.state == ConnState::Ready
+            && self.inflight.len() < self.pipeline
+            && self.wbuf.len() - self.wpos < WRITE_BUDGET
+            && (self.recycle_after == 0 || self.sent_since_connect < self.recycle_after)
     }
 
-    fn queue_requests(&mut self, values: &ValuePool, prefix: &[u8], stats: &mut Stats) {
-        let Some(source) = self.source.as_mut() else {
-            return;
-        };
+    /// Queues one request: `encode` appends it to the write buffer (given the
+    /// opaque memcached's binary protocol echoes) and says what to keep of it,
+    /// or `None` when there was nothing to send. Allocation-free apart from the
+    /// buffer's first growth.
+    #[inline]
+    pub fn queue(
+        &mut self,
+        encode: impl FnOnce(&mut Vec<u8>, u32) -> Option<Queued>,
+        intended_at: Instant,
+        sent_at: Instant,
+    ) -> Option<Queued> {
         // Bytes the socket already took are dropped before more are added, so the
         // buffer holds only what is still to be written; the copy is at most
         // WRITE_BUDGET bytes, and only when the socket was full.
@@ -291,62 +329,30 @@ impl Conn {
             self.wbuf.drain(..self.wpos);
             self.wpos = 0;
         }
-        // One timestamp for the whole batch: they are handed to the socket by the
-        // same write, immediately after this.
-        let sent_at = Instant::now();
-        while self.inflight.len() < self.pipeline
-            && self.wbuf.len() < WRITE_BUDGET
-            && (self.recycle_after == 0 || self.sent_since_connect < self.recycle_after)
-        {
-            // Open loop: only requests whose intended time has come; a request that
-            // is late keeps its intended time.
-            let intended_at = match &self.schedule {
-                Some(schedule) if schedule.next_due() > sent_at => break,
-                Some(schedule) => schedule.next_due(),
-                None => sent_at,
-            };
-            let Some(queued) = source.encode_next(&mut self.wbuf, prefix, values, self.opaque_sent)
-            else {
-                break;
-            };
-            self.opaque_sent = self.opaque_sent.wrapping_add(1);
-            if let Some(schedule) = self.schedule.as_mut() {
-                schedule.advance();
-                if let Some(lag) = stats.lag_us.as_mut() {
-                    record_into(lag, micros_between(intended_at, sent_at));
-                }
-            }
-            self.sent_since_connect += 1;
-            self.inflight.push_back(InFlight {
-                queued,
-                intended_at,
-                sent_at,
-            });
+        let queued = encode(&mut self.wbuf, self.opaque_sent)?;
+        self.opaque_sent = self.opaque_sent.wrapping_add(1);
+        self.sent_since_connect += 1;
+        self.inflight.push_back(InFlight {
+            queued,
+            intended_at,
+            sent_at,
+        });
+        Some(queued)
+    }
+
+    /// Writes what is queued; an error closes the connection and is counted.
+    pub fn send(&mut self, stats: &mut Stats) {
+        if self.state != ConnState::Ready {
+            return;
+        }
+        if let Err(reason) = self.flush() {
+            self.close(reason, stats);
         }
     }
 
-    /// The next intended send time the worker should wake this connection for:
-    /// only when the schedule has requests left and the pipeline window has room
-    /// (otherwise a reply will wake it), and no wake-up is already queued.
-    pub fn next_timer(&self, sending: bool) -> Option<Instant> {
-        let ready = self.state == ConnState::Ready && sending && !self.timer_queued;
-        let room = self.inflight.len() < self.pipeline;
-        let more = self.source.as_ref().is_some_and(|s| !s.exhausted());
-        match &self.schedule {
-            Some(schedule) if ready && room && more => Some(schedule.next_due()),
-            _ => None,
-        }
-    }
-
-    /// Requests due by `until` and not sent (the open-loop backlog). A closed or
-    /// reconnecting connection keeps its schedule, so what fell due while it was
-    /// down is backlog too.
-    pub fn backlog(&self, until: Instant) -> u64 {
-        let more = self.source.as_ref().is_some_and(|s| !s.exhausted());
-        match &self.schedule {
-            Some(schedule) if more => schedule.due_by(until),
-            _ => 0,
-        }
+    /// The replies that sent their requests elsewhere since the last call.
+    pub fn bounces_mut(&mut self) -> &mut Vec<Bounce> {
+        &mut self.bounces
     }
 
     /// Closes the connection, counting why and what was lost; the worker decides
@@ -365,7 +371,9 @@ impl Conn {
             // Counted where the bad bytes were found; a recycle is no error.
             CloseReason::Protocol | CloseReason::Recycle => {}
         }
-        stats.errors.lost_requests += self.inflight.len() as u64;
+        // ASKING markers are no requests of the workload.
+        let lost = self.inflight.iter().filter(|r| !r.queued.asking).count();
+        stats.errors.lost_requests += lost as u64;
         self.inflight.clear();
         self.wbuf.clear();
         self.wpos = 0;

@@ -289,7 +289,7 @@ fn encodes_handshake_commands_as_arrays_of_bulk_strings() {
 
 #[test]
 fn classifies_each_server_error_kind_by_its_first_word() {
-    let cases: [(&[u8], ServerErrorKind); 12] = [
+    let cases: [(&[u8], ServerErrorKind); 15] = [
         (b"ERR unknown command 'FOO'", ServerErrorKind::Err),
         (
             b"OOM command not allowed when used memory > 'maxmemory'",
@@ -324,8 +324,14 @@ fn classifies_each_server_error_kind_by_its_first_word() {
         (b"ASK 3999 127.0.0.1:6381", ServerErrorKind::Ask),
         (
             b"CROSSSLOT Keys in request don't hash to the same slot",
-            ServerErrorKind::Other,
+            ServerErrorKind::CrossSlot,
         ),
+        (
+            b"TRYAGAIN Multiple keys request during rehashing of slot",
+            ServerErrorKind::TryAgain,
+        ),
+        (b"CLUSTERDOWN The cluster is down", ServerErrorKind::ClusterDown),
+        (b"SOMETHING else entirely", ServerErrorKind::Other),
     ];
     for (message, kind) in cases {
         assert_eq!(ServerErrorKind::classify(message), kind, "{message:?}");

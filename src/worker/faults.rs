@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use mio::{Interest, Token};
 
 use crate::conn::{CloseReason, ConnState};
-use crate::net::Stream;
+use crate::net::{self, Stream};
+use crate::target::Endpoint;
 use crate::worker::{Wake, Worker};
 
 /// The first reconnect waits this long; each further attempt multiplies it by
@@ -23,29 +24,33 @@ impl Worker {
     /// and queue a reconnect if it closed and may come back.
     pub(super) fn after_io(&mut self, i: usize, now: Instant, sending: bool) {
         let policy = &self.config.faults;
-        let Some(conn) = self.conns.get_mut(i) else {
+        let (Some(conn), Some(link)) = (self.conns.get_mut(i), self.links.get_mut(i)) else {
             return;
         };
-        if conn.wants_recycle() {
+        if conn.take_became_ready() {
+            link.reconnect_attempts = 0;
+        }
+        let has_more = self.clients.get(link.client).is_some_and(|c| c.has_more());
+        if conn.wants_recycle() && has_more {
             conn.close(CloseReason::Recycle, &mut self.stats);
         }
         if conn.state() != ConnState::Closed
-            || conn.reconnect_queued
+            || link.reconnect_queued
             || !sending
             || !policy.reconnect
         {
             return;
         }
-        let attempts = conn.reconnect_attempts;
+        let attempts = link.reconnect_attempts;
         if policy.max_reconnect_attempts > 0 && attempts >= policy.max_reconnect_attempts {
             return;
         }
-        let delay = if conn.closed_by == Some(CloseReason::Recycle) {
+        let delay = if conn.closed_by() == Some(CloseReason::Recycle) {
             Duration::ZERO
         } else {
             backoff(attempts, policy.backoff_factor)
         };
-        conn.reconnect_queued = true;
+        link.reconnect_queued = true;
         self.wakeups
             .push(Reverse((now + delay, i, Wake::Reconnect)));
     }
@@ -53,16 +58,16 @@ impl Worker {
     /// Starts a non-blocking connect for connection `i`; its outcome arrives as a
     /// writable event.
     pub(super) fn start_reconnect(&mut self, i: usize, now: Instant, sending: bool) {
-        let Some(conn) = self.conns.get_mut(i) else {
+        let (Some(conn), Some(link)) = (self.conns.get_mut(i), self.links.get_mut(i)) else {
             return;
         };
-        conn.reconnect_queued = false;
+        link.reconnect_queued = false;
         if !sending || conn.state() != ConnState::Closed {
             return;
         }
-        conn.reconnect_attempts += 1;
+        link.reconnect_attempts += 1;
         self.stats.errors.reconnects += 1;
-        match Stream::start_connect(&self.config.target, self.tcp_addr) {
+        match Stream::start_connect(&self.config.target, link.addr) {
             Ok(stream) => {
                 conn.reconnect(stream, &self.handshake.request);
                 let registered = self.poll.registry().register(
@@ -79,6 +84,51 @@ impl Worker {
             }
         }
         self.after_io(i, now, sending);
+    }
+
+    /// `--cluster-mode`: opens a connection from client `c` to `node`, a node
+    /// first met during the run (after a MOVED, an ASK or a refresh). The
+    /// connect completes in the event loop; until then the client's request
+    /// for that node waits.
+    pub(super) fn open_link(&mut self, c: usize, node: usize) {
+        let Some(n) = self.router.nodes().get(node) else {
+            return;
+        };
+        let family = match &self.config.target.endpoint {
+            Endpoint::Tcp { family, .. } => *family,
+            Endpoint::Unix(_) => return,
+        };
+        let Ok(addr) = net::resolve(&n.host, n.port, family) else {
+            self.stats.errors.refused += 1;
+            return;
+        };
+        let Ok(stream) = Stream::start_connect(&self.config.target, Some(addr)) else {
+            self.stats.errors.refused += 1;
+            return;
+        };
+        let index = self.conns.len();
+        let mut conn = super::new_conn(&self.config, stream)
+            .for_node(node)
+            .connecting(&self.handshake.request);
+        conn.set_pipeline(self.pipeline);
+        let registered = self.poll.registry().register(
+            conn.stream_mut(),
+            Token(index),
+            Interest::READABLE | Interest::WRITABLE,
+        );
+        if registered.is_err() {
+            conn.close(CloseReason::Refused, &mut self.stats);
+        }
+        self.conns.push(conn);
+        self.links.push(super::Link {
+            client: c,
+            addr: Some(addr),
+            reconnect_attempts: 0,
+            reconnect_queued: false,
+        });
+        if let Some(client) = self.clients.get_mut(c) {
+            client.link(node, index);
+        }
     }
 
     /// `--request-timeout`: resets every connection whose oldest request has

@@ -1,4 +1,5 @@
-//! One worker thread: a mio `Poll`, its connections, its value bytes and its stats.
+//! One worker thread: a mio `Poll`, its clients and their connections, its
+//! router, its value bytes and its stats.
 //!
 //! [`WorkerBuilder::build`] does every fallible step (connect, handshake, register)
 //! before any clock starts, so [`Worker::run`] cannot fail half-way. The worker
@@ -28,14 +29,15 @@ use mio::{Events, Interest, Poll, Token};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
+use crate::client::{Client, Router};
 use crate::cluster::topology::WorkerCluster;
 use crate::config::{Config, Stop};
 use crate::conn::Conn;
 use crate::interrupt::Interrupt;
 use crate::net::{self, Handshake};
 use crate::request::derive_seed;
-use crate::stats::Stats;
-use crate::target::Endpoint;
+use crate::stats::{NodeStats, Stats};
+use crate::target::{Endpoint, Target};
 use crate::timer::Timer;
 use crate::workload::values::ValuePool;
 
@@ -149,29 +151,52 @@ pub struct Worker {
     config: Arc<Config>,
     poll: Poll,
     events: Events,
+    /// Every connection of every client; a connection's index is its token.
     conns: Vec<Conn>,
+    /// What the worker keeps about each connection, indexed like `conns`.
+    links: Vec<Link>,
+    clients: Vec<Client>,
+    router: Router,
     values: ValuePool,
     stats: Stats,
     commands: Receiver<Command>,
     reports: Sender<Report>,
-    /// Open loop: connections waiting for their next intended send time.
+    /// Clients waiting for their next intended send time or retry, and
+    /// connections waiting for their next reconnect attempt.
     wakeups: BinaryHeap<Reverse<(Instant, usize, Wake)>>,
     timer: Timer,
     interrupt: Interrupt,
     /// AUTH / SELECT / PING, for connections that reconnect.
     handshake: Handshake,
-    /// The server's address, resolved once at setup (TCP only).
-    tcp_addr: Option<SocketAddr>,
-    /// Scratch list of the connections an event touched (kept to reuse its memory).
+    /// The pipeline window of the current phase, for connections opened in it.
+    pipeline: usize,
+    /// Scratch lists of the connections and clients an event touched (kept
+    /// to reuse their memory).
     touched: Vec<usize>,
+    touched_clients: Vec<usize>,
 }
 
-/// Why the worker wakes a connection at a given instant.
+/// A connection's owner and reconnect state.
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    /// The client it belongs to.
+    client: usize,
+    /// Its server's address, resolved once (TCP only).
+    addr: Option<SocketAddr>,
+    /// Reconnect attempts since the connection was last ready.
+    reconnect_attempts: u32,
+    /// True while the worker holds a reconnect for this connection.
+    reconnect_queued: bool,
+}
+
+/// Why the worker wakes a client or a connection at a given instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Wake {
-    /// Its next intended send time (`--rate`).
+    /// A client's next intended send time (`--rate`).
     Send,
-    /// Its next reconnect attempt.
+    /// A client's next retry after `-TRYAGAIN`/`-CLUSTERDOWN`.
+    Retry,
+    /// A connection's next reconnect attempt.
     Reconnect,
 }
 
@@ -184,63 +209,130 @@ impl WorkerBuilder {
         let io = local("the event loop (epoll)");
         let config = self.config;
         let poll = Poll::new().map_err(io)?;
-        let hint = request_size_hint(&config);
+        let router = match (self.cluster, config.cluster) {
+            (Some(cluster), Some(options)) => Router::cluster(cluster, options),
+            _ => Router::single(),
+        };
         let max_request = max_request_bytes(&config);
-        let mut conns = Vec::with_capacity(config.clients);
-        let max_reply = max_reply_bytes(&config);
-        let recycle_after = config.faults.reconnect_interval;
-        for i in 0..config.clients {
-            let (stream, unsolicited) = net::connect(&config.target)?;
-            let mut conn = Conn::new(
-                stream,
-                config.pipeline,
-                hint,
-                max_request,
-                max_reply,
-                recycle_after,
-            )
-            .with_protocol(config.target.protocol);
-            conn.unsolicited = unsolicited;
-            // Edge-triggered: registered once, never re-registered per request.
-            poll.registry()
-                .register(
-                    conn.stream_mut(),
-                    Token(i),
-                    Interest::READABLE | Interest::WRITABLE,
-                )
-                .map_err(local("an event-loop registration (epoll)"))?;
-            conns.push(conn);
+        let mut stats = Stats::for_config(&config)
+            .map_err(|e| local("the latency histograms")(std::io::Error::other(e)))?;
+        let mut worker_conns = Vec::new();
+        let mut links = Vec::new();
+        let mut clients = Vec::with_capacity(config.clients);
+        // One server: node 0 is the target. A cluster: every master.
+        let nodes = if router.is_cluster() {
+            router.masters()
+        } else {
+            vec![0]
+        };
+        for c in 0..config.clients {
+            let mut client = Client::new(c, Arc::clone(&config.ops), max_request);
+            for &node in &nodes {
+                let target = node_target(&config, &router, node);
+                let (stream, unsolicited) = net::connect(&target)?;
+                let mut conn = new_conn(&config, stream);
+                if router.is_cluster() {
+                    conn = conn.for_node(node);
+                }
+                conn.unsolicited = unsolicited;
+                let index = worker_conns.len();
+                // Edge-triggered: registered once, never re-registered per request.
+                poll.registry()
+                    .register(
+                        conn.stream_mut(),
+                        Token(index),
+                        Interest::READABLE | Interest::WRITABLE,
+                    )
+                    .map_err(local("an event-loop registration (epoll)"))?;
+                worker_conns.push(conn);
+                links.push(Link {
+                    client: c,
+                    addr: tcp_addr(&target)?,
+                    reconnect_attempts: 0,
+                    reconnect_queued: false,
+                });
+                client.link(node, index);
+            }
+            clients.push(client);
         }
+        sync_node_stats(&router, &mut stats);
         let mut rng =
             SmallRng::seed_from_u64(derive_seed(config.seed, &[self.thread as u64, u64::MAX]));
         let values = ValuePool::new(&config.values, config.random_data, &mut rng);
-        let stats = Stats::for_config(&config)
-            .map_err(|e| local("the latency histograms")(std::io::Error::other(e)))?;
         let mut timer = Timer::new().map_err(local("the timer (timerfd)"))?;
         poll.registry()
             .register(&mut timer, TIMER, Interest::READABLE)
             .map_err(local("the timer (timerfd)"))?;
-        let tcp_addr = match &config.target.endpoint {
-            Endpoint::Tcp { host, port, family } => Some(net::resolve(host, *port, *family)?),
-            Endpoint::Unix(_) => None,
-        };
         Ok(Worker {
             handshake: Handshake::for_target(&config.target),
-            touched: Vec::with_capacity(config.clients),
-            tcp_addr,
+            touched: Vec::with_capacity(worker_conns.len()),
+            touched_clients: Vec::with_capacity(config.clients),
+            pipeline: config.pipeline,
             interrupt: self.interrupt,
             wakeups: BinaryHeap::new(),
             timer,
             thread: self.thread,
-            events: Events::with_capacity(config.clients.max(16)),
+            events: Events::with_capacity(worker_conns.len().max(16)),
             poll,
-            conns,
+            conns: worker_conns,
+            links,
+            clients,
+            router,
             values,
             stats,
             commands: self.commands,
             reports: self.reports,
             config,
         })
+    }
+}
+
+/// A connection of this run's shape around `stream`.
+fn new_conn(config: &Config, stream: net::Stream) -> Conn {
+    Conn::new(
+        stream,
+        config.pipeline,
+        request_size_hint(config),
+        max_request_bytes(config),
+        max_reply_bytes(config),
+        config.faults.reconnect_interval,
+    )
+    .with_protocol(config.target.protocol)
+}
+
+/// The target of node `node`: the configured one for a single server, its
+/// address with the configured credentials and TLS for a cluster node.
+fn node_target(config: &Config, router: &Router, node: usize) -> Target {
+    let mut target = config.target.clone();
+    if let (Some(n), Endpoint::Tcp { family, .. }) =
+        (router.nodes().get(node), &config.target.endpoint)
+    {
+        target.endpoint = Endpoint::Tcp {
+            host: n.host.clone(),
+            port: n.port,
+            family: *family,
+        };
+    }
+    target
+}
+
+/// The resolved address of a TCP target (`None` for a Unix socket).
+fn tcp_addr(target: &Target) -> Result<Option<SocketAddr>, net::ConnectError> {
+    match &target.endpoint {
+        Endpoint::Tcp { host, port, family } => Ok(Some(net::resolve(host, *port, *family)?)),
+        Endpoint::Unix(_) => Ok(None),
+    }
+}
+
+/// One counter set per node the router knows, in its order.
+fn sync_node_stats(router: &Router, stats: &mut Stats) {
+    if !router.is_cluster() {
+        return;
+    }
+    for node in &router.nodes()[stats.nodes.len().min(router.nodes().len())..] {
+        if let Ok(n) = NodeStats::new(node.address()) {
+            stats.nodes.push(n);
+        }
     }
 }
 

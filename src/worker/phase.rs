@@ -6,6 +6,7 @@
 use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
+use crate::client::Fill;
 use crate::config::Stop;
 use crate::conn::{CloseReason, ConnState};
 use crate::interrupt::INTERRUPT_DRAIN;
@@ -101,38 +102,43 @@ impl Worker {
         }
     }
 
-    /// Gives every open connection a fresh request source (and, with `--rate`, a
-    /// fresh schedule) for this phase.
+    /// Gives every client a fresh request source (and, with `--rate`, a fresh
+    /// schedule) for this phase.
     fn start_phase(&mut self, index: u32, stop: Stop, started_at: Instant, prefill: bool) {
         let slots = self.config.connections() as u64;
-        for (i, conn) in self.conns.iter_mut().enumerate() {
+        self.pipeline = if prefill {
+            // As fast as the server takes them: no schedule, a deep window.
+            self.config.pipeline.max(PREFILL_PIPELINE)
+        } else {
+            self.config.pipeline
+        };
+        for (i, client) in self.clients.iter_mut().enumerate() {
             let slot = (self.thread * self.config.clients + i) as u64;
             let seed = derive_seed(
                 self.config.seed,
                 &[self.thread as u64, i as u64, u64::from(index)],
             );
+            client.start_phase();
             // Config validation already accepted these patterns for this range and
             // connection count, so construction cannot fail here.
+            if prefill {
+                client.source = RequestSource::prefill(&self.config, slot, slots, seed).ok();
+                client.schedule = None;
+            } else {
+                client.source = RequestSource::new(&self.config, stop, slot, slots, seed).ok();
+                client.schedule = self.config.rate.map(|rate| {
+                    let arrival_seed = derive_seed(seed, &[u64::MAX]);
+                    Schedule::new(rate, slot, slots, started_at, arrival_seed)
+                });
+            }
+        }
+        for (conn, link) in self.conns.iter_mut().zip(&mut self.links) {
             if conn.state() == ConnState::Closed {
                 // A connection lost in an earlier phase starts this one afresh.
-                conn.reconnect_queued = false;
-                conn.reconnect_attempts = 0;
+                link.reconnect_queued = false;
+                link.reconnect_attempts = 0;
             }
-            if prefill {
-                // As fast as the server takes them: no schedule, a deep window.
-                conn.source = RequestSource::prefill(&self.config, slot, slots, seed).ok();
-                conn.schedule = None;
-                conn.set_pipeline(self.config.pipeline.max(PREFILL_PIPELINE));
-                conn.timer_queued = false;
-                continue;
-            }
-            conn.source = RequestSource::new(&self.config, stop, slot, slots, seed).ok();
-            conn.schedule = self.config.rate.map(|rate| {
-                let arrival_seed = derive_seed(seed, &[u64::MAX]);
-                Schedule::new(rate, slot, slots, started_at, arrival_seed)
-            });
-            conn.set_pipeline(self.config.pipeline);
-            conn.timer_queued = false;
+            conn.set_pipeline(self.pipeline);
         }
         self.wakeups.clear();
         self.stats.reset();
@@ -153,7 +159,11 @@ impl Worker {
                 self.stats.errors.protocol += 1;
                 self.conns[i].close(CloseReason::Protocol, &mut self.stats);
             }
-            self.refill(i, true, &prefix);
+        }
+        for c in 0..self.clients.len() {
+            self.fill(c, true, &prefix);
+        }
+        for i in 0..self.conns.len() {
             // Connections that broke in an earlier phase get a reconnect queued.
             self.after_io(i, started_at, true);
         }
@@ -176,7 +186,7 @@ impl Worker {
             }
             // A time-bound phase whose connections all died still lasts until its
             // deadline: ending early would report a short run as a complete one.
-            if self.conns.iter().all(|c| c.is_done(sending)) && !clock.holds(now) {
+            if self.all_done(sending) && !clock.holds(now) {
                 break;
             }
             if clock.drain_expired(now) {
@@ -186,6 +196,9 @@ impl Worker {
             if now >= next_expiry {
                 self.expire_requests(now, sending);
                 next_expiry = now + self.expiry_interval();
+            }
+            if self.router.take_updates() {
+                crate::worker::sync_node_stats(&self.router, &mut self.stats);
             }
             self.fire_wakeups(now, sending, &prefix);
             self.arm_timer(sending);
@@ -209,19 +222,34 @@ impl Worker {
         self.report_second(second, now, backlog, Some(end));
     }
 
-    /// Open-loop requests due by `until`, not yet sent, over all connections
-    /// (whatever their state: a connection that is down keeps its schedule).
+    /// True when every client has nothing more to do.
+    fn all_done(&self, sending: bool) -> bool {
+        let links = &self.links;
+        self.clients.iter().all(|c| {
+            c.is_done(&self.conns, sending, |i| {
+                links.get(i).is_some_and(|l| l.reconnect_queued)
+            })
+        })
+    }
+
+    /// Open-loop requests due by `until`, not yet sent, over all clients
+    /// (whatever their connections' state: a client whose connection is down
+    /// keeps its schedule).
     fn backlog(&self, until: Instant) -> u64 {
-        self.conns.iter().map(|c| c.backlog(until)).sum()
+        self.clients.iter().map(|c| c.backlog(until)).sum()
     }
 
     /// Connections not ready, and those of them closed for good (no reconnect
     /// queued: `--no-reconnect` or the attempts spent).
     fn connections_down(&self) -> (usize, usize) {
-        let down = self.conns.iter().filter(|c| c.state() != ConnState::Ready);
+        let down = self
+            .conns
+            .iter()
+            .zip(&self.links)
+            .filter(|(c, _)| c.state() != ConnState::Ready);
         let given_up = down
             .clone()
-            .filter(|c| c.state() == ConnState::Closed && !c.reconnect_queued)
+            .filter(|(c, l)| c.state() == ConnState::Closed && !l.reconnect_queued)
             .count();
         (down.count(), given_up)
     }
@@ -231,23 +259,11 @@ impl Worker {
     /// send time: the least it would have waited (wrk2's rule, carried to the end
     /// of the run). Returns how many there were.
     fn record_never_sent(&mut self, deadline: Instant) -> u64 {
-        let mut never_sent = 0;
-        for conn in &mut self.conns {
-            let (Some(schedule), Some(source)) = (conn.schedule.as_mut(), conn.source.as_mut())
-            else {
-                continue;
-            };
-            while schedule.next_due() < deadline {
-                let Some(row) = source.skip_next() else { break };
-                let waited = deadline.saturating_duration_since(schedule.next_due());
-                self.stats
-                    .op_mut(row)
-                    .record_never_sent(waited.as_micros() as u64);
-                schedule.advance();
-                never_sent += 1;
-            }
-        }
-        never_sent
+        let stats = &mut self.stats;
+        self.clients
+            .iter_mut()
+            .map(|c| c.record_never_sent(deadline, stats))
+            .sum()
     }
 
     /// How often `--request-timeout` is checked: a quarter of it, between 1 ms
@@ -259,20 +275,34 @@ impl Worker {
         }
     }
 
-    /// Tops up connection `i` and, in an open loop, queues its next wake-up.
-    fn refill(&mut self, i: usize, sending: bool, prefix: &[u8]) {
-        let Some(conn) = self.conns.get_mut(i) else {
+    /// Lets client `c` send what it can, opens a connection to a node it
+    /// needs and has none for, and queues its next wake-ups.
+    pub(super) fn fill(&mut self, c: usize, sending: bool, prefix: &[u8]) {
+        let Some(client) = self.clients.get_mut(c) else {
             return;
         };
-        conn.refill(sending, &self.values, prefix, &mut self.stats);
-        if let Some(due) = conn.next_timer(sending) {
-            conn.timer_queued = true;
-            self.wakeups.push(Reverse((due, i, Wake::Send)));
+        let mut cx = Fill {
+            values: &self.values,
+            prefix,
+            stats: &mut self.stats,
+            sending,
+        };
+        let missing = client.fill(&mut self.conns, &self.router, &mut cx);
+        if let Some(due) = client.next_timer(&self.conns, sending) {
+            client.timer_queued = true;
+            self.wakeups.push(Reverse((due, c, Wake::Send)));
+        }
+        if let Some(due) = client.next_retry().filter(|_| !client.retry_queued) {
+            client.retry_queued = true;
+            self.wakeups.push(Reverse((due, c, Wake::Retry)));
+        }
+        if let Some(node) = missing {
+            self.open_link(c, node);
         }
     }
 
-    /// Sends for every connection whose next intended time has come, and starts
-    /// the reconnects that are due.
+    /// Sends for every client whose next intended time or retry has come, and
+    /// starts the reconnects that are due.
     fn fire_wakeups(&mut self, now: Instant, sending: bool, prefix: &[u8]) {
         while let Some(&Reverse((due, i, wake))) = self.wakeups.peek() {
             if due > now {
@@ -280,11 +310,14 @@ impl Worker {
             }
             self.wakeups.pop();
             match wake {
-                Wake::Send => {
-                    if let Some(conn) = self.conns.get_mut(i) {
-                        conn.timer_queued = false;
+                Wake::Send | Wake::Retry => {
+                    if let Some(client) = self.clients.get_mut(i) {
+                        match wake {
+                            Wake::Send => client.timer_queued = false,
+                            _ => client.retry_queued = false,
+                        }
                     }
-                    self.refill(i, sending, prefix);
+                    self.fill(i, sending, prefix);
                 }
                 Wake::Reconnect => self.start_reconnect(i, now, sending),
             }
@@ -295,7 +328,7 @@ impl Worker {
     /// already armed for that instant, or when there is none and it is idle).
     fn arm_timer(&mut self, sending: bool) {
         match self.wakeups.peek() {
-            Some(&Reverse((due, _, _))) if sending => {
+            Some(&Reverse((due, _, _))) if sending || !self.all_retries_done() => {
                 let _ = self.timer.arm(due);
             }
             _ if self.timer.armed_for().is_some() => {
@@ -303,6 +336,11 @@ impl Worker {
             }
             _ => {}
         }
+    }
+
+    /// True when no client waits to retry (retries go on during the drain).
+    fn all_retries_done(&self) -> bool {
+        self.clients.iter().all(|c| c.next_retry().is_none())
     }
 
     /// Waits for readiness at most `timeout` and dispatches the events.
@@ -341,11 +379,49 @@ impl Worker {
             }
             touched.push(token.0);
         }
+        let mut clients = std::mem::take(&mut self.touched_clients);
+        clients.clear();
         for &i in &touched {
-            self.refill(i, sending, prefix);
+            self.take_bounces(i, now);
+            if let Some(link) = self.links.get(i)
+                && !clients.contains(&link.client)
+            {
+                clients.push(link.client);
+            }
+        }
+        for &c in &clients {
+            self.fill(c, sending, prefix);
+        }
+        for &i in &touched {
             self.after_io(i, now, sending);
         }
         self.touched = touched;
+        self.touched_clients = clients;
+    }
+
+    /// Hands the requests connection `i` bounced back to its client.
+    fn take_bounces(&mut self, i: usize, now: Instant) {
+        let Some(conn) = self.conns.get_mut(i) else {
+            return;
+        };
+        if conn.bounces_mut().is_empty() {
+            return;
+        }
+        let from = conn.node();
+        let mut bounces = std::mem::take(conn.bounces_mut());
+        if let Some(client) = self
+            .links
+            .get(i)
+            .and_then(|l| self.clients.get_mut(l.client))
+        {
+            for bounce in bounces.drain(..) {
+                client.bounced(bounce, from, &mut self.router, &mut self.stats, now);
+            }
+        }
+        bounces.clear();
+        // The memory goes back to the connection.
+        *self.conns[i].bounces_mut() = bounces;
+        crate::worker::sync_node_stats(&self.router, &mut self.stats);
     }
 
     /// Past the drain limit, requests still unanswered are counted as lost and
@@ -356,6 +432,9 @@ impl Worker {
             if conn.in_flight() > 0 {
                 conn.close(crate::conn::CloseReason::Connection, &mut self.stats);
             }
+        }
+        for client in &mut self.clients {
+            client.abandon(&mut self.stats);
         }
     }
 

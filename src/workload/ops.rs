@@ -81,6 +81,12 @@ pub struct OpDef {
     pub weight: u32,
     /// The stats row this op is counted in: an index into [`OpTable::rows`].
     pub row: u16,
+    /// `--cluster-mode`: the argument whose bytes decide the slot — the first
+    /// holding `__key__`, else the first after the name; `None` for a
+    /// command with no argument (it goes to any node).
+    pub key_arg: Option<usize>,
+    /// A read (`--read-from replica|any` may send it to a replica).
+    pub read: bool,
 }
 
 /// One row of the reports: the counters of one or more ops.
@@ -148,6 +154,35 @@ pub enum RandInt {
 /// Commands whose nil reply means "no such key" and whose value is a hit:
 /// memtier's Hits/sec and Misses/sec, and the hit-rate checks, count them.
 const HIT_COMMANDS: [&str; 6] = ["GET", "HGET", "GETEX", "GETDEL", "LINDEX", "GETRANGE"];
+
+/// Commands that only read, which `--read-from replica|any` may send to a
+/// replica (after `READONLY`); every other command goes to the master.
+const READ_COMMANDS: [&str; 24] = [
+    "GET",
+    "HGET",
+    "GETRANGE",
+    "LINDEX",
+    "MGET",
+    "EXISTS",
+    "STRLEN",
+    "TTL",
+    "PTTL",
+    "TYPE",
+    "HGETALL",
+    "HMGET",
+    "HLEN",
+    "HEXISTS",
+    "LRANGE",
+    "LLEN",
+    "SMEMBERS",
+    "SISMEMBER",
+    "SCARD",
+    "ZRANGE",
+    "ZSCORE",
+    "ZCARD",
+    "ZRANK",
+    "XRANGE",
+];
 
 /// The most ops a table holds: the in-flight entry keeps the op and row in 16 bits.
 pub const MAX_OPS: usize = 1024;
@@ -248,9 +283,16 @@ impl OpTable {
             });
             self.rows.len() - 1
         });
+        let key_arg = spec
+            .args
+            .iter()
+            .position(|arg| arg.contains(&crate::command::Part::Key))
+            .or((spec.args.len() > 1).then_some(1));
         self.ops.push(OpDef {
             template: RespTemplate::new(&spec, false),
             encoding: Encoding::of(&spec),
+            key_arg,
+            read: READ_COMMANDS.contains(&name.as_str()),
             spec,
             pattern,
             weight,

@@ -1,0 +1,444 @@
+//! One client: its request stream, its schedule, and its connections — one per
+//! node it talks to (one in all for a single server). The client draws each
+//! request, routes it by its key's slot ([`route`]) to that node's connection,
+//! and takes back the requests a cluster redirects, to send them again
+//! elsewhere (`client/bounce.rs`). A connection keeps only its socket, buffers
+//! and in-flight queue; everything about what to send lives here.
+//!
+//! A single server is the one-node case of the same code: the request is
+//! encoded straight into the only connection's buffer. With several nodes it is
+//! encoded into the client's scratch buffer first, because its connection is
+//! known only once its key is drawn, and copied from there.
+
+mod bounce;
+pub mod route;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::cluster::slot::{key_slot, resp_arg};
+use crate::conn::{Conn, ConnState, InFlight};
+use crate::request::{Queued, RequestSource};
+use crate::schedule::Schedule;
+use crate::stats::{Stats, record_into};
+use crate::workload::ops::OpTable;
+use crate::workload::values::ValuePool;
+
+pub use route::Router;
+
+/// What a client's fill needs besides its connections.
+pub struct Fill<'a> {
+    /// Value bytes.
+    pub values: &'a ValuePool,
+    /// `--key-prefix`.
+    pub prefix: &'a [u8],
+    /// The thread's counters.
+    pub stats: &'a mut Stats,
+    /// False once the phase stops sending new requests.
+    pub sending: bool,
+}
+
+/// A request to send again (after a redirect or a retry) or not yet placed.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    request: InFlight,
+    /// The node to send it to; `None` routes it afresh by its slot.
+    node: Option<usize>,
+    /// After `-ASK`: send `ASKING` first.
+    asking: bool,
+    /// After `-TRYAGAIN`/`-CLUSTERDOWN`: not before this.
+    due: Option<Instant>,
+}
+
+/// One client of a worker.
+pub struct Client {
+    /// Its number in the thread, which spreads replica reads.
+    index: usize,
+    /// The request stream of the current phase.
+    pub source: Option<RequestSource>,
+    /// With `--rate`: the intended send times of the current phase.
+    pub schedule: Option<Schedule>,
+    /// True while the worker holds a wake-up for its next due time.
+    pub timer_queued: bool,
+    /// True while the worker holds a wake-up for its next retry.
+    pub retry_queued: bool,
+    /// For each node index, the worker's connection index; `None` until opened.
+    links: Vec<Option<usize>>,
+    /// A request drawn whose connection had no room: its bytes are in
+    /// `scratch`, and nothing more is drawn until it is placed.
+    held: Option<Pending>,
+    /// Redirected and retried requests, oldest first.
+    pending: VecDeque<Pending>,
+    scratch: Vec<u8>,
+    ops: Arc<OpTable>,
+}
+
+/// Encoded `ASKING`.
+const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
+
+impl Client {
+    /// Client `index` of its thread, with no connection yet.
+    pub fn new(index: usize, ops: Arc<OpTable>, max_request: usize) -> Client {
+        Client {
+            index,
+            source: None,
+            schedule: None,
+            timer_queued: false,
+            retry_queued: false,
+            links: Vec::new(),
+            held: None,
+            pending: VecDeque::new(),
+            scratch: Vec::with_capacity(max_request),
+            ops,
+        }
+    }
+
+    /// Records that connection `conn` serves node `node` (0 for one server).
+    pub fn link(&mut self, node: usize, conn: usize) {
+        if self.links.len() <= node {
+            self.links.resize(node + 1, None);
+        }
+        self.links[node] = Some(conn);
+    }
+
+    /// The connection serving `node`, if one was opened.
+    pub fn link_of(&self, node: usize) -> Option<usize> {
+        self.links.get(node).copied().flatten()
+    }
+
+    /// Its connections' indexes.
+    pub fn conns(&self) -> impl Iterator<Item = usize> + '_ {
+        self.links.iter().flatten().copied()
+    }
+
+    /// Starts a phase: drops what was held or pending (already counted).
+    pub fn start_phase(&mut self) {
+        self.held = None;
+        self.pending.clear();
+        self.timer_queued = false;
+        self.retry_queued = false;
+    }
+
+    /// Sends what it can: pending redirects and retries first, then (when
+    /// sending) new requests while their connections have room and, with
+    /// `--rate`, their time has come. Returns a node that needs a connection
+    /// opened before a request can go to it.
+    pub fn fill(
+        &mut self,
+        conns: &mut [Conn],
+        router: &Router,
+        cx: &mut Fill<'_>,
+    ) -> Option<usize> {
+        let now = Instant::now();
+        let mut missing = self.place_pending(conns, router, cx, now);
+        if missing.is_none() {
+            missing = self.place_held(conns, cx);
+        }
+        if missing.is_none() && cx.sending && self.held.is_none() {
+            missing = if self.links.len() == 1 && !router.is_cluster() {
+                self.draw_direct(conns, cx, now);
+                None
+            } else {
+                self.draw_routed(conns, router, cx, now)
+            };
+        }
+        for conn in self.links.iter().flatten() {
+            if let Some(conn) = conns.get_mut(*conn) {
+                conn.send(cx.stats);
+            }
+        }
+        missing
+    }
+
+    /// One server: encode straight into the connection's buffer.
+    fn draw_direct(&mut self, conns: &mut [Conn], cx: &mut Fill<'_>, sent_at: Instant) {
+        let (Some(source), Some(Some(index))) = (self.source.as_mut(), self.links.first()) else {
+            return;
+        };
+        let Some(conn) = conns.get_mut(*index) else {
+            return;
+        };
+        while conn.has_room() {
+            let Some(intended_at) = next_intended(&self.schedule, sent_at) else {
+                break;
+            };
+            let (prefix, values) = (cx.prefix, cx.values);
+            let encode =
+                |buf: &mut Vec<u8>, opaque| source.encode_next(buf, prefix, values, opaque);
+            if conn.queue(encode, intended_at, sent_at).is_none() {
+                break;
+            }
+            advance(&mut self.schedule, intended_at, sent_at, cx.stats);
+        }
+    }
+
+    /// Several nodes: draw into the scratch buffer, route by slot, copy.
+    fn draw_routed(
+        &mut self,
+        conns: &mut [Conn],
+        router: &Router,
+        cx: &mut Fill<'_>,
+        sent_at: Instant,
+    ) -> Option<usize> {
+        loop {
+            // Nothing is drawn while no connection could take it.
+            let any_room = self
+                .conns()
+                .any(|c| conns.get(c).is_some_and(Conn::has_room));
+            if !any_room {
+                return None;
+            }
+            let intended_at = next_intended(&self.schedule, sent_at)?;
+            let source = self.source.as_mut()?;
+            self.scratch.clear();
+            let queued = source.encode_next(&mut self.scratch, cx.prefix, cx.values, 0)?;
+            advance(&mut self.schedule, intended_at, sent_at, cx.stats);
+            let node = self.route(router, queued);
+            let request = InFlight {
+                queued,
+                intended_at,
+                sent_at,
+            };
+            let pending = Pending {
+                request,
+                node: Some(node),
+                asking: false,
+                due: None,
+            };
+            match self
+                .link_of(node)
+                .and_then(|c| conns.get(c))
+                .map(Conn::state)
+            {
+                None => {
+                    self.held = Some(pending);
+                    return Some(node);
+                }
+                // Its node is down while others are up: the request cannot be
+                // sent, and is counted; the other nodes' requests go on.
+                Some(ConnState::Closed) => cx.stats.errors.node_down += 1,
+                Some(_) => {
+                    self.held = Some(pending);
+                    if self.place_held(conns, cx).is_some() || self.held.is_some() {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The node for `queued`, whose bytes are in `scratch`.
+    fn route(&self, router: &Router, queued: Queued) -> usize {
+        let op = self.ops.ops.get(usize::from(queued.op));
+        let slot = op
+            .and_then(|op| op.key_arg)
+            .and_then(|arg| resp_arg(&self.scratch, arg))
+            .map(key_slot);
+        router.route(slot, op.is_some_and(|op| op.read), self.index)
+    }
+
+    /// Places the held request if its connection has room now.
+    fn place_held(&mut self, conns: &mut [Conn], cx: &mut Fill<'_>) -> Option<usize> {
+        let held = self.held?;
+        let node = held.node.unwrap_or(0);
+        let Some(index) = self.link_of(node) else {
+            return Some(node);
+        };
+        let conn = conns.get_mut(index)?;
+        if conn.state() == ConnState::Closed && self.links.iter().flatten().count() > 1 {
+            self.held = None;
+            cx.stats.errors.node_down += 1;
+            return None;
+        }
+        if !conn.has_room() {
+            return None;
+        }
+        let bytes = &self.scratch;
+        let copy = |buf: &mut Vec<u8>, _| {
+            buf.extend_from_slice(bytes);
+            Some(held.request.queued)
+        };
+        conn.queue(copy, held.request.intended_at, held.request.sent_at);
+        self.held = None;
+        None
+    }
+
+    /// Sends again the redirected and retried requests that are due, in order.
+    fn place_pending(
+        &mut self,
+        conns: &mut [Conn],
+        router: &Router,
+        cx: &mut Fill<'_>,
+        now: Instant,
+    ) -> Option<usize> {
+        while let Some(&pending) = self.pending.front() {
+            if pending.due.is_some_and(|d| d > now) {
+                return None;
+            }
+            let source = self.source.as_mut()?;
+            self.scratch.clear();
+            let queued = source.encode_again(
+                pending.request.queued,
+                &mut self.scratch,
+                cx.prefix,
+                cx.values,
+            );
+            let node = pending.node.unwrap_or_else(|| self.route(router, queued));
+            let Some(index) = self.link_of(node) else {
+                return Some(node);
+            };
+            let conn = conns.get_mut(index)?;
+            if conn.state() == ConnState::Closed {
+                self.pending.pop_front();
+                cx.stats.errors.node_down += 1;
+                continue;
+            }
+            if !conn.has_room() {
+                return None;
+            }
+            self.pending.pop_front();
+            let InFlight {
+                intended_at,
+                sent_at,
+                ..
+            } = pending.request;
+            if pending.asking {
+                let asking = |buf: &mut Vec<u8>, _| {
+                    buf.extend_from_slice(ASKING);
+                    Some(Queued::ASKING)
+                };
+                conn.queue(asking, intended_at, sent_at);
+            }
+            let bytes = &self.scratch;
+            let copy = |buf: &mut Vec<u8>, _| {
+                buf.extend_from_slice(bytes);
+                Some(queued)
+            };
+            conn.queue(copy, intended_at, sent_at);
+        }
+        None
+    }
+
+    /// The earliest retry still waiting, for a wake-up.
+    pub fn next_retry(&self) -> Option<Instant> {
+        self.pending.iter().filter_map(|p| p.due).min()
+    }
+
+    /// True when the client has nothing more to do in the phase;
+    /// `reconnecting` says whether the worker holds a reconnect for a
+    /// connection.
+    pub fn is_done(
+        &self,
+        conns: &[Conn],
+        sending: bool,
+        reconnecting: impl Fn(usize) -> bool,
+    ) -> bool {
+        if self.held.is_some() || !self.pending.is_empty() {
+            return false;
+        }
+        let exhausted = self.source.as_ref().is_none_or(RequestSource::exhausted);
+        self.conns().all(|i| {
+            conns.get(i).is_none_or(|c| match c.state() {
+                // A reconnect in progress has work to do while the phase is sending.
+                ConnState::Closed => !(sending && reconnecting(i)),
+                ConnState::Connecting | ConnState::Handshaking(_) => !sending,
+                ConnState::Ready => c.is_idle() && (!sending || exhausted),
+            })
+        })
+    }
+
+    /// Requests held or waiting to be sent again: at the end of the drain they
+    /// are lost, like the requests in flight.
+    pub fn abandon(&mut self, stats: &mut Stats) {
+        let waiting = self.pending.len() + usize::from(self.held.is_some());
+        stats.errors.lost_requests += waiting as u64;
+        self.pending.clear();
+        self.held = None;
+    }
+
+    /// The next intended send time to wake the client for: when its schedule
+    /// has requests left, one of its connections has room, and no wake-up is
+    /// already queued.
+    pub fn next_timer(&self, conns: &[Conn], sending: bool) -> Option<Instant> {
+        let more = self.source.as_ref().is_some_and(|s| !s.exhausted());
+        let room = self.held.is_none()
+            && self
+                .conns()
+                .any(|c| conns.get(c).is_some_and(Conn::has_room));
+        match &self.schedule {
+            Some(schedule) if sending && !self.timer_queued && room && more => {
+                Some(schedule.next_due())
+            }
+            _ => None,
+        }
+    }
+
+    /// Requests due by `until` and not sent (the open-loop backlog), its held
+    /// request included.
+    pub fn backlog(&self, until: Instant) -> u64 {
+        let more = self.source.as_ref().is_some_and(|s| !s.exhausted());
+        let due = match &self.schedule {
+            Some(schedule) if more => schedule.due_by(until),
+            _ => 0,
+        };
+        due + u64::from(self.held.is_some() && self.schedule.is_some())
+    }
+
+    /// Records every open-loop request intended before `deadline` and never
+    /// sent (the held one too) with deadline − intended time; returns how many.
+    pub fn record_never_sent(&mut self, deadline: Instant, stats: &mut Stats) -> u64 {
+        let mut never_sent = 0;
+        if let (Some(held), Some(_)) = (self.held.take(), self.schedule.as_ref()) {
+            let waited = deadline.saturating_duration_since(held.request.intended_at);
+            stats
+                .op_mut(usize::from(held.request.queued.row))
+                .record_never_sent(waited.as_micros() as u64);
+            never_sent += 1;
+        }
+        let (Some(schedule), Some(source)) = (self.schedule.as_mut(), self.source.as_mut()) else {
+            return never_sent;
+        };
+        while schedule.next_due() < deadline {
+            let Some(row) = source.skip_next() else { break };
+            let waited = deadline.saturating_duration_since(schedule.next_due());
+            stats
+                .op_mut(row)
+                .record_never_sent(waited.as_micros() as u64);
+            schedule.advance();
+            never_sent += 1;
+        }
+        never_sent
+    }
+
+    /// True when its stream has more to send (a connection due for a
+    /// `--reconnect-interval` recycle is only recycled then).
+    pub fn has_more(&self) -> bool {
+        self.source.as_ref().is_some_and(|s| !s.exhausted())
+    }
+}
+
+/// The intended time of the next request when it is due (open loop), or
+/// now (closed loop); `None` while it is not yet due.
+fn next_intended(schedule: &Option<Schedule>, sent_at: Instant) -> Option<Instant> {
+    match schedule {
+        Some(schedule) if schedule.next_due() > sent_at => None,
+        Some(schedule) => Some(schedule.next_due()),
+        None => Some(sent_at),
+    }
+}
+
+/// Moves the schedule on past a request just drawn, recording its lag.
+fn advance(
+    schedule: &mut Option<Schedule>,
+    intended_at: Instant,
+    sent_at: Instant,
+    stats: &mut Stats,
+) {
+    if let Some(schedule) = schedule.as_mut() {
+        schedule.advance();
+        if let Some(lag) = stats.lag_us.as_mut() {
+            record_into(lag, crate::conn::micros_between(intended_at, sent_at));
+        }
+    }
+}
