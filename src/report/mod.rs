@@ -10,10 +10,12 @@ pub mod evidence;
 pub mod files;
 pub mod hdr;
 pub mod json;
+pub mod json_cluster;
 pub mod json_config;
 pub mod model;
 pub mod open_loop;
 pub mod progress;
+pub mod shards;
 pub mod sweep;
 pub mod text;
 

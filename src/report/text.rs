@@ -3,6 +3,8 @@
 //! Waits, Totals; for `--command` runs a row per command, `Hsets`, and Totals),
 //! and the request latency distribution. What memtier does not
 //! print (hit rate, warm-up, errors, what the latency means) follows the tables.
+//! In `--cluster-mode` the op tables gain memtier's `MOVED/sec` and `ASK/sec`
+//! columns and a `Shards` table follows them ([`crate::report::shards`]).
 
 use std::fmt::Write;
 
@@ -11,8 +13,8 @@ use crate::protocol::resp::ServerErrorKind;
 use crate::report::{
     Exporter, ReportInput, distribution, hit_rate_percent, hit_stats, percentile_label,
 };
-use crate::report::{evidence, open_loop};
-use crate::results::{Section, rate};
+use crate::report::{evidence, open_loop, shards};
+use crate::results::{PhaseResult, Section, rate};
 use crate::stats::{ErrorCounts, OpStats, percentile_us};
 use crate::warnings;
 
@@ -23,14 +25,21 @@ impl Exporter for TextExporter {
     fn render(&self, input: &ReportInput<'_>) -> Vec<u8> {
         let mut out = String::new();
         header(&mut out, input.config);
+        let cluster = input.config.cluster.is_some();
         for section in input.results.sections() {
             if input.config.ops.default_pair {
-                table(&mut out, &section, &input.config.output.percentiles);
+                table(&mut out, &section, &input.config.output.percentiles, cluster);
             } else {
                 command_table(&mut out, input.config, &section);
             }
         }
         let last = input.results.headline();
+        if let Some(last) = last.as_ref().filter(|_| cluster) {
+            // The headline covers every measured run, and so do the calls.
+            let runs: Vec<&PhaseResult> = input.results.runs.iter().collect();
+            let rows = shards::shards(input.results, &last.stats, &input.config.ops, &runs);
+            shards::table(&mut out, &rows, &last.stats, last.duration);
+        }
         // Without a measured run (a cut prefill or warm-up), the summary still
         // says what was measured and why it stopped.
         summary(&mut out, input, last.as_ref());
@@ -54,37 +63,45 @@ fn header(out: &mut String, config: &Config) {
     out.push_str("\n\n");
 }
 
-fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
-    let width = 20 + 13 + 13 + 16 * (1 + percentiles.len()) + 13 + 1;
+fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) {
+    let redirects = if cluster { 2 * 13 } else { 0 };
+    let width = 20 + 13 + 13 + redirects + 16 * (1 + percentiles.len()) + 13 + 1;
     let _ = writeln!(out, "{}", s.title);
     let _ = writeln!(out, "{}", "=".repeat(width));
     let _ = write!(
         out,
-        "{:<6}{:>14}{:>13}{:>13}{:>16}",
-        "Type", "Ops/sec", "Hits/sec", "Misses/sec", "Avg. Latency"
+        "{:<6}{:>14}{:>13}{:>13}",
+        "Type", "Ops/sec", "Hits/sec", "Misses/sec"
     );
+    if cluster {
+        shards::redirect_titles(out);
+    }
+    let _ = write!(out, "{:>16}", "Avg. Latency");
     for p in percentiles {
         // A space first, so that long titles (p99.9999 Latency) stay apart.
         let _ = write!(out, " {:>15}", format!("p{} Latency", percentile_label(*p)));
     }
     let _ = writeln!(out, "{:>13} ", "KB/sec");
     let _ = writeln!(out, "{}", "-".repeat(width));
+    let row = |out: &mut String, name: &str, op: &OpStats, hits: bool| {
+        row(out, name, op, s, percentiles, (hits, cluster));
+    };
     if let Some(set) = s.stats.op(0) {
-        row(out, "Sets", set, s, percentiles, false);
+        row(out, "Sets", set, false);
     }
     if let Some(get) = s.stats.op(1) {
-        row(out, "Gets", get, s, percentiles, true);
+        row(out, "Gets", get, true);
     }
-    let _ = write!(
-        out,
-        "{:<6}{:>14.2}{:>13}{:>13}{:>16}",
-        "Waits", 0.0, "---", "---", "---"
-    );
+    let _ = write!(out, "{:<6}{:>14.2}{:>13}{:>13}", "Waits", 0.0, "---", "---");
+    if cluster {
+        shards::redirect_cells(out, None, s.duration);
+    }
+    let _ = write!(out, "{:>16}", "---");
     for _ in percentiles {
         let _ = write!(out, "{:>16}", "---");
     }
     let _ = writeln!(out, "{:>13} ", "---");
-    row(out, "Totals", &s.stats.totals(), s, percentiles, true);
+    row(out, "Totals", &s.stats.totals(), true);
     out.push_str("\n\n");
 }
 
@@ -93,10 +110,16 @@ fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64]) {
 /// the Waits row, which memtier prints only for its SET/GET pair.
 fn command_table(out: &mut String, config: &Config, s: &Section<'_>) {
     let percentiles = &config.output.percentiles;
-    let width = 20 + 16 * (1 + percentiles.len()) + 13 + 1;
+    let cluster = config.cluster.is_some();
+    let redirects = if cluster { 2 * 13 } else { 0 };
+    let width = 20 + redirects + 16 * (1 + percentiles.len()) + 13 + 1;
     let _ = writeln!(out, "{}", s.title);
     let _ = writeln!(out, "{}", "=".repeat(width));
-    let _ = write!(out, "{:<6}{:>14}{:>16}", "Type", "Ops/sec", "Avg. Latency");
+    let _ = write!(out, "{:<6}{:>14}", "Type", "Ops/sec");
+    if cluster {
+        shards::redirect_titles(out);
+    }
+    let _ = write!(out, "{:>16}", "Avg. Latency");
     for p in percentiles {
         let _ = write!(out, " {:>15}", format!("p{} Latency", percentile_label(*p)));
     }
@@ -106,13 +129,11 @@ fn command_table(out: &mut String, config: &Config, s: &Section<'_>) {
     let rows = config.ops.rows.iter().map(|r| r.memtier.as_str());
     for (name, op) in rows.zip(&s.stats.ops).chain([("Totals", &totals)]) {
         let secs = s.duration;
-        let _ = write!(
-            out,
-            "{:<6}{:>14.2}{:>16.5}",
-            name,
-            rate(op.count, secs),
-            op.mean_us() / 1000.0
-        );
+        let _ = write!(out, "{:<6}{:>14.2}", name, rate(op.count, secs));
+        if cluster {
+            shards::redirect_cells(out, Some(op), secs);
+        }
+        let _ = write!(out, "{:>16.5}", op.mean_us() / 1000.0);
         for &p in percentiles {
             let v = percentile_us(&op.latency_us, p);
             let _ = write!(out, "{:>16.5}", v as f64 / 1000.0);
@@ -123,13 +144,15 @@ fn command_table(out: &mut String, config: &Config, s: &Section<'_>) {
     out.push_str("\n\n");
 }
 
+/// One row of the SET/GET table; `(hits, cluster)` say whether it has the
+/// Hits/Misses cells (`---` for Sets) and the MOVED/ASK cells.
 fn row(
     out: &mut String,
     name: &str,
     op: &OpStats,
     s: &Section<'_>,
     percentiles: &[f64],
-    hits: bool,
+    (hits, cluster): (bool, bool),
 ) {
     let secs = s.duration;
     let _ = write!(out, "{:<6}{:>14.2}", name, rate(op.count, secs));
@@ -142,6 +165,9 @@ fn row(
         );
     } else {
         let _ = write!(out, "{:>13}{:>13}", "---", "---");
+    }
+    if cluster {
+        shards::redirect_cells(out, Some(op), secs);
     }
     let _ = write!(out, "{:>16.5}", op.mean_us() / 1000.0);
     for &p in percentiles {
