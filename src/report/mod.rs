@@ -6,6 +6,10 @@
 //! temporary name and renamed into place, so a crash mid-write never leaves a
 //! truncated result; devices and FIFOs are written in place (`files.rs`).
 
+#[cfg(test)]
+pub(crate) mod cluster_fixture;
+#[cfg(test)]
+mod cluster_tests;
 pub mod evidence;
 pub mod files;
 pub mod hdr;
