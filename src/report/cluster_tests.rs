@@ -88,14 +88,20 @@ fn the_shards_table_has_a_row_per_node_sorted_by_address() {
     let table = lines_after(&out, "Shards");
     assert!(table.len() > 6, "{out}");
     let titles: Vec<&str> = table[2].split_whitespace().collect();
-    assert_eq!(titles[..6], ["Node", "Role", "Slots", "Ops/sec", "Share", "Hits/sec"]);
+    assert_eq!(
+        titles[..6],
+        ["Node", "Role", "Slots", "Ops/sec", "Share", "Hits/sec"]
+    );
     assert!(table[2].ends_with("Server calls"), "{}", table[2]);
     let rows: Vec<Vec<&str>> = table[4..7]
         .iter()
         .map(|l| l.split_whitespace().collect())
         .collect();
     let addresses: Vec<&str> = rows.iter().map(|r| r[0]).collect();
-    assert_eq!(addresses, ["127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002"]);
+    assert_eq!(
+        addresses,
+        ["127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002"]
+    );
     // 127.0.0.1:7000 answered 2000 of 6000 replies in 1 ms, 1000 of them GETs
     // (half hits), and followed the MOVEDs; its INFO counted 2000 calls.
     let r = &rows[0];
@@ -115,7 +121,10 @@ fn the_shards_table_has_a_row_per_node_sorted_by_address() {
     assert!(close(p99, 3.0, 0.006), "{:?}", rows[2]);
     assert_eq!(rows[2][14], "3000");
     let redirects = table.iter().find(|l| l.starts_with("Redirects:")).unwrap();
-    assert!(redirects.contains(&format!("{MOVED} MOVED and {ASK} ASK")), "{redirects}");
+    assert!(
+        redirects.contains(&format!("{MOVED} MOVED and {ASK} ASK")),
+        "{redirects}"
+    );
     assert!(redirects.contains("5 retries"), "{redirects}");
     assert!(redirects.contains("2 topology refreshes"), "{redirects}");
 }
@@ -184,11 +193,23 @@ fn json_phase_summaries_carry_each_node() {
     let cluster = &doc["kvbench"]["runs"][0]["cluster"];
     assert_eq!(
         keys(cluster),
-        ["max_redirects", "read_from", "nodes", "redirects", "per_second"]
+        [
+            "max_redirects",
+            "read_from",
+            "nodes",
+            "redirects",
+            "per_second"
+        ]
     );
     let nodes = cluster["nodes"].as_array().unwrap();
-    let addresses: Vec<&str> = nodes.iter().map(|n| n["address"].as_str().unwrap()).collect();
-    assert_eq!(addresses, ["127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002"]);
+    let addresses: Vec<&str> = nodes
+        .iter()
+        .map(|n| n["address"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        addresses,
+        ["127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002"]
+    );
     let share: f64 = nodes.iter().map(|n| n["share"].as_f64().unwrap()).sum();
     assert!(close(share, 1.0, 1e-5), "{share}");
     let n = &nodes[2];
@@ -197,7 +218,10 @@ fn json_phase_summaries_carry_each_node() {
     assert_eq!(n["count"], 3000);
     assert_eq!(n["ops_per_sec"], 300.0);
     assert!(close(n["share"].as_f64().unwrap(), 0.5, 1e-6), "{n}");
-    assert_eq!((n["hits"].as_u64(), n["misses"].as_u64()), (Some(750), Some(750)));
+    assert_eq!(
+        (n["hits"].as_u64(), n["misses"].as_u64()),
+        (Some(750), Some(750))
+    );
     assert_eq!(n["ask"], 0);
     let latency = &n["latency"];
     for key in ["avg_ms", "p50_ms", "p99_ms", "p99_9_ms"] {
@@ -210,10 +234,19 @@ fn json_phase_summaries_carry_each_node() {
     assert_eq!(nodes[1]["ask"], ASK);
     assert_eq!(nodes[1]["server_calls"], Value::Null);
     let r = &cluster["redirects"];
-    assert_eq!((r["moved"].as_u64(), r["ask"].as_u64()), (Some(MOVED), Some(ASK)));
-    assert_eq!((r["retries"].as_u64(), r["refreshes"].as_u64()), (Some(5), Some(2)));
+    assert_eq!(
+        (r["moved"].as_u64(), r["ask"].as_u64()),
+        (Some(MOVED), Some(ASK))
+    );
+    assert_eq!(
+        (r["retries"].as_u64(), r["refreshes"].as_u64()),
+        (Some(5), Some(2))
+    );
     assert_eq!(r["node_down"], 0);
-    assert_eq!(cluster["per_second"]["moved"], serde_json::json!([MOVED - 5, 5]));
+    assert_eq!(
+        cluster["per_second"]["moved"],
+        serde_json::json!([MOVED - 5, 5])
+    );
     assert_eq!(cluster["per_second"]["retries"], serde_json::json!([0, 0]));
 }
 
@@ -232,7 +265,8 @@ fn single_server_json_has_no_cluster_keys() {
 
 #[test]
 fn cluster_json_validates_against_the_schema_and_reads_back() {
-    let schema: Value = serde_json::from_str(include_str!("../../docs/output.schema.json")).unwrap();
+    let schema: Value =
+        serde_json::from_str(include_str!("../../docs/output.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let mut standalone = cluster_results(COUNTS, EVEN_SLOTS);
     standalone.cluster = None;

@@ -207,7 +207,13 @@ pub fn table(out: &mut String, shards: &[Shard<'_>], stats: &Stats, duration: Du
 fn redirects_line(out: &mut String, stats: &Stats) {
     let totals = stats.totals();
     let e = &stats.errors;
-    let counts = [totals.moved, totals.ask, e.retries, e.node_down, e.refreshes];
+    let counts = [
+        totals.moved,
+        totals.ask,
+        e.retries,
+        e.node_down,
+        e.refreshes,
+    ];
     if counts.iter().all(|n| *n == 0) {
         return;
     }

@@ -28,7 +28,12 @@ impl Exporter for TextExporter {
         let cluster = input.config.cluster.is_some();
         for section in input.results.sections() {
             if input.config.ops.default_pair {
-                table(&mut out, &section, &input.config.output.percentiles, cluster);
+                table(
+                    &mut out,
+                    &section,
+                    &input.config.output.percentiles,
+                    cluster,
+                );
             } else {
                 command_table(&mut out, input.config, &section);
             }

@@ -104,7 +104,8 @@ fn cause(config: &Config, slots: Option<usize>, masters: usize) -> HotShardCause
     if let Some(slots) = slots.filter(|s| *s as f64 > UNEVEN_SLOTS_FACTOR * even) {
         return HotShardCause::UnevenSlots { slots };
     }
-    let skewed = |p: KeyPattern| matches!(p, KeyPattern::Gaussian { .. } | KeyPattern::Zipfian { .. });
+    let skewed =
+        |p: KeyPattern| matches!(p, KeyPattern::Gaussian { .. } | KeyPattern::Zipfian { .. });
     HotShardCause::HotKeys {
         skewed_pattern: skewed(config.keys.set_pattern) || skewed(config.keys.get_pattern),
     }
@@ -155,5 +156,139 @@ pub(super) fn hot_shard(
             f,
             "The slots are split evenly and the key pattern is even, so a hot slot or hot key is likely: a hash tag in a --command key, or another client's traffic on that node (check its INFO commandstats); spread such keys over several tags."
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HOT_SHARD_FACTOR, HotShardCause, has_hash_tag, hot_shards};
+    use crate::report::cluster_fixture::{
+        EVEN_SLOTS, NODES, cluster_config, cluster_results, standalone_config,
+    };
+    use crate::results::NodeRole;
+    use crate::warnings::Warning;
+
+    const ARGS: [&str; 2] = ["--test-time", "10"];
+
+    #[test]
+    fn a_node_with_twice_its_share_is_hot() {
+        let w = hot_shards(
+            &cluster_config(&ARGS),
+            &cluster_results([4000, 1000, 1000], EVEN_SLOTS),
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        let Warning::HotShard {
+            node,
+            share,
+            fair_share,
+            masters,
+            cause,
+        } = &w[0]
+        else {
+            panic!("{w:?}");
+        };
+        assert_eq!(node, NODES[0]);
+        assert!((share - 4000.0 / 6000.0).abs() < 1e-9, "{share}");
+        assert!((fair_share - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(*masters, 3);
+        assert_eq!(
+            *cause,
+            HotShardCause::HotKeys {
+                skewed_pattern: false
+            }
+        );
+        assert_eq!(w[0].kind(), "hot_shard");
+        let text = w[0].to_string();
+        assert!(text.contains("66.7 %"), "{text}");
+        assert!(text.contains("2.0 times"), "{text}");
+        assert!(text.contains(NODES[0]), "{text}");
+    }
+
+    #[test]
+    fn a_node_with_a_tenth_more_than_its_share_is_not_hot() {
+        let w = hot_shards(
+            &cluster_config(&ARGS),
+            &cluster_results([1100, 950, 950], EVEN_SLOTS),
+        );
+        assert!(w.is_empty(), "{w:?}");
+        // Just above the factor, it is.
+        let w = hot_shards(
+            &cluster_config(&ARGS),
+            &cluster_results([1600, 700, 700], EVEN_SLOTS),
+        );
+        const { assert!(1600.0 / 3000.0 > HOT_SHARD_FACTOR / 3.0) };
+        assert_eq!(w.len(), 1, "{w:?}");
+    }
+
+    #[test]
+    fn too_few_replies_or_one_server_raise_nothing() {
+        let few = cluster_results([400, 100, 100], EVEN_SLOTS);
+        assert!(hot_shards(&cluster_config(&ARGS), &few).is_empty());
+        let many = cluster_results([4000, 1000, 1000], EVEN_SLOTS);
+        assert!(hot_shards(&standalone_config(&ARGS), &many).is_empty());
+    }
+
+    #[test]
+    fn replicas_are_not_counted_as_masters() {
+        // With 7000 a replica, 7002 and 7001 are the only masters: 4000 of
+        // 5000 is 1.6 times a half, above the factor; 7000 is never named.
+        let mut results = cluster_results([4000, 1000, 1000], EVEN_SLOTS);
+        let cluster = results.cluster.as_mut().unwrap();
+        cluster.nodes[1].role = NodeRole::Replica;
+        let w = hot_shards(&cluster_config(&ARGS), &results);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(matches!(&w[0], Warning::HotShard { node, masters: 2, .. } if node == NODES[0]));
+        // Two masters at 1000 each are even.
+        let mut even = cluster_results([1000, 5000, 1000], EVEN_SLOTS);
+        even.cluster.as_mut().unwrap().nodes[1].role = NodeRole::Replica;
+        assert!(hot_shards(&cluster_config(&ARGS), &even).is_empty());
+    }
+
+    #[test]
+    fn the_cause_follows_the_flags_and_the_slot_split() {
+        let hot = [4000, 1000, 1000];
+        let tagged = cluster_config(&["--test-time", "10", "--key-prefix", "user:{1}:"]);
+        let w = hot_shards(&tagged, &cluster_results(hot, EVEN_SLOTS));
+        assert!(matches!(
+            &w[0],
+            Warning::HotShard {
+                cause: HotShardCause::HashTag { .. },
+                ..
+            }
+        ));
+        assert!(w[0].to_string().contains("--key-prefix"), "{}", w[0]);
+        let uneven = cluster_results(hot, [10_000, 3192, 3192]);
+        let w = hot_shards(&cluster_config(&ARGS), &uneven);
+        assert!(w[0].to_string().contains("rebalance"), "{}", w[0]);
+        assert!(matches!(
+            &w[0],
+            Warning::HotShard {
+                cause: HotShardCause::UnevenSlots { slots: 10_000 },
+                ..
+            }
+        ));
+        let zipf = cluster_config(&["--test-time", "10", "--key-pattern", "Z:Z"]);
+        let w = hot_shards(&zipf, &cluster_results(hot, EVEN_SLOTS));
+        assert!(
+            matches!(
+                &w[0],
+                Warning::HotShard {
+                    cause: HotShardCause::HotKeys {
+                        skewed_pattern: true
+                    },
+                    ..
+                }
+            ),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn a_hash_tag_needs_braces_around_something() {
+        assert!(has_hash_tag("user:{1}:"));
+        assert!(has_hash_tag("{a}"));
+        assert!(!has_hash_tag("user:{}:"));
+        assert!(!has_hash_tag("memtier-"));
+        assert!(!has_hash_tag("a}{b"));
     }
 }
