@@ -22,6 +22,7 @@ pub mod progress;
 pub mod shards;
 pub mod sweep;
 pub mod text;
+pub mod text_summary;
 
 use std::io;
 
