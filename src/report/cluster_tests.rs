@@ -305,3 +305,26 @@ fn the_hot_shard_warning_reaches_both_reports() {
         .collect();
     assert!(kinds.contains(&"hot_shard"), "{kinds:?}");
 }
+
+#[test]
+fn a_command_table_has_the_redirect_columns_after_ops_per_sec() {
+    let args = ["--test-time", "10", "--command", "HSET __key__ f __data__"];
+    let out = text(&cluster_config(&args), &cluster_results(COUNTS, EVEN_SLOTS));
+    let table = lines_after(&out, "ALL STATS");
+    let titles: Vec<&str> = table[2].split_whitespace().collect();
+    assert_eq!(titles[..4], ["Type", "Ops/sec", "MOVED/sec", "ASK/sec"]);
+    let hsets: Vec<&str> = table[4].split_whitespace().collect();
+    assert_eq!(hsets[0], "Hsets");
+    assert_eq!(hsets[2], format!("{:.2}", MOVED as f64 / SECS as f64));
+    // Without --cluster-mode the command table keeps memtier's layout.
+    let out = text(
+        &standalone_config(&args),
+        &cluster_results(COUNTS, EVEN_SLOTS),
+    );
+    let table = lines_after(&out, "ALL STATS");
+    assert!(
+        table[2].starts_with("Type         Ops/sec    Avg. Latency"),
+        "{}",
+        table[2]
+    );
+}
