@@ -3,6 +3,8 @@
 //! `WORST RUN RESULTS` / `AGGREGATED AVERAGE RESULTS (n runs)`), so dashboards that
 //! read memtier read kvbench unchanged, plus a `kvbench` object with what memtier
 //! lacks: schema version, exact integer totals, warm-up, errors by kind, the seed.
+//! In `--cluster-mode` each op row gains memtier's `MOVED/sec` and `ASK/sec`
+//! and each phase summary a `cluster` object ([`crate::report::json_cluster`]).
 //! The layout is documented in `docs/output.md` and `docs/output.schema.json`.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -15,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::{Config, Stop};
 use crate::protocol::resp::ServerErrorKind;
-use crate::report::{Exporter, ReportInput, distribution, evidence, open_loop};
+use crate::report::{Exporter, ReportInput, distribution, evidence, json_cluster, open_loop};
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
 use crate::stats::{ErrorCounts, OpStats, Stats, max_us, percentile_us};
@@ -88,7 +90,8 @@ fn millis(t: SystemTime) -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-fn round(v: f64, places: i32) -> f64 {
+/// `v` rounded to `places` decimals.
+pub fn round(v: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
     (v * f).round() / f
 }
@@ -129,8 +132,9 @@ fn section(s: &Section<'_>, c: &Config) -> Value {
         }),
     );
     let d = s.duration;
+    let cluster = c.cluster.is_some();
     let row = |op: &OpStats, series: &[(u64, &OpSecond)], errors: u64| {
-        op_section(op, d, percentiles, series, errors)
+        op_section(op, (d, cluster), percentiles, series, errors)
     };
     for (i, (r, op)) in c.ops.rows.iter().zip(&s.stats.ops).enumerate() {
         let series: Vec<(u64, &OpSecond)> = s
@@ -179,9 +183,11 @@ fn pick(series: &[Second], column: fn(&Second) -> &OpSecond) -> Vec<(u64, &OpSec
     series.iter().map(|sec| (sec.second, column(sec))).collect()
 }
 
+/// One op row; `(duration, cluster)`: the section's time, and whether the
+/// row carries memtier's cluster-mode `MOVED/sec` and `ASK/sec`.
 fn op_section(
     op: &OpStats,
-    duration: Duration,
+    (duration, cluster): (Duration, bool),
     percentiles: &[f64],
     series: &[(u64, &OpSecond)],
     connection_errors: u64,
@@ -198,25 +204,35 @@ fn op_section(
     );
     let secs = duration.as_secs_f64().max(1e-9);
     let kb = |bytes: u64| round(bytes as f64 / 1024.0 / secs, 2);
-    json!({
-        "Count": op.count,
-        "Ops/sec": round(rate(op.count, duration), 2),
-        "Hits/sec": round(rate(op.hits, duration), 2),
-        "Misses/sec": round(rate(op.misses, duration), 2),
-        "Connection Errors/sec": round(rate(connection_errors, duration), 2),
-        "Connection Errors": connection_errors,
-        "Latency": ms(op.mean_us()),
-        "Average Latency": ms(op.mean_us()),
-        "Accumulated Latency": (op.latency_sum_us as f64 / 1000.0).round() as u64,
-        "Min Latency": if empty { 0.0 } else { ms(h.min() as f64) },
-        "Max Latency": ms(max_us(h) as f64),
-        "KB/sec": kb(op.bytes_rx + op.bytes_tx),
-        "KB/sec RX/TX": kb(op.bytes_rx + op.bytes_tx),
-        "KB/sec RX": kb(op.bytes_rx),
-        "KB/sec TX": kb(op.bytes_tx),
-        "Time-Serie": time_serie(series),
-        "Percentile Latencies": Value::Object(pct),
-    })
+    let per_sec = |n: u64| json!(round(rate(n, duration), 2));
+    // Inserted in memtier's order: its readers see the keys as memtier writes them.
+    let mut m = Map::new();
+    m.insert("Count".into(), json!(op.count));
+    m.insert("Ops/sec".into(), per_sec(op.count));
+    m.insert("Hits/sec".into(), per_sec(op.hits));
+    m.insert("Misses/sec".into(), per_sec(op.misses));
+    if cluster {
+        m.insert("MOVED/sec".into(), per_sec(op.moved));
+        m.insert("ASK/sec".into(), per_sec(op.ask));
+    }
+    m.insert("Connection Errors/sec".into(), per_sec(connection_errors));
+    m.insert("Connection Errors".into(), json!(connection_errors));
+    m.insert("Latency".into(), json!(ms(op.mean_us())));
+    m.insert("Average Latency".into(), json!(ms(op.mean_us())));
+    m.insert(
+        "Accumulated Latency".into(),
+        json!((op.latency_sum_us as f64 / 1000.0).round() as u64),
+    );
+    let min = if empty { 0.0 } else { ms(h.min() as f64) };
+    m.insert("Min Latency".into(), json!(min));
+    m.insert("Max Latency".into(), json!(ms(max_us(h) as f64)));
+    m.insert("KB/sec".into(), json!(kb(op.bytes_rx + op.bytes_tx)));
+    m.insert("KB/sec RX/TX".into(), json!(kb(op.bytes_rx + op.bytes_tx)));
+    m.insert("KB/sec RX".into(), json!(kb(op.bytes_rx)));
+    m.insert("KB/sec TX".into(), json!(kb(op.bytes_tx)));
+    m.insert("Time-Serie".into(), time_serie(series));
+    m.insert("Percentile Latencies".into(), Value::Object(pct));
+    Value::Object(m)
 }
 
 /// The per-second series. Each second's Ops/sec is its replies over the whole
@@ -293,8 +309,8 @@ fn error_object(e: &ErrorCounts) -> Value {
     })
 }
 
-fn phase_summary(c: &Config, p: &PhaseResult) -> Value {
-    json!({
+fn phase_summary(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Value {
+    let mut v = json!({
         "phase": p.phase.to_string(),
         "start_time_ms": millis(p.started_wall),
         "duration_ms": p.duration.as_millis() as u64,
@@ -309,7 +325,11 @@ fn phase_summary(c: &Config, p: &PhaseResult) -> Value {
         "errors": error_object(&p.stats.errors),
         "open_loop": open_loop::run_json(c, p),
         "server": evidence::phase_json(p, &c.ops, c.target.db),
-    })
+    });
+    if let (Some(cluster), Value::Object(m)) = (json_cluster::phase_json(c, r, p), &mut v) {
+        m.insert("cluster".into(), cluster);
+    }
+    v
 }
 
 /// `kvbench.variance`: the spread of the runs' ops/sec; `null` for one run.
@@ -346,10 +366,10 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "latency": open_loop::latency_meaning(c),
         "latency_unit_of_histograms": "microseconds",
         "config": crate::report::json_config::kvbench_config(c),
-        "runs": r.runs.iter().map(|run| phase_summary(c, run)).collect::<Vec<_>>(),
+        "runs": r.runs.iter().map(|run| phase_summary(c, r, run)).collect::<Vec<_>>(),
         "server": r.server.as_ref().map(evidence::context_json),
         "placement": r.placement.as_ref().map(crate::placement::Placement::json),
-        "prefill": r.prefill.as_ref().map(|p| phase_summary(c, p)),
+        "prefill": r.prefill.as_ref().map(|p| phase_summary(c, r, p)),
         "variance": variance_json(r),
         "interrupted": r.interrupted.map(|(phase, signal)| json!({
             "phase": phase.to_string(),
@@ -357,7 +377,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
             "signal": (signal != 0).then_some(signal),
         })),
         "warmup": r.warmup.as_ref().map(|w| {
-            let mut v = phase_summary(c, w);
+            let mut v = phase_summary(c, r, w);
             if let Value::Object(m) = &mut v {
                 m.insert("ALL STATS".into(), section(&Section::of("WARM-UP".into(), w), c));
             }

@@ -223,6 +223,9 @@ pub fn kvbench_config(c: &Config) -> Value {
         "pinning": match &c.pinning { Pinning::Off => json!("off"), Pinning::Auto => json!("auto"), Pinning::Cpus(v) => json!(v) },
         "commands": commands(c),
         "command_stats_breakdown": (!c.ops.default_pair).then(|| c.ops.breakdown.name()),
+        "cluster_mode": c.cluster.is_some(),
+        "max_redirects": c.cluster.map(|o| o.max_redirects),
+        "read_from": c.cluster.map(|o| o.read_from.as_str()),
     })
 }
 

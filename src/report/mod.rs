@@ -6,16 +6,23 @@
 //! temporary name and renamed into place, so a crash mid-write never leaves a
 //! truncated result; devices and FIFOs are written in place (`files.rs`).
 
+#[cfg(test)]
+pub(crate) mod cluster_fixture;
+#[cfg(test)]
+mod cluster_tests;
 pub mod evidence;
 pub mod files;
 pub mod hdr;
 pub mod json;
+pub mod json_cluster;
 pub mod json_config;
 pub mod model;
 pub mod open_loop;
 pub mod progress;
+pub mod shards;
 pub mod sweep;
 pub mod text;
+pub mod text_summary;
 
 use std::io;
 

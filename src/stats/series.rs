@@ -69,6 +69,13 @@ pub struct Second {
     pub totals: OpSecond,
     /// Open loop: requests due by the end of the second and not yet sent.
     pub backlog: u64,
+    /// `--cluster-mode`: `-MOVED` replies followed this second, every row.
+    pub moved: u64,
+    /// `--cluster-mode`: `-ASK` replies followed this second, every row.
+    pub ask: u64,
+    /// `--cluster-mode`: requests sent again after `-TRYAGAIN` or
+    /// `-CLUSTERDOWN` this second.
+    pub retries: u64,
 }
 
 /// Collects per-thread reports into completed seconds.
@@ -125,6 +132,7 @@ impl SeriesBuilder {
     }
 
     fn summarize(&self, second: u64, s: &Stats, backlog: u64) -> Second {
+        let totals = s.totals();
         Second {
             second,
             ops: s
@@ -132,8 +140,11 @@ impl SeriesBuilder {
                 .iter()
                 .map(|op| OpSecond::from_stats(op, &self.percentiles))
                 .collect(),
-            totals: OpSecond::from_stats(&s.totals(), &self.percentiles),
+            totals: OpSecond::from_stats(&totals, &self.percentiles),
             backlog,
+            moved: totals.moved,
+            ask: totals.ask,
+            retries: s.errors.retries,
         }
     }
 
@@ -188,5 +199,21 @@ mod tests {
             vec![0, 1]
         );
         assert_eq!(series[0].ops[1].count, 2);
+    }
+
+    #[test]
+    fn a_second_counts_the_redirects_and_retries_of_every_thread() {
+        let mut a = stats_with(&[10]);
+        a.ops[0].moved = 2;
+        a.ops[1].ask = 1;
+        a.errors.retries = 4;
+        let mut b = stats_with(&[20]);
+        b.ops[1].moved = 3;
+        let mut builder = SeriesBuilder::new(2, &[50.0]);
+        builder.add(0, &a, 0, &mut |_, _| {});
+        let done = builder.add(0, &b, 0, &mut |_, _| {}).unwrap();
+        assert_eq!((done.moved, done.ask, done.retries), (5, 1, 4));
+        // Redirects are not replies: the count is the two recorded latencies.
+        assert_eq!(done.totals.count, 2);
     }
 }

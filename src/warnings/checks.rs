@@ -93,6 +93,7 @@ pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
             max_over_min: v.max_over_min(),
         });
     }
+    out.extend(crate::warnings::cluster::hot_shards(config, results));
     out
 }
 

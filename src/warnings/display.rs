@@ -246,6 +246,13 @@ impl fmt::Display for Warning {
                     ),
                 }
             }
+            Warning::HotShard {
+                node,
+                share,
+                fair_share,
+                masters,
+                cause,
+            } => super::cluster::hot_shard(f, node, (*share, *fair_share, *masters), cause),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! live in [`checks`].
 
 pub mod checks;
+pub mod cluster;
 mod display;
 mod memcached;
 
@@ -13,6 +14,7 @@ use crate::config::Headline;
 use crate::protocol::resp::ServerErrorKind;
 
 pub use checks::{collect, rate_check};
+pub use cluster::HotShardCause;
 
 /// A worker thread at or above this share of one CPU is saturated: the result
 /// measures the client, not the server.
@@ -187,6 +189,20 @@ pub enum Warning {
         /// p99 response time (reply − intended send), ms.
         response_p99_ms: f64,
     },
+    /// `--cluster-mode`: one master served far more than its share of the
+    /// replies (see [`cluster::HOT_SHARD_FACTOR`]).
+    HotShard {
+        /// `host:port`.
+        node: String,
+        /// Its replies over every master's, 0 to 1.
+        share: f64,
+        /// One over the masters that answered.
+        fair_share: f64,
+        /// Masters that answered.
+        masters: usize,
+        /// The likely cause.
+        cause: HotShardCause,
+    },
 }
 
 impl Warning {
@@ -208,6 +224,7 @@ impl Warning {
             Warning::BackgroundSave { .. } => "background_save",
             Warning::RunsDisagree { .. } => "runs_disagree",
             Warning::LatencyMeasuresDiverge { .. } => "latency_measures_diverge",
+            Warning::HotShard { .. } => "hot_shard",
         }
     }
 }

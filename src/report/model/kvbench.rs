@@ -6,11 +6,13 @@
 //! that the commands beyond SET and GET read without a change here. `config`
 //! stays a `serde_json::Value` map: it is the `--show-config` object, which
 //! grows with every flag, and has no shape this reader should fix. The
-//! server's side (INFO, placement) is in [`crate::report::model::server`].
+//! server's side (INFO, placement) is in [`crate::report::model::server`],
+//! a cluster run's nodes in [`crate::report::model::cluster`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::report::model::cluster::PhaseCluster;
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
 use crate::report::model::section::Section;
@@ -103,6 +105,9 @@ pub struct PhaseSummary {
     pub open_loop: Option<OpenLoop>,
     /// The server's own account of the phase.
     pub server: Option<ServerEvidence>,
+    /// `--cluster-mode` only: the nodes and what routing cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<PhaseCluster>,
     /// The warm-up's full section.
     #[serde(rename = "ALL STATS", default, skip_serializing_if = "Option::is_none")]
     pub all_stats: Option<Section>,

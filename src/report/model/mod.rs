@@ -15,6 +15,7 @@
 //! the typed objects they are skipped. Compressed histograms stay strings
 //! until [`histogram::CompressedHistogram::decode`] is called.
 
+pub mod cluster;
 pub mod histogram;
 pub mod kvbench;
 mod locate;

@@ -258,6 +258,12 @@ pub struct OpRow {
     /// Nil replies, per second.
     #[serde(rename = "Misses/sec")]
     pub misses_per_sec: f64,
+    /// `--cluster-mode` only: `-MOVED` redirects followed, per second.
+    #[serde(rename = "MOVED/sec", default, skip_serializing_if = "Option::is_none")]
+    pub moved_per_sec: Option<f64>,
+    /// `--cluster-mode` only: `-ASK` redirects followed, per second.
+    #[serde(rename = "ASK/sec", default, skip_serializing_if = "Option::is_none")]
+    pub ask_per_sec: Option<f64>,
     /// Connection errors per second (`Totals` only; 0 elsewhere).
     #[serde(rename = "Connection Errors/sec")]
     pub connection_errors_per_sec: f64,

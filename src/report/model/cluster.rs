@@ -1,0 +1,95 @@
+//! `kvbench.runs[i].cluster` of a `--cluster-mode` report: the options, each
+//! node's counts, share and latency, the redirect totals and the per-second
+//! redirects, as docs/output.md describes them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::report::model::named::Named;
+
+/// A phase's `cluster` object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseCluster {
+    /// `--max-redirects`.
+    pub max_redirects: u32,
+    /// `--read-from`: `primary`, `replica` or `any`. A string, so that a
+    /// mode added later still reads.
+    pub read_from: String,
+    /// One entry per node that answered, sorted by address.
+    pub nodes: Vec<NodeSummary>,
+    /// What routing cost over the phase.
+    pub redirects: Redirects,
+    /// Redirects and retries of each second of the phase.
+    pub per_second: PerSecond,
+}
+
+/// One node of `cluster.nodes`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeSummary {
+    /// `host:port`.
+    pub address: String,
+    /// `master` or `replica` at discovery; `null` when unknown.
+    pub role: Option<String>,
+    /// Slots it served at discovery; `null` when unknown.
+    pub slots: Option<u64>,
+    /// Replies, error replies included, redirects not.
+    pub count: u64,
+    /// Replies per second of the phase.
+    pub ops_per_sec: f64,
+    /// Its replies over every node's, 0 to 1.
+    pub share: f64,
+    /// Replies carrying a value.
+    pub hits: u64,
+    /// Nil replies.
+    pub misses: u64,
+    /// Error replies.
+    pub errors: u64,
+    /// `-MOVED` replies it sent that were followed.
+    pub moved: u64,
+    /// `-ASK` replies it sent that were followed.
+    pub ask: u64,
+    /// Reads it answered as a replica.
+    pub replica_reads: u64,
+    /// Its latency, from its merged histogram.
+    pub latency: NodeLatency,
+    /// The node's `cmdstat` calls by command; `null` without its evidence.
+    pub server_calls: Option<Named<u64>>,
+}
+
+/// `cluster.nodes[i].latency`, ms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeLatency {
+    /// Exact mean.
+    pub avg_ms: f64,
+    /// Median.
+    pub p50_ms: f64,
+    /// 99th percentile.
+    pub p99_ms: f64,
+    /// 99.9th percentile.
+    pub p99_9_ms: f64,
+}
+
+/// `cluster.redirects`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redirects {
+    /// `-MOVED` followed.
+    pub moved: u64,
+    /// `-ASK` followed.
+    pub ask: u64,
+    /// Requests sent again after `-TRYAGAIN` or `-CLUSTERDOWN`.
+    pub retries: u64,
+    /// Requests not sent because their node's connection was down.
+    pub node_down: u64,
+    /// Slot-map refreshes asked for.
+    pub refreshes: u64,
+}
+
+/// `cluster.per_second`: one entry per second of the phase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerSecond {
+    /// `-MOVED` followed.
+    pub moved: Vec<u64>,
+    /// `-ASK` followed.
+    pub ask: Vec<u64>,
+    /// Retries.
+    pub retries: Vec<u64>,
+}
