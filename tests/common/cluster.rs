@@ -62,10 +62,7 @@ pub struct NodeView {
 impl NodeView {
     /// Slots it serves.
     pub fn slot_count(&self) -> usize {
-        self.slots
-            .iter()
-            .map(|(a, b)| usize::from(b - a) + 1)
-            .sum()
+        self.slots.iter().map(|(a, b)| usize::from(b - a) + 1).sum()
     }
 }
 
@@ -158,8 +155,11 @@ impl Cluster {
                 start + share - 1
             };
             let range = [start.to_string(), end.to_string()];
-            let reply =
-                try_command(node.port, &["CLUSTER", "ADDSLOTSRANGE", &range[0], &range[1]]).unwrap();
+            let reply = try_command(
+                node.port,
+                &["CLUSTER", "ADDSLOTSRANGE", &range[0], &range[1]],
+            )
+            .unwrap();
             assert_eq!(reply, b"OK", "ADDSLOTSRANGE on {}", node.port);
         }
         let first = cluster.nodes[0].port.to_string();
@@ -206,9 +206,10 @@ impl Cluster {
                 agreed
                     && shape
                     && first.iter().all(|v| !v.unsettled)
-                    && self.replicas().iter().all(|&p| {
-                        super::info(p, "replication", "master_link_status") == "up"
-                    })
+                    && self
+                        .replicas()
+                        .iter()
+                        .all(|&p| super::info(p, "replication", "master_link_status") == "up")
             },
             &format!(
                 "the cluster to settle ({masters} masters, {replicas} replicas, all agreeing, links up)"
@@ -325,12 +326,14 @@ impl Cluster {
         self.ports().iter().map(|&p| self.calls(p, command)).sum()
     }
 
+    /// Keys on the node at `port`.
+    pub fn dbsize(&self, port: u16) -> u64 {
+        ask_integer(port, &["DBSIZE"])
+    }
+
     /// Keys summed over the current masters (replicas hold copies).
     pub fn dbsize_sum(&self) -> u64 {
-        self.masters()
-            .iter()
-            .map(|&p| ask_integer(p, &["DBSIZE"]))
-            .sum()
+        self.masters().iter().map(|&p| self.dbsize(p)).sum()
     }
 }
 
@@ -346,7 +349,9 @@ fn parse_nodes_line(line: &str) -> NodeView {
     let fields: Vec<&str> = line.split_whitespace().collect();
     assert!(fields.len() >= 8, "a CLUSTER NODES line with {line:?}");
     let address = fields[1].split(['@', ',']).next().unwrap();
-    let port = address.rsplit_once(':').map_or(0, |(_, p)| p.parse().unwrap_or(0));
+    let port = address
+        .rsplit_once(':')
+        .map_or(0, |(_, p)| p.parse().unwrap_or(0));
     let flags: Vec<&str> = fields[2].split(',').collect();
     let slots = fields[8..]
         .iter()

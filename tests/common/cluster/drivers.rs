@@ -42,7 +42,11 @@ impl Background {
             std::thread::sleep(Duration::from_millis(50));
         };
         let output = self.output();
-        assert!(status.success(), "{} failed ({status}):\n{output}", self.what);
+        assert!(
+            status.success(),
+            "{} failed ({status}):\n{output}",
+            self.what
+        );
         output
     }
 
@@ -92,7 +96,9 @@ impl Cluster {
             .stderr(err)
             .spawn()
             .unwrap_or_else(|e| {
-                panic!("cannot start redis-cli ({e}); install it with `apt-get install -y redis-tools`")
+                panic!(
+                    "cannot start redis-cli ({e}); install it with `apt-get install -y redis-tools`"
+                )
             });
         Background {
             child: Some(child),
@@ -120,9 +126,7 @@ impl Cluster {
             String::from_utf8_lossy(&reply)
         );
         wait(
-            || {
-                self.role(replica_port) == Role::Master && self.role(old_master) == Role::Replica
-            },
+            || self.role(replica_port) == Role::Master && self.role(old_master) == Role::Replica,
             &format!("{replica_port} to take over from {old_master}"),
         );
         self.wait_settled(masters, replicas);
