@@ -5,13 +5,15 @@
 //! every node's `CLUSTER NODES` tells the same story and every replica's link
 //! to its master is up. What the nodes saw is read back here (roles, slots,
 //! `INFO commandstats` summed over masters or over all nodes); the reshard and
-//! failover drivers are in [`drivers`]. Stopped when dropped.
+//! failover drivers are in [`drivers`], running kvbench against it and
+//! reading its cluster report in [`kvbench`]. Stopped when dropped.
 //!
 //! A node's cluster bus listens on its port + 10 000, so ports are drawn from
 //! 20 000–29 999 (below the ephemeral range, where other sockets come and go)
 //! and used only when both the port and its bus port can be bound.
 
 pub mod drivers;
+pub mod kvbench;
 
 use std::net::TcpListener;
 use std::process::{Child, Stdio};
