@@ -9,6 +9,10 @@ request where strace is available; then the kvbench / redis-benchmark ratios
 (median over the pairs). With --write-doc the table replaces the generated part
 of docs/performance.md.
 
+`--only cluster` (part of the full run, not of `--quick`) compares kvbench
+against a 3-master Redis Cluster with kvbench against one server; see
+scripts/bench_cluster.py.
+
 No number is asserted here: performance is measured, not tested. `--quick` is
 the tiny variant that `make test` runs to prove the script works.
 """
@@ -26,6 +30,8 @@ import sys
 import tempfile
 import time
 
+from bench_cluster import cluster_rows, render_cluster
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # name, connections, pipeline, requests per tool (full run)
@@ -38,6 +44,8 @@ QUICK = [("p1-50conns", 50, 1, 20_000), ("p16-50conns", 50, 16, 40_000)]
 # The same shapes over TLS (--tls for both clients, a server with a TLS port).
 TLS_WORKLOADS = [("tls-p1-50conns", 50, 1, 400_000), ("tls-p16-50conns", 50, 16, 3_000_000)]
 TLS_QUICK = [("tls-p1-50conns", 50, 1, 20_000)]
+# The cluster row: the 50-connection shapes, against 3 masters and against one server.
+CLUSTER_WORKLOADS, CLUSTER_QUICK = WORKLOADS[:2], QUICK[:1]
 
 
 def free_port():
@@ -90,13 +98,13 @@ def redis_benchmark(port, conns, pipeline, requests, strace_file=None, threads=N
 
 
 def kvbench(binary, port, conns, pipeline, requests, strace_file=None, threads=1, cpu=1, placement=("--no-pin",),
-            tls=()):
+            tls=(), extra=()):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         launch = pinned(cpu, []) if cpu is not None else []
         cmd = launch + ([binary, "-s", "127.0.0.1", "-p", str(port), "-t", str(threads), "-c", str(conns // threads),
                          "-n", str(max(1, requests // conns)), "--ratio", "1:1", "-d", "32",
-                         "--key-maximum", "100000", "--pipeline", str(pipeline), *placement, *tls,
+                         "--key-maximum", "100000", "--pipeline", str(pipeline), *placement, *tls, *extra,
                          "--hide-histogram", "--json-out-file", report])
         _, cpu_s, rss = run_measured(cmd, strace_file)
         with open(report) as f:
@@ -185,6 +193,13 @@ def render_placement(rows, pairs):
     return "\n".join(out)
 
 
+def cluster_table(binary, workloads, pairs):
+    """The cluster row's runs: kvbench pinned to CPU 1, servers on CPU 0."""
+    measure = lambda port, conns, pipeline, requests, extra: kvbench(binary, port, conns, pipeline, requests,
+                                                                     extra=extra)
+    return cluster_rows(measure, start_server, stop_server, pinned, workloads, pairs)
+
+
 def stop_server(server, workdir):
     server.kill()
     server.wait()
@@ -249,8 +264,8 @@ def main():
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="tiny workloads, one pair: proves the script works")
     ap.add_argument("--write-doc", action="store_true", help="replace the generated table in docs/performance.md")
-    ap.add_argument("--only", choices=["placement"],
-                    help="run only the placement rows (printed, never written to the doc)")
+    ap.add_argument("--only", choices=["placement", "cluster"],
+                    help="run only the placement or the cluster rows (printed, never written to the doc)")
     ap.add_argument("--criterion", metavar="FILE", help="only turn this `cargo bench` output into the micro-benchmark table")
     args = ap.parse_args()
     if args.criterion:
@@ -266,6 +281,10 @@ def main():
     if args.only == "placement":
         requests = PLACEMENT_QUICK if args.quick else PLACEMENT_REQUESTS
         print(render_placement(placement_rows(args.kvbench, requests, pairs), pairs))
+        return
+    if args.only == "cluster":
+        print(render_cluster(cluster_table(args.kvbench, CLUSTER_QUICK if args.quick else CLUSTER_WORKLOADS,
+                                           pairs), pairs))
         return
     server, port, workdir = start_server()
     try:
@@ -316,6 +335,8 @@ def main():
         stop_server(server, workdir)
     placement = placement_rows(args.kvbench, PLACEMENT_QUICK if args.quick else PLACEMENT_REQUESTS, pairs)
     table = render(rows, pairs) + "\n\n" + render_scaling(scaling) + "\n\n" + render_placement(placement, pairs)
+    if not args.quick:  # the quick run stays on what every build supports
+        table += "\n\n" + render_cluster(cluster_table(args.kvbench, CLUSTER_WORKLOADS, pairs), pairs)
     print(table)
     if args.write_doc and not args.quick:
         write_doc(table)

@@ -1,0 +1,131 @@
+"""The cluster row of `make bench` (`bench.py --only cluster`): kvbench against
+a 3-master Redis Cluster on loopback beside kvbench against one standalone
+server, on the same workload, in rounds (A B A B), and the ratio of their
+client CPU time per request. What routing costs the client is that ratio; it
+is reported against a bound of 1.2, never asserted.
+
+The cluster is started here (three `redis-server --cluster-enabled yes`,
+joined by `redis-cli --cluster create`) and stopped at the end. Its nodes are
+pinned to the standalone server's CPU, so the two servers get the same CPU and
+only the client's work differs.
+"""
+
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# Client CPU per request, kvbench in cluster mode over kvbench standalone.
+CPU_RATIO_BOUND = 1.2
+MASTERS = 3
+
+
+def bindable(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def cluster_port(taken):
+    """A port whose cluster bus port (+10 000) is free too, in 20 000-29 999
+    (below the ephemeral range, where other sockets come and go)."""
+    for _ in range(10_000):
+        port = random.randrange(20_000, 30_000)
+        if port not in taken and bindable(port) and bindable(port + 10_000):
+            return port
+    sys.exit("bench: no free port pair (port and port + 10000) in 20000-29999")
+
+
+def redis_cli(port, *args, timeout=10):
+    return subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
+                          capture_output=True, text=True, timeout=timeout).stdout
+
+
+def wait_until(ready, what, limit_s=30):
+    give_up = time.monotonic() + limit_s
+    while not ready():
+        if time.monotonic() > give_up:
+            raise RuntimeError(f"gave up waiting {limit_s} s for {what}")
+        time.sleep(0.05)
+
+
+def start_cluster(cpu, pinned):
+    """MASTERS cluster-enabled servers on `cpu`, all slots assigned; returns
+    (processes, ports, working directory)."""
+    workdir = tempfile.mkdtemp(prefix="kvbench-bench-cluster-")
+    procs, ports = [], []
+    try:
+        for _ in range(MASTERS):
+            port = cluster_port(ports)
+            command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                       "--appendonly", "no", "--dir", workdir, "--maxclients", "10000",
+                       "--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{port}.conf"]
+            procs.append(subprocess.Popen(pinned(cpu, command) if cpu is not None else command,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            ports.append(port)
+        for port in ports:
+            wait_until(lambda: redis_cli(port, "PING").strip() == "PONG", f"node {port} to start")
+        create = subprocess.run(["redis-cli", "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports],
+                                 "--cluster-yes"], capture_output=True, text=True, timeout=60)
+        if create.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster create failed: {create.stdout[-2000:]}{create.stderr}")
+        for port in ports:
+            wait_until(lambda: "cluster_state:ok" in redis_cli(port, "CLUSTER", "INFO"),
+                       f"node {port} to say cluster_state:ok")
+    except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+        stop_cluster(procs, workdir)
+        sys.exit(f"bench: the cluster did not start: {e}")
+    return procs, ports, workdir
+
+
+def stop_cluster(procs, workdir):
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+def cluster_rows(measure, start_server, stop_server, pinned, workloads, pairs):
+    """For each (name, connections, pipeline, requests) workload, `pairs`
+    rounds of kvbench standalone then kvbench --cluster-mode, both servers on
+    CPU 0. `measure(port, connections, pipeline, requests, extra_flags)` runs
+    kvbench once and returns its numbers."""
+    server, port, workdir = start_server(0)
+    procs, ports, cluster_dir = start_cluster(0, pinned)
+    rows = []
+    try:
+        for name, conns, pipeline, requests in workloads:
+            runs = {"standalone": [], "cluster": []}
+            for _ in range(pairs):
+                runs["standalone"].append(measure(port, conns, pipeline, requests, ()))
+                runs["cluster"].append(measure(ports[0], conns, pipeline, requests, ("--cluster-mode",)))
+            rows.append((name, runs))
+            print(f"bench: cluster {name} done", file=sys.stderr)
+    finally:
+        stop_cluster(procs, cluster_dir)
+        stop_server(server, workdir)
+    return rows
+
+
+def render_cluster(rows, pairs):
+    med = lambda runs, key: statistics.median(r[key] for r in runs)
+    out = [f"Cluster ({MASTERS} masters on loopback beside one standalone server, all on CPU 0; kvbench on "
+           f"CPU 1; SET:GET 1:1, 32-byte values, 100 000 keys; {pairs} A/B pair(s), medians):", "",
+           "| workload | target | ops/sec | p50 ms | p99 ms | CPU µs/request |", "|---|---|---:|---:|---:|---:|"]
+    ratios = ["", "| workload | kvbench cluster / standalone: CPU per request | bound | within |",
+              "|---|---:|---:|---|"]
+    for name, runs in rows:
+        for target, r in runs.items():
+            out.append(f"| {name} | {target} | {med(r, 'ops'):.0f} | {med(r, 'p50'):.3f} | {med(r, 'p99'):.3f} "
+                       f"| {med(r, 'cpu_us'):.2f} |")
+        ratio = statistics.median(c["cpu_us"] / s["cpu_us"] for s, c in zip(runs["standalone"], runs["cluster"]))
+        within = "yes" if ratio <= CPU_RATIO_BOUND else "**no**"
+        ratios.append(f"| {name} | {ratio:.2f} | {CPU_RATIO_BOUND} | {within} |")
+    return "\n".join(out + ratios)
