@@ -330,7 +330,10 @@ fn classifies_each_server_error_kind_by_its_first_word() {
             b"TRYAGAIN Multiple keys request during rehashing of slot",
             ServerErrorKind::TryAgain,
         ),
-        (b"CLUSTERDOWN The cluster is down", ServerErrorKind::ClusterDown),
+        (
+            b"CLUSTERDOWN The cluster is down",
+            ServerErrorKind::ClusterDown,
+        ),
         (b"SOMETHING else entirely", ServerErrorKind::Other),
     ];
     for (message, kind) in cases {

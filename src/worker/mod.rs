@@ -15,6 +15,7 @@
 //! The phase loop lives in `worker/phase.rs`; reconnecting, request timeouts and
 //! `--reconnect-interval` in `worker/faults.rs`.
 
+mod events;
 mod faults;
 mod phase;
 

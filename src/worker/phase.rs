@@ -13,15 +13,13 @@ use crate::interrupt::INTERRUPT_DRAIN;
 use crate::request::{RequestSource, derive_seed};
 use crate::schedule::Schedule;
 use crate::timer::thread_cpu_time;
-use crate::worker::{
-    Command, DRAIN_LIMIT, PREFILL_PIPELINE, PhaseEnd, Report, TIMER, Wake, Worker,
-};
+use crate::worker::{Command, DRAIN_LIMIT, PREFILL_PIPELINE, PhaseEnd, Report, Wake, Worker};
 
 /// When a phase stops sending and how long its replies are awaited: at the
 /// deadline (`--test-time`) with [`DRAIN_LIMIT`], or at an interrupt with
 /// [`INTERRUPT_DRAIN`], whichever comes first.
 #[derive(Debug, Clone, Copy)]
-struct PhaseClock {
+pub(super) struct PhaseClock {
     stop_sending_at: Option<Instant>,
     drain_until: Option<Instant>,
     /// `--test-time`: the phase lasts until its deadline even when every
@@ -53,7 +51,7 @@ impl PhaseClock {
         }
     }
 
-    fn sending(&self, now: Instant) -> bool {
+    pub(super) fn sending(&self, now: Instant) -> bool {
         self.stop_sending_at.is_none_or(|s| now < s)
     }
 
@@ -299,129 +297,6 @@ impl Worker {
         if let Some(node) = missing {
             self.open_link(c, node);
         }
-    }
-
-    /// Sends for every client whose next intended time or retry has come, and
-    /// starts the reconnects that are due.
-    fn fire_wakeups(&mut self, now: Instant, sending: bool, prefix: &[u8]) {
-        while let Some(&Reverse((due, i, wake))) = self.wakeups.peek() {
-            if due > now {
-                break;
-            }
-            self.wakeups.pop();
-            match wake {
-                Wake::Send | Wake::Retry => {
-                    if let Some(client) = self.clients.get_mut(i) {
-                        match wake {
-                            Wake::Send => client.timer_queued = false,
-                            _ => client.retry_queued = false,
-                        }
-                    }
-                    self.fill(i, sending, prefix);
-                }
-                Wake::Reconnect => self.start_reconnect(i, now, sending),
-            }
-        }
-    }
-
-    /// Arms the timerfd for the earliest queued wake-up (no system call when it is
-    /// already armed for that instant, or when there is none and it is idle).
-    fn arm_timer(&mut self, sending: bool) {
-        match self.wakeups.peek() {
-            Some(&Reverse((due, _, _))) if sending || !self.all_retries_done() => {
-                let _ = self.timer.arm(due);
-            }
-            _ if self.timer.armed_for().is_some() => {
-                let _ = self.timer.disarm();
-            }
-            _ => {}
-        }
-    }
-
-    /// True when no client waits to retry (retries go on during the drain).
-    fn all_retries_done(&self) -> bool {
-        self.clients.iter().all(|c| c.next_retry().is_none())
-    }
-
-    /// Waits for readiness at most `timeout` and dispatches the events.
-    fn poll_once(&mut self, timeout: Duration, clock: &PhaseClock, prefix: &[u8]) {
-        // mio rounds the timeout up to whole milliseconds; sub-millisecond
-        // wake-ups come from the timerfd instead.
-        let timeout = timeout.max(Duration::from_millis(1));
-        if self.poll.poll(&mut self.events, Some(timeout)).is_err() {
-            return;
-        }
-        // The poll may return after the deadline: decide afresh whether to send.
-        let now = Instant::now();
-        let sending = clock.sending(now);
-        // Reused across polls: the connections that had events, handled after the
-        // event borrow ends.
-        let mut touched = std::mem::take(&mut self.touched);
-        touched.clear();
-        for event in self.events.iter() {
-            let token = event.token();
-            if token == TIMER {
-                self.timer.clear();
-                continue;
-            }
-            let Some(conn) = self.conns.get_mut(token.0) else {
-                continue;
-            };
-            if event.is_writable() {
-                conn.on_writable(&mut self.stats);
-            }
-            if event.is_readable() || event.is_read_closed() || event.is_error() {
-                conn.on_readable(
-                    &mut self.stats,
-                    &self.handshake,
-                    event.is_read_closed() || event.is_error(),
-                );
-            }
-            touched.push(token.0);
-        }
-        let mut clients = std::mem::take(&mut self.touched_clients);
-        clients.clear();
-        for &i in &touched {
-            self.take_bounces(i, now);
-            if let Some(link) = self.links.get(i)
-                && !clients.contains(&link.client)
-            {
-                clients.push(link.client);
-            }
-        }
-        for &c in &clients {
-            self.fill(c, sending, prefix);
-        }
-        for &i in &touched {
-            self.after_io(i, now, sending);
-        }
-        self.touched = touched;
-        self.touched_clients = clients;
-    }
-
-    /// Hands the requests connection `i` bounced back to its client.
-    fn take_bounces(&mut self, i: usize, now: Instant) {
-        let Some(conn) = self.conns.get_mut(i) else {
-            return;
-        };
-        if conn.bounces_mut().is_empty() {
-            return;
-        }
-        let from = conn.node();
-        let mut bounces = std::mem::take(conn.bounces_mut());
-        if let Some(client) = self
-            .links
-            .get(i)
-            .and_then(|l| self.clients.get_mut(l.client))
-        {
-            for bounce in bounces.drain(..) {
-                client.bounced(bounce, from, &mut self.router, &mut self.stats, now);
-            }
-        }
-        bounces.clear();
-        // The memory goes back to the connection.
-        *self.conns[i].bounces_mut() = bounces;
-        crate::worker::sync_node_stats(&self.router, &mut self.stats);
     }
 
     /// Past the drain limit, requests still unanswered are counted as lost and
