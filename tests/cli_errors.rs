@@ -470,7 +470,6 @@ fn memtier_flags_kvbench_lacks_say_so_instead_of_suggesting_another_flag() {
         at_free_port("client-stats", "--client-stats=out", "--client-stats"),
         at_free_port("debug", "--debug", "--debug"),
         at_free_port("-D", "-D", "--debug (-D)"),
-        at_free_port("cluster mode", "--cluster-mode", "--cluster-mode"),
     ]
     .map(|c| c.mentions("memtier's"));
     assert_all_rejected(&cases);
@@ -547,6 +546,67 @@ fn bad_command_templates_and_their_lists_exit_2_naming_the_flag() {
             .arg("--command")
             .arg("GET __key__")
             .mentions("--command-ratio"),
+    ];
+    assert_all_rejected(&cases);
+}
+
+#[test]
+fn cluster_options_that_cannot_work_exit_2_naming_the_flag() {
+    let cases = vec![
+        at_free_port(
+            "max-redirects without cluster mode",
+            "--max-redirects 3",
+            "--max-redirects",
+        )
+        .mentions("add --cluster-mode"),
+        at_free_port(
+            "read-from without cluster mode",
+            "--read-from replica",
+            "--read-from",
+        )
+        .mentions("add --cluster-mode"),
+        at_free_port(
+            "max-redirects 0",
+            "--cluster-mode --max-redirects 0",
+            "--max-redirects",
+        )
+        .mentions("1 to 1000"),
+        at_free_port(
+            "max-redirects above 1000",
+            "--cluster-mode --max-redirects 1001",
+            "--max-redirects",
+        )
+        .mentions("1 to 1000"),
+        at_free_port(
+            "unknown read-from",
+            "--cluster-mode --read-from master",
+            "--read-from",
+        )
+        .mentions("primary, replica or any"),
+        at_free_port(
+            "cluster mode with memcached text",
+            "--cluster-mode -P memcache_text",
+            "--cluster-mode",
+        )
+        .mentions("memcache_text"),
+        at_free_port(
+            "cluster mode with memcached binary",
+            "--cluster-mode -P memcache_binary",
+            "--cluster-mode",
+        )
+        .mentions("memcache_binary"),
+        case(
+            "cluster mode over a unix socket",
+            "--cluster-mode --unix-socket /nonexistent/redis.sock",
+            "--cluster-mode",
+        )
+        .mentions("Unix socket"),
+        case(
+            "cluster mode with nothing listening",
+            &format!("--cluster-mode -s 127.0.0.1 -p {}", free()),
+            "--server/--port",
+        )
+        .mentions("refused"),
     ];
     assert_all_rejected(&cases);
 }
