@@ -57,3 +57,35 @@ pub struct NodeEvidence {
     /// Its INFO before and after.
     pub evidence: PhaseEvidence,
 }
+
+impl NodeEvidence {
+    /// True when the node's role changed during the phase (a failover).
+    pub fn role_changed(&self) -> bool {
+        self.role_before != self.role_after
+    }
+}
+
+/// Why the summed write counts of a phase cannot be compared with kvbench's,
+/// if they cannot: a node changed role during it, so the sum holds writes
+/// it copied as a replica as well as those it served as a master. Reads
+/// still compare (replicas serve none without `READONLY`).
+pub fn writes_uncomparable(nodes: &[NodeEvidence]) -> Option<String> {
+    let changed: Vec<String> = nodes
+        .iter()
+        .filter(|n| n.role_changed())
+        .map(|n| {
+            format!(
+                "{} {} -> {}",
+                n.address,
+                n.role_before.as_str(),
+                n.role_after.as_str()
+            )
+        })
+        .collect();
+    (!changed.is_empty()).then(|| {
+        format!(
+            "a node changed role during the phase ({}): write counts cannot be cross-checked, reads still can",
+            changed.join(", ")
+        )
+    })
+}
