@@ -14,6 +14,8 @@ use crate::interrupt::Interrupt;
 use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
+use crate::cluster::refresh::Refresher;
+use crate::server::cluster::NodeLinks;
 use crate::server::{Control, ControlLink, Info, PhaseEvidence};
 use crate::stats::series::SeriesBuilder;
 use crate::stats::{ErrorCounts, Stats};
@@ -21,6 +23,7 @@ use crate::sysinfo;
 use crate::worker::{Command, Report};
 
 mod advice;
+mod cluster;
 
 pub use advice::connect_advice;
 
@@ -68,12 +71,28 @@ pub fn run(
     let server_info = Control::open(&config.target)
         .map_err(|e| unless_interrupted(interrupt, connect_advice(&e, &config.target.endpoint)))?
         .info();
-    check_fd_limit(&config)?;
+    // `--cluster-mode`: the slot map before any benchmark connection, so
+    // that a seed that is no cluster node, or slots without a master, are
+    // one clear error at once.
+    let cluster = match config.cluster {
+        Some(options) => {
+            Some(cluster::start(&config, options).map_err(|e| unless_interrupted(interrupt, e))?)
+        }
+        None => None,
+    };
+    // A cluster client holds a connection per node it talks to, and the
+    // master a control connection per node.
+    let nodes = cluster.as_ref().map_or(1, |c| c.nodes.len().max(1));
+    check_fd_limit(&config, nodes)?;
     let config = Arc::new(config);
     let empty = Stats::for_config(&config)
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
     let placement = crew::plan(&config, server_info.as_ref())?;
-    let crew = crew::spawn(&config, &placement, interrupt, Vec::new())
+    let (workers, cluster) = match cluster {
+        Some(start) => (start.workers, Some((start.context, start.refresher, start.nodes))),
+        None => (Vec::new(), None),
+    };
+    let crew = crew::spawn(&config, &placement, interrupt, workers)
         .map_err(|e| unless_interrupted(interrupt, e))?;
     if let Err(e) = crew::await_ready(&crew, &config) {
         crew.shutdown();
@@ -88,14 +107,22 @@ pub fn run(
         // Opened once the workers are connected: with maxclients exactly
         // full it is the one refused, and the report says the evidence is lost.
         control: ControlLink::open(&config.target),
+        nodes: cluster
+            .as_ref()
+            .map(|(_, _, nodes)| NodeLinks::open(&config.target, nodes)),
         crew,
         config,
         empty,
+    };
+    let (cluster, _refresher): (_, Option<Refresher>) = match cluster {
+        Some((context, refresher, _)) => (Some(context), Some(refresher)),
+        None => (None, None),
     };
     let mut results = Results {
         planned_runs: master.config.run_count,
         server: master.server_context(),
         placement: Some(placement),
+        cluster,
         ..Results::default()
     };
     for (phase, stop) in schedule(&master.config, prefill) {
@@ -124,14 +151,14 @@ pub fn run(
 /// Every connection, each worker's poll and timer, the control connection and
 /// some slack for files must fit under the open-file limit; raise the soft
 /// limit if that is enough, otherwise say which number to change.
-fn check_fd_limit(config: &Config) -> Result<(), UsageError> {
-    let needed = (config.connections() + 2 * config.threads + 64) as u64;
+fn check_fd_limit(config: &Config, nodes: usize) -> Result<(), UsageError> {
+    let connections = config.connections() * nodes;
+    let needed = (connections + nodes + 2 * config.threads + 64) as u64;
     sysinfo::ensure_fd_limit(needed).map_err(|(soft, hard)| {
         UsageError::new(
             "--clients",
             format!(
-                "{} connections need about {needed} open files, but the limit is {soft} (hard limit {hard}); raise it (ulimit -n {needed}, or LimitNOFILE for a service) or lower --threads/--clients",
-                config.connections()
+                "{connections} connections need about {needed} open files, but the limit is {soft} (hard limit {hard}); raise it (ulimit -n {needed}, or LimitNOFILE for a service) or lower --threads/--clients"
             ),
         )
     })
@@ -157,8 +184,11 @@ struct Master {
     crew: Crew,
     config: Arc<Config>,
     empty: Stats,
-    /// The control connection for server evidence.
+    /// The control connection for server evidence (the seed's, in
+    /// `--cluster-mode`, where it serves the slow log).
     control: ControlLink,
+    /// `--cluster-mode`: a control connection to every node.
+    nodes: Option<NodeLinks>,
     /// `--max-errors`, counted over all phases.
     budget: ErrorBudget,
 }
@@ -204,7 +234,15 @@ impl Master {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
         // Only this phase's failures explain this phase's missing evidence.
         let _ = self.control.take_lost();
-        let before = self.info();
+        if let Some(nodes) = &mut self.nodes {
+            nodes.clear_lost();
+        }
+        let nodes_before = self.nodes.as_mut().map(NodeLinks::infos);
+        let before = if nodes_before.is_some() {
+            None
+        } else {
+            self.info()
+        };
         if slowlog && let Some(c) = self.control.get() {
             c.slowlog_reset();
         }
@@ -222,6 +260,14 @@ impl Master {
             Some(c) if slowlog => c.slowlog_get(SLOWLOG_ENTRIES),
             _ => None,
         };
+        if let (Some(links), Some(before)) = (self.nodes.as_mut(), nodes_before) {
+            let after = links.infos();
+            let found = cluster::phase_evidence(links, before, after, slowlog);
+            result.nodes = found.nodes;
+            result.server = found.sum;
+            result.evidence_lost = found.lost;
+            return result;
+        }
         let after = self.info();
         result.server = before.zip(after).map(|(before, after)| PhaseEvidence {
             before,
