@@ -11,10 +11,10 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::config::{Config, Stop, UsageError};
 use crate::crew::{self, Crew};
 use crate::interrupt::Interrupt;
-use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
 use crate::cluster::refresh::Refresher;
+use hdr_files::{finish_hdr_files, open_interval_logs};
 use crate::server::cluster::NodeLinks;
 use crate::server::{Control, ControlLink, Info, PhaseEvidence};
 use crate::stats::series::SeriesBuilder;
@@ -24,6 +24,7 @@ use crate::worker::{Command, Report};
 
 mod advice;
 mod cluster;
+mod hdr_files;
 
 pub use advice::connect_advice;
 
@@ -386,36 +387,4 @@ fn run_phase(
     finish_hdr_files(config, hlogs, &result);
     progress.end_phase(&result);
     result
-}
-
-/// The interval logs of a measured run, when `--hdr-file-prefix` asks for them. A
-/// file that cannot be created is reported and skipped: the benchmark goes on.
-fn open_interval_logs(config: &Config, phase: Phase, started: SystemTime) -> Option<IntervalLogs> {
-    let prefix = config.output.hdr_file_prefix.as_ref()?;
-    if !matches!(phase, Phase::Run(_)) {
-        return None;
-    }
-    IntervalLogs::create(prefix, &config.ops, phase, started)
-        .map_err(|e| crate::report::note(format_args!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display())))
-        .ok()
-}
-
-/// Closes the interval logs and writes the run's percentile distributions.
-fn finish_hdr_files(config: &Config, logs: Option<IntervalLogs>, result: &PhaseResult) {
-    let Some(prefix) = &config.output.hdr_file_prefix else {
-        return;
-    };
-    if !matches!(result.phase, Phase::Run(_)) {
-        return;
-    }
-    let written = logs
-        .map_or(Ok(()), IntervalLogs::finish)
-        .and_then(|()| hdr::write_distributions(prefix, &config.ops, result));
-    if let Err(e) = written {
-        crate::report::note(format_args!(
-            "kvbench: cannot write the HdrHistogram files of {} under --hdr-file-prefix {}: {e}",
-            result.phase,
-            prefix.display()
-        ));
-    }
 }
