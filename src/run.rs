@@ -69,18 +69,20 @@ pub fn run(
     // error rather than a failure in every thread. It also reads where a local
     // server runs, for the CPU plan, and closes before the workers connect, so
     // it never takes a slot of a server that allows just enough clients.
-    let server_info = Control::open(&config.target)
-        .map_err(|e| unless_interrupted(interrupt, connect_advice(&e, &config.target.endpoint)))?
-        .info();
+    let mut preflight = Control::open(&config.target)
+        .map_err(|e| unless_interrupted(interrupt, connect_advice(&e, &config.target.endpoint)))?;
+    let server_info = preflight.info();
     // `--cluster-mode`: the slot map before any benchmark connection, so
     // that a seed that is no cluster node, or slots without a master, are
     // one clear error at once.
     let cluster = match config.cluster {
         Some(options) => {
-            Some(cluster::start(&config, options).map_err(|e| unless_interrupted(interrupt, e))?)
+            let start = cluster::start(&config, options, &mut preflight);
+            Some(start.map_err(|e| unless_interrupted(interrupt, e))?)
         }
         None => None,
     };
+    drop(preflight);
     // A cluster client holds a connection per node it talks to, and the
     // master a control connection per node.
     let nodes = cluster.as_ref().map_or(1, |c| c.nodes.len().max(1));

@@ -97,13 +97,19 @@ pub fn node_target(target: &Target, node: &Node) -> Target {
 /// node answers (or within `--connection-timeout` when it does not): an
 /// incomplete cluster is an error at once, never a wait.
 pub fn discover(target: &Target) -> Result<Topology, DiscoverError> {
+    let mut control = Control::open(target)?;
+    discover_on(&mut control, target)
+}
+
+/// [`discover`] over a control connection already open to `target` (the
+/// run's preflight connection, so that a refusal opens no second one).
+pub fn discover_on(control: &mut Control, target: &Target) -> Result<Topology, DiscoverError> {
     let endpoint = target.endpoint.to_string();
     let seed_host = match &target.endpoint {
         Endpoint::Tcp { host, .. } => host.clone(),
         Endpoint::Unix(_) => String::new(),
     };
     let tls = target.tls.is_some();
-    let mut control = Control::open(target)?;
     let io = |source| DiscoverError::Io {
         endpoint: endpoint.clone(),
         source,

@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use crate::cluster::discover::discover;
+use crate::cluster::discover::discover_on;
 use crate::cluster::map::Node;
 use crate::cluster::refresh::{self, MIN_REFRESH_INTERVAL, Refresher};
 use crate::cluster::topology::{Topology, WorkerCluster};
 use crate::config::{ClusterOptions, Config};
 use crate::results::{ClusterContext, ClusterNode, NodeRole};
 use crate::server::cluster::{NodeLinks, sum_evidence};
-use crate::server::{Info, PhaseEvidence, SlowlogEntry};
+use crate::server::{Control, Info, PhaseEvidence, SlowlogEntry};
 
 use super::RunError;
 
@@ -27,11 +27,16 @@ pub(super) struct ClusterStart {
     pub nodes: Vec<(Node, NodeRole)>,
 }
 
-/// Discovers the cluster from the seed (`--server`/`--port`): an error
-/// the user can fix (no cluster, unassigned slots) is exit 2, at once.
-pub(super) fn start(config: &Config, options: ClusterOptions) -> Result<ClusterStart, RunError> {
-    let topology =
-        discover(&config.target).map_err(|e| e.into_run_error(&config.target.endpoint))?;
+/// Discovers the cluster from the seed (`--server`/`--port`) over the
+/// preflight's connection: an error the user can fix (no cluster,
+/// unassigned slots) is exit 2, at once.
+pub(super) fn start(
+    config: &Config,
+    options: ClusterOptions,
+    seed: &mut Control,
+) -> Result<ClusterStart, RunError> {
+    let topology = discover_on(seed, &config.target)
+        .map_err(|e| e.into_run_error(&config.target.endpoint))?;
     let context = context(&topology, options);
     let nodes = roles(&topology);
     let (refresher, handles) = refresh::spawn(
