@@ -363,6 +363,11 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
     let syntax = file("syntax.toml", "threads = 2\nclients = = 3\n");
     let wrong_type = file("type.toml", "threads = \"two\"\n");
     let zero = file("zero.toml", "clients = 0\n");
+    let redirects = file("redirects.toml", "max-redirects = 3\n");
+    let memcached_cluster = file(
+        "memcached-cluster.toml",
+        "cluster-mode = true\nprotocol = \"memcache_text\"\n",
+    );
     let missing = dir.path("missing.toml").to_str().unwrap().to_string();
     let with = |what, path: &str, flag| at_free_port(what, "--config", flag).arg(path);
     let cases = vec![
@@ -372,6 +377,9 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
         with("missing config file", &missing, "--config").mentions("missing.toml"),
         // A value that parses but is invalid names the flag, as on the command line.
         with("clients 0 in the file", &zero, "--clients"),
+        with("max-redirects in a file without cluster-mode", &redirects, "--max-redirects")
+            .mentions("add --cluster-mode"),
+        with("cluster-mode with memcached in the file", &memcached_cluster, "--cluster-mode"),
     ];
     assert_all_rejected(&cases);
 }
