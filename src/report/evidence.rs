@@ -148,17 +148,18 @@ fn calls_text(e: &PhaseEvidence, command: &str) -> String {
 }
 
 /// Whose counts a phase's evidence line gives: in `--cluster-mode` the sum
-/// over the masters (see [`crate::server::cluster`]), said so.
+/// over the nodes (see [`crate::server::cluster::sum_evidence`]), said so.
 fn whose(p: &PhaseResult) -> String {
-    let summed = p
+    let replicas = p
         .nodes
         .iter()
-        .filter(|n| crate::server::cluster::counted(n))
+        .filter(|n| !crate::server::cluster::counted(n))
         .count();
-    match summed {
-        0 => String::new(),
-        1 => " (1 node)".to_string(),
-        n => format!(" (the sum of {n} nodes)"),
+    match (p.nodes.len(), replicas) {
+        (0, _) => String::new(),
+        (1, _) => " (1 node)".to_string(),
+        (n, 0) => format!(" (the sum of {n} nodes)"),
+        (n, r) => format!(" (the sum of {n} nodes; of the {r} replicas only their refused calls)"),
     }
 }
 

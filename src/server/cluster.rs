@@ -107,30 +107,44 @@ pub fn counted(node: &NodeEvidence) -> bool {
 }
 
 /// The evidence of the cluster as one server: every counted node's INFO
-/// before and after, summed ([`sum_infos`]). A node that restarted during
-/// the phase counts from zero (its counters restarted), and the sum's
+/// before and after, summed ([`sum_infos`]), and of the other nodes (replicas
+/// throughout) only their `rejected_calls`: a request sent to a replica is
+/// answered `-MOVED` there, and counted nowhere else. A node that restarted
+/// during the phase counts from zero (its counters restarted), and the sum's
 /// `run_id` is the same before and after, so the sum is not taken for a
 /// restart of the whole cluster; each node's own evidence still says it.
 pub fn sum_evidence(nodes: &[NodeEvidence]) -> Option<PhaseEvidence> {
-    let counted: Vec<&NodeEvidence> = nodes.iter().filter(|n| counted(n)).collect();
-    let afters: Vec<&Info> = counted.iter().map(|n| &n.evidence.after).collect();
-    let zero = Info {
+    let empty = |info: &Info| Info {
         fields: BTreeMap::new(),
         section_of: BTreeMap::new(),
-        ..(*afters.first()?).clone()
+        ..info.clone()
     };
-    let befores: Vec<&Info> = counted
-        .iter()
-        .map(|n| {
-            if n.evidence.restarted() {
-                &zero
-            } else {
-                &n.evidence.before
-            }
-        })
-        .collect();
-    let mut before = sum_infos(&befores)?;
-    let after = sum_infos(&afters)?;
+    let share = |node: &NodeEvidence, info: &Info| {
+        if counted(node) {
+            info.clone()
+        } else {
+            rejected_only(info)
+        }
+    };
+    let mut befores = Vec::with_capacity(nodes.len());
+    let mut afters = Vec::with_capacity(nodes.len());
+    // The counted nodes first: the sum's text fields come from the first.
+    let mut order: Vec<&NodeEvidence> = nodes.iter().collect();
+    order.sort_by_key(|n| !counted(n));
+    if !order.first().is_some_and(|n| counted(n)) {
+        return None;
+    }
+    for node in order {
+        let e = &node.evidence;
+        befores.push(if e.restarted() {
+            empty(&e.before)
+        } else {
+            share(node, &e.before)
+        });
+        afters.push(share(node, &e.after));
+    }
+    let mut before = sum_infos(&befores.iter().collect::<Vec<_>>())?;
+    let after = sum_infos(&afters.iter().collect::<Vec<_>>())?;
     match after.get("run_id") {
         Some(id) => {
             before.fields.insert("run_id".into(), id.to_string());
@@ -144,6 +158,30 @@ pub fn sum_evidence(nodes: &[NodeEvidence]) -> Option<PhaseEvidence> {
         after,
         slowlog: None,
     })
+}
+
+/// Only the `rejected_calls` of each command: what a replica answered its
+/// clients without running it.
+fn rejected_only(info: &Info) -> Info {
+    let mut only = Info {
+        fields: BTreeMap::new(),
+        section_of: BTreeMap::new(),
+        ..info.clone()
+    };
+    for field in info.fields.keys() {
+        let Some(command) = field.strip_prefix("cmdstat_") else {
+            continue;
+        };
+        let rejected = info.rejected_calls(command);
+        only.fields.insert(
+            field.clone(),
+            format!("calls=0,usec=0,usec_per_call=0.00,rejected_calls={rejected},failed_calls=0"),
+        );
+        if let Some(section) = info.section_of.get(field) {
+            only.section_of.insert(field.clone(), section.clone());
+        }
+    }
+    only
 }
 
 /// Sections whose numbers describe one process, not a share of the work:

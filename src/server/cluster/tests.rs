@@ -85,6 +85,10 @@ fn the_sum_covers_masters_only_and_a_restarted_node_counts_from_zero() {
     let sum = sum_evidence(&nodes).unwrap();
     assert_eq!(sum.calls("set"), 105);
     assert_eq!(sum.calls("get"), 50);
+    // Every node had one rejected SET before and after: only the restarted
+    // master's, counted from zero, falls in the phase.
+    assert_eq!(sum.rejected_calls("set"), 1);
+    assert_eq!(sum.after.get("run_id"), Some("a"));
     assert!(!sum.restarted());
     assert!(nodes[1].evidence.restarted());
     assert!(sum_evidence(&nodes[2..]).is_none());
@@ -103,4 +107,21 @@ fn a_promoted_replica_is_counted_and_its_role_change_is_seen() {
         (NodeRole::Replica, NodeRole::Master)
     );
     assert_eq!(role_of(&Info::parse("x:1\r\n", SystemTime::UNIX_EPOCH)), None);
+}
+
+#[test]
+fn a_replicas_moved_answers_are_in_the_sum_but_not_its_replicated_writes() {
+    let mut after = info("c", "slave", 110, 0, 0, 0.0);
+    after.fields.insert(
+        "cmdstat_get".into(),
+        "calls=0,usec=0,usec_per_call=0.00,rejected_calls=40,failed_calls=0".into(),
+    );
+    let nodes = vec![
+        node("m1", info("a", "master", 0, 0, 0, 0.0), info("a", "master", 100, 0, 0, 0.0)),
+        node("r1", info("c", "slave", 10, 0, 0, 0.0), after),
+    ];
+    let sum = sum_evidence(&nodes).unwrap();
+    assert_eq!(sum.calls("set"), 100);
+    assert_eq!(sum.rejected_calls("get"), 40);
+    assert_eq!(sum.answered("get"), 40);
 }
