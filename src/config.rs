@@ -26,12 +26,12 @@ use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::OpTable;
 use crate::workload::values::SizeSpec;
+pub use cluster::{ClusterOptions, ReadFrom};
 pub use compat::{MEMTIER_CONSTANT_SEED, NO_CONNECT_TIMEOUT, RangeSharing, Seeding, Semantics};
 use compat::{build_seed, build_semantics};
 use connection::build_target;
 use data::build_keys;
 use load::{build_faults, build_rate, build_stop, build_sweep};
-pub use cluster::{ClusterOptions, ReadFrom};
 pub use sweep::{Cell, Sweep};
 
 /// A mistake the user can fix: which flag, what is wrong, what to do.

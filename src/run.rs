@@ -8,19 +8,19 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::cluster::refresh::Refresher;
 use crate::config::{Config, Stop, UsageError};
 use crate::crew::{self, Crew};
 use crate::interrupt::Interrupt;
 use crate::report::progress::Progress;
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
-use crate::cluster::refresh::Refresher;
-use hdr_files::{finish_hdr_files, open_interval_logs};
 use crate::server::cluster::NodeLinks;
 use crate::server::{Control, ControlLink, Info, PhaseEvidence};
 use crate::stats::series::SeriesBuilder;
 use crate::stats::{ErrorCounts, Stats};
 use crate::sysinfo;
 use crate::worker::{Command, Report};
+use hdr_files::{finish_hdr_files, open_interval_logs};
 
 mod advice;
 mod cluster;
@@ -92,7 +92,10 @@ pub fn run(
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
     let placement = crew::plan(&config, server_info.as_ref())?;
     let (workers, cluster) = match cluster {
-        Some(start) => (start.workers, Some((start.context, start.refresher, start.nodes))),
+        Some(start) => (
+            start.workers,
+            Some((start.context, start.refresher, start.nodes)),
+        ),
         None => (Vec::new(), None),
     };
     let crew = crew::spawn(&config, &placement, interrupt, workers)

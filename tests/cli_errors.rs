@@ -377,9 +377,17 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
         with("missing config file", &missing, "--config").mentions("missing.toml"),
         // A value that parses but is invalid names the flag, as on the command line.
         with("clients 0 in the file", &zero, "--clients"),
-        with("max-redirects in a file without cluster-mode", &redirects, "--max-redirects")
-            .mentions("add --cluster-mode"),
-        with("cluster-mode with memcached in the file", &memcached_cluster, "--cluster-mode"),
+        with(
+            "max-redirects in a file without cluster-mode",
+            &redirects,
+            "--max-redirects",
+        )
+        .mentions("add --cluster-mode"),
+        with(
+            "cluster-mode with memcached in the file",
+            &memcached_cluster,
+            "--cluster-mode",
+        ),
     ];
     assert_all_rejected(&cases);
 }

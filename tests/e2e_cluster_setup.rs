@@ -99,7 +99,10 @@ fn a_healthy_cluster_is_discovered_with_every_master_and_its_slots() {
         assert_eq!(found, expected, "seen from {seed}");
         let slots = topology.map.slots_per_node();
         assert_eq!(slots.iter().sum::<usize>(), 16384);
-        assert!(slots.iter().all(|&n| (5461..=5462).contains(&n)), "{slots:?}");
+        assert!(
+            slots.iter().all(|&n| (5461..=5462).contains(&n)),
+            "{slots:?}"
+        );
         assert!(topology.replicas.iter().all(Vec::is_empty));
         assert!(topology.map.nodes.iter().all(|n| n.id.is_some()));
     }

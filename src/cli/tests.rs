@@ -97,7 +97,13 @@ fn config_file_rejects_unknown_keys() {
 
 #[test]
 fn cluster_flags_parse_and_come_from_a_config_file() {
-    let a = parse(&["--cluster-mode", "--max-redirects", "3", "--read-from", "any"]);
+    let a = parse(&[
+        "--cluster-mode",
+        "--max-redirects",
+        "3",
+        "--read-from",
+        "any",
+    ]);
     assert!(a.cluster_mode);
     assert_eq!(a.max_redirects, Some(3));
     assert_eq!(a.read_from.as_deref(), Some("any"));

@@ -157,10 +157,7 @@ fn unknown_subcommand(reply: &str) -> bool {
 /// array RESP2 sends in its place.
 fn fields(v: &Value) -> Option<Vec<(String, &Value)>> {
     match v {
-        Value::Map(pairs) => pairs
-            .iter()
-            .map(|(k, v)| Some((k.text()?, v)))
-            .collect(),
+        Value::Map(pairs) => pairs.iter().map(|(k, v)| Some((k.text()?, v))).collect(),
         Value::Array(items) if items.len() % 2 == 0 => items
             .chunks(2)
             .map(|pair| Some((pair[0].text()?, &pair[1])))

@@ -123,7 +123,11 @@ impl SlotMap {
             let [start, end, master, ..] = items else {
                 return Err(MapError::Shape("a range has fewer than 3 elements"));
             };
-            owned.push((slot_number(start)?, slot_number(end)?, node_of(master, seed_host)?));
+            owned.push((
+                slot_number(start)?,
+                slot_number(end)?,
+                node_of(master, seed_host)?,
+            ));
         }
         SlotMap::from_ranges(owned)
     }
@@ -322,7 +326,9 @@ mod tests {
             range(0, 6, node("h", 1, "a")),
             range(8, 16383, node("h", 1, "a")),
         ]);
-        let text = SlotMap::from_cluster_slots(&one, "h").unwrap_err().to_string();
+        let text = SlotMap::from_cluster_slots(&one, "h")
+            .unwrap_err()
+            .to_string();
         assert!(text.starts_with("slot 7 has no master (1 of"), "{text}");
         let many: Vec<(u16, u16)> = (0..10).map(|i| (i * 10, i * 10 + 1)).collect();
         let text = super::describe_ranges(&many);

@@ -216,7 +216,11 @@ mod tests {
         let calls = calls.lock().unwrap().clone();
         // One at once, then one per interval at most, whatever the asks.
         let most = (asked_for.as_millis() / interval.as_millis()) as usize + 2;
-        assert!(calls.len() >= 2 && calls.len() <= most, "{} refreshes", calls.len());
+        assert!(
+            calls.len() >= 2 && calls.len() <= most,
+            "{} refreshes",
+            calls.len()
+        );
         for pair in calls.windows(2) {
             assert!(pair[1] - pair[0] >= interval, "{:?}", pair[1] - pair[0]);
         }

@@ -35,8 +35,8 @@ pub(super) fn start(
     options: ClusterOptions,
     seed: &mut Control,
 ) -> Result<ClusterStart, RunError> {
-    let topology = discover_on(seed, &config.target)
-        .map_err(|e| e.into_run_error(&config.target.endpoint))?;
+    let topology =
+        discover_on(seed, &config.target).map_err(|e| e.into_run_error(&config.target.endpoint))?;
     let context = context(&topology, options);
     let nodes = roles(&topology);
     let (refresher, handles) = refresh::spawn(

@@ -10,7 +10,11 @@ use crate::results::{Phase, PhaseResult};
 
 /// The interval logs of a measured run, when `--hdr-file-prefix` asks for them. A
 /// file that cannot be created is reported and skipped: the benchmark goes on.
-pub(super) fn open_interval_logs(config: &Config, phase: Phase, started: SystemTime) -> Option<IntervalLogs> {
+pub(super) fn open_interval_logs(
+    config: &Config,
+    phase: Phase,
+    started: SystemTime,
+) -> Option<IntervalLogs> {
     let prefix = config.output.hdr_file_prefix.as_ref()?;
     if !matches!(phase, Phase::Run(_)) {
         return None;

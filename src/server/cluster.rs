@@ -185,15 +185,15 @@ fn rejected_only(info: &Info) -> Info {
 }
 
 /// Sections whose numbers describe one process, not a share of the work:
-/// taken from the first node (the seed's shard) and never added.
+/// taken from the first node and never added.
 const NOT_ADDED: [&str; 4] = ["Server", "Replication", "Cluster", "Modules"];
 
 /// The INFO of several nodes as if of one server: numbers added (calls,
 /// rejected and failed calls, hits, misses, keys, CPU seconds, memory,
 /// forks), including each `name=value` part of fields such as
-/// `cmdstat_get` and `db0`; text and the sections in [`NOT_ADDED`] from the
-/// first. `usec_per_call` is recomputed and `avg_ttl` taken from the first.
-/// `None` for no nodes.
+/// `cmdstat_get` and `db0`; text and the Server, Replication, Cluster and
+/// Modules sections from the first. `usec_per_call` is recomputed and
+/// `avg_ttl` taken from the first. `None` for no nodes.
 pub fn sum_infos(infos: &[&Info]) -> Option<Info> {
     let (first, rest) = infos.split_first()?;
     let mut sum = (*first).clone();

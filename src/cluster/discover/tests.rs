@@ -132,7 +132,11 @@ fn a_shard_without_slots_or_master_leaves_its_ranges_unassigned() {
                 &[0, 5460],
                 vec![node(resp3, "a1", "h", 7003, "replica", "online")],
             ),
-            shard(resp3, &[], vec![node(resp3, "c", "h", 7002, "master", "online")]),
+            shard(
+                resp3,
+                &[],
+                vec![node(resp3, "c", "h", 7002, "master", "online")],
+            ),
         ]);
         let Err(MapError::Unassigned { ranges, .. }) = from_shards(&reply, "h", false) else {
             panic!("holes must be an error");
@@ -188,10 +192,17 @@ fn cluster_slots_gives_replicas_by_position() {
 #[test]
 fn helpers_read_maps_and_old_servers_unknown_subcommand() {
     assert!(fields(&Value::Array(vec![bulk("k")])).is_none());
-    assert_eq!(fields(&map(true, vec![("k", Value::Nil)])).unwrap().len(), 1);
+    assert_eq!(
+        fields(&map(true, vec![("k", Value::Nil)])).unwrap().len(),
+        1
+    );
     assert!(unknown_subcommand(
         "ERR Unknown subcommand or wrong number of arguments for 'SHARDS'. Try CLUSTER HELP."
     ));
-    assert!(unknown_subcommand("ERR unknown subcommand 'SHARDS'. Try CLUSTER HELP."));
-    assert!(!unknown_subcommand("ERR This instance has cluster support disabled"));
+    assert!(unknown_subcommand(
+        "ERR unknown subcommand 'SHARDS'. Try CLUSTER HELP."
+    ));
+    assert!(!unknown_subcommand(
+        "ERR This instance has cluster support disabled"
+    ));
 }

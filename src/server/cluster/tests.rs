@@ -37,9 +37,15 @@ fn numbers_add_up_and_what_describes_one_process_comes_from_the_first() {
     assert_eq!(sum.u64("tcp_port"), Some(7000));
     assert_eq!(sum.u64("process_id"), Some(10));
     assert_eq!(sum.u64("connected_slaves"), Some(1));
-    assert!(sum.get("db0").unwrap().ends_with("avg_ttl=7"), "{:?}", sum.get("db0"));
     assert!(
-        sum.get("cmdstat_set").unwrap().contains("usec=80,usec_per_call=2.00"),
+        sum.get("db0").unwrap().ends_with("avg_ttl=7"),
+        "{:?}",
+        sum.get("db0")
+    );
+    assert!(
+        sum.get("cmdstat_set")
+            .unwrap()
+            .contains("usec=80,usec_per_call=2.00"),
         "{:?}",
         sum.get("cmdstat_set")
     );
@@ -75,11 +81,23 @@ fn node(address: &str, before: Info, after: Info) -> NodeEvidence {
 #[test]
 fn the_sum_covers_masters_only_and_a_restarted_node_counts_from_zero() {
     let nodes = vec![
-        node("m1", info("a", "master", 10, 10, 0, 0.0), info("a", "master", 110, 60, 0, 0.0)),
+        node(
+            "m1",
+            info("a", "master", 10, 10, 0, 0.0),
+            info("a", "master", 110, 60, 0, 0.0),
+        ),
         // Restarted: its 5 SET calls after are all of this phase.
-        node("m2", info("b", "master", 500, 0, 0, 0.0), info("b2", "master", 5, 0, 0, 0.0)),
+        node(
+            "m2",
+            info("b", "master", 500, 0, 0, 0.0),
+            info("b2", "master", 5, 0, 0, 0.0),
+        ),
         // A replica counts the replicated SETs: left out of the sum.
-        node("r1", info("c", "slave", 10, 0, 0, 0.0), info("c", "slave", 110, 0, 0, 0.0)),
+        node(
+            "r1",
+            info("c", "slave", 10, 0, 0, 0.0),
+            info("c", "slave", 110, 0, 0, 0.0),
+        ),
     ];
     assert!(!counted(&nodes[2]));
     let sum = sum_evidence(&nodes).unwrap();
@@ -106,7 +124,10 @@ fn a_promoted_replica_is_counted_and_its_role_change_is_seen() {
         (promoted.role_before, promoted.role_after),
         (NodeRole::Replica, NodeRole::Master)
     );
-    assert_eq!(role_of(&Info::parse("x:1\r\n", SystemTime::UNIX_EPOCH)), None);
+    assert_eq!(
+        role_of(&Info::parse("x:1\r\n", SystemTime::UNIX_EPOCH)),
+        None
+    );
 }
 
 #[test]
@@ -117,7 +138,11 @@ fn a_replicas_moved_answers_are_in_the_sum_but_not_its_replicated_writes() {
         "calls=0,usec=0,usec_per_call=0.00,rejected_calls=40,failed_calls=0".into(),
     );
     let nodes = vec![
-        node("m1", info("a", "master", 0, 0, 0, 0.0), info("a", "master", 100, 0, 0, 0.0)),
+        node(
+            "m1",
+            info("a", "master", 0, 0, 0, 0.0),
+            info("a", "master", 100, 0, 0, 0.0),
+        ),
         node("r1", info("c", "slave", 10, 0, 0, 0.0), after),
     ];
     let sum = sum_evidence(&nodes).unwrap();
