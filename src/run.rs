@@ -8,7 +8,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::cluster::refresh::Refresher;
 use crate::config::{Config, Stop, UsageError};
 use crate::crew::{self, Crew};
 use crate::interrupt::Interrupt;
@@ -75,7 +74,8 @@ pub fn run(
     // `--cluster-mode`: the slot map before any benchmark connection, so
     // that a seed that is no cluster node, or slots without a master, are
     // one clear error at once.
-    let cluster = match config.cluster {
+    // Lives until the run ends: it holds the topology refresher.
+    let mut cluster = match config.cluster {
         Some(options) => {
             let start = cluster::start(&config, options, &mut preflight);
             Some(start.map_err(|e| unless_interrupted(interrupt, e))?)
@@ -91,13 +91,10 @@ pub fn run(
     let empty = Stats::for_config(&config)
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
     let placement = crew::plan(&config, server_info.as_ref())?;
-    let (workers, cluster) = match cluster {
-        Some(start) => (
-            start.workers,
-            Some((start.context, start.refresher, start.nodes)),
-        ),
-        None => (Vec::new(), None),
-    };
+    let workers = cluster
+        .as_mut()
+        .map(|c| std::mem::take(&mut c.workers))
+        .unwrap_or_default();
     let crew = crew::spawn(&config, &placement, interrupt, workers)
         .map_err(|e| unless_interrupted(interrupt, e))?;
     if let Err(e) = crew::await_ready(&crew, &config) {
@@ -115,20 +112,16 @@ pub fn run(
         control: ControlLink::open(&config.target),
         nodes: cluster
             .as_ref()
-            .map(|(_, _, nodes)| NodeLinks::open(&config.target, nodes)),
+            .map(|c| NodeLinks::open(&config.target, &c.nodes)),
         crew,
         config,
         empty,
-    };
-    let (cluster, _refresher): (_, Option<Refresher>) = match cluster {
-        Some((context, refresher, _)) => (Some(context), Some(refresher)),
-        None => (None, None),
     };
     let mut results = Results {
         planned_runs: master.config.run_count,
         server: master.server_context(),
         placement: Some(placement),
-        cluster,
+        cluster: cluster.as_ref().map(|c| c.context.clone()),
         ..Results::default()
     };
     for (phase, stop) in schedule(&master.config, prefill) {

@@ -22,6 +22,7 @@ pub(super) struct ClusterStart {
     /// One per worker thread, for `crew::spawn`.
     pub workers: Vec<WorkerCluster>,
     /// Kept until the run ends; dropping it stops the thread.
+    #[allow(dead_code, reason = "held for its Drop, which stops the refresher")]
     pub refresher: Refresher,
     /// Every node with its role at discovery, for the per-node evidence.
     pub nodes: Vec<(Node, NodeRole)>,
