@@ -89,3 +89,47 @@ pub fn writes_uncomparable(nodes: &[NodeEvidence]) -> Option<String> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use super::{NodeEvidence, NodeRole, writes_uncomparable};
+    use crate::server::{Info, PhaseEvidence};
+
+    fn node(address: &str, before: NodeRole, after: NodeRole) -> NodeEvidence {
+        let info = Info::parse("", SystemTime::UNIX_EPOCH);
+        NodeEvidence {
+            address: address.into(),
+            role_before: before,
+            role_after: after,
+            evidence: PhaseEvidence {
+                before: info.clone(),
+                after: info,
+                slowlog: None,
+            },
+        }
+    }
+
+    #[test]
+    fn only_a_role_change_makes_writes_uncomparable_and_it_names_the_nodes() {
+        let steady = [
+            node("a:1", NodeRole::Master, NodeRole::Master),
+            node("b:1", NodeRole::Replica, NodeRole::Replica),
+        ];
+        assert_eq!(writes_uncomparable(&steady), None);
+        assert_eq!(writes_uncomparable(&[]), None);
+        let failover = [
+            node("a:1", NodeRole::Master, NodeRole::Replica),
+            node("b:1", NodeRole::Replica, NodeRole::Master),
+            node("c:1", NodeRole::Master, NodeRole::Master),
+        ];
+        let why = writes_uncomparable(&failover).unwrap();
+        assert!(
+            why.contains("a:1 master -> replica, b:1 replica -> master"),
+            "{why}"
+        );
+        assert!(!why.contains("c:1"), "{why}");
+        assert!(why.contains("reads still can"), "{why}");
+    }
+}
