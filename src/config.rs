@@ -289,6 +289,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
     )?);
     let target = build_target(&a)?;
     connection::check_memcache_workload(target.protocol, &ops, &keys)?;
+    let cluster = cluster::build_cluster(&a, &target)?;
     Ok(Config {
         target,
         threads: sweep.threads[0],
@@ -314,7 +315,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         faults: build_faults(&a)?,
         sweep,
         semantics: build_semantics(&a),
-        cluster: None,
+        cluster,
     })
 }
 

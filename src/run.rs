@@ -11,16 +11,19 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::config::{Config, Stop, UsageError};
 use crate::crew::{self, Crew};
 use crate::interrupt::Interrupt;
-use crate::report::hdr::{self, IntervalLogs};
 use crate::report::progress::Progress;
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
+use crate::server::cluster::NodeLinks;
 use crate::server::{Control, ControlLink, Info, PhaseEvidence};
 use crate::stats::series::SeriesBuilder;
 use crate::stats::{ErrorCounts, Stats};
 use crate::sysinfo;
 use crate::worker::{Command, Report};
+use hdr_files::{finish_hdr_files, open_interval_logs};
 
 mod advice;
+mod cluster;
+mod hdr_files;
 
 pub use advice::connect_advice;
 
@@ -65,15 +68,34 @@ pub fn run(
     // error rather than a failure in every thread. It also reads where a local
     // server runs, for the CPU plan, and closes before the workers connect, so
     // it never takes a slot of a server that allows just enough clients.
-    let server_info = Control::open(&config.target)
-        .map_err(|e| unless_interrupted(interrupt, connect_advice(&e, &config.target.endpoint)))?
-        .info();
-    check_fd_limit(&config)?;
+    let mut preflight = Control::open(&config.target)
+        .map_err(|e| unless_interrupted(interrupt, connect_advice(&e, &config.target.endpoint)))?;
+    let server_info = preflight.info();
+    // `--cluster-mode`: the slot map before any benchmark connection, so
+    // that a seed that is no cluster node, or slots without a master, are
+    // one clear error at once.
+    // Lives until the run ends: it holds the topology refresher.
+    let mut cluster = match config.cluster {
+        Some(options) => {
+            let start = cluster::start(&config, options, &mut preflight);
+            Some(start.map_err(|e| unless_interrupted(interrupt, e))?)
+        }
+        None => None,
+    };
+    drop(preflight);
+    // A cluster client holds a connection per node it talks to, and the
+    // master a control connection per node.
+    let nodes = cluster.as_ref().map_or(1, |c| c.nodes.len().max(1));
+    check_fd_limit(&config, nodes)?;
     let config = Arc::new(config);
     let empty = Stats::for_config(&config)
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
     let placement = crew::plan(&config, server_info.as_ref())?;
-    let crew = crew::spawn(&config, &placement, interrupt, Vec::new())
+    let workers = cluster
+        .as_mut()
+        .map(|c| std::mem::take(&mut c.workers))
+        .unwrap_or_default();
+    let crew = crew::spawn(&config, &placement, interrupt, workers)
         .map_err(|e| unless_interrupted(interrupt, e))?;
     if let Err(e) = crew::await_ready(&crew, &config) {
         crew.shutdown();
@@ -88,6 +110,9 @@ pub fn run(
         // Opened once the workers are connected: with maxclients exactly
         // full it is the one refused, and the report says the evidence is lost.
         control: ControlLink::open(&config.target),
+        nodes: cluster
+            .as_ref()
+            .map(|c| NodeLinks::open(&config.target, &c.nodes)),
         crew,
         config,
         empty,
@@ -96,6 +121,7 @@ pub fn run(
         planned_runs: master.config.run_count,
         server: master.server_context(),
         placement: Some(placement),
+        cluster: cluster.as_ref().map(|c| c.context.clone()),
         ..Results::default()
     };
     for (phase, stop) in schedule(&master.config, prefill) {
@@ -124,14 +150,14 @@ pub fn run(
 /// Every connection, each worker's poll and timer, the control connection and
 /// some slack for files must fit under the open-file limit; raise the soft
 /// limit if that is enough, otherwise say which number to change.
-fn check_fd_limit(config: &Config) -> Result<(), UsageError> {
-    let needed = (config.connections() + 2 * config.threads + 64) as u64;
+fn check_fd_limit(config: &Config, nodes: usize) -> Result<(), UsageError> {
+    let connections = config.connections() * nodes;
+    let needed = (connections + nodes + 2 * config.threads + 64) as u64;
     sysinfo::ensure_fd_limit(needed).map_err(|(soft, hard)| {
         UsageError::new(
             "--clients",
             format!(
-                "{} connections need about {needed} open files, but the limit is {soft} (hard limit {hard}); raise it (ulimit -n {needed}, or LimitNOFILE for a service) or lower --threads/--clients",
-                config.connections()
+                "{connections} connections need about {needed} open files, but the limit is {soft} (hard limit {hard}); raise it (ulimit -n {needed}, or LimitNOFILE for a service) or lower --threads/--clients"
             ),
         )
     })
@@ -157,8 +183,11 @@ struct Master {
     crew: Crew,
     config: Arc<Config>,
     empty: Stats,
-    /// The control connection for server evidence.
+    /// The control connection for server evidence (the seed's, in
+    /// `--cluster-mode`, where it serves the slow log).
     control: ControlLink,
+    /// `--cluster-mode`: a control connection to every node.
+    nodes: Option<NodeLinks>,
     /// `--max-errors`, counted over all phases.
     budget: ErrorBudget,
 }
@@ -204,7 +233,15 @@ impl Master {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
         // Only this phase's failures explain this phase's missing evidence.
         let _ = self.control.take_lost();
-        let before = self.info();
+        if let Some(nodes) = &mut self.nodes {
+            nodes.clear_lost();
+        }
+        let nodes_before = self.nodes.as_mut().map(NodeLinks::infos);
+        let before = if nodes_before.is_some() {
+            None
+        } else {
+            self.info()
+        };
         if slowlog && let Some(c) = self.control.get() {
             c.slowlog_reset();
         }
@@ -222,6 +259,14 @@ impl Master {
             Some(c) if slowlog => c.slowlog_get(SLOWLOG_ENTRIES),
             _ => None,
         };
+        if let (Some(links), Some(before)) = (self.nodes.as_mut(), nodes_before) {
+            let after = links.infos();
+            let found = cluster::phase_evidence(links, before, after, slowlog);
+            result.nodes = found.nodes;
+            result.server = found.sum;
+            result.evidence_lost = found.lost;
+            return result;
+        }
         let after = self.info();
         result.server = before.zip(after).map(|(before, after)| PhaseEvidence {
             before,
@@ -340,36 +385,4 @@ fn run_phase(
     finish_hdr_files(config, hlogs, &result);
     progress.end_phase(&result);
     result
-}
-
-/// The interval logs of a measured run, when `--hdr-file-prefix` asks for them. A
-/// file that cannot be created is reported and skipped: the benchmark goes on.
-fn open_interval_logs(config: &Config, phase: Phase, started: SystemTime) -> Option<IntervalLogs> {
-    let prefix = config.output.hdr_file_prefix.as_ref()?;
-    if !matches!(phase, Phase::Run(_)) {
-        return None;
-    }
-    IntervalLogs::create(prefix, &config.ops, phase, started)
-        .map_err(|e| crate::report::note(format_args!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display())))
-        .ok()
-}
-
-/// Closes the interval logs and writes the run's percentile distributions.
-fn finish_hdr_files(config: &Config, logs: Option<IntervalLogs>, result: &PhaseResult) {
-    let Some(prefix) = &config.output.hdr_file_prefix else {
-        return;
-    };
-    if !matches!(result.phase, Phase::Run(_)) {
-        return;
-    }
-    let written = logs
-        .map_or(Ok(()), IntervalLogs::finish)
-        .and_then(|()| hdr::write_distributions(prefix, &config.ops, result));
-    if let Err(e) = written {
-        crate::report::note(format_args!(
-            "kvbench: cannot write the HdrHistogram files of {} under --hdr-file-prefix {}: {e}",
-            result.phase,
-            prefix.display()
-        ));
-    }
 }

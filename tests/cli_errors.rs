@@ -363,6 +363,11 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
     let syntax = file("syntax.toml", "threads = 2\nclients = = 3\n");
     let wrong_type = file("type.toml", "threads = \"two\"\n");
     let zero = file("zero.toml", "clients = 0\n");
+    let redirects = file("redirects.toml", "max-redirects = 3\n");
+    let memcached_cluster = file(
+        "memcached-cluster.toml",
+        "cluster-mode = true\nprotocol = \"memcache_text\"\n",
+    );
     let missing = dir.path("missing.toml").to_str().unwrap().to_string();
     let with = |what, path: &str, flag| at_free_port(what, "--config", flag).arg(path);
     let cases = vec![
@@ -372,6 +377,17 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
         with("missing config file", &missing, "--config").mentions("missing.toml"),
         // A value that parses but is invalid names the flag, as on the command line.
         with("clients 0 in the file", &zero, "--clients"),
+        with(
+            "max-redirects in a file without cluster-mode",
+            &redirects,
+            "--max-redirects",
+        )
+        .mentions("add --cluster-mode"),
+        with(
+            "cluster-mode with memcached in the file",
+            &memcached_cluster,
+            "--cluster-mode",
+        ),
     ];
     assert_all_rejected(&cases);
 }
@@ -470,7 +486,6 @@ fn memtier_flags_kvbench_lacks_say_so_instead_of_suggesting_another_flag() {
         at_free_port("client-stats", "--client-stats=out", "--client-stats"),
         at_free_port("debug", "--debug", "--debug"),
         at_free_port("-D", "-D", "--debug (-D)"),
-        at_free_port("cluster mode", "--cluster-mode", "--cluster-mode"),
     ]
     .map(|c| c.mentions("memtier's"));
     assert_all_rejected(&cases);
@@ -547,6 +562,67 @@ fn bad_command_templates_and_their_lists_exit_2_naming_the_flag() {
             .arg("--command")
             .arg("GET __key__")
             .mentions("--command-ratio"),
+    ];
+    assert_all_rejected(&cases);
+}
+
+#[test]
+fn cluster_options_that_cannot_work_exit_2_naming_the_flag() {
+    let cases = vec![
+        at_free_port(
+            "max-redirects without cluster mode",
+            "--max-redirects 3",
+            "--max-redirects",
+        )
+        .mentions("add --cluster-mode"),
+        at_free_port(
+            "read-from without cluster mode",
+            "--read-from replica",
+            "--read-from",
+        )
+        .mentions("add --cluster-mode"),
+        at_free_port(
+            "max-redirects 0",
+            "--cluster-mode --max-redirects 0",
+            "--max-redirects",
+        )
+        .mentions("1 to 1000"),
+        at_free_port(
+            "max-redirects above 1000",
+            "--cluster-mode --max-redirects 1001",
+            "--max-redirects",
+        )
+        .mentions("1 to 1000"),
+        at_free_port(
+            "unknown read-from",
+            "--cluster-mode --read-from master",
+            "--read-from",
+        )
+        .mentions("primary, replica or any"),
+        at_free_port(
+            "cluster mode with memcached text",
+            "--cluster-mode -P memcache_text",
+            "--cluster-mode",
+        )
+        .mentions("memcache_text"),
+        at_free_port(
+            "cluster mode with memcached binary",
+            "--cluster-mode -P memcache_binary",
+            "--cluster-mode",
+        )
+        .mentions("memcache_binary"),
+        case(
+            "cluster mode over a unix socket",
+            "--cluster-mode --unix-socket /nonexistent/redis.sock",
+            "--cluster-mode",
+        )
+        .mentions("Unix socket"),
+        case(
+            "cluster mode with nothing listening",
+            &format!("--cluster-mode -s 127.0.0.1 -p {}", free()),
+            "--server/--port",
+        )
+        .mentions("refused"),
     ];
     assert_all_rejected(&cases);
 }

@@ -24,7 +24,6 @@ const UNSUPPORTED_LONG: &[&str] = &[
     "wait-ratio",
     "num-slaves",
     "wait-timeout",
-    "cluster-mode",
     "monitor-input",
     "monitor-pattern",
     "statsd-host",

@@ -132,6 +132,20 @@ pub struct Args {
     #[arg(long, value_name = "LIST", help_heading = "TLS")]
     pub tls_protocols: Option<String>,
 
+    /// Drive a Redis Cluster from this seed node: discover its masters and
+    /// route each request to the master of its key's slot (memtier's flag)
+    #[arg(long, help_heading = "Cluster")]
+    #[serde(default)]
+    pub cluster_mode: bool,
+    /// With --cluster-mode: MOVED/ASK redirects and retries one request may
+    /// follow before it counts as an error, 1-1000 [default: 16]
+    #[arg(long, value_name = "N", help_heading = "Cluster")]
+    pub max_redirects: Option<u32>,
+    /// With --cluster-mode: which nodes serve reads: primary, replica or any
+    /// [default: primary]
+    #[arg(long, value_name = "FROM", help_heading = "Cluster")]
+    pub read_from: Option<String>,
+
     /// Reconnect connections that break during a run (kvbench's default; memtier's flag)
     #[arg(long, help_heading = "Faults")]
     #[serde(default)]

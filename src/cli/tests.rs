@@ -94,3 +94,24 @@ fn config_file_rejects_unknown_keys() {
         .to_string();
     assert!(err.contains("thread"), "{err}");
 }
+
+#[test]
+fn cluster_flags_parse_and_come_from_a_config_file() {
+    let a = parse(&[
+        "--cluster-mode",
+        "--max-redirects",
+        "3",
+        "--read-from",
+        "any",
+    ]);
+    assert!(a.cluster_mode);
+    assert_eq!(a.max_redirects, Some(3));
+    assert_eq!(a.read_from.as_deref(), Some("any"));
+    assert!(!parse(&[]).cluster_mode);
+    let file: Args =
+        toml::from_str("cluster-mode = true\nmax-redirects = 5\nread-from = \"replica\"\n")
+            .unwrap();
+    assert!(file.cluster_mode);
+    assert_eq!(file.max_redirects, Some(5));
+    assert_eq!(file.read_from.as_deref(), Some("replica"));
+}

@@ -50,14 +50,64 @@ pub enum MapError {
     Shape(&'static str),
     /// Some slots have no master.
     #[error(
-        "{unassigned} of 16384 slots have no master (the first is slot {first}); assign every slot before benchmarking"
+        "{} {} no master ({unassigned} of 16384 slots); assign every slot (CLUSTER ADDSLOTSRANGE, or redis-cli --cluster fix) before benchmarking",
+        describe_ranges(ranges),
+        if *unassigned == 1 { "has" } else { "have" }
     )]
     Unassigned {
         /// How many.
         unassigned: usize,
         /// The lowest such slot.
         first: u16,
+        /// Every run of unassigned slots, `(start, end)` inclusive, lowest first.
+        ranges: Vec<(u16, u16)>,
     },
+}
+
+/// The most ranges an [`MapError::Unassigned`] message lists by number.
+const LISTED_RANGES: usize = 8;
+
+/// `slots 0-5460 and 10923-16383`, `slot 7`, or the first few and a count.
+pub fn describe_ranges(ranges: &[(u16, u16)]) -> String {
+    let one = |&(start, end): &(u16, u16)| {
+        if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        }
+    };
+    let listed: Vec<String> = ranges.iter().take(LISTED_RANGES).map(one).collect();
+    let noun = if ranges.len() == 1 && ranges[0].0 == ranges[0].1 {
+        "slot"
+    } else {
+        "slots"
+    };
+    let text = match listed.as_slice() {
+        [] => String::new(),
+        [only] => only.clone(),
+        [init @ .., last] if ranges.len() <= LISTED_RANGES => {
+            format!("{} and {last}", init.join(", "))
+        }
+        all => format!(
+            "{} and {} more ranges",
+            all.join(", "),
+            ranges.len() - LISTED_RANGES
+        ),
+    };
+    format!("{noun} {text}")
+}
+
+/// The runs of `None` in `owner`, as inclusive slot ranges.
+fn holes(owner: &[Option<u16>]) -> Vec<(u16, u16)> {
+    let mut ranges: Vec<(u16, u16)> = Vec::new();
+    for (slot, _) in owner.iter().enumerate().filter(|(_, o)| o.is_none()) {
+        let slot = slot as u16;
+        match ranges.last_mut() {
+            Some((_, end)) if *end + 1 == slot => *end = slot,
+            _ => ranges.push((slot, slot)),
+        }
+    }
+    ranges
 }
 
 impl SlotMap {
@@ -65,10 +115,7 @@ impl SlotMap {
     /// an empty announced host. Every slot must have a master.
     pub fn from_cluster_slots(reply: &Value, seed_host: &str) -> Result<SlotMap, MapError> {
         let ranges = reply.array().ok_or(MapError::Shape("not an array"))?;
-        let mut map = SlotMap {
-            nodes: Vec::new(),
-            owner: vec![None; usize::from(SLOTS)],
-        };
+        let mut owned = Vec::with_capacity(ranges.len());
         for range in ranges {
             let items = range
                 .array()
@@ -76,17 +123,29 @@ impl SlotMap {
             let [start, end, master, ..] = items else {
                 return Err(MapError::Shape("a range has fewer than 3 elements"));
             };
-            let bound = |v: &Value| {
-                v.integer()
-                    .and_then(|n| u16::try_from(n).ok())
-                    .filter(|&n| n < SLOTS)
-                    .ok_or(MapError::Shape("a slot number is out of range"))
-            };
-            let (start, end) = (bound(start)?, bound(end)?);
-            if start > end {
+            owned.push((
+                slot_number(start)?,
+                slot_number(end)?,
+                node_of(master, seed_host)?,
+            ));
+        }
+        SlotMap::from_ranges(owned)
+    }
+
+    /// Builds the map from `(start, end, master)` ranges, inclusive, in any
+    /// order; a later range wins a slot two ranges claim. Every slot must
+    /// have a master.
+    pub fn from_ranges(
+        ranges: impl IntoIterator<Item = (u16, u16, Node)>,
+    ) -> Result<SlotMap, MapError> {
+        let mut map = SlotMap {
+            nodes: Vec::new(),
+            owner: vec![None; usize::from(SLOTS)],
+        };
+        for (start, end, node) in ranges {
+            if start > end || end >= SLOTS {
                 return Err(MapError::Shape("a range ends before it starts"));
             }
-            let node = node_of(master, seed_host)?;
             let index = match map.nodes.iter().position(|n| n == &node) {
                 Some(i) => i,
                 None => {
@@ -98,11 +157,15 @@ impl SlotMap {
                 map.owner[usize::from(slot)] = Some(index as u16);
             }
         }
-        let unassigned = map.owner.iter().filter(|o| o.is_none()).count();
-        if let Some(first) = map.owner.iter().position(Option::is_none) {
+        let ranges = holes(&map.owner);
+        if let Some(&(first, _)) = ranges.first() {
             return Err(MapError::Unassigned {
-                unassigned,
-                first: first as u16,
+                unassigned: ranges
+                    .iter()
+                    .map(|&(start, end)| usize::from(end - start) + 1)
+                    .sum(),
+                first,
+                ranges,
             });
         }
         Ok(map)
@@ -142,8 +205,16 @@ impl SlotMap {
     }
 }
 
+/// A slot number, in 0..16384.
+pub(crate) fn slot_number(v: &Value) -> Result<u16, MapError> {
+    v.integer()
+        .and_then(|n| u16::try_from(n).ok())
+        .filter(|&n| n < SLOTS)
+        .ok_or(MapError::Shape("a slot number is out of range"))
+}
+
 /// `[host, port, id, …]`.
-fn node_of(v: &Value, seed_host: &str) -> Result<Node, MapError> {
+pub(crate) fn node_of(v: &Value, seed_host: &str) -> Result<Node, MapError> {
     let items = v.array().ok_or(MapError::Shape("a node is not an array"))?;
     let [host, port, rest @ ..] = items else {
         return Err(MapError::Shape("a node has no host and port"));
@@ -156,7 +227,7 @@ fn node_of(v: &Value, seed_host: &str) -> Result<Node, MapError> {
         .and_then(|p| u16::try_from(p).ok())
         .ok_or(MapError::Shape("a node's port is out of range"))?;
     Ok(Node {
-        host: if host.is_empty() {
+        host: if host.is_empty() || host == "?" {
             seed_host.to_string()
         } else {
             host
@@ -222,7 +293,8 @@ mod tests {
             SlotMap::from_cluster_slots(&partial, "h"),
             Err(MapError::Unassigned {
                 unassigned: 16284,
-                first: 100
+                first: 100,
+                ranges: vec![(100, 16383)]
             })
         );
         let bad = Value::Array(vec![range(5, 1, node("h", 1, "a"))]);
@@ -239,6 +311,29 @@ mod tests {
             SlotMap::from_cluster_slots(&Value::Nil, "h"),
             Err(MapError::Shape(_))
         ));
+    }
+
+    #[test]
+    fn unassigned_ranges_are_named_in_the_message() {
+        let two_holes = Value::Array(vec![range(5461, 10922, node("h", 1, "a"))]);
+        let e = SlotMap::from_cluster_slots(&two_holes, "h").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with("slots 0-5460 and 10923-16383 have no master (10922 of 16384"),
+            "{text}"
+        );
+        let one = Value::Array(vec![
+            range(0, 6, node("h", 1, "a")),
+            range(8, 16383, node("h", 1, "a")),
+        ]);
+        let text = SlotMap::from_cluster_slots(&one, "h")
+            .unwrap_err()
+            .to_string();
+        assert!(text.starts_with("slot 7 has no master (1 of"), "{text}");
+        let many: Vec<(u16, u16)> = (0..10).map(|i| (i * 10, i * 10 + 1)).collect();
+        let text = super::describe_ranges(&many);
+        assert!(text.contains("70-71 and 2 more ranges"), "{text}");
+        assert!(!text.contains("80-81"), "{text}");
     }
 
     #[test]

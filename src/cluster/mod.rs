@@ -1,9 +1,12 @@
-//! Redis Cluster, the pure parts: key slots with hash tags ([`slot`]), the
-//! slot map read from `CLUSTER SLOTS` ([`map`]) and `-MOVED`/`-ASK`
-//! redirects ([`redirect`]). Routing requests to one connection per node
-//! builds on these (see docs/commands.md).
+//! Redis Cluster: key slots with hash tags ([`slot`]), the slot map
+//! ([`map`]), `-MOVED`/`-ASK` redirects ([`redirect`]), the topology of
+//! masters and replicas ([`topology`]), reading it from a node before the
+//! run ([`discover`]) and again on request during it ([`refresh`]). Routing
+//! requests to one connection per node builds on these (docs/cluster.md).
 
+pub mod discover;
 pub mod map;
 pub mod redirect;
+pub mod refresh;
 pub mod slot;
 pub mod topology;

@@ -1,11 +1,22 @@
 //! `--cluster-mode` and its options: how many redirects one request may
-//! follow, and which nodes serve reads.
+//! follow, and which nodes serve reads; and the checks that refuse them
+//! where they cannot work (without `--cluster-mode`, with memcached, over a
+//! Unix socket).
+
+use crate::cli::Args;
+use crate::config::UsageError;
+use crate::protocol::wire::Protocol;
+use crate::target::{Endpoint, Target};
 
 /// Redirects one request may follow before it counts as an error. redis-cli
 /// follows without bound, which for a load generator risks a request that
 /// circles forever; 16 is ioredis's `maxRedirections`, enough for a reshard
 /// that moves a slot twice while the request is in flight.
 pub const DEFAULT_MAX_REDIRECTS: u32 = 16;
+
+/// The most redirects `--max-redirects` accepts: a request that needs more
+/// is circling between nodes that disagree, not following a reshard.
+pub const MAX_MAX_REDIRECTS: u32 = 1000;
 
 /// Which nodes serve read commands (`--read-from`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -28,6 +39,13 @@ impl ReadFrom {
             ReadFrom::Any => "any",
         }
     }
+
+    /// The value of `--read-from`, as typed.
+    pub fn parse(text: &str) -> Option<ReadFrom> {
+        [ReadFrom::Primary, ReadFrom::Replica, ReadFrom::Any]
+            .into_iter()
+            .find(|r| r.as_str() == text)
+    }
 }
 
 /// What `--cluster-mode` adds to a run.
@@ -46,4 +64,71 @@ impl Default for ClusterOptions {
             read_from: ReadFrom::Primary,
         }
     }
+}
+
+/// `--cluster-mode`, `--max-redirects` and `--read-from`, checked against
+/// each other and against the target: `None` without `--cluster-mode`.
+pub(crate) fn build_cluster(
+    a: &Args,
+    target: &Target,
+) -> Result<Option<ClusterOptions>, UsageError> {
+    if !a.cluster_mode {
+        for (flag, given) in [
+            ("--max-redirects", a.max_redirects.is_some()),
+            ("--read-from", a.read_from.is_some()),
+        ] {
+            if given {
+                return Err(UsageError::new(
+                    flag,
+                    "applies only to a Redis Cluster; add --cluster-mode or remove it",
+                ));
+            }
+        }
+        return Ok(None);
+    }
+    if target.protocol.is_memcache() {
+        return Err(UsageError::new(
+            "--cluster-mode",
+            format!(
+                "is for Redis Cluster and cannot be used with -P {}; drop --cluster-mode, or use -P redis|resp2|resp3",
+                target.protocol.name()
+            ),
+        ));
+    }
+    if let Endpoint::Unix(path) = &target.endpoint {
+        return Err(UsageError::new(
+            "--cluster-mode",
+            format!(
+                "needs TCP: cluster nodes announce host:port addresses, so a Unix socket ({}) cannot reach them; give the seed with --server/--port",
+                path.display()
+            ),
+        ));
+    }
+    let max_redirects = a.max_redirects.unwrap_or(DEFAULT_MAX_REDIRECTS);
+    if !(1..=MAX_MAX_REDIRECTS).contains(&max_redirects) {
+        return Err(UsageError::new(
+            "--max-redirects",
+            format!(
+                "must be 1 to {MAX_MAX_REDIRECTS} (got {max_redirects}); the default is {DEFAULT_MAX_REDIRECTS}"
+            ),
+        ));
+    }
+    let read_from = match a.read_from.as_deref() {
+        None => ReadFrom::Primary,
+        Some(text) => ReadFrom::parse(text).ok_or_else(|| {
+            UsageError::new(
+                "--read-from",
+                format!("'{text}' is not a choice; use primary, replica or any"),
+            )
+        })?,
+    };
+    // The protocol is checked above; a RESP dialect is all that is left.
+    debug_assert!(matches!(
+        target.protocol,
+        Protocol::Redis | Protocol::Resp2 | Protocol::Resp3
+    ));
+    Ok(Some(ClusterOptions {
+        max_redirects,
+        read_from,
+    }))
 }

@@ -213,3 +213,35 @@ fn rate_limiting_headlines_service_time_and_rate_response_time() {
         Headline::ResponseTime
     );
 }
+
+#[test]
+fn cluster_mode_fills_its_options_and_its_flags_need_it() {
+    assert_eq!(config(&[]).unwrap().cluster, None);
+    let c = config(&["--cluster-mode"]).unwrap().cluster.unwrap();
+    assert_eq!(c, ClusterOptions::default());
+    let c = config(&[
+        "--cluster-mode",
+        "--max-redirects",
+        "1000",
+        "--read-from",
+        "replica",
+    ])
+    .unwrap()
+    .cluster
+    .unwrap();
+    assert_eq!((c.max_redirects, c.read_from), (1000, ReadFrom::Replica));
+    assert_eq!(flag_of(&["--read-from", "any"]), "--read-from");
+    assert_eq!(flag_of(&["--max-redirects", "2"]), "--max-redirects");
+    assert_eq!(
+        flag_of(&["--cluster-mode", "--max-redirects", "0"]),
+        "--max-redirects"
+    );
+    assert_eq!(
+        flag_of(&["--cluster-mode", "-P", "memcache_binary"]),
+        "--cluster-mode"
+    );
+    assert_eq!(
+        flag_of(&["--cluster-mode", "-S", "/tmp/x.sock"]),
+        "--cluster-mode"
+    );
+}

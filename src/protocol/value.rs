@@ -23,6 +23,9 @@ pub enum Value {
     Nil,
     /// `*N` and its elements.
     Array(Vec<Value>),
+    /// RESP3's `%N` key/value pairs. [`parse`] reads RESP2 and never builds
+    /// one; readers of cluster replies accept both shapes of the same reply.
+    Map(Vec<(Value, Value)>),
 }
 
 impl Value {

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
+use crate::results::cluster::writes_uncomparable;
 use crate::results::{PhaseResult, ServerContext};
 use crate::server::PhaseEvidence;
 use crate::server::info::Software;
@@ -146,6 +147,22 @@ fn calls_text(e: &PhaseEvidence, command: &str) -> String {
     }
 }
 
+/// Whose counts a phase's evidence line gives: in `--cluster-mode` the sum
+/// over the nodes (see [`crate::server::cluster::sum_evidence`]), said so.
+fn whose(p: &PhaseResult) -> String {
+    let replicas = p
+        .nodes
+        .iter()
+        .filter(|n| !crate::server::cluster::counted(n))
+        .count();
+    match (p.nodes.len(), replicas) {
+        (0, _) => String::new(),
+        (1, _) => " (1 node)".to_string(),
+        (n, 0) => format!(" (the sum of {n} nodes)"),
+        (n, r) => format!(" (the sum of {n} nodes; of the {r} replicas only their refused calls)"),
+    }
+}
+
 /// One line per phase: the server's counts beside kvbench's, and its CPU.
 pub fn phase_line(out: &mut String, p: &PhaseResult, ops: &OpTable, db: u32) {
     let Some(e) = &p.server else {
@@ -184,8 +201,9 @@ pub fn phase_line(out: &mut String, p: &PhaseResult, ops: &OpTable, db: u32) {
         .collect();
     let _ = write!(
         out,
-        "Server {}: {}, keys {} -> {}, CPU {:.3} s",
+        "Server {}{}: {}, keys {} -> {}, CPU {:.3} s",
         p.phase,
+        whose(p),
         counts.join(", "),
         e.before.keys(db),
         e.after.keys(db),
@@ -203,6 +221,9 @@ pub fn phase_line(out: &mut String, p: &PhaseResult, ops: &OpTable, db: u32) {
             out,
             " (the server restarted during the phase: its counts cover the new process only)"
         );
+    }
+    if let Some(why) = writes_uncomparable(&p.nodes) {
+        let _ = write!(out, " ({why})");
     }
     out.push('\n');
     if let Some(entries) = &e.slowlog {

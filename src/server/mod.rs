@@ -7,6 +7,7 @@
 //! target that does not answer INFO (some proxies) simply yields no evidence.
 //! memcached answers `stats` instead, read into the same [`Info`] ([`memcached`]).
 
+pub mod cluster;
 pub mod info;
 pub mod memcached;
 

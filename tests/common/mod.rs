@@ -241,7 +241,7 @@ where
 }
 
 /// One command's reply payload (simple, bulk or error text; an integer or an
-/// array's length in decimal; nothing for nil).
+/// array's or map's length in decimal; nothing for nil).
 fn try_command(port: u16, args: &[&str]) -> io::Result<Vec<u8>> {
     let reply = try_pipeline(port, &[args])?.remove(0);
     Ok(match reply {
@@ -250,6 +250,7 @@ fn try_command(port: u16, args: &[&str]) -> io::Result<Vec<u8>> {
         Reply::Integer(i) => i.to_string().into_bytes(),
         Reply::Nil => Vec::new(),
         Reply::Array(items) => items.len().to_string().into_bytes(),
+        Reply::Map(pairs) => pairs.len().to_string().into_bytes(),
     })
 }
 

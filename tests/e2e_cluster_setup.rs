@@ -1,0 +1,147 @@
+//! `--cluster-mode` setup against real servers: a seed that is no cluster
+//! node and a cluster with unassigned slots are refused at once (exit 2,
+//! before any benchmark connection, naming the fix or the missing slots);
+//! a healthy cluster is discovered with every master and its slots, and
+//! the server evidence of a run is the sum of the masters' counts.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use common::cluster::Cluster;
+use common::{Redis, info_u64, kvbench_at};
+use kvbench::cli::Args;
+use kvbench::cluster::discover::discover;
+use kvbench::config::Config;
+
+/// The target `--cluster-mode -p port` builds.
+fn target(port: u16) -> kvbench::target::Target {
+    let args = Args::try_parse_from([
+        "kvbench",
+        "-s",
+        "127.0.0.1",
+        "-p",
+        &port.to_string(),
+        "--cluster-mode",
+    ])
+    .unwrap();
+    Config::from_args(args).unwrap().target
+}
+
+#[test]
+fn a_standalone_server_is_refused_with_the_fix_before_any_benchmark_connection() {
+    let redis = Redis::start();
+    let connections = || info_u64(redis.port, "stats", "total_connections_received");
+    let before = connections();
+    let out = kvbench_at(redis.port)
+        .args(["--cluster-mode", "-t", "2", "-c", "5", "--test-time", "1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    // One connection asked (CLUSTER SHARDS on the preflight's), one is the
+    // INFO that counts: none of the ten benchmark connections.
+    assert_eq!(connections(), before + 2, "{stderr}");
+    assert!(
+        stderr.starts_with("kvbench: error: --cluster-mode: "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("is not a cluster node"), "{stderr}");
+    assert!(stderr.contains("cluster support disabled"), "{stderr}");
+    assert!(stderr.contains("drop --cluster-mode"), "{stderr}");
+    assert_eq!(redis.calls("set") + redis.calls("get"), 0, "{stderr}");
+}
+
+#[test]
+fn unassigned_slots_are_named_at_once_instead_of_waiting() {
+    let cluster = Cluster::start(3);
+    let ports = cluster.ports();
+    // The last master's share: 16384 / 3 = 5461 slots each, the rest last.
+    let (start, end) = ("10922", "16383");
+    for port in &ports {
+        let reply = common::ask(*port, &["CLUSTER", "DELSLOTSRANGE", start, end]);
+        assert!(reply.contains("OK"), "DELSLOTSRANGE on {port}: {reply}");
+    }
+    let timeout = 5.0;
+    let started = Instant::now();
+    let out = kvbench_at(ports[0])
+        .args(["--cluster-mode", "--test-time", "1"])
+        .args(["--connection-timeout", &timeout.to_string()])
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("kvbench: error: --cluster-mode: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("slots 10922-16383 have no master (5462 of 16384 slots)"),
+        "{stderr}"
+    );
+    assert!(took < Duration::from_secs_f64(timeout), "took {took:?}");
+    assert!(out.stdout.is_empty(), "a report was written");
+}
+
+#[test]
+fn a_healthy_cluster_is_discovered_with_every_master_and_its_slots() {
+    let cluster = Cluster::start(3);
+    let ports = cluster.ports();
+    // Any node answers for the whole cluster.
+    for seed in [ports[0], ports[2]] {
+        let topology = discover(&target(seed)).unwrap();
+        let mut found: Vec<u16> = topology.map.nodes.iter().map(|n| n.port).collect();
+        found.sort_unstable();
+        let mut expected = ports.clone();
+        expected.sort_unstable();
+        assert_eq!(found, expected, "seen from {seed}");
+        let slots = topology.map.slots_per_node();
+        assert_eq!(slots.iter().sum::<usize>(), 16384);
+        assert!(
+            slots.iter().all(|&n| (5461..=5462).contains(&n)),
+            "{slots:?}"
+        );
+        assert!(topology.replicas.iter().all(Vec::is_empty));
+        assert!(topology.map.nodes.iter().all(|n| n.id.is_some()));
+    }
+}
+
+/// `SET calls A (kvbench K)` or `SET calls A + R rejected (kvbench K)`:
+/// the server's answered requests and kvbench's replies.
+fn answered_and_replies(line: &str, op: &str) -> (u64, u64) {
+    let rest = &line[line.find(&format!("{op} calls ")).unwrap() + op.len() + 7..];
+    let (server, rest) = rest.split_once(" (kvbench ").unwrap();
+    let replies: u64 = rest.split(')').next().unwrap().parse().unwrap();
+    let answered = server
+        .split(" + ")
+        .map(|part| part.trim_end_matches(" rejected").parse::<u64>().unwrap())
+        .sum();
+    (answered, replies)
+}
+
+#[test]
+fn the_evidence_of_a_cluster_run_is_the_sum_of_its_masters() {
+    let cluster = Cluster::start(3);
+    let out = kvbench_at(cluster.ports()[1])
+        .args(["--cluster-mode", "--test-time", "1", "-t", "1", "-c", "2"])
+        .args(["--ratio", "1:1", "--key-maximum", "1000"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("Server RUN #1"))
+        .unwrap_or_else(|| panic!("no evidence line: {stdout}"));
+    assert!(line.contains("(the sum of 3 nodes)"), "{line}");
+    for op in ["SET", "GET"] {
+        let (answered, replies) = answered_and_replies(line, op);
+        assert!(replies > 0, "{line}");
+        // Every request kvbench saw answered was answered by one master,
+        // whether it ran there or was redirected.
+        assert_eq!(answered, replies, "{op}: {line}");
+    }
+}
