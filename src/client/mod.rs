@@ -70,7 +70,11 @@ pub struct Client {
     held: Option<Pending>,
     /// Redirected and retried requests, oldest first.
     pending: VecDeque<Pending>,
+    /// The bytes of the request last drawn (and held, while `held` is set).
     scratch: Vec<u8>,
+    /// The bytes of a pending request being sent again: apart from
+    /// `scratch`, which may hold the held request's.
+    again: Vec<u8>,
     ops: Arc<OpTable>,
 }
 
@@ -90,6 +94,7 @@ impl Client {
             held: None,
             pending: VecDeque::new(),
             scratch: Vec::with_capacity(max_request),
+            again: Vec::with_capacity(max_request),
             ops,
         }
     }
@@ -194,7 +199,7 @@ impl Client {
             self.scratch.clear();
             let queued = source.encode_next(&mut self.scratch, cx.prefix, cx.values, 0)?;
             advance(&mut self.schedule, intended_at, sent_at, cx.stats);
-            let node = self.route(router, queued);
+            let node = self.route(router, queued, &self.scratch);
             let request = InFlight {
                 queued,
                 intended_at,
@@ -228,12 +233,12 @@ impl Client {
         }
     }
 
-    /// The node for `queued`, whose bytes are in `scratch`.
-    fn route(&self, router: &Router, queued: Queued) -> usize {
+    /// The node for `queued`, encoded as `bytes`.
+    fn route(&self, router: &Router, queued: Queued, bytes: &[u8]) -> usize {
         let op = self.ops.ops.get(usize::from(queued.op));
         let slot = op
             .and_then(|op| op.key_arg)
-            .and_then(|arg| resp_arg(&self.scratch, arg))
+            .and_then(|arg| resp_arg(bytes, arg))
             .map(key_slot);
         router.route(slot, op.is_some_and(|op| op.read), self.index)
     }
@@ -277,14 +282,16 @@ impl Client {
                 return None;
             }
             let source = self.source.as_mut()?;
-            self.scratch.clear();
+            self.again.clear();
             let queued = source.encode_again(
                 pending.request.queued,
-                &mut self.scratch,
+                &mut self.again,
                 cx.prefix,
                 cx.values,
             );
-            let node = pending.node.unwrap_or_else(|| self.route(router, queued));
+            let node = pending
+                .node
+                .unwrap_or_else(|| self.route(router, queued, &self.again));
             let Some(index) = self.link_of(node) else {
                 return Some(node);
             };
@@ -310,7 +317,7 @@ impl Client {
                 };
                 conn.queue(asking, intended_at, sent_at);
             }
-            let bytes = &self.scratch;
+            let bytes = &self.again;
             let copy = |buf: &mut Vec<u8>, _| {
                 buf.extend_from_slice(bytes);
                 Some(queued)

@@ -33,11 +33,19 @@ pub fn ask_per_sec(row: &Value) -> f64 {
     f(&row["ASK/sec"])
 }
 
-/// `kvbench.cluster.nodes`.
-pub fn nodes(doc: &Value) -> &Vec<Value> {
-    doc["kvbench"]["cluster"]["nodes"]
+/// The last run's `cluster` section (`kvbench.runs[-1].cluster`).
+pub fn cluster_section(doc: &Value) -> &Value {
+    let runs = doc["kvbench"]["runs"]
         .as_array()
-        .unwrap_or_else(|| panic!("no kvbench.cluster.nodes in {}", doc["kvbench"]["cluster"]))
+        .unwrap_or_else(|| panic!("no kvbench.runs in {doc}"));
+    &runs.last().expect("at least one run")["cluster"]
+}
+
+/// The last run's `cluster.nodes`.
+pub fn nodes(doc: &Value) -> &Vec<Value> {
+    cluster_section(doc)["nodes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no cluster.nodes in {}", cluster_section(doc)))
 }
 
 /// The entry of `kvbench.cluster.nodes` for 127.0.0.1:`port`.
@@ -54,9 +62,9 @@ pub fn node_count(node: &Value, field: &str) -> u64 {
     u(&node[field])
 }
 
-/// `kvbench.cluster.redirects.<field>` (`moved`, `ask`, `retries`, `node_down`, `refreshes`).
+/// The last run's `cluster.redirects.<field>` (`moved`, `ask`, `retries`, `node_down`, `refreshes`).
 pub fn redirects(doc: &Value, field: &str) -> u64 {
-    u(&doc["kvbench"]["cluster"]["redirects"][field])
+    u(&cluster_section(doc)["redirects"][field])
 }
 
 /// The measured run's length in ms (memtier's `Runtime`, drain included).
@@ -77,9 +85,21 @@ pub fn seconds(row: &Value) -> Vec<&Value> {
     entries.into_iter().map(|e| e.1).collect()
 }
 
-/// MOVED and ASK followed in one second of a `Time-Serie`.
-pub fn second_redirects(second: &Value) -> u64 {
-    u(&second["MOVED"]) + u(&second["ASK"])
+/// MOVED and ASK followed in each second of the last run
+/// (`cluster.per_second`).
+pub fn redirects_per_second(doc: &Value) -> Vec<u64> {
+    let per_second = &cluster_section(doc)["per_second"];
+    let series = |key: &str| -> Vec<u64> {
+        per_second[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("no cluster.per_second.{key} in {per_second}"))
+            .iter()
+            .map(u)
+            .collect()
+    };
+    let (moved, ask) = (series("moved"), series("ask"));
+    assert_eq!(moved.len(), ask.len());
+    moved.iter().zip(&ask).map(|(m, a)| m + a).collect()
 }
 
 /// An op's error replies, and their sum over `errors_by_kind`.
