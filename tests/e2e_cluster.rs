@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use common::cluster::kvbench::{
     Running, ask_per_sec, assert_counts_match_masters, assert_no_error_replies, errors_and_by_kind,
-    kvbench_cluster, moved_per_sec, node, node_count, nodes, redirects, row, runtime_ms,
-    redirects_per_second, seconds,
+    kvbench_cluster, moved_per_sec, node, node_count, nodes, redirects, redirects_per_second, row,
+    runtime_ms, seconds,
 };
 use common::cluster::{Cluster, Role};
 use common::{assert_no_faults, total, u};

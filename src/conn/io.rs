@@ -219,6 +219,7 @@ impl Conn {
         let latency = record(stats, &request, reply, used, now);
         if let Some(node) = self.node.and_then(|n| stats.nodes.get_mut(n)) {
             node.record(latency);
+            node.replica_reads += u64::from(self.replica);
             match reply {
                 Outcome::Nil if queued.counts_hits => node.misses += 1,
                 Outcome::Value if queued.counts_hits => node.hits += 1,

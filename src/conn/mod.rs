@@ -143,6 +143,8 @@ pub struct Conn {
     /// `--cluster-mode`: the index of its node in the worker's node list, for
     /// the per-node counters; `None` for one server.
     node: Option<usize>,
+    /// A connection to a cluster replica serving reads (`--read-from`).
+    replica: bool,
     /// `--cluster-mode`: replies that send their request elsewhere, for the
     /// client to take after each wake-up (the memory is kept).
     bounces: Vec<Bounce>,
@@ -198,6 +200,7 @@ impl Conn {
             opaque_sent: 0,
             opaque_due: 0,
             node: None,
+            replica: false,
             bounces: Vec::new(),
         }
     }
@@ -214,6 +217,13 @@ impl Conn {
     #[must_use]
     pub fn for_node(mut self, node: usize) -> Self {
         self.node = Some(node);
+        self
+    }
+
+    /// A connection to a replica that serves reads (`--read-from`).
+    #[must_use]
+    pub fn reading_replica(mut self, replica: bool) -> Self {
+        self.replica = replica;
         self
     }
 

@@ -32,6 +32,9 @@ enum Step {
     Ping,
     /// memcached binary: SASL `PLAIN`.
     SaslAuth,
+    /// `--read-from replica|any`: `READONLY`, so a replica serves reads of
+    /// its master's slots.
+    ReadOnly,
 }
 
 /// One handshake reply, decoded and checked by [`Handshake::read_reply`].
@@ -134,6 +137,16 @@ impl Handshake {
             steps,
             dialect,
         }
+    }
+
+    /// This handshake followed by `READONLY`, for a connection to a cluster
+    /// replica that serves reads.
+    #[must_use]
+    pub fn with_readonly(&self) -> Handshake {
+        let mut h = self.clone();
+        resp::encode_command(&mut h.request, &[b"READONLY"]);
+        h.steps.push(Step::ReadOnly);
+        h
     }
 
     /// How many replies the handshake expects.

@@ -159,7 +159,9 @@ fn whose(p: &PhaseResult) -> String {
         (0, _) => String::new(),
         (1, _) => " (1 node)".to_string(),
         (n, 0) => format!(" (the sum of {n} nodes)"),
-        (n, r) => format!(" (the sum of {n} nodes; of the {r} replicas only their refused calls)"),
+        (n, r) => format!(
+            " (the sum of {n} nodes; of the {r} replicas only their reads and refused calls)"
+        ),
     }
 }
 

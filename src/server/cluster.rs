@@ -108,7 +108,7 @@ pub fn counted(node: &NodeEvidence) -> bool {
 
 /// The evidence of the cluster as one server: every counted node's INFO
 /// before and after, summed ([`sum_infos`]), and of the other nodes (replicas
-/// throughout) only their `rejected_calls`: a request sent to a replica is
+/// throughout) only their reads and their `rejected_calls`: a request sent to a replica is
 /// answered `-MOVED` there, and counted nowhere else. A node that restarted
 /// during the phase counts from zero (its counters restarted), and the sum's
 /// `run_id` is the same before and after, so the sum is not taken for a
@@ -161,7 +161,9 @@ pub fn sum_evidence(nodes: &[NodeEvidence]) -> Option<PhaseEvidence> {
 }
 
 /// Only the `rejected_calls` of each command: what a replica answered its
-/// clients without running it.
+/// clients without running it; and the calls of read commands, which a
+/// replica runs only for clients (`--read-from replica|any`), never by
+/// replication.
 fn rejected_only(info: &Info) -> Info {
     let mut only = Info {
         fields: BTreeMap::new(),
@@ -172,6 +174,15 @@ fn rejected_only(info: &Info) -> Info {
         let Some(command) = field.strip_prefix("cmdstat_") else {
             continue;
         };
+        if crate::workload::ops::is_read_command(&command.to_ascii_uppercase()) {
+            if let Some(value) = info.fields.get(field) {
+                only.fields.insert(field.clone(), value.clone());
+            }
+            if let Some(section) = info.section_of.get(field) {
+                only.section_of.insert(field.clone(), section.clone());
+            }
+            continue;
+        }
         let rejected = info.rejected_calls(command);
         only.fields.insert(
             field.clone(),

@@ -72,6 +72,7 @@ impl Worker {
                 self.timer.clear();
                 continue;
             }
+            let readonly = self.links.get(token.0).is_some_and(|l| l.readonly);
             let Some(conn) = self.conns.get_mut(token.0) else {
                 continue;
             };
@@ -79,9 +80,14 @@ impl Worker {
                 conn.on_writable(&mut self.stats);
             }
             if event.is_readable() || event.is_read_closed() || event.is_error() {
+                let handshake = if readonly {
+                    &self.readonly_handshake
+                } else {
+                    &self.handshake
+                };
                 conn.on_readable(
                     &mut self.stats,
-                    &self.handshake,
+                    handshake,
                     event.is_read_closed() || event.is_error(),
                 );
             }

@@ -67,9 +67,14 @@ impl Worker {
         }
         link.reconnect_attempts += 1;
         self.stats.errors.reconnects += 1;
+        let handshake = if link.readonly {
+            &self.readonly_handshake
+        } else {
+            &self.handshake
+        };
         match Stream::start_connect(&self.config.target, link.addr) {
             Ok(stream) => {
-                conn.reconnect(stream, &self.handshake.request);
+                conn.reconnect(stream, &handshake.request);
                 let registered = self.poll.registry().register(
                     conn.stream_mut(),
                     Token(i),
@@ -107,9 +112,16 @@ impl Worker {
             return;
         };
         let index = self.conns.len();
+        let readonly = self.router.is_replica(node);
+        let handshake = if readonly {
+            &self.readonly_handshake
+        } else {
+            &self.handshake
+        };
         let mut conn = super::new_conn(&self.config, stream)
             .for_node(node)
-            .connecting(&self.handshake.request);
+            .reading_replica(readonly)
+            .connecting(&handshake.request);
         conn.set_pipeline(self.pipeline);
         let registered = self.poll.registry().register(
             conn.stream_mut(),
@@ -125,6 +137,7 @@ impl Worker {
             addr: Some(addr),
             reconnect_attempts: 0,
             reconnect_queued: false,
+            readonly,
         });
         if let Some(client) = self.clients.get_mut(c) {
             client.link(node, index);

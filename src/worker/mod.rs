@@ -169,6 +169,9 @@ pub struct Worker {
     interrupt: Interrupt,
     /// AUTH / SELECT / PING, for connections that reconnect.
     handshake: Handshake,
+    /// The same followed by `READONLY`, for connections to cluster replicas
+    /// that serve reads (`--read-from replica|any`).
+    readonly_handshake: Handshake,
     /// The pipeline window of the current phase, for connections opened in it.
     pipeline: usize,
     /// Scratch lists of the connections and clients an event touched (kept
@@ -188,6 +191,8 @@ struct Link {
     reconnect_attempts: u32,
     /// True while the worker holds a reconnect for this connection.
     reconnect_queued: bool,
+    /// A connection to a cluster replica, prepared with `READONLY`.
+    readonly: bool,
 }
 
 /// Why the worker wakes a client or a connection at a given instant.
@@ -251,6 +256,7 @@ impl WorkerBuilder {
                     addr: tcp_addr(&target)?,
                     reconnect_attempts: 0,
                     reconnect_queued: false,
+                    readonly: false,
                 });
                 client.link(node, index);
             }
@@ -264,8 +270,10 @@ impl WorkerBuilder {
         poll.registry()
             .register(&mut timer, TIMER, Interest::READABLE)
             .map_err(local("the timer (timerfd)"))?;
+        let handshake = Handshake::for_target(&config.target);
         Ok(Worker {
-            handshake: Handshake::for_target(&config.target),
+            readonly_handshake: handshake.with_readonly(),
+            handshake,
             touched: Vec::with_capacity(worker_conns.len()),
             touched_clients: Vec::with_capacity(config.clients),
             pipeline: config.pipeline,

@@ -184,6 +184,11 @@ const READ_COMMANDS: [&str; 24] = [
     "XRANGE",
 ];
 
+/// True for a command that only reads (upper case), which a replica may serve.
+pub fn is_read_command(name: &str) -> bool {
+    READ_COMMANDS.contains(&name)
+}
+
 /// The most ops a table holds: the in-flight entry keeps the op and row in 16 bits.
 pub const MAX_OPS: usize = 1024;
 
