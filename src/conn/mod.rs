@@ -8,8 +8,8 @@
 //! wake-up, as many as the pipeline window allows. Each request's send time is
 //! taken just before that write, and its reply is timed at the `read` that
 //! delivered the reply's last byte: service time = reply fully read − request
-//! handed to the socket. With `--rate`, requests are sent only once their intended
-//! time (from the connection's [`Schedule`]) has come, and the headline latency is
+//! handed to the socket. With `--rate`, requests are queued only once their intended
+//! time (from its client's [`crate::schedule::Schedule`]) has come, and the headline latency is
 //! the response time = reply fully read − intended send time. Replies arrive in
 //! order (RESP and memcached text have no request ids), so the reply at the
 //! front of the read buffer answers the request at the front of the queue —
