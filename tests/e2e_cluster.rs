@@ -15,7 +15,7 @@ use common::cluster::kvbench::{
     runtime_ms, seconds,
 };
 use common::cluster::{Cluster, Role};
-use common::{assert_no_faults, total, u};
+use common::{assert_no_faults, total, u, warning_kinds};
 use kvbench::cluster::slot::key_slot;
 
 // ---------------------------------------------------------------------------
@@ -138,6 +138,9 @@ fn set_and_get_counts_equal_the_masters_sums_and_spread_over_every_master() {
     assert_eq!(redirects(doc, "moved"), 0);
     assert_eq!(redirects(doc, "ask"), 0);
     assert_eq!(u(&row(doc, "Totals")["Count"]), 16_000);
+    // Uniform keys over a wide range and an even slot split: no shard is hot.
+    let kinds = warning_kinds(doc);
+    assert!(!kinds.contains(&"hot_shard"), "{kinds:?}");
 }
 
 #[test]
@@ -185,6 +188,22 @@ fn a_hash_tag_in_the_prefix_sends_every_request_to_one_master() {
     assert_no_faults(doc, "a tagged run");
     assert_no_error_replies(doc, "a tagged run");
     assert_eq!(redirects(doc, "moved"), 0);
+    // One master carried every reply of a three-master cluster (1 000, the
+    // warning's minimum): the hottest shard there can be, and the tag is why.
+    let kinds = warning_kinds(doc);
+    assert!(
+        kinds.contains(&"hot_shard"),
+        "no hot_shard warning: {kinds:?}"
+    );
+    let warning = doc["kvbench"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "hot_shard")
+        .unwrap();
+    let message = warning["message"].as_str().unwrap();
+    assert!(message.contains(&format!("127.0.0.1:{owner}")), "{message}");
+    assert!(message.contains("hash tag"), "{message}");
 }
 
 #[test]

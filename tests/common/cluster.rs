@@ -14,13 +14,17 @@
 
 pub mod drivers;
 pub mod kvbench;
+pub mod view;
 
 use std::net::TcpListener;
 use std::process::{Child, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+pub use view::NodeView;
+
 use super::{TempDir, ask, parse_commandstats, redis_server, try_command};
+use view::parse_nodes_line;
 
 /// One node of a [`Cluster`].
 pub struct ClusterNode {
@@ -31,9 +35,10 @@ pub struct ClusterNode {
 
 /// A running cluster.
 pub struct Cluster {
-    /// Every node in start order: the masters first, in slot order (master i
-    /// started with the i-th share of the slots), then the replicas (replica j
-    /// of master j % masters). Roles change with a failover: ask [`Cluster::masters`].
+    /// Every live node in start order: the masters first, in slot order
+    /// (master i started with the i-th share of the slots), then the replicas
+    /// (replica j of master j % masters). Roles change with a failover: ask
+    /// [`Cluster::masters`]. A node killed by [`Cluster::kill`] leaves it.
     pub nodes: Vec<ClusterNode>,
     dir: TempDir,
 }
@@ -43,29 +48,6 @@ pub struct Cluster {
 pub enum Role {
     Master,
     Replica,
-}
-
-/// One line of `CLUSTER NODES`: what one node believes about another.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct NodeView {
-    pub id: String,
-    pub port: u16,
-    /// The master's id, for a replica.
-    pub master: Option<String>,
-    /// Served slot ranges, inclusive (migrating/importing marks left out).
-    pub slots: Vec<(u16, u16)>,
-    /// `myself` in the asker's own line.
-    pub myself: bool,
-    /// A flag that means the view is not settled: `handshake`, `noaddr`,
-    /// `fail` or `fail?`.
-    pub unsettled: bool,
-}
-
-impl NodeView {
-    /// Slots it serves.
-    pub fn slot_count(&self) -> usize {
-        self.slots.iter().map(|(a, b)| usize::from(b - a) + 1).sum()
-    }
 }
 
 /// Ports handed out in this process: tests of one binary run in parallel
@@ -95,15 +77,23 @@ fn cluster_port() -> u16 {
     panic!("no free port pair (port and port + 10000) in 20000-29999");
 }
 
-/// Starts one cluster-enabled node in `dir`, on another port if another
-/// process took the first one between the probe and the bind.
-fn start_node(dir: &TempDir) -> ClusterNode {
+/// `cluster-node-timeout` unless a test asks for another: short enough that
+/// the nodes meet quickly, long enough that a busy machine flags no node as
+/// failing by mistake.
+const NODE_TIMEOUT_MS: &str = "5000";
+
+/// Starts one cluster-enabled node in `dir` with `extra` redis-server
+/// arguments (they come last, so they override the defaults here), on
+/// another port if another process took the first one between the probe and
+/// the bind.
+fn start_node(dir: &TempDir, extra: &[&str]) -> ClusterNode {
     for _ in 0..5 {
         let port = cluster_port();
         let child = redis_server(port, &dir.0)
             .args(["--cluster-enabled", "yes"])
             .args(["--cluster-config-file", &format!("nodes-{port}.conf")])
-            .args(["--cluster-node-timeout", "5000"])
+            .args(["--cluster-node-timeout", NODE_TIMEOUT_MS])
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -136,10 +126,17 @@ impl Cluster {
     /// Starts `masters` masters with `replicas_per_master` replicas each and
     /// waits until the cluster is ready (see [`Cluster::wait_settled`]).
     pub fn start_with_replicas(masters: usize, replicas_per_master: usize) -> Cluster {
+        Cluster::start_with_args(masters, replicas_per_master, &[])
+    }
+
+    /// [`Cluster::start_with_replicas`] with `extra` redis-server arguments
+    /// on every node, e.g. `["--cluster-node-timeout", "1000"]` for a quick
+    /// automatic failover.
+    pub fn start_with_args(masters: usize, replicas_per_master: usize, extra: &[&str]) -> Cluster {
         assert!(masters > 0, "a cluster needs a master");
         let dir = TempDir::new("cluster");
         let total = masters * (1 + replicas_per_master);
-        let nodes = (0..total).map(|_| start_node(&dir)).collect();
+        let nodes = (0..total).map(|_| start_node(&dir, extra)).collect();
         let cluster = Cluster { nodes, dir };
         // Distinct config epochs, as `redis-cli --cluster create` gives them:
         // nodes that all start at epoch 0 settle only after collision rounds.
@@ -343,36 +340,6 @@ impl Cluster {
 fn ask_integer(port: u16, args: &[&str]) -> u64 {
     let reply = try_command(port, args).unwrap();
     String::from_utf8(reply).unwrap().parse().unwrap()
-}
-
-/// `<id> <ip:port@cport[,hostname]> <flags> <master> <ping> <pong> <epoch>
-/// <link> <slot>...`, a line of `CLUSTER NODES`.
-fn parse_nodes_line(line: &str) -> NodeView {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    assert!(fields.len() >= 8, "a CLUSTER NODES line with {line:?}");
-    let address = fields[1].split(['@', ',']).next().unwrap();
-    let port = address
-        .rsplit_once(':')
-        .map_or(0, |(_, p)| p.parse().unwrap_or(0));
-    let flags: Vec<&str> = fields[2].split(',').collect();
-    let slots = fields[8..]
-        .iter()
-        .filter(|s| !s.starts_with('['))
-        .map(|s| match s.split_once('-') {
-            Some((a, b)) => (a.parse().unwrap(), b.parse().unwrap()),
-            None => (s.parse().unwrap(), s.parse().unwrap()),
-        })
-        .collect();
-    NodeView {
-        id: fields[0].to_string(),
-        port,
-        master: (fields[3] != "-").then(|| fields[3].to_string()),
-        slots,
-        myself: flags.contains(&"myself"),
-        unsettled: flags
-            .iter()
-            .any(|f| ["handshake", "noaddr", "fail", "fail?"].contains(f)),
-    }
 }
 
 /// Polls `ready` for up to 30 s.

@@ -1,6 +1,8 @@
 //! What a test does to a running [`Cluster`] while kvbench drives it: a
-//! reshard by `redis-cli --cluster reshard` in the background, a manual
-//! failover (`CLUSTER FAILOVER` on a replica), and waiting for kvbench's
+//! reshard by `redis-cli --cluster reshard` in the background, a slot
+//! migration by hand (`CLUSTER SETSLOT … MIGRATING/IMPORTING`, `MIGRATE`),
+//! a manual failover (`CLUSTER FAILOVER` on a replica), a master killed
+//! with SIGKILL and its replica's promotion, and waiting for kvbench's
 //! first requests to reach the masters. Everything is bounded in time and
 //! panics saying what it waited for.
 
@@ -10,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{Cluster, Role, wait, wait_for};
-use crate::common::try_command;
+use crate::common::{ask, try_command};
 
 /// A background `redis-cli`, killed if dropped before [`Background::finish`].
 pub struct Background {
@@ -130,6 +132,66 @@ impl Cluster {
             &format!("{replica_port} to take over from {old_master}"),
         );
         self.wait_settled(masters, replicas);
+    }
+
+    /// Kills the node at `port` with SIGKILL (no goodbye to the others, as
+    /// a crash) and drops it from [`Cluster::nodes`], so that what asks every
+    /// node asks the live ones only.
+    pub fn kill(&mut self, port: u16) {
+        let at = self
+            .nodes
+            .iter()
+            .position(|n| n.port == port)
+            .unwrap_or_else(|| panic!("no live node on {port}"));
+        let mut node = self.nodes.remove(at);
+        node.child.kill().unwrap();
+        node.child.wait().unwrap();
+    }
+
+    /// Waits up to `limit` until the replica at `replica_port` says it is
+    /// a master serving `slots` slots (the others elected it after its
+    /// master failed).
+    pub fn wait_promoted(&self, replica_port: u16, slots: usize, limit: Duration) {
+        wait_for(
+            limit,
+            || self.role(replica_port) == Role::Master && self.slot_count(replica_port) == slots,
+            &format!("{replica_port} to be promoted with {slots} slots"),
+        );
+    }
+
+    /// Starts moving `slot` from the master at `from` to the master at `to`
+    /// as `redis-cli --cluster reshard` does, first step: `to` importing,
+    /// `from` migrating. Keys of the slot still on `from` are served there;
+    /// the others get `-ASK` to `to`.
+    pub fn begin_migration(&self, slot: u16, from: u16, to: u16) {
+        let slot = slot.to_string();
+        let (from_id, to_id) = (self.node_id(from), self.node_id(to));
+        let importing = ["CLUSTER", "SETSLOT", &slot, "IMPORTING", &from_id];
+        assert_eq!(ask(to, &importing), "OK", "{importing:?} on {to}");
+        let migrating = ["CLUSTER", "SETSLOT", &slot, "MIGRATING", &to_id];
+        assert_eq!(ask(from, &migrating), "OK", "{migrating:?} on {from}");
+    }
+
+    /// `MIGRATE`s `keys` (of one slot) from the master at `from` to the one at `to`.
+    pub fn migrate_keys(&self, from: u16, to: u16, keys: &[String]) {
+        let port = to.to_string();
+        let mut args = vec!["MIGRATE", "127.0.0.1", &port, "", "0", "5000", "KEYS"];
+        args.extend(keys.iter().map(String::as_str));
+        assert_eq!(ask(from, &args), "OK", "MIGRATE of {} keys", keys.len());
+    }
+
+    /// Ends a migration begun by [`Cluster::begin_migration`] once every key
+    /// has moved: `CLUSTER SETSLOT slot NODE <to>` on `to` first, then on
+    /// every other master (the order `redis-cli` uses, so that no master
+    /// points the slot back at the source).
+    pub fn end_migration(&self, slot: u16, to: u16) {
+        let slot = slot.to_string();
+        let to_id = self.node_id(to);
+        let node = ["CLUSTER", "SETSLOT", &slot, "NODE", &to_id];
+        assert_eq!(ask(to, &node), "OK", "{node:?} on {to}");
+        for master in self.masters().into_iter().filter(|&m| m != to) {
+            assert_eq!(ask(master, &node), "OK", "{node:?} on {master}");
+        }
     }
 
     /// The port of the master the replica at `port` copies (its own view).

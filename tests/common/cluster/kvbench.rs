@@ -111,6 +111,26 @@ pub fn errors_and_by_kind(doc: &Value, op: &str) -> (u64, u64) {
     (u(&totals["errors"]), by_kind)
 }
 
+/// A count of `kvbench.errors` (`connection`, `refused`, `timeouts`,
+/// `lost_requests`, `protocol`), over every measured run.
+pub fn fault(doc: &Value, kind: &str) -> u64 {
+    u(&doc["kvbench"]["errors"][kind])
+}
+
+/// `kvbench.errors.server`: the error replies by kind (only those past
+/// `--max-redirects` for MOVED, ASK, TRYAGAIN and CLUSTERDOWN), the kinds
+/// that are not zero.
+pub fn server_errors(doc: &Value) -> Vec<(String, u64)> {
+    let kinds = doc["kvbench"]["errors"]["server"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no kvbench.errors.server in {}", doc["kvbench"]["errors"]));
+    kinds
+        .iter()
+        .map(|(kind, n)| (kind.clone(), u(n)))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
 // ---------------------------------------------------------------------------
 // Running kvbench against a cluster.
 // ---------------------------------------------------------------------------
