@@ -11,7 +11,7 @@ use crate::warnings::Warning;
 use crate::workload::keys::KeyPattern;
 
 /// A master that served more than this multiple of its fair share of the
-/// replies (every master's replies over the masters that answered) is hot.
+/// replies (every master's replies over the masters there are) is hot.
 pub const HOT_SHARD_FACTOR: f64 = 1.5;
 /// Fewer replies than this over the measured runs say too little about how
 /// the load spreads to warn about it.
@@ -45,8 +45,9 @@ pub enum HotShardCause {
 }
 
 /// One warning per master that served more than [`HOT_SHARD_FACTOR`] times
-/// its fair share of the measured runs' replies; none without
-/// `--cluster-mode`, with fewer than two masters answering, or with fewer
+/// its fair share of the measured runs' replies (over every master found at
+/// discovery, or that answered); none without `--cluster-mode`, with fewer
+/// than two masters, or with fewer
 /// than [`HOT_SHARD_MIN_REPLIES`] replies.
 pub fn hot_shards(config: &Config, results: &Results) -> Vec<Warning> {
     let mut out = Vec::new();
@@ -70,11 +71,21 @@ pub fn hot_shards(config: &Config, results: &Results) -> Vec<Warning> {
         .filter(|n| n.count > 0 && known(&n.address).is_none_or(|k| k.role == NodeRole::Master))
         .collect();
     let replies: u64 = masters.iter().map(|n| n.count).sum();
-    if masters.len() < 2 || replies < HOT_SHARD_MIN_REPLIES {
+    // The fair share is over every master there is, not only those that
+    // answered: a hash tag that sends everything to one master leaves the
+    // others silent, and that one is the hottest shard of all.
+    let discovered = results.cluster.as_ref().map_or(0, |c| {
+        c.nodes
+            .iter()
+            .filter(|n| n.role == NodeRole::Master)
+            .count()
+    });
+    let shards = masters.len().max(discovered);
+    if shards < 2 || replies < HOT_SHARD_MIN_REPLIES {
         return out;
     }
     masters.sort_by(|a, b| a.address.cmp(&b.address));
-    let fair_share = 1.0 / masters.len() as f64;
+    let fair_share = 1.0 / shards as f64;
     for node in &masters {
         let share = node.count as f64 / replies as f64;
         if share <= HOT_SHARD_FACTOR * fair_share {
@@ -84,8 +95,8 @@ pub fn hot_shards(config: &Config, results: &Results) -> Vec<Warning> {
             node: node.address.clone(),
             share,
             fair_share,
-            masters: masters.len(),
-            cause: cause(config, known(&node.address).map(|k| k.slots), masters.len()),
+            masters: shards,
+            cause: cause(config, known(&node.address).map(|k| k.slots), shards),
         });
     }
     out
@@ -226,6 +237,19 @@ mod tests {
         assert!(hot_shards(&cluster_config(&ARGS), &few).is_empty());
         let many = cluster_results([4000, 1000, 1000], EVEN_SLOTS);
         assert!(hot_shards(&standalone_config(&ARGS), &many).is_empty());
+    }
+
+    #[test]
+    fn one_master_carrying_everything_is_hot_though_the_others_never_answered() {
+        // A hash tag in the prefix: one master serves all, the two others nothing.
+        let tagged = cluster_config(&["--test-time", "10", "--key-prefix", "user:{1}:"]);
+        let w = hot_shards(&tagged, &cluster_results([3000, 0, 0], EVEN_SLOTS));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(matches!(
+            &w[0],
+            Warning::HotShard { node, masters: 3, cause: HotShardCause::HashTag { .. }, .. }
+                if node == NODES[0]
+        ));
     }
 
     #[test]

@@ -34,6 +34,15 @@ impl Worker {
         if conn.wants_recycle() && has_more {
             conn.close(CloseReason::Recycle, &mut self.stats);
         }
+        if conn.state() == ConnState::Closed
+            && !link.reconnect_queued
+            && conn.closed_by() != Some(CloseReason::Recycle)
+            && self.router.ask_refresh()
+        {
+            // A cluster node that broke may be failing over: the refresh finds
+            // the replica that takes its slots (asks coalesce, one a second).
+            self.stats.errors.refreshes += 1;
+        }
         if conn.state() != ConnState::Closed
             || link.reconnect_queued
             || !sending

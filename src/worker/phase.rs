@@ -290,7 +290,14 @@ impl Worker {
             client.timer_queued = true;
             self.wakeups.push(Reverse((due, c, Wake::Send)));
         }
-        if let Some(due) = client.next_retry().filter(|_| !client.retry_queued) {
+        // Only a retry whose time is still to come needs a wake-up: one that is
+        // due and waits for room is sent when a reply makes room (queuing a
+        // wake-up for it now would fire at once, again and again).
+        let now = Instant::now();
+        if let Some(due) = client
+            .next_retry()
+            .filter(|&d| d > now && !client.retry_queued)
+        {
             client.retry_queued = true;
             self.wakeups.push(Reverse((due, c, Wake::Retry)));
         }
