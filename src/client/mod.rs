@@ -12,14 +12,14 @@
 
 mod bounce;
 pub mod route;
+mod routed;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::cluster::slot::{key_slot, resp_arg};
 use crate::conn::{Conn, ConnState, InFlight};
-use crate::request::{Queued, RequestSource};
+use crate::request::RequestSource;
 use crate::schedule::Schedule;
 use crate::stats::{Stats, record_into};
 use crate::workload::ops::OpTable;
@@ -37,6 +37,9 @@ pub struct Fill<'a> {
     pub stats: &'a mut Stats,
     /// False once the phase stops sending new requests.
     pub sending: bool,
+    /// The pipeline window of the phase, which also bounds each node's
+    /// waiting requests.
+    pub window: usize,
 }
 
 /// A request to send again (after a redirect or a retry) or not yet placed.
@@ -65,21 +68,20 @@ pub struct Client {
     pub retry_queued: bool,
     /// For each node index, the worker's connection index; `None` until opened.
     links: Vec<Option<usize>>,
-    /// A request drawn whose connection had no room: its bytes are in
-    /// `scratch`, and nothing more is drawn until it is placed.
-    held: Option<Pending>,
+    /// For each node index, requests drawn for it while its connection had
+    /// no room, oldest first (at most a pipeline window each, then drawing
+    /// stops): the other nodes' connections keep filling meanwhile.
+    waiting: Vec<VecDeque<Pending>>,
+    /// The most requests one node's queue holds before drawing stops.
+    waiting_bound: usize,
     /// Redirected and retried requests, oldest first.
     pending: VecDeque<Pending>,
-    /// The bytes of the request last drawn (and held, while `held` is set).
+    /// The bytes of the request last drawn, before its connection is known.
     scratch: Vec<u8>,
-    /// The bytes of a pending request being sent again: apart from
-    /// `scratch`, which may hold the held request's.
+    /// The bytes of a waiting or pending request, encoded again.
     again: Vec<u8>,
     ops: Arc<OpTable>,
 }
-
-/// Encoded `ASKING`.
-const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
 
 impl Client {
     /// Client `index` of its thread, with no connection yet.
@@ -91,7 +93,8 @@ impl Client {
             timer_queued: false,
             retry_queued: false,
             links: Vec::new(),
-            held: None,
+            waiting: Vec::new(),
+            waiting_bound: 1,
             pending: VecDeque::new(),
             scratch: Vec::with_capacity(max_request),
             again: Vec::with_capacity(max_request),
@@ -117,9 +120,9 @@ impl Client {
         self.links.iter().flatten().copied()
     }
 
-    /// Starts a phase: drops what was held or pending (already counted).
+    /// Starts a phase: drops what was waiting or pending (already counted).
     pub fn start_phase(&mut self) {
-        self.held = None;
+        self.waiting.iter_mut().for_each(VecDeque::clear);
         self.pending.clear();
         self.timer_queued = false;
         self.retry_queued = false;
@@ -137,16 +140,12 @@ impl Client {
     ) -> Option<usize> {
         let now = Instant::now();
         let mut missing = self.place_pending(conns, router, cx, now);
-        if missing.is_none() {
-            missing = self.place_held(conns, cx);
-        }
-        if missing.is_none() && cx.sending && self.held.is_none() {
-            missing = if self.links.len() == 1 && !router.is_cluster() {
+        if self.links.len() == 1 && !router.is_cluster() {
+            if cx.sending {
                 self.draw_direct(conns, cx, now);
-                None
-            } else {
-                self.draw_routed(conns, router, cx, now)
-            };
+            }
+        } else {
+            missing = missing.or(self.draw_routed(conns, router, cx, now));
         }
         for conn in self.links.iter().flatten() {
             if let Some(conn) = conns.get_mut(*conn) {
@@ -178,155 +177,6 @@ impl Client {
         }
     }
 
-    /// Several nodes: draw into the scratch buffer, route by slot, copy.
-    fn draw_routed(
-        &mut self,
-        conns: &mut [Conn],
-        router: &Router,
-        cx: &mut Fill<'_>,
-        sent_at: Instant,
-    ) -> Option<usize> {
-        loop {
-            // Nothing is drawn while no connection could take it.
-            let any_room = self
-                .conns()
-                .any(|c| conns.get(c).is_some_and(Conn::has_room));
-            if !any_room {
-                return None;
-            }
-            let intended_at = next_intended(&self.schedule, sent_at)?;
-            let source = self.source.as_mut()?;
-            self.scratch.clear();
-            let queued = source.encode_next(&mut self.scratch, cx.prefix, cx.values, 0)?;
-            advance(&mut self.schedule, intended_at, sent_at, cx.stats);
-            let node = self.route(router, queued, &self.scratch);
-            let request = InFlight {
-                queued,
-                intended_at,
-                sent_at,
-            };
-            let pending = Pending {
-                request,
-                node: Some(node),
-                asking: false,
-                due: None,
-            };
-            match self
-                .link_of(node)
-                .and_then(|c| conns.get(c))
-                .map(Conn::state)
-            {
-                None => {
-                    self.held = Some(pending);
-                    return Some(node);
-                }
-                // Its node is down while others are up: the request cannot be
-                // sent, and is counted; the other nodes' requests go on.
-                Some(ConnState::Closed) => cx.stats.errors.node_down += 1,
-                Some(_) => {
-                    self.held = Some(pending);
-                    if self.place_held(conns, cx).is_some() || self.held.is_some() {
-                        return None;
-                    }
-                }
-            }
-        }
-    }
-
-    /// The node for `queued`, encoded as `bytes`.
-    fn route(&self, router: &Router, queued: Queued, bytes: &[u8]) -> usize {
-        let op = self.ops.ops.get(usize::from(queued.op));
-        let slot = op
-            .and_then(|op| op.key_arg)
-            .and_then(|arg| resp_arg(bytes, arg))
-            .map(key_slot);
-        router.route(slot, op.is_some_and(|op| op.read), self.index)
-    }
-
-    /// Places the held request if its connection has room now.
-    fn place_held(&mut self, conns: &mut [Conn], cx: &mut Fill<'_>) -> Option<usize> {
-        let held = self.held?;
-        let node = held.node.unwrap_or(0);
-        let Some(index) = self.link_of(node) else {
-            return Some(node);
-        };
-        let conn = conns.get_mut(index)?;
-        if conn.state() == ConnState::Closed && self.links.iter().flatten().count() > 1 {
-            self.held = None;
-            cx.stats.errors.node_down += 1;
-            return None;
-        }
-        if !conn.has_room() {
-            return None;
-        }
-        let bytes = &self.scratch;
-        let copy = |buf: &mut Vec<u8>, _| {
-            buf.extend_from_slice(bytes);
-            Some(held.request.queued)
-        };
-        conn.queue(copy, held.request.intended_at, held.request.sent_at);
-        self.held = None;
-        None
-    }
-
-    /// Sends again the redirected and retried requests that are due, in order.
-    fn place_pending(
-        &mut self,
-        conns: &mut [Conn],
-        router: &Router,
-        cx: &mut Fill<'_>,
-        now: Instant,
-    ) -> Option<usize> {
-        while let Some(&pending) = self.pending.front() {
-            if pending.due.is_some_and(|d| d > now) {
-                return None;
-            }
-            let source = self.source.as_mut()?;
-            self.again.clear();
-            let queued = source.encode_again(
-                pending.request.queued,
-                &mut self.again,
-                cx.prefix,
-                cx.values,
-            );
-            let node = pending
-                .node
-                .unwrap_or_else(|| self.route(router, queued, &self.again));
-            let Some(index) = self.link_of(node) else {
-                return Some(node);
-            };
-            let conn = conns.get_mut(index)?;
-            if conn.state() == ConnState::Closed {
-                self.pending.pop_front();
-                cx.stats.errors.node_down += 1;
-                continue;
-            }
-            if !conn.has_room() {
-                return None;
-            }
-            self.pending.pop_front();
-            let InFlight {
-                intended_at,
-                sent_at,
-                ..
-            } = pending.request;
-            if pending.asking {
-                let asking = |buf: &mut Vec<u8>, _| {
-                    buf.extend_from_slice(ASKING);
-                    Some(Queued::ASKING)
-                };
-                conn.queue(asking, intended_at, sent_at);
-            }
-            let bytes = &self.again;
-            let copy = |buf: &mut Vec<u8>, _| {
-                buf.extend_from_slice(bytes);
-                Some(queued)
-            };
-            conn.queue(copy, intended_at, sent_at);
-        }
-        None
-    }
-
     /// The earliest retry still waiting, for a wake-up.
     pub fn next_retry(&self) -> Option<Instant> {
         self.pending.iter().filter_map(|p| p.due).min()
@@ -341,7 +191,7 @@ impl Client {
         sending: bool,
         reconnecting: impl Fn(usize) -> bool,
     ) -> bool {
-        if self.held.is_some() || !self.pending.is_empty() {
+        if !self.pending.is_empty() || (sending && self.waiting.iter().any(|w| !w.is_empty())) {
             return false;
         }
         let exhausted = self.source.as_ref().is_none_or(RequestSource::exhausted);
@@ -355,13 +205,12 @@ impl Client {
         })
     }
 
-    /// Requests held or waiting to be sent again: at the end of the drain they
-    /// are lost, like the requests in flight.
+    /// Requests waiting to be sent again after a redirect: at the end of the
+    /// drain they are lost, like the requests in flight. (Requests drawn and
+    /// never sent are no loss: the open loop counts them as never sent.)
     pub fn abandon(&mut self, stats: &mut Stats) {
-        let waiting = self.pending.len() + usize::from(self.held.is_some());
-        stats.errors.lost_requests += waiting as u64;
+        stats.errors.lost_requests += self.pending.len() as u64;
         self.pending.clear();
-        self.held = None;
     }
 
     /// The next intended send time to wake the client for: when its schedule
@@ -369,7 +218,7 @@ impl Client {
     /// already queued.
     pub fn next_timer(&self, conns: &[Conn], sending: bool) -> Option<Instant> {
         let more = self.source.as_ref().is_some_and(|s| !s.exhausted());
-        let room = self.held.is_none()
+        let room = !self.overflowing()
             && self
                 .conns()
                 .any(|c| conns.get(c).is_some_and(Conn::has_room));
@@ -381,27 +230,36 @@ impl Client {
         }
     }
 
-    /// Requests due by `until` and not sent (the open-loop backlog), its held
-    /// request included.
+    /// Requests due by `until` and not sent (the open-loop backlog), those
+    /// drawn and waiting for their connection included.
     pub fn backlog(&self, until: Instant) -> u64 {
         let more = self.source.as_ref().is_some_and(|s| !s.exhausted());
         let due = match &self.schedule {
             Some(schedule) if more => schedule.due_by(until),
             _ => 0,
         };
-        due + u64::from(self.held.is_some() && self.schedule.is_some())
+        let waiting: usize = self.waiting.iter().map(VecDeque::len).sum();
+        due + if self.schedule.is_some() {
+            waiting as u64
+        } else {
+            0
+        }
     }
 
     /// Records every open-loop request intended before `deadline` and never
-    /// sent (the held one too) with deadline − intended time; returns how many.
+    /// sent (those drawn and waiting too) with deadline − intended time;
+    /// returns how many.
     pub fn record_never_sent(&mut self, deadline: Instant, stats: &mut Stats) -> u64 {
         let mut never_sent = 0;
-        if let (Some(held), Some(_)) = (self.held.take(), self.schedule.as_ref()) {
-            let waited = deadline.saturating_duration_since(held.request.intended_at);
-            stats
-                .op_mut(usize::from(held.request.queued.row))
-                .record_never_sent(waited.as_micros() as u64);
-            never_sent += 1;
+        let open_loop = self.schedule.is_some();
+        for waiting in &mut self.waiting {
+            for w in waiting.drain(..).filter(|_| open_loop) {
+                let waited = deadline.saturating_duration_since(w.request.intended_at);
+                stats
+                    .op_mut(usize::from(w.request.queued.row))
+                    .record_never_sent(waited.as_micros() as u64);
+                never_sent += 1;
+            }
         }
         let (Some(schedule), Some(source)) = (self.schedule.as_mut(), self.source.as_mut()) else {
             return never_sent;

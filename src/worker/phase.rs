@@ -284,6 +284,7 @@ impl Worker {
             prefix,
             stats: &mut self.stats,
             sending,
+            window: self.pipeline,
         };
         let missing = client.fill(&mut self.conns, &self.router, &mut cx);
         if let Some(due) = client.next_timer(&self.conns, sending) {
