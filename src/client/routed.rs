@@ -10,9 +10,10 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::client::{Client, Fill, Pending, Router, advance, next_intended};
-use crate::cluster::slot::{key_slot, resp_arg};
+use crate::cluster::slot::{key_slot, numbered_key_slot, resp_arg};
 use crate::conn::{Conn, ConnState, InFlight};
 use crate::request::Queued;
+use crate::workload::ops::Encoding;
 
 /// Encoded `ASKING`.
 const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
@@ -61,7 +62,7 @@ impl Client {
                 return missing;
             };
             advance(&mut self.schedule, intended_at, now, cx.stats);
-            let node = self.route(router, queued, &self.scratch);
+            let node = self.route(router, queued, &self.scratch, cx.prefix);
             let request = InFlight {
                 queued,
                 intended_at,
@@ -161,13 +162,18 @@ impl Client {
         missing
     }
 
-    /// The node for `queued`, encoded as `bytes`.
-    fn route(&self, router: &Router, queued: Queued, bytes: &[u8]) -> usize {
+    /// The node for `queued`, encoded as `bytes` with key prefix `prefix`.
+    fn route(&self, router: &Router, queued: Queued, bytes: &[u8], prefix: &[u8]) -> usize {
         let op = self.ops.ops.get(usize::from(queued.op));
-        let slot = op
-            .and_then(|op| op.key_arg)
-            .and_then(|arg| resp_arg(bytes, arg))
-            .map(key_slot);
+        let slot = match op.map(|op| op.encoding) {
+            // memtier's pair: the key is the prefix and the number, hashed
+            // without reading it back from the bytes.
+            Some(Encoding::Set | Encoding::Get) => Some(numbered_key_slot(prefix, queued.key)),
+            _ => op
+                .and_then(|op| op.key_arg)
+                .and_then(|arg| resp_arg(bytes, arg))
+                .map(key_slot),
+        };
         router.route(slot, op.is_some_and(|op| op.read), self.index)
     }
 
@@ -193,7 +199,7 @@ impl Client {
             );
             let node = pending
                 .node
-                .unwrap_or_else(|| self.route(router, queued, &self.again));
+                .unwrap_or_else(|| self.route(router, queued, &self.again, cx.prefix));
             let Some(index) = self.link_of(node) else {
                 return Some(node);
             };
