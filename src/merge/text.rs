@@ -14,6 +14,9 @@ use crate::stats::percentile_us;
 /// The percentiles of the run table, as the whitepaper prints them.
 const PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
 
+/// Columns of text, aligned left; numbers align right.
+const LEFT: [&str; 3] = ["Host", "File", "Machines × t × c"];
+
 /// A table: titles and rows of cells, printed by [`render_table`].
 struct Table {
     titles: Vec<String>,
@@ -48,7 +51,7 @@ fn render_table(out: &mut String, t: &Table, format: MergeFormat) {
                     .enumerate()
                     .map(|(i, (c, w))| {
                         let pad = w.saturating_sub(c.chars().count());
-                        if i == 0 {
+                        if i == 0 || LEFT.contains(&t.titles[i].as_str()) {
                             format!("{c}{}", " ".repeat(pad))
                         } else {
                             format!("{}{c}", " ".repeat(pad))
