@@ -94,7 +94,10 @@ fn refused(out: &Output, file: &str, problem: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains(file), "the message names {file}: {stderr}");
-    assert!(stderr.contains(problem), "the message says {problem:?}: {stderr}");
+    assert!(
+        stderr.contains(problem),
+        "the message says {problem:?}: {stderr}"
+    );
     assert!(out.stdout.is_empty(), "nothing merged is printed");
 }
 
@@ -110,7 +113,11 @@ fn three_shards_merge_into_the_servers_counts_and_the_union_p99() {
         out_path.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc = read_json(&out_path);
     let kv = &doc["kvbench"];
 
@@ -119,7 +126,11 @@ fn three_shards_merge_into_the_servers_counts_and_the_union_p99() {
     assert_eq!(kv["totals"]["SET"]["count"].as_u64(), Some(sets));
     assert_eq!(kv["totals"]["GET"]["count"].as_u64(), Some(gets));
     let planned = SHARDS as u64 * 4 * REQUESTS;
-    assert_eq!(sets + gets, planned, "every planned request was answered once");
+    assert_eq!(
+        sets + gets,
+        planned,
+        "every planned request was answered once"
+    );
     let totals = &doc["ALL STATS"]["Totals"];
     assert_eq!(totals["Count"].as_u64(), Some(planned));
 
@@ -143,12 +154,18 @@ fn three_shards_merge_into_the_servers_counts_and_the_union_p99() {
     assert_eq!(kv["merged"]["missing"], json!([]));
     let shards = kv["shards"].as_array().unwrap();
     assert_eq!(
-        shards.iter().map(|s| s["index"].as_u64().unwrap()).collect::<Vec<_>>(),
+        shards
+            .iter()
+            .map(|s| s["index"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
         vec![0, 1, 2]
     );
     assert_eq!(shards[2]["host"], "client2");
     assert_eq!(shards[1]["start_lag_ms"].as_f64(), Some(0.25));
-    assert!(stdout.contains("3 × 2 × 2"), "the machines × t × c cell: {stdout}");
+    assert!(
+        stdout.contains("3 × 2 × 2"),
+        "the machines × t × c cell: {stdout}"
+    );
     assert!(stdout.contains("client1"), "the shard table: {stdout}");
     assert!(stdout.contains("Start skew"), "the skew line: {stdout}");
 
@@ -159,10 +176,18 @@ fn three_shards_merge_into_the_servers_counts_and_the_union_p99() {
         .iter_errors(&doc)
         .map(|e| format!("{}: {e}", e.instance_path))
         .collect();
-    assert!(errors.is_empty(), "merged file vs schema:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "merged file vs schema:\n{}",
+        errors.join("\n")
+    );
     let compared = kvbench(&["compare", set.arg(0), out_path.to_str().unwrap()]);
     let table = String::from_utf8_lossy(&compared.stdout);
-    assert!(compared.status.success(), "{}", String::from_utf8_lossy(&compared.stderr));
+    assert!(
+        compared.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compared.stderr)
+    );
     assert!(table.contains("merged.json"), "{table}");
 }
 
@@ -197,7 +222,11 @@ fn sets_that_do_not_belong_together_are_refused_naming_the_file() {
         "-o",
         partial.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc = read_json(&partial);
     assert_eq!(doc["kvbench"]["merged"]["partial"], true);
     assert_eq!(doc["kvbench"]["merged"]["missing"], json!([1]));

@@ -218,15 +218,25 @@ fn merged_percentiles_equal_those_of_all_samples_for_any_number_of_shards() {
         for ((row, command), u) in OPS.iter().zip(&union) {
             let r = &section[row];
             assert_eq!(r["Count"].as_u64(), Some(u.whole.len()), "{n} shards {row}");
-            assert_percentiles(&r["Percentile Latencies"], &u.whole, &format!("{n} shards {row}"));
+            assert_percentiles(
+                &r["Percentile Latencies"],
+                &u.whole,
+                &format!("{n} shards {row}"),
+            );
             // The merged histogram is the union, count for count.
             let merged = decode_histogram(
-                doc["kvbench"]["runs"][0]["histograms"][command].as_str().unwrap(),
+                doc["kvbench"]["runs"][0]["histograms"][command]
+                    .as_str()
+                    .unwrap(),
             );
             assert_eq!(merged, u.whole, "{n} shards {command}: merged histogram");
             // The mean is exact: the sum of latencies over the count.
             let mean = ms(u.sum_us as f64 / u.whole.len() as f64);
-            assert_eq!(r["Average Latency"].as_f64(), Some(mean), "{n} shards {row} mean");
+            assert_eq!(
+                r["Average Latency"].as_f64(),
+                Some(mean),
+                "{n} shards {row} mean"
+            );
             for s in 0..SECONDS {
                 let second = &r["Time-Serie"][s.to_string()];
                 let h = &u.seconds[s as usize];
@@ -236,7 +246,11 @@ fn merged_percentiles_equal_those_of_all_samples_for_any_number_of_shards() {
             all.add(&u.whole).unwrap();
         }
         let totals = &section["Totals"];
-        assert_percentiles(&totals["Percentile Latencies"], &all, &format!("{n} shards Totals"));
+        assert_percentiles(
+            &totals["Percentile Latencies"],
+            &all,
+            &format!("{n} shards Totals"),
+        );
         // The rate is every reply over the longest shard's run time.
         let longest_s = *durations.iter().max().unwrap() as f64 / 1000.0;
         let want = (all.len() as f64 / longest_s * 100.0).round() / 100.0;
@@ -269,7 +283,10 @@ fn averaging_the_shards_p99_would_be_wrong_and_the_merge_does_not() {
         "merged p99 {merged} vs mean of shard p99s {mean_of_p99}"
     );
     // Each shard row is its own: the slowest shard's p99 is above the fastest's.
-    let p99s: Vec<f64> = shards.iter().map(|s| s["p99_ms"].as_f64().unwrap()).collect();
+    let p99s: Vec<f64> = shards
+        .iter()
+        .map(|s| s["p99_ms"].as_f64().unwrap())
+        .collect();
     assert!(p99s[3] > p99s[0], "{p99s:?}");
     assert!(p99s[3] < 10.0 * p99s[0] && p99s[0] > 0.0, "{p99s:?}");
 }

@@ -191,7 +191,9 @@ pub fn check(files: &[ShardFile], allow_partial: bool) -> Result<SetInfo, UsageE
 /// The checks on the `shard` objects of a sharded set.
 fn shard_set(files: &[&ShardFile], allow_partial: bool) -> Result<SetInfo, UsageError> {
     let first = files[0];
-    let first_shard = first.shard().map_or((0, None), |s| (s.count, s.start_at_ms));
+    let first_shard = first
+        .shard()
+        .map_or((0, None), |s| (s.count, s.start_at_ms));
     let (count, start_at) = first_shard;
     let mut seen: BTreeMap<u32, &str> = BTreeMap::new();
     for f in files {
@@ -219,7 +221,10 @@ fn shard_set(files: &[&ShardFile], allow_partial: bool) -> Result<SetInfo, Usage
         if s.index >= s.count {
             return Err(refuse(
                 &f.path,
-                format!("shard index {} is not below the shard count {}", s.index, s.count),
+                format!(
+                    "shard index {} is not below the shard count {}",
+                    s.index, s.count
+                ),
             ));
         }
         if let Some(other) = seen.insert(s.index, &f.path) {

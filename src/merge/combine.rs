@@ -142,10 +142,11 @@ impl RowSum {
         });
         // The exact sum when the file has it; else the printed mean (to the
         // µs) times the count.
-        self.latency_sum_us += shard_totals.latency_sum_us.map_or(
-            row.average_latency_ms * 1000.0 * row.count as f64,
-            |v| v as f64,
-        );
+        self.latency_sum_us += shard_totals
+            .latency_sum_us
+            .map_or(row.average_latency_ms * 1000.0 * row.count as f64, |v| {
+                v as f64
+            });
         self.add_totals(&shard_totals);
         if let Some(h) = &histogram {
             let _ = self.histogram.add(h);
@@ -199,7 +200,10 @@ impl RowSum {
         self.ask += other.ask;
         if with_seconds {
             for (k, s) in &other.seconds {
-                self.seconds.entry(*k).or_insert_with(SecondSum::zero).add(s);
+                self.seconds
+                    .entry(*k)
+                    .or_insert_with(SecondSum::zero)
+                    .add(s);
             }
         }
     }

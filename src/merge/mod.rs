@@ -39,9 +39,8 @@ pub fn run(args: &MergeArgs) -> Result<(Merge, String), UsageError> {
     let set = check::check(&files, args.allow_partial)?;
     let merged = document::merge(&files, set)?;
     if let Some(path) = &args.output {
-        let mut bytes = serde_json::to_vec_pretty(&merged.report).map_err(|e| {
-            UsageError::new("-o", format!("cannot encode the merged report: {e}"))
-        })?;
+        let mut bytes = serde_json::to_vec_pretty(&merged.report)
+            .map_err(|e| UsageError::new("-o", format!("cannot encode the merged report: {e}")))?;
         bytes.push(b'\n');
         std::fs::write(path, bytes).map_err(|e| {
             UsageError::new(

@@ -88,7 +88,11 @@ pub fn op_row(
         latency_ms: mean,
         average_latency_ms: mean,
         accumulated_latency_ms: (sum.latency_sum_us / 1000.0).round() as u64,
-        min_latency_ms: if h.is_empty() { 0.0 } else { ms(h.min() as f64) },
+        min_latency_ms: if h.is_empty() {
+            0.0
+        } else {
+            ms(h.min() as f64)
+        },
         max_latency_ms: ms(max_us(h) as f64),
         kb_per_sec: kb(t.bytes_rx + t.bytes_tx),
         kb_per_sec_rx_tx: kb(t.bytes_rx + t.bytes_tx),

@@ -85,14 +85,14 @@ pub fn merge_run(files: &[ShardFile], i: usize, layout: &Layout) -> Result<RunSu
     for f in files {
         let summary = &f.kvbench.runs[i];
         let refuse = |what: String| UsageError::new(&f.path, what);
-        let section = section_of(f, i)
-            .ok_or_else(|| refuse(format!("no section for {}", summary.phase)))?;
+        let section =
+            section_of(f, i).ok_or_else(|| refuse(format!("no section for {}", summary.phase)))?;
         let duration_s = summary.duration_ms as f64 / 1000.0;
         let mut sums = Vec::with_capacity(layout.rows.len());
         for (row_key, command) in &layout.rows {
-            let row = section.row(row_key).ok_or_else(|| {
-                refuse(format!("{} has no {row_key} row", summary.phase))
-            })?;
+            let row = section
+                .row(row_key)
+                .ok_or_else(|| refuse(format!("{} has no {row_key} row", summary.phase)))?;
             let shard = ShardRow {
                 row,
                 totals: summary.totals.get(command),
@@ -104,9 +104,8 @@ pub fn merge_run(files: &[ShardFile], i: usize, layout: &Layout) -> Result<RunSu
                 duration_s,
             };
             let mut sum = RowSum::new();
-            sum.add_shard(&shard).map_err(|e| {
-                refuse(format!("{} {row_key}: {e}", summary.phase))
-            })?;
+            sum.add_shard(&shard)
+                .map_err(|e| refuse(format!("{} {row_key}: {e}", summary.phase)))?;
             sums.push(sum);
         }
         let connection_errors = section.row(TOTALS).map_or(0, |t| t.connection_errors);

@@ -102,7 +102,12 @@ pub fn render(m: &Merge, format: MergeFormat) -> String {
             let mut row = vec![
                 r.phase.clone(),
                 format!("{:.2}", r.ops_per_sec()),
-                opt(hit_rate(&r.totals.totals), 2) + if hit_rate(&r.totals.totals).is_some() { " %" } else { "" },
+                opt(hit_rate(&r.totals.totals), 2)
+                    + if hit_rate(&r.totals.totals).is_some() {
+                        " %"
+                    } else {
+                        ""
+                    },
             ];
             row.extend(PERCENTILES.map(|p| {
                 let v = (!h.is_empty()).then(|| percentile_us(h, p) as f64 / 1000.0);
