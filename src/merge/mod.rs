@@ -11,7 +11,7 @@
 //! - [`check`]: reading the files and refusing sets that do not belong
 //!   together (exit 2, naming the file and the problem);
 //! - [`combine`]: the sums of one row;
-//! - [`run`]: one run over the machines, its section and summary;
+//! - [`mod@run`]: one run over the machines, its section and summary;
 //! - [`rows`]: a sum written back as memtier's op row;
 //! - [`document`]: the merged report;
 //! - [`text`]: the tables printed.
