@@ -69,7 +69,15 @@ fn refuse(file: &str, message: impl Into<String>) -> UsageError {
 /// Reads one file: a truncated or foreign file is refused with the JSON error.
 pub fn read(path: &Path) -> Result<ShardFile, UsageError> {
     let file = path.display().to_string();
-    let document = model::read(path).map_err(|e| {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| refuse(&file, format!("cannot read it: {e}")))?;
+    from_text(&file, &text)
+}
+
+/// Reads `text`, the contents of `file`.
+pub fn from_text(file: &str, text: &str) -> Result<ShardFile, UsageError> {
+    let file = file.to_string();
+    let document = model::parse(&file, text).map_err(|e| {
         refuse(
             &file,
             format!(

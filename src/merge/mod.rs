@@ -21,6 +21,8 @@ pub mod combine;
 pub mod document;
 pub mod rows;
 pub mod run;
+#[cfg(test)]
+mod tests;
 pub mod text;
 
 use crate::cli::MergeArgs;
