@@ -83,6 +83,21 @@ fn shard_set() -> Set {
     Set { dir, redis, files }
 }
 
+/// Asserts that `doc` validates against docs/output.schema.json.
+fn assert_schema(doc: &Value) {
+    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{}: {e}", e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "merged file vs schema:\n{}",
+        errors.join("\n")
+    );
+}
+
 fn merge(args: &[&str]) -> Output {
     let mut full = vec!["merge"];
     full.extend_from_slice(args);
@@ -170,17 +185,7 @@ fn three_shards_merge_into_the_servers_counts_and_the_union_p99() {
     assert!(stdout.contains("Start skew"), "the skew line: {stdout}");
 
     // The schema of a single run's file, and compare reads it.
-    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&doc)
-        .map(|e| format!("{}: {e}", e.instance_path))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "merged file vs schema:\n{}",
-        errors.join("\n")
-    );
+    assert_schema(&doc);
     let compared = kvbench(&["compare", set.arg(0), out_path.to_str().unwrap()]);
     let table = String::from_utf8_lossy(&compared.stdout);
     assert!(
@@ -247,4 +252,73 @@ fn sets_that_do_not_belong_together_are_refused_naming_the_file() {
     write(&four, &doc);
     let out = merge(&[set.arg(0), set.arg(1), four.to_str().unwrap()]);
     refused(&out, "four.json", "shard count 4");
+}
+
+#[test]
+fn open_loop_runs_merge_their_rates_and_latency_blocks() {
+    let redis = Redis::start();
+    let dir = TempDir::new("e2e-merge-rate");
+    let mut files = Vec::new();
+    for i in 0..2 {
+        let path = dir.path(&format!("rate{i}.json"));
+        kvbench_ok(
+            redis.port,
+            &[
+                "-t",
+                "1",
+                "-c",
+                "2",
+                "--rate",
+                "1000",
+                "--test-time",
+                "1",
+                "--key-maximum",
+                "100",
+                "--json-out-file",
+                path.to_str().unwrap(),
+            ],
+        );
+        let mut doc = read_json(&path);
+        set_shard(&mut doc, i, 2);
+        write(&path, &doc);
+        files.push(doc);
+    }
+    let out_path = dir.path("merged.json");
+    let (a, b) = (dir.path("rate0.json"), dir.path("rate1.json"));
+    let out = merge(&[
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = read_json(&out_path);
+    let merged = &doc["kvbench"]["runs"][0]["open_loop"];
+    assert_eq!(merged["target_ops_per_sec"].as_f64(), Some(2000.0));
+    let each = |f: &Value, block: &str| {
+        f["kvbench"]["runs"][0]["open_loop"][block]["Totals"]["Count"]
+            .as_u64()
+            .unwrap()
+    };
+    for block in ["service_time", "response_time"] {
+        assert_eq!(
+            merged[block]["Totals"]["Count"].as_u64(),
+            Some(each(&files[0], block) + each(&files[1], block)),
+            "{block}"
+        );
+        let h = common::decode_histogram(
+            merged[block]["Totals"]["Compressed Histogram"]
+                .as_str()
+                .unwrap(),
+        );
+        assert_eq!(Some(h.len()), merged[block]["Totals"]["Count"].as_u64());
+    }
+    // Each machine offered 1000/s for a second: the merged run about 2000/s.
+    let achieved = merged["achieved_ops_per_sec"].as_f64().unwrap();
+    assert!((1000.0..2400.0).contains(&achieved), "{achieved}");
+    assert_schema(&doc);
 }

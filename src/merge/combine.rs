@@ -48,7 +48,7 @@ pub struct RowSum {
 
 /// A histogram that cannot be created is a bug in the bounds, not an input
 /// error; an empty one without auto-resize would then only lose samples.
-fn empty_histogram() -> Histogram<u64> {
+pub fn empty_histogram() -> Histogram<u64> {
     latency_histogram()
         .or_else(|_| Histogram::new(3))
         .unwrap_or_else(|_| unreachable!("3 significant digits are valid"))

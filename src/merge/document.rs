@@ -6,9 +6,8 @@
 //! What is not merged, and why: the server's evidence per phase (on a
 //! shared server each machine's INFO before and after already counts the
 //! others' traffic, so a sum would count it N times), the warm-up and the
-//! prefill (not measured), the placement (one machine's CPUs), and the
-//! open-loop blocks (their schedule is per machine). Those are `null`; the
-//! server context is the first file's.
+//! prefill (not measured), and the placement (one machine's CPUs). Those
+//! are `null`; the server context is the first file's.
 
 use hdrhistogram::Histogram;
 
@@ -215,7 +214,11 @@ fn kvbench(
     let mut k = files[0].kvbench.clone();
     k.complete = !set.partial() && files.iter().all(|f| f.kvbench.complete);
     k.runs_completed = runs.iter().filter(|r| !r.interrupted).count() as u32;
-    k.runs = runs.iter().map(|r| r.summary(layout)).collect();
+    k.runs = runs
+        .iter()
+        .map(|r| r.summary(layout, files.len()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| UsageError::new(&files[0].path, format!("open_loop: {e}")))?;
     let mut all: Vec<RowSum> = vec![RowSum::new(); layout.rows.len()];
     let mut errors = None;
     for r in runs {

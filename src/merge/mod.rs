@@ -12,6 +12,7 @@
 //!   together (exit 2, naming the file and the problem);
 //! - [`combine`]: the sums of one row;
 //! - [`mod@run`]: one run over the machines, its section and summary;
+//! - [`open_loop`]: `--rate`'s latency blocks, merged;
 //! - [`rows`]: a sum written back as memtier's op row;
 //! - [`document`]: the merged report;
 //! - [`text`]: the tables printed.
@@ -19,6 +20,7 @@
 pub mod check;
 pub mod combine;
 pub mod document;
+pub mod open_loop;
 pub mod rows;
 pub mod run;
 #[cfg(test)]

@@ -9,10 +9,11 @@
 use crate::config::UsageError;
 use crate::merge::check::ShardFile;
 use crate::merge::combine::{RowSum, ShardRow, add_named};
+use crate::merge::open_loop;
 use crate::merge::rows::{self, Layout, TOTALS, WAITS};
 use crate::report::json::{compressed, round};
-use crate::report::model::histogram::CompressedHistogram;
-use crate::report::model::kvbench::{Errors, Incomplete, PhaseSummary};
+use crate::report::model::histogram::{CompressedHistogram, HistogramError};
+use crate::report::model::kvbench::{Errors, Incomplete, OpenLoop, PhaseSummary};
 use crate::report::model::named::Named;
 use crate::report::model::section::{Runtime, Section, SectionTitle};
 
@@ -45,6 +46,8 @@ pub struct RunSum {
     pub thread_cpu_s: Vec<f64>,
     /// Errors by kind, every machine.
     pub errors: Option<Errors>,
+    /// Each machine's `open_loop` (empty in a closed loop).
+    pub open_loops: Vec<OpenLoop>,
 }
 
 /// The section holding run `i` (from 0) of a file: `ALL STATS` for a
@@ -123,6 +126,7 @@ pub fn merge_run(files: &[ShardFile], i: usize, layout: &Layout) -> Result<RunSu
             incomplete: summary.incomplete.clone(),
             thread_cpu_s: summary.thread_cpu_s.clone(),
             errors: Some(summary.errors.clone()),
+            open_loops: summary.open_loop.iter().cloned().collect(),
         };
         match &mut run {
             None => run = Some(one),
@@ -164,6 +168,7 @@ fn combine_into(acc: &mut RunSum, one: &RunSum, with_seconds: bool) {
     if let Some(e) = &one.errors {
         sum_errors(&mut acc.errors, e);
     }
+    acc.open_loops.extend_from_slice(&one.open_loops);
 }
 
 /// Every merged run together: their run times add, as in one machine's
@@ -246,8 +251,18 @@ impl RunSum {
         }
     }
 
-    /// `kvbench.runs[i]`, with the merged histograms.
-    pub fn summary(&self, layout: &Layout) -> PhaseSummary {
+    /// `kvbench.runs[i]`, with the merged histograms. `machines`: how many
+    /// files were merged (the open loop is merged only when each had one).
+    pub fn summary(
+        &self,
+        layout: &Layout,
+        machines: usize,
+    ) -> Result<PhaseSummary, HistogramError> {
+        let open_loop = if self.open_loops.len() == machines {
+            open_loop::merge(&self.open_loops, self.ops_per_sec(), &layout.percentiles)?
+        } else {
+            None
+        };
         let d = self.duration_s().max(1e-9);
         let t = &self.totals.totals;
         let mut totals = Named::default();
@@ -267,7 +282,7 @@ impl RunSum {
                 .collect();
             per_second.0.push((command.clone(), Named(seconds)));
         }
-        PhaseSummary {
+        Ok(PhaseSummary {
             phase: self.phase.clone(),
             start_time_ms: self.start_ms,
             duration_ms: self.duration_ms,
@@ -290,13 +305,13 @@ impl RunSum {
                 pushes: 0,
                 attributes: 0,
             }),
-            open_loop: None,
+            open_loop,
             server: None,
             cluster: None,
             all_stats: None,
             start_lag_ms: None,
             histograms: Some(histograms),
             histograms_per_second: Some(per_second),
-        }
+        })
     }
 }
