@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{ArgAction, Parser};
 
 /// `kvbench merge`'s text formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -25,7 +25,7 @@ pub struct MergeArgs {
     /// JSON reports written with --json-out-file, one per machine
     #[arg(required = true, num_args = 1.., value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Write the merged report here (the same layout as a single run's JSON)
+    /// Write the merged report here (the same layout as a single run's JSON); `-` for stdout
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Merge a set with missing shards; the result is marked partial and names them
@@ -34,4 +34,7 @@ pub struct MergeArgs {
     /// Format of the tables printed on stdout
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
     pub format: MergeFormat,
+    /// Print help
+    #[arg(long, action = ArgAction::Help)]
+    pub help: Option<bool>,
 }

@@ -29,12 +29,31 @@ pub mod text;
 
 use crate::cli::MergeArgs;
 use crate::config::UsageError;
+use crate::report::files::Target;
 
 pub use document::Merge;
 
-/// Reads, checks and merges the files of `args`; writes `-o` when given.
-/// Returns the merge and the text for stdout.
+/// Reads, checks and merges the files of `args`; writes `-o` when given
+/// (atomically, by a temporary file and a rename). Returns the merge and the
+/// text for stdout, which is empty when `-o -` writes the JSON there.
 pub fn run(args: &MergeArgs) -> Result<(Merge, String), UsageError> {
+    let usage = |e: std::io::Error| {
+        let path = args.output.as_deref().unwrap_or(std::path::Path::new("-"));
+        UsageError::new(
+            "-o",
+            format!("cannot write {}: {e}; give a writable path", path.display()),
+        )
+    };
+    // An output that cannot be written is found before the files are read.
+    let target = args
+        .output
+        .as_deref()
+        .map(Target::of)
+        .transpose()
+        .map_err(usage)?;
+    if let Some(t) = &target {
+        t.check_writable().map_err(usage)?;
+    }
     let files = args
         .files
         .iter()
@@ -42,17 +61,15 @@ pub fn run(args: &MergeArgs) -> Result<(Merge, String), UsageError> {
         .collect::<Result<Vec<_>, _>>()?;
     let set = check::check(&files, args.allow_partial)?;
     let merged = document::merge(&files, set)?;
-    if let Some(path) = &args.output {
+    if let Some(t) = &target {
         let mut bytes = serde_json::to_vec_pretty(&merged.report)
             .map_err(|e| UsageError::new("-o", format!("cannot encode the merged report: {e}")))?;
         bytes.push(b'\n');
-        std::fs::write(path, bytes).map_err(|e| {
-            UsageError::new(
-                "-o",
-                format!("cannot write {}: {e}; give a writable path", path.display()),
-            )
-        })?;
+        t.write(&bytes).map_err(usage)?;
     }
-    let text = text::render(&merged, args.format);
+    let text = match target {
+        Some(Target::Stdout) => String::new(),
+        _ => text::render(&merged, args.format),
+    };
     Ok((merged, text))
 }

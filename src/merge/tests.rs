@@ -180,4 +180,7 @@ fn the_merge_flags_parse_and_a_bad_format_is_refused() {
     assert!(m.allow_partial && m.output.is_some());
     assert!(Args::try_parse_from(["kvbench", "merge", "a.json", "--format", "csv"]).is_err());
     assert!(Args::try_parse_from(["kvbench", "merge"]).is_err());
+    // --help is help (the benchmark's flags disable clap's own).
+    let help = Args::try_parse_from(["kvbench", "merge", "--help"]).unwrap_err();
+    assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
 }
