@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use hdrhistogram::Histogram;
 use serde_json::{Map, Value, json};
 
+use clap::Parser;
 use common::{TempDir, decode_histogram, read_json};
-use kvbench::cli::{MergeArgs, MergeFormat};
+use kvbench::cli::MergeArgs;
 use kvbench::report::json::{compressed, ms, percentile_key};
 use kvbench::stats::latency_histogram;
 
@@ -186,12 +187,10 @@ fn merge_split(n: usize, per_shard: usize) -> (Value, Vec<OpSamples>, Vec<u64>) 
         files.push(path);
     }
     let out = dir.path("merged.json");
-    let args = MergeArgs {
-        files,
-        output: Some(out.clone()),
-        allow_partial: false,
-        format: MergeFormat::Text,
-    };
+    let mut argv: Vec<String> = vec!["kvbench merge".into()];
+    argv.extend(files.iter().map(|f| f.display().to_string()));
+    argv.extend(["-o".into(), out.display().to_string()]);
+    let args = MergeArgs::try_parse_from(argv).unwrap();
     kvbench::merge::run(&args).unwrap();
     (read_json(&out), union, durations)
 }

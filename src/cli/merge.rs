@@ -19,7 +19,9 @@ pub enum MergeFormat {
 #[command(
     name = "kvbench merge",
     about = "Merge the JSON reports of the machines of a sharded run into one report: counts and histograms summed, every percentile and rate recomputed",
-    max_term_width = 100
+    max_term_width = 100,
+    // The benchmark's flags disable clap's help; this one is declared below.
+    disable_help_flag = true
 )]
 pub struct MergeArgs {
     /// JSON reports written with --json-out-file, one per machine
