@@ -322,3 +322,79 @@ fn open_loop_runs_merge_their_rates_and_latency_blocks() {
     assert!((1000.0..2400.0).contains(&achieved), "{achieved}");
     assert_schema(&doc);
 }
+
+#[test]
+fn several_runs_merge_run_by_run_with_best_worst_and_the_aggregate() {
+    let redis = Redis::start();
+    redis.reset_stats();
+    let dir = TempDir::new("e2e-merge-runs");
+    let mut paths = Vec::new();
+    for i in 0..2 {
+        let path = dir.path(&format!("runs{i}.json"));
+        kvbench_ok(
+            redis.port,
+            &[
+                "-t",
+                "1",
+                "-c",
+                "2",
+                "-n",
+                "200",
+                "-x",
+                "2",
+                "--json-out-file",
+                path.to_str().unwrap(),
+            ],
+        );
+        let mut doc = read_json(&path);
+        set_shard(&mut doc, i, 2);
+        write(&path, &doc);
+        paths.push(path);
+    }
+    let out_path = dir.path("merged.json");
+    let out = merge(&[
+        paths[0].to_str().unwrap(),
+        paths[1].to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = read_json(&out_path);
+    // Two machines × two runs × 2 connections × 200 requests.
+    for title in [
+        "RUN #1 RESULTS",
+        "RUN #2 RESULTS",
+        "BEST RUN RESULTS",
+        "WORST RUN RESULTS",
+    ] {
+        assert_eq!(doc[title]["Totals"]["Count"].as_u64(), Some(800), "{title}");
+    }
+    let all = &doc["AGGREGATED AVERAGE RESULTS (2 runs)"]["Totals"];
+    assert_eq!(all["Count"].as_u64(), Some(1600));
+    assert_eq!(
+        redis.calls("set") + redis.calls("get"),
+        1600,
+        "the server saw what was merged"
+    );
+    let rates = doc["kvbench"]["variance"]["ops_per_sec"]
+        .as_array()
+        .unwrap();
+    assert_eq!(rates.len(), 2);
+    let best = doc["BEST RUN RESULTS"]["Totals"]["Ops/sec"]
+        .as_f64()
+        .unwrap();
+    let worst = doc["WORST RUN RESULTS"]["Totals"]["Ops/sec"]
+        .as_f64()
+        .unwrap();
+    assert!(best >= worst && worst > 0.0, "{best} {worst}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("RUN #2") && stdout.contains("2 × 1 × 2"),
+        "{stdout}"
+    );
+    assert_schema(&doc);
+}
