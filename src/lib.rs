@@ -51,6 +51,7 @@
 //! - [`report`]: text, JSON and HdrHistogram exporters, progress line, atomic writes;
 //!   [`report::model`], the typed report that JSON files are read back into.
 //! - [`compare`]: `kvbench compare`, reports side by side.
+//! - [`merge`]: `kvbench merge`, the exact merge of several machines' reports.
 
 pub mod cli;
 pub mod client;
@@ -61,6 +62,7 @@ pub mod config;
 pub mod conn;
 pub mod crew;
 pub mod interrupt;
+pub mod merge;
 pub mod net;
 pub mod placement;
 pub mod protocol;

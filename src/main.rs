@@ -30,6 +30,7 @@ fn main() -> ExitCode {
     match args.subcommand.take() {
         Some(Subcommand::Compare(compare_args)) => return compare(&compare_args),
         Some(Subcommand::Suite(suite_args)) => return suite(&suite_args),
+        Some(Subcommand::Merge(merge_args)) => return merge(&merge_args),
         None => {}
     }
     let config = match Config::from_args(args) {
@@ -177,6 +178,17 @@ fn compare(args: &cli::CompareArgs) -> ExitCode {
         Ok(table) => {
             // A closed stdout (`| head`) is the reader's choice, not a failure.
             let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), table.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail_usage(&e.to_string()),
+    }
+}
+
+/// `kvbench merge`: the merged tables on stdout, the merged report with `-o`.
+fn merge(args: &cli::MergeArgs) -> ExitCode {
+    match kvbench::merge::run(args) {
+        Ok((_, text)) => {
+            print(&text);
             ExitCode::SUCCESS
         }
         Err(e) => fail_usage(&e.to_string()),

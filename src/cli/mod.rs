@@ -20,10 +20,12 @@ use serde::{Deserialize, Serialize};
 use crate::config::UsageError;
 
 mod memtier;
+mod merge;
 mod suite;
 mod values;
 
 pub use memtier::unsupported_memtier_flag;
+pub use merge::{MergeArgs, MergeFormat};
 pub use suite::{SuiteArgs, suite_usage_error};
 pub use values::{NumList, RequestsArg};
 
@@ -356,6 +358,9 @@ pub enum Subcommand {
     /// Compare JSON reports side by side, with ratios to the first (`kvbench compare --help`)
     #[command(name = "compare")]
     Compare(CompareArgs),
+    /// Merge the JSON reports of the machines of a sharded run into one, exactly (`kvbench merge --help`)
+    #[command(name = "merge")]
+    Merge(MergeArgs),
 }
 
 /// `kvbench compare`: what the user typed.

@@ -274,7 +274,7 @@ fn integer_totals(ops: &OpTable, s: &Stats) -> Value {
     for (r, o) in ops.rows.iter().zip(&s.ops) {
         let mut v = json!({
             "count": o.count, "hits": o.hits, "misses": o.misses, "errors": o.errors,
-            "bytes_tx": o.bytes_tx, "bytes_rx": o.bytes_rx,
+            "bytes_tx": o.bytes_tx, "bytes_rx": o.bytes_rx, "latency_sum_us": o.latency_sum_us,
         });
         if !ops.default_pair
             && let Value::Object(fields) = &mut v
@@ -310,6 +310,7 @@ fn error_object(e: &ErrorCounts) -> Value {
 }
 
 fn phase_summary(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Value {
+    let (histograms, per_second) = crate::report::json_histograms::phase_json(&p.ops(&c.ops), p);
     let mut v = json!({
         "phase": p.phase.to_string(),
         "start_time_ms": millis(p.started_wall),
@@ -325,6 +326,8 @@ fn phase_summary(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Va
         "errors": error_object(&p.stats.errors),
         "open_loop": open_loop::run_json(c, p),
         "server": evidence::phase_json(p, &c.ops, c.target.db),
+        "histograms": histograms,
+        "histograms_per_second": per_second,
     });
     if let (Some(cluster), Value::Object(m)) = (json_cluster::phase_json(c, r, p), &mut v) {
         m.insert("cluster".into(), cluster);

@@ -5,8 +5,13 @@
 //! histograms (all connections of all threads, unlike memtier, which takes its
 //! series from one client) and keeps only the summary. Memory therefore stays
 //! flat however long the run is: a few hundred bytes per second, not a histogram.
+//! Each op's second keeps its histogram compressed (V2 + deflate, a few hundred
+//! bytes), so that `kvbench merge` can merge the seconds of several machines.
 
 use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 
 use crate::stats::{OpStats, Stats, max_us, percentile_us};
 
@@ -33,6 +38,10 @@ pub struct OpSecond {
     pub max_us: u64,
     /// `(percentile, latency µs)` for each configured percentile.
     pub percentiles_us: Vec<(f64, u64)>,
+    /// The second's latency histogram, V2 + deflate (values in µs); empty
+    /// for a second without replies and for the totals column, which is the
+    /// merge of the ops' histograms.
+    pub compressed_histogram: Vec<u8>,
 }
 
 impl OpSecond {
@@ -54,8 +63,25 @@ impl OpSecond {
                 .iter()
                 .map(|&p| (p, percentile_us(h, p)))
                 .collect(),
+            compressed_histogram: Vec::new(),
         }
     }
+
+    /// [`OpSecond::from_stats`] keeping the histogram too, compressed.
+    pub fn with_histogram(s: &OpStats, percentiles: &[f64]) -> Self {
+        let mut second = OpSecond::from_stats(s, percentiles);
+        second.compressed_histogram = compress(&s.latency_us);
+        second
+    }
+}
+
+/// V2 + deflate bytes of `h`; empty for an empty histogram (nothing to merge).
+fn compress(h: &Histogram<u64>) -> Vec<u8> {
+    let mut buf = Vec::new();
+    if !h.is_empty() && V2DeflateSerializer::new().serialize(h, &mut buf).is_err() {
+        buf.clear();
+    }
+    buf
 }
 
 /// All ops' numbers for one second of a phase.
@@ -138,7 +164,7 @@ impl SeriesBuilder {
             ops: s
                 .ops
                 .iter()
-                .map(|op| OpSecond::from_stats(op, &self.percentiles))
+                .map(|op| OpSecond::with_histogram(op, &self.percentiles))
                 .collect(),
             totals: OpSecond::from_stats(&totals, &self.percentiles),
             backlog,

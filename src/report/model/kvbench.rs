@@ -17,6 +17,7 @@ use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
 use crate::report::model::section::Section;
 use crate::report::model::server::{Placement, ServerContext, ServerEvidence};
+use crate::report::model::shard::{Merged, ShardInfo, ShardRow};
 
 /// `kvbench` in a single report (or a sweep's cell).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,6 +68,15 @@ pub struct Kvbench {
     pub cell: Option<Cell>,
     /// What to know before trusting the numbers.
     pub warnings: Vec<Warning>,
+    /// Which machine of a sharded run wrote this file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardInfo>,
+    /// In a merged file: one row per machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<Vec<ShardRow>>,
+    /// In a merged file: what was merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<Merged>,
 }
 
 /// A phase summary (`runs[i]`, `warmup`, `prefill`).
@@ -111,6 +121,15 @@ pub struct PhaseSummary {
     /// The warm-up's full section.
     #[serde(rename = "ALL STATS", default, skip_serializing_if = "Option::is_none")]
     pub all_stats: Option<Section>,
+    /// A sharded run: how late this run started against the plan, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_lag_ms: Option<f64>,
+    /// Each row's whole latency histogram, by command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<Named<CompressedHistogram>>,
+    /// Each row's histogram of each second (keyed as `Time-Serie`), by command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms_per_second: Option<Named<Named<CompressedHistogram>>>,
 }
 
 /// `incomplete`.
@@ -137,6 +156,9 @@ pub struct OpTotals {
     pub bytes_tx: u64,
     /// Reply bytes.
     pub bytes_rx: u64,
+    /// Exact sum of the latencies, µs (absent from reports before it was written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_sum_us: Option<u64>,
     /// With `--command`: error replies by first word (`ERR`, `OOM`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors_by_kind: Option<Named<u64>>,

@@ -22,6 +22,7 @@ mod locate;
 pub mod named;
 pub mod section;
 pub mod server;
+pub mod shard;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,317 @@
+//! The merged report: the same document a single machine writes (memtier's
+//! sections recomputed from the merged sums, the `kvbench` object with the
+//! merged runs and totals), plus `kvbench.shards` (each machine's own
+//! figures) and `kvbench.merged` (which files, and what was missing).
+//!
+//! What is not merged, and why: the server's evidence per phase (on a
+//! shared server each machine's INFO before and after already counts the
+//! others' traffic, so a sum would count it N times), the warm-up and the
+//! prefill (not measured), and the placement (one machine's CPUs). Those
+//! are `null`; the server context is the first file's.
+
+use hdrhistogram::Histogram;
+
+use crate::config::UsageError;
+use crate::merge::check::{SetInfo, ShardFile, join};
+use crate::merge::combine::RowSum;
+use crate::merge::rows::{Layout, TOTALS, WAITS};
+use crate::merge::run::{self, RunSum, sum_errors};
+use crate::report::json::round;
+use crate::report::model::Report;
+use crate::report::model::kvbench::{Kvbench, OpTotals, Variance, Warning};
+use crate::report::model::named::Named;
+use crate::report::model::section::SectionTitle;
+use crate::report::model::shard::{Merged, ShardRow};
+use crate::stats::percentile_us;
+
+/// Above this spread of the machines' corrected start times, the merged
+/// rate mixes seconds in which not every machine was sending.
+pub const START_SKEW_WARN_MS: f64 = 100.0;
+
+/// The spread of the machines' first-run start times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skew {
+    /// Latest minus earliest start, ms.
+    pub spread_ms: f64,
+    /// Every machine had a measured clock offset to correct by.
+    pub corrected: bool,
+}
+
+/// Everything `kvbench merge` produced.
+#[derive(Debug, Clone)]
+pub struct Merge {
+    /// The document written with `-o`.
+    pub report: Report,
+    /// The merged runs, in order.
+    pub runs: Vec<RunSum>,
+    /// Machines (files) merged.
+    pub machines: usize,
+    /// The first run's start spread.
+    pub skew: Option<Skew>,
+    /// What the set checks found.
+    pub set: SetInfo,
+}
+
+/// The shape of the sections, from the first file's first run.
+fn layout(first: &ShardFile) -> Result<Layout, UsageError> {
+    let refuse = |m: &str| UsageError::new(&first.path, m);
+    let section = run::section_of(first, 0).ok_or_else(|| refuse("no section for RUN #1"))?;
+    let row_keys: Vec<&str> = section
+        .rows
+        .keys()
+        .filter(|k| *k != WAITS && *k != TOTALS)
+        .collect();
+    let commands: Vec<&str> = first.kvbench.runs[0].totals.keys().collect();
+    if row_keys.len() != commands.len() {
+        return Err(refuse(
+            "the op rows of RUN #1 do not match kvbench.runs[0].totals; the file was edited",
+        ));
+    }
+    let first_row = row_keys.first().and_then(|k| section.row(k));
+    Ok(Layout {
+        rows: row_keys
+            .iter()
+            .zip(&commands)
+            .map(|(r, c)| (r.to_string(), c.to_string()))
+            .collect(),
+        percentiles: Layout::percentiles_of(first.kvbench.config.get("percentiles"), first_row),
+        cluster: first_row.is_some_and(|r| r.moved_per_sec.is_some()),
+        waits: section.row(WAITS).is_some(),
+        distributions: !section.distributions.is_empty(),
+    })
+}
+
+/// Merges the checked set.
+pub fn merge(files: &[ShardFile], set: SetInfo) -> Result<Merge, UsageError> {
+    let first = &files[0];
+    let layout = layout(first)?;
+    let runs = (0..first.kvbench.runs.len())
+        .map(|i| run::merge_run(files, i, &layout))
+        .collect::<Result<Vec<RunSum>, UsageError>>()?;
+    let mut report = first.report.clone();
+    report.sections = sections(&runs, &layout);
+    let skew = skew(files);
+    report.kvbench = Some(kvbench(files, &runs, &layout, &set, skew.as_ref())?);
+    Ok(Merge {
+        report,
+        runs,
+        machines: files.len(),
+        skew,
+        set,
+    })
+}
+
+/// `ALL STATS` for one run; else each run, BEST, WORST and the aggregate.
+fn sections(
+    runs: &[RunSum],
+    layout: &Layout,
+) -> Vec<(SectionTitle, crate::report::model::section::Section)> {
+    if runs.len() == 1 {
+        return vec![(SectionTitle::AllStats, runs[0].section(layout, true))];
+    }
+    let mut out: Vec<_> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (SectionTitle::Run(i as u32 + 1), r.section(layout, true)))
+        .collect();
+    // A run cut short is reported, never ranked (as for one machine).
+    let ranked = || runs.iter().filter(|r| !r.interrupted);
+    let by_rate = |a: &&RunSum, b: &&RunSum| a.ops_per_sec().total_cmp(&b.ops_per_sec());
+    if let Some(best) = ranked().max_by(by_rate) {
+        out.push((SectionTitle::Best, best.section(layout, true)));
+    }
+    if let Some(worst) = ranked().min_by(by_rate) {
+        out.push((SectionTitle::Worst, worst.section(layout, true)));
+    }
+    if let Some(all) = run::aggregate(runs) {
+        out.push((
+            SectionTitle::Aggregated(runs.len() as u32),
+            all.section(layout, false),
+        ));
+    }
+    out
+}
+
+/// The spread of the first run's starts, each corrected by its machine's
+/// clock offset (local minus reference: the reference time is local minus
+/// offset).
+fn skew(files: &[ShardFile]) -> Option<Skew> {
+    let mut starts = Vec::with_capacity(files.len());
+    let mut corrected = true;
+    for f in files {
+        let start = f.kvbench.runs.first()?.start_time_ms as f64;
+        let offset = f
+            .shard()
+            .and_then(|s| s.clock.as_ref())
+            .and_then(|c| c.offset_start_ms);
+        corrected &= offset.is_some();
+        starts.push(start - offset.unwrap_or(0.0));
+    }
+    let min = starts.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = starts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some(Skew {
+        spread_ms: max - min,
+        corrected,
+    })
+}
+
+/// GET-like hits over hits plus misses, percent.
+pub fn hit_rate(t: &OpTotals) -> Option<f64> {
+    let answered = t.hits + t.misses;
+    (answered > 0).then(|| 100.0 * t.hits as f64 / answered as f64)
+}
+
+/// One machine's row: its own rate, hit rate and p99 over all its runs.
+fn shard_row(f: &ShardFile) -> Result<ShardRow, UsageError> {
+    let mut h: Option<Histogram<u64>> = None;
+    let mut count = 0u64;
+    let mut duration_ms = 0u64;
+    for r in &f.kvbench.runs {
+        duration_ms += r.duration_ms;
+        count += r.totals.iter().map(|(_, t)| t.count).sum::<u64>();
+        for (_, c) in r.histograms.iter().flat_map(Named::iter) {
+            let one = c
+                .decode()
+                .map_err(|e| UsageError::new(&f.path, format!("{}: {e}", r.phase)))?;
+            match &mut h {
+                Some(h) => {
+                    let _ = h.add(&one);
+                }
+                None => h = Some(one),
+            }
+        }
+    }
+    let shard = f.shard();
+    Ok(ShardRow {
+        index: shard.map(|s| s.index),
+        host: shard.and_then(|s| s.host.clone()),
+        ops_per_sec: if duration_ms == 0 {
+            0.0
+        } else {
+            round(count as f64 * 1000.0 / duration_ms as f64, 2)
+        },
+        hit_rate: f.kvbench.hit_rate_percent,
+        p99_ms: h
+            .filter(|h| !h.is_empty())
+            .map(|h| round(percentile_us(&h, 99.0) as f64 / 1000.0, 3)),
+        start_lag_ms: shard
+            .and_then(|s| s.start_lag_ms)
+            .or_else(|| f.kvbench.runs.first().and_then(|r| r.start_lag_ms)),
+        clock_offset_ms: shard
+            .and_then(|s| s.clock.as_ref())
+            .and_then(|c| c.offset_start_ms),
+        file: f.path.clone(),
+    })
+}
+
+fn kvbench(
+    files: &[ShardFile],
+    runs: &[RunSum],
+    layout: &Layout,
+    set: &SetInfo,
+    skew: Option<&Skew>,
+) -> Result<Kvbench, UsageError> {
+    let mut k = files[0].kvbench.clone();
+    k.complete = !set.partial() && files.iter().all(|f| f.kvbench.complete);
+    k.runs_completed = runs.iter().filter(|r| !r.interrupted).count() as u32;
+    k.runs = runs
+        .iter()
+        .map(|r| r.summary(layout, files.len()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| UsageError::new(&files[0].path, format!("open_loop: {e}")))?;
+    let mut all: Vec<RowSum> = vec![RowSum::new(); layout.rows.len()];
+    let mut errors = None;
+    for r in runs {
+        for (a, b) in all.iter_mut().zip(&r.rows) {
+            a.add(b, false);
+        }
+        if let Some(e) = &r.errors {
+            sum_errors(&mut errors, e);
+        }
+    }
+    let mut hits = RowSum::new();
+    for a in &all {
+        hits.add(a, false);
+    }
+    k.totals = Some(Named(
+        layout
+            .rows
+            .iter()
+            .zip(&all)
+            .map(|((_, c), s)| (c.clone(), s.totals_json()))
+            .collect(),
+    ));
+    k.hit_rate_percent = hit_rate(&hits.totals).map(|p| round(p, 4));
+    k.errors = errors;
+    k.warmup = None;
+    k.prefill = None;
+    k.placement = None;
+    k.shard = None;
+    k.variance = variance(runs);
+    if k.interrupted.is_none() {
+        k.interrupted = files.iter().find_map(|f| f.kvbench.interrupted.clone());
+    }
+    k.warnings = warnings(files, set, skew);
+    k.shards = Some(files.iter().map(shard_row).collect::<Result<_, _>>()?);
+    k.merged = Some(Merged {
+        files: files.iter().map(|f| f.path.clone()).collect(),
+        partial: set.partial(),
+        missing: set.missing.clone(),
+    });
+    Ok(k)
+}
+
+fn variance(runs: &[RunSum]) -> Option<Variance> {
+    let rates: Vec<f64> = runs
+        .iter()
+        .filter(|r| !r.interrupted)
+        .map(RunSum::ops_per_sec)
+        .collect();
+    let v = crate::variance::Variance::of(&rates)?;
+    Some(Variance {
+        ops_per_sec: v.rates.iter().map(|x| round(*x, 2)).collect(),
+        mean: round(v.mean, 2),
+        median: round(v.median, 2),
+        min: round(v.min, 2),
+        max: round(v.max, 2),
+        max_over_min: round(v.max_over_min(), 4),
+        cv: round(v.cv(), 6),
+        ci95_low: round(v.mean - v.ci95_half_width, 2),
+        ci95_high: round(v.mean + v.ci95_half_width, 2),
+        noisy: v.is_noisy(),
+    })
+}
+
+/// Every machine's warnings, each naming its file, and the merge's own.
+fn warnings(files: &[ShardFile], set: &SetInfo, skew: Option<&Skew>) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if set.partial() {
+        out.push(Warning {
+            kind: "shards_missing".into(),
+            message: format!(
+                "shard(s) {} of {} missing (--allow-partial): the totals and rates are those of the machines merged, not of the whole load",
+                join(&set.missing),
+                set.count.unwrap_or(0)
+            ),
+        });
+    }
+    if let Some(s) = skew.filter(|s| s.spread_ms > START_SKEW_WARN_MS) {
+        out.push(Warning {
+            kind: "start_skew".into(),
+            message: format!(
+                "the machines started RUN #1 {:.0} ms apart{}: during that time not every machine was sending, so the merged rate is below the sum of steady rates; plan a common start (--start-at)",
+                s.spread_ms,
+                if s.corrected { " (clock offsets corrected)" } else { " (clock offsets not measured)" }
+            ),
+        });
+    }
+    for f in files {
+        for w in &f.kvbench.warnings {
+            out.push(Warning {
+                kind: w.kind.clone(),
+                message: format!("{}: {}", f.path, w.message),
+            });
+        }
+    }
+    out
+}

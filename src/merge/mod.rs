@@ -1,0 +1,75 @@
+//! `kvbench merge A.json B.json …`: the exact merge of the reports of the
+//! machines of a sharded run (or of any runs of one workload).
+//!
+//! Per-machine ops/s are not added and per-machine percentiles are not
+//! averaged: counts add, histograms add (`+=`, whole and second by second),
+//! and every rate, mean and percentile is recomputed from the sums, so the
+//! merged p99 is the p99 of every request of every machine. The merged file
+//! has the layout of a single run's (`kvbench compare` and memtier's
+//! readers take it unchanged) plus `kvbench.shards` and `kvbench.merged`.
+//!
+//! - [`check`]: reading the files and refusing sets that do not belong
+//!   together (exit 2, naming the file and the problem);
+//! - [`combine`]: the sums of one row;
+//! - [`mod@run`]: one run over the machines, its section and summary;
+//! - [`open_loop`]: `--rate`'s latency blocks, merged;
+//! - [`rows`]: a sum written back as memtier's op row;
+//! - [`document`]: the merged report;
+//! - [`text`]: the tables printed.
+
+pub mod check;
+pub mod combine;
+pub mod document;
+pub mod open_loop;
+pub mod rows;
+pub mod run;
+#[cfg(test)]
+mod tests;
+pub mod text;
+
+use crate::cli::MergeArgs;
+use crate::config::UsageError;
+use crate::report::files::Target;
+
+pub use document::Merge;
+
+/// Reads, checks and merges the files of `args`; writes `-o` when given
+/// (atomically, by a temporary file and a rename). Returns the merge and the
+/// text for stdout, which is empty when `-o -` writes the JSON there.
+pub fn run(args: &MergeArgs) -> Result<(Merge, String), UsageError> {
+    let usage = |e: std::io::Error| {
+        let path = args.output.as_deref().unwrap_or(std::path::Path::new("-"));
+        UsageError::new(
+            "-o",
+            format!("cannot write {}: {e}; give a writable path", path.display()),
+        )
+    };
+    // An output that cannot be written is found before the files are read.
+    let target = args
+        .output
+        .as_deref()
+        .map(Target::of)
+        .transpose()
+        .map_err(usage)?;
+    if let Some(t) = &target {
+        t.check_writable().map_err(usage)?;
+    }
+    let files = args
+        .files
+        .iter()
+        .map(|p| check::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let set = check::check(&files, args.allow_partial)?;
+    let merged = document::merge(&files, set)?;
+    if let Some(t) = &target {
+        let mut bytes = serde_json::to_vec_pretty(&merged.report)
+            .map_err(|e| UsageError::new("-o", format!("cannot encode the merged report: {e}")))?;
+        bytes.push(b'\n');
+        t.write(&bytes).map_err(usage)?;
+    }
+    let text = match target {
+        Some(Target::Stdout) => String::new(),
+        _ => text::render(&merged, args.format),
+    };
+    Ok((merged, text))
+}

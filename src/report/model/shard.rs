@@ -1,0 +1,105 @@
+//! The shard side of the `kvbench` object: `shard` (which machine of a
+//! sharded run wrote this file, read leniently: every field may be absent)
+//! and, in a file written by `kvbench merge`, `shards` (a row per machine)
+//! and `merged` (which files, and whether the set was complete).
+
+use serde::{Deserialize, Serialize};
+
+/// How a machine learnt its shard index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShardSource {
+    /// `--shard-index` / `--shard-count`.
+    Flags,
+    /// A Kubernetes indexed job.
+    Kubernetes,
+    /// `SLURM_PROCID` / `SLURM_NTASKS`.
+    Slurm,
+    /// `OMPI_COMM_WORLD_RANK` / `_SIZE`.
+    Openmpi,
+    /// `PMI_RANK` / `PMI_SIZE`.
+    Pmi,
+}
+
+/// The machine's clock against the coordinator's, measured at the start and
+/// at the end of the benchmark.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardClock {
+    /// Local minus reference clock at the start, ms.
+    #[serde(default)]
+    pub offset_start_ms: Option<f64>,
+    /// The same at the end, ms.
+    #[serde(default)]
+    pub offset_end_ms: Option<f64>,
+    /// Round trip of the best sample, ms.
+    #[serde(default)]
+    pub rtt_ms: Option<f64>,
+    /// Samples taken.
+    #[serde(default)]
+    pub samples: Option<u64>,
+}
+
+/// `kvbench.shard`: one machine of a sharded run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardInfo {
+    /// From 0.
+    pub index: u32,
+    /// Machines in the set.
+    pub count: u32,
+    /// Where the index came from; `None` when absent or unknown to this reader.
+    #[serde(default, deserialize_with = "lenient_source")]
+    pub source: Option<ShardSource>,
+    /// The machine's host name.
+    #[serde(default)]
+    pub host: Option<String>,
+    /// `--start-at`: the planned common start, ms since the epoch.
+    #[serde(default)]
+    pub start_at_ms: Option<u64>,
+    /// How late this machine started against the plan, ms.
+    #[serde(default)]
+    pub start_lag_ms: Option<f64>,
+    /// Its clock against the reference.
+    #[serde(default)]
+    pub clock: Option<ShardClock>,
+}
+
+/// A source this reader does not know reads as unknown rather than failing.
+fn lenient_source<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<ShardSource>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(deserializer)?;
+    Ok(value.and_then(|v| serde_json::from_value(v).ok()))
+}
+
+/// `kvbench.shards[i]` of a merged file: one machine's own figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardRow {
+    /// Its shard index; `None` for a plain (unsharded) file.
+    pub index: Option<u32>,
+    /// Its host, when it said.
+    pub host: Option<String>,
+    /// Its total ops/sec over all its runs.
+    pub ops_per_sec: f64,
+    /// Its hit rate, percent.
+    pub hit_rate: Option<f64>,
+    /// Its p99 over all its runs, ms.
+    pub p99_ms: Option<f64>,
+    /// How late it started against the plan, ms.
+    pub start_lag_ms: Option<f64>,
+    /// Its clock offset at the start, ms.
+    pub clock_offset_ms: Option<f64>,
+    /// The file it came from, as given.
+    pub file: String,
+}
+
+/// `kvbench.merged`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Merged {
+    /// The files merged, in the order given.
+    pub files: Vec<String>,
+    /// Some shards are missing (`--allow-partial`), or the files carried no
+    /// shard object.
+    pub partial: bool,
+    /// The missing shard indexes.
+    pub missing: Vec<u32>,
+}
