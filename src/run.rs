@@ -22,10 +22,14 @@ use crate::worker::{Command, Report};
 use hdr_files::{finish_hdr_files, open_interval_logs};
 
 mod advice;
+pub mod clock;
 mod cluster;
 mod hdr_files;
+pub mod start;
 
 pub use advice::connect_advice;
+pub use start::{Late, Timing};
+use start::{Plan, Reached, wait_until};
 
 /// Why a benchmark could not run.
 #[derive(Debug, thiserror::Error)]
@@ -124,7 +128,39 @@ pub fn run(
         cluster: cluster.as_ref().map(|c| c.context.clone()),
         ..Results::default()
     };
+    let plan = Plan::new(&master.config);
+    // Only a sharded or aligned run reads the server's clock: its `TIME`
+    // calls stay out of every other run's server account.
+    if master.config.shard.is_some() || plan.is_some() {
+        results.timing = Some(Timing {
+            start_at: master.config.start_at.map(|s| s.at),
+            clock_start: master.control.get().and_then(clock::measure),
+            ..Timing::default()
+        });
+    }
     for (phase, stop) in schedule(&master.config, prefill) {
+        if let Some((plan, planned)) = plan.and_then(|p| Some((p, p.planned(phase)?))) {
+            let timing = results.timing.get_or_insert_with(Timing::default);
+            match wait_until(planned, plan.tolerance(), interrupt) {
+                Reached::OnTime(lag) => timing.lags.push((phase, lag.as_secs_f64() * 1e3)),
+                Reached::Late(lag) => {
+                    timing.late = Some(Late {
+                        phase,
+                        lag_ms: lag.as_secs_f64() * 1e3,
+                        tolerance: plan.tolerance(),
+                    });
+                    break;
+                }
+                Reached::Interrupted if results.prefill.is_none() => {
+                    master.crew.shutdown();
+                    return Err(RunError::Interrupted);
+                }
+                Reached::Interrupted => {
+                    results.interrupted = Some((phase, interrupt.signal().unwrap_or(0)));
+                    break;
+                }
+            }
+        }
         let mut result = master.phase(phase, stop, progress);
         result.interrupted = interrupt.stop_requested();
         match phase {
@@ -142,6 +178,9 @@ pub fn run(
         if results.interrupted.is_some() {
             break;
         }
+    }
+    if let Some(timing) = results.timing.as_mut() {
+        timing.clock_end = master.control.get().and_then(clock::measure);
     }
     master.crew.shutdown();
     Ok(results)

@@ -60,6 +60,10 @@ pub struct Kvbench {
     pub placement: Option<Placement>,
     /// Spread of the runs' ops/sec, with `-x 2` or more.
     pub variance: Option<Variance>,
+    /// Which shard of a multi-machine run, and its timing; `null` on one
+    /// machine without `--start-at` (absent from reports before shards).
+    #[serde(default)]
+    pub shard: Option<ShardInfo>,
     /// The phase cut short, and why.
     pub interrupted: Option<Interrupted>,
     /// In a sweep's cell: which cell.
@@ -76,6 +80,10 @@ pub struct PhaseSummary {
     pub phase: String,
     /// ms since the epoch.
     pub start_time_ms: u64,
+    /// With `--start-at`: actual start minus planned start, ms; `null` for
+    /// a phase that was not aligned.
+    #[serde(default)]
+    pub start_lag_ms: Option<f64>,
     /// Run time, ms.
     pub duration_ms: u64,
     /// Time spent awaiting replies in flight, ms.
@@ -303,4 +311,48 @@ pub struct Warning {
     pub kind: String,
     /// What happened and what to change.
     pub message: String,
+}
+
+/// `kvbench.shard`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardInfo {
+    /// From 0.
+    pub index: u32,
+    /// Shards of the run (1 on one machine with `--start-at`).
+    pub count: u32,
+    /// `flags`, `kubernetes`, `slurm`, `openmpi`, `pmi`; `null` when unsharded.
+    pub source: Option<String>,
+    /// This machine's name.
+    pub host: String,
+    /// `--start-at`, ms since the epoch.
+    pub start_at_ms: Option<u64>,
+    /// The first aligned phase's actual minus planned start, ms.
+    pub start_lag_ms: Option<f64>,
+    /// The planned start reached later than `--start-tolerance` (exit 4).
+    #[serde(default)]
+    pub late: Option<ShardLate>,
+    /// This machine's clock against the server's `TIME`.
+    pub clock: Option<ShardClock>,
+}
+
+/// `kvbench.shard.late`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardLate {
+    /// `RUN #2`, `WARM-UP`.
+    pub phase: String,
+    /// How late, ms.
+    pub lag_ms: f64,
+}
+
+/// `kvbench.shard.clock`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardClock {
+    /// Server minus local time before the first phase, ms.
+    pub offset_start_ms: Option<f64>,
+    /// The same after the last phase, ms.
+    pub offset_end_ms: Option<f64>,
+    /// Round trip of the sample kept, ms; the offset is within half of it.
+    pub rtt_ms: Option<f64>,
+    /// `TIME` round trips per measurement.
+    pub samples: u32,
 }
