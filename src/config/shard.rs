@@ -355,6 +355,87 @@ mod tests {
         assert_eq!(detect(None, None, &beyond).unwrap_err().flag, "PMI_RANK");
     }
 
+    fn sharded(index: u32, extra: &[&str]) -> Config {
+        use clap::Parser;
+        let index = index.to_string();
+        let mut args = vec!["kvbench", "--shard-count", "3", "--shard-index", &index];
+        args.extend_from_slice(extra);
+        Config::from_args(Args::try_parse_from(args).unwrap()).unwrap()
+    }
+
+    /// Every key each connection of each of 3 shards sends, in shard order.
+    fn keys_of_shards(extra: &[&str], prefill: bool) -> Vec<u64> {
+        use crate::config::Stop;
+        use crate::request::RequestSource;
+        use crate::workload::values::ValuePool;
+        use rand::SeedableRng;
+        let mut keys = Vec::new();
+        for index in 0..3 {
+            let c = sharded(index, extra);
+            let values = ValuePool::new(
+                &c.values,
+                false,
+                &mut rand::rngs::SmallRng::seed_from_u64(1),
+            );
+            for local in 0..c.connections() as u64 {
+                let slot = c.slot_base() + local;
+                let mut source = if prefill {
+                    RequestSource::prefill(&c, slot, c.total_slots(), 1).unwrap()
+                } else {
+                    RequestSource::new(&c, Stop::AllKeys, slot, c.total_slots(), 1).unwrap()
+                };
+                let mut out = Vec::new();
+                while let Some(q) = source.encode_next(&mut out, b"k", &values, 0) {
+                    keys.push(q.key);
+                }
+            }
+        }
+        keys
+    }
+
+    #[test]
+    fn three_shards_split_the_key_range_exactly() {
+        let range = [
+            "-t",
+            "2",
+            "-c",
+            "3",
+            "--key-minimum",
+            "5",
+            "--key-maximum",
+            "104",
+        ];
+        let walk = [
+            &range[..],
+            &["-n", "allkeys", "--key-pattern", "P:P", "--ratio", "1:0"],
+        ]
+        .concat();
+        for (extra, prefill) in [(&walk[..], false), (&range[..], true)] {
+            let mut keys = keys_of_shards(extra, prefill);
+            assert_eq!(
+                keys.len(),
+                100,
+                "every key once ({extra:?}, prefill {prefill})"
+            );
+            keys.sort_unstable();
+            keys.dedup();
+            assert_eq!(keys, (5..=104).collect::<Vec<_>>(), "disjoint and complete");
+        }
+        // Shard 1 starts where shard 0's six connections end.
+        let c = sharded(1, &range);
+        assert_eq!((c.slot_base(), c.total_slots()), (6, 18));
+    }
+
+    #[test]
+    fn shards_draw_other_seeds_and_share_the_rate() {
+        let a = sharded(0, &["--seed", "7", "--rate", "3000"]);
+        let b = sharded(1, &["--seed", "7", "--rate", "3000"]);
+        assert_ne!(a.stream_seed(), b.stream_seed());
+        assert_eq!(a.seed, 7, "the reported seed is the one given");
+        assert_eq!(a.rate.unwrap().total_per_sec, 1000.0, "this shard's share");
+        assert_eq!(a.schedule_rate().unwrap().total_per_sec, 3000.0);
+    }
+
     #[test]
     fn placeholders_in_file_names_are_filled() {
         let p = expand_path(Path::new("out/{host}-{shard}.json"), 2, "h1");
