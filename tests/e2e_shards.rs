@@ -43,6 +43,29 @@ fn wait_ok(child: Child, what: &str) {
     );
 }
 
+/// Asserts that `doc` matches docs/output.schema.json.
+fn assert_schema_valid(doc: &Value, what: &str) {
+    let schema: Value = serde_json::from_str(include_str!("../docs/output.schema.json")).unwrap();
+    assert_valid_against(&schema, doc, what);
+}
+
+/// Asserts that `shard` matches the schema's `shard` definition.
+fn assert_shard_valid(shard: &Value, what: &str) {
+    let mut schema: Value =
+        serde_json::from_str(include_str!("../docs/output.schema.json")).unwrap();
+    schema["oneOf"] = serde_json::json!([{"$ref": "#/$defs/shard"}]);
+    assert_valid_against(&schema, shard, what);
+}
+
+fn assert_valid_against(schema: &Value, doc: &Value, what: &str) {
+    let validator = jsonschema::validator_for(schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{}: {e}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {}", errors.join("\n"));
+}
+
 fn shard_object(doc: &Value) -> &Value {
     &doc["kvbench"]["shard"]
 }
@@ -91,6 +114,7 @@ fn three_aligned_shards_cover_the_same_window_and_sum_to_the_servers_count() {
     );
     let planned_ms = (at * 1000.0).round() as u64;
     for (i, doc) in docs.iter().enumerate() {
+        assert_schema_valid(doc, &format!("shard {i}"));
         let shard = shard_object(doc);
         assert_eq!(u(&shard["index"]), i as u64, "{shard}");
         assert_eq!(u(&shard["count"]), 3, "{shard}");
@@ -204,6 +228,7 @@ fn a_kubernetes_index_from_the_environment_names_the_shard_and_its_file() {
         "the placeholder was filled"
     );
     let doc = read_json(&dir.path("r-1.json"));
+    assert_schema_valid(&doc, "a Kubernetes shard");
     let shard = shard_object(&doc);
     assert_eq!(u(&shard["index"]), 1, "{shard}");
     assert_eq!(u(&shard["count"]), 2, "{shard}");
@@ -257,6 +282,8 @@ fn a_shard_that_reaches_its_start_too_late_writes_its_report_and_exits_4() {
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("--start-tolerance"), "{stderr}");
     let doc = read_json(&json);
+    // A report without a single phase has no totals; its shard object is whole.
+    assert_shard_valid(shard_object(&doc), "a late shard");
     let late = &shard_object(&doc)["late"];
     assert_eq!(late["phase"], "RUN #1", "{late}");
     assert!(f(&late["lag_ms"]) > 300.0, "{late}");
