@@ -4,6 +4,7 @@
 //! ends when every worker has sent its last report for it, so no run contains
 //! another's traffic: the master's receive loop is the barrier. Per-second reports
 //! are merged into the phase's totals with `+=` and into the per-second series.
+//! With `--start-at`, a phase first waits for its planned start ([`start`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -28,8 +29,8 @@ mod hdr_files;
 pub mod start;
 
 pub use advice::connect_advice;
+use start::{Go, Plan};
 pub use start::{Late, Timing};
-use start::{Plan, Reached, wait_until};
 
 /// Why a benchmark could not run.
 #[derive(Debug, thiserror::Error)]
@@ -129,36 +130,14 @@ pub fn run(
         ..Results::default()
     };
     let plan = Plan::new(&master.config);
-    // Only a sharded or aligned run reads the server's clock: its `TIME`
-    // calls stay out of every other run's server account.
-    if master.config.shard.is_some() || plan.is_some() {
-        results.timing = Some(Timing {
-            start_at: master.config.start_at.map(|s| s.at),
-            clock_start: master.control.get().and_then(clock::measure),
-            ..Timing::default()
-        });
-    }
+    results.timing = Timing::begin(&master.config, master.control.get());
     for (phase, stop) in schedule(&master.config, prefill) {
-        if let Some((plan, planned)) = plan.and_then(|p| Some((p, p.planned(phase)?))) {
-            let timing = results.timing.get_or_insert_with(Timing::default);
-            match wait_until(planned, plan.tolerance(), interrupt) {
-                Reached::OnTime(lag) => timing.lags.push((phase, lag.as_secs_f64() * 1e3)),
-                Reached::Late(lag) => {
-                    timing.late = Some(Late {
-                        phase,
-                        lag_ms: lag.as_secs_f64() * 1e3,
-                        tolerance: plan.tolerance(),
-                    });
-                    break;
-                }
-                Reached::Interrupted if results.prefill.is_none() => {
-                    master.crew.shutdown();
-                    return Err(RunError::Interrupted);
-                }
-                Reached::Interrupted => {
-                    results.interrupted = Some((phase, interrupt.signal().unwrap_or(0)));
-                    break;
-                }
+        match start::await_phase(plan, phase, &mut results, interrupt) {
+            Go::Now => {}
+            Go::Never => break,
+            Go::Interrupted => {
+                master.crew.shutdown();
+                return Err(RunError::Interrupted);
             }
         }
         let mut result = master.phase(phase, stop, progress);

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::config::{Config, StartAt, Stop};
 use crate::interrupt::Interrupt;
-use crate::results::Phase;
-use crate::run::clock::ClockSample;
+use crate::results::{Phase, Results};
+use crate::run::clock::{self, ClockSample};
+use crate::server::Control;
 
 /// What a sharded or aligned run records about its timing.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -43,6 +44,21 @@ pub struct Late {
 }
 
 impl Timing {
+    /// The record of a sharded or aligned run, with the clock offset
+    /// measured on `control`; `None` for any other run, which reads no
+    /// clock, so that its `TIME` calls stay out of every other run's server
+    /// account.
+    pub(super) fn begin(config: &Config, control: Option<&mut Control>) -> Option<Timing> {
+        if config.shard.is_none() && config.start_at.is_none() {
+            return None;
+        }
+        Some(Timing {
+            start_at: config.start_at.map(|s| s.at),
+            clock_start: control.and_then(clock::measure),
+            ..Timing::default()
+        })
+    }
+
     /// The lag of `phase`, if it was aligned.
     pub fn lag_ms(&self, phase: Phase) -> Option<f64> {
         self.lags
@@ -130,6 +146,52 @@ impl Plan {
     /// `--start-tolerance`.
     pub(super) fn tolerance(&self) -> Duration {
         self.start.tolerance
+    }
+}
+
+/// Whether the master may start a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Go {
+    /// Now: it is not aligned, or its planned start came.
+    Now,
+    /// No more phases: the start was missed, or a signal came after the
+    /// prefill (the results say which).
+    Never,
+    /// A signal came before anything was measured.
+    Interrupted,
+}
+
+/// Waits for `phase`'s planned start, if it has one, and records in
+/// `results` how late it was reached, or that it was missed.
+pub(super) fn await_phase(
+    plan: Option<Plan>,
+    phase: Phase,
+    results: &mut Results,
+    interrupt: &Interrupt,
+) -> Go {
+    let Some((plan, planned)) = plan.and_then(|p| Some((p, p.planned(phase)?))) else {
+        return Go::Now;
+    };
+    let timing = results.timing.get_or_insert_with(Timing::default);
+    match wait_until(planned, plan.tolerance(), interrupt) {
+        Reached::OnTime(lag) => {
+            timing.lags.push((phase, lag.as_secs_f64() * 1e3));
+            Go::Now
+        }
+        Reached::Late(lag) => {
+            timing.late = Some(Late {
+                phase,
+                lag_ms: lag.as_secs_f64() * 1e3,
+                tolerance: plan.tolerance(),
+            });
+            Go::Never
+        }
+        Reached::Interrupted if results.prefill.is_none() => Go::Interrupted,
+        Reached::Interrupted => {
+            // The prefill's results are kept: the wait is what was cut short.
+            results.interrupted = Some((phase, interrupt.signal().unwrap_or(0)));
+            Go::Never
+        }
     }
 }
 
