@@ -2,7 +2,8 @@
 //! `--shard-count`/`--shard-index` and one `--start-at` run the same windows
 //! and together send exactly what the server counted; a range split over
 //! shards is written once; the identity is read from a launcher's
-//! environment; a start in the past, or reached too late, is refused.
+//! environment; `--rate` is shared out; a start in the past, or reached
+//! too late, is refused.
 
 mod common;
 
@@ -326,4 +327,48 @@ fn an_interrupt_while_waiting_for_the_start_ends_at_once() {
         began.elapsed() < Duration::from_secs(30),
         "it waited for the start"
     );
+}
+
+#[test]
+fn the_rate_is_the_total_of_all_shards() {
+    let redis = Redis::start();
+    redis.reset_stats();
+    let dir = TempDir::new("rate");
+    let pattern = dir.path("r-{shard}.json");
+    let at = format!("{:.3}", epoch_in(Duration::from_secs(2)));
+    let args = [
+        "-t",
+        "1",
+        "-c",
+        "2",
+        "--ratio",
+        "1:1",
+        "--rate",
+        "400",
+        "--test-time",
+        "2",
+        "--start-at",
+        &at,
+        "--json-out-file",
+        pattern.to_str().unwrap(),
+    ];
+    let children: Vec<Child> = (0..2).map(|i| spawn_shard(&redis, i, 2, &args)).collect();
+    for (i, child) in children.into_iter().enumerate() {
+        wait_ok(child, &format!("shard {i}"));
+    }
+    let mut sent = 0;
+    for i in 0..2 {
+        let doc = read_json(&dir.path(&format!("r-{i}.json")));
+        assert_eq!(
+            f(&doc["kvbench"]["config"]["rate_ops_per_sec"]),
+            200.0,
+            "shard {i}'s share"
+        );
+        let count = total(&doc, "SET", "count") + total(&doc, "GET", "count");
+        // 200 per second for 2 s: never more (give or take a request per
+        // connection), and less only by what a busy machine left unsent.
+        assert!((300..=404).contains(&count), "shard {i} sent {count}");
+        sent += count;
+    }
+    assert_eq!(sent, redis.calls("set") + redis.calls("get"));
 }
