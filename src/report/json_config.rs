@@ -155,7 +155,8 @@ pub fn allkeys_per_connection(c: &Config) -> u64 {
     let len = c.keys.range.len();
     match c.semantics.range_sharing {
         RangeSharing::Whole => len,
-        RangeSharing::Split => len.div_ceil(c.connections().max(1) as u64),
+        // Split across the connections of every shard.
+        RangeSharing::Split => len.div_ceil(c.total_slots().max(1)),
     }
 }
 
