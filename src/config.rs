@@ -18,6 +18,9 @@ mod connection;
 mod data;
 mod file_values;
 mod load;
+mod output;
+pub mod shard;
+pub mod start_at;
 pub mod sweep;
 
 use crate::cli::Args;
@@ -32,6 +35,12 @@ use compat::{build_seed, build_semantics};
 use connection::build_target;
 use data::build_keys;
 use load::{build_faults, build_rate, build_stop, build_sweep};
+pub(crate) use output::parse_cpu_list;
+use output::{build_output, build_pinning};
+pub use shard::{Shard, ShardSource};
+use shard::{build_shard, hostname};
+pub use start_at::StartAt;
+use start_at::build_start;
 pub use sweep::{Cell, Sweep};
 
 /// A mistake the user can fix: which flag, what is wrong, what to do.
@@ -217,6 +226,12 @@ pub struct Config {
     pub semantics: Semantics,
     /// `--cluster-mode`: route by slot over every master; `None` for one server.
     pub cluster: Option<ClusterOptions>,
+    /// This machine's shard of a multi-machine run; `None` on one machine.
+    pub shard: Option<Shard>,
+    /// `--start-at`: when the phases start; `None` starts at once.
+    pub start_at: Option<StartAt>,
+    /// This machine's name, for reports and `{host}` in file names.
+    pub host: String,
 }
 
 impl Config {
@@ -274,7 +289,10 @@ fn merge(file: Args, cli: Args) -> Result<Args, UsageError> {
 
 fn build(a: Args) -> Result<Config, UsageError> {
     let sweep = build_sweep(&a)?;
-    let keys = build_keys(&a, sweep.max_connections())?;
+    let shard = build_shard(&a)?;
+    // Slices of the key range are cut for the connections of every shard.
+    let all_connections = sweep.max_connections() * shard.map_or(1, |s| s.count as usize);
+    let keys = build_keys(&a, all_connections)?;
     if a.rate_limiting.is_some() && (sweep.threads.len() > 1 || sweep.clients.len() > 1) {
         return Err(UsageError::new(
             "--rate-limiting",
@@ -285,11 +303,18 @@ fn build(a: Args) -> Result<Config, UsageError> {
         &a,
         &keys,
         sweep.ratios[0],
-        sweep.max_connections(),
+        all_connections,
     )?);
     let target = build_target(&a)?;
     connection::check_memcache_workload(target.protocol, &ops, &keys)?;
     let cluster = cluster::build_cluster(&a, &target)?;
+    let start_at = build_start(&a, sweep.cell_count() > 1)?;
+    let host = hostname();
+    let mut rate = build_rate(&a, sweep.threads[0] * sweep.clients[0])?;
+    // `--rate` is the total of all shards; the report shows this shard's share.
+    if let (Some(rate), Some(shard), Some(_)) = (rate.as_mut(), shard, a.rate) {
+        rate.total_per_sec /= f64::from(shard.count);
+    }
     Ok(Config {
         target,
         threads: sweep.threads[0],
@@ -300,7 +325,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         stop: build_stop(&a)?,
         run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
         warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,
-        rate: build_rate(&a, sweep.threads[0] * sweep.clients[0])?,
+        rate,
         headline: match (a.rate, a.rate_limiting) {
             (Some(_), None) => Headline::ResponseTime,
             _ => Headline::ServiceTime,
@@ -309,13 +334,16 @@ fn build(a: Args) -> Result<Config, UsageError> {
         keys,
         values: sweep.data_sizes[0].clone(),
         random_data: a.random_data,
-        output: build_output(&a)?,
+        output: build_output(&a, shard.map_or(0, |s| s.index), &host)?,
         seed: build_seed(&a)?,
         pinning: build_pinning(&a)?,
         faults: build_faults(&a)?,
         sweep,
         semantics: build_semantics(&a),
         cluster,
+        shard,
+        start_at,
+        host,
     })
 }
 
@@ -350,69 +378,6 @@ fn seconds(flag: &str, secs: f64, zero_ok: bool) -> Result<Duration, UsageError>
         ));
     }
     Ok(Duration::from_secs_f64(secs))
-}
-
-fn build_output(a: &Args) -> Result<Output, UsageError> {
-    let text = a.print_percentiles.as_deref().unwrap_or("50,99,99.9");
-    let mut percentiles = Vec::new();
-    for part in text.split(',') {
-        let p: f64 = part.trim().parse().map_err(|_| {
-            UsageError::new(
-                "--print-percentiles",
-                format!("'{part}' is not a number; e.g. --print-percentiles 50,99,99.9"),
-            )
-        })?;
-        if !(p > 0.0 && p <= 100.0) {
-            return Err(UsageError::new(
-                "--print-percentiles",
-                format!("{p} is outside (0, 100]"),
-            ));
-        }
-        percentiles.push(p);
-    }
-    Ok(Output {
-        json_out_file: a.json_out_file.clone(),
-        out_file: a.out_file.clone(),
-        percentiles,
-        hide_histogram: a.hide_histogram,
-        hdr_file_prefix: a.hdr_file_prefix.clone(),
-        slowlog: a.slowlog,
-        show_config: a.show_config,
-        print_all_runs: a.print_all_runs,
-    })
-}
-
-fn build_pinning(a: &Args) -> Result<Pinning, UsageError> {
-    match (&a.cpus, a.no_pin) {
-        (Some(_), true) => Err(UsageError::new(
-            "--cpus",
-            "cannot be combined with --no-pin",
-        )),
-        (Some(list), false) => parse_cpu_list(list).map(Pinning::Cpus),
-        (None, true) => Ok(Pinning::Off),
-        (None, false) => Ok(Pinning::Auto),
-    }
-}
-
-/// Parses `0-3,6,8-9` into CPU numbers, in the order given.
-pub(crate) fn parse_cpu_list(list: &str) -> Result<Vec<usize>, UsageError> {
-    let bad = |part: &str| {
-        UsageError::new(
-            "--cpus",
-            format!("'{part}' is not a CPU number or range; e.g. --cpus 0-3 or --cpus 0,2,4"),
-        )
-    };
-    let mut cpus = Vec::new();
-    for part in list.split(',').map(str::trim) {
-        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
-        let lo: usize = lo.trim().parse().map_err(|_| bad(part))?;
-        let hi: usize = hi.trim().parse().map_err(|_| bad(part))?;
-        if lo > hi || hi > 4096 {
-            return Err(bad(part));
-        }
-        cpus.extend(lo..=hi);
-    }
-    Ok(cpus)
 }
 
 #[cfg(test)]

@@ -35,7 +35,9 @@
 //!   reconnects, per-second reports to the master.
 //! - [`timer`]: the timerfd, and a thread's CPU time.
 //! - [`crew`]: spawning and pinning the workers.
-//! - [`run`]: the master: preflight, phases (prefill, warm-up, runs), evidence, error budget.
+//! - [`run`]: the master: preflight, phases (prefill, warm-up, runs), evidence, error budget;
+//!   [`run::start`]: `--start-at`'s aligned phases; [`run::clock`]: the offset against the
+//!   server's `TIME` (docs/scale-out.md).
 //! - [`sweep`]: running every cell of a sweep.
 //! - [`suite`]: `kvbench suite`, redis-benchmark's tests each as its own benchmark.
 //! - [`interrupt`]: SIGINT/SIGTERM and the `--max-errors` stop.

@@ -78,10 +78,19 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     for warning in warnings::collect(config, &results) {
         say!("kvbench: warning: {warning}");
     }
-    let complete = results.interrupted.is_none();
+    let late = results.timing.as_ref().and_then(|t| t.late_message());
+    let complete = results.interrupted.is_none() && late.is_none();
     let written = report::save_json(config, &results, complete, Save::Final)
         .and_then(|()| report::emit_text(config, &results, complete));
-    finish(written, save_failed, interrupt)
+    let code = finish(written, save_failed, interrupt);
+    // A shard that reached a planned start too late (exit 4), once its report is written.
+    match late {
+        Some(message) if code == ExitCode::SUCCESS => {
+            say!("kvbench: error: {message}");
+            ExitCode::from(4)
+        }
+        _ => code,
+    }
 }
 
 /// Every cell of a sweep; the JSON file grows after every phase of every cell.

@@ -191,7 +191,11 @@ impl RequestSource {
             ops,
             keys: gens,
             rand_range,
-            rng: SmallRng::seed_from_u64(semantics.connection_seed(config.seed, slot, seed)),
+            rng: SmallRng::seed_from_u64(semantics.connection_seed(
+                config.stream_seed(),
+                slot,
+                seed,
+            )),
             remaining,
             protocol: config.target.protocol,
         })

@@ -241,6 +241,8 @@ pub struct Results {
     pub placement: Option<Placement>,
     /// `--cluster-mode`: the nodes found at the start.
     pub cluster: Option<ClusterContext>,
+    /// A sharded or `--start-at` run: phase lags and clock offsets.
+    pub timing: Option<crate::run::Timing>,
 }
 
 impl Results {

@@ -4,6 +4,7 @@
 //! ends when every worker has sent its last report for it, so no run contains
 //! another's traffic: the master's receive loop is the barrier. Per-second reports
 //! are merged into the phase's totals with `+=` and into the per-second series.
+//! With `--start-at`, a phase first waits for its planned start ([`start`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -22,10 +23,14 @@ use crate::worker::{Command, Report};
 use hdr_files::{finish_hdr_files, open_interval_logs};
 
 mod advice;
+pub mod clock;
 mod cluster;
 mod hdr_files;
+pub mod start;
 
 pub use advice::connect_advice;
+use start::{Go, Plan};
+pub use start::{Late, Timing};
 
 /// Why a benchmark could not run.
 #[derive(Debug, thiserror::Error)]
@@ -124,7 +129,17 @@ pub fn run(
         cluster: cluster.as_ref().map(|c| c.context.clone()),
         ..Results::default()
     };
+    let plan = Plan::new(&master.config);
+    results.timing = Timing::begin(&master.config, master.control.get());
     for (phase, stop) in schedule(&master.config, prefill) {
+        match start::await_phase(plan, phase, &mut results, interrupt) {
+            Go::Now => {}
+            Go::Never => break,
+            Go::Interrupted => {
+                master.crew.shutdown();
+                return Err(RunError::Interrupted);
+            }
+        }
         let mut result = master.phase(phase, stop, progress);
         result.interrupted = interrupt.stop_requested();
         match phase {
@@ -142,6 +157,9 @@ pub fn run(
         if results.interrupted.is_some() {
             break;
         }
+    }
+    if let Some(timing) = results.timing.as_mut() {
+        timing.clock_end = master.control.get().and_then(clock::measure);
     }
     master.crew.shutdown();
     Ok(results)

@@ -626,3 +626,85 @@ fn cluster_options_that_cannot_work_exit_2_naming_the_flag() {
     ];
     assert_all_rejected(&cases);
 }
+
+#[test]
+fn bad_shards_and_start_times_exit_2_naming_the_flag() {
+    let cases = vec![
+        at_free_port(
+            "shard index without count",
+            "--shard-index 1",
+            "--shard-index",
+        )
+        .mentions("--shard-count too"),
+        at_free_port(
+            "shard count without index",
+            "--shard-count 3",
+            "--shard-count",
+        )
+        .mentions("--shard-index too"),
+        at_free_port(
+            "shard index at the count",
+            "--shard-index 3 --shard-count 3",
+            "--shard-index",
+        )
+        .mentions("0 to 2"),
+        at_free_port(
+            "shard count 0",
+            "--shard-index 0 --shard-count 0",
+            "--shard-count",
+        )
+        .mentions("at least 1"),
+        at_free_port("negative shard index", "--shard-index -1", "--shard-index"),
+        at_free_port("a Kubernetes index without a count", "", "--shard-count")
+            .env("JOB_COMPLETION_INDEX", "1")
+            .mentions("KVBENCH_SHARD_COUNT"),
+        at_free_port("a garbled Slurm rank", "", "SLURM_PROCID")
+            .env("SLURM_PROCID", "one")
+            .mentions("whole number"),
+        at_free_port("a Slurm rank without its task count", "", "SLURM_PROCID")
+            .env("SLURM_PROCID", "1")
+            .mentions("SLURM_NTASKS"),
+        at_free_port(
+            "a start time that is no time",
+            "--start-at soon",
+            "--start-at",
+        )
+        .mentions("RFC 3339"),
+        at_free_port(
+            "a start time without a zone",
+            "--start-at 2026-12-01T10:30:00",
+            "--start-at",
+        ),
+        at_free_port(
+            "a start time in the past",
+            "--start-at 1000000000",
+            "--start-at",
+        )
+        .mentions("in the past"),
+        at_free_port(
+            "a start tolerance without a start",
+            "--start-tolerance 2",
+            "--start-tolerance",
+        )
+        .mentions("add --start-at"),
+        at_free_port("a run gap without a start", "--run-gap 2", "--run-gap")
+            .mentions("add --start-at"),
+        at_free_port(
+            "a zero start tolerance",
+            "--start-at +30s --start-tolerance 0",
+            "--start-tolerance",
+        ),
+        at_free_port(
+            "a negative run gap",
+            "--start-at +30s --run-gap -1",
+            "--run-gap",
+        ),
+        at_free_port(
+            "a start time for a sweep",
+            "--start-at +30s --pipeline 1,4",
+            "--start-at",
+        )
+        .mentions("sweep"),
+    ];
+    assert_all_rejected(&cases);
+}

@@ -237,6 +237,24 @@ pub struct Args {
     #[arg(long, value_name = "KIND", help_heading = "Load")]
     pub arrival: Option<String>,
 
+    /// This machine's shard of a multi-machine run, from 0 (with --shard-count)
+    /// [default: from the launcher: JOB_COMPLETION_INDEX, SLURM_PROCID, ...]
+    #[arg(long, value_name = "I", help_heading = "Shards")]
+    pub shard_index: Option<u32>,
+    /// How many shards the run has; keys, --prefill and --rate are split among them
+    #[arg(long, value_name = "N", help_heading = "Shards")]
+    pub shard_count: Option<u32>,
+    /// Start the first phase at T: epoch seconds, RFC 3339 (2026-12-01T10:30:00Z)
+    /// or +30s from now; later phases start at fixed boundaries after it
+    #[arg(long, value_name = "T", help_heading = "Shards")]
+    pub start_at: Option<String>,
+    /// Seconds a shard may reach a planned start late before it stops (exit 4) [default: 1]
+    #[arg(long, value_name = "SECS", help_heading = "Shards")]
+    pub start_tolerance: Option<f64>,
+    /// With --start-at: seconds between one run's planned end and the next's start [default: 5]
+    #[arg(long, value_name = "SECS", help_heading = "Shards")]
+    pub run_gap: Option<f64>,
+
     /// Prefix of every key [default: memtier-]
     #[arg(long, value_name = "PREFIX", help_heading = "Keys")]
     pub key_prefix: Option<String>,

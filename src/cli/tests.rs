@@ -115,3 +115,26 @@ fn cluster_flags_parse_and_come_from_a_config_file() {
     assert_eq!(file.max_redirects, Some(5));
     assert_eq!(file.read_from.as_deref(), Some("replica"));
 }
+
+#[test]
+fn shard_and_start_flags_parse_and_come_from_a_config_file() {
+    let a = parse(&[
+        "--shard-index",
+        "2",
+        "--shard-count",
+        "4",
+        "--start-at",
+        "+30s",
+        "--start-tolerance",
+        "0.5",
+        "--run-gap",
+        "2",
+    ]);
+    assert_eq!((a.shard_index, a.shard_count), (Some(2), Some(4)));
+    assert_eq!(a.start_at.as_deref(), Some("+30s"));
+    assert_eq!((a.start_tolerance, a.run_gap), (Some(0.5), Some(2.0)));
+    let file: Args =
+        toml::from_str("shard-count = 3\nstart-at = \"2026-12-01T10:30:00Z\"").unwrap();
+    assert_eq!(file.shard_count, Some(3));
+    assert_eq!(file.start_at.as_deref(), Some("2026-12-01T10:30:00Z"));
+}

@@ -17,7 +17,9 @@ use serde_json::{Map, Value, json};
 
 use crate::config::{Config, Stop};
 use crate::protocol::resp::ServerErrorKind;
-use crate::report::{Exporter, ReportInput, distribution, evidence, json_cluster, open_loop};
+use crate::report::{
+    Exporter, ReportInput, distribution, evidence, json_cluster, json_shard, open_loop,
+};
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
 use crate::stats::{ErrorCounts, OpStats, Stats, max_us, percentile_us};
@@ -314,6 +316,7 @@ fn phase_summary(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Va
     let mut v = json!({
         "phase": p.phase.to_string(),
         "start_time_ms": millis(p.started_wall),
+        "start_lag_ms": json_shard::phase_lag(r, p.phase),
         "duration_ms": p.duration.as_millis() as u64,
         "drain_ms": p.drain.as_millis() as u64,
         "connections_down_at_end": p.connections_down,
@@ -372,6 +375,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "runs": r.runs.iter().map(|run| phase_summary(c, r, run)).collect::<Vec<_>>(),
         "server": r.server.as_ref().map(evidence::context_json),
         "placement": r.placement.as_ref().map(crate::placement::Placement::json),
+        "shard": json_shard::shard_json(c, r),
         "prefill": r.prefill.as_ref().map(|p| phase_summary(c, r, p)),
         "variance": variance_json(r),
         "interrupted": r.interrupted.map(|(phase, signal)| json!({

@@ -155,7 +155,8 @@ pub fn allkeys_per_connection(c: &Config) -> u64 {
     let len = c.keys.range.len();
     match c.semantics.range_sharing {
         RangeSharing::Whole => len,
-        RangeSharing::Split => len.div_ceil(c.connections().max(1) as u64),
+        // Split across the connections of every shard.
+        RangeSharing::Split => len.div_ceil(c.total_slots().max(1)),
     }
 }
 
@@ -178,7 +179,7 @@ fn pattern_params(c: &Config) -> (f64, f64, f64) {
 /// Every effective setting, typed, for the `kvbench.config` object.
 pub fn kvbench_config(c: &Config) -> Value {
     let (median, stddev, zipf) = pattern_params(c);
-    json!({
+    let mut v = json!({
         "target": c.target.endpoint.to_string(),
         "authenticate": c.target.auth.as_ref().map(|a| a.redacted()),
         "select_db": c.target.db,
@@ -226,7 +227,19 @@ pub fn kvbench_config(c: &Config) -> Value {
         "cluster_mode": c.cluster.is_some(),
         "max_redirects": c.cluster.map(|o| o.max_redirects),
         "read_from": c.cluster.map(|o| o.read_from.as_str()),
-    })
+    });
+    // Added apart: one more key in the macro above passes serde_json's recursion limit.
+    if let Value::Object(map) = &mut v {
+        map.insert(
+            "start_tolerance_s".into(),
+            json!(c.start_at.map(|s| s.tolerance.as_secs_f64())),
+        );
+        map.insert(
+            "run_gap_s".into(),
+            json!(c.start_at.map(|s| s.run_gap.as_secs_f64())),
+        );
+    }
+    v
 }
 
 /// The `--command` lines as given, with what was made of them; `null` for the

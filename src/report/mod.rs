@@ -17,6 +17,7 @@ pub mod json;
 pub mod json_cluster;
 pub mod json_config;
 pub mod json_histograms;
+pub mod json_shard;
 pub mod model;
 pub mod open_loop;
 pub mod progress;

@@ -93,6 +93,7 @@ pub(super) fn summary(out: &mut String, input: &ReportInput<'_>, last: Option<&S
         let _ = writeln!(out, "Placement: {placement}");
     }
     let _ = writeln!(out, "Seed: {}", config.seed);
+    crate::report::json_shard::shard_line(out, config, input.results);
     for warning in warnings::collect(config, input.results) {
         let _ = writeln!(out, "Warning: {warning}");
     }

@@ -35,6 +35,7 @@ fn best_and_worst_are_chosen_by_rate_not_position() {
         interrupted: None,
         placement: None,
         cluster: None,
+        timing: None,
     };
     assert_eq!(r.best(), Some(2));
     assert_eq!(r.worst(), Some(1));
@@ -54,6 +55,7 @@ fn aggregate_rate_is_all_requests_over_all_time() {
         interrupted: None,
         placement: None,
         cluster: None,
+        timing: None,
     };
     let agg = r.aggregate().unwrap();
     assert_eq!(rate(agg.stats.ops[0].count, agg.duration), 100.0);
@@ -70,6 +72,7 @@ fn a_single_run_is_all_stats() {
         interrupted: None,
         placement: None,
         cluster: None,
+        timing: None,
     };
     assert_eq!(r.sections()[0].title, "ALL STATS");
 }

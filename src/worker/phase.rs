@@ -103,7 +103,9 @@ impl Worker {
     /// Gives every client a fresh request source (and, with `--rate`, a fresh
     /// schedule) for this phase.
     fn start_phase(&mut self, index: u32, stop: Stop, started_at: Instant, prefill: bool) {
-        let slots = self.config.connections() as u64;
+        // Numbered across every shard, so that shards take disjoint slices.
+        let (base, slots) = (self.config.slot_base(), self.config.total_slots());
+        let seed_base = self.config.stream_seed();
         self.pipeline = if prefill {
             // As fast as the server takes them: no schedule, a deep window.
             self.config.pipeline.max(PREFILL_PIPELINE)
@@ -111,11 +113,8 @@ impl Worker {
             self.config.pipeline
         };
         for (i, client) in self.clients.iter_mut().enumerate() {
-            let slot = (self.thread * self.config.clients + i) as u64;
-            let seed = derive_seed(
-                self.config.seed,
-                &[self.thread as u64, i as u64, u64::from(index)],
-            );
+            let slot = base + (self.thread * self.config.clients + i) as u64;
+            let seed = derive_seed(seed_base, &[self.thread as u64, i as u64, u64::from(index)]);
             client.start_phase();
             // Config validation already accepted these patterns for this range and
             // connection count, so construction cannot fail here.
@@ -124,7 +123,7 @@ impl Worker {
                 client.schedule = None;
             } else {
                 client.source = RequestSource::new(&self.config, stop, slot, slots, seed).ok();
-                client.schedule = self.config.rate.map(|rate| {
+                client.schedule = self.config.schedule_rate().map(|rate| {
                     let arrival_seed = derive_seed(seed, &[u64::MAX]);
                     Schedule::new(rate, slot, slots, started_at, arrival_seed)
                 });

@@ -61,6 +61,10 @@ pub struct Kvbench {
     pub placement: Option<Placement>,
     /// Spread of the runs' ops/sec, with `-x 2` or more.
     pub variance: Option<Variance>,
+    /// Which shard of a multi-machine run, and its timing; `null` on one
+    /// machine without `--start-at` (absent from reports before shards).
+    #[serde(default)]
+    pub shard: Option<ShardInfo>,
     /// The phase cut short, and why.
     pub interrupted: Option<Interrupted>,
     /// In a sweep's cell: which cell.
@@ -68,9 +72,6 @@ pub struct Kvbench {
     pub cell: Option<Cell>,
     /// What to know before trusting the numbers.
     pub warnings: Vec<Warning>,
-    /// Which machine of a sharded run wrote this file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<ShardInfo>,
     /// In a merged file: one row per machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<Vec<ShardRow>>,
@@ -86,6 +87,10 @@ pub struct PhaseSummary {
     pub phase: String,
     /// ms since the epoch.
     pub start_time_ms: u64,
+    /// With `--start-at`: actual start minus planned start, ms; `null` for
+    /// a phase that was not aligned.
+    #[serde(default)]
+    pub start_lag_ms: Option<f64>,
     /// Run time, ms.
     pub duration_ms: u64,
     /// Time spent awaiting replies in flight, ms.
@@ -121,9 +126,6 @@ pub struct PhaseSummary {
     /// The warm-up's full section.
     #[serde(rename = "ALL STATS", default, skip_serializing_if = "Option::is_none")]
     pub all_stats: Option<Section>,
-    /// A sharded run: how late this run started against the plan, ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start_lag_ms: Option<f64>,
     /// Each row's whole latency histogram, by command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<Named<CompressedHistogram>>,

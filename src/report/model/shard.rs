@@ -25,7 +25,7 @@ pub enum ShardSource {
 /// at the end of the benchmark.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShardClock {
-    /// Local minus reference clock at the start, ms.
+    /// Server minus local time before the first phase, ms.
     #[serde(default)]
     pub offset_start_ms: Option<f64>,
     /// The same at the end, ms.
@@ -58,9 +58,21 @@ pub struct ShardInfo {
     /// How late this machine started against the plan, ms.
     #[serde(default)]
     pub start_lag_ms: Option<f64>,
-    /// Its clock against the reference.
+    /// The planned start reached later than `--start-tolerance` (exit 4).
+    #[serde(default)]
+    pub late: Option<ShardLate>,
+    /// Its clock against the server's `TIME`.
     #[serde(default)]
     pub clock: Option<ShardClock>,
+}
+
+/// `kvbench.shard.late`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardLate {
+    /// `RUN #2`, `WARM-UP`.
+    pub phase: String,
+    /// How late, ms.
+    pub lag_ms: f64,
 }
 
 /// A source this reader does not know reads as unknown rather than failing.
