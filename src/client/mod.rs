@@ -71,7 +71,7 @@ pub struct Client {
     /// For each node index, requests drawn for it while its connection had
     /// no room, oldest first (at most a pipeline window each, then drawing
     /// stops): the other nodes' connections keep filling meanwhile.
-    waiting: Vec<VecDeque<Pending>>,
+    waiting: Vec<routed::NodeQueue>,
     /// The most requests one node's queue holds before drawing stops.
     waiting_bound: usize,
     /// Redirected and retried requests, oldest first.
@@ -122,7 +122,7 @@ impl Client {
 
     /// Starts a phase: drops what was waiting or pending (already counted).
     pub fn start_phase(&mut self) {
-        self.waiting.iter_mut().for_each(VecDeque::clear);
+        self.waiting.iter_mut().for_each(routed::NodeQueue::clear);
         self.pending.clear();
         self.timer_queued = false;
         self.retry_queued = false;
@@ -238,7 +238,7 @@ impl Client {
             Some(schedule) if more => schedule.due_by(until),
             _ => 0,
         };
-        let waiting: usize = self.waiting.iter().map(VecDeque::len).sum();
+        let waiting: usize = self.waiting.iter().map(routed::NodeQueue::len).sum();
         due + if self.schedule.is_some() {
             waiting as u64
         } else {
@@ -253,13 +253,14 @@ impl Client {
         let mut never_sent = 0;
         let open_loop = self.schedule.is_some();
         for waiting in &mut self.waiting {
-            for w in waiting.drain(..).filter(|_| open_loop) {
+            for w in waiting.requests.drain(..).filter(|_| open_loop) {
                 let waited = deadline.saturating_duration_since(w.request.intended_at);
                 stats
                     .op_mut(usize::from(w.request.queued.row))
                     .record_never_sent(waited.as_micros() as u64);
                 never_sent += 1;
             }
+            waiting.clear();
         }
         let (Some(schedule), Some(source)) = (self.schedule.as_mut(), self.source.as_mut()) else {
             return never_sent;

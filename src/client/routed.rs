@@ -18,6 +18,57 @@ use crate::workload::ops::Encoding;
 /// Encoded `ASKING`.
 const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
 
+/// The requests drawn for one node and not yet sent, with their bytes:
+/// they are copied out when the window has room, never encoded twice.
+#[derive(Debug, Default)]
+pub(super) struct NodeQueue {
+    /// Oldest first; each request's bytes are `queued.len` long.
+    pub(super) requests: VecDeque<Pending>,
+    bytes: Vec<u8>,
+    /// Where the oldest request's bytes start.
+    read: usize,
+}
+
+impl NodeQueue {
+    pub(super) fn len(&self) -> usize {
+        self.requests.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.requests.is_empty()
+    }
+
+    /// Forgets everything, keeping the memory.
+    pub(super) fn clear(&mut self) {
+        self.requests.clear();
+        self.bytes.clear();
+        self.read = 0;
+    }
+
+    fn push(&mut self, pending: Pending, bytes: &[u8]) {
+        self.requests.push_back(pending);
+        self.bytes.extend_from_slice(bytes);
+    }
+
+    /// The oldest request and its bytes.
+    fn pop(&mut self) -> Option<(Pending, &[u8])> {
+        let pending = self.requests.pop_front()?;
+        let start = self.read;
+        let end = (start + pending.request.queued.len as usize).min(self.bytes.len());
+        self.read = end;
+        Some((pending, &self.bytes[start..end]))
+    }
+
+    /// Called once the bytes of the last pop are copied: frees them when
+    /// nothing waits any more.
+    fn settle(&mut self) {
+        if self.requests.is_empty() {
+            self.bytes.clear();
+            self.read = 0;
+        }
+    }
+}
+
 impl Client {
     /// True when some node's queue is past its bound: nothing more is drawn.
     pub(super) fn overflowing(&self) -> bool {
@@ -40,14 +91,16 @@ impl Client {
         // Drawing only fills windows: what waits could not go anywhere new
         // during the loop, so it is placed once, first.
         let mut missing = self.place_waiting(conns, cx, now);
+        let mut with_room = self
+            .conns()
+            .filter(|&c| conns.get(c).is_some_and(Conn::has_room))
+            .count();
+        let mut overflow = self.overflowing();
         loop {
-            if self.overflowing() {
-                return missing;
-            }
-            let any_room = self
-                .conns()
-                .any(|c| conns.get(c).is_some_and(Conn::has_room));
-            if !any_room {
+            // Only a connection just written to can have lost its room, and
+            // only a queue just pushed to can overflow: both are kept up to
+            // date below instead of looking at every connection per request.
+            if with_room == 0 || overflow {
                 return missing;
             }
             let Some(intended_at) = next_intended(&self.schedule, now) else {
@@ -80,12 +133,14 @@ impl Client {
                         Some(queued)
                     };
                     conn.queue(copy, intended_at, now);
+                    with_room -= usize::from(!conn.has_room());
                 }
                 other => {
                     if other.is_none() {
                         missing = missing.or(Some(node));
                     }
                     self.wait(node, request);
+                    overflow = self.waiting_for(node) > self.waiting_bound;
                 }
             }
         }
@@ -93,19 +148,21 @@ impl Client {
 
     /// Requests waiting for `node`.
     fn waiting_for(&self, node: usize) -> usize {
-        self.waiting.get(node).map_or(0, VecDeque::len)
+        self.waiting.get(node).map_or(0, NodeQueue::len)
     }
 
+    /// Queues `request`, whose bytes are in `scratch`, for `node`.
     fn wait(&mut self, node: usize, request: InFlight) {
         if self.waiting.len() <= node {
-            self.waiting.resize_with(node + 1, VecDeque::new);
+            self.waiting.resize_with(node + 1, NodeQueue::default);
         }
-        self.waiting[node].push_back(Pending {
+        let pending = Pending {
             request,
             node: Some(node),
             asking: false,
             due: None,
-        });
+        };
+        self.waiting[node].push(pending, &self.scratch);
     }
 
     /// Sends waiting requests where their connection has room now; drops
@@ -134,30 +191,27 @@ impl Client {
                 self.waiting[node].clear();
                 continue;
             }
+            let open_loop = self.schedule.is_some();
+            let queue = &mut self.waiting[node];
             while conn.has_room() {
-                let Some(w) = self.waiting[node].pop_front() else {
+                let Some((w, bytes)) = queue.pop() else {
                     break;
                 };
-                let Some(source) = self.source.as_mut() else {
-                    break;
-                };
-                self.again.clear();
-                let queued =
-                    source.encode_again(w.request.queued, &mut self.again, cx.prefix, cx.values);
                 // A closed loop's request is timed from its send; an open
                 // loop's keeps its intended time, its wait included.
-                let intended_at = if self.schedule.is_some() {
+                let intended_at = if open_loop {
                     w.request.intended_at
                 } else {
                     now
                 };
-                let bytes = &self.again;
+                let queued = w.request.queued;
                 let copy = |buf: &mut Vec<u8>, _| {
                     buf.extend_from_slice(bytes);
                     Some(queued)
                 };
                 conn.queue(copy, intended_at, now);
             }
+            queue.settle();
         }
         missing
     }
