@@ -105,6 +105,9 @@ impl Lan {
         command
             .args(["--port", &port.to_string(), "--bind", SERVER_ADDR])
             .args(["--save", "", "--appendonly", "no"])
+            // Protected mode answers DENIED to every address but loopback;
+            // this address exists only inside the private namespaces.
+            .args(["--protected-mode", "no"])
             .args(["--dir", dir.to_str().unwrap()]);
         self.keep(&mut command);
         let deadline = Instant::now() + Duration::from_secs(10);
