@@ -118,3 +118,57 @@ fn srun_runs_four_aligned_shards_that_merge_into_the_servers_counts() {
     assert_eq!(doc["kvbench"]["merged"]["partial"], false);
     assert_eq!(doc["kvbench"]["shards"].as_array().map(Vec::len), Some(4));
 }
+
+#[test]
+fn the_sbatch_script_runs_the_shards_and_merges_their_files() {
+    let slurm = Slurm::start();
+    let redis = Redis::start();
+    redis.reset_stats();
+    let dir = TempDir::new("sbatch");
+    let out_dir = dir.path("out");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/slurm/kvbench.sbatch");
+    // The script asks for one task on each of 4 nodes; this cluster has one
+    // node, so the command line (which overrides #SBATCH lines) puts the
+    // four tasks on it.
+    let child = slurm
+        .client("sbatch")
+        .args(["--wait", "--nodes=1", "--ntasks=4", "--overcommit"])
+        .arg(format!("--output={}", dir.path("job.out").display()))
+        .arg(script)
+        .current_dir(&dir.0)
+        .env("KVBENCH", env!("CARGO_BIN_EXE_kvbench"))
+        .env("KVBENCH_SERVER", "127.0.0.1")
+        .env("KVBENCH_PORT", redis.port.to_string())
+        .env(
+            "KVBENCH_ARGS",
+            "-t 1 -c 2 --ratio 1:1 --key-maximum 1000 --test-time 2",
+        )
+        .env("KVBENCH_START_DELAY", "5")
+        .env("KVBENCH_OUT", &out_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run sbatch");
+    let out = wait_bounded(child, Duration::from_secs(90), &slurm);
+    let job_log = std::fs::read_to_string(dir.path("job.out")).unwrap_or_default();
+    assert!(
+        out.status.success(),
+        "sbatch: {}\n{}\njob output:\n{job_log}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        slurm.logs()
+    );
+    for i in 0..TASKS {
+        let doc = read_json(&out_dir.join(format!("run-{i}.json")));
+        let shard = &doc["kvbench"]["shard"];
+        assert_eq!(shard["source"], "slurm", "{shard}");
+        assert_eq!(u(&shard["index"]), i, "{shard}");
+        let text = std::fs::read_to_string(out_dir.join(format!("stdout-{i}.txt"))).unwrap();
+        assert!(text.contains(&format!("Shard: {i} of 4 (slurm)")), "{text}");
+    }
+    let doc = read_json(&out_dir.join("total.json"));
+    let (sets, gets) = (redis.calls("set"), redis.calls("get"));
+    assert!(sets > 0 && gets > 0, "the server saw {sets} SETs, {gets} GETs");
+    assert_eq!(total(&doc, "SET", "count"), sets, "{job_log}");
+    assert_eq!(total(&doc, "GET", "count"), gets, "{job_log}");
+}

@@ -74,10 +74,16 @@ impl Slurm {
         Ok(slurm)
     }
 
-    /// `srun` for this cluster (`SLURM_CONF` set, no inherited `SLURM_*`
-    /// job variables, no `KVBENCH_AUTH`); the caller adds the rest.
+    /// `srun` for this cluster; see [`Slurm::client`].
     pub fn srun(&self) -> Command {
-        let mut command = Command::new("srun");
+        self.client("srun")
+    }
+
+    /// A Slurm client command (`srun`, `sbatch`, `sinfo`) for this cluster:
+    /// `SLURM_CONF` set, no inherited `SLURM_*` job variables, no
+    /// `KVBENCH_AUTH`; the caller adds the rest.
+    pub fn client(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
         command.env_remove("KVBENCH_AUTH");
         for (name, _) in std::env::vars_os() {
             if name.to_string_lossy().starts_with("SLURM_") {
