@@ -42,7 +42,16 @@ fn three_hosts_in_network_namespaces_merge_into_the_servers_counts() {
                 .args(["-s", SERVER_ADDR, "-p", &PORT.to_string()])
                 .args(["--shard-count", &CLIENTS.to_string()])
                 .args(["--shard-index", &i.to_string()])
-                .args(["-t", "1", "-c", "2", "--ratio", "1:1", "--key-maximum", "1000"])
+                .args([
+                    "-t",
+                    "1",
+                    "-c",
+                    "2",
+                    "--ratio",
+                    "1:1",
+                    "--key-maximum",
+                    "1000",
+                ])
                 .args(["--hide-histogram", "--test-time", "2", "--start-at", &at])
                 .arg("--json-out-file")
                 .arg(&pattern)
@@ -96,7 +105,9 @@ fn three_hosts_in_network_namespaces_merge_into_the_servers_counts() {
         assert!(table.contains(&format!("client{i}")), "{table}");
     }
     let doc = read_json(&merged);
-    let text = lan.redis_cli(PORT, &["INFO", "commandstats"]).replace('\r', "");
+    let text = lan
+        .redis_cli(PORT, &["INFO", "commandstats"])
+        .replace('\r', "");
     let stats = parse_commandstats(&text);
     let calls = |name: &str| stats.get(name).map_or(0, |c| c.0);
     assert!(calls("set") > 0 && calls("get") > 0, "{stats:?}");

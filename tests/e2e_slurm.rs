@@ -57,10 +57,24 @@ fn srun_runs_four_aligned_shards_that_merge_into_the_servers_counts() {
     let at = format!("{:.3}", epoch_in(Duration::from_secs(5)));
     let child = slurm
         .srun()
-        .args(["-n", &TASKS.to_string(), "--overcommit", "--kill-on-bad-exit=1"])
+        .args([
+            "-n",
+            &TASKS.to_string(),
+            "--overcommit",
+            "--kill-on-bad-exit=1",
+        ])
         .arg(env!("CARGO_BIN_EXE_kvbench"))
         .args(["-s", "127.0.0.1", "-p", &redis.port.to_string()])
-        .args(["-t", "1", "-c", "2", "--ratio", "1:1", "--key-maximum", "1000"])
+        .args([
+            "-t",
+            "1",
+            "-c",
+            "2",
+            "--ratio",
+            "1:1",
+            "--key-maximum",
+            "1000",
+        ])
         .args(["--hide-histogram", "--test-time", "2", "--start-at", &at])
         .arg("--json-out-file")
         .arg(&pattern)
@@ -79,7 +93,12 @@ fn srun_runs_four_aligned_shards_that_merge_into_the_servers_counts() {
     );
 
     let files: Vec<String> = (0..TASKS)
-        .map(|i| dir.path(&format!("shard-{i}.json")).to_str().unwrap().to_string())
+        .map(|i| {
+            dir.path(&format!("shard-{i}.json"))
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     let docs: Vec<Value> = files.iter().map(|f| read_json(f.as_ref())).collect();
     for (i, doc) in docs.iter().enumerate() {
@@ -112,7 +131,10 @@ fn srun_runs_four_aligned_shards_that_merge_into_the_servers_counts() {
     );
     let doc = read_json(&merged);
     let (sets, gets) = (redis.calls("set"), redis.calls("get"));
-    assert!(sets > 0 && gets > 0, "the server saw {sets} SETs, {gets} GETs");
+    assert!(
+        sets > 0 && gets > 0,
+        "the server saw {sets} SETs, {gets} GETs"
+    );
     assert_eq!(total(&doc, "SET", "count"), sets);
     assert_eq!(total(&doc, "GET", "count"), gets);
     assert_eq!(doc["kvbench"]["merged"]["partial"], false);
@@ -168,7 +190,10 @@ fn the_sbatch_script_runs_the_shards_and_merges_their_files() {
     }
     let doc = read_json(&out_dir.join("total.json"));
     let (sets, gets) = (redis.calls("set"), redis.calls("get"));
-    assert!(sets > 0 && gets > 0, "the server saw {sets} SETs, {gets} GETs");
+    assert!(
+        sets > 0 && gets > 0,
+        "the server saw {sets} SETs, {gets} GETs"
+    );
     assert_eq!(total(&doc, "SET", "count"), sets, "{job_log}");
     assert_eq!(total(&doc, "GET", "count"), gets, "{job_log}");
 }

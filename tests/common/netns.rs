@@ -47,7 +47,15 @@ impl Lan {
         let s = lan.server.clone();
         ip(&["-n", &s, "link", "set", "lo", "up"]);
         ip(&["-n", &s, "link", "add", "br0", "type", "bridge"]);
-        ip(&["-n", &s, "addr", "add", &format!("{SERVER_ADDR}/24"), "dev", "br0"]);
+        ip(&[
+            "-n",
+            &s,
+            "addr",
+            "add",
+            &format!("{SERVER_ADDR}/24"),
+            "dev",
+            "br0",
+        ]);
         ip(&["-n", &s, "link", "set", "br0", "up"]);
         for (i, c) in lan.clients.clone().iter().enumerate() {
             let port = format!("c{}", i + 1);
