@@ -13,9 +13,11 @@ build:
 release:
 	$(CARGO) build --release
 
-# Installs what the demo and the tests need (Debian's redis-server).
+# Installs what the demo and the tests need (Debian's redis-server; Slurm and
+# munge for tests/e2e_slurm.rs).
 deps:
 	@scripts/ensure-redis.sh
+	@scripts/ensure-slurm.sh
 
 # A real short benchmark against a private redis-server (about 20 s).
 demo: deps release

@@ -13,7 +13,9 @@
 
 pub mod cluster;
 pub mod memcached;
+pub mod netns;
 pub mod scripted_server;
+pub mod slurm;
 pub mod tls;
 
 use std::collections::HashMap;
@@ -35,6 +37,13 @@ use serde_json::Value;
 pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral loopback port");
     listener.local_addr().unwrap().port()
+}
+
+/// This machine's host name, as `gethostname` gives it (what kvbench's
+/// `{host}` and `kvbench.shard.host` use).
+pub fn hostname() -> String {
+    let out = Command::new("hostname").output().expect("run hostname");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 /// A scratch directory removed on drop.
