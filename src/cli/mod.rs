@@ -386,7 +386,9 @@ pub enum Subcommand {
 #[command(
     name = "kvbench compare",
     about = "Compare kvbench (or memtier_benchmark) JSON reports side by side, with ratios to the first",
-    max_term_width = 100
+    max_term_width = 100,
+    // The benchmark's flags disable clap's help; this one is declared below.
+    disable_help_flag = true
 )]
 pub struct CompareArgs {
     /// JSON reports written with --json-out-file; the first is the baseline
@@ -399,6 +401,9 @@ pub struct CompareArgs {
     /// and the ratio column (1 : 1.20 : 1.19) for ops/sec, avg and p99 latency
     #[arg(long, default_value = "rows", value_name = "LAYOUT")]
     pub layout: String,
+    /// Print help
+    #[arg(long, action = ArgAction::Help)]
+    pub help: Option<bool>,
 }
 
 /// Turns a parse error from clap into kvbench's one-line form naming the flag,
