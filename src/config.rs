@@ -254,11 +254,7 @@ impl Config {
 fn read_config_file(path: &PathBuf) -> Result<Args, UsageError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError::new("--config", format!("cannot read {}: {e}", path.display())))?;
-    let args = toml::from_str(&text).map_err(|e| {
-        // toml's message already carries the line, the column and the offending key.
-        let detail = e.to_string().trim_end().replace('\n', " | ");
-        UsageError::new("--config", format!("{}: {detail}", path.display()))
-    })?;
+    let args = toml::from_str(&text).map_err(|e| file_values::parse_error(path, &text, &e))?;
     file_values::reject_non_finite(path, &text)?;
     Ok(args)
 }

@@ -371,7 +371,7 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
     let missing = dir.path("missing.toml").to_str().unwrap().to_string();
     let with = |what, path: &str, flag| at_free_port(what, "--config", flag).arg(path);
     let cases = vec![
-        with("unknown config key", &unknown, "--config").mentions("thread`"),
+        with("unknown config key", &unknown, "--config").mentions("did you mean 'threads'"),
         with("TOML syntax error", &syntax, "--config").mentions("line 2"),
         with("a string where a number belongs", &wrong_type, "--config").mentions("line 1"),
         with("missing config file", &missing, "--config").mentions("missing.toml"),
@@ -390,6 +390,45 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
         ),
     ];
     assert_all_rejected(&cases);
+}
+
+#[test]
+fn config_key_typos_and_wrong_types_are_one_short_line_with_the_fix() {
+    let dir = TempDir::new("cli-errors-keys");
+    let port = free();
+    for (name, text, expected) in [
+        (
+            "typo.toml",
+            "# a workload\nserver = \"127.0.0.1\"\nthreds = 2\n",
+            "unknown key 'threds' at line 3; did you mean 'threads'?",
+        ),
+        (
+            "ratio.toml",
+            "threads = 2\nratio = 14\n",
+            "ratio at line 2: invalid type: integer `14`, expected a string; write it as ratio = \"1:4\"",
+        ),
+    ] {
+        let path = dir.path(name);
+        std::fs::write(&path, text).unwrap();
+        let path = path.to_str().unwrap();
+        let out = common::kvbench(&["-p", port, "--config", path]);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        let line = stderr.strip_suffix('\n').unwrap();
+        assert!(!line.contains('\n'), "{name}: {stderr}");
+        let prefix = format!("kvbench: error: --config: {path}: ");
+        assert!(line.starts_with(&prefix), "{name}: {line}");
+        // The message after the file name, bounded on both sides.
+        let message = &line[prefix.len()..];
+        assert!(message.len() > expected.len() / 2, "{name}: {line}");
+        assert!(
+            message.len() < 200,
+            "{name}: {} chars: {line}",
+            message.len()
+        );
+        assert!(message.ends_with(expected), "{name}: {line}");
+        assert!(!line.contains("cannot connect"), "{name}: {line}");
+    }
 }
 
 #[test]
