@@ -176,6 +176,29 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
         at_free_port("clients 0", "--clients 0", "--clients"),
         at_free_port("run-count 0", "-x 0", "--run-count"),
         at_free_port("test-time 0", "--test-time 0", "--test-time"),
+        // A unit after a seconds value: the advice gives the seconds.
+        at_free_port("test-time with a unit", "--test-time 10s", "--test-time")
+            .mentions("give seconds, e.g. --test-time 10"),
+        at_free_port(
+            "warmup-time in minutes",
+            "--warmup-time 1m",
+            "--warmup-time",
+        )
+        .mentions("give seconds, e.g. --warmup-time 60"),
+        at_free_port(
+            "request-timeout in ms",
+            "--request-timeout=250ms",
+            "--request-timeout",
+        )
+        .mentions("e.g. --request-timeout 0.25"),
+        case(
+            "suite test-time with a unit",
+            &format!("suite -p {} --test-time 5sec", free()),
+            "--test-time",
+        )
+        .mentions("e.g. --test-time 5"),
+        at_free_port("a huge test-time", "--test-time 1e300", "--test-time")
+            .mentions("(got 1e300)"),
         at_free_port("negative warmup-time", "--warmup-time=-1", "--warmup-time"),
         at_free_port(
             "connection-timeout 0",

@@ -21,6 +21,7 @@ use crate::config::UsageError;
 
 mod memtier;
 mod merge;
+mod seconds;
 mod suite;
 mod values;
 
@@ -422,6 +423,17 @@ pub fn usage_error(e: &clap::Error) -> UsageError {
                 "memtier's {memtier} is not supported yet; remove it (docs/memtier-compat.md lists what kvbench implements)"
             ),
         };
+    }
+    // `--test-time 10s`: the unit is the mistake, not the number.
+    if let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+        e.get(ContextKind::InvalidArg),
+        e.get(ContextKind::InvalidValue),
+    ) {
+        if arg.ends_with("<SECS>") {
+            if let Some(message) = seconds::with_unit_advice(&flag, value) {
+                return UsageError { flag, message };
+            }
+        }
     }
     let rendered = e.to_string();
     let first = rendered.lines().next().unwrap_or_default();
