@@ -385,6 +385,7 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
     let unknown = file("unknown.toml", "threads = 2\nthread = 3\n");
     let syntax = file("syntax.toml", "threads = 2\nclients = = 3\n");
     let wrong_type = file("type.toml", "threads = \"two\"\n");
+    let unit = file("unit.toml", "test-time = \"10s\"\n");
     let zero = file("zero.toml", "clients = 0\n");
     let redirects = file("redirects.toml", "max-redirects = 3\n");
     let memcached_cluster = file(
@@ -398,6 +399,8 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
         with("TOML syntax error", &syntax, "--config").mentions("line 2"),
         with("a string where a number belongs", &wrong_type, "--config").mentions("line 1"),
         with("missing config file", &missing, "--config").mentions("missing.toml"),
+        with("seconds with a unit in the file", &unit, "--config")
+            .mentions("write it as test-time = 10"),
         // A value that parses but is invalid names the flag, as on the command line.
         with("clients 0 in the file", &zero, "--clients"),
         with(

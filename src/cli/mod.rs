@@ -27,6 +27,7 @@ mod values;
 
 pub use memtier::unsupported_memtier_flag;
 pub use merge::{MergeArgs, MergeFormat};
+pub use seconds::seconds_for;
 pub use suite::{SuiteArgs, suite_usage_error};
 pub use values::{NumList, RequestsArg};
 

@@ -16,6 +16,17 @@ const UNITS: &[(&[&str], f64)] = &[
 /// number followed by a unit; `None` for anything else (clap's own message
 /// then stands).
 pub(super) fn with_unit_advice(flag: &str, value: &str) -> Option<String> {
+    let seconds = seconds_for(value)?;
+    let value = value.trim();
+    Some(format!(
+        "takes seconds without a unit (got '{value}'); give seconds, e.g. {flag} {seconds}"
+    ))
+}
+
+/// What to write instead of `value` when it is a number followed by a unit
+/// (`"1m"` → `"60"`; `"10"` as a plain example when the unit is not one we
+/// know); `None` when `value` is not a number and a unit.
+pub fn seconds_for(value: &str) -> Option<String> {
     let value = value.trim();
     let split = value.find(|c: char| c.is_alphabetic() || c == 'µ')?;
     let (number, unit) = value.split_at(split);
@@ -28,13 +39,7 @@ pub(super) fn with_unit_advice(flag: &str, value: &str) -> Option<String> {
         .iter()
         .find(|(names, _)| names.contains(&unit.as_str()))
         .map(|(_, factor)| *factor);
-    let advice = match factor {
-        Some(factor) => format!("{flag} {}", seconds_text(number * factor)),
-        None => format!("{flag} 10"),
-    };
-    Some(format!(
-        "takes seconds without a unit (got '{value}'); give seconds, e.g. {advice}"
-    ))
+    Some(factor.map_or("10".to_string(), |f| seconds_text(number * f)))
 }
 
 /// Seconds as a short decimal: whole seconds without a point, fractions

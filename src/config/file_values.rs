@@ -16,7 +16,7 @@ use std::path::Path;
 
 use clap::CommandFactory;
 
-use crate::cli::Args;
+use crate::cli::{self, Args};
 use crate::config::UsageError;
 
 /// Keys whose string has a syntax, with a value that shows it; other keys get
@@ -87,6 +87,17 @@ pub(super) fn parse_error(path: &Path, text: &str, e: &toml::de::Error) -> Usage
         Some(key) if message.starts_with("duplicate key") => {
             format!("{file}: {key}{at}: duplicate key; give each key once")
         }
+        Some(key) if takes_seconds(key) && message.contains("string") => {
+            let value = line
+                .and_then(|n| value_on_line(text, n))
+                .unwrap_or_default();
+            match cli::seconds_for(value) {
+                Some(secs) => format!(
+                    "{file}: {key}{at}: takes seconds without a unit (got '{value}'); write it as {key} = {secs}"
+                ),
+                None => format!("{file}: {key}{at}: {detail}; write it as {key} = 10"),
+            }
+        }
         Some(key) if known_keys().iter().any(|k| k == key) => {
             let example = example(key);
             format!("{file}: {key}{at}: {detail}; write it as {key} = {example}")
@@ -116,6 +127,24 @@ fn unknown_key(message: &str) -> Option<&str> {
 fn key_on_line(text: &str, line: usize) -> Option<&str> {
     let (key, _) = text.lines().nth(line.checked_sub(1)?)?.split_once('=')?;
     Some(key.trim().trim_matches(|c| c == '"' || c == '\''))
+}
+
+/// The value assigned on 1-based line `line`, quotes removed.
+fn value_on_line(text: &str, line: usize) -> Option<&str> {
+    let (_, value) = text.lines().nth(line.checked_sub(1)?)?.split_once('=')?;
+    Some(value.trim().trim_matches(|c| c == '"' || c == '\''))
+}
+
+/// Whether `key` is a duration in seconds (`SECS` in `--help`).
+fn takes_seconds(key: &str) -> bool {
+    Args::command()
+        .get_arguments()
+        .filter(|arg| arg.get_long() == Some(key))
+        .filter_map(|arg| {
+            arg.get_value_names()
+                .and_then(|names| names.first().cloned())
+        })
+        .any(|name| name == "SECS")
 }
 
 /// toml's message up to [`DETAIL_MAX_CHARS`], cut at a character boundary.
@@ -245,6 +274,12 @@ mod tests {
         );
         assert!(refused("threads = \"two\"\n").ends_with("write it as threads = 1"));
         assert!(refused("hide-histogram = 3\n").ends_with("hide-histogram = true"));
+        let message = refused("threads = 2\nwarmup-time = \"1m\"\n");
+        assert_eq!(
+            message,
+            "k.toml: warmup-time at line 2: takes seconds without a unit (got '1m'); write it as warmup-time = 60"
+        );
+        assert!(refused("test-time = \"ten\"\n").ends_with("write it as test-time = 10"));
     }
 
     #[test]
