@@ -254,11 +254,7 @@ impl Config {
 fn read_config_file(path: &PathBuf) -> Result<Args, UsageError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError::new("--config", format!("cannot read {}: {e}", path.display())))?;
-    let args = toml::from_str(&text).map_err(|e| {
-        // toml's message already carries the line, the column and the offending key.
-        let detail = e.to_string().trim_end().replace('\n', " | ");
-        UsageError::new("--config", format!("{}: {detail}", path.display()))
-    })?;
+    let args = toml::from_str(&text).map_err(|e| file_values::parse_error(path, &text, &e))?;
     file_values::reject_non_finite(path, &text)?;
     Ok(args)
 }
@@ -367,17 +363,30 @@ fn seconds(flag: &str, secs: f64, zero_ok: bool) -> Result<Duration, UsageError>
     if secs > MAX_SECONDS {
         return Err(UsageError::new(
             flag,
-            format!("must be at most {MAX_SECONDS} seconds, about 116 days (got {secs})"),
+            format!(
+                "must be at most {MAX_SECONDS} seconds, about 116 days (got {})",
+                shown(secs)
+            ),
         ));
     }
     if !secs.is_finite() || secs < 0.0 || (secs == 0.0 && !zero_ok) {
         let floor = if zero_ok { "0 or more" } else { "more than 0" };
         return Err(UsageError::new(
             flag,
-            format!("must be {floor} seconds (got {secs})"),
+            format!("must be {floor} seconds (got {})", shown(secs)),
         ));
     }
     Ok(Duration::from_secs_f64(secs))
+}
+
+/// A number as typed, in exponent form when huge: `{}` writes 1e300 with
+/// 300 zeros, which would make a usage error hundreds of characters long.
+fn shown(secs: f64) -> String {
+    if secs.abs() < MAX_SECONDS * 10.0 {
+        secs.to_string()
+    } else {
+        format!("{secs:e}")
+    }
 }
 
 #[cfg(test)]

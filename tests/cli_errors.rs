@@ -176,6 +176,29 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
         at_free_port("clients 0", "--clients 0", "--clients"),
         at_free_port("run-count 0", "-x 0", "--run-count"),
         at_free_port("test-time 0", "--test-time 0", "--test-time"),
+        // A unit after a seconds value: the advice gives the seconds.
+        at_free_port("test-time with a unit", "--test-time 10s", "--test-time")
+            .mentions("give seconds, e.g. --test-time 10"),
+        at_free_port(
+            "warmup-time in minutes",
+            "--warmup-time 1m",
+            "--warmup-time",
+        )
+        .mentions("give seconds, e.g. --warmup-time 60"),
+        at_free_port(
+            "request-timeout in ms",
+            "--request-timeout=250ms",
+            "--request-timeout",
+        )
+        .mentions("e.g. --request-timeout 0.25"),
+        case(
+            "suite test-time with a unit",
+            &format!("suite -p {} --test-time 5sec", free()),
+            "--test-time",
+        )
+        .mentions("e.g. --test-time 5"),
+        at_free_port("a huge test-time", "--test-time 1e300", "--test-time")
+            .mentions("(got 1e300)"),
         at_free_port("negative warmup-time", "--warmup-time=-1", "--warmup-time"),
         at_free_port(
             "connection-timeout 0",
@@ -362,6 +385,7 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
     let unknown = file("unknown.toml", "threads = 2\nthread = 3\n");
     let syntax = file("syntax.toml", "threads = 2\nclients = = 3\n");
     let wrong_type = file("type.toml", "threads = \"two\"\n");
+    let unit = file("unit.toml", "test-time = \"10s\"\n");
     let zero = file("zero.toml", "clients = 0\n");
     let redirects = file("redirects.toml", "max-redirects = 3\n");
     let memcached_cluster = file(
@@ -371,10 +395,12 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
     let missing = dir.path("missing.toml").to_str().unwrap().to_string();
     let with = |what, path: &str, flag| at_free_port(what, "--config", flag).arg(path);
     let cases = vec![
-        with("unknown config key", &unknown, "--config").mentions("thread`"),
+        with("unknown config key", &unknown, "--config").mentions("did you mean 'threads'"),
         with("TOML syntax error", &syntax, "--config").mentions("line 2"),
         with("a string where a number belongs", &wrong_type, "--config").mentions("line 1"),
         with("missing config file", &missing, "--config").mentions("missing.toml"),
+        with("seconds with a unit in the file", &unit, "--config")
+            .mentions("write it as test-time = 10"),
         // A value that parses but is invalid names the flag, as on the command line.
         with("clients 0 in the file", &zero, "--clients"),
         with(
@@ -390,6 +416,45 @@ fn bad_config_files_exit_2_naming_config_and_the_fault() {
         ),
     ];
     assert_all_rejected(&cases);
+}
+
+#[test]
+fn config_key_typos_and_wrong_types_are_one_short_line_with_the_fix() {
+    let dir = TempDir::new("cli-errors-keys");
+    let port = free();
+    for (name, text, expected) in [
+        (
+            "typo.toml",
+            "# a workload\nserver = \"127.0.0.1\"\nthreds = 2\n",
+            "unknown key 'threds' at line 3; did you mean 'threads'?",
+        ),
+        (
+            "ratio.toml",
+            "threads = 2\nratio = 14\n",
+            "ratio at line 2: invalid type: integer `14`, expected a string; write it as ratio = \"1:4\"",
+        ),
+    ] {
+        let path = dir.path(name);
+        std::fs::write(&path, text).unwrap();
+        let path = path.to_str().unwrap();
+        let out = common::kvbench(&["-p", port, "--config", path]);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        let line = stderr.strip_suffix('\n').unwrap();
+        assert!(!line.contains('\n'), "{name}: {stderr}");
+        let prefix = format!("kvbench: error: --config: {path}: ");
+        assert!(line.starts_with(&prefix), "{name}: {line}");
+        // The message after the file name, bounded on both sides.
+        let message = &line[prefix.len()..];
+        assert!(message.len() > expected.len() / 2, "{name}: {line}");
+        assert!(
+            message.len() < 200,
+            "{name}: {} chars: {line}",
+            message.len()
+        );
+        assert!(message.ends_with(expected), "{name}: {line}");
+        assert!(!line.contains("cannot connect"), "{name}: {line}");
+    }
 }
 
 #[test]

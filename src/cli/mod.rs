@@ -19,13 +19,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::UsageError;
 
+mod compare;
 mod memtier;
 mod merge;
+mod seconds;
 mod suite;
 mod values;
 
+pub use compare::CompareArgs;
 pub use memtier::unsupported_memtier_flag;
 pub use merge::{MergeArgs, MergeFormat};
+pub use seconds::seconds_for;
 pub use suite::{SuiteArgs, suite_usage_error};
 pub use values::{NumList, RequestsArg};
 
@@ -381,26 +385,6 @@ pub enum Subcommand {
     Merge(MergeArgs),
 }
 
-/// `kvbench compare`: what the user typed.
-#[derive(Debug, Clone, Parser)]
-#[command(
-    name = "kvbench compare",
-    about = "Compare kvbench (or memtier_benchmark) JSON reports side by side, with ratios to the first",
-    max_term_width = 100
-)]
-pub struct CompareArgs {
-    /// JSON reports written with --json-out-file; the first is the baseline
-    #[arg(required = true, num_args = 2.., value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    /// Output format: text, md (Markdown table) or csv
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: String,
-    /// rows: a line per op and file; columns: a line per op, a column per file
-    /// and the ratio column (1 : 1.20 : 1.19) for ops/sec, avg and p99 latency
-    #[arg(long, default_value = "rows", value_name = "LAYOUT")]
-    pub layout: String,
-}
-
 /// Turns a parse error from clap into kvbench's one-line form naming the flag,
 /// so that a mistyped number reads like every other usage error.
 pub fn usage_error(e: &clap::Error) -> UsageError {
@@ -417,6 +401,17 @@ pub fn usage_error(e: &clap::Error) -> UsageError {
                 "memtier's {memtier} is not supported yet; remove it (docs/memtier-compat.md lists what kvbench implements)"
             ),
         };
+    }
+    // `--test-time 10s`: the unit is the mistake, not the number.
+    if let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+        e.get(ContextKind::InvalidArg),
+        e.get(ContextKind::InvalidValue),
+    ) {
+        if arg.ends_with("<SECS>") {
+            if let Some(message) = seconds::with_unit_advice(&flag, value) {
+                return UsageError { flag, message };
+            }
+        }
     }
     let rendered = e.to_string();
     let first = rendered.lines().next().unwrap_or_default();
