@@ -349,7 +349,8 @@ fn build(a: Args) -> Result<Config, UsageError> {
         host,
         progress_interval: Some(seconds(
             "--progress-interval",
-            a.progress_interval.unwrap_or(DEFAULT_PROGRESS_INTERVAL_SECS),
+            a.progress_interval
+                .unwrap_or(DEFAULT_PROGRESS_INTERVAL_SECS),
             true,
         )?)
         .filter(|d| !d.is_zero()),

@@ -43,9 +43,15 @@ fn a_log_gets_a_line_every_interval() {
     // so the end of the phase writes that line.
     let lines = progress_lines(&stderr);
     assert_eq!(lines.len(), 4, "{stderr}");
-    assert!(!stderr.contains('\r'), "a log gets no carriage returns: {stderr:?}");
+    assert!(
+        !stderr.contains('\r'),
+        "a log gets no carriage returns: {stderr:?}"
+    );
     for line in &lines {
-        assert!(line.contains(" ops/s") && line.contains("ETA") && line.contains("plan "), "{line}");
+        assert!(
+            line.contains(" ops/s") && line.contains("ETA") && line.contains("plan "),
+            "{line}"
+        );
     }
     let percents: Vec<f64> = lines.iter().map(|l| percent(l)).collect();
     assert!((20.0..=30.0).contains(&percents[0]), "{percents:?}");
@@ -92,15 +98,30 @@ sys.exit(child.wait())
 "#;
     let mut command = Command::new("python3");
     command
-        .args(["-c", DRIVER, &columns.to_string(), env!("CARGO_BIN_EXE_kvbench")])
-        .args(["-s", "127.0.0.1", "-p", &port.to_string(), "--hide-histogram"])
+        .args([
+            "-c",
+            DRIVER,
+            &columns.to_string(),
+            env!("CARGO_BIN_EXE_kvbench"),
+        ])
+        .args([
+            "-s",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "--hide-histogram",
+        ])
         .args(LOAD)
         .args(args)
         .env_remove("KVBENCH_AUTH")
         .stderr(Stdio::inherit());
     let out = command.output().expect("python3 runs the pseudo-terminal");
     let _ = std::io::stderr().flush();
-    assert!(out.status.success(), "kvbench on a terminal failed: {}", out.status);
+    assert!(
+        out.status.success(),
+        "kvbench on a terminal failed: {}",
+        out.status
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -134,7 +155,10 @@ fn a_terminal_line_never_grows_past_80_columns() {
     let raw = on_terminal(redis.port, 80, &["--test-time", "4"]);
     assert!(raw.contains("\x1b[K"), "redrawn in place: {raw:?}");
     let pieces = visible_pieces(&raw);
-    let live: Vec<&String> = pieces.iter().filter(|p| p.starts_with("[RUN #1 of 1")).collect();
+    let live: Vec<&String> = pieces
+        .iter()
+        .filter(|p| p.starts_with("[RUN #1 of 1"))
+        .collect();
     // A redraw after each of seconds 1 to 3 (the 4th ends the run).
     assert!((2..=4).contains(&live.len()), "{pieces:#?}");
     for line in &live {
@@ -151,7 +175,10 @@ fn a_wide_terminal_gets_every_field() {
     let redis = Redis::start();
     let raw = on_terminal(redis.port, 200, &["--test-time", "3"]);
     let pieces = visible_pieces(&raw);
-    let live: Vec<&String> = pieces.iter().filter(|p| p.starts_with("[RUN #1 of 1")).collect();
+    let live: Vec<&String> = pieces
+        .iter()
+        .filter(|p| p.starts_with("[RUN #1 of 1"))
+        .collect();
     assert!((1..=3).contains(&live.len()), "{pieces:#?}");
     for line in &live {
         assert!(line.chars().count() <= 200, "{line}");

@@ -4,7 +4,7 @@
 //!
 //! On a terminal one line is redrawn in place every second (`\r`, then clear
 //! to the end of the line), cut to the terminal's width so that it never
-//! wraps: the least important fields are left out first ([`line::fit`]).
+//! wraps: the least important fields are left out first (`line::fit`).
 //! When stderr is a file or a pipe (nohup, CI) a plain line is written every
 //! `--progress-interval` seconds instead, so that a log shows the run is
 //! alive without filling up; either way each finished phase gets a summary line.
@@ -20,7 +20,7 @@ use crate::results::{Phase, PhaseResult, rate};
 use crate::stats::Stats;
 use crate::stats::series::Second;
 
-use line::{Field, short_duration};
+use line::{Field, short_duration, short_left};
 use plan::PlanClock;
 
 /// The width assumed when the terminal does not say (or stderr is none).
@@ -140,20 +140,15 @@ impl Progress {
         self.last.phase_elapsed = r.duration;
         self.last.done = all.count;
         self.last.ops_per_sec = r.ops_per_sec();
-        let mut err = std::io::stderr().lock();
         match self.mode {
             Mode::Off => return,
             Mode::Live => {
-                let _ = write!(err, "\r\x1b[K");
+                let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
             }
-            Mode::Log(interval) => {
-                drop(err);
-                self.log_if_due(interval);
-                err = std::io::stderr().lock();
-            }
+            Mode::Log(interval) => self.log_if_due(interval),
         }
         let _ = writeln!(
-            err,
+            std::io::stderr().lock(),
             "[{}] {:.2} secs (then {:.2} secs of drain), {} threads, {} conns: {} ops, {:.0} ops/sec, {:.3} msec avg latency",
             r.phase,
             r.duration.as_secs_f64(),
@@ -176,14 +171,17 @@ impl Progress {
         if now < self.next_due {
             return;
         }
-        while self.next_due <= now {
-            self.next_due = self.next_due.saturating_add(interval);
-        }
+        // The first due time after `now`, computed rather than stepped to, so
+        // that a tiny interval over a long pause costs nothing.
+        let passed = (now.as_secs_f64() / interval.as_secs_f64()).floor() + 1.0;
+        self.next_due = interval
+            .mul_f64(passed)
+            .max(self.next_due.saturating_add(interval));
         let text = line::join(&self.fields());
         let _ = writeln!(std::io::stderr().lock(), "{text}");
     }
 
-    /// Every field, in display order, each with its rank for [`line::fit`].
+    /// Every field, in display order, each with its rank for `line::fit`.
     fn fields(&self) -> Vec<Field> {
         let s = self.last;
         let now = Instant::now();
@@ -202,7 +200,7 @@ impl Progress {
                 text: format!(
                     "{} ETA {}",
                     short_duration(Some(s.phase_elapsed)),
-                    short_duration(phase_left)
+                    short_left(phase_left)
                 ),
             },
             Field {
@@ -221,7 +219,7 @@ impl Progress {
                 text: format!(
                     "plan {} ETA {}",
                     short_duration(Some(self.clock.plan_elapsed(now))),
-                    short_duration(plan_left)
+                    short_left(plan_left)
                 ),
             },
             Field {

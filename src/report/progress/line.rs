@@ -55,6 +55,12 @@ fn joined_len(fields: &[&Field]) -> usize {
     text + SEPARATOR.len() * fields.len().saturating_sub(1)
 }
 
+/// A time left, in whole seconds rounded up: 0.4 s left is `1s`, and `0s`
+/// only when nothing is left.
+pub fn short_left(d: Option<Duration>) -> String {
+    short_duration(d.map(|d| Duration::from_secs(d.as_secs() + u64::from(d.subsec_nanos() > 0))))
+}
+
 /// A duration as a person reads it at a glance: `45s`, `12m05s`, `3h02m`;
 /// `None` (not known yet) is `?`.
 pub fn short_duration(d: Option<Duration>) -> String {
@@ -73,17 +79,22 @@ pub fn short_duration(d: Option<Duration>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Field, fit, join, short_duration};
+    use super::{Field, fit, join, short_duration, short_left};
     use std::time::Duration;
 
     fn fields() -> Vec<Field> {
-        [(0, "[RUN 1/3 50%]"), (2, "run 10s ETA 10s"), (1, "1000 ops/s"), (3, "p99 0.100 ms")]
-            .into_iter()
-            .map(|(rank, text)| Field {
-                rank,
-                text: text.to_string(),
-            })
-            .collect()
+        [
+            (0, "[RUN 1/3 50%]"),
+            (2, "run 10s ETA 10s"),
+            (1, "1000 ops/s"),
+            (3, "p99 0.100 ms"),
+        ]
+        .into_iter()
+        .map(|(rank, text)| Field {
+            rank,
+            text: text.to_string(),
+        })
+        .collect()
     }
 
     #[test]
@@ -100,7 +111,10 @@ mod tests {
     fn a_narrow_terminal_loses_the_least_important_fields_first() {
         // 59 characters in all; without the latency (rank 3) 44.
         assert_eq!(fit(&fields(), 59), join(&fields()));
-        assert_eq!(fit(&fields(), 58), "[RUN 1/3 50%] | run 10s ETA 10s | 1000 ops/s");
+        assert_eq!(
+            fit(&fields(), 58),
+            "[RUN 1/3 50%] | run 10s ETA 10s | 1000 ops/s"
+        );
         // Then the phase's times (rank 2) go, though they stand before ops/s.
         assert_eq!(fit(&fields(), 43), "[RUN 1/3 50%] | 1000 ops/s");
         assert_eq!(fit(&fields(), 25), "[RUN 1/3 50%]");
@@ -124,6 +138,12 @@ mod tests {
         assert_eq!(short_duration(None), "?");
         assert_eq!(short_duration(Some(Duration::from_millis(59_900))), "59s");
         assert_eq!(short_duration(Some(Duration::from_secs(725))), "12m05s");
-        assert_eq!(short_duration(Some(Duration::from_secs(3 * 3600 + 120))), "3h02m");
+        assert_eq!(
+            short_duration(Some(Duration::from_secs(3 * 3600 + 120))),
+            "3h02m"
+        );
+        assert_eq!(short_left(Some(Duration::from_millis(1_990))), "2s");
+        assert_eq!(short_left(Some(Duration::ZERO)), "0s");
+        assert_eq!(short_left(None), "?");
     }
 }

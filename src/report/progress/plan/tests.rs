@@ -78,7 +78,10 @@ fn progress_interval_defaults_to_ten_seconds_and_zero_turns_it_off() {
         config("--progress-interval 2.5").unwrap().progress_interval,
         Some(Duration::from_millis(2500))
     );
-    assert_eq!(config("--progress-interval 0").unwrap().progress_interval, None);
+    assert_eq!(
+        config("--progress-interval 0").unwrap().progress_interval,
+        None
+    );
     let e = config("--progress-interval -1").unwrap_err();
     assert!(e.contains("--progress-interval"), "{e}");
 }
