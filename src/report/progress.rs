@@ -70,7 +70,8 @@ struct Snapshot {
     phase_elapsed: Duration,
     done: u64,
     ops_per_sec: f64,
-    latency: Latency,
+    /// `None` until the phase's first second, or its end, says.
+    latency: Option<Latency>,
     open: usize,
 }
 
@@ -93,7 +94,7 @@ impl Progress {
                 phase_elapsed: Duration::ZERO,
                 done: 0,
                 ops_per_sec: 0.0,
-                latency: Latency::Mean(0.0),
+                latency: None,
                 open: config.connections(),
             },
         }
@@ -105,6 +106,7 @@ impl Progress {
         self.clock.start_phase(phase, stop, Instant::now());
         self.last.phase_elapsed = Duration::ZERO;
         self.last.done = 0;
+        self.last.latency = None;
     }
 
     /// A second of the phase is complete.
@@ -119,7 +121,7 @@ impl Progress {
             phase_elapsed: elapsed,
             done: total.totals().count,
             ops_per_sec: s.totals.count as f64,
-            latency,
+            latency: Some(latency),
             open,
         };
         match self.mode {
@@ -140,6 +142,10 @@ impl Progress {
         self.last.phase_elapsed = r.duration;
         self.last.done = all.count;
         self.last.ops_per_sec = r.ops_per_sec();
+        // A phase shorter than a second has no second of its own to show.
+        self.last
+            .latency
+            .get_or_insert(Latency::Mean(all.mean_us()));
         match self.mode {
             Mode::Off => return,
             Mode::Live => {
@@ -210,8 +216,9 @@ impl Progress {
             Field {
                 rank: 3,
                 text: match s.latency {
-                    Latency::P99(us) => format!("p99 {:.3} ms", us as f64 / 1000.0),
-                    Latency::Mean(us) => format!("avg {:.3} ms", us / 1000.0),
+                    Some(Latency::P99(us)) => format!("p99 {:.3} ms", us as f64 / 1000.0),
+                    Some(Latency::Mean(us)) => format!("avg {:.3} ms", us / 1000.0),
+                    None => "p99 ?".to_string(),
                 },
             },
             Field {
