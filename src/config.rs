@@ -232,6 +232,9 @@ pub struct Config {
     pub start_at: Option<StartAt>,
     /// This machine's name, for reports and `{host}` in file names.
     pub host: String,
+    /// `--progress-interval`: without a terminal, a progress line this often;
+    /// `None` (0) prints none.
+    pub progress_interval: Option<Duration>,
 }
 
 impl Config {
@@ -340,8 +343,19 @@ fn build(a: Args) -> Result<Config, UsageError> {
         shard,
         start_at,
         host,
+        progress_interval: Some(seconds(
+            "--progress-interval",
+            a.progress_interval
+                .unwrap_or(DEFAULT_PROGRESS_INTERVAL_SECS),
+            true,
+        )?)
+        .filter(|d| !d.is_zero()),
     })
 }
+
+/// `--progress-interval` when not given: a line every 10 s keeps a log short
+/// and still shows within seconds that a run is alive.
+pub const DEFAULT_PROGRESS_INTERVAL_SECS: f64 = 10.0;
 
 /// The largest seed a JSON reader (JavaScript, jq) holds exactly: 2^53 − 1.
 pub const MAX_SEED: u64 = (1 << 53) - 1;

@@ -1,127 +1,160 @@
-//! The live progress line on stderr: phase, %, elapsed, ops/sec, average latency.
+//! The progress display on stderr: phase, run k of n, elapsed and ETA for the
+//! phase and for the whole plan, ops/sec and latency (p99, or the mean when
+//! p99 is not among `--print-percentiles`).
 //!
-//! On a terminal the line is redrawn every second; when stderr is a file or a
-//! pipe (CI logs) only one line per finished phase is printed, so logs stay short.
+//! On a terminal one line is redrawn in place every second (`\r`, then clear
+//! to the end of the line), cut to the terminal's width so that it never
+//! wraps: the least important fields are left out first (`line::fit`).
+//! When stderr is a file or a pipe (nohup, CI) a plain line is written every
+//! `--progress-interval` seconds instead, so that a log shows the run is
+//! alive without filling up; either way each finished phase gets a summary line.
+
+mod line;
+mod plan;
 
 use std::io::{IsTerminal, Write};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::config::{Config, Stop};
 use crate::results::{Phase, PhaseResult, rate};
 use crate::stats::Stats;
 use crate::stats::series::Second;
 
+use line::{Field, short_duration, short_left};
+use plan::PlanClock;
+
+/// The width assumed when the terminal does not say (or stderr is none).
+const FALLBACK_WIDTH: usize = 80;
+
+/// A line due at plan time t is written from the first report seen after
+/// t − this: the per-second reports arrive a few milliseconds either side of
+/// the whole second, and a line must not slip to the next one for that.
+const DUE_SLACK: Duration = Duration::from_millis(500);
+
+/// What the latency field shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Latency {
+    /// The 99th percentile of the last second, µs.
+    P99(u64),
+    /// The mean of the last second, µs.
+    Mean(f64),
+}
+
+/// How the progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mode {
+    /// Nothing but what the caller prints itself.
+    Off,
+    /// A terminal: one line redrawn every second.
+    Live,
+    /// A log: a plain line every interval (`None`: none, only the summaries).
+    Log(Option<Duration>),
+}
+
 /// State of the progress display.
 pub struct Progress {
-    live: bool,
-    enabled: bool,
+    mode: Mode,
     threads: usize,
     connections: usize,
-    planned_requests: u64,
-    /// Requests a run plans (`-n` or `allkeys`); the prefill plans one per key.
-    run_requests: u64,
-    key_range: u64,
+    clock: PlanClock,
     phase: Phase,
-    stop: Stop,
+    /// The plan time at which the next log line is due.
+    next_due: Duration,
+    /// The last figures seen, for a line written at the end of a phase.
+    last: Snapshot,
+}
+
+/// The figures of one line.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Snapshot {
+    phase_elapsed: Duration,
+    done: u64,
+    ops_per_sec: f64,
+    /// `None` until the phase's first second, or its end, says.
+    latency: Option<Latency>,
+    open: usize,
 }
 
 impl Progress {
     /// A progress display for this configuration; `enabled` false prints nothing.
     pub fn new(config: &Config, enabled: bool) -> Self {
-        let planned_requests = match config.stop {
-            Stop::Requests(n) => n.saturating_mul(config.connections() as u64),
-            Stop::AllKeys => config.keys.range.len(),
-            Stop::Time(_) => 0,
+        let mode = match (enabled, std::io::stderr().is_terminal()) {
+            (false, _) => Mode::Off,
+            (true, true) => Mode::Live,
+            (true, false) => Mode::Log(config.progress_interval),
         };
         Progress {
-            live: enabled && std::io::stderr().is_terminal(),
-            enabled,
+            mode,
             threads: config.threads,
             connections: config.connections(),
-            planned_requests,
-            run_requests: planned_requests,
-            key_range: config.keys.range.len(),
+            clock: PlanClock::new(config),
             phase: Phase::Warmup,
-            stop: config.stop,
+            next_due: config.progress_interval.unwrap_or(Duration::MAX),
+            last: Snapshot {
+                phase_elapsed: Duration::ZERO,
+                done: 0,
+                ops_per_sec: 0.0,
+                latency: None,
+                open: config.connections(),
+            },
         }
     }
 
     /// A phase begins.
     pub fn start_phase(&mut self, phase: Phase, stop: Stop) {
         self.phase = phase;
-        self.stop = stop;
-        self.planned_requests = if phase == Phase::Prefill {
-            self.key_range
-        } else {
-            self.run_requests
-        };
+        self.clock.start_phase(phase, stop, Instant::now());
+        self.last.phase_elapsed = Duration::ZERO;
+        self.last.done = 0;
+        self.last.latency = None;
     }
 
     /// A second of the phase is complete.
     pub fn second(&mut self, s: &Second, total: &Stats, elapsed: Duration, open: usize) {
-        if !self.live {
-            return;
-        }
-        let all = total.totals();
-        let percent = match self.stop {
-            Stop::Time(d) => 100.0 * elapsed.as_secs_f64() / d.as_secs_f64().max(1e-9),
-            _ if self.planned_requests > 0 => {
-                100.0 * all.count as f64 / self.planned_requests as f64
-            }
-            _ => 0.0,
-        };
-        let line = format!(
-            "[{} {:>3.0}%, {:>4} secs] {:>2} threads {:>5} conns: {:>11} ops, {:>9.0} (avg: {:>9.0}) ops/sec, {:>6.3} (avg: {:>6.3}) msec latency",
-            self.phase,
-            percent.min(100.0),
-            elapsed.as_secs(),
-            self.threads,
+        let latency = s
+            .totals
+            .percentiles_us
+            .iter()
+            .find(|(p, _)| *p == 99.0)
+            .map_or(Latency::Mean(s.totals.mean_us), |&(_, us)| Latency::P99(us));
+        self.last = Snapshot {
+            phase_elapsed: elapsed,
+            done: total.totals().count,
+            ops_per_sec: s.totals.count as f64,
+            latency: Some(latency),
             open,
-            all.count,
-            s.totals.count as f64,
-            rate(all.count, elapsed),
-            s.totals.mean_us / 1000.0,
-            all.mean_us() / 1000.0,
-        );
-        let line = if self.phase == Phase::Prefill {
-            self.prefill_line(all.count, elapsed)
-        } else {
-            line
         };
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r{line}\x1b[K");
-        let _ = err.flush();
-    }
-
-    /// The prefill's line: keys written, keys per second and the time left.
-    fn prefill_line(&self, written: u64, elapsed: Duration) -> String {
-        let per_sec = rate(written, elapsed);
-        let left = self.planned_requests.saturating_sub(written);
-        let eta = if per_sec > 0.0 {
-            left as f64 / per_sec
-        } else {
-            f64::INFINITY
-        };
-        format!(
-            "[PREFILL {:>3.0}%, {:>4} secs] {written} of {} keys, {per_sec:.0} keys/sec, ETA {eta:.0} secs",
-            100.0 * written as f64 / self.planned_requests.max(1) as f64,
-            elapsed.as_secs(),
-            self.planned_requests,
-        )
-    }
-
-    /// A phase ended: one summary line.
-    pub fn end_phase(&mut self, r: &PhaseResult) {
-        if !self.enabled {
-            return;
+        match self.mode {
+            Mode::Off => {}
+            Mode::Live => {
+                let fitted = line::fit(&self.fields(), terminal_width().saturating_sub(1));
+                let mut err = std::io::stderr().lock();
+                let _ = write!(err, "\r{fitted}\x1b[K");
+                let _ = err.flush();
+            }
+            Mode::Log(interval) => self.log_if_due(interval),
         }
+    }
+
+    /// A phase ended: a last log line if one is due, then one summary line.
+    pub fn end_phase(&mut self, r: &PhaseResult) {
         let all = r.stats.totals();
-        let mut err = std::io::stderr().lock();
-        if self.live {
-            let _ = write!(err, "\r\x1b[K");
+        self.last.phase_elapsed = r.duration;
+        self.last.done = all.count;
+        self.last.ops_per_sec = r.ops_per_sec();
+        // A phase shorter than a second has no second of its own to show.
+        self.last
+            .latency
+            .get_or_insert(Latency::Mean(all.mean_us()));
+        match self.mode {
+            Mode::Off => return,
+            Mode::Live => {
+                let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
+            }
+            Mode::Log(interval) => self.log_if_due(interval),
         }
         let _ = writeln!(
-            err,
+            std::io::stderr().lock(),
             "[{}] {:.2} secs (then {:.2} secs of drain), {} threads, {} conns: {} ops, {:.0} ops/sec, {:.3} msec avg latency",
             r.phase,
             r.duration.as_secs_f64(),
@@ -132,5 +165,105 @@ impl Progress {
             r.ops_per_sec(),
             all.mean_us() / 1000.0
         );
+    }
+
+    /// Writes a plain line if the plan has reached the next due time; due
+    /// times that passed unseen (a long pause between phases) are skipped.
+    fn log_if_due(&mut self, interval: Option<Duration>) {
+        let Some(interval) = interval else {
+            return;
+        };
+        let now = self.clock.plan_elapsed(Instant::now()) + DUE_SLACK;
+        if now < self.next_due {
+            return;
+        }
+        // The first due time after `now`, computed rather than stepped to, so
+        // that a tiny interval over a long pause costs nothing.
+        let passed = (now.as_secs_f64() / interval.as_secs_f64()).floor() + 1.0;
+        self.next_due = interval
+            .mul_f64(passed)
+            .max(self.next_due.saturating_add(interval));
+        let text = line::join(&self.fields());
+        let _ = writeln!(std::io::stderr().lock(), "{text}");
+    }
+
+    /// Every field, in display order, each with its rank for `line::fit`.
+    fn fields(&self) -> Vec<Field> {
+        let s = self.last;
+        let now = Instant::now();
+        let phase_left = self
+            .clock
+            .phase_left(s.phase_elapsed, s.done, phase_rate(s));
+        let plan_left = self.clock.plan_left(phase_left, phase_rate(s));
+        let percent = self.clock.percent(s.phase_elapsed, s.done);
+        let mut fields = vec![
+            Field {
+                rank: 0,
+                text: format!("[{} {percent:>3.0}%]", self.clock.phase_name(self.phase)),
+            },
+            Field {
+                rank: 2,
+                text: format!(
+                    "{} ETA {}",
+                    short_duration(Some(s.phase_elapsed)),
+                    short_left(phase_left)
+                ),
+            },
+            Field {
+                rank: 1,
+                text: format!("{:.0} ops/s", s.ops_per_sec),
+            },
+            Field {
+                rank: 3,
+                text: match s.latency {
+                    Some(Latency::P99(us)) => format!("p99 {:.3} ms", us as f64 / 1000.0),
+                    Some(Latency::Mean(us)) => format!("avg {:.3} ms", us / 1000.0),
+                    None => "p99 ?".to_string(),
+                },
+            },
+            Field {
+                rank: 4,
+                text: format!(
+                    "plan {} ETA {}",
+                    short_duration(Some(self.clock.plan_elapsed(now))),
+                    short_left(plan_left)
+                ),
+            },
+            Field {
+                rank: 5,
+                text: format!("{} ops", s.done),
+            },
+            Field {
+                rank: 6,
+                text: format!("{} thr {} conns", self.threads, s.open),
+            },
+        ];
+        if self.phase == Phase::Prefill {
+            fields[5].text = format!("{} of {} keys", s.done, self.clock.planned());
+        }
+        fields
+    }
+}
+
+/// The phase's rate so far: what the ETA of a phase counted in requests uses.
+fn phase_rate(s: Snapshot) -> f64 {
+    rate(s.done, s.phase_elapsed)
+}
+
+/// The width of the terminal on stderr, from `TIOCGWINSZ`; 80 if it does not say.
+fn terminal_width() -> usize {
+    let mut size = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ writes one `winsize` through the pointer, which
+    // points at a live, writable one; a failure leaves it as it was.
+    let rc = unsafe { libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size) };
+    if rc == 0 && size.ws_col > 0 {
+        usize::from(size.ws_col)
+    } else {
+        FALLBACK_WIDTH
     }
 }
