@@ -25,6 +25,7 @@ pub mod sweep;
 
 use crate::cli::Args;
 use crate::target::Target;
+use crate::warnings::WarningKind;
 use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::OpTable;
@@ -232,6 +233,8 @@ pub struct Config {
     pub start_at: Option<StartAt>,
     /// This machine's name, for reports and `{host}` in file names.
     pub host: String,
+    /// `--no-warning`: kinds left out of the text report and stderr.
+    pub silenced_warnings: Vec<WarningKind>,
 }
 
 impl Config {
@@ -344,8 +347,10 @@ fn build(a: Args) -> Result<Config, UsageError> {
         shard,
         start_at,
         host,
+        silenced_warnings: WarningKind::from_flags(a.no_warning.iter().flatten())?,
     })
 }
+
 
 /// The largest seed a JSON reader (JavaScript, jq) holds exactly: 2^53 − 1.
 pub const MAX_SEED: u64 = (1 << 53) - 1;

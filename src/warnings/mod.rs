@@ -8,6 +8,8 @@
 pub mod checks;
 pub mod cluster;
 mod display;
+pub mod human;
+mod kind;
 mod memcached;
 
 use crate::config::Headline;
@@ -15,6 +17,8 @@ use crate::protocol::resp::ServerErrorKind;
 
 pub use checks::{collect, rate_check};
 pub use cluster::HotShardCause;
+pub use human::Shown;
+pub use kind::WarningKind;
 
 /// A worker thread at or above this share of one CPU is saturated: the result
 /// measures the client, not the server.
@@ -208,23 +212,28 @@ pub enum Warning {
 impl Warning {
     /// A short stable name for the JSON.
     pub fn kind(&self) -> &'static str {
+        self.warning_kind().as_str()
+    }
+
+    /// Which kind of warning this is (what `--no-warning` names).
+    pub fn warning_kind(&self) -> WarningKind {
         match self {
-            Warning::RateNotMet { .. } => "rate_not_met",
-            Warning::ClientBound { .. } => "client_bound",
-            Warning::KeyRangeTooSmall { .. } => "key_range_too_small",
-            Warning::GetsMostlyMiss { .. } => "gets_mostly_miss",
-            Warning::SameMachine { .. } => "same_machine",
-            Warning::DatasetTooLarge { .. } => "dataset_too_large",
-            Warning::ShortRun { .. } => "short_run",
-            Warning::ErrorReplies { .. } => "error_replies",
-            Warning::CountMismatch { .. } => "count_mismatch",
-            Warning::ServerRestarted { .. } => "server_restarted",
-            Warning::EvidenceLost { .. } => "server_evidence_lost",
-            Warning::FsyncAlways => "fsync_always",
-            Warning::BackgroundSave { .. } => "background_save",
-            Warning::RunsDisagree { .. } => "runs_disagree",
-            Warning::LatencyMeasuresDiverge { .. } => "latency_measures_diverge",
-            Warning::HotShard { .. } => "hot_shard",
+            Warning::RateNotMet { .. } => WarningKind::RateNotMet,
+            Warning::ClientBound { .. } => WarningKind::ClientBound,
+            Warning::KeyRangeTooSmall { .. } => WarningKind::KeyRangeTooSmall,
+            Warning::GetsMostlyMiss { .. } => WarningKind::GetsMostlyMiss,
+            Warning::SameMachine { .. } => WarningKind::SameMachine,
+            Warning::DatasetTooLarge { .. } => WarningKind::DatasetTooLarge,
+            Warning::ShortRun { .. } => WarningKind::ShortRun,
+            Warning::ErrorReplies { .. } => WarningKind::ErrorReplies,
+            Warning::CountMismatch { .. } => WarningKind::CountMismatch,
+            Warning::ServerRestarted { .. } => WarningKind::ServerRestarted,
+            Warning::EvidenceLost { .. } => WarningKind::EvidenceLost,
+            Warning::FsyncAlways => WarningKind::FsyncAlways,
+            Warning::BackgroundSave { .. } => WarningKind::BackgroundSave,
+            Warning::RunsDisagree { .. } => WarningKind::RunsDisagree,
+            Warning::LatencyMeasuresDiverge { .. } => WarningKind::LatencyMeasuresDiverge,
+            Warning::HotShard { .. } => WarningKind::HotShard,
         }
     }
 }
