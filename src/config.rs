@@ -351,7 +351,6 @@ fn build(a: Args) -> Result<Config, UsageError> {
     })
 }
 
-
 /// The largest seed a JSON reader (JavaScript, jq) holds exactly: 2^53 − 1.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 

@@ -103,46 +103,6 @@ fn every_warning_reads_the_same_in_the_json_the_text_and_on_stderr() {
 }
 
 #[test]
-fn a_sweep_shows_each_warning_once_naming_its_cells_and_the_json_keeps_every_cell() {
-    let redis = Redis::start();
-    let run = redis.kvbench_json(
-        "-t 1 -c 1 --key-minimum 1 --key-maximum 10 -n 50 --ratio 1:1 --pipeline 1,4,16,64",
-    );
-    let cells = run.doc["sweep"]["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), 4);
-    // Machines read every cell's warnings.
-    for cell in cells {
-        assert_fires(cell, "key_range_too_small");
-    }
-    let m = message(&cells[0], "key_range_too_small");
-    assert!(m.contains("only 10 keys"), "{m}");
-    let line = format!("(cells 1-4) {m}\n");
-    assert_eq!(
-        run.stderr.matches(m).count(),
-        1,
-        "not once on stderr:\n{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains(&format!("kvbench: warning: {line}")),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(run.stdout.matches(m).count(), 1, "{}", run.stdout);
-    assert!(run.stdout.contains(&format!("Warning: {line}")), "{}", run.stdout);
-    // After the summary table, not inside a cell's report.
-    let table = run.stdout.find("SWEEP SUMMARY").unwrap();
-    assert!(run.stdout.find(&line).unwrap() > table);
-    // Every line on stderr names a different kind.
-    let kinds = run.stderr.matches("kvbench: warning: ").count();
-    assert!(
-        (2..=warning_kinds(&cells[0]).len()).contains(&kinds),
-        "{}",
-        run.stderr
-    );
-}
-
-#[test]
 fn same_machine_fires_for_a_loopback_server() {
     // No silent counterpart: every server these tests can start is local.
     let redis = Redis::start();

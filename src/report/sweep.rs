@@ -106,9 +106,10 @@ pub fn text(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8
             total_cells,
             c.cell.label()
         );
-        out.push_str(&String::from_utf8_lossy(
-            &render_cell(&input(&c.cell.config, c)),
-        ));
+        out.push_str(&String::from_utf8_lossy(&render_cell(&input(
+            &c.cell.config,
+            c,
+        ))));
     }
     let rows = summary(cells);
     let width = rows

@@ -265,6 +265,9 @@ pub(crate) fn warning_lines(out: &mut String, shown: &Shown) {
         let _ = writeln!(out, "Warning: {line}");
     }
     if let Some(line) = shown.silenced_line() {
-        let _ = writeln!(out, "Warnings: {line} by --no-warning; the JSON lists them.");
+        let _ = writeln!(
+            out,
+            "Warnings: {line} by --no-warning; the JSON lists them."
+        );
     }
 }
