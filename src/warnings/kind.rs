@@ -38,11 +38,13 @@ pub enum WarningKind {
     LatencyMeasuresDiverge,
     /// [`super::Warning::HotShard`].
     HotShard,
+    /// [`super::Warning::Stall`].
+    Stall,
 }
 
 impl WarningKind {
     /// Every kind, in the order the docs list them.
-    pub const ALL: [WarningKind; 16] = [
+    pub const ALL: [WarningKind; 17] = [
         WarningKind::RateNotMet,
         WarningKind::ClientBound,
         WarningKind::KeyRangeTooSmall,
@@ -59,6 +61,7 @@ impl WarningKind {
         WarningKind::RunsDisagree,
         WarningKind::LatencyMeasuresDiverge,
         WarningKind::HotShard,
+        WarningKind::Stall,
     ];
 
     /// The stable name: the JSON's `kind`.
@@ -80,6 +83,7 @@ impl WarningKind {
             WarningKind::RunsDisagree => "runs_disagree",
             WarningKind::LatencyMeasuresDiverge => "latency_measures_diverge",
             WarningKind::HotShard => "hot_shard",
+            WarningKind::Stall => "stall",
         }
     }
 
@@ -129,5 +133,17 @@ mod tests {
         assert_eq!(WarningKind::parse("short-run"), None);
         assert_eq!(WarningKind::parse(""), None);
         assert!(WarningKind::known().starts_with("rate_not_met, client_bound"));
+    }
+
+    #[test]
+    fn no_warning_values_name_kinds_and_repeats_count_once() {
+        let names = ["short_run", "stall", "short_run"].map(String::from);
+        let kinds = WarningKind::from_flags(&names).unwrap();
+        assert_eq!(kinds, [WarningKind::ShortRun, WarningKind::Stall]);
+        let bad = [String::from("shortrun")];
+        let e = WarningKind::from_flags(&bad).unwrap_err();
+        assert_eq!(e.flag, "--no-warning");
+        assert!(e.message.contains("\"shortrun\""), "{}", e.message);
+        assert!(e.message.contains("short_run"), "{}", e.message);
     }
 }

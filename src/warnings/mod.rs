@@ -11,6 +11,7 @@ mod display;
 pub mod human;
 mod kind;
 mod memcached;
+pub mod stall;
 
 use crate::config::Headline;
 use crate::protocol::resp::ServerErrorKind;
@@ -19,6 +20,7 @@ pub use checks::{collect, rate_check};
 pub use cluster::HotShardCause;
 pub use human::Shown;
 pub use kind::WarningKind;
+pub use stall::QuietSecond;
 
 /// A worker thread at or above this share of one CPU is saturated: the result
 /// measures the client, not the server.
@@ -207,6 +209,16 @@ pub enum Warning {
         /// The likely cause.
         cause: HotShardCause,
     },
+    /// Something paused the run (see [`stall`]).
+    Stall {
+        /// Which run.
+        phase: String,
+        /// The slowest reply and the p99.9, ms, when the slowest is far
+        /// above it.
+        slowest: Option<(f64, f64)>,
+        /// A second with far fewer replies than the median second.
+        quiet: Option<QuietSecond>,
+    },
 }
 
 impl Warning {
@@ -244,6 +256,7 @@ impl Warning {
             Warning::RunsDisagree { .. } => WarningKind::RunsDisagree,
             Warning::LatencyMeasuresDiverge { .. } => WarningKind::LatencyMeasuresDiverge,
             Warning::HotShard { .. } => WarningKind::HotShard,
+            Warning::Stall { .. } => WarningKind::Stall,
         }
     }
 }
