@@ -52,7 +52,8 @@ pub fn stall(run: &PhaseResult) -> Option<Warning> {
 }
 
 /// The quietest second between the first and the last, when it carried less
-/// than [`QUIET_SECOND_FRACTION`] of the median of those seconds.
+/// than [`QUIET_SECOND_FRACTION`] of the median of those seconds and a later
+/// one carried more.
 fn quiet_second(run: &PhaseResult) -> Option<QuietSecond> {
     let inner = run.series.get(1..run.series.len().saturating_sub(1))?;
     if inner.len() < MIN_INNER_SECONDS {
@@ -63,15 +64,22 @@ fn quiet_second(run: &PhaseResult) -> Option<QuietSecond> {
     // The lower median of an even count: a stall then still has to be quiet
     // against a second that happened.
     let median = counts[(counts.len() - 1) / 2];
-    let quietest = inner.iter().min_by_key(|s| s.totals.count)?;
-    let replies = quietest.totals.count;
-    (median > 0 && (replies as f64) < QUIET_SECOND_FRACTION * median as f64).then_some(
-        QuietSecond {
-            second: quietest.second,
-            replies,
-            median,
-        },
-    )
+    let quiet = |count: u64| (count as f64) < QUIET_SECOND_FRACTION * median as f64;
+    // A dip, not a wind-down: the replies came back after it. The seconds
+    // before a `-n` run's end thin out as connections finish their requests.
+    let quietest = inner
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| {
+            quiet(s.totals.count) && inner[i + 1..].iter().any(|l| !quiet(l.totals.count))
+        })
+        .map(|(_, s)| s)
+        .min_by_key(|s| s.totals.count)?;
+    (median > 0).then_some(QuietSecond {
+        second: quietest.second,
+        replies: quietest.totals.count,
+        median,
+    })
 }
 
 /// What a [`Warning::Stall`] says.
@@ -186,6 +194,9 @@ mod tests {
         );
         // A quarter of the median is slow, not stalled.
         assert_eq!(stall(&run(0, 0, &[300, 1000, 1000, 250, 1000, 500])), None);
+        // Connections finishing a counted run one after another: no stall.
+        assert_eq!(stall(&run(0, 0, &[300, 1000, 1000, 1000, 100, 5])), None);
+        assert_eq!(stall(&run(0, 0, &[300, 1000, 1000, 90, 100, 5])), None);
         // Too few seconds in the middle to tell.
         assert_eq!(stall(&run(0, 0, &[300, 1000, 0, 500])), None);
     }
