@@ -25,6 +25,7 @@ pub mod sweep;
 
 use crate::cli::Args;
 use crate::target::Target;
+use crate::warnings::WarningKind;
 use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::OpTable;
@@ -235,6 +236,8 @@ pub struct Config {
     /// `--progress-interval`: without a terminal, a progress line this often;
     /// `None` (0) prints none.
     pub progress_interval: Option<Duration>,
+    /// `--no-warning`: kinds left out of the text report and stderr.
+    pub silenced_warnings: Vec<WarningKind>,
 }
 
 impl Config {
@@ -350,6 +353,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
             true,
         )?)
         .filter(|d| !d.is_zero()),
+        silenced_warnings: WarningKind::from_flags(a.no_warning.iter().flatten())?,
     })
 }
 

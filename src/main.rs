@@ -75,9 +75,8 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
         Ok(results) => results,
         Err(e) => return run_error(e, interrupt),
     };
-    for warning in warnings::collect(config, &results) {
-        say!("kvbench: warning: {warning}");
-    }
+    let all = warnings::collect(config, &results);
+    say_warnings(&warnings::Shown::of_run(&all, &config.silenced_warnings));
     let late = results.timing.as_ref().and_then(|t| t.late_message());
     let complete = results.interrupted.is_none() && late.is_none();
     let written = report::save_json(config, &results, complete, Save::Final)
@@ -108,19 +107,26 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
         Ok(cells) => cells,
         Err(e) => return run_error(e, interrupt),
     };
-    for cell in &cells {
-        for warning in warnings::collect(&cell.cell.config, &cell.results) {
-            say!("kvbench: warning: [{}] {warning}", cell.cell.label());
-        }
-    }
+    // Once per sweep, naming the cells, as the text report shows them.
+    say_warnings(&report::sweep::shown_warnings(config, &cells));
     // Progress saves skip a device or FIFO; this is the one write they get.
     let written = report::write_json(
         config,
         &report::sweep::json(config, &cells, total),
         Save::Final,
     )
-    .and_then(|()| report::write_text(config, &report::sweep::text(&cells, total)));
+    .and_then(|()| report::write_text(config, &report::sweep::text(config, &cells, total)));
     finish(written, save_failed, interrupt)
+}
+
+/// The warnings shown on stderr, and how many `--no-warning` silenced.
+fn say_warnings(shown: &warnings::Shown) {
+    for line in &shown.lines {
+        say!("kvbench: warning: {line}");
+    }
+    if let Some(line) = shown.silenced_line() {
+        say!("kvbench: {line} by --no-warning");
+    }
 }
 
 /// The exit code: 128 + signal when interrupted, 1 when a report could not be

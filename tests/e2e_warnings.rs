@@ -103,25 +103,6 @@ fn every_warning_reads_the_same_in_the_json_the_text_and_on_stderr() {
 }
 
 #[test]
-fn a_sweep_warns_per_cell_and_names_the_cell_on_stderr() {
-    let redis = Redis::start();
-    let run = redis.kvbench_json(
-        "-t 1 -c 1 --key-minimum 1 --key-maximum 10 -n 50 --ratio 1:1 --pipeline 1,4",
-    );
-    for cell in run.doc["sweep"]["cells"].as_array().unwrap() {
-        assert_fires(cell, "key_range_too_small");
-        let label = cell["kvbench"]["cell"]["label"].as_str().unwrap();
-        let m = message(cell, "key_range_too_small");
-        assert!(
-            run.stderr
-                .contains(&format!("kvbench: warning: [{label}] {m}")),
-            "no [{label}] warning on stderr:\n{}",
-            run.stderr
-        );
-    }
-}
-
-#[test]
 fn same_machine_fires_for_a_loopback_server() {
     // No silent counterpart: every server these tests can start is local.
     let redis = Redis::start();

@@ -293,3 +293,19 @@ fn reports_of_every_protocol_validate() {
         assert_eq!(doc["configuration"]["protocol"], protocol);
     }
 }
+
+#[test]
+fn a_report_with_a_silenced_warning_validates_and_silenced_is_only_true() {
+    let doc = valid_report(
+        "-t 1 -c 1 -n 100 --no-warning short_run",
+        "a report with a silenced warning",
+    );
+    let warnings = doc["kvbench"]["warnings"].as_array().unwrap();
+    let silenced = warnings.iter().filter(|w| w["silenced"] == true).count();
+    assert_eq!(silenced, 1, "{warnings:?}");
+    // `silenced` is written only when true: false is not a value it takes.
+    let mut broken = doc.clone();
+    let first = &mut broken["kvbench"]["warnings"][0];
+    first["silenced"] = Value::Bool(false);
+    assert!(!validator().is_valid(&broken));
+}

@@ -314,6 +314,11 @@ pub struct Args {
     /// Latency percentiles to report [default: 50,99,99.9]
     #[arg(long, value_name = "LIST", help_heading = "Output")]
     pub print_percentiles: Option<String>,
+    /// Leave warnings of KIND (as the JSON's `kind` names it, e.g. short_run)
+    /// out of the text report and stderr; repeatable. The JSON still lists them
+    #[arg(long, value_name = "KIND", action = ArgAction::Append, help_heading = "Output")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
+    pub no_warning: Option<Vec<String>>,
     /// Leave the latency distribution out of the text report and the per-op
     /// distribution arrays (SET, GET, WAIT) out of the JSON, as memtier does
     #[arg(long, help_heading = "Output")]

@@ -293,6 +293,7 @@ fn warnings(files: &[ShardFile], set: &SetInfo, skew: Option<&Skew>) -> Vec<Warn
                 join(&set.missing),
                 set.count.unwrap_or(0)
             ),
+            silenced: false,
         });
     }
     if let Some(s) = skew.filter(|s| s.spread_ms > START_SKEW_WARN_MS) {
@@ -303,6 +304,7 @@ fn warnings(files: &[ShardFile], set: &SetInfo, skew: Option<&Skew>) -> Vec<Warn
                 s.spread_ms,
                 if s.corrected { " (clock offsets corrected)" } else { " (clock offsets not measured)" }
             ),
+            silenced: false,
         });
     }
     for f in files {
@@ -310,6 +312,7 @@ fn warnings(files: &[ShardFile], set: &SetInfo, skew: Option<&Skew>) -> Vec<Warn
             out.push(Warning {
                 kind: w.kind.clone(),
                 message: format!("{}: {}", f.path, w.message),
+                silenced: w.silenced,
             });
         }
     }

@@ -395,7 +395,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "errors": all_runs.as_ref().map(|s| error_object(&s.errors)),
         "warnings": warnings::collect(c, r)
             .iter()
-            .map(|w| json!({"kind": w.kind(), "message": w.to_string()}))
+            .map(|w| w.to_json(&c.silenced_warnings))
             .collect::<Vec<_>>(),
     })
 }

@@ -9,11 +9,13 @@ use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::report::json::{SCHEMA_VERSION, document};
-use crate::report::text::TextExporter;
-use crate::report::{Exporter, ReportInput, hit_rate_percent};
+use crate::report::text::render_cell;
+use crate::report::text_summary::warning_lines;
+use crate::report::{ReportInput, hit_rate_percent};
 use crate::results::rate;
 use crate::stats::percentile_us;
 use crate::sweep::CellResult;
+use crate::warnings::{self, Shown};
 
 /// One row of the comparison.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,8 +84,19 @@ fn input<'a>(config: &'a Config, c: &'a CellResult) -> ReportInput<'a> {
     }
 }
 
-/// Every cell's text report, then the comparison table.
-pub fn text(cells: &[CellResult], total_cells: usize) -> Vec<u8> {
+/// The sweep's warnings for people: each kind once, naming its cells, less
+/// the kinds `config` silences (the JSON keeps every cell's).
+pub fn shown_warnings(config: &Config, cells: &[CellResult]) -> Shown {
+    let per_cell: Vec<Vec<warnings::Warning>> = cells
+        .iter()
+        .map(|c| warnings::collect(&c.cell.config, &c.results))
+        .collect();
+    Shown::of_sweep(&per_cell, &config.silenced_warnings)
+}
+
+/// Every cell's text report (without warnings), the comparison table, then
+/// the warnings once for the whole sweep.
+pub fn text(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8> {
     let mut out = String::new();
     for c in cells {
         let _ = writeln!(
@@ -93,9 +106,10 @@ pub fn text(cells: &[CellResult], total_cells: usize) -> Vec<u8> {
             total_cells,
             c.cell.label()
         );
-        out.push_str(&String::from_utf8_lossy(
-            &TextExporter.render(&input(&c.cell.config, c)),
-        ));
+        out.push_str(&String::from_utf8_lossy(&render_cell(&input(
+            &c.cell.config,
+            c,
+        ))));
     }
     let rows = summary(cells);
     let width = rows
@@ -133,6 +147,11 @@ pub fn text(cells: &[CellResult], total_cells: usize) -> Vec<u8> {
             "{:<width$} {:>12.2} {:>12.2} {:>12.2} {avg:>10.3} {p50:>10.3} {p99:>10.3} {p999:>10.3} {hit:>9} {:>7.3}",
             label, r.ops_per_sec, r.set_ops_per_sec, r.get_ops_per_sec, r.ratio
         );
+    }
+    let shown = shown_warnings(config, cells);
+    if !shown.lines.is_empty() || shown.silenced > 0 {
+        out.push('\n');
+        warning_lines(&mut out, &shown);
     }
     out.into_bytes()
 }

@@ -20,38 +20,48 @@ pub struct TextExporter;
 
 impl Exporter for TextExporter {
     fn render(&self, input: &ReportInput<'_>) -> Vec<u8> {
-        let mut out = String::new();
-        header(&mut out, input.config);
-        let cluster = input.config.cluster.is_some();
-        for section in input.results.sections() {
-            if input.config.ops.default_pair {
-                table(
-                    &mut out,
-                    &section,
-                    &input.config.output.percentiles,
-                    cluster,
-                );
-            } else {
-                command_table(&mut out, input.config, &section);
-            }
-        }
-        let last = input.results.headline();
-        if let Some(last) = last.as_ref().filter(|_| cluster) {
-            // The headline covers every measured run, and so do the calls.
-            let runs: Vec<&PhaseResult> = input.results.runs.iter().collect();
-            let rows = shards::shards(input.results, &last.stats, &input.config.ops, &runs);
-            shards::table(&mut out, &rows, &last.stats, last.duration);
-        }
-        // Without a measured run (a cut prefill or warm-up), the summary still
-        // says what was measured and why it stopped.
-        summary(&mut out, input, last.as_ref());
-        if let Some(last) = &last
-            && !input.config.output.hide_histogram
-        {
-            latency_distribution(&mut out, input.config, last);
-        }
-        out.into_bytes()
+        render(input, true)
     }
+}
+
+/// A sweep cell's report: the same, without the warnings, which the sweep
+/// shows once for all cells.
+pub fn render_cell(input: &ReportInput<'_>) -> Vec<u8> {
+    render(input, false)
+}
+
+fn render(input: &ReportInput<'_>, with_warnings: bool) -> Vec<u8> {
+    let mut out = String::new();
+    header(&mut out, input.config);
+    let cluster = input.config.cluster.is_some();
+    for section in input.results.sections() {
+        if input.config.ops.default_pair {
+            table(
+                &mut out,
+                &section,
+                &input.config.output.percentiles,
+                cluster,
+            );
+        } else {
+            command_table(&mut out, input.config, &section);
+        }
+    }
+    let last = input.results.headline();
+    if let Some(last) = last.as_ref().filter(|_| cluster) {
+        // The headline covers every measured run, and so do the calls.
+        let runs: Vec<&PhaseResult> = input.results.runs.iter().collect();
+        let rows = shards::shards(input.results, &last.stats, &input.config.ops, &runs);
+        shards::table(&mut out, &rows, &last.stats, last.duration);
+    }
+    // Without a measured run (a cut prefill or warm-up), the summary still
+    // says what was measured and why it stopped.
+    summary(&mut out, input, last.as_ref(), with_warnings);
+    if let Some(last) = &last
+        && !input.config.output.hide_histogram
+    {
+        latency_distribution(&mut out, input.config, last);
+    }
+    out.into_bytes()
 }
 
 fn header(out: &mut String, config: &Config) {

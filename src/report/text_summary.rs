@@ -10,11 +10,18 @@ use crate::protocol::resp::ServerErrorKind;
 use crate::report::{ReportInput, evidence, hit_rate_percent, hit_stats, open_loop};
 use crate::results::{Section, rate};
 use crate::stats::{ErrorCounts, OpStats};
-use crate::warnings;
+use crate::warnings::{self, Shown};
 
 /// The lines after the tables: hit rate, replies, latency meaning, phases,
 /// run-to-run spread, errors, interruptions, seed and warnings.
-pub(super) fn summary(out: &mut String, input: &ReportInput<'_>, last: Option<&Section<'_>>) {
+/// A sweep's cells leave the warnings out (`with_warnings` false): the sweep
+/// shows them once, after its summary table.
+pub(super) fn summary(
+    out: &mut String,
+    input: &ReportInput<'_>,
+    last: Option<&Section<'_>>,
+    with_warnings: bool,
+) {
     let config = input.config;
     if let Some(last) = last {
         // The pair's line reads "GET hit rate" even with no GET sent; a
@@ -94,8 +101,9 @@ pub(super) fn summary(out: &mut String, input: &ReportInput<'_>, last: Option<&S
     }
     let _ = writeln!(out, "Seed: {}", config.seed);
     crate::report::json_shard::shard_line(out, config, input.results);
-    for warning in warnings::collect(config, input.results) {
-        let _ = writeln!(out, "Warning: {warning}");
+    if with_warnings {
+        let all = warnings::collect(config, input.results);
+        warning_lines(out, &Shown::of_run(&all, &config.silenced_warnings));
     }
     out.push('\n');
     if let Some(last) = last.filter(|_| config.rate.is_some()) {
@@ -249,4 +257,17 @@ fn errors(out: &mut String, e: &ErrorCounts, replies: u64) {
         }
     }
     let _ = writeln!(out, "Errors: {}", parts.join(", "));
+}
+
+/// `Warning: ...` per warning shown, then how many were silenced.
+pub(crate) fn warning_lines(out: &mut String, shown: &Shown) {
+    for line in &shown.lines {
+        let _ = writeln!(out, "Warning: {line}");
+    }
+    if let Some(line) = shown.silenced_line() {
+        let _ = writeln!(
+            out,
+            "Warnings: {line} by --no-warning; the JSON lists them."
+        );
+    }
 }

@@ -110,6 +110,7 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
     );
     out.extend(rate);
     out.extend(divergence(config, run));
+    out.extend(crate::warnings::stall::stall(run));
     let busiest_cpu_percent = run.busiest_thread_cpu_percent();
     if busiest_cpu_percent >= SATURATED_CPU_PERCENT && !client_limited {
         out.push(Warning::ClientBound {

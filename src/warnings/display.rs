@@ -253,6 +253,11 @@ impl fmt::Display for Warning {
                 masters,
                 cause,
             } => super::cluster::hot_shard(f, node, (*share, *fair_share, *masters), cause),
+            Warning::Stall {
+                phase,
+                slowest,
+                quiet,
+            } => super::stall::describe(f, phase, *slowest, quiet.as_ref()),
         }
     }
 }

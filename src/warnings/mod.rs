@@ -8,13 +8,19 @@
 pub mod checks;
 pub mod cluster;
 mod display;
+pub mod human;
+mod kind;
 mod memcached;
+pub mod stall;
 
 use crate::config::Headline;
 use crate::protocol::resp::ServerErrorKind;
 
 pub use checks::{collect, rate_check};
 pub use cluster::HotShardCause;
+pub use human::Shown;
+pub use kind::WarningKind;
+pub use stall::QuietSecond;
 
 /// A worker thread at or above this share of one CPU is saturated: the result
 /// measures the client, not the server.
@@ -203,28 +209,54 @@ pub enum Warning {
         /// The likely cause.
         cause: HotShardCause,
     },
+    /// Something paused the run (see [`stall`]).
+    Stall {
+        /// Which run.
+        phase: String,
+        /// The slowest reply and the p99.9, ms, when the slowest is far
+        /// above it.
+        slowest: Option<(f64, f64)>,
+        /// A second with far fewer replies than the median second.
+        quiet: Option<QuietSecond>,
+    },
 }
 
 impl Warning {
     /// A short stable name for the JSON.
     pub fn kind(&self) -> &'static str {
+        self.warning_kind().as_str()
+    }
+
+    /// The JSON's object: `kind`, `message`, and `"silenced": true` when
+    /// `--no-warning` kept the kind from people.
+    pub fn to_json(&self, silenced: &[WarningKind]) -> serde_json::Value {
+        let mut v = serde_json::json!({"kind": self.kind(), "message": self.to_string()});
+        if silenced.contains(&self.warning_kind()) {
+            v["silenced"] = serde_json::Value::Bool(true);
+        }
+        v
+    }
+
+    /// Which kind of warning this is (what `--no-warning` names).
+    pub fn warning_kind(&self) -> WarningKind {
         match self {
-            Warning::RateNotMet { .. } => "rate_not_met",
-            Warning::ClientBound { .. } => "client_bound",
-            Warning::KeyRangeTooSmall { .. } => "key_range_too_small",
-            Warning::GetsMostlyMiss { .. } => "gets_mostly_miss",
-            Warning::SameMachine { .. } => "same_machine",
-            Warning::DatasetTooLarge { .. } => "dataset_too_large",
-            Warning::ShortRun { .. } => "short_run",
-            Warning::ErrorReplies { .. } => "error_replies",
-            Warning::CountMismatch { .. } => "count_mismatch",
-            Warning::ServerRestarted { .. } => "server_restarted",
-            Warning::EvidenceLost { .. } => "server_evidence_lost",
-            Warning::FsyncAlways => "fsync_always",
-            Warning::BackgroundSave { .. } => "background_save",
-            Warning::RunsDisagree { .. } => "runs_disagree",
-            Warning::LatencyMeasuresDiverge { .. } => "latency_measures_diverge",
-            Warning::HotShard { .. } => "hot_shard",
+            Warning::RateNotMet { .. } => WarningKind::RateNotMet,
+            Warning::ClientBound { .. } => WarningKind::ClientBound,
+            Warning::KeyRangeTooSmall { .. } => WarningKind::KeyRangeTooSmall,
+            Warning::GetsMostlyMiss { .. } => WarningKind::GetsMostlyMiss,
+            Warning::SameMachine { .. } => WarningKind::SameMachine,
+            Warning::DatasetTooLarge { .. } => WarningKind::DatasetTooLarge,
+            Warning::ShortRun { .. } => WarningKind::ShortRun,
+            Warning::ErrorReplies { .. } => WarningKind::ErrorReplies,
+            Warning::CountMismatch { .. } => WarningKind::CountMismatch,
+            Warning::ServerRestarted { .. } => WarningKind::ServerRestarted,
+            Warning::EvidenceLost { .. } => WarningKind::EvidenceLost,
+            Warning::FsyncAlways => WarningKind::FsyncAlways,
+            Warning::BackgroundSave { .. } => WarningKind::BackgroundSave,
+            Warning::RunsDisagree { .. } => WarningKind::RunsDisagree,
+            Warning::LatencyMeasuresDiverge { .. } => WarningKind::LatencyMeasuresDiverge,
+            Warning::HotShard { .. } => WarningKind::HotShard,
+            Warning::Stall { .. } => WarningKind::Stall,
         }
     }
 }

@@ -327,4 +327,8 @@ pub struct Warning {
     pub kind: String,
     /// What happened and what to change.
     pub message: String,
+    /// `--no-warning` left it out of the text report and stderr; written
+    /// only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub silenced: bool,
 }
