@@ -254,7 +254,9 @@ fn a_reshard_during_a_run_is_followed_without_losing_a_request() {
     // (the reshard began after it), some later, every second with traffic.
     let series = seconds(totals);
     assert!((6..=8).contains(&series.len()), "{} seconds", series.len());
-    for (i, second) in series.iter().enumerate() {
+    // Every whole second of the 6 s run; a partial second after it (the
+    // drain) may end before any reply lands in it.
+    for (i, second) in series.iter().take(6).enumerate() {
         assert!(u(&second["Count"]) > 0, "second {i} had no reply: {second}");
     }
     let per_second = redirects_per_second(doc);
@@ -297,7 +299,9 @@ fn a_failover_during_a_get_run_costs_no_second_of_traffic() {
 
     let series = seconds(row(doc, "Totals"));
     assert!((6..=8).contains(&series.len()), "{} seconds", series.len());
-    for (i, second) in series.iter().enumerate() {
+    // Every whole second of the 6 s run; a partial second after it (the
+    // drain) may end before any reply lands in it.
+    for (i, second) in series.iter().take(6).enumerate() {
         assert!(u(&second["Count"]) > 0, "second {i} had no reply: {second}");
     }
     let gets = total(doc, "GET", "count");

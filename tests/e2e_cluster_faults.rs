@@ -219,7 +219,9 @@ fn a_master_killed_during_a_run_is_replaced_by_its_replica_and_the_run_goes_on()
         "{} seconds",
         series.len()
     );
-    for (i, second) in series.iter().enumerate() {
+    // Every whole second of the 10 s run; a partial second after it (the
+    // drain) may end before any reply lands in it.
+    for (i, second) in series.iter().take(10).enumerate() {
         assert!(
             u(&second["Count"]) > 0,
             "second {i} had no reply: {second}; {what}"
