@@ -191,7 +191,22 @@ impl Client {
         sending: bool,
         reconnecting: impl Fn(usize) -> bool,
     ) -> bool {
-        if !self.pending.is_empty() || (sending && self.waiting.iter().any(|w| !w.is_empty())) {
+        // Requests waiting for a node are work only while its connection may
+        // still take them: one closed for good (no reconnect held) never will,
+        // and waiting on it would hold a request-bound phase open for ever.
+        let may_send = |node: usize| {
+            self.link_of(node).is_none_or(|i| {
+                conns
+                    .get(i)
+                    .is_some_and(|c| c.state() != ConnState::Closed || reconnecting(i))
+            })
+        };
+        let waiting = self
+            .waiting
+            .iter()
+            .enumerate()
+            .any(|(node, w)| !w.is_empty() && may_send(node));
+        if !self.pending.is_empty() || (sending && waiting) {
             return false;
         }
         let exhausted = self.source.as_ref().is_none_or(RequestSource::exhausted);
