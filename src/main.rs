@@ -8,10 +8,11 @@ use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::Config;
 use kvbench::interrupt::Interrupt;
 use kvbench::report::files::Target;
+use kvbench::report::outputs::Outputs;
+use kvbench::report::sink::Sinks;
 use kvbench::report::{self, Save, progress::Progress};
-use kvbench::results::Results;
 use kvbench::run::{self, RunError};
-use kvbench::sweep::{self, CellResult};
+use kvbench::sweep;
 use kvbench::warnings;
 
 /// `eprintln!` that never panics on a closed stderr (see [`report::note`]).
@@ -58,30 +59,23 @@ fn main() -> ExitCode {
 /// failure or an interrupt loses nothing.
 fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let mut progress = Progress::new(config, true);
-    let mut save_failed = false;
-    let mut save = |results: &Results| {
-        if let Err(e) = report::save_json(config, results, false, Save::Progress) {
-            say!("kvbench: {e}");
-            save_failed = true;
-        }
-    };
+    let mut outputs = Outputs::new(config);
+    let mut live = Sinks::new().with(&mut progress);
     let results = match run::run(
         config.clone(),
         config.prefill,
         interrupt,
-        &mut progress,
-        &mut save,
+        &mut live,
+        &mut |results| outputs.phase(results),
     ) {
         Ok(results) => results,
         Err(e) => return run_error(e, interrupt),
     };
-    let all = warnings::collect(config, &results);
-    say_warnings(&warnings::Shown::of_run(&all, &config.silenced_warnings));
     let late = results.timing.as_ref().and_then(|t| t.late_message());
     let complete = results.interrupted.is_none() && late.is_none();
-    let written = report::save_json(config, &results, complete, Save::Final)
-        .and_then(|()| report::emit_text(config, &results, complete));
-    let code = finish(written, save_failed, interrupt);
+    let written = outputs.finish(&results, complete);
+    say_warnings(&written.shown);
+    let code = finish(written.result, written.save_failed, interrupt);
     // A shard that reached a planned start too late (exit 4), once its report is written.
     match late {
         Some(message) if code == ExitCode::SUCCESS => {
@@ -94,29 +88,18 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
 
 /// Every cell of a sweep; the JSON file grows after every phase of every cell.
 fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
-    let total = config.sweep.cell_count();
-    let mut save_failed = false;
-    let mut save = |cells: &[CellResult]| {
-        let bytes = report::sweep::json(config, cells, total);
-        if let Err(e) = report::write_json(config, &bytes, Save::Progress) {
-            say!("kvbench: {e}");
-            save_failed = true;
-        }
-    };
-    let cells = match sweep::run(config, interrupt, &mut save) {
+    let mut outputs = Outputs::new(config);
+    let mut live = Sinks::new();
+    let cells = match sweep::run(config, interrupt, &mut live, &mut |cells| {
+        outputs.cells(cells)
+    }) {
         Ok(cells) => cells,
         Err(e) => return run_error(e, interrupt),
     };
+    let written = outputs.finish_cells(&cells);
     // Once per sweep, naming the cells, as the text report shows them.
-    say_warnings(&report::sweep::shown_warnings(config, &cells));
-    // Progress saves skip a device or FIFO; this is the one write they get.
-    let written = report::write_json(
-        config,
-        &report::sweep::json(config, &cells, total),
-        Save::Final,
-    )
-    .and_then(|()| report::write_text(config, &report::sweep::text(config, &cells, total)));
-    finish(written, save_failed, interrupt)
+    say_warnings(&written.shown);
+    finish(written.result, written.save_failed, interrupt)
 }
 
 /// The warnings shown on stderr, and how many `--no-warning` silenced.

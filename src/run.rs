@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::config::{Config, Stop, UsageError};
 use crate::crew::{self, Crew};
 use crate::interrupt::Interrupt;
-use crate::report::progress::Progress;
+use crate::report::sink::Sink;
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
 use crate::server::cluster::NodeLinks;
 use crate::server::{Control, ControlLink, Info, PhaseEvidence};
@@ -66,7 +66,7 @@ pub fn run(
     config: Config,
     prefill: bool,
     interrupt: &Interrupt,
-    progress: &mut Progress,
+    progress: &mut dyn Sink,
     on_phase: &mut dyn FnMut(&Results),
 ) -> Result<Results, RunError> {
     // One connection first, so that a wrong address or password is one clear
@@ -247,7 +247,7 @@ impl Master {
 
     /// One phase, with INFO read before and after it (and the slow log, for
     /// measured runs with `--slowlog`).
-    fn phase(&mut self, phase: Phase, stop: Stop, progress: &mut Progress) -> PhaseResult {
+    fn phase(&mut self, phase: Phase, stop: Stop, progress: &mut dyn Sink) -> PhaseResult {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
         // Only this phase's failures explain this phase's missing evidence.
         let _ = self.control.take_lost();
@@ -310,7 +310,7 @@ fn run_phase(
     stop: Stop,
     empty: &Stats,
     budget: &mut ErrorBudget,
-    progress: &mut Progress,
+    progress: &mut dyn Sink,
 ) -> PhaseResult {
     let index = phase.seed_index();
     let started_wall = SystemTime::now();

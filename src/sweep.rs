@@ -4,6 +4,7 @@
 
 use crate::config::{Cell, Config};
 use crate::interrupt::Interrupt;
+use crate::report::sink::{Sink, Sinks};
 use crate::report::{self, progress::Progress};
 use crate::results::Results;
 use crate::run::{self, RunError};
@@ -17,11 +18,13 @@ pub struct CellResult {
     pub results: Results,
 }
 
-/// Runs every cell. `on_progress` sees all cells so far after every phase of
+/// Runs every cell, each with its own progress line and `live` beside it
+/// (told of each cell). `on_progress` sees all cells so far after every phase of
 /// every cell, so the sweep file can be saved as it grows.
 pub fn run(
     config: &Config,
     interrupt: &Interrupt,
+    live: &mut dyn Sink,
     on_progress: &mut dyn FnMut(&[CellResult]),
 ) -> Result<Vec<CellResult>, RunError> {
     let cells = config.cells();
@@ -42,6 +45,8 @@ pub fn run(
             cell.label()
         ));
         let mut progress = Progress::new(&cell.config, true);
+        live.start_cell(cell.index, &cell.label());
+        let mut sinks = Sinks::new().with(&mut progress).with(&mut *live);
         let results = {
             let finished = &done;
             let mut partial = |r: &Results| {
@@ -56,7 +61,7 @@ pub fn run(
                 cell.config.clone(),
                 prefill_phase,
                 interrupt,
-                &mut progress,
+                &mut sinks,
                 &mut partial,
             ) {
                 Ok(results) => results,

@@ -19,20 +19,12 @@ const ARGS: [&str; 2] = ["--test-time", "10"];
 const COUNTS: [u64; 3] = [3000, 2000, 1000];
 
 fn text(config: &Config, results: &Results) -> String {
-    let input = ReportInput {
-        config,
-        results,
-        complete: true,
-    };
+    let input = ReportInput::new(config, results, true);
     String::from_utf8(TextExporter.render(&input)).unwrap()
 }
 
 fn json(config: &Config, results: &Results) -> Value {
-    document(&ReportInput {
-        config,
-        results,
-        complete: true,
-    })
+    document(&ReportInput::new(config, results, true))
 }
 
 fn lines_after<'a>(text: &'a str, title: &str) -> Vec<&'a str> {

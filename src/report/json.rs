@@ -23,7 +23,7 @@ use crate::report::{
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
 use crate::stats::{ErrorCounts, OpStats, Stats, max_us, percentile_us};
-use crate::warnings;
+
 use crate::workload::ops::OpTable;
 
 /// Version of the `kvbench` object's layout; bumped on incompatible changes.
@@ -393,7 +393,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "totals": all_runs.as_ref().map(|s| integer_totals(&c.ops, s)),
         "hit_rate_percent": all_runs.as_ref().and_then(|s| crate::report::hit_stats(c, s)).as_ref().and_then(crate::report::hit_rate_percent).map(|p| round(p, 4)),
         "errors": all_runs.as_ref().map(|s| error_object(&s.errors)),
-        "warnings": warnings::collect(c, r)
+        "warnings": input.warnings
             .iter()
             .map(|w| w.to_json(&c.silenced_warnings))
             .collect::<Vec<_>>(),

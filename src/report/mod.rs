@@ -20,8 +20,10 @@ pub mod json_histograms;
 pub mod json_shard;
 pub mod model;
 pub mod open_loop;
+pub mod outputs;
 pub mod progress;
 pub mod shards;
+pub mod sink;
 pub mod sweep;
 pub mod text;
 pub mod text_summary;
@@ -34,6 +36,7 @@ use crate::config::Config;
 use crate::report::files::Target;
 use crate::results::Results;
 use crate::stats::{OpStats, Stats};
+use crate::warnings::Warning;
 
 /// What every exporter gets.
 pub struct ReportInput<'a> {
@@ -43,6 +46,21 @@ pub struct ReportInput<'a> {
     pub results: &'a Results,
     /// False while runs are still to come (or the run was cut short).
     pub complete: bool,
+    /// The result's warnings, computed once (some checks look the server's
+    /// address up) and handed to every exporter.
+    pub warnings: Vec<Warning>,
+}
+
+impl<'a> ReportInput<'a> {
+    /// The input of every exporter for this result, its warnings computed here.
+    pub fn new(config: &'a Config, results: &'a Results, complete: bool) -> Self {
+        ReportInput {
+            config,
+            results,
+            complete,
+            warnings: crate::warnings::collect(config, results),
+        }
+    }
 }
 
 /// Renders results into a file format.
@@ -68,21 +86,13 @@ pub fn save_json(
     complete: bool,
     save: Save,
 ) -> Result<(), String> {
-    let input = ReportInput {
-        config,
-        results,
-        complete,
-    };
+    let input = ReportInput::new(config, results, complete);
     write_json(config, &json::JsonExporter.render(&input), save)
 }
 
 /// Prints the text report to stdout, or writes it to `--out-file`.
 pub fn emit_text(config: &Config, results: &Results, complete: bool) -> Result<(), String> {
-    let input = ReportInput {
-        config,
-        results,
-        complete,
-    };
+    let input = ReportInput::new(config, results, complete);
     write_text(config, &text::TextExporter.render(&input))
 }
 

@@ -16,6 +16,7 @@ use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use crate::config::{Config, Stop};
+use crate::report::sink::Sink;
 use crate::results::{Phase, PhaseResult, rate};
 use crate::stats::Stats;
 use crate::stats::series::Second;
@@ -99,9 +100,11 @@ impl Progress {
             },
         }
     }
+}
 
+impl Sink for Progress {
     /// A phase begins.
-    pub fn start_phase(&mut self, phase: Phase, stop: Stop) {
+    fn start_phase(&mut self, phase: Phase, stop: Stop) {
         self.phase = phase;
         self.clock.start_phase(phase, stop, Instant::now());
         self.last.phase_elapsed = Duration::ZERO;
@@ -110,7 +113,7 @@ impl Progress {
     }
 
     /// A second of the phase is complete.
-    pub fn second(&mut self, s: &Second, total: &Stats, elapsed: Duration, open: usize) {
+    fn second(&mut self, s: &Second, total: &Stats, elapsed: Duration, open: usize) {
         let latency = s
             .totals
             .percentiles_us
@@ -137,7 +140,7 @@ impl Progress {
     }
 
     /// A phase ended: a last log line if one is due, then one summary line.
-    pub fn end_phase(&mut self, r: &PhaseResult) {
+    fn end_phase(&mut self, r: &PhaseResult) {
         let all = r.stats.totals();
         self.last.phase_elapsed = r.duration;
         self.last.done = all.count;
@@ -166,7 +169,9 @@ impl Progress {
             all.mean_us() / 1000.0
         );
     }
+}
 
+impl Progress {
     /// Writes a plain line if the plan has reached the next due time; due
     /// times that passed unseen (a long pause between phases) are skipped.
     fn log_if_due(&mut self, interval: Option<Duration>) {

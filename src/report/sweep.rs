@@ -77,11 +77,7 @@ pub fn summary(cells: &[CellResult]) -> Vec<SummaryRow> {
 }
 
 fn input<'a>(config: &'a Config, c: &'a CellResult) -> ReportInput<'a> {
-    ReportInput {
-        config,
-        results: &c.results,
-        complete: c.results.is_complete(),
-    }
+    ReportInput::new(config, &c.results, c.results.is_complete())
 }
 
 /// The sweep's warnings for people: each kind once, naming its cells, less

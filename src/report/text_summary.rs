@@ -10,7 +10,7 @@ use crate::protocol::resp::ServerErrorKind;
 use crate::report::{ReportInput, evidence, hit_rate_percent, hit_stats, open_loop};
 use crate::results::{Section, rate};
 use crate::stats::{ErrorCounts, OpStats};
-use crate::warnings::{self, Shown};
+use crate::warnings::Shown;
 
 /// The lines after the tables: hit rate, replies, latency meaning, phases,
 /// run-to-run spread, errors, interruptions, seed and warnings.
@@ -102,8 +102,10 @@ pub(super) fn summary(
     let _ = writeln!(out, "Seed: {}", config.seed);
     crate::report::json_shard::shard_line(out, config, input.results);
     if with_warnings {
-        let all = warnings::collect(config, input.results);
-        warning_lines(out, &Shown::of_run(&all, &config.silenced_warnings));
+        warning_lines(
+            out,
+            &Shown::of_run(&input.warnings, &config.silenced_warnings),
+        );
     }
     out.push('\n');
     if let Some(last) = last.filter(|_| config.rate.is_some()) {

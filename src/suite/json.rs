@@ -18,11 +18,7 @@ pub fn suite_document(done: &[StepResult], planned: usize, complete: bool) -> Va
     let tests: Vec<Value> = done
         .iter()
         .map(|r| {
-            let input = ReportInput {
-                config: &r.step.config,
-                results: &r.results,
-                complete: r.results.is_complete(),
-            };
+            let input = ReportInput::new(&r.step.config, &r.results, r.results.is_complete());
             json!({
                 "test": r.step.name(),
                 "title": r.step.test.title,

@@ -1,0 +1,95 @@
+//! The file half of the output pipeline: every report a run writes, fed after
+//! each phase and once at the end.
+//!
+//! After each phase the JSON file is rewritten (atomically), so a later crash
+//! or an interrupt loses nothing. At the end one [`ReportInput`] is built, its
+//! warnings computed once, and every exporter (JSON, text, and the ones each
+//! output flag adds) renders from it; the warnings shown on stderr are the
+//! same list. The live half (progress, metrics) is in [`super::sink`].
+
+use crate::config::Config;
+use crate::report::{self, Exporter, ReportInput, Save};
+use crate::results::Results;
+use crate::sweep::CellResult;
+use crate::warnings::Shown;
+
+/// The outputs of one benchmark or sweep.
+pub struct Outputs<'a> {
+    config: &'a Config,
+    /// A save after a phase failed (said at once; the exit code says it too).
+    save_failed: bool,
+}
+
+/// What the end of a run wrote.
+pub struct Written {
+    /// Every file written, or the first failure.
+    pub result: Result<(), String>,
+    /// A save after some phase failed.
+    pub save_failed: bool,
+    /// The warnings for stderr, as the text report shows them.
+    pub shown: Shown,
+}
+
+impl<'a> Outputs<'a> {
+    /// The outputs `config` asks for (already checked writable).
+    pub fn new(config: &'a Config) -> Self {
+        Outputs {
+            config,
+            save_failed: false,
+        }
+    }
+
+    /// A phase of a single benchmark ended: its JSON so far.
+    pub fn phase(&mut self, results: &Results) {
+        let input = ReportInput::new(self.config, results, false);
+        let bytes = report::json::JsonExporter.render(&input);
+        self.saved(report::write_json(self.config, &bytes, Save::Progress));
+    }
+
+    /// A phase of a sweep ended: the sweep file so far.
+    pub fn cells(&mut self, cells: &[CellResult]) {
+        let bytes = report::sweep::json(self.config, cells, self.config.sweep.cell_count());
+        self.saved(report::write_json(self.config, &bytes, Save::Progress));
+    }
+
+    /// The benchmark ended: every report, from one input.
+    pub fn finish(self, results: &Results, complete: bool) -> Written {
+        let input = ReportInput::new(self.config, results, complete);
+        let result = report::write_json(
+            self.config,
+            &report::json::JsonExporter.render(&input),
+            Save::Final,
+        )
+        .and_then(|()| report::write_text(self.config, &report::text::TextExporter.render(&input)));
+        Written {
+            result,
+            save_failed: self.save_failed,
+            shown: Shown::of_run(&input.warnings, &self.config.silenced_warnings),
+        }
+    }
+
+    /// The sweep ended: the sweep file and the text report.
+    pub fn finish_cells(self, cells: &[CellResult]) -> Written {
+        let config = self.config;
+        let total = config.sweep.cell_count();
+        // Progress saves skip a device or FIFO; this is the one write they get.
+        let result = report::write_json(
+            config,
+            &report::sweep::json(config, cells, total),
+            Save::Final,
+        )
+        .and_then(|()| report::write_text(config, &report::sweep::text(config, cells, total)));
+        Written {
+            result,
+            save_failed: self.save_failed,
+            shown: report::sweep::shown_warnings(config, cells),
+        }
+    }
+
+    fn saved(&mut self, result: Result<(), String>) {
+        if let Err(e) = result {
+            report::note(format_args!("kvbench: {e}"));
+            self.save_failed = true;
+        }
+    }
+}
