@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::config::{Config, Stop, UsageError};
 use crate::crew::{self, Crew};
 use crate::interrupt::Interrupt;
-use crate::report::sink::Sink;
+use crate::report::sink::{Sink, Sinks};
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
 use crate::server::cluster::NodeLinks;
 use crate::server::{Control, ControlLink, Info, PhaseEvidence};
@@ -20,7 +20,7 @@ use crate::stats::series::SeriesBuilder;
 use crate::stats::{ErrorCounts, Stats};
 use crate::sysinfo;
 use crate::worker::{Command, Report};
-use hdr_files::{finish_hdr_files, open_interval_logs};
+use hdr_files::HdrFiles;
 
 mod advice;
 pub mod clock;
@@ -66,7 +66,7 @@ pub fn run(
     config: Config,
     prefill: bool,
     interrupt: &Interrupt,
-    progress: &mut dyn Sink,
+    live: &mut dyn Sink,
     on_phase: &mut dyn FnMut(&Results),
 ) -> Result<Results, RunError> {
     // One connection first, so that a wrong address or password is one clear
@@ -93,6 +93,9 @@ pub fn run(
     let nodes = cluster.as_ref().map_or(1, |c| c.nodes.len().max(1));
     check_fd_limit(&config, nodes)?;
     let config = Arc::new(config);
+    // The HDR files are one more exporter on the per-second feed.
+    let mut hdr = HdrFiles::new(config.clone());
+    let mut live = Sinks::new().with(live).with(&mut hdr);
     let empty = Stats::for_config(&config)
         .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
     let placement = crew::plan(&config, server_info.as_ref())?;
@@ -140,7 +143,7 @@ pub fn run(
                 return Err(RunError::Interrupted);
             }
         }
-        let mut result = master.phase(phase, stop, progress);
+        let mut result = master.phase(phase, stop, &mut live);
         result.interrupted = interrupt.stop_requested();
         match phase {
             Phase::Prefill => results.prefill = Some(result),
@@ -247,7 +250,7 @@ impl Master {
 
     /// One phase, with INFO read before and after it (and the slow log, for
     /// measured runs with `--slowlog`).
-    fn phase(&mut self, phase: Phase, stop: Stop, progress: &mut dyn Sink) -> PhaseResult {
+    fn phase(&mut self, phase: Phase, stop: Stop, live: &mut dyn Sink) -> PhaseResult {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
         // Only this phase's failures explain this phase's missing evidence.
         let _ = self.control.take_lost();
@@ -270,7 +273,7 @@ impl Master {
             stop,
             &self.empty,
             &mut self.budget,
-            progress,
+            live,
         );
         // The slow log first, so that the INFO below is not in it.
         let slowlog = match self.control.get() {
@@ -310,7 +313,7 @@ fn run_phase(
     stop: Stop,
     empty: &Stats,
     budget: &mut ErrorBudget,
-    progress: &mut dyn Sink,
+    live: &mut dyn Sink,
 ) -> PhaseResult {
     let index = phase.seed_index();
     let started_wall = SystemTime::now();
@@ -323,18 +326,7 @@ fn run_phase(
             prefill: phase == Phase::Prefill,
         });
     }
-    progress.start_phase(phase, stop);
-    let mut hlogs = open_interval_logs(config, phase, started_wall);
-    let mut log_second = |second: u64, merged: &Stats| {
-        if let Some(logs) = hlogs.as_mut()
-            && let Err(e) = logs.write_second(second, merged)
-        {
-            crate::report::note(format_args!(
-                "kvbench: cannot write the interval log of {phase}: {e}; no more intervals are written"
-            ));
-            hlogs = None;
-        }
-    };
+    live.start_phase(phase, stop);
     let mut series = SeriesBuilder::new(config.threads, &config.output.percentiles);
     let mut total = empty.clone();
     let mut finished = 0;
@@ -374,10 +366,10 @@ fn run_phase(
             given_up += end.given_up;
             sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
         }
-        let completed = series.add(second, &stats, backlog, &mut log_second);
+        let completed = series.add(second, &stats, backlog, &mut |s, m| live.interval(s, m));
         // The final, partial second is summed up by `end_phase` instead.
         if let (Some(done), false) = (completed, last) {
-            progress.second(done, &total, started_at.elapsed(), open.iter().sum());
+            live.second(done, &total, started_at.elapsed(), open.iter().sum());
         }
         if last {
             finished += 1;
@@ -392,7 +384,7 @@ fn run_phase(
         connections_down: down,
         connections_given_up: given_up,
         stats: total,
-        series: series.finish(&mut log_second),
+        series: series.finish(&mut |s, m| live.interval(s, m)),
         thread_cpu,
         unsent,
         server: None,
@@ -400,7 +392,6 @@ fn run_phase(
         evidence_lost: None,
         nodes: Vec::new(),
     };
-    finish_hdr_files(config, hlogs, &result);
-    progress.end_phase(&result);
+    live.end_phase(&result);
     result
 }

@@ -4,8 +4,9 @@
 //!
 //! The master calls a [`Sink`] at three moments of every phase: it starts,
 //! a second of it is complete (every worker has reported it), it ends. The
-//! file exporters (text, JSON, HDR, HTML) are fed once per phase and at the
-//! end instead ([`super::outputs`]). A sink runs on the master's thread, never
+//! HDR interval logs are a sink too (the master adds them itself). The file
+//! reports (text, JSON, HTML) are fed once per phase and at the end instead
+//! ([`super::outputs`]). A sink runs on the master's thread, never
 //! on a worker's, so it may take its time without touching the hot path; it
 //! must not block for long (a slow scrape is answered on another thread).
 
@@ -30,6 +31,11 @@ pub trait Sink {
     /// the connections open now. The final, partial second comes only in
     /// [`Sink::end_phase`]'s result.
     fn second(&mut self, s: &Second, total: &Stats, elapsed: Duration, open: usize);
+    /// Every second of the phase as merged histograms, the final partial
+    /// one included, as each completes (for the interval logs).
+    fn interval(&mut self, second: u64, merged: &Stats) {
+        let _ = (second, merged);
+    }
     /// A phase ended; `r` holds everything it measured.
     fn end_phase(&mut self, r: &PhaseResult);
 }
@@ -69,6 +75,12 @@ impl Sink for Sinks<'_> {
     fn second(&mut self, second: &Second, total: &Stats, elapsed: Duration, open: usize) {
         for s in &mut self.sinks {
             s.second(second, total, elapsed, open);
+        }
+    }
+
+    fn interval(&mut self, second: u64, merged: &Stats) {
+        for s in &mut self.sinks {
+            s.interval(second, merged);
         }
     }
 

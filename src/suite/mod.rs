@@ -25,7 +25,6 @@ use crate::command::CommandSpec;
 use crate::command::suite::{self, SuiteTest};
 use crate::config::{Config, UsageError};
 use crate::interrupt::Interrupt;
-use crate::report::progress::Progress;
 use crate::results::Results;
 use crate::run::{self, RunError};
 use crate::workload::ops::{OpTable, RandInt};
@@ -345,12 +344,12 @@ pub fn run(
             done.clear();
         }
         for step in &plan.steps {
-            let mut progress = Progress::new(&step.config, false);
+            let mut quiet = crate::report::sink::Quiet;
             let results = run::run(
                 step.config.clone(),
                 false,
                 interrupt,
-                &mut progress,
+                &mut quiet,
                 &mut |_| {},
             )?;
             done.push(StepResult {

@@ -80,11 +80,7 @@ impl Worker {
                 conn.on_writable(&mut self.stats);
             }
             if event.is_readable() || event.is_read_closed() || event.is_error() {
-                let handshake = if readonly {
-                    &self.readonly_handshake
-                } else {
-                    &self.handshake
-                };
+                let handshake = self.handshakes.pick(readonly);
                 conn.on_readable(
                     &mut self.stats,
                     handshake,

@@ -76,11 +76,7 @@ impl Worker {
         }
         link.reconnect_attempts += 1;
         self.stats.errors.reconnects += 1;
-        let handshake = if link.readonly {
-            &self.readonly_handshake
-        } else {
-            &self.handshake
-        };
+        let handshake = self.handshakes.pick(link.readonly);
         match Stream::start_connect(&self.config.target, link.addr) {
             Ok(stream) => {
                 conn.reconnect(stream, &handshake.request);
@@ -122,11 +118,7 @@ impl Worker {
         };
         let index = self.conns.len();
         let readonly = self.router.is_replica(node);
-        let handshake = if readonly {
-            &self.readonly_handshake
-        } else {
-            &self.handshake
-        };
+        let handshake = self.handshakes.pick(readonly);
         let mut conn = super::new_conn(&self.config, stream)
             .for_node(node)
             .reading_replica(readonly)

@@ -146,6 +146,25 @@ pub struct WorkerBuilder {
     pub cluster: Option<WorkerCluster>,
 }
 
+/// AUTH / SELECT / PING for a connection that reconnects or opens mid-run,
+/// and the same followed by `READONLY` for a cluster replica that serves
+/// reads (`--read-from replica|any`).
+struct Handshakes {
+    plain: Handshake,
+    readonly: Handshake,
+}
+
+impl Handshakes {
+    /// The handshake of a connection to a reading replica, or of any other.
+    fn pick(&self, readonly: bool) -> &Handshake {
+        if readonly {
+            &self.readonly
+        } else {
+            &self.plain
+        }
+    }
+}
+
 /// A worker whose connections are all open and prepared.
 pub struct Worker {
     thread: usize,
@@ -167,11 +186,8 @@ pub struct Worker {
     wakeups: BinaryHeap<Reverse<(Instant, usize, Wake)>>,
     timer: Timer,
     interrupt: Interrupt,
-    /// AUTH / SELECT / PING, for connections that reconnect.
-    handshake: Handshake,
-    /// The same followed by `READONLY`, for connections to cluster replicas
-    /// that serve reads (`--read-from replica|any`).
-    readonly_handshake: Handshake,
+    /// The handshakes of connections that reconnect or open mid-run.
+    handshakes: Handshakes,
     /// The pipeline window of the current phase, for connections opened in it.
     pipeline: usize,
     /// Scratch lists of the connections and clients an event touched (kept
@@ -272,8 +288,10 @@ impl WorkerBuilder {
             .map_err(local("the timer (timerfd)"))?;
         let handshake = Handshake::for_target(&config.target);
         Ok(Worker {
-            readonly_handshake: handshake.with_readonly(),
-            handshake,
+            handshakes: Handshakes {
+                readonly: handshake.with_readonly(),
+                plain: handshake,
+            },
             touched: Vec::with_capacity(worker_conns.len()),
             touched_clients: Vec::with_capacity(config.clients),
             pipeline: config.pipeline,
