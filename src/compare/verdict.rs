@@ -158,8 +158,11 @@ pub fn judge(base: Option<&OpRow>, other: Option<&OpRow>) -> Verdict {
             let latency = changes
                 .iter()
                 .filter(|c| c.metric != Judged::OpsPerSec)
-                .max_by(|a, b| factor(a.ratio).total_cmp(&factor(b.ratio)))
-                .copied();
+                // The first of equally large changes: p99 before p99.9.
+                .fold(None, |best: Option<Change>, c| match best {
+                    Some(b) if factor(b.ratio) >= factor(c.ratio) => Some(b),
+                    _ => Some(*c),
+                });
             Verdict::NoSpread {
                 changes: ops.into_iter().chain(latency).collect(),
             }
