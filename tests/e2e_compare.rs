@@ -162,7 +162,10 @@ fn text_comparison_shows_the_baseline_and_ratios_to_it() {
     }
     // The files block: the hit rates and the one setting changed.
     let block = out.rsplit_once("\n\n").unwrap().1;
-    let rows: Vec<Vec<&str>> = block.lines().map(|l| l.split_whitespace().collect()).collect();
+    let rows: Vec<Vec<&str>> = block
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
     assert_eq!(rows[0], ["files", "a.json", "b.json"], "{block}");
     let hit = |d: &Value| format!("{:.2}", d["kvbench"]["hit_rate_percent"].as_f64().unwrap());
     assert_eq!(rows[1][4..], [hit(&a), hit(&b)], "{block}");

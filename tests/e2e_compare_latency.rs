@@ -1,8 +1,7 @@
 //! `kvbench compare` judging throughput and latency against the spread the
 //! files measured, on real runs (`-x 2`) and on copies of them with one
-//! latency changed; files with the same name told apart; a differing server;
-//! a sweep exported alone; and the sweep summary's `--print-percentiles`
-//! columns and run-to-run spread.
+//! latency changed; files with the same name told apart; a differing server.
+//! Sweeps are tests/e2e_compare_sweep.rs's.
 
 mod common;
 
@@ -25,11 +24,9 @@ const VERDICT: usize = 13;
 const NO_SPREAD: &str = "no spread measured: run with -x 3 to judge";
 
 /// Real result files written once: two 2-run files differing by
-/// `--pipeline`, a single run, and a two-cell 2-run sweep with
-/// `--print-percentiles 50,95` (its text report kept too).
+/// `--pipeline`, and a single run.
 struct Files {
     dir: TempDir,
-    sweep_text: String,
 }
 
 impl Files {
@@ -52,26 +49,18 @@ fn files() -> &'static Files {
         let dir = TempDir::new("compare-latency");
         let redis = Redis::start();
         let common = "-t 1 -c 2 --key-maximum 5000 --ratio 1:1";
-        let mut sweep_text = String::new();
         for (name, args) in [
             ("base.json", "--test-time 1 -x 2"),
             ("piped.json", "--test-time 1 -x 2 --pipeline 16"),
             ("single.json", "-n 500"),
-            (
-                "sweep.json",
-                "--test-time 1 -x 2 --pipeline 1,4 --print-percentiles 50,95",
-            ),
         ] {
             let json = dir.path(name);
             let mut full: Vec<&str> = common.split_whitespace().collect();
             full.extend(args.split_whitespace());
             full.extend(["--json-out-file", json.to_str().unwrap()]);
-            let out = kvbench_ok(redis.port, &full);
-            if name == "sweep.json" {
-                sweep_text = String::from_utf8(out.stdout).unwrap();
-            }
+            kvbench_ok(redis.port, &full);
         }
-        Files { dir, sweep_text }
+        Files { dir }
     })
 }
 
@@ -118,7 +107,7 @@ fn figure(row: &Value, key: &str) -> f64 {
 }
 
 /// The sections of `doc` whose title satisfies `pick`.
-fn sections<'a>(doc: &'a Value, pick: impl Fn(&str) -> bool) -> Vec<&'a Value> {
+fn sections(doc: &Value, pick: impl Fn(&str) -> bool) -> Vec<&Value> {
     doc.as_object()
         .unwrap()
         .iter()
@@ -216,7 +205,11 @@ fn set_p99(doc: &mut Value, factor: f64) {
             if p99.is_null() {
                 continue;
             }
-            let run2 = if title.starts_with("RUN #2") { 1.04 } else { 1.0 };
+            let run2 = if title.starts_with("RUN #2") {
+                1.04
+            } else {
+                1.0
+            };
             *p99 = serde_json::json!(agg * factor * run2);
         }
     }
@@ -229,7 +222,10 @@ fn a_p99_seven_point_nine_times_worse_at_equal_throughput_is_not_noise() {
     let slow = edited("base.json", "slow.json", |d| set_p99(d, 7.9));
     let rows = csv_rows(&compare_ok(&[&steady, &slow, "--format", "csv"]));
     for op in OPS {
-        let row = rows.iter().find(|r| r[0] == op && r[1] == "slow.json").unwrap();
+        let row = rows
+            .iter()
+            .find(|r| r[0] == op && r[1] == "slow.json")
+            .unwrap();
         assert_eq!(row[3], "1.000", "{row:?}");
         assert_eq!(row[9], "7.900", "{row:?}");
         assert_eq!(row[VERDICT], "p99 +690 % (beyond 4.0 % spread)", "{op}");
@@ -249,11 +245,19 @@ fn single_runs_are_never_called_noise() {
         let p99 = &mut d["ALL STATS"]["Totals"]["Percentile Latencies"]["p99.00"];
         *p99 = serde_json::json!(p99.as_f64().unwrap() * 7.9);
     });
-    let rows = csv_rows(&compare_ok(&[&f.arg("single.json"), &slow, "--format", "csv"]));
+    let rows = csv_rows(&compare_ok(&[
+        &f.arg("single.json"),
+        &slow,
+        "--format",
+        "csv",
+    ]));
     for r in rows.iter().filter(|r| r[1] == "single-slow.json") {
         assert!(r[VERDICT].starts_with(NO_SPREAD), "{r:?}");
         if r[0] == "Totals" {
-            assert!(r[VERDICT].ends_with("(ops/sec +0.0 %, p99 +690 %)"), "{r:?}");
+            assert!(
+                r[VERDICT].ends_with("(ops/sec +0.0 %, p99 +690 %)"),
+                "{r:?}"
+            );
         }
     }
 }
@@ -268,7 +272,11 @@ fn files_of_the_same_name_are_told_apart_and_a_different_server_is_named() {
             doc["kvbench"]["server"]["version"] = "99.1.0".into();
         }
         let to = Path::new(dir).join("run.json");
-        std::fs::write(f.path(to.to_str().unwrap()), serde_json::to_vec(&doc).unwrap()).unwrap();
+        std::fs::write(
+            f.path(to.to_str().unwrap()),
+            serde_json::to_vec(&doc).unwrap(),
+        )
+        .unwrap();
     }
     let (x, y) = (f.arg("x/run.json"), f.arg("y/run.json"));
     let text = compare_ok(&[&x, &y]);
@@ -279,7 +287,10 @@ fn files_of_the_same_name_are_told_apart_and_a_different_server_is_named() {
         .map(|l| l.split_whitespace().nth(1).unwrap())
         .collect();
     assert_eq!(labels, ["x/run.json", "y/run.json"].repeat(OPS.len()));
-    let rows: Vec<Vec<&str>> = block.lines().map(|l| l.split_whitespace().collect()).collect();
+    let rows: Vec<Vec<&str>> = block
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
     assert_eq!(rows[0], ["files", "x/run.json", "y/run.json"]);
     let version = f.json("base.json")["kvbench"]["server"]["version"].clone();
     assert!(rows.contains(&vec!["pipeline", "1", "16"]), "{block}");
@@ -289,95 +300,4 @@ fn files_of_the_same_name_are_told_apart_and_a_different_server_is_named() {
     );
     // Only what differs is listed.
     assert_eq!(rows.len(), 3 + 2, "{block}");
-}
-
-/// A number from a CSV field, within `(low, high]`.
-fn bounded(field: &str, low: f64, high: f64) -> f64 {
-    let v: f64 = field.parse().unwrap_or_else(|_| panic!("{field:?} is no number"));
-    assert!(v > low && v <= high, "{v} outside ({low}, {high}]");
-    v
-}
-
-#[test]
-fn a_sweep_alone_exports_a_row_per_cell() {
-    let f = files();
-    let sweep = f.json("sweep.json");
-    let csv = compare_ok(&[&f.arg("sweep.json"), "--format", "csv"]);
-    let rows = csv_rows(&csv);
-    assert_eq!(rows.len(), 2 * OPS.len(), "{csv}");
-    let totals: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == "Totals").collect();
-    let labels: Vec<&str> = totals.iter().map(|r| r[1].as_str()).collect();
-    assert_eq!(labels, ["pipeline=1", "pipeline=4"]);
-    for (i, r) in totals.iter().enumerate() {
-        let cell = &sweep["sweep"]["cells"][i];
-        let ops = bounded(&r[2], 0.0, 1e8);
-        let own = aggregate(cell)["Totals"]["Ops/sec"].as_f64().unwrap();
-        assert!((ops - own).abs() <= 0.005, "{ops} vs {own}");
-        bounded(&r[3], 0.0, 1e4);
-        for latency in [4, 6, 8, 10] {
-            bounded(&r[latency], 0.0, 60_000.0);
-        }
-        // p50 ≤ p99 ≤ p99.9 of one histogram.
-        let p: Vec<f64> = [6, 8, 10].iter().map(|c| r[*c].parse().unwrap()).collect();
-        assert!(p[0] <= p[1] && p[1] <= p[2], "{r:?}");
-        let hit = bounded(&r[12], -1e-9, 100.0);
-        let own_hit = cell["kvbench"]["hit_rate_percent"].as_f64().unwrap();
-        assert!((hit - own_hit).abs() <= 0.005, "{hit} vs {own_hit}");
-    }
-    assert_eq!(totals[0][3], "1.000");
-    assert_eq!(totals[0][VERDICT], "baseline");
-    // Each cell ran twice: a spread was measured.
-    assert!(!totals[1][VERDICT].starts_with(NO_SPREAD), "{:?}", totals[1]);
-    let md = compare_ok(&[&f.arg("sweep.json"), "--format", "md"]);
-    assert!(md.lines().filter(|l| !l.is_empty()).all(|l| l.starts_with('|')), "{md}");
-}
-
-#[test]
-fn the_sweep_summary_follows_print_percentiles_and_shows_the_spread() {
-    let f = files();
-    let text = &f.sweep_text;
-    let mut lines = text.lines().skip_while(|l| !l.starts_with("SWEEP SUMMARY"));
-    assert_eq!(lines.next(), Some("SWEEP SUMMARY (2 of 2 cells)"), "{text}");
-    let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
-    assert_eq!(
-        header,
-        [
-            "Cell", "Ops/sec", "Sets/sec", "Gets/sec", "Avg", "ms", "p50", "ms", "p95", "ms",
-            "Hit", "%", "Spread", "Ratio"
-        ]
-    );
-    let doc = f.json("sweep.json");
-    let summary = doc["sweep"]["summary"].as_array().unwrap();
-    for (i, row) in summary.iter().enumerate() {
-        let line: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
-        assert_eq!(line.len(), 10, "{line:?}");
-        let percentiles = row["latency_percentiles_ms"].as_object().unwrap();
-        let keys: Vec<&str> = percentiles.keys().map(String::as_str).collect();
-        assert_eq!(keys, ["p50.00", "p95.00"]);
-        let (p50, p95) = (percentiles["p50.00"].as_f64().unwrap(), percentiles["p95.00"].as_f64().unwrap());
-        assert_eq!(line[5], format!("{p50:.3}"));
-        assert_eq!(line[6], format!("{p95:.3}"));
-        assert!(0.0 < p50 && p50 <= p95, "{row}");
-        assert!(p95 <= row["p99_latency_ms"].as_f64().unwrap(), "{row}");
-        // The spread is the cell's own runs', as its variance says.
-        let variance = &doc["sweep"]["cells"][i]["kvbench"]["variance"];
-        let spread = &row["ops_per_sec_spread"];
-        let (min, max) = (spread["min"].as_f64().unwrap(), spread["max"].as_f64().unwrap());
-        assert!((min - variance["min"].as_f64().unwrap()).abs() <= 0.005, "{spread}");
-        assert!((max - variance["max"].as_f64().unwrap()).abs() <= 0.005, "{spread}");
-        assert!(0.0 < min && min <= max, "{spread}");
-        let half = line[8]
-            .strip_prefix('±')
-            .and_then(|s| s.strip_suffix('%'))
-            .unwrap_or_else(|| panic!("{line:?}"));
-        let half: f64 = half.parse().unwrap();
-        let expected = (max - min) / (max + min) * 100.0;
-        assert!((half - expected).abs() <= 0.051, "{half} vs {expected}");
-    }
-    assert_eq!(lines.next(), Some(""));
-    let footnote = lines.next().unwrap();
-    assert!(
-        footnote.starts_with("ratio = total ops/sec ÷ the first cell's"),
-        "{footnote}"
-    );
 }

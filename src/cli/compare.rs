@@ -66,11 +66,17 @@ mod tests {
     #[test]
     fn format_and_layout_are_choices_with_markdown_as_md_or_markdown() {
         let a = parse(&["a.json", "--format", "md", "--layout", "columns"]).unwrap();
-        assert_eq!((a.format, a.layout), (CompareFormat::Markdown, CompareLayout::Columns));
+        assert_eq!(
+            (a.format, a.layout),
+            (CompareFormat::Markdown, CompareLayout::Columns)
+        );
         let a = parse(&["a.json", "--format", "markdown"]).unwrap();
         assert_eq!(a.format, CompareFormat::Markdown);
         let a = parse(&["a.json"]).unwrap();
-        assert_eq!((a.format, a.layout), (CompareFormat::Text, CompareLayout::Rows));
+        assert_eq!(
+            (a.format, a.layout),
+            (CompareFormat::Text, CompareLayout::Rows)
+        );
         let e = parse(&["a.json", "--format", "xml"]).unwrap_err();
         assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue);
         assert!(parse(&["a.json", "--layout", "wide"]).is_err());

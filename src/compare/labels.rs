@@ -43,7 +43,12 @@ fn suffix(parts: &[String], n: usize) -> String {
 fn components(path: &Path) -> Vec<String> {
     let parts: Vec<String> = path
         .components()
-        .filter(|c| !matches!(c, Component::CurDir | Component::RootDir | Component::Prefix(_)))
+        .filter(|c| {
+            !matches!(
+                c,
+                Component::CurDir | Component::RootDir | Component::Prefix(_)
+            )
+        })
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
     if parts.is_empty() {

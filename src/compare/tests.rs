@@ -47,7 +47,8 @@ fn a_p99_eight_times_worse_at_equal_throughput_is_not_noise() {
     assert!(moves.iter().all(|m| m.change.metric != Judged::OpsPerSec));
     assert!(moves.iter().all(|m| m.change.metric != Judged::P50));
     assert!(
-        v.to_string().starts_with("p99 +690 % (beyond 4.0 % spread)"),
+        v.to_string()
+            .starts_with("p99 +690 % (beyond 4.0 % spread)"),
         "{v}"
     );
 }
@@ -113,14 +114,23 @@ fn spreads_are_max_over_min_of_two_runs_or_more() {
 
 #[test]
 fn files_are_labelled_by_the_shortest_distinguishing_suffix() {
-    assert_eq!(distinct(&["a/run.json", "b/run.json"]), ["a/run.json", "b/run.json"]);
+    assert_eq!(
+        distinct(&["a/run.json", "b/run.json"]),
+        ["a/run.json", "b/run.json"]
+    );
     assert_eq!(distinct(&["x/a.json", "y/b.json"]), ["a.json", "b.json"]);
     assert_eq!(
         distinct(&["/r/p/a/run.json", "/r/q/a/run.json", "c.json"]),
         ["p/a/run.json", "q/a/run.json", "c.json"]
     );
-    assert_eq!(distinct(&["run.json", "x/run.json"]), ["run.json", "x/run.json"]);
-    assert_eq!(distinct(&["./a/run.json", "b/run.json"]), ["a/run.json", "b/run.json"]);
+    assert_eq!(
+        distinct(&["run.json", "x/run.json"]),
+        ["run.json", "x/run.json"]
+    );
+    assert_eq!(
+        distinct(&["./a/run.json", "b/run.json"]),
+        ["a/run.json", "b/run.json"]
+    );
     // The same file twice stays apart.
     assert_eq!(distinct(&["r.json", "r.json"]), ["r.json", "r.json (2)"]);
 }
@@ -139,18 +149,29 @@ fn with_settings(label: &str, settings: &[(&str, &str)]) -> Entry {
 fn the_differs_block_lists_only_keys_whose_values_differ() {
     let a = with_settings(
         "a",
-        &[("pipeline", "1"), ("threads", "4"), ("server.version", "7.0.15")],
+        &[
+            ("pipeline", "1"),
+            ("threads", "4"),
+            ("server.version", "7.0.15"),
+        ],
     );
     let b = with_settings(
         "b",
-        &[("pipeline", "16"), ("threads", "4"), ("server.version", "7.2.4")],
+        &[
+            ("pipeline", "16"),
+            ("threads", "4"),
+            ("server.version", "7.2.4"),
+        ],
     );
     // A memtier file carries no settings and is not a difference.
     let memtier = entry("m", 100.0, None);
     let entries = [a, b, memtier];
     assert_eq!(differing_keys(&entries), ["pipeline", "server.version"]);
     let text = differs::render(&entries, Format::Text);
-    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
+    let lines: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
     assert_eq!(lines[0], ["files", "a", "b", "m"]);
     assert_eq!(lines[2], ["differs:"]);
     assert_eq!(lines[3], ["pipeline", "1", "16", "-"]);
@@ -173,7 +194,10 @@ fn the_hit_rate_is_shown_per_file() {
     let md = differs::render(&entries, Format::Markdown);
     assert!(md.contains("| GET hit rate % | 99.50 | - |"), "{md}");
     let csv = rows::render(&entries, Format::Csv);
-    assert!(csv.lines().nth(1).unwrap().contains(",99.50,baseline"), "{csv}");
+    assert!(
+        csv.lines().nth(1).unwrap().contains(",99.50,baseline"),
+        "{csv}"
+    );
 }
 
 #[test]

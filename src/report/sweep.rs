@@ -163,7 +163,12 @@ pub fn text(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8
             c,
         ))));
     }
-    table(&mut out, &config.output.percentiles, &summary(cells), total_cells);
+    table(
+        &mut out,
+        &config.output.percentiles,
+        &summary(cells),
+        total_cells,
+    );
     let shown = shown_warnings(config, cells);
     if !shown.lines.is_empty() || shown.silenced > 0 {
         out.push('\n');
@@ -200,9 +205,9 @@ fn table(out: &mut String, percentiles: &[f64], rows: &[SummaryRow], total_cells
             r.label.clone()
         };
         // One token without a space, so the table splits on whitespace.
-        let spread = r
-            .spread
-            .map_or("---".to_string(), |s| format!("±{:.1}%", s.plus_minus_percent()));
+        let spread = r.spread.map_or("---".to_string(), |s| {
+            format!("±{:.1}%", s.plus_minus_percent())
+        });
         let _ = write!(
             out,
             "{:<width$} {:>12.2} {:>12.2} {:>12.2} {:>10.3}",
