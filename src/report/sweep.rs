@@ -296,3 +296,58 @@ fn round2(v: f64) -> f64 {
 fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{RunSpread, SummaryRow, table};
+
+    fn row(label: &str, ops: f64, spread: Option<RunSpread>) -> SummaryRow {
+        SummaryRow {
+            label: label.into(),
+            ops_per_sec: ops,
+            set_ops_per_sec: ops / 2.0,
+            get_ops_per_sec: ops / 2.0,
+            avg_ms: 0.5,
+            fixed_ms: [0.4, 0.9, 1.5],
+            percentiles_ms: vec![(50.0, 0.4), (95.0, 0.8)],
+            hit_rate: None,
+            ratio: ops / 1000.0,
+            spread,
+            interrupted: false,
+        }
+    }
+
+    #[test]
+    fn the_summary_follows_the_printed_percentiles_and_shows_the_spread() {
+        let spread = RunSpread {
+            min: 970.0,
+            max: 1030.0,
+        };
+        assert!((spread.plus_minus_percent() - 3.0).abs() < 1e-9);
+        assert!((spread.max_over_min() - 1030.0 / 970.0).abs() < 1e-12);
+        let rows = [
+            row("pipeline=1", 1000.0, Some(spread)),
+            row("pipeline=4", 2500.0, None),
+        ];
+        let mut out = String::new();
+        table(&mut out, &[50.0, 95.0], &rows, 2);
+        let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split_whitespace().collect()).collect();
+        assert_eq!(lines[0], ["SWEEP", "SUMMARY", "(2", "of", "2", "cells)"]);
+        assert!(out.lines().nth(1).unwrap().contains("p95 ms"), "{out}");
+        assert!(!out.contains("p99 ms"), "{out}");
+        assert_eq!(
+            lines[2][5..],
+            ["0.400", "0.800", "---", "±3.0%", "1.000"],
+            "{out}"
+        );
+        assert_eq!(lines[3][7..], ["---", "---", "2.500"], "{out}");
+        assert!(lines[4].is_empty());
+        assert!(
+            out.lines()
+                .nth(5)
+                .unwrap()
+                .starts_with("ratio = total ops/sec ÷ the first cell's"),
+            "{out}"
+        );
+    }
+}
