@@ -331,7 +331,10 @@ mod tests {
         ];
         let mut out = String::new();
         table(&mut out, &[50.0, 95.0], &rows, 2);
-        let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split_whitespace().collect()).collect();
+        let lines: Vec<Vec<&str>> = out
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
         assert_eq!(lines[0], ["SWEEP", "SUMMARY", "(2", "of", "2", "cells)"]);
         assert!(out.lines().nth(1).unwrap().contains("p95 ms"), "{out}");
         assert!(!out.contains("p99 ms"), "{out}");
