@@ -67,7 +67,7 @@ pub struct SummaryRow {
     pub get_ops_per_sec: f64,
     /// Mean latency of all requests, ms.
     pub avg_ms: f64,
-    /// p50, p99, p99.9 latency of all requests, ms ([`FIXED_PERCENTILES`]).
+    /// p50, p99, p99.9 latency of all requests, ms, whatever `--print-percentiles` says.
     pub fixed_ms: [f64; 3],
     /// `(percentile, ms)` for each of the cell's `--print-percentiles`.
     pub percentiles_ms: Vec<(f64, f64)>,
