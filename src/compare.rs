@@ -28,11 +28,13 @@ pub mod read;
 pub mod rows;
 pub mod verdict;
 
+use std::fmt::Write;
+
 use crate::cli::CompareArgs;
 pub use crate::cli::{CompareFormat as Format, CompareLayout as Layout};
 use crate::config::UsageError;
 use crate::report::model::section::Section;
-use crate::report::model::{self};
+use crate::report::model;
 
 /// The row memtier writes for WAIT, which kvbench never sends: shown only
 /// when some file has counts in it, so kvbench files compare as before.
@@ -186,7 +188,6 @@ pub fn csv_cell(cell: &str) -> String {
 /// Cells laid out in aligned columns, two spaces apart; the columns in
 /// `left` are left-aligned, the others right-aligned.
 fn aligned(out: &mut String, rows: &[Vec<String>], left: impl Fn(usize) -> bool) {
-    use std::fmt::Write;
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut widths = vec![0; columns];
     for r in rows {
