@@ -33,8 +33,8 @@ use std::fmt::Write;
 use crate::cli::CompareArgs;
 pub use crate::cli::{CompareFormat as Format, CompareLayout as Layout};
 use crate::config::UsageError;
-use crate::report::model::section::Section;
 use crate::report::model;
+use crate::report::model::section::Section;
 
 /// The row memtier writes for WAIT, which kvbench never sends: shown only
 /// when some file has counts in it, so kvbench files compare as before.
