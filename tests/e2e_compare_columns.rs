@@ -2,7 +2,8 @@
 //! three real redis-servers (no AOF, `appendfsync everysec`, `appendfsync
 //! always`), a table each for ops/sec, average and p99 latency with a column
 //! per file, and the ratio column `1 : 1.20 : 1.19` checked against the
-//! figures in the files, in text, Markdown and CSV.
+//! figures in the files, in text, Markdown and CSV; then the files block,
+//! which names the server settings that differ.
 
 mod common;
 
@@ -166,11 +167,18 @@ fn the_csv_has_a_column_per_file_and_the_ratio_column_from_the_files() {
         header,
         ["metric", "op", NAMES[0], NAMES[1], NAMES[2], "ratio"]
     );
-    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    let mut rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
     let expected_keys = METRICS
         .iter()
         .flat_map(|m| OPS.iter().map(move |op| (*m, *op)));
-    assert_eq!(rows.len(), METRICS.len() * OPS.len(), "{csv}");
+    // The tables, then each file's GET hit rate as one more row.
+    assert_eq!(rows.len(), METRICS.len() * OPS.len() + 1, "{csv}");
+    let hit = rows.pop().unwrap();
+    assert_eq!(hit[..2], ["hit_rate_percent", "Gets"]);
+    for (cell, doc) in hit[2..5].iter().zip(&docs) {
+        let h = doc["kvbench"]["hit_rate_percent"].as_f64().unwrap();
+        assert_eq!(*cell, format!("{h:.2}"));
+    }
     for (row, (metric, op)) in rows.iter().zip(expected_keys) {
         assert_eq!(row.len(), 6, "{row:?}");
         assert_eq!((row[0].as_str(), row[1].as_str()), (metric, op));
@@ -187,8 +195,53 @@ fn the_csv_has_a_column_per_file_and_the_ratio_column_from_the_files() {
 fn the_text_is_three_tables_with_the_ratio_column_last() {
     let text = compare_ok(&strs(&with_files(&NAMES, &["--layout", "columns"])));
     let docs = docs(&NAMES);
-    let tables: Vec<&str> = text.split("\n\n").collect();
-    assert_eq!(tables.len(), 3, "{text}");
+    let mut tables: Vec<&str> = text.split("\n\n").collect();
+    assert_eq!(tables.len(), 3 + 1, "{text}");
+    // Last, the files block: each file's hit rate and what differs, a
+    // column per file, straight from each file's kvbench.server.
+    let block: Vec<Vec<&str>> = tables
+        .pop()
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(block[0][1..], NAMES, "{text}");
+    assert_eq!(block[2], ["differs:"], "{text}");
+    let server = |key: &str| -> Vec<String> {
+        docs.iter()
+            .map(|d| match &d["kvbench"]["server"][key] {
+                Value::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect()
+    };
+    let fsync = server("appendfsync");
+    let appendonly = server("appendonly");
+    let differs: Vec<Vec<String>> = block[3..]
+        .iter()
+        .map(|r| r.iter().map(|c| c.to_string()).collect())
+        .collect();
+    // Three servers: three targets.
+    let targets = docs.iter().map(|d| {
+        d["kvbench"]["config"]["target"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    });
+    let mut expected = vec![
+        [vec!["target".to_string()], targets.collect()].concat(),
+        [
+            vec!["run_count".to_string()],
+            vec!["2".into(), "1".into(), "1".into()],
+        ]
+        .concat(),
+        [vec!["server.appendonly".to_string()], appendonly].concat(),
+        [vec!["server.appendfsync".to_string()], fsync].concat(),
+    ];
+    // off.json's server keeps its default fsync, which may be everysec too.
+    expected.retain(|r| r[1..].iter().any(|v| *v != r[1]));
+    assert_eq!(differs, expected, "{text}");
     let titles = ["ops/sec", "avg ms", "p99 ms"];
     for ((table, title), metric) in tables.iter().zip(titles).zip(METRICS) {
         let lines: Vec<&str> = table.lines().collect();
@@ -215,8 +268,14 @@ fn the_markdown_is_three_well_formed_tables() {
         &["--layout", "columns", "--format", "md"],
     )));
     let docs = docs(&names);
-    let tables: Vec<&str> = md.trim_end().split("\n\n").collect();
-    assert_eq!(tables.len(), 3, "{md}");
+    let mut tables: Vec<&str> = md.trim_end().split("\n\n").collect();
+    assert_eq!(tables.len(), 3 + 1, "{md}");
+    let block = tables.pop().unwrap();
+    assert!(
+        block.starts_with(&format!("| files | {} | {} |", names[0], names[1])),
+        "{md}"
+    );
+    assert!(block.contains("| differs: server.appendfsync |"), "{md}");
     for (table, metric) in tables.iter().zip(METRICS) {
         let rows: Vec<Vec<String>> = table
             .lines()

@@ -312,8 +312,10 @@ fn two_servers_compare_in_the_notes_columns_with_the_ratio() {
     assert_eq!(ops, tests);
     // Markdown: three tables, each line with the same number of cells.
     let md = compare("md");
-    let tables: Vec<&str> = md.split("\n\n").collect();
-    assert_eq!(tables.len(), 3, "{md}");
+    let mut tables: Vec<&str> = md.split("\n\n").collect();
+    // Three tables, then compare's files block (docs/compare.md).
+    assert_eq!(tables.len(), 3 + 1, "{md}");
+    assert!(tables.pop().unwrap().starts_with("| files |"), "{md}");
     for table in tables {
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines.len(), 2 + tests.len(), "{table}");

@@ -26,7 +26,7 @@ mod seconds;
 mod suite;
 mod values;
 
-pub use compare::CompareArgs;
+pub use compare::{CompareArgs, CompareFormat, CompareLayout};
 pub use memtier::unsupported_memtier_flag;
 pub use merge::{MergeArgs, MergeFormat};
 pub use seconds::seconds_for;
@@ -427,6 +427,10 @@ pub fn usage_error(e: &clap::Error) -> UsageError {
     let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
     if let Some(ContextValue::String(similar)) = e.get(ContextKind::SuggestedArg) {
         message.push_str(&format!("; did you mean '{similar}'?"));
+    }
+    // A bad choice names the choices (clap prints them on a later line).
+    if let Some(ContextValue::Strings(choices)) = e.get(ContextKind::ValidValue) {
+        message.push_str(&format!("; use one of: {}", choices.join(", ")));
     }
     message.push_str("; see kvbench --help");
     UsageError { flag, message }

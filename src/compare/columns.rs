@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use crate::compare::{Entry, Format, OpRow, csv_cell, row_names};
+use crate::compare::{Entry, Format, OpRow, aligned, csv_cell, row_names};
 
 /// One table of the layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +122,18 @@ pub fn render(entries: &[Entry], format: Format) -> String {
                 let _ = writeln!(out, "{}", csv_line(&cells));
             }
         }
+        // The CSV has no block after it: each file's GET hit rate is a row.
+        if entries.iter().any(|e| e.hit_rate_percent.is_some()) {
+            let values: Vec<Option<f64>> = entries.iter().map(|e| e.hit_rate_percent).collect();
+            let mut cells = vec!["hit_rate_percent".to_string(), "Gets".to_string()];
+            cells.extend(
+                values
+                    .iter()
+                    .map(|v| v.map_or("-".to_string(), |v| format!("{v:.2}"))),
+            );
+            cells.push(ratio_cell(&values));
+            let _ = writeln!(out, "{}", csv_line(&cells));
+        }
         return out;
     }
     for (i, metric) in Metric::ALL.into_iter().enumerate() {
@@ -161,32 +173,10 @@ fn markdown(out: &mut String, header: &[String], rows: &[Vec<String>]) {
 }
 
 fn text(out: &mut String, header: &[String], rows: &[Vec<String>]) {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
     let last = header.len() - 1;
-    let line = |cells: &[String]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (c, w))| {
-                if i == 0 || i == last {
-                    format!("{c:<w$}")
-                } else {
-                    format!("{c:>w$}")
-                }
-            })
-            .collect();
-        padded.join("  ").trim_end().to_string()
-    };
-    let _ = writeln!(out, "{}", line(header));
-    for r in rows {
-        let _ = writeln!(out, "{}", line(r));
-    }
+    let mut all = vec![header.to_vec()];
+    all.extend(rows.iter().cloned());
+    aligned(out, &all, |i| i == 0 || i == last);
 }
 
 #[cfg(test)]

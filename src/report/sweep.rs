@@ -1,21 +1,58 @@
 //! Reports of a sweep: each cell's own report, then one comparison table in the
-//! whitepaper's style (a row per cell: total and per-op QPS, latencies, hit rate,
-//! ratio to the first cell), and one JSON file holding every cell as a
-//! memtier-compatible document plus the summary.
+//! whitepaper's style (a row per cell: total and per-op QPS, average latency and
+//! the `--print-percentiles` percentiles, hit rate, the run-to-run spread with
+//! `-x 2` or more, ratio to the first cell, and a footnote saying what ratio and
+//! spread are), and one JSON file holding every cell as a memtier-compatible
+//! document plus the summary.
 
 use std::fmt::Write;
 
 use serde_json::{Value, json};
 
 use crate::config::Config;
-use crate::report::json::{SCHEMA_VERSION, document};
+use crate::report::json::{SCHEMA_VERSION, document, percentile_key};
 use crate::report::text::render_cell;
 use crate::report::text_summary::warning_lines;
-use crate::report::{ReportInput, hit_rate_percent};
+use crate::report::{ReportInput, hit_rate_percent, percentile_label};
 use crate::results::rate;
 use crate::stats::percentile_us;
 use crate::sweep::CellResult;
 use crate::warnings::{self, Shown};
+
+/// The fixed percentiles the JSON summary always carries (its stable keys
+/// `p50_latency_ms`, `p99_latency_ms`, `p99_9_latency_ms`), whatever
+/// `--print-percentiles` asked.
+const FIXED_PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
+
+/// Total ops/sec of a cell's slowest and fastest runs (`-x 2` or more).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunSpread {
+    /// The slowest run's ops/sec.
+    pub min: f64,
+    /// The fastest run's ops/sec.
+    pub max: f64,
+}
+
+impl RunSpread {
+    /// Half the range around its middle, %: 97 and 103 are ±3 %.
+    pub fn plus_minus_percent(&self) -> f64 {
+        let sum = self.max + self.min;
+        if sum > 0.0 {
+            (self.max - self.min) / sum * 100.0
+        } else {
+            0.0
+        }
+    }
+
+    /// max / min (1 when the slowest did nothing).
+    pub fn max_over_min(&self) -> f64 {
+        if self.min > 0.0 {
+            self.max / self.min
+        } else {
+            1.0
+        }
+    }
+}
 
 /// One row of the comparison.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,12 +65,18 @@ pub struct SummaryRow {
     pub set_ops_per_sec: f64,
     /// GET replies per second.
     pub get_ops_per_sec: f64,
-    /// Mean, p50, p99, p99.9 latency of all requests, ms.
-    pub latency_ms: [f64; 4],
+    /// Mean latency of all requests, ms.
+    pub avg_ms: f64,
+    /// p50, p99, p99.9 latency of all requests, ms, whatever `--print-percentiles` says.
+    pub fixed_ms: [f64; 3],
+    /// `(percentile, ms)` for each of the cell's `--print-percentiles`.
+    pub percentiles_ms: Vec<(f64, f64)>,
     /// GET hit rate, % (None without GETs).
     pub hit_rate: Option<f64>,
     /// Total ops/sec over the first cell's.
     pub ratio: f64,
+    /// The slowest and fastest run, with two completed runs or more.
+    pub spread: Option<RunSpread>,
     /// The cell was cut short: its numbers cover a partial run.
     pub interrupted: bool,
 }
@@ -65,11 +108,24 @@ pub fn summary(cells: &[CellResult]) -> Vec<SummaryRow> {
             ops_per_sec,
             set_ops_per_sec: rate(count("set"), section.duration),
             get_ops_per_sec: rate(count("get"), section.duration),
-            latency_ms: [totals.mean_us() / 1000.0, at(50.0), at(99.0), at(99.9)],
+            avg_ms: totals.mean_us() / 1000.0,
+            fixed_ms: FIXED_PERCENTILES.map(at),
+            percentiles_ms: c
+                .cell
+                .config
+                .output
+                .percentiles
+                .iter()
+                .map(|p| (*p, at(*p)))
+                .collect(),
             hit_rate: crate::report::hit_stats(&c.cell.config, &section.stats)
                 .as_ref()
                 .and_then(hit_rate_percent),
             ratio: if base > 0.0 { ops_per_sec / base } else { 0.0 },
+            spread: c.results.variance().map(|v| RunSpread {
+                min: v.min,
+                max: v.max,
+            }),
             interrupted: section.interrupted,
         });
     }
@@ -107,7 +163,23 @@ pub fn text(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8
             c,
         ))));
     }
-    let rows = summary(cells);
+    table(
+        &mut out,
+        &config.output.percentiles,
+        &summary(cells),
+        total_cells,
+    );
+    let shown = shown_warnings(config, cells);
+    if !shown.lines.is_empty() || shown.silenced > 0 {
+        out.push('\n');
+        warning_lines(&mut out, &shown);
+    }
+    out.into_bytes()
+}
+
+/// The `SWEEP SUMMARY` table, with a column per percentile of `percentiles`
+/// (`--print-percentiles`), then the footnote saying what ratio and spread are.
+fn table(out: &mut String, percentiles: &[f64], rows: &[SummaryRow], total_cells: usize) {
     let width = rows
         .iter()
         .map(|r| r.label.len() + if r.interrupted { 6 } else { 0 })
@@ -115,21 +187,16 @@ pub fn text(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8
         .unwrap_or(4)
         .max(4);
     let _ = writeln!(out, "SWEEP SUMMARY ({} of {total_cells} cells)", rows.len());
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "{:<width$} {:>12} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7}",
-        "Cell",
-        "Ops/sec",
-        "Sets/sec",
-        "Gets/sec",
-        "Avg ms",
-        "p50 ms",
-        "p99 ms",
-        "p99.9 ms",
-        "Hit %",
-        "Ratio"
+        "{:<width$} {:>12} {:>12} {:>12} {:>10}",
+        "Cell", "Ops/sec", "Sets/sec", "Gets/sec", "Avg ms"
     );
-    for r in &rows {
+    for p in percentiles {
+        let _ = write!(out, " {:>10}", format!("p{} ms", percentile_label(*p)));
+    }
+    let _ = writeln!(out, " {:>9} {:>8} {:>7}", "Hit %", "Spread", "Ratio");
+    for r in rows {
         let hit = r.hit_rate.map_or("---".to_string(), |h| format!("{h:.2}"));
         // A cut cell is shown, but marked: its rate covers a partial run.
         let label = if r.interrupted {
@@ -137,19 +204,25 @@ pub fn text(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8
         } else {
             r.label.clone()
         };
-        let [avg, p50, p99, p999] = r.latency_ms;
-        let _ = writeln!(
+        // One token without a space, so the table splits on whitespace.
+        let spread = r.spread.map_or("---".to_string(), |s| {
+            format!("±{:.1}%", s.plus_minus_percent())
+        });
+        let _ = write!(
             out,
-            "{:<width$} {:>12.2} {:>12.2} {:>12.2} {avg:>10.3} {p50:>10.3} {p99:>10.3} {p999:>10.3} {hit:>9} {:>7.3}",
-            label, r.ops_per_sec, r.set_ops_per_sec, r.get_ops_per_sec, r.ratio
+            "{:<width$} {:>12.2} {:>12.2} {:>12.2} {:>10.3}",
+            label, r.ops_per_sec, r.set_ops_per_sec, r.get_ops_per_sec, r.avg_ms
         );
+        for (_, ms) in &r.percentiles_ms {
+            let _ = write!(out, " {ms:>10.3}");
+        }
+        let _ = writeln!(out, " {hit:>9} {spread:>8} {:>7.3}", r.ratio);
     }
-    let shown = shown_warnings(config, cells);
-    if !shown.lines.is_empty() || shown.silenced > 0 {
-        out.push('\n');
-        warning_lines(&mut out, &shown);
-    }
-    out.into_bytes()
+    // After a blank line: a reader of the table stops at the first one.
+    let _ = writeln!(
+        out,
+        "\nratio = total ops/sec ÷ the first cell's; spread = ± half the range of the cell's runs' total ops/sec (-x 2 or more; --- with one run)"
+    );
 }
 
 /// The sweep's JSON: every cell's memtier-compatible document and the summary.
@@ -177,12 +250,22 @@ pub fn json(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8
                 "ops_per_sec": round2(r.ops_per_sec),
                 "set_ops_per_sec": round2(r.set_ops_per_sec),
                 "get_ops_per_sec": round2(r.get_ops_per_sec),
-                "avg_latency_ms": round3(r.latency_ms[0]),
-                "p50_latency_ms": round3(r.latency_ms[1]),
-                "p99_latency_ms": round3(r.latency_ms[2]),
-                "p99_9_latency_ms": round3(r.latency_ms[3]),
+                "avg_latency_ms": round3(r.avg_ms),
+                "p50_latency_ms": round3(r.fixed_ms[0]),
+                "p99_latency_ms": round3(r.fixed_ms[1]),
+                "p99_9_latency_ms": round3(r.fixed_ms[2]),
+                "latency_percentiles_ms": r
+                    .percentiles_ms
+                    .iter()
+                    .map(|(p, ms)| (percentile_key(*p), json!(round3(*ms))))
+                    .collect::<serde_json::Map<String, Value>>(),
                 "hit_rate_percent": r.hit_rate.map(round2),
                 "ratio_to_first": (r.ratio * 10_000.0).round() / 10_000.0,
+                "ops_per_sec_spread": r.spread.map(|s| json!({
+                    "min": round2(s.min),
+                    "max": round2(s.max),
+                    "max_over_min": (s.max_over_min() * 10_000.0).round() / 10_000.0,
+                })),
             })
         })
         .collect();
@@ -212,4 +295,62 @@ fn round2(v: f64) -> f64 {
 
 fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RunSpread, SummaryRow, table};
+
+    fn row(label: &str, ops: f64, spread: Option<RunSpread>) -> SummaryRow {
+        SummaryRow {
+            label: label.into(),
+            ops_per_sec: ops,
+            set_ops_per_sec: ops / 2.0,
+            get_ops_per_sec: ops / 2.0,
+            avg_ms: 0.5,
+            fixed_ms: [0.4, 0.9, 1.5],
+            percentiles_ms: vec![(50.0, 0.4), (95.0, 0.8)],
+            hit_rate: None,
+            ratio: ops / 1000.0,
+            spread,
+            interrupted: false,
+        }
+    }
+
+    #[test]
+    fn the_summary_follows_the_printed_percentiles_and_shows_the_spread() {
+        let spread = RunSpread {
+            min: 970.0,
+            max: 1030.0,
+        };
+        assert!((spread.plus_minus_percent() - 3.0).abs() < 1e-9);
+        assert!((spread.max_over_min() - 1030.0 / 970.0).abs() < 1e-12);
+        let rows = [
+            row("pipeline=1", 1000.0, Some(spread)),
+            row("pipeline=4", 2500.0, None),
+        ];
+        let mut out = String::new();
+        table(&mut out, &[50.0, 95.0], &rows, 2);
+        let lines: Vec<Vec<&str>> = out
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(lines[0], ["SWEEP", "SUMMARY", "(2", "of", "2", "cells)"]);
+        assert!(out.lines().nth(1).unwrap().contains("p95 ms"), "{out}");
+        assert!(!out.contains("p99 ms"), "{out}");
+        assert_eq!(
+            lines[2][5..],
+            ["0.400", "0.800", "---", "±3.0%", "1.000"],
+            "{out}"
+        );
+        assert_eq!(lines[3][7..], ["---", "---", "2.500"], "{out}");
+        assert!(lines[4].is_empty());
+        assert!(
+            out.lines()
+                .nth(5)
+                .unwrap()
+                .starts_with("ratio = total ops/sec ÷ the first cell's"),
+            "{out}"
+        );
+    }
 }

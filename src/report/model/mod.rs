@@ -209,6 +209,25 @@ pub struct SweepRow {
     pub hit_rate_percent: Option<f64>,
     /// Total ops/sec over the first cell's.
     pub ratio_to_first: f64,
+    /// `p50.00` → ms for each `--print-percentiles` (absent from files
+    /// written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_percentiles_ms: Option<Named<f64>>,
+    /// The cell's slowest and fastest run; `null` with one run (absent from
+    /// files written before it).
+    #[serde(default)]
+    pub ops_per_sec_spread: Option<SweepSpread>,
+}
+
+/// `ops_per_sec_spread` of a sweep's summary row.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SweepSpread {
+    /// The slowest run's total ops/sec.
+    pub min: f64,
+    /// The fastest run's.
+    pub max: f64,
+    /// max / min.
+    pub max_over_min: f64,
 }
 
 /// `sweep`.
