@@ -18,6 +18,7 @@ mod connection;
 mod data;
 mod file_values;
 mod load;
+pub mod metrics;
 mod output;
 pub mod shard;
 pub mod start_at;
@@ -31,6 +32,7 @@ use crate::workload::mix::Ratio;
 use crate::workload::ops::OpTable;
 use crate::workload::values::SizeSpec;
 pub use cluster::{ClusterOptions, ReadFrom};
+pub use metrics::{LiveMetrics, StatsdTarget};
 pub use compat::{MEMTIER_CONSTANT_SEED, NO_CONNECT_TIMEOUT, RangeSharing, Seeding, Semantics};
 use compat::{build_seed, build_semantics};
 use connection::build_target;
@@ -238,6 +240,8 @@ pub struct Config {
     pub progress_interval: Option<Duration>,
     /// `--no-warning`: kinds left out of the text report and stderr.
     pub silenced_warnings: Vec<WarningKind>,
+    /// `--metrics-listen` and `--statsd-*`: who watches the run live.
+    pub metrics: LiveMetrics,
 }
 
 impl Config {
@@ -354,6 +358,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         )?)
         .filter(|d| !d.is_zero()),
         silenced_warnings: WarningKind::from_flags(a.no_warning.iter().flatten())?,
+        metrics: metrics::build_metrics(&a)?,
     })
 }
 
