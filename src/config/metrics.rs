@@ -192,12 +192,23 @@ mod tests {
         assert_eq!(m.linger, Duration::from_millis(2500));
         let m = build("--metrics-listen [::1]:9464").unwrap();
         assert_eq!(m.listen, Some("[::1]:9464".parse().unwrap()));
-        assert!(build("--metrics-listen localhost:9464").unwrap().listen.is_some());
+        assert!(
+            build("--metrics-listen localhost:9464")
+                .unwrap()
+                .listen
+                .is_some()
+        );
     }
 
     #[test]
     fn a_bad_listen_address_names_the_flag() {
-        for bad in ["nonsense", "127.0.0.1", "127.0.0.1:99999", ":9464", "1.2.3.4:x"] {
+        for bad in [
+            "nonsense",
+            "127.0.0.1",
+            "127.0.0.1:99999",
+            ":9464",
+            "1.2.3.4:x",
+        ] {
             let e = build(&format!("--metrics-listen {bad}")).unwrap_err();
             assert_eq!(e.flag, "--metrics-listen", "{bad}: {e}");
             assert!(e.message.contains("ADDR:PORT"), "{bad}: {e}");

@@ -96,7 +96,11 @@ pub fn respond(head: &[u8], published: &Published) -> Vec<u8> {
     let (Some(method), Some(target), Some(version), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
-        return plain(400, "Bad Request", "a request line is METHOD PATH HTTP/1.1\n");
+        return plain(
+            400,
+            "Bad Request",
+            "a request line is METHOD PATH HTTP/1.1\n",
+        );
     };
     if !version.starts_with("HTTP/1.") {
         return plain(505, "HTTP Version Not Supported", "HTTP/1.x only\n");

@@ -49,16 +49,17 @@ impl Exporter {
         let listener = http::bind(addr).map_err(|e| {
             UsageError::new(
                 "--metrics-listen",
-                format!("cannot listen on {addr}: {e}; choose a free port or an address of this machine"),
+                format!(
+                    "cannot listen on {addr}: {e}; choose a free port or an address of this machine"
+                ),
             )
         })?;
         let addr = listener.local_addr().unwrap_or(addr);
         let empty = Stats::for_config(config).map_err(|e| {
             UsageError::new("--metrics-listen", format!("cannot create histograms: {e}"))
         })?;
-        let names = |t: &OpTable| -> Vec<String> {
-            t.rows.iter().map(|r| r.name_key.clone()).collect()
-        };
+        let names =
+            |t: &OpTable| -> Vec<String> { t.rows.iter().map(|r| r.name_key.clone()).collect() };
         let run_rows = names(&config.ops);
         let prefill_rows = if config.ops.default_pair {
             run_rows.clone()

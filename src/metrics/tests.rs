@@ -89,7 +89,9 @@ fn parse(text: &str, format: Format) -> Vec<Sample> {
             continue;
         }
         assert!(!line.starts_with('#'), "unknown comment {line}");
-        let (name, kind) = family.clone().unwrap_or_else(|| panic!("no family: {line}"));
+        let (name, kind) = family
+            .clone()
+            .unwrap_or_else(|| panic!("no family: {line}"));
         let sample = parse_sample(line);
         let expected: Vec<String> = match (kind.as_str(), format) {
             ("counter", Format::Prometheus) => vec![name.clone()],
@@ -136,8 +138,13 @@ fn parse_sample(line: &str) -> Sample {
             }
         }
         let end = end.expect("closing quote");
-        assert!(map.insert(key.to_string(), after[..end].to_string()).is_none());
-        rest = after[end + 1..].strip_prefix(',').unwrap_or(&after[end + 1..]);
+        assert!(
+            map.insert(key.to_string(), after[..end].to_string())
+                .is_none()
+        );
+        rest = after[end + 1..]
+            .strip_prefix(',')
+            .unwrap_or(&after[end + 1..]);
     }
     Sample {
         name: name.to_string(),
@@ -201,11 +208,22 @@ fn buckets_are_cumulative_and_inf_is_the_count() {
             buckets.windows(2).all(|w| w[0].value <= w[1].value),
             "{op}: {buckets:?}"
         );
-        let count = find(&samples, "kvbench_request_duration_seconds_count", &[("op", op)]);
+        let count = find(
+            &samples,
+            "kvbench_request_duration_seconds_count",
+            &[("op", op)],
+        );
         assert_eq!(buckets.last().unwrap().value, count.value);
     }
     // GET: 90 replies + one of 12 s, which only +Inf holds; SET: 30.
-    let count = |op| find(&samples, "kvbench_request_duration_seconds_count", &[("op", op)]).value;
+    let count = |op| {
+        find(
+            &samples,
+            "kvbench_request_duration_seconds_count",
+            &[("op", op)],
+        )
+        .value
+    };
     assert_eq!((count("SET"), count("GET")), (30.0, 91.0));
     let ten_s = find(
         &samples,
@@ -264,7 +282,10 @@ fn gauges_follow_the_phase_in_progress() {
     b.open = 7;
     let samples = parse(&render(&b, Format::Prometheus), Format::Prometheus);
     let active = |p| find(&samples, "kvbench_phase_active", &[("phase", p)]).value;
-    assert_eq!((active("prefill"), active("warmup"), active("run")), (0.0, 1.0, 0.0));
+    assert_eq!(
+        (active("prefill"), active("warmup"), active("run")),
+        (0.0, 1.0, 0.0)
+    );
     assert_eq!(find(&samples, "kvbench_connections_open", &[]).value, 7.0);
     b.end_phase(Phase::Warmup, &stats(1));
     b.start_phase(Phase::Run(3), &Stats::new(2).unwrap());
@@ -288,7 +309,9 @@ fn gauges_follow_the_phase_in_progress() {
 #[test]
 fn buckets_count_values_up_to_each_bound_inclusive() {
     let mut h = latency_histogram().unwrap();
-    for v in [1, 10, 11, 25, 26, 100, 2_500, 10_000, 10_000_000, 20_000_000] {
+    for v in [
+        1, 10, 11, 25, 26, 100, 2_500, 10_000, 10_000_000, 20_000_000,
+    ] {
         h.record(v).unwrap();
     }
     let b = cumulative_buckets(&h);
@@ -318,18 +341,33 @@ fn answer(head: &str) -> String {
 fn the_endpoint_answers_get_head_and_refuses_the_rest() {
     let ok = answer("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
     assert!(ok.starts_with("HTTP/1.1 200 OK\r\n"), "{ok}");
-    assert!(ok.contains("Content-Type: text/plain; version=0.0.4"), "{ok}");
-    assert!(ok.contains("Content-Length: 4\r\n") && ok.ends_with("\r\n\r\np 1\n"), "{ok}");
+    assert!(
+        ok.contains("Content-Type: text/plain; version=0.0.4"),
+        "{ok}"
+    );
+    assert!(
+        ok.contains("Content-Length: 4\r\n") && ok.ends_with("\r\n\r\np 1\n"),
+        "{ok}"
+    );
     let om = answer(
         "GET /metrics?x=1 HTTP/1.1\r\naccept: application/openmetrics-text;version=1.0.0,text/plain;q=0.5\r\n\r\n",
     );
-    assert!(om.contains("application/openmetrics-text") && om.ends_with("# EOF\n"), "{om}");
+    assert!(
+        om.contains("application/openmetrics-text") && om.ends_with("# EOF\n"),
+        "{om}"
+    );
     let head = answer("HEAD /metrics HTTP/1.0\r\n\r\n");
-    assert!(head.contains("Content-Length: 4\r\n") && head.ends_with("\r\n\r\n"), "{head}");
+    assert!(
+        head.contains("Content-Length: 4\r\n") && head.ends_with("\r\n\r\n"),
+        "{head}"
+    );
     assert!(answer("GET / HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 "));
     assert!(answer("GET /metricsx HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 "));
     let post = answer("POST /metrics HTTP/1.1\r\n\r\n");
-    assert!(post.starts_with("HTTP/1.1 405 ") && post.contains("\r\nAllow: GET, HEAD\r\n"), "{post}");
+    assert!(
+        post.starts_with("HTTP/1.1 405 ") && post.contains("\r\nAllow: GET, HEAD\r\n"),
+        "{post}"
+    );
     assert!(answer("nonsense\r\n\r\n").starts_with("HTTP/1.1 400 "));
     assert!(answer("GET /metrics SPDY/3\r\n\r\n").starts_with("HTTP/1.1 505 "));
 }
@@ -343,7 +381,8 @@ fn the_endpoint_thread_serves_what_was_published_last() {
     let get = || {
         let mut s = TcpStream::connect(addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        s.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n").unwrap();
+        s.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
         let mut out = String::new();
         s.read_to_string(&mut out).unwrap();
         out
@@ -403,7 +442,10 @@ fn statsd_lines_are_memtiers_names_and_parse_as_statsd() {
         ]
     );
     assert_eq!(lines[0], "memtier.default.ops_sec:2|g");
-    assert_eq!(lines[1], format!("memtier.default.ops_sec_avg:{}|g", 81 / 2));
+    assert_eq!(
+        lines[1],
+        format!("memtier.default.ops_sec_avg:{}|g", 81 / 2)
+    );
     assert_eq!(lines[4], "memtier.default.latency_ms:2.000|ms");
     assert_eq!(lines[7], "memtier.default.progress_pct:66.500000|g");
     assert_eq!(lines[8], "memtier.default.connection_errors:2|g");
