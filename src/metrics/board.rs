@@ -4,7 +4,7 @@
 //!
 //! A series is replaced from the phase's running total every second, never
 //! added to, so it can only grow (the total only grows) and its final value is
-//! the phase's [`PhaseResult`] itself: the numbers kvbench's JSON reports.
+//! the phase's `PhaseResult` itself: the numbers kvbench's JSON reports.
 
 use hdrhistogram::Histogram;
 

@@ -138,8 +138,11 @@ const FAILURES: Family = family(
     "Failures that are not replies: connections lost or refused, timeouts, protocol errors, requests lost in flight, nodes down",
 );
 
+/// A failure kind: its `kind` label and where its count is.
+type FailureKind = (&'static str, fn(&ErrorCounts) -> u64);
+
 /// The failure kinds of `kvbench_errors`, as its `kind` label names them.
-const FAILURE_KINDS: [(&str, fn(&ErrorCounts) -> u64); 6] = [
+const FAILURE_KINDS: [FailureKind; 6] = [
     ("connection", |e| e.connection),
     ("refused", |e| e.refused),
     ("timeout", |e| e.timeouts),

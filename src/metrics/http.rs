@@ -2,7 +2,7 @@
 //! its own thread, serving the text the master published last.
 //!
 //! A scrape is one short request a few times a minute, so one connection is
-//! answered at a time, each bounded by [`IO_TIMEOUT`] so that a stuck
+//! answered at a time, each bounded by a timeout of a few seconds so that a stuck
 //! client cannot hold the endpoint for long; every answer closes its
 //! connection (`Connection: close`). Nothing here runs per request on a
 //! worker, nor renders anything: the master swaps in new text once a second
@@ -161,5 +161,81 @@ fn insert_header(response: &mut Vec<u8>, line: &str) {
         let at = end + 2;
         let added = format!("{line}\r\n");
         response.splice(at..at, added.into_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use super::{Published, bind, respond, spawn};
+
+    fn published() -> Published {
+        Published {
+            prometheus: "p 1\n".into(),
+            openmetrics: "o 1\n# EOF\n".into(),
+        }
+    }
+
+    fn answer(head: &str) -> String {
+        String::from_utf8(respond(head.as_bytes(), &published())).unwrap()
+    }
+
+    #[test]
+    fn the_endpoint_answers_get_head_and_refuses_the_rest() {
+        let ok = answer("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert!(ok.starts_with("HTTP/1.1 200 OK\r\n"), "{ok}");
+        assert!(
+            ok.contains("Content-Type: text/plain; version=0.0.4"),
+            "{ok}"
+        );
+        assert!(
+            ok.contains("Content-Length: 4\r\n") && ok.ends_with("\r\n\r\np 1\n"),
+            "{ok}"
+        );
+        let om = answer(
+            "GET /metrics?x=1 HTTP/1.1\r\naccept: application/openmetrics-text;version=1.0.0,text/plain;q=0.5\r\n\r\n",
+        );
+        assert!(
+            om.contains("application/openmetrics-text") && om.ends_with("# EOF\n"),
+            "{om}"
+        );
+        let head = answer("HEAD /metrics HTTP/1.0\r\n\r\n");
+        assert!(
+            head.contains("Content-Length: 4\r\n") && head.ends_with("\r\n\r\n"),
+            "{head}"
+        );
+        assert!(answer("GET / HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 "));
+        assert!(answer("GET /metricsx HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 "));
+        let post = answer("POST /metrics HTTP/1.1\r\n\r\n");
+        assert!(
+            post.starts_with("HTTP/1.1 405 ") && post.contains("\r\nAllow: GET, HEAD\r\n"),
+            "{post}"
+        );
+        assert!(answer("nonsense\r\n\r\n").starts_with("HTTP/1.1 400 "));
+        assert!(answer("GET /metrics SPDY/3\r\n\r\n").starts_with("HTTP/1.1 505 "));
+    }
+
+    #[test]
+    fn the_endpoint_thread_serves_what_was_published_last() {
+        let listener = bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let shared = Arc::new(Mutex::new(published()));
+        spawn(listener, Arc::clone(&shared)).unwrap();
+        let get = || {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            s.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n")
+                .unwrap();
+            let mut out = String::new();
+            s.read_to_string(&mut out).unwrap();
+            out
+        };
+        assert!(get().ends_with("p 1\n"));
+        shared.lock().unwrap().prometheus = "p 2\n".into();
+        assert!(get().ends_with("p 2\n"));
     }
 }

@@ -249,3 +249,87 @@ impl Sink for Statsd {
         self.send(&lines);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{pack, percentile_name, second_lines};
+    use crate::metrics::tests::stats;
+    use crate::stats::Stats;
+    use crate::stats::series::{OpSecond, Second};
+
+    #[test]
+    fn statsd_lines_are_memtiers_names_and_parse_as_statsd() {
+        let total = stats(2);
+        let mut one = Stats::new(2).unwrap();
+        one.ops[1].record(1_000);
+        one.ops[1].record(3_000);
+        let totals = OpSecond::from_stats(&one.totals(), &[50.0, 99.9]);
+        let second = Second {
+            second: 1,
+            ops: Vec::new(),
+            totals,
+            backlog: 0,
+            moved: 0,
+            ask: 0,
+            retries: 0,
+        };
+        let lines = second_lines(
+            "memtier.default.",
+            &second,
+            &total,
+            Duration::from_secs(2),
+            4,
+            66.5,
+            &[50.0, 99.9],
+        );
+        let mut names = Vec::new();
+        for line in &lines {
+            let (name, rest) = line.split_once(':').unwrap();
+            let (value, kind) = rest.split_once('|').unwrap();
+            assert!(value.parse::<f64>().is_ok(), "{line}");
+            assert!(["g", "ms"].contains(&kind), "{line}");
+            names.push(name.strip_prefix("memtier.default.").unwrap());
+        }
+        assert_eq!(
+            names,
+            [
+                "ops_sec",
+                "ops_sec_avg",
+                "bytes_sec",
+                "bytes_sec_avg",
+                "latency_ms",
+                "latency_avg_ms",
+                "connections",
+                "progress_pct",
+                "connection_errors",
+                "latency_p50",
+                "latency_p99_9",
+            ]
+        );
+        assert_eq!(lines[0], "memtier.default.ops_sec:2|g");
+        assert_eq!(
+            lines[1],
+            format!("memtier.default.ops_sec_avg:{}|g", 81 / 2)
+        );
+        assert_eq!(lines[4], "memtier.default.latency_ms:2.000|ms");
+        assert_eq!(lines[7], "memtier.default.progress_pct:66.500000|g");
+        assert_eq!(lines[8], "memtier.default.connection_errors:2|g");
+    }
+
+    #[test]
+    fn statsd_lines_pack_into_bounded_datagrams() {
+        let lines: Vec<String> = (0..100).map(|i| format!("a.b.metric_{i}:{i}|g")).collect();
+        let datagrams = pack(&lines, 200);
+        assert!(datagrams.len() > 5, "{}", datagrams.len());
+        assert!(datagrams.iter().all(|d| d.len() <= 200));
+        let back: Vec<&str> = datagrams.iter().flat_map(|d| d.split('\n')).collect();
+        assert_eq!(back, lines.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(pack(&["x".repeat(300)], 200).len(), 1);
+        assert!(pack(&[], 200).is_empty());
+        assert_eq!(percentile_name(99.9), "99_9");
+        assert_eq!(percentile_name(50.0), "50");
+        assert_eq!(percentile_name(99.99), "99_99");
+    }
+}

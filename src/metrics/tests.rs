@@ -1,23 +1,16 @@
-//! The exposition read back line by line as a scraper would, the endpoint's
-//! answers, and StatsD's lines.
+//! The exposition read back line by line as a scraper would, and the board
+//! it is written from.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use crate::metrics::board::{BUCKET_BOUNDS_US, Board, cumulative_buckets};
 use crate::metrics::exposition::{Format, escape_label, render};
-use crate::metrics::http::{self, Published, respond};
-use crate::metrics::statsd::{pack, percentile_name, second_lines};
 use crate::protocol::resp::ServerErrorKind;
 use crate::results::Phase;
-use crate::stats::series::{OpSecond, Second};
 use crate::stats::{Stats, latency_histogram};
 
 /// Two ops with some replies, hits, misses, errors and failures.
-fn stats(scale: u64) -> Stats {
+pub(super) fn stats(scale: u64) -> Stats {
     let mut s = Stats::new(2).unwrap();
     for i in 0..10 * scale {
         s.ops[0].record(20 + i);
@@ -324,144 +317,4 @@ fn buckets_count_values_up_to_each_bound_inclusive() {
     assert_eq!(at(10_000), 8);
     assert_eq!(at(10_000_000), 9);
     assert_eq!(h.len(), 10, "+Inf holds the 20 s one too");
-}
-
-fn published() -> Published {
-    Published {
-        prometheus: "p 1\n".into(),
-        openmetrics: "o 1\n# EOF\n".into(),
-    }
-}
-
-fn answer(head: &str) -> String {
-    String::from_utf8(respond(head.as_bytes(), &published())).unwrap()
-}
-
-#[test]
-fn the_endpoint_answers_get_head_and_refuses_the_rest() {
-    let ok = answer("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
-    assert!(ok.starts_with("HTTP/1.1 200 OK\r\n"), "{ok}");
-    assert!(
-        ok.contains("Content-Type: text/plain; version=0.0.4"),
-        "{ok}"
-    );
-    assert!(
-        ok.contains("Content-Length: 4\r\n") && ok.ends_with("\r\n\r\np 1\n"),
-        "{ok}"
-    );
-    let om = answer(
-        "GET /metrics?x=1 HTTP/1.1\r\naccept: application/openmetrics-text;version=1.0.0,text/plain;q=0.5\r\n\r\n",
-    );
-    assert!(
-        om.contains("application/openmetrics-text") && om.ends_with("# EOF\n"),
-        "{om}"
-    );
-    let head = answer("HEAD /metrics HTTP/1.0\r\n\r\n");
-    assert!(
-        head.contains("Content-Length: 4\r\n") && head.ends_with("\r\n\r\n"),
-        "{head}"
-    );
-    assert!(answer("GET / HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 "));
-    assert!(answer("GET /metricsx HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 "));
-    let post = answer("POST /metrics HTTP/1.1\r\n\r\n");
-    assert!(
-        post.starts_with("HTTP/1.1 405 ") && post.contains("\r\nAllow: GET, HEAD\r\n"),
-        "{post}"
-    );
-    assert!(answer("nonsense\r\n\r\n").starts_with("HTTP/1.1 400 "));
-    assert!(answer("GET /metrics SPDY/3\r\n\r\n").starts_with("HTTP/1.1 505 "));
-}
-
-#[test]
-fn the_endpoint_thread_serves_what_was_published_last() {
-    let listener = http::bind("127.0.0.1:0".parse().unwrap()).unwrap();
-    let addr = listener.local_addr().unwrap();
-    let shared = Arc::new(Mutex::new(published()));
-    http::spawn(listener, Arc::clone(&shared)).unwrap();
-    let get = || {
-        let mut s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        s.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n")
-            .unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
-        out
-    };
-    assert!(get().ends_with("p 1\n"));
-    shared.lock().unwrap().prometheus = "p 2\n".into();
-    assert!(get().ends_with("p 2\n"));
-}
-
-#[test]
-fn statsd_lines_are_memtiers_names_and_parse_as_statsd() {
-    let total = stats(2);
-    let mut one = Stats::new(2).unwrap();
-    one.ops[1].record(1_000);
-    one.ops[1].record(3_000);
-    let totals = OpSecond::from_stats(&one.totals(), &[50.0, 99.9]);
-    let second = Second {
-        second: 1,
-        ops: Vec::new(),
-        totals,
-        backlog: 0,
-        moved: 0,
-        ask: 0,
-        retries: 0,
-    };
-    let lines = second_lines(
-        "memtier.default.",
-        &second,
-        &total,
-        Duration::from_secs(2),
-        4,
-        66.5,
-        &[50.0, 99.9],
-    );
-    let mut names = Vec::new();
-    for line in &lines {
-        let (name, rest) = line.split_once(':').unwrap();
-        let (value, kind) = rest.split_once('|').unwrap();
-        assert!(value.parse::<f64>().is_ok(), "{line}");
-        assert!(["g", "ms"].contains(&kind), "{line}");
-        names.push(name.strip_prefix("memtier.default.").unwrap());
-    }
-    assert_eq!(
-        names,
-        [
-            "ops_sec",
-            "ops_sec_avg",
-            "bytes_sec",
-            "bytes_sec_avg",
-            "latency_ms",
-            "latency_avg_ms",
-            "connections",
-            "progress_pct",
-            "connection_errors",
-            "latency_p50",
-            "latency_p99_9",
-        ]
-    );
-    assert_eq!(lines[0], "memtier.default.ops_sec:2|g");
-    assert_eq!(
-        lines[1],
-        format!("memtier.default.ops_sec_avg:{}|g", 81 / 2)
-    );
-    assert_eq!(lines[4], "memtier.default.latency_ms:2.000|ms");
-    assert_eq!(lines[7], "memtier.default.progress_pct:66.500000|g");
-    assert_eq!(lines[8], "memtier.default.connection_errors:2|g");
-}
-
-#[test]
-fn statsd_lines_pack_into_bounded_datagrams() {
-    let lines: Vec<String> = (0..100).map(|i| format!("a.b.metric_{i}:{i}|g")).collect();
-    let datagrams = pack(&lines, 200);
-    assert!(datagrams.len() > 5, "{}", datagrams.len());
-    assert!(datagrams.iter().all(|d| d.len() <= 200));
-    let back: Vec<&str> = datagrams.iter().flat_map(|d| d.split('\n')).collect();
-    assert_eq!(back, lines.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_eq!(pack(&["x".repeat(300)], 200).len(), 1);
-    assert!(pack(&[], 200).is_empty());
-    assert_eq!(percentile_name(99.9), "99_9");
-    assert_eq!(percentile_name(50.0), "50");
-    assert_eq!(percentile_name(99.99), "99_99");
 }
