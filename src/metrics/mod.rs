@@ -197,7 +197,9 @@ impl Live {
         };
         exporter.finish();
         let until = Instant::now() + self.linger;
-        while !interrupt.stop_requested() {
+        // A signal ends the wait; an error-budget stop (`--max-errors`) does
+        // not, since its final values are what a dashboard should show.
+        while interrupt.signal().is_none() {
             let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 break;
