@@ -337,6 +337,44 @@ fn statsd_lines_arrive_once_a_second_under_memtiers_names() {
 }
 
 #[test]
+fn statsd_sends_that_fail_are_counted_and_the_run_goes_on() {
+    let redis = Redis::start();
+    // A UDP port nobody listens on: the kernel answers "port unreachable",
+    // which the next send on the connected socket reports.
+    let closed = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port().to_string();
+    drop(closed);
+    let out = kvbench_ok(
+        redis.port,
+        &[
+            "--test-time",
+            "3",
+            "-t",
+            "1",
+            "-c",
+            "1",
+            "--statsd-host",
+            "127.0.0.1",
+            "--statsd-port",
+            &port,
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let said = format!("kvbench: StatsD: cannot send to 127.0.0.1:{port}");
+    assert_eq!(stderr.matches(&said).count(), 1, "{stderr}");
+    let summary = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("kvbench: StatsD: "))
+        .find(|l| l.ends_with(" datagrams could not be sent"))
+        .unwrap_or_else(|| panic!("no summary: {stderr}"));
+    let numbers: Vec<u64> = summary.split(' ').filter_map(|w| w.parse().ok()).collect();
+    let (failed, tried) = (numbers[0], numbers[1]);
+    // 2 or 3 per-second batches and the end's zeroing batch.
+    assert!((3..=4).contains(&tried), "{summary}");
+    assert!((1..tried).contains(&failed), "{summary}");
+}
+
+#[test]
 fn a_bad_or_taken_listen_address_exits_2_before_any_connection() {
     let redis = Redis::start();
     let stderr =
