@@ -1,7 +1,8 @@
 //! Live metrics against real programs: a real Prometheus scrapes
 //! `--metrics-listen` once a second, and the counts it stored for run 1 equal
 //! kvbench's JSON and the server's `INFO commandstats` exactly; StatsD lines
-//! reach a UDP socket once a second under memtier's names; a bad or taken
+//! reach a UDP socket once a second under memtier's names, and sends that
+//! fail are counted without failing the run; a bad or taken
 //! `--metrics-listen` exits 2 before the server sees a connection.
 
 mod common;
