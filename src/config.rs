@@ -18,6 +18,7 @@ mod connection;
 mod data;
 mod file_values;
 mod load;
+pub mod metrics;
 mod output;
 pub mod shard;
 pub mod start_at;
@@ -36,6 +37,7 @@ use compat::{build_seed, build_semantics};
 use connection::build_target;
 use data::build_keys;
 use load::{build_faults, build_rate, build_stop, build_sweep};
+pub use metrics::{LiveMetrics, StatsdTarget};
 pub(crate) use output::parse_cpu_list;
 use output::{build_output, build_pinning};
 pub use shard::{Shard, ShardSource};
@@ -238,6 +240,8 @@ pub struct Config {
     pub progress_interval: Option<Duration>,
     /// `--no-warning`: kinds left out of the text report and stderr.
     pub silenced_warnings: Vec<WarningKind>,
+    /// `--metrics-listen` and `--statsd-*`: who watches the run live.
+    pub metrics: LiveMetrics,
 }
 
 impl Config {
@@ -354,6 +358,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         )?)
         .filter(|d| !d.is_zero()),
         silenced_warnings: WarningKind::from_flags(a.no_warning.iter().flatten())?,
+        metrics: metrics::build_metrics(&a)?,
     })
 }
 

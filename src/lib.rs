@@ -52,6 +52,8 @@
 //! - [`warnings`]: what the reader must know before trusting a result.
 //! - [`report`]: text, JSON and HdrHistogram exporters, progress line, atomic writes;
 //!   [`report::model`], the typed report that JSON files are read back into.
+//! - [`metrics`]: live metrics while a run goes: the `--metrics-listen`
+//!   Prometheus / OpenMetrics endpoint and memtier's StatsD feed.
 //! - [`compare`]: `kvbench compare`, reports side by side.
 //! - [`merge`]: `kvbench merge`, the exact merge of several machines' reports.
 
@@ -65,6 +67,7 @@ pub mod conn;
 pub mod crew;
 pub mod interrupt;
 pub mod merge;
+pub mod metrics;
 pub mod net;
 pub mod placement;
 pub mod protocol;

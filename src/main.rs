@@ -7,6 +7,7 @@ use clap::Parser;
 use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::Config;
 use kvbench::interrupt::Interrupt;
+use kvbench::metrics::Live;
 use kvbench::report::files::Target;
 use kvbench::report::outputs::Outputs;
 use kvbench::report::sink::Sinks;
@@ -58,9 +59,14 @@ fn main() -> ExitCode {
 /// One benchmark; the JSON file is rewritten after every phase, so a later
 /// failure or an interrupt loses nothing.
 fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
+    // Bound before any connection opens: a port in use is a usage error.
+    let mut metrics = match Live::start(config) {
+        Ok(metrics) => metrics,
+        Err(e) => return fail_usage(&e.to_string()),
+    };
     let mut progress = Progress::new(config, true);
     let mut outputs = Outputs::new(config);
-    let mut live = Sinks::new().with(&mut progress);
+    let mut live = Sinks::new().with(&mut progress).with(&mut metrics);
     let results = match run::run(
         config.clone(),
         config.prefill,
@@ -74,6 +80,7 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let late = results.timing.as_ref().and_then(|t| t.late_message());
     let complete = results.interrupted.is_none() && late.is_none();
     let written = outputs.finish(&results, complete);
+    metrics.finish(interrupt);
     say_warnings(&written.shown);
     let code = finish(written.result, written.save_failed, interrupt);
     // A shard that reached a planned start too late (exit 4), once its report is written.
@@ -88,8 +95,12 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
 
 /// Every cell of a sweep; the JSON file grows after every phase of every cell.
 fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
+    let mut metrics = match Live::start(config) {
+        Ok(metrics) => metrics,
+        Err(e) => return fail_usage(&e.to_string()),
+    };
     let mut outputs = Outputs::new(config);
-    let mut live = Sinks::new();
+    let mut live = Sinks::new().with(&mut metrics);
     let cells = match sweep::run(config, interrupt, &mut live, &mut |cells| {
         outputs.cells(cells)
     }) {
@@ -97,6 +108,7 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
         Err(e) => return run_error(e, interrupt),
     };
     let written = outputs.finish_cells(&cells);
+    metrics.finish(interrupt);
     // Once per sweep, naming the cells, as the text report shows them.
     say_warnings(&written.shown);
     finish(written.result, written.save_failed, interrupt)

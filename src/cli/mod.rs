@@ -365,6 +365,27 @@ pub struct Args {
     #[serde(default)]
     pub no_pin: bool,
 
+    /// Serve Prometheus / OpenMetrics text at http://ADDR:PORT/metrics during the
+    /// run, e.g. 127.0.0.1:9464 (docs/metrics.md)
+    #[arg(long, value_name = "ADDR:PORT", help_heading = "Live metrics")]
+    pub metrics_listen: Option<String>,
+    /// With --metrics-listen: keep serving the final values this many seconds
+    /// after the run, so that a scraper gets them [default: 0]
+    #[arg(long, value_name = "SECS", help_heading = "Live metrics")]
+    pub metrics_linger: Option<f64>,
+    /// Send memtier's StatsD metrics over UDP to HOST once a second [default: off]
+    #[arg(long, value_name = "HOST", help_heading = "Live metrics")]
+    pub statsd_host: Option<String>,
+    /// UDP port of --statsd-host [default: 8125]
+    #[arg(long, value_name = "PORT", help_heading = "Live metrics")]
+    pub statsd_port: Option<u16>,
+    /// First part of every StatsD metric name [default: memtier]
+    #[arg(long, value_name = "PREFIX", help_heading = "Live metrics")]
+    pub statsd_prefix: Option<String>,
+    /// Second part of every StatsD metric name, to tell runs apart [default: default]
+    #[arg(long, value_name = "LABEL", help_heading = "Live metrics")]
+    pub statsd_run_label: Option<String>,
+
     /// Print help
     #[arg(long, action = ArgAction::Help, help_heading = "Info")]
     #[serde(skip)]
