@@ -54,6 +54,7 @@
 //!   [`report::model`], the typed report that JSON files are read back into.
 //! - [`compare`]: `kvbench compare`, reports side by side.
 //! - [`merge`]: `kvbench merge`, the exact merge of several machines' reports.
+//! - [`html`]: `kvbench report` and `--html-out-file`, a self-contained HTML page of SVG charts.
 
 pub mod cli;
 pub mod client;
@@ -63,6 +64,7 @@ pub mod compare;
 pub mod config;
 pub mod conn;
 pub mod crew;
+pub mod html;
 pub mod interrupt;
 pub mod merge;
 pub mod net;
