@@ -8,105 +8,14 @@
 
 mod common;
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "e2e_html/chromium.rs"]
+mod chromium;
 
+use std::path::Path;
+
+use chromium::{headless, ink, page_problems};
 use common::{Redis, TempDir, assert_success, kvbench, kvbench_at, read_json};
 use serde_json::Value;
-
-/// Seconds one Chromium launch may take before the test gives up on it.
-const CHROMIUM_TIMEOUT_S: &str = "120";
-
-/// Chromium on PATH, or a panic that says how to install it.
-fn chromium() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("chromium"))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "chromium is not installed: run `make deps` (scripts/ensure-chromium.sh installs Debian's chromium) and run the test again"
-            )
-        })
-}
-
-/// One headless launch on `page` with `extra` flags (`--dump-dom`,
-/// `--screenshot=…`), bounded by `timeout`; asserts it exited 0.
-fn headless(profile: &Path, page: &Path, extra: &[&str]) -> Output {
-    let url = format!("file://{}", page.display());
-    let out = Command::new("timeout")
-        .args(["--kill-after=5", CHROMIUM_TIMEOUT_S])
-        .arg(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-quic",
-            "--no-first-run",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(extra)
-        .arg(&url)
-        .output()
-        .expect("run chromium under timeout");
-    assert!(
-        out.status.success(),
-        "chromium {extra:?} {url} failed ({}):\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// Chromium's own subsystems that log `ERROR:` in a container without a
-/// session bus or a GPU; none of them is about the page. The page's own
-/// problems come as `CONSOLE` lines (script errors, failed loads), which are
-/// never forgiven.
-const CHROMIUM_NOISE: &[&str] = &[
-    "ERROR:dbus/",
-    "ERROR:gpu/",
-    "ERROR:viz/",
-    "ERROR:media/",
-    "ERROR:sandbox/",
-    "ERROR:device/",
-    "ERROR:ui/gl/",
-];
-
-/// The lines of Chromium's log that are about the page: console messages,
-/// uncaught exceptions, failed loads, and any `ERROR:` not in
-/// [`CHROMIUM_NOISE`].
-fn page_problems(log: &str) -> Vec<&str> {
-    log.lines()
-        .filter(|line| {
-            line.contains("CONSOLE")
-                || line.contains("Uncaught")
-                || line.contains("net::ERR_")
-                || (line.contains("ERROR:") && !CHROMIUM_NOISE.iter().any(|n| line.contains(n)))
-        })
-        .collect()
-}
-
-#[test]
-fn the_console_filter_keeps_page_errors_and_drops_chromium_noise() {
-    // Lines Chromium 156 printed here for a page with a script error.
-    let log = r#"/usr/bin/chromium: 9: [: 25276502016: unexpected operator
-[4591:4621:1201/124824.258547:ERROR:dbus/bus.cc:405] Failed to connect to the bus: Failed to connect to socket /run/dbus/system_bus_socket: No such file or directory
-[4634:4634:1201/124824.277355:WARNING:media/gpu/vaapi/vaapi_wrapper.cc:1655] drmGetDevices2() has not found any devices
-[4591:4591:1201/124824.371711:ERROR:dbus/object_proxy.cc:572] Failed to call method: org.freedesktop.DBus.NameHasOwner: object_path= /org/freedesktop/DBus: unknown error type:
-[4591:4591:1201/124824.601430:INFO:CONSOLE:1] "boom", source: file:///tmp/bad.html (1)
-[4591:4591:1201/124824.601473:INFO:CONSOLE:1] "Uncaught ReferenceError: undefinedFn is not defined", source: file:///tmp/bad.html (1)
-[1:1:1201/124824.7:ERROR:content/browser/renderer_host/render_frame_host_impl.cc:1] page crashed"#;
-    let problems = page_problems(log);
-    assert_eq!(problems.len(), 3, "{problems:#?}");
-    assert!(problems[0].contains("\"boom\""));
-    assert!(problems[2].contains("page crashed"));
-}
 
 /// The `<svg class="chart" data-chart="{kind}" …>…</svg>` elements of `dom`.
 fn charts<'a>(dom: &'a str, kind: &str) -> Vec<&'a str> {
@@ -138,7 +47,11 @@ fn circles(chart: &str, attrs: &[String]) -> usize {
             let tag = &g[..g.find('>').unwrap()];
             attrs.iter().all(|a| tag.contains(a.as_str()))
         })
-        .map(|g| g[..g.find("</g>").unwrap()].matches("<circle class=\"pt\"").count())
+        .map(|g| {
+            g[..g.find("</g>").unwrap()]
+                .matches("<circle class=\"pt\"")
+                .count()
+        })
         .sum()
 }
 
@@ -168,7 +81,10 @@ fn assert_run_page(dom: &str, doc: &Value, file: &str) {
     let mut phases: Vec<(String, &Value)> =
         vec![("WARM-UP".into(), &doc["kvbench"]["warmup"]["ALL STATS"])];
     for n in 1..=2 {
-        phases.push((format!("RUN #{n}"), &doc[format!("RUN #{n} RESULTS").as_str()]));
+        phases.push((
+            format!("RUN #{n}"),
+            &doc[format!("RUN #{n} RESULTS").as_str()],
+        ));
     }
     for (phase, section) in &phases {
         assert!(section.is_object(), "{phase} in the JSON");
@@ -191,12 +107,12 @@ fn assert_run_page(dom: &str, doc: &Value, file: &str) {
                 ("max", "Max Latency"),
             ] {
                 let expected = whole_seconds(section, row, Some(key));
-                let attrs = [file_attr.clone(), attr("phase", phase), attr("series", series)];
-                assert_eq!(
-                    circles(latency, &attrs),
-                    expected,
-                    "{row} {series} {phase}"
-                );
+                let attrs = [
+                    file_attr.clone(),
+                    attr("phase", phase),
+                    attr("series", series),
+                ];
+                assert_eq!(circles(latency, &attrs), expected, "{row} {series} {phase}");
             }
         }
     }
@@ -207,7 +123,9 @@ fn assert_run_page(dom: &str, doc: &Value, file: &str) {
         let n = circles(spectrum, &[file_attr.clone(), attr("series", op)]);
         assert!(n > 10 && n < 5000, "spectrum {op}: {n} points");
     }
-    let warnings = &dom[dom.find("data-panel=\"warnings\"").expect("a warnings panel")..];
+    let warnings = &dom[dom
+        .find("data-panel=\"warnings\"")
+        .expect("a warnings panel")..];
     let warnings = &warnings[..warnings.find("</section>").unwrap()];
     let kinds = doc["kvbench"]["warnings"].as_array().unwrap();
     assert!(!kinds.is_empty(), "a 4 s run warns of short_run at least");
@@ -230,33 +148,6 @@ fn assert_self_contained(html: &str) {
     }
 }
 
-/// Share of pixels that are not near-white, and the count of distinct colours.
-fn ink(png_path: &Path) -> (f64, usize) {
-    let bytes = std::fs::read(png_path).expect("the screenshot");
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-    decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size().expect("a sane size")];
-    let info = reader.next_frame(&mut buf).expect("a frame");
-    let samples = info.color_type.samples();
-    let pixels = &buf[..info.buffer_size()];
-    let mut colours = HashSet::new();
-    let (mut inked, mut total) = (0usize, 0usize);
-    for p in pixels.chunks_exact(samples) {
-        let rgb = if samples >= 3 {
-            (p[0], p[1], p[2])
-        } else {
-            (p[0], p[0], p[0])
-        };
-        total += 1;
-        if rgb.0 < 235 || rgb.1 < 235 || rgb.2 < 235 {
-            inked += 1;
-        }
-        colours.insert(rgb);
-    }
-    (inked as f64 / total.max(1) as f64, colours.len())
-}
-
 fn run_ok(port: u16, args: &[&str]) {
     let out = kvbench_at(port).args(args).output().expect("run kvbench");
     assert_success(&out, &format!("{args:?}"));
@@ -268,7 +159,7 @@ fn s(p: &Path) -> &str {
 
 #[test]
 fn pages_render_in_chromium_with_every_point_and_no_console_error() {
-    let chromium = chromium();
+    let chromium = chromium::chromium();
     let redis = Redis::start();
     let dir = TempDir::new("html");
     std::fs::create_dir_all(dir.path("a")).unwrap();
@@ -277,7 +168,12 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
     let common = ["-t", "1", "-c", "2", "--key-prefix", "<script>k:"];
     let mut args = vec!["--test-time", "4", "--warmup-time", "2", "-x", "2"];
     args.extend(common);
-    args.extend(["--html-out-file", s(&run_html), "--json-out-file", s(&run_json)]);
+    args.extend([
+        "--html-out-file",
+        s(&run_html),
+        "--json-out-file",
+        s(&run_json),
+    ]);
     run_ok(redis.port, &args);
     let rate_json = dir.path("b/r.json");
     let mut args = vec!["--test-time", "2", "--rate", "2000"];
@@ -290,7 +186,14 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
     args.extend(["--json-out-file", s(&sweep_json)]);
     run_ok(redis.port, &args);
     let overlay = dir.path("overlay.html");
-    let out = kvbench(&["report", s(&run_json), s(&rate_json), s(&sweep_json), "-o", s(&overlay)]);
+    let out = kvbench(&[
+        "report",
+        s(&run_json),
+        s(&rate_json),
+        s(&sweep_json),
+        "-o",
+        s(&overlay),
+    ]);
     assert_success(&out, "report");
     assert!(out.stdout.is_empty(), "-o: nothing on stdout");
 
@@ -309,7 +212,11 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
     let dom = String::from_utf8(out.stdout).unwrap();
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(dom.contains("</html>"), "no DOM dumped:\n{log}");
-    assert_eq!(page_problems(&log), Vec::<&str>::new(), "console of run.html");
+    assert_eq!(
+        page_problems(&log),
+        Vec::<&str>::new(),
+        "console of run.html"
+    );
     assert_run_page(&dom, &run_doc, "r.json");
 
     // Launch 2: the same page as pixels.
@@ -317,28 +224,48 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
     headless(
         &profile.0,
         &run_html,
-        &[&format!("--screenshot={}", s(&png)), "--window-size=1280,2000"],
+        &[
+            &format!("--screenshot={}", s(&png)),
+            "--window-size=1280,2000",
+        ],
     );
     let (share, colours) = ink(&png);
-    assert!(share > 0.01, "the screenshot is nearly blank: {share:.4} inked");
+    assert!(
+        share > 0.01,
+        "the screenshot is nearly blank: {share:.4} inked"
+    );
     assert!(colours > 2, "the screenshot has {colours} colours");
 
     // Launch 3: two files overlaid and a sweep.
     let out = headless(&profile.0, &overlay, &["--dump-dom"]);
     let dom = String::from_utf8(out.stdout).unwrap();
     let log = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(page_problems(&log), Vec::<&str>::new(), "console of overlay.html");
+    assert_eq!(
+        page_problems(&log),
+        Vec::<&str>::new(),
+        "console of overlay.html"
+    );
     // Same-named files are told apart by their directory.
     assert_run_page(&dom, &run_doc, "a/r.json");
     let ops = chart(&dom, "ops-per-second", None);
     let rate_doc = read_json(&rate_json);
     let rate_run = &rate_doc["ALL STATS"];
-    let attrs = [attr("file", "b/r.json"), attr("phase", "RUN #1"), attr("series", "Totals")];
-    assert_eq!(circles(ops, &attrs), whole_seconds(rate_run, "Totals", None));
+    let attrs = [
+        attr("file", "b/r.json"),
+        attr("phase", "RUN #1"),
+        attr("series", "Totals"),
+    ];
+    assert_eq!(
+        circles(ops, &attrs),
+        whole_seconds(rate_run, "Totals", None)
+    );
     assert!(dom.contains("a/r.json · Totals") && dom.contains("b/r.json · Totals"));
     let spectrum = chart(&dom, "latency-spectrum", None);
     for series in ["Gets response time", "Gets service time"] {
-        let n = circles(spectrum, &[attr("file", "b/r.json"), attr("series", series)]);
+        let n = circles(
+            spectrum,
+            &[attr("file", "b/r.json"), attr("series", series)],
+        );
         assert!(n > 10, "rate-mode spectrum {series}: {n} points");
     }
     let sweep_doc = read_json(&sweep_json);
@@ -346,7 +273,11 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
     assert_eq!(cells, 2);
     for kind in ["sweep-ops-per-second", "sweep-p99"] {
         let chart = chart(&dom, kind, None);
-        assert_eq!(circles(chart, &[attr("file", "sweep.json")]), cells, "{kind}");
+        assert_eq!(
+            circles(chart, &[attr("file", "sweep.json")]),
+            cells,
+            "{kind}"
+        );
     }
 }
 
@@ -357,17 +288,26 @@ fn report_refuses_bad_input_with_exit_2_naming_the_file() {
     let out = kvbench(&["report", s(&missing)]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("missing.json") && stderr.lines().count() == 1, "{stderr}");
+    assert!(
+        stderr.contains("missing.json") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
     let junk = dir.path("junk.json");
     std::fs::write(&junk, "{\"hello\": 1}").unwrap();
     let out = kvbench(&["report", s(&junk)]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("junk.json") && stderr.contains("--json-out-file"), "{stderr}");
+    assert!(
+        stderr.contains("junk.json") && stderr.contains("--json-out-file"),
+        "{stderr}"
+    );
     let out = kvbench(&["report", s(&junk), "-o", "/nonexistent-kvbench-dir/r.html"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("-o") && stderr.contains("writable"), "{stderr}");
+    assert!(
+        stderr.contains("-o") && stderr.contains("writable"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -375,14 +315,26 @@ fn an_unwritable_html_out_file_is_refused_before_connecting() {
     let redis = Redis::start();
     let stderr = common::refused_before_connecting(
         &redis,
-        ["--test-time", "1", "--html-out-file", "/nonexistent-kvbench-dir/r.html"],
+        [
+            "--test-time",
+            "1",
+            "--html-out-file",
+            "/nonexistent-kvbench-dir/r.html",
+        ],
     );
     assert!(stderr.contains("--html-out-file"), "{stderr}");
     let dir = TempDir::new("html-same");
     let same = dir.path("r.out");
     let stderr = common::refused_before_connecting(
         &redis,
-        ["--test-time", "1", "--html-out-file", s(&same), "--json-out-file", s(&same)],
+        [
+            "--test-time",
+            "1",
+            "--html-out-file",
+            s(&same),
+            "--json-out-file",
+            s(&same),
+        ],
     );
     assert!(stderr.contains("same file"), "{stderr}");
 }

@@ -104,8 +104,11 @@ pub fn ops_per_sec(second: &Second) -> Option<f64> {
     Some(second.ops_per_sec.unwrap_or(second.count as f64))
 }
 
+/// Reads one latency of a second, ms.
+pub type SecondLatency = fn(&Second) -> Option<f64>;
+
 /// The latencies plotted per second: a name and how to read it.
-pub const PER_SECOND_LATENCIES: [(&str, fn(&Second) -> Option<f64>); 4] = [
+pub const PER_SECOND_LATENCIES: [(&str, SecondLatency); 4] = [
     ("p50", |s| s.percentiles_ms.get("p50.00").copied()),
     ("p99", |s| s.percentiles_ms.get("p99.00").copied()),
     ("p99.9", |s| s.percentiles_ms.get("p99.90").copied()),

@@ -2,7 +2,8 @@
 //! script, no external address) rendered from kvbench JSON files read
 //! through the typed model, for `kvbench report` and `--html-out-file`.
 //!
-//! - [`svg`]: escaping, scales, ticks and the chart builder;
+//! - [`scale`]: scales, ticks and their labels;
+//! - [`svg`]: escaping and the chart builder;
 //! - [`data`]: what the charts plot, read from the model;
 //! - [`charts`]: the charts of the page;
 //! - [`panels`]: the summary, warnings, server and configuration panels;
@@ -15,6 +16,7 @@
 pub mod charts;
 pub mod data;
 pub mod panels;
+pub mod scale;
 pub mod style;
 pub mod svg;
 #[cfg(test)]

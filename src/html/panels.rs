@@ -8,7 +8,8 @@ use std::fmt::Write;
 use serde_json::{Map, Value};
 
 use crate::html::Source;
-use crate::html::svg::{escape, format_number};
+use crate::html::scale::format_number;
+use crate::html::svg::escape;
 use crate::report::model::kvbench::{Kvbench, Warning};
 use crate::report::model::section::SectionTitle;
 use crate::report::model::{Document, Report};
