@@ -75,7 +75,7 @@ pub fn summary(sources: &[Source]) -> String {
             let p = &row.percentiles;
             let _ = writeln!(
                 out,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.1}</td></tr>",
+                "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.1}</td></tr>",
                 escape(&name),
                 escape(&section),
                 format_number(row.ops_per_sec),

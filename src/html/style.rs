@@ -26,7 +26,7 @@ ul.legend li { display: flex; align-items: center; gap: 6px; }
 table { border-collapse: collapse; font-size: 13px; margin: 6px 0 12px 0; }
 th, td { border: 1px solid #dde2e8; padding: 3px 8px; text-align: left; vertical-align: top; }
 table.numbers td { text-align: right; font-variant-numeric: tabular-nums; }
-table.numbers td:first-child { text-align: left; }
+table.numbers td:first-child, table.numbers td.name { text-align: left; }
 thead th { background: #f3f5f8; }
 table.pairs th { background: #f8f9fb; font-weight: 500; white-space: nowrap; }
 table.config code { white-space: pre-wrap; word-break: break-all; }

@@ -244,3 +244,19 @@ fn labels_add_the_parent_directory_only_where_names_collide() {
         .collect();
     assert_eq!(labels(&same), ["x/a/r.json", "y/a/r.json"]);
 }
+
+#[test]
+fn a_memtier_file_draws_from_its_sections() {
+    let text = include_str!("../../tests/data/memtier/smoke.json");
+    let document = model::parse("smoke.json", text).unwrap();
+    let html = page(&[source("smoke.json", document)]);
+    let ops = charts(&html, "ops-per-second");
+    assert_eq!(ops.len(), 1);
+    // Its single run lasted 93 ms: a band, and no whole second to plot.
+    assert!(ops[0].contains("data-band=\"RUN #1\""));
+    assert_eq!(circles(ops[0], &[]), 0);
+    // No kvbench.runs: the spectrum comes from the headline section's histograms.
+    let spectrum = charts(&html, "latency-spectrum");
+    assert!(circles(spectrum[0], &[]) > 10);
+    assert!(html.contains("data-panel=\"configuration\""));
+}
