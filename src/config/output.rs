@@ -1,6 +1,6 @@
-//! Validation of where results go (`--json-out-file`, `--html-out-file`, `-o`, `--hdr-file-prefix`
-//! with their `{shard}` and `{host}` placeholders, `--print-percentiles`) and of
-//! CPU placement (`--cpus`, `--no-pin`).
+//! Validation of where results go (`--json-out-file`, `--html-out-file`, `-o`,
+//! `--hdr-file-prefix` with their `{shard}` and `{host}` placeholders,
+//! `--print-percentiles`) and of CPU placement (`--cpus`, `--no-pin`).
 
 use std::path::PathBuf;
 
