@@ -14,11 +14,13 @@ release:
 	$(CARGO) build --release
 
 # Installs what the demo and the tests need (Debian's redis-server; Slurm and
-# munge for tests/e2e_slurm.rs; prometheus for tests/e2e_metrics.rs).
+# munge for tests/e2e_slurm.rs; prometheus for tests/e2e_metrics.rs; chromium
+# for tests/e2e_html.rs).
 deps:
 	@scripts/ensure-redis.sh
 	@scripts/ensure-slurm.sh
 	@scripts/ensure-prometheus.sh
+	@scripts/ensure-chromium.sh
 
 # A real short benchmark against a private redis-server (about 20 s).
 demo: deps release

@@ -164,6 +164,8 @@ pub struct KeySpace {
 pub struct Output {
     /// `--json-out-file`.
     pub json_out_file: Option<PathBuf>,
+    /// `--html-out-file`.
+    pub html_out_file: Option<PathBuf>,
     /// `-o/--out-file`; `None` is stdout.
     pub out_file: Option<PathBuf>,
     /// `--print-percentiles`, each in (0, 100].

@@ -56,6 +56,7 @@
 //!   Prometheus / OpenMetrics endpoint and memtier's StatsD feed.
 //! - [`compare`]: `kvbench compare`, reports side by side.
 //! - [`merge`]: `kvbench merge`, the exact merge of several machines' reports.
+//! - [`html`]: `kvbench report` and `--html-out-file`, a self-contained HTML page of SVG charts.
 
 pub mod cli;
 pub mod client;
@@ -65,6 +66,7 @@ pub mod compare;
 pub mod config;
 pub mod conn;
 pub mod crew;
+pub mod html;
 pub mod interrupt;
 pub mod merge;
 pub mod metrics;

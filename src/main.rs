@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         Some(Subcommand::Compare(compare_args)) => return compare(&compare_args),
         Some(Subcommand::Suite(suite_args)) => return suite(&suite_args),
         Some(Subcommand::Merge(merge_args)) => return merge(&merge_args),
+        Some(Subcommand::Report(report_args)) => return html_report(&report_args),
         None => {}
     }
     let config = match Config::from_args(args) {
@@ -201,6 +202,14 @@ fn merge(args: &cli::MergeArgs) -> ExitCode {
             print(&text);
             ExitCode::SUCCESS
         }
+        Err(e) => fail_usage(&e.to_string()),
+    }
+}
+
+/// `kvbench report`: the HTML page on stdout, or in `-o`.
+fn html_report(args: &cli::ReportArgs) -> ExitCode {
+    match kvbench::html::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail_usage(&e.to_string()),
     }
 }

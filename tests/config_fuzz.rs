@@ -63,6 +63,7 @@ const FREE_TEXT: &[&str] = &[
     "unix-socket",
     "auth-file",
     "json-out-file",
+    "html-out-file",
     "hdr-file-prefix",
     "out-file",
 ];

@@ -22,6 +22,7 @@ use crate::config::UsageError;
 mod compare;
 mod memtier;
 mod merge;
+mod report;
 mod seconds;
 mod suite;
 mod values;
@@ -29,6 +30,7 @@ mod values;
 pub use compare::{CompareArgs, CompareFormat, CompareLayout};
 pub use memtier::unsupported_memtier_flag;
 pub use merge::{MergeArgs, MergeFormat};
+pub use report::ReportArgs;
 pub use seconds::seconds_for;
 pub use suite::{SuiteArgs, suite_usage_error};
 pub use values::{NumList, RequestsArg};
@@ -299,6 +301,10 @@ pub struct Args {
     /// Write the JSON report to FILE (atomically, after every run)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json_out_file: Option<PathBuf>,
+    /// Write the HTML report (inline SVG charts, no script) to FILE (atomically,
+    /// after every run, as the JSON)
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub html_out_file: Option<PathBuf>,
     /// Write HdrHistogram files per run under memtier's names, e.g. PREFIX_FULL_RUN_1.txt
     /// (percentile distribution), PREFIX_SET_command_run_1.hgrm (whole-run log) and
     /// kvbench's PREFIX_GET_command_run_1.hlog (per-second interval log)
@@ -413,6 +419,9 @@ pub enum Subcommand {
     /// Merge the JSON reports of the machines of a sharded run into one, exactly (`kvbench merge --help`)
     #[command(name = "merge")]
     Merge(MergeArgs),
+    /// Render JSON reports as one self-contained HTML page of SVG charts (`kvbench report --help`)
+    #[command(name = "report")]
+    Report(ReportArgs),
 }
 
 /// Turns a parse error from clap into kvbench's one-line form naming the flag,

@@ -1,6 +1,6 @@
-//! Validation of where results go (`--json-out-file`, `-o`, `--hdr-file-prefix`
-//! with their `{shard}` and `{host}` placeholders, `--print-percentiles`) and of
-//! CPU placement (`--cpus`, `--no-pin`).
+//! Validation of where results go (`--json-out-file`, `--html-out-file`, `-o`,
+//! `--hdr-file-prefix` with their `{shard}` and `{host}` placeholders,
+//! `--print-percentiles`) and of CPU placement (`--cpus`, `--no-pin`).
 
 use std::path::PathBuf;
 
@@ -29,6 +29,7 @@ pub(super) fn build_output(a: &Args, shard_index: u32, host: &str) -> Result<Out
     }
     Ok(Output {
         json_out_file: expand(&a.json_out_file),
+        html_out_file: expand(&a.html_out_file),
         out_file: expand(&a.out_file),
         percentiles,
         hide_histogram: a.hide_histogram,

@@ -201,6 +201,7 @@ pub fn check_outputs(config: &Config) -> Result<(), UsageError> {
     let named = [
         ("--out-file", out.out_file.as_deref()),
         ("--json-out-file", out.json_out_file.as_deref()),
+        ("--html-out-file", out.html_out_file.as_deref()),
     ];
     for (flag, path) in named {
         let Some(path) = path else { continue };

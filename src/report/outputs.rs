@@ -6,8 +6,17 @@
 //! warnings computed once, and every exporter (JSON, text, and the ones each
 //! output flag adds) renders from it; the warnings shown on stderr are the
 //! same list. The live half (progress, metrics) is in [`super::sink`].
+//!
+//! `--html-out-file` is rendered from the same JSON bytes, read back into the
+//! typed model ([`crate::html::page_of_json`]), so the page of a run and
+//! `kvbench report` of its JSON file are the same page; it is rewritten after
+//! every phase too, since rendering costs milliseconds next to a phase.
+
+use std::io;
+use std::path::Path;
 
 use crate::config::Config;
+use crate::report::files::Target;
 use crate::report::{self, Exporter, ReportInput, Save};
 use crate::results::Results;
 use crate::sweep::CellResult;
@@ -44,23 +53,25 @@ impl<'a> Outputs<'a> {
         let input = ReportInput::new(self.config, results, false);
         let bytes = report::json::JsonExporter.render(&input);
         self.saved(report::write_json(self.config, &bytes, Save::Progress));
+        self.saved(write_html(self.config, &bytes, Save::Progress));
     }
 
     /// A phase of a sweep ended: the sweep file so far.
     pub fn cells(&mut self, cells: &[CellResult]) {
         let bytes = report::sweep::json(self.config, cells, self.config.sweep.cell_count());
         self.saved(report::write_json(self.config, &bytes, Save::Progress));
+        self.saved(write_html(self.config, &bytes, Save::Progress));
     }
 
     /// The benchmark ended: every report, from one input.
     pub fn finish(self, results: &Results, complete: bool) -> Written {
         let input = ReportInput::new(self.config, results, complete);
-        let result = report::write_json(
-            self.config,
-            &report::json::JsonExporter.render(&input),
-            Save::Final,
-        )
-        .and_then(|()| report::write_text(self.config, &report::text::TextExporter.render(&input)));
+        let json = report::json::JsonExporter.render(&input);
+        let result = report::write_json(self.config, &json, Save::Final)
+            .and_then(|()| write_html(self.config, &json, Save::Final))
+            .and_then(|()| {
+                report::write_text(self.config, &report::text::TextExporter.render(&input))
+            });
         Written {
             result,
             save_failed: self.save_failed,
@@ -73,12 +84,10 @@ impl<'a> Outputs<'a> {
         let config = self.config;
         let total = config.sweep.cell_count();
         // Progress saves skip a device or FIFO; this is the one write they get.
-        let result = report::write_json(
-            config,
-            &report::sweep::json(config, cells, total),
-            Save::Final,
-        )
-        .and_then(|()| report::write_text(config, &report::sweep::text(config, cells, total)));
+        let json = report::sweep::json(config, cells, total);
+        let result = report::write_json(config, &json, Save::Final)
+            .and_then(|()| write_html(config, &json, Save::Final))
+            .and_then(|()| report::write_text(config, &report::sweep::text(config, cells, total)));
         Written {
             result,
             save_failed: self.save_failed,
@@ -91,5 +100,30 @@ impl<'a> Outputs<'a> {
             report::note(format_args!("kvbench: {e}"));
             self.save_failed = true;
         }
+    }
+}
+
+/// Writes the page of the JSON document `json` to `--html-out-file`
+/// (atomically when it is a regular file); nothing without the flag. The page
+/// names the run by the JSON file's name, or its own without one.
+fn write_html(config: &Config, json: &[u8], save: Save) -> Result<(), String> {
+    let Some(path) = &config.output.html_out_file else {
+        return Ok(());
+    };
+    let fail = |e: String| format!("cannot write --html-out-file {}: {e}", path.display());
+    let target = Target::of(path).map_err(|e| fail(e.to_string()))?;
+    if save == Save::Progress && !target.rewritable() {
+        return Ok(());
+    }
+    let named = config.output.json_out_file.as_deref().unwrap_or(path);
+    let label = named
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| Path::new(named).display().to_string());
+    let page = crate::html::page_of_json(&label, json).map_err(fail)?;
+    match target.write(page.as_bytes()) {
+        // A closed pipe (`--html-out-file - | head`) is the reader's choice.
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(fail(e.to_string())),
+        _ => Ok(()),
     }
 }

@@ -1,0 +1,183 @@
+//! The HTML report: one self-contained page (inline CSS and SVG, no
+//! script, no external address) rendered from kvbench JSON files read
+//! through the typed model, for `kvbench report` and `--html-out-file`.
+//!
+//! - [`scale`]: scales, ticks and their labels;
+//! - [`svg`]: escaping and the chart builder;
+//! - [`data`]: what the charts plot, read from the model;
+//! - [`charts`]: the charts of the page;
+//! - [`panels`]: the summary, warnings, server and configuration panels;
+//! - [`style`]: the page's CSS.
+//!
+//! The DOM the page promises (chart and series classes, data attributes,
+//! one `<circle class="pt">` per point) is documented in docs/html.md and
+//! checked in a real browser by tests/e2e_html.rs.
+
+pub mod charts;
+pub mod data;
+pub mod panels;
+pub mod scale;
+pub mod style;
+pub mod svg;
+#[cfg(test)]
+mod tests;
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cli::ReportArgs;
+use crate::config::UsageError;
+use crate::html::svg::escape;
+use crate::report::files::Target;
+use crate::report::model::{self, Document};
+
+/// One file of the page.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The name in legends and headings: the file's name, with its parent
+    /// directory when two files share a name.
+    pub label: String,
+    /// What was read.
+    pub document: Document,
+}
+
+/// The labels of `paths`: each file's name; where several share one, the
+/// parent directory's name too (`a/r.json`, `b/r.json`); where that is
+/// still shared, the path as given.
+pub fn labels(paths: &[PathBuf]) -> Vec<String> {
+    let name = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string())
+    };
+    let with_parent = |p: &Path| {
+        let parent = p
+            .parent()
+            .and_then(Path::file_name)
+            .map(|d| d.to_string_lossy().into_owned());
+        match parent {
+            Some(d) => format!("{d}/{}", name(p)),
+            None => name(p),
+        }
+    };
+    let names: Vec<String> = paths.iter().map(|p| name(p)).collect();
+    let longer: Vec<String> = paths
+        .iter()
+        .zip(&names)
+        .map(|(p, n)| {
+            if names.iter().filter(|m| *m == n).count() > 1 {
+                with_parent(p)
+            } else {
+                n.clone()
+            }
+        })
+        .collect();
+    paths
+        .iter()
+        .zip(&longer)
+        .map(|(p, l)| {
+            if longer.iter().filter(|m| *m == l).count() > 1 {
+                p.display().to_string()
+            } else {
+                l.clone()
+            }
+        })
+        .collect()
+}
+
+/// The whole page for `sources`.
+pub fn page(sources: &[Source]) -> String {
+    let mut notes = Vec::new();
+    let charts = charts::charts(sources, &mut notes);
+    let names: Vec<&str> = sources.iter().map(|s| s.label.as_str()).collect();
+    let mut out = String::with_capacity(64 * 1024);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>kvbench report: {}</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>\n{}</style>\n</head>\n<body>\n<header><h1>kvbench report</h1><p class=\"files\">",
+        escape(&names.join(", ")),
+        style::CSS
+    );
+    for (i, name) in names.iter().enumerate() {
+        let sep = if i == 0 { "" } else { " · " };
+        let _ = write!(out, "{sep}<span class=\"file\">{}</span>", escape(name));
+    }
+    let _ = writeln!(
+        out,
+        "</p><p class=\"generated\">Rendered by kvbench {} from the JSON reports; every chart is drawn from the files' own numbers.</p></header>\n<main>",
+        env!("CARGO_PKG_VERSION")
+    );
+    out.push_str(&panels::summary(sources));
+    out.push_str("<section class=\"charts\">\n");
+    for chart in &charts {
+        out.push_str(&chart.render());
+    }
+    out.push_str("</section>\n");
+    out.push_str(&panels::warnings(sources));
+    out.push_str(&panels::server(sources));
+    out.push_str(&panels::configuration(sources));
+    if !notes.is_empty() {
+        out.push_str("<section class=\"panel\" data-panel=\"notes\"><h2>Left out</h2><ul>\n");
+        for note in &notes {
+            let _ = writeln!(out, "<li>{}</li>", escape(note));
+        }
+        out.push_str("</ul></section>\n");
+    }
+    out.push_str("</main>\n</body>\n</html>\n");
+    out
+}
+
+/// The page of one JSON document (`--html-out-file`), from the bytes the
+/// JSON report is written from; `label` names it on the page.
+pub fn page_of_json(label: &str, json: &[u8]) -> Result<String, String> {
+    let text = std::str::from_utf8(json).map_err(|e| e.to_string())?;
+    let document = model::parse(label, text).map_err(|e| e.to_string())?;
+    Ok(page(&[Source {
+        label: label.to_string(),
+        document,
+    }]))
+}
+
+/// `kvbench report`: reads every file, renders the page and writes it to
+/// `-o` (atomically) or stdout. An `-o` that cannot be written is found
+/// before the files are read.
+pub fn run(args: &ReportArgs) -> Result<(), UsageError> {
+    let output = args.output.as_deref().unwrap_or(Path::new("-"));
+    let unwritable = |e: std::io::Error| {
+        UsageError::new(
+            "-o",
+            format!(
+                "cannot write {}: {e}; give a writable path",
+                output.display()
+            ),
+        )
+    };
+    let target = Target::of(output).map_err(unwritable)?;
+    target.check_writable().map_err(unwritable)?;
+    let labels = labels(&args.files);
+    let mut sources = Vec::with_capacity(args.files.len());
+    for (path, label) in args.files.iter().zip(labels) {
+        let document = model::read(path).map_err(|e| {
+            let message = if e.message.starts_with("cannot read") {
+                format!("{}; give the path of a JSON report", e.message)
+            } else {
+                format!(
+                    "not a kvbench JSON report (at {}: {}); give a file written by --json-out-file",
+                    e.path, e.message
+                )
+            };
+            UsageError::new(&path.display().to_string(), message)
+        })?;
+        sources.push(Source { label, document });
+    }
+    target
+        .write(page(&sources).as_bytes())
+        .or_else(|e| {
+            // A closed stdout (`| head`) is the reader's choice.
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        })
+        .map_err(unwritable)
+}
