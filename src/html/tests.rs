@@ -178,6 +178,8 @@ fn a_sweep_has_one_point_per_cell_and_files_overlay_in_their_colours() {
         p99_9_latency_ms: 0.5,
         hit_rate_percent: None,
         ratio_to_first: ops / 1000.0,
+        latency_percentiles_ms: None,
+        ops_per_sec_spread: None,
     };
     let sweep = SweepDocument {
         sweep: Sweep {
