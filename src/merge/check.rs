@@ -23,6 +23,10 @@ const PER_MACHINE_KEYS: &[&str] = &[
     "hdr_file_prefix",
     "json_out_file",
     "out_file",
+    "html_out_file",
+    "metrics_listen",
+    "metrics_linger_s",
+    "statsd",
 ];
 
 /// One file, read and checked to be a kvbench report.

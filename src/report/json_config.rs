@@ -238,6 +238,22 @@ pub fn kvbench_config(c: &Config) -> Value {
             "run_gap_s".into(),
             json!(c.start_at.map(|s| s.run_gap.as_secs_f64())),
         );
+        let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        map.insert("html_out_file".into(), json!(path(&c.output.html_out_file)));
+        map.insert(
+            "metrics_listen".into(),
+            json!(c.metrics.listen.map(|a| a.to_string())),
+        );
+        map.insert(
+            "metrics_linger_s".into(),
+            json!(c.metrics.linger.as_secs_f64()),
+        );
+        map.insert(
+            "statsd".into(),
+            json!(c.metrics.statsd.as_ref().map(|t| json!({
+                "host": t.host, "port": t.port, "prefix": t.prefix, "run_label": t.run_label,
+            }))),
+        );
     }
     v
 }

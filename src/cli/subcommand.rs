@@ -1,0 +1,66 @@
+//! The subcommands beside the benchmark (`suite`, `compare`, `merge`,
+//! `report`), and clap's parse errors turned into kvbench's one-line form.
+
+use clap::error::{ContextKind, ContextValue};
+
+use super::{CompareArgs, MergeArgs, ReportArgs, SuiteArgs, seconds, unsupported_memtier_flag};
+use crate::config::UsageError;
+
+/// The subcommands; without one, kvbench runs a benchmark with memtier's flags.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Subcommand {
+    /// redis-benchmark's tests, with redis-benchmark's flags (`kvbench suite --help`)
+    #[command(name = "suite")]
+    Suite(Box<SuiteArgs>),
+    /// Compare JSON reports side by side, with ratios to the first (`kvbench compare --help`)
+    #[command(name = "compare")]
+    Compare(CompareArgs),
+    /// Merge the JSON reports of the machines of a sharded run into one, exactly (`kvbench merge --help`)
+    #[command(name = "merge")]
+    Merge(MergeArgs),
+    /// Render JSON reports as one self-contained HTML page of SVG charts (`kvbench report --help`)
+    #[command(name = "report")]
+    Report(ReportArgs),
+}
+
+/// Turns a parse error from clap into kvbench's one-line form naming the flag,
+/// so that a mistyped number reads like every other usage error.
+pub fn usage_error(e: &clap::Error) -> UsageError {
+    let flag = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) => arg.split_whitespace().next().unwrap_or(arg).to_string(),
+        _ => "kvbench".to_string(),
+    };
+    // A memtier flag that kvbench lacks is not a typo: a did-you-mean would point
+    // at an unrelated flag (`--randomize` → `--random-data`).
+    if let Some(memtier) = unsupported_memtier_flag(&flag) {
+        return UsageError {
+            flag: memtier.to_string(),
+            message: format!(
+                "memtier's {memtier} is not supported yet; remove it (docs/memtier-compat.md lists what kvbench implements)"
+            ),
+        };
+    }
+    // `--test-time 10s`: the unit is the mistake, not the number.
+    if let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+        e.get(ContextKind::InvalidArg),
+        e.get(ContextKind::InvalidValue),
+    ) {
+        if arg.ends_with("<SECS>") {
+            if let Some(message) = seconds::with_unit_advice(&flag, value) {
+                return UsageError { flag, message };
+            }
+        }
+    }
+    let rendered = e.to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    if let Some(ContextValue::String(similar)) = e.get(ContextKind::SuggestedArg) {
+        message.push_str(&format!("; did you mean '{similar}'?"));
+    }
+    // A bad choice names the choices (clap prints them on a later line).
+    if let Some(ContextValue::Strings(choices)) = e.get(ContextKind::ValidValue) {
+        message.push_str(&format!("; use one of: {}", choices.join(", ")));
+    }
+    message.push_str("; see kvbench --help");
+    UsageError { flag, message }
+}
