@@ -58,7 +58,9 @@ impl<'a> Outputs<'a> {
 
     /// A phase of a sweep ended: the sweep file so far.
     pub fn cells(&mut self, cells: &[CellResult]) {
-        let bytes = report::sweep::json(self.config, cells, self.config.sweep.cell_count());
+        let inputs = report::sweep::inputs(cells);
+        let total = self.config.sweep.cell_count();
+        let bytes = report::sweep::json(self.config, cells, &inputs, total);
         self.saved(report::write_json(self.config, &bytes, Save::Progress));
         self.saved(write_html(self.config, &bytes, Save::Progress));
     }
@@ -84,14 +86,17 @@ impl<'a> Outputs<'a> {
         let config = self.config;
         let total = config.sweep.cell_count();
         // Progress saves skip a device or FIFO; this is the one write they get.
-        let json = report::sweep::json(config, cells, total);
+        let inputs = report::sweep::inputs(cells);
+        let json = report::sweep::json(config, cells, &inputs, total);
         let result = report::write_json(config, &json, Save::Final)
             .and_then(|()| write_html(config, &json, Save::Final))
-            .and_then(|()| report::write_text(config, &report::sweep::text(config, cells, total)));
+            .and_then(|()| {
+                report::write_text(config, &report::sweep::text(config, cells, &inputs, total))
+            });
         Written {
             result,
             save_failed: self.save_failed,
-            shown: report::sweep::shown_warnings(config, cells),
+            shown: report::sweep::shown_warnings(config, &inputs),
         }
     }
 

@@ -132,25 +132,32 @@ pub fn summary(cells: &[CellResult]) -> Vec<SummaryRow> {
     rows
 }
 
-fn input<'a>(config: &'a Config, c: &'a CellResult) -> ReportInput<'a> {
-    ReportInput::new(config, &c.results, c.results.is_complete())
+/// Every cell's report input, each with its own configuration: its warnings
+/// are computed here once, for the JSON, the text and stderr alike.
+pub fn inputs(cells: &[CellResult]) -> Vec<ReportInput<'_>> {
+    cells
+        .iter()
+        .map(|c| ReportInput::new(&c.cell.config, &c.results, c.results.is_complete()))
+        .collect()
 }
 
 /// The sweep's warnings for people: each kind once, naming its cells, less
 /// the kinds `config` silences (the JSON keeps every cell's).
-pub fn shown_warnings(config: &Config, cells: &[CellResult]) -> Shown {
-    let per_cell: Vec<Vec<warnings::Warning>> = cells
-        .iter()
-        .map(|c| warnings::collect(&c.cell.config, &c.results))
-        .collect();
+pub fn shown_warnings(config: &Config, inputs: &[ReportInput<'_>]) -> Shown {
+    let per_cell: Vec<Vec<warnings::Warning>> = inputs.iter().map(|i| i.warnings.clone()).collect();
     Shown::of_sweep(&per_cell, &config.silenced_warnings)
 }
 
 /// Every cell's text report (without warnings), the comparison table, then
 /// the warnings once for the whole sweep.
-pub fn text(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8> {
+pub fn text(
+    config: &Config,
+    cells: &[CellResult],
+    inputs: &[ReportInput<'_>],
+    total_cells: usize,
+) -> Vec<u8> {
     let mut out = String::new();
-    for c in cells {
+    for (c, input) in cells.iter().zip(inputs) {
         let _ = writeln!(
             out,
             "CELL {}/{}: {}\n",
@@ -158,10 +165,7 @@ pub fn text(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8
             total_cells,
             c.cell.label()
         );
-        out.push_str(&String::from_utf8_lossy(&render_cell(&input(
-            &c.cell.config,
-            c,
-        ))));
+        out.push_str(&String::from_utf8_lossy(&render_cell(input)));
     }
     table(
         &mut out,
@@ -169,7 +173,7 @@ pub fn text(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8
         &summary(cells),
         total_cells,
     );
-    let shown = shown_warnings(config, cells);
+    let shown = shown_warnings(config, inputs);
     if !shown.lines.is_empty() || shown.silenced > 0 {
         out.push('\n');
         warning_lines(&mut out, &shown);
@@ -226,11 +230,17 @@ fn table(out: &mut String, percentiles: &[f64], rows: &[SummaryRow], total_cells
 }
 
 /// The sweep's JSON: every cell's memtier-compatible document and the summary.
-pub fn json(config: &Config, cells: &[CellResult], total_cells: usize) -> Vec<u8> {
+pub fn json(
+    config: &Config,
+    cells: &[CellResult],
+    inputs: &[ReportInput<'_>],
+    total_cells: usize,
+) -> Vec<u8> {
     let documents: Vec<Value> = cells
         .iter()
-        .map(|c| {
-            let mut doc = document(&input(&c.cell.config, c));
+        .zip(inputs)
+        .map(|(c, input)| {
+            let mut doc = document(input);
             if let Some(kv) = doc.get_mut("kvbench").and_then(Value::as_object_mut) {
                 let parameters: serde_json::Map<String, Value> =
                     c.cell.parameters.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
