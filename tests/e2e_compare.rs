@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::OnceLock;
 
-use common::{Redis, kvbench, kvbench_ok};
+use common::compare::{compare, compare_ok, csv_fields};
+use common::{Redis, kvbench_ok};
 use serde_json::Value;
 
 const CSV_HEADER: &str = "op,file,ops_per_sec,ops_ratio,avg_ms,avg_ratio,p50_ms,p50_ratio,p99_ms,p99_ratio,p999_ms,p999_ratio,hit_rate_percent,verdict";
@@ -63,42 +64,6 @@ fn files() -> &'static Files {
         }
         Files { dir }
     })
-}
-
-fn compare(args: &[&str]) -> Output {
-    let mut full = vec!["compare"];
-    full.extend_from_slice(args);
-    kvbench(&full)
-}
-
-fn compare_ok(args: &[&str]) -> String {
-    let out = compare(args);
-    assert!(
-        out.status.success(),
-        "compare {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Splits one CSV line, honouring double-quoted fields.
-fn csv_fields(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                chars.next();
-                fields.last_mut().unwrap().push('"');
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => fields.push(String::new()),
-            c => fields.last_mut().unwrap().push(c),
-        }
-    }
-    assert!(!quoted, "unbalanced quotes in {line:?}");
-    fields
 }
 
 /// The CSV as rows of fields, checking the header and the field count.

@@ -10,6 +10,7 @@ mod common;
 use std::process::Output;
 use std::sync::OnceLock;
 
+use common::compare::compare_ok;
 use common::{Redis, TempDir, kvbench, kvbench_ok, read_json};
 use serde_json::Value;
 
@@ -72,18 +73,6 @@ fn files() -> &'static Files {
         }
         Files { dir, docs }
     })
-}
-
-fn compare_ok(args: &[&str]) -> String {
-    let mut full = vec!["compare"];
-    full.extend_from_slice(args);
-    let out = kvbench(&full);
-    assert!(
-        out.status.success(),
-        "compare {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// The file arguments for `names`, then `extra`.

@@ -6,10 +6,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::OnceLock;
 
-use common::{Redis, TempDir, kvbench, kvbench_ok, read_json};
+use common::compare::{compare_ok, csv_fields};
+use common::{Redis, TempDir, kvbench_ok, read_json};
 use serde_json::Value;
 
 const OPS: [&str; 3] = ["Sets", "Gets", "Totals"];
@@ -64,33 +64,13 @@ fn files() -> &'static Files {
     })
 }
 
-fn compare_ok(args: &[&str]) -> String {
-    let mut full = vec!["compare"];
-    full.extend_from_slice(args);
-    let out: Output = kvbench(&full);
-    assert!(
-        out.status.success(),
-        "compare {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// The CSV's rows (no field of these files holds a comma or a quote, but a
 /// verdict may: split on commas outside quotes).
 fn csv_rows(csv: &str) -> Vec<Vec<String>> {
     csv.lines()
         .skip(1)
         .map(|line| {
-            let mut fields = vec![String::new()];
-            let mut quoted = false;
-            for c in line.chars() {
-                match c {
-                    '"' => quoted = !quoted,
-                    ',' if !quoted => fields.push(String::new()),
-                    c => fields.last_mut().unwrap().push(c),
-                }
-            }
+            let fields = csv_fields(line);
             assert_eq!(fields.len(), VERDICT + 1, "{line}");
             fields
         })

@@ -12,6 +12,7 @@
 )]
 
 pub mod cluster;
+pub mod compare;
 pub mod memcached;
 pub mod netns;
 pub mod scripted_server;
