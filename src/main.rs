@@ -230,6 +230,14 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             "--json-out-file: cannot write there: {e}; give a writable path"
         ));
     }
+    let html = plan
+        .html_out_file
+        .as_deref()
+        .map(|html| kvbench::html::PageFile::check(html, plan.json_out_file.as_deref()));
+    let html = match html.transpose() {
+        Ok(html) => html,
+        Err(e) => return fail_usage(&e.to_string()),
+    };
     for warning in &plan.warnings {
         say!("kvbench: warning: {warning}");
     }
@@ -241,22 +249,29 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
     let mut save_failed = false;
     let mut said: Vec<&'static str> = Vec::new();
     // Rewritten after every test (a regular file is replaced atomically, so
-    // a reader never sees half of it); a FIFO or device gets the final copy only.
+    // a reader never sees half of it); a FIFO or device gets the final copy
+    // only. The page is drawn from the same JSON bytes.
     let save = |done: &[kvbench::suite::StepResult], save: Save| -> Result<(), String> {
-        let Some(target) = json
+        let json = json
             .as_ref()
-            .filter(|t| save == Save::Final || t.rewritable())
-        else {
+            .filter(|t| save == Save::Final || t.rewritable());
+        let html = html
+            .as_ref()
+            .filter(|p| save == Save::Final || p.rewritable());
+        if json.is_none() && html.is_none() {
             return Ok(());
-        };
+        }
         let complete =
             save == Save::Final && !interrupt.stop_requested() && done.len() == plan.steps.len();
         let doc = kvbench::suite::json::suite_document(done, plan.steps.len(), complete);
         let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?;
         bytes.push(b'\n');
-        target
-            .write(&bytes)
-            .map_err(|e| format!("cannot write the JSON report: {e}"))
+        if let Some(target) = json {
+            target
+                .write(&bytes)
+                .map_err(|e| format!("cannot write the JSON report: {e}"))?;
+        }
+        html.map_or(Ok(()), |page| page.write(&bytes))
     };
     let mut on_step = |done: &[kvbench::suite::StepResult]| {
         let Some(last) = done.last() else {

@@ -1,7 +1,8 @@
 //! The HTML report in a real headless Chromium: a short benchmark against a
 //! private redis-server writes `--html-out-file` and `--json-out-file`;
 //! `kvbench report` renders a rate-mode run beside it (same file name, other
-//! directory) and a small sweep. Chromium dumps the DOM of each page and
+//! directory), a small sweep and two `kvbench suite` files (one written
+//! with its own `--html-out-file`). Chromium dumps the DOM of each page and
 //! screenshots the first; the DOM's point counts are checked against counts
 //! taken from the JSON independently, the console must stay clean, and the
 //! screenshot must not be blank. Three Chromium launches in all.
@@ -10,6 +11,8 @@ mod common;
 
 #[path = "e2e_html/chromium.rs"]
 mod chromium;
+#[path = "e2e_html/suite.rs"]
+mod suite;
 
 use std::path::Path;
 
@@ -185,17 +188,47 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
     args.extend(common);
     args.extend(["--json-out-file", s(&sweep_json)]);
     run_ok(redis.port, &args);
+    // Two suites: the second with other tests, LRANGE's preparation among them.
+    let (suite_json, suite_html) = (dir.path("s.json"), dir.path("s.html"));
+    let suite_args = ["-c", "5", "-n", "2000", "-r", "1000", "-q"];
+    let mut args = vec!["-t", "set,get,lpush"];
+    args.extend(suite_args);
+    args.extend([
+        "--json-out-file",
+        s(&suite_json),
+        "--html-out-file",
+        s(&suite_html),
+    ]);
+    assert_success(&suite::suite(redis.port, &args), "suite");
+    let suite2_json = dir.path("s2.json");
+    let mut args = vec!["-t", "get,lpush,lrange_100"];
+    args.extend(suite_args);
+    args.extend(["--json-out-file", s(&suite2_json)]);
+    assert_success(&suite::suite(redis.port, &args), "suite");
     let overlay = dir.path("overlay.html");
     let out = kvbench(&[
         "report",
         s(&run_json),
         s(&rate_json),
         s(&sweep_json),
+        s(&suite_json),
+        s(&suite2_json),
         "-o",
         s(&overlay),
     ]);
     assert_success(&out, "report");
     assert!(out.stdout.is_empty(), "-o: nothing on stdout");
+    // The suite's own page is the page `kvbench report` draws of its JSON.
+    let suite_doc = read_json(&suite_json);
+    let suite_page = std::fs::read_to_string(&suite_html).unwrap();
+    let out = kvbench(&["report", s(&suite_json)]);
+    assert_success(&out, "report s.json");
+    assert!(
+        out.stdout == suite_page.as_bytes(),
+        "--html-out-file of the suite differs from kvbench report of its JSON"
+    );
+    assert_self_contained(&suite_page);
+    suite::assert_suite_page(&suite_page, &suite_doc, "s.json");
 
     let run_doc = read_json(&run_json);
     let run_page = std::fs::read_to_string(&run_html).unwrap();
@@ -279,6 +312,18 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
             "{kind}"
         );
     }
+    // The two suites on one axis, a point per test each; nothing of the others.
+    let suite2_doc = read_json(&suite2_json);
+    let prepared = suite2_doc["suite"]["tests"].as_array().unwrap();
+    assert!(
+        prepared.iter().any(|t| t["preparation"] == true),
+        "LRANGE_100's preparation in s2.json"
+    );
+    suite::assert_suite_page(&dom, &suite_doc, "s.json");
+    suite::assert_suite_page(&dom, &suite2_doc, "s2.json");
+    let rps = chart(&dom, "suite-requests-per-second", None);
+    assert_eq!(circles(rps, &[attr("file", "a/r.json")]), 0);
+    assert!(dom.contains("s.json · requests/s") && dom.contains("s2.json · requests/s"));
 }
 
 #[test]
@@ -337,4 +382,24 @@ fn an_unwritable_html_out_file_is_refused_before_connecting() {
         ],
     );
     assert!(stderr.contains("same file"), "{stderr}");
+}
+
+#[test]
+fn a_suite_html_out_file_that_cannot_be_written_is_refused_before_connecting() {
+    let redis = Redis::start();
+    let test = ["-n", "100", "-t", "set"];
+    let mut args = test.to_vec();
+    args.extend(["--html-out-file", "/nonexistent-kvbench-dir/s.html"]);
+    let stderr = suite::suite_refused_before_connecting(&redis, &args);
+    assert!(
+        stderr.contains("--html-out-file") && stderr.contains("writable"),
+        "{stderr}"
+    );
+    let dir = TempDir::new("html-suite-same");
+    let same = dir.path("s.out");
+    let mut args = test.to_vec();
+    args.extend(["--html-out-file", s(&same), "--json-out-file", s(&same)]);
+    let stderr = suite::suite_refused_before_connecting(&redis, &args);
+    assert!(stderr.contains("same file"), "{stderr}");
+    assert!(!same.exists(), "nothing written");
 }

@@ -20,7 +20,7 @@ const UNSUPPORTED: [&str; 6] = [
 ];
 
 /// redis-benchmark's flags, plus kvbench's own `--test-time`,
-/// `--warmup-time`, `-x`, `--json-out-file` and `--seed`.
+/// `--warmup-time`, `-x`, `--json-out-file`, `--html-out-file` and `--seed`.
 #[derive(Debug, Clone, Default, Parser)]
 #[command(
     name = "kvbench suite",
@@ -96,6 +96,9 @@ pub struct SuiteArgs {
     /// Write the JSON report (a section per test) here
     #[arg(long, value_name = "FILE")]
     pub json_out_file: Option<PathBuf>,
+    /// Write the HTML report (requests/s and latency per test) here
+    #[arg(long, value_name = "FILE")]
+    pub html_out_file: Option<PathBuf>,
     /// Master seed of the random numbers
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,

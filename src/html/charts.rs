@@ -1,13 +1,14 @@
 //! The charts of the page, built from every file given: ops/s per second
 //! across warm-up and runs, latency percentiles per second per op, the
 //! latency spectrum on HdrHistogram's percentile axis, and a sweep's QPS and
-//! p99 per cell. Several files overlay: one colour per file, and within a
-//! file one dash pattern per op or percentile.
+//! p99 per cell; a suite's charts are [`crate::html::suite`]'s. Several
+//! files overlay: one colour per file, and within a file one dash pattern
+//! per op or percentile.
 
-use crate::html::Source;
 use crate::html::data::{self, Phase};
 use crate::html::svg::{Axis, Band, Chart, Series, TickFormat};
-use crate::report::model::{Document, Report, SweepDocument};
+use crate::html::{Content, Source, suite};
+use crate::report::model::{Report, SweepDocument};
 
 /// Colours that stay apart on screen and in print (Tableau's ten, less grey).
 const PALETTE: [&str; 8] = [
@@ -20,7 +21,7 @@ const DASHES: [Option<&str>; 4] = [None, Some("7 3"), Some("2 3"), Some("9 3 2 3
 /// The colour and dash of series `kind` (an op, a percentile) of file `file`
 /// among `files`: with one file colour tells the kinds apart; with several
 /// it tells the files apart and the dash the kinds.
-fn style(file: usize, kind: usize, files: usize) -> (&'static str, Option<&'static str>) {
+pub fn style(file: usize, kind: usize, files: usize) -> (&'static str, Option<&'static str>) {
     if files > 1 {
         (PALETTE[file % PALETTE.len()], DASHES[kind % DASHES.len()])
     } else {
@@ -29,7 +30,7 @@ fn style(file: usize, kind: usize, files: usize) -> (&'static str, Option<&'stat
 }
 
 /// The legend of a series: the kind, with the file's label when several.
-fn legend(source: &Source, kind: &str, files: usize) -> String {
+pub fn legend(source: &Source, kind: &str, files: usize) -> String {
     if files > 1 {
         format!("{} · {kind}", source.label)
     } else {
@@ -53,9 +54,9 @@ fn index_of(names: &mut Vec<String>, name: &str) -> usize {
 fn reports(sources: &[Source]) -> Vec<(usize, &Source, &Report)> {
     sources
         .iter()
-        .filter_map(|s| match &s.document {
-            Document::Report(r) => Some((s, r.as_ref())),
-            Document::Sweep(_) => None,
+        .filter_map(|s| match &s.content {
+            Content::Report(r) => Some((s, r.as_ref())),
+            Content::Sweep(_) | Content::Suite(_) => None,
         })
         .enumerate()
         .map(|(i, (s, r))| (i, s, r))
@@ -66,9 +67,9 @@ fn reports(sources: &[Source]) -> Vec<(usize, &Source, &Report)> {
 fn sweeps(sources: &[Source]) -> Vec<(usize, &Source, &SweepDocument)> {
     sources
         .iter()
-        .filter_map(|s| match &s.document {
-            Document::Sweep(d) => Some((s, d.as_ref())),
-            Document::Report(_) => None,
+        .filter_map(|s| match &s.content {
+            Content::Sweep(d) => Some((s, d.as_ref())),
+            Content::Report(_) | Content::Suite(_) => None,
         })
         .enumerate()
         .map(|(i, (s, d))| (i, s, d))
@@ -89,6 +90,7 @@ pub fn charts(sources: &[Source], notes: &mut Vec<String>) -> Vec<Chart> {
     if !sweeps.is_empty() {
         out.extend(sweep_charts(&sweeps));
     }
+    out.extend(suite::charts(sources));
     out
 }
 

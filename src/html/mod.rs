@@ -1,12 +1,15 @@
 //! The HTML report: one self-contained page (inline CSS and SVG, no
 //! script, no external address) rendered from kvbench JSON files read
-//! through the typed model, for `kvbench report` and `--html-out-file`.
+//! through the typed model (and `kvbench suite` files through
+//! [`crate::suite::json`]), for `kvbench report` and `--html-out-file`.
 //!
 //! - [`scale`]: scales, ticks and their labels;
 //! - [`svg`]: escaping and the chart builder;
 //! - [`data`]: what the charts plot, read from the model;
 //! - [`charts`]: the charts of the page;
+//! - [`suite`]: the charts of a suite file, a point per test;
 //! - [`panels`]: the summary, warnings, server and configuration panels;
+//! - [`page_file`]: `kvbench suite --html-out-file`, checked and written;
 //! - [`style`]: the page's CSS.
 //!
 //! The DOM the page promises (chart and series classes, data attributes,
@@ -15,9 +18,13 @@
 
 pub mod charts;
 pub mod data;
+pub mod page_file;
 pub mod panels;
 pub mod scale;
 pub mod style;
+pub mod suite;
+#[cfg(test)]
+mod suite_tests;
 pub mod svg;
 #[cfg(test)]
 mod tests;
@@ -25,11 +32,17 @@ mod tests;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+pub use page_file::PageFile;
+
 use crate::cli::ReportArgs;
 use crate::config::UsageError;
 use crate::html::svg::escape;
 use crate::report::files::Target;
-use crate::report::model::{self, Document};
+use crate::report::model::{self, Document, ModelError, Report, SweepDocument};
+use crate::suite::json::SuiteDocument;
 
 /// One file of the page.
 #[derive(Debug, Clone)]
@@ -38,7 +51,62 @@ pub struct Source {
     /// directory when two files share a name.
     pub label: String,
     /// What was read.
-    pub document: Document,
+    pub content: Content,
+}
+
+/// What a file holds. The report model's [`Document`] is left as it is
+/// (compare and merge match on it, and a suite is no file they take in
+/// its place); the page adds the suite beside it.
+#[derive(Debug, Clone)]
+pub enum Content {
+    /// One benchmark (one or several runs).
+    Report(Box<Report>),
+    /// A sweep: one report per cell.
+    Sweep(Box<SweepDocument>),
+    /// A `kvbench suite` file: one report per test.
+    Suite(Box<SuiteDocument>),
+}
+
+impl From<Document> for Content {
+    fn from(document: Document) -> Content {
+        match document {
+            Document::Report(r) => Content::Report(r),
+            Document::Sweep(s) => Content::Sweep(s),
+        }
+    }
+}
+
+/// Only the key that tells a suite file from the others.
+#[derive(Deserialize)]
+struct Probe {
+    suite: Option<IgnoredAny>,
+}
+
+/// Reads `text` (the contents of `file`): a suite file (it has `suite`),
+/// or any file the report model reads.
+pub fn parse(file: &str, text: &str) -> Result<Content, ModelError> {
+    // Text that is not JSON falls through: the model's reader says where.
+    if let Ok(Probe { suite: Some(_) }) = serde_json::from_str(text) {
+        return serde_json::from_str::<SuiteDocument>(text)
+            .map(|s| Content::Suite(Box::new(s)))
+            .map_err(|e| ModelError {
+                file: file.to_string(),
+                path: ".suite".into(),
+                message: e.to_string(),
+            });
+    }
+    model::parse(file, text).map(Content::from)
+}
+
+/// Reads the file at `path` (see [`parse`]).
+pub fn read(path: &Path) -> Result<Content, ModelError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ModelError {
+        file: file.clone(),
+        path: ".".into(),
+        message: format!("cannot read it: {e}"),
+    })?;
+    parse(&file, &text)
 }
 
 /// The labels of `paths`: each file's name; where several share one, the
@@ -126,14 +194,15 @@ pub fn page(sources: &[Source]) -> String {
     out
 }
 
-/// The page of one JSON document (`--html-out-file`), from the bytes the
-/// JSON report is written from; `label` names it on the page.
+/// The page of one JSON document (`--html-out-file` of a run, a sweep or a
+/// suite), from the bytes the JSON report is written from; `label` names it
+/// on the page.
 pub fn page_of_json(label: &str, json: &[u8]) -> Result<String, String> {
     let text = std::str::from_utf8(json).map_err(|e| e.to_string())?;
-    let document = model::parse(label, text).map_err(|e| e.to_string())?;
+    let content = parse(label, text).map_err(|e| e.to_string())?;
     Ok(page(&[Source {
         label: label.to_string(),
-        document,
+        content,
     }]))
 }
 
@@ -156,18 +225,18 @@ pub fn run(args: &ReportArgs) -> Result<(), UsageError> {
     let labels = labels(&args.files);
     let mut sources = Vec::with_capacity(args.files.len());
     for (path, label) in args.files.iter().zip(labels) {
-        let document = model::read(path).map_err(|e| {
+        let content = read(path).map_err(|e| {
             let message = if e.message.starts_with("cannot read") {
                 format!("{}; give the path of a JSON report", e.message)
             } else {
                 format!(
-                    "not a kvbench JSON report (at {}: {}); give a file written by --json-out-file",
+                    "not a kvbench JSON report (at {}: {}); give a file written by --json-out-file (of a run, a sweep or kvbench suite)",
                     e.path, e.message
                 )
             };
             UsageError::new(&path.display().to_string(), message)
         })?;
-        sources.push(Source { label, document });
+        sources.push(Source { label, content });
     }
     target
         .write(page(&sources).as_bytes())

@@ -7,19 +7,24 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value};
 
-use crate::html::Source;
 use crate::html::scale::format_number;
 use crate::html::svg::escape;
+use crate::html::{Content, Source, suite};
+use crate::report::model::Report;
 use crate::report::model::kvbench::{Kvbench, Warning};
 use crate::report::model::section::SectionTitle;
-use crate::report::model::{Document, Report};
 
 /// The reports of a source with the name each goes by on the page: a single
-/// report as itself, a sweep's cells by their label.
+/// report as itself, a sweep's cells by their label, a suite's steps by
+/// their test.
 fn reports(source: &Source) -> Vec<(Option<String>, &Report)> {
-    match &source.document {
-        Document::Report(r) => vec![(None, r.as_ref())],
-        Document::Sweep(s) => s
+    match &source.content {
+        Content::Report(r) => vec![(None, r.as_ref())],
+        Content::Suite(s) => suite::entries(s)
+            .into_iter()
+            .map(|(test, report)| (Some(test), report))
+            .collect(),
+        Content::Sweep(s) => s
             .sweep
             .cells
             .iter()
@@ -75,7 +80,8 @@ pub fn summary(sources: &[Source]) -> String {
             let p = &row.percentiles;
             let _ = writeln!(
                 out,
-                "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.1}</td></tr>",
+                "<tr{}><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.1}</td></tr>",
+                row_data(source, cell.as_deref()),
                 escape(&name),
                 escape(&section),
                 format_number(row.ops_per_sec),
@@ -89,6 +95,16 @@ pub fn summary(sources: &[Source]) -> String {
         }
     }
     out.push_str("</tbody></table></section>\n");
+    out
+}
+
+/// A row's data attributes: the file, and for a suite the test
+/// (`data-test="SET"`), so a reader finds a test's row of each file.
+fn row_data(source: &Source, step: Option<&str>) -> String {
+    let mut out = format!(" data-file=\"{}\"", escape(&source.label));
+    if let (Content::Suite(_), Some(test)) = (&source.content, step) {
+        let _ = write!(out, " data-test=\"{}\"", escape(test));
+    }
     out
 }
 
@@ -108,10 +124,17 @@ pub fn warnings(sources: &[Source]) -> String {
     open(&mut out, "warnings", "Warnings");
     for source in sources {
         let mut listed: Vec<(&Warning, Option<String>)> = Vec::new();
+        let is_suite = matches!(source.content, Content::Suite(_));
         for (cell, report) in reports(source) {
             for w in report.kvbench.iter().flat_map(|k| &k.warnings) {
                 // A sweep repeats a warning in every cell; it is listed once.
-                if !listed.iter().any(|(seen, _)| *seen == w) {
+                // A suite says a warning about the setting (the same
+                // machine, short runs) for its first test only, as on stderr.
+                let repeated = listed.iter().any(|(seen, _)| {
+                    *seen == w
+                        || (is_suite && seen.kind == w.kind && crate::suite::said_once(&w.kind))
+                });
+                if !repeated {
                     listed.push((w, cell.clone()));
                 }
             }
@@ -130,9 +153,9 @@ pub fn warnings(sources: &[Source]) -> String {
             };
             let _ = write!(
                 out,
-                "<li class=\"{class}\" data-kind=\"{kind}\" data-file=\"{file}\"><code class=\"kind\">{kind}</code> ",
+                "<li class=\"{class}\" data-kind=\"{kind}\"{data}><code class=\"kind\">{kind}</code> ",
                 kind = escape(&w.kind),
-                file = escape(&source.label)
+                data = row_data(source, cell.as_deref())
             );
             if let Some(cell) = cell {
                 let _ = write!(out, "<span class=\"cell\">[{}]</span> ", escape(&cell));
@@ -167,7 +190,15 @@ pub fn server(sources: &[Source]) -> String {
     let mut out = String::new();
     open(&mut out, "server", "Server evidence");
     for source in sources {
-        for (cell, report) in reports(source) {
+        let reports = match &source.content {
+            // The server is the suite's, the same for every test.
+            Content::Suite(s) => suite::first_test(s)
+                .map(|t| (Some(t.test.clone()), &t.report))
+                .into_iter()
+                .collect(),
+            _ => reports(source),
+        };
+        for (cell, report) in reports {
             let Some(k) = &report.kvbench else {
                 continue;
             };
@@ -248,8 +279,30 @@ pub fn configuration(sources: &[Source]) -> String {
     open(&mut out, "configuration", "Configuration");
     for source in sources {
         let mut out_file = String::new();
-        match &source.document {
-            Document::Sweep(s) => {
+        match &source.content {
+            Content::Suite(s) => {
+                let tests: Vec<&str> = suite::charted(s).into_iter().map(|(t, _)| t).collect();
+                let steps = &s.suite.tests;
+                let prepared = steps.iter().filter(|t| t.preparation).count();
+                file_heading(&mut out_file, source, None);
+                table(
+                    &mut out_file,
+                    &[
+                        ("tests", tests.join(", ")),
+                        ("preparation steps", prepared.to_string()),
+                    ],
+                );
+                // Every test has the suite's settings but its command: the first one's stand for all.
+                if let Some(first) = suite::first_test(s) {
+                    let _ = writeln!(
+                        out_file,
+                        "<p class=\"none\">Settings of {}:</p>",
+                        escape(&first.test)
+                    );
+                    config_of(&mut out_file, &first.report);
+                }
+            }
+            Content::Sweep(s) => {
                 let parameters: Vec<String> = s
                     .sweep
                     .parameters
@@ -271,7 +324,7 @@ pub fn configuration(sources: &[Source]) -> String {
                     config_of(&mut out_file, first);
                 }
             }
-            Document::Report(r) => {
+            Content::Report(r) => {
                 file_heading(&mut out_file, source, None);
                 config_of(&mut out_file, r);
             }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::html::{Source, data, labels, page};
+use crate::html::{Content, Source, data, labels, page};
 use crate::report::model::{
     self, Document, Report, Sweep, SweepDocument, SweepKvbench, SweepParameter, SweepRow,
 };
@@ -21,7 +21,7 @@ fn report() -> Report {
 fn source(label: &str, document: Document) -> Source {
     Source {
         label: label.into(),
-        document,
+        content: Content::from(document),
     }
 }
 

@@ -136,6 +136,8 @@ pub struct SuitePlan {
     pub repeat: bool,
     /// Where the JSON goes.
     pub json_out_file: Option<PathBuf>,
+    /// Where the HTML page goes.
+    pub html_out_file: Option<PathBuf>,
     /// Said once, before the first test.
     pub warnings: Vec<SuiteWarning>,
 }
@@ -250,6 +252,7 @@ pub fn plan(a: &SuiteArgs) -> Result<SuitePlan, UsageError> {
         },
         repeat: a.repeat,
         json_out_file: a.json_out_file.clone(),
+        html_out_file: a.html_out_file.clone(),
         warnings,
     })
 }
