@@ -285,13 +285,16 @@ pub fn configuration(sources: &[Source]) -> String {
                 let steps = &s.suite.tests;
                 let prepared = steps.iter().filter(|t| t.preparation).count();
                 file_heading(&mut out_file, source, None);
-                table(
-                    &mut out_file,
-                    &[
-                        ("tests", tests.join(", ")),
-                        ("preparation steps", prepared.to_string()),
-                    ],
-                );
+                let mut rows = vec![
+                    ("tests", tests.join(", ")),
+                    ("preparation steps", prepared.to_string()),
+                ];
+                if let Some(p) = s.kvbench {
+                    rows.push(("tests planned", p.tests_planned.to_string()));
+                    rows.push(("tests completed", p.tests_completed.to_string()));
+                    rows.push(("complete", p.complete.to_string()));
+                }
+                table(&mut out_file, &rows);
                 // Every test has the suite's settings but its command: the first one's stand for all.
                 if let Some(first) = suite::first_test(s) {
                     let _ = writeln!(

@@ -26,8 +26,10 @@ fn suite_doc(steps: &[(&str, bool)]) -> SuiteDocument {
         })
         .collect();
     let text = format!(
-        "{{\"suite\": {{\"tests\": [{}]}}, \"kvbench\": {{\"complete\": true}}}}",
-        tests.join(",\n")
+        "{{\"suite\": {{\"tests\": [{}]}}, \"kvbench\": {{\"complete\": false, \"tests_planned\": {}, \"tests_completed\": {}}}}}",
+        tests.join(",\n"),
+        steps.len() + 1,
+        steps.len()
     );
     let Content::Suite(mut doc) = parse("s.json", &text).unwrap() else {
         panic!("a file with `suite` reads as a suite");
@@ -120,6 +122,15 @@ fn a_suite_has_a_point_per_test_with_the_preparation_left_out() {
     let summary = panel(&html, "summary");
     assert_eq!(summary.matches("data-test=").count(), 4);
     assert!(summary.contains(&format!("data-test=\"{PREPARATION}\"")));
+    // The configuration says how far the suite got: 4 of 5 tests, cut short.
+    let configuration = panel(&html, "configuration");
+    for row in [
+        "<th>tests planned</th><td>5</td>",
+        "<th>tests completed</th><td>4</td>",
+        "<th>complete</th><td>false</td>",
+    ] {
+        assert!(configuration.contains(row), "{row} in {configuration}");
+    }
 }
 
 #[test]

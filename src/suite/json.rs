@@ -62,11 +62,25 @@ pub struct SuiteBody {
     pub tests: Vec<SuiteEntry>,
 }
 
+/// `kvbench` of a suite file: whether the suite finished.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct SuiteProgress {
+    /// Every planned test ran and nothing cut the suite short.
+    pub complete: bool,
+    /// Tests planned (the LRANGE preparation counts as one).
+    pub tests_planned: usize,
+    /// Tests that ran.
+    pub tests_completed: usize,
+}
+
 /// A suite file.
 #[derive(Debug, Clone, Deserialize)]
 pub struct SuiteDocument {
     /// The tests.
     pub suite: SuiteBody,
+    /// Whether it finished; `None` in a file without it.
+    #[serde(default)]
+    pub kvbench: Option<SuiteProgress>,
 }
 
 /// Only the key that tells a suite file from the others.
