@@ -10,7 +10,7 @@ mod common;
 use std::process::Output;
 use std::sync::OnceLock;
 
-use common::compare::compare_ok;
+use common::compare::{compare_ok, csv_fields};
 use common::{Redis, TempDir, kvbench, kvbench_ok, read_json};
 use serde_json::Value;
 
@@ -87,26 +87,6 @@ fn strs(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
 }
 
-/// Splits one CSV line, honouring double-quoted fields.
-fn csv_fields(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                chars.next();
-                fields.last_mut().unwrap().push('"');
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => fields.push(String::new()),
-            c => fields.last_mut().unwrap().push(c),
-        }
-    }
-    assert!(!quoted, "unbalanced quotes in {line:?}");
-    fields
-}
-
 /// The headline section compare reads: the aggregate of several runs, or ALL STATS.
 fn headline(doc: &Value) -> &Value {
     doc.as_object()
@@ -160,8 +140,29 @@ fn the_csv_has_a_column_per_file_and_the_ratio_column_from_the_files() {
     let expected_keys = METRICS
         .iter()
         .flat_map(|m| OPS.iter().map(move |op| (*m, *op)));
-    // The tables, then each file's GET hit rate as one more row.
-    assert_eq!(rows.len(), METRICS.len() * OPS.len() + 1, "{csv}");
+    // The tables, each file's GET hit rate as one more row, then a verdict
+    // row per op: the verdicts of `--layout rows` for the same files.
+    assert_eq!(
+        rows.len(),
+        METRICS.len() * OPS.len() + 1 + OPS.len(),
+        "{csv}"
+    );
+    let verdicts = rows.split_off(rows.len() - OPS.len());
+    let by_rows = compare_ok(&strs(&with_files(&NAMES, &["--format", "csv"])));
+    let by_rows: Vec<Vec<String>> = by_rows.lines().skip(1).map(csv_fields).collect();
+    for (row, op) in verdicts.iter().zip(OPS) {
+        assert_eq!(row.len(), 6, "{row:?}");
+        assert_eq!((row[0].as_str(), row[1].as_str()), ("verdict", op));
+        assert_eq!(row[2], "baseline");
+        assert_eq!(row[5], "");
+        for (cell, name) in row[2..5].iter().zip(NAMES) {
+            let same = by_rows
+                .iter()
+                .find(|r| r[0] == op && r[1] == name)
+                .unwrap_or_else(|| panic!("no {op} row of {name}"));
+            assert_eq!(cell, same.last().unwrap(), "{op} {name}");
+        }
+    }
     let hit = rows.pop().unwrap();
     assert_eq!(hit[..2], ["hit_rate_percent", "Gets"]);
     for (cell, doc) in hit[2..5].iter().zip(&docs) {
@@ -185,7 +186,7 @@ fn the_text_is_three_tables_with_the_ratio_column_last() {
     let text = compare_ok(&strs(&with_files(&NAMES, &["--layout", "columns"])));
     let docs = docs(&NAMES);
     let mut tables: Vec<&str> = text.split("\n\n").collect();
-    assert_eq!(tables.len(), 3 + 1, "{text}");
+    assert_eq!(tables.len(), 3 + 2, "{text}");
     // Last, the files block: each file's hit rate and what differs, a
     // column per file, straight from each file's kvbench.server.
     let block: Vec<Vec<&str>> = tables
@@ -231,6 +232,14 @@ fn the_text_is_three_tables_with_the_ratio_column_last() {
     // off.json's server keeps its default fsync, which may be everysec too.
     expected.retain(|r| r[1..].iter().any(|v| *v != r[1]));
     assert_eq!(differs, expected, "{text}");
+    // Before it, the verdicts: a line per op, the first file the baseline.
+    let verdicts: Vec<&str> = tables.pop().unwrap().lines().collect();
+    assert!(verdicts[0].starts_with("vs baseline"), "{text}");
+    assert_eq!(verdicts.len(), 1 + OPS.len(), "{text}");
+    for (line, op) in verdicts[1..].iter().zip(OPS) {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells[..2], [op, "baseline"], "{line}");
+    }
     let titles = ["ops/sec", "avg ms", "p99 ms"];
     for ((table, title), metric) in tables.iter().zip(titles).zip(METRICS) {
         let lines: Vec<&str> = table.lines().collect();
@@ -258,8 +267,18 @@ fn the_markdown_is_three_well_formed_tables() {
     )));
     let docs = docs(&names);
     let mut tables: Vec<&str> = md.trim_end().split("\n\n").collect();
-    assert_eq!(tables.len(), 3 + 1, "{md}");
+    assert_eq!(tables.len(), 3 + 2, "{md}");
     let block = tables.pop().unwrap();
+    let verdicts: Vec<&str> = tables.pop().unwrap().lines().collect();
+    assert_eq!(
+        verdicts[0],
+        format!("| vs baseline | {} | {} |", names[0], names[1])
+    );
+    assert_eq!(verdicts[1], "| --- | --- | --- |");
+    assert_eq!(verdicts.len(), 2 + OPS.len(), "{md}");
+    for (line, op) in verdicts[2..].iter().zip(OPS) {
+        assert!(line.starts_with(&format!("| {op} | baseline | ")), "{line}");
+    }
     assert!(
         block.starts_with(&format!("| files | {} | {} |", names[0], names[1])),
         "{md}"

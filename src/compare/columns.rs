@@ -9,6 +9,7 @@
 
 use std::fmt::Write;
 
+use crate::compare::verdict::{Verdict, judge};
 use crate::compare::{Entry, Format, OpRow, aligned, csv_cell, row_names};
 
 /// One table of the layout.
@@ -107,6 +108,27 @@ fn table(entries: &[Entry], metric: Metric) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
+/// Each op's verdict per file against the first (`baseline` for the first):
+/// what `--layout rows` says in its last column, as a row per op.
+fn verdicts(entries: &[Entry]) -> Vec<Vec<String>> {
+    row_names(entries)
+        .into_iter()
+        .map(|op| {
+            let base = entries.first().and_then(|e| e.row(op));
+            let mut cells = vec![op.to_string()];
+            cells.extend(entries.iter().enumerate().map(|(i, e)| {
+                let verdict = if i == 0 {
+                    Verdict::Baseline
+                } else {
+                    judge(base, e.row(op))
+                };
+                verdict.to_string()
+            }));
+            cells
+        })
+        .collect()
+}
+
 /// Renders every table in the chosen format.
 pub fn render(entries: &[Entry], format: Format) -> String {
     let mut out = String::new();
@@ -134,6 +156,12 @@ pub fn render(entries: &[Entry], format: Format) -> String {
             cells.push(ratio_cell(&values));
             let _ = writeln!(out, "{}", csv_line(&cells));
         }
+        // The verdicts last, the ratio field empty: every line has the header's fields.
+        for mut row in verdicts(entries) {
+            row.insert(0, "verdict".to_string());
+            row.push(String::new());
+            let _ = writeln!(out, "{}", csv_line(&row));
+        }
         return out;
     }
     for (i, metric) in Metric::ALL.into_iter().enumerate() {
@@ -145,6 +173,29 @@ pub fn render(entries: &[Entry], format: Format) -> String {
         match format {
             Format::Markdown => markdown(&mut out, &header, &rows),
             _ => text(&mut out, &header, &rows),
+        }
+    }
+    // The verdicts, judged as `--layout rows` judges them (docs/compare.md).
+    let mut header = vec!["vs baseline".to_string()];
+    header.extend(entries.iter().map(|e| e.label.clone()));
+    let rows = verdicts(entries);
+    out.push('\n');
+    match format {
+        Format::Markdown => {
+            let line = |cells: &[String]| {
+                let escaped: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+                escaped.join(" | ")
+            };
+            let _ = writeln!(out, "| {} |", line(&header));
+            let _ = writeln!(out, "|{}", " --- |".repeat(header.len()));
+            for r in &rows {
+                let _ = writeln!(out, "| {} |", line(r));
+            }
+        }
+        _ => {
+            let mut all = vec![header];
+            all.extend(rows);
+            aligned(&mut out, &all, |_| true);
         }
     }
     out

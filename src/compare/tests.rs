@@ -257,8 +257,41 @@ fn a_suite_gives_a_row_per_test_in_the_columns_layout() {
     assert_eq!(lines[1], "ops_per_sec,SET,100.00,50.00,1 : 0.50");
     assert_eq!(lines[2], "ops_per_sec,LRANGE_100,40.00,30.00,1 : 0.75");
     assert_eq!(lines[3], "avg_ms,SET,0.200,0.200,1 : 1.00");
-    // No hit rate in either: no hit rate row.
-    assert_eq!(lines.len(), 1 + 3 * 2);
+    // No hit rate in either: no hit rate row; a verdict row per test.
+    assert_eq!(lines.len(), 1 + 3 * 2 + 2);
+    assert_eq!(
+        lines[7],
+        "verdict,SET,baseline,\"no spread measured: run with -x 3 to judge (ops/sec -50.0 %, p99 +0.0 %)\","
+    );
+}
+
+#[test]
+fn the_columns_layout_ends_with_the_verdicts_of_the_rows_layout() {
+    // Same ops/sec, p99 7.9×: the verdict row names p99, as `--layout rows` does.
+    let base = entry("a.json", 1000.0, Some(1.04));
+    let mut worse = entry("b.json", 1000.0, Some(1.02));
+    for (_, row) in &mut worse.rows {
+        *row = row_with(1000.0, 7.9, Some(1.02));
+    }
+    let text = columns::render(&[base, worse], Format::Text);
+    let verdicts: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("vs baseline"))
+        .collect();
+    assert_eq!(verdicts.len(), 4, "{text}");
+    for line in &verdicts[1..] {
+        assert!(line.contains("baseline"), "{line}");
+        assert!(line.contains("p99 +690 % (beyond 4.0 % spread)"), "{line}");
+    }
+    let md = columns::render(
+        &[entry("a.json", 1.0, None), entry("b.json", 1.0, None)],
+        Format::Markdown,
+    );
+    assert!(md.contains("| vs baseline | a.json | b.json |"), "{md}");
+    assert!(
+        md.contains("| Totals | baseline | no spread measured"),
+        "{md}"
+    );
 }
 
 #[test]
