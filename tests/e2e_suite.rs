@@ -11,6 +11,7 @@ mod common;
 use std::collections::HashMap;
 use std::process::{Command, Output};
 
+use common::compare::csv_fields;
 use common::{Redis, TempDir, assert_success, info_u64, parse_commandstats, pipeline, read_json};
 use kvbench::protocol::value::Value as Reply;
 use serde_json::Value;
@@ -296,8 +297,14 @@ fn two_servers_compare_in_the_notes_columns_with_the_ratio() {
         lines.next(),
         Some("metric,op,aof-off.json,aof-always.json,ratio")
     );
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert_eq!(rows.len(), 3 * tests.len(), "{csv}");
+    let mut rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    assert_eq!(rows.len(), 3 * tests.len() + tests.len(), "{csv}");
+    // Last, a verdict row per test, the first file the baseline.
+    let verdicts = rows.split_off(3 * tests.len());
+    for (r, t) in verdicts.iter().zip(tests) {
+        assert_eq!(r[..3], ["verdict", t, "baseline"], "{r:?}");
+        assert!(!r[3].is_empty() && r[4].is_empty(), "{r:?}");
+    }
     for r in &rows {
         assert_eq!(r.len(), 5, "{r:?}");
         let (first, second): (f64, f64) = (r[2].parse().unwrap(), r[3].parse().unwrap());
@@ -307,15 +314,21 @@ fn two_servers_compare_in_the_notes_columns_with_the_ratio() {
     let ops: Vec<&str> = rows
         .iter()
         .filter(|r| r[0] == "ops_per_sec")
-        .map(|r| r[1])
+        .map(|r| r[1].as_str())
         .collect();
     assert_eq!(ops, tests);
     // Markdown: three tables, each line with the same number of cells.
     let md = compare("md");
     let mut tables: Vec<&str> = md.split("\n\n").collect();
-    // Three tables, then compare's files block (docs/compare.md).
-    assert_eq!(tables.len(), 3 + 1, "{md}");
+    // Three tables, the verdicts, then compare's files block (docs/compare.md).
+    assert_eq!(tables.len(), 3 + 2, "{md}");
     assert!(tables.pop().unwrap().starts_with("| files |"), "{md}");
+    let verdicts = tables.pop().unwrap();
+    assert!(
+        verdicts.starts_with("| vs baseline | aof-off.json | aof-always.json |"),
+        "{md}"
+    );
+    assert_eq!(verdicts.lines().count(), 2 + tests.len(), "{verdicts}");
     for table in tables {
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines.len(), 2 + tests.len(), "{table}");
