@@ -7,7 +7,7 @@
 
 use crate::html::data::{self, Phase};
 use crate::html::svg::{Axis, Band, Chart, Series, TickFormat};
-use crate::html::{Content, Source, suite};
+use crate::html::{Content, Source, of_kind, suite};
 use crate::report::model::{Report, SweepDocument};
 
 /// Colours that stay apart on screen and in print (Tableau's ten, less grey).
@@ -52,28 +52,18 @@ fn index_of(names: &mut Vec<String>, name: &str) -> usize {
 
 /// The single reports among the sources, with their index among them.
 fn reports(sources: &[Source]) -> Vec<(usize, &Source, &Report)> {
-    sources
-        .iter()
-        .filter_map(|s| match &s.content {
-            Content::Report(r) => Some((s, r.as_ref())),
-            Content::Sweep(_) | Content::Suite(_) => None,
-        })
-        .enumerate()
-        .map(|(i, (s, r))| (i, s, r))
-        .collect()
+    of_kind(sources, |c| match c {
+        Content::Report(r) => Some(r.as_ref()),
+        Content::Sweep(_) | Content::Suite(_) => None,
+    })
 }
 
 /// The sweeps among the sources, with their index among them.
 fn sweeps(sources: &[Source]) -> Vec<(usize, &Source, &SweepDocument)> {
-    sources
-        .iter()
-        .filter_map(|s| match &s.content {
-            Content::Sweep(d) => Some((s, d.as_ref())),
-            Content::Report(_) | Content::Suite(_) => None,
-        })
-        .enumerate()
-        .map(|(i, (s, d))| (i, s, d))
-        .collect()
+    of_kind(sources, |c| match c {
+        Content::Sweep(d) => Some(d.as_ref()),
+        Content::Report(_) | Content::Suite(_) => None,
+    })
 }
 
 /// Every chart for `sources`, in page order; problems met on the way (a

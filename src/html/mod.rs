@@ -109,6 +109,20 @@ pub fn read(path: &Path) -> Result<Content, ModelError> {
     parse(&file, &text)
 }
 
+/// The sources whose content `pick` accepts, each with its index among
+/// them (the index picks its colour), in the page's order.
+pub fn of_kind<'a, T: ?Sized>(
+    sources: &'a [Source],
+    pick: impl Fn(&'a Content) -> Option<&'a T>,
+) -> Vec<(usize, &'a Source, &'a T)> {
+    sources
+        .iter()
+        .filter_map(|s| pick(&s.content).map(|t| (s, t)))
+        .enumerate()
+        .map(|(i, (s, t))| (i, s, t))
+        .collect()
+}
+
 /// The labels of `paths`: each file's name; where several share one, the
 /// parent directory's name too (`a/r.json`, `b/r.json`); where that is
 /// still shared, the path as given.

@@ -11,7 +11,7 @@
 use crate::command::suite::TESTS;
 use crate::html::charts::{legend, style};
 use crate::html::svg::{Axis, Chart, Series, TickFormat};
-use crate::html::{Content, Source};
+use crate::html::{Content, Source, of_kind};
 use crate::report::model::Report;
 use crate::report::model::section::OpRow;
 use crate::suite::json::{SuiteDocument, SuiteEntry};
@@ -28,15 +28,10 @@ pub const LATENCIES: [(&str, TestLatency); 2] = [
 
 /// The suites among the sources, with their index among them.
 fn suites(sources: &[Source]) -> Vec<(usize, &Source, &SuiteDocument)> {
-    sources
-        .iter()
-        .filter_map(|s| match &s.content {
-            Content::Suite(d) => Some((s, d.as_ref())),
-            Content::Report(_) | Content::Sweep(_) => None,
-        })
-        .enumerate()
-        .map(|(i, (s, d))| (i, s, d))
-        .collect()
+    of_kind(sources, |c| match c {
+        Content::Suite(d) => Some(d.as_ref()),
+        Content::Report(_) | Content::Sweep(_) => None,
+    })
 }
 
 /// The tests of `doc` that are charted, in the file's order: every entry

@@ -4,6 +4,7 @@
 //! axis in the suite's order, two files and a plain report together, and
 //! the panels' rows per test.
 
+use crate::html::tests::{charts, circles};
 use crate::html::{Content, Source, page, parse, suite};
 use crate::suite::json::SuiteDocument;
 
@@ -53,33 +54,9 @@ fn source(label: &str, doc: SuiteDocument) -> Source {
 
 /// The one `<svg class="chart" data-chart="{kind}">…</svg>` of `html`.
 fn chart<'a>(html: &'a str, kind: &str) -> &'a str {
-    let open = format!("<svg class=\"chart\" data-chart=\"{kind}\"");
-    let found: Vec<&str> = html
-        .match_indices(&open)
-        .map(|(at, _)| {
-            let rest = &html[at..];
-            &rest[..rest.find("</svg>").unwrap()]
-        })
-        .collect();
+    let found = charts(html, kind);
     assert_eq!(found.len(), 1, "{kind}");
     found[0]
-}
-
-/// The circles of the series whose opening tag holds every one of `attrs`.
-fn circles(chart: &str, attrs: &[&str]) -> usize {
-    chart
-        .split("<g class=\"series\"")
-        .skip(1)
-        .filter(|g| {
-            let tag = &g[..g.find('>').unwrap()];
-            attrs.iter().all(|a| tag.contains(a))
-        })
-        .map(|g| {
-            g[..g.find("</g>").unwrap()]
-                .matches("<circle class=\"pt\"")
-                .count()
-        })
-        .sum()
 }
 
 /// The panel `name`'s section of `html`.

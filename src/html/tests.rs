@@ -26,7 +26,7 @@ fn source(label: &str, document: Document) -> Source {
 }
 
 /// The `<svg class="chart" data-chart="{kind}" …>…</svg>` elements of `html`.
-fn charts<'a>(html: &'a str, kind: &str) -> Vec<&'a str> {
+pub(super) fn charts<'a>(html: &'a str, kind: &str) -> Vec<&'a str> {
     let open = format!("<svg class=\"chart\" data-chart=\"{kind}\"");
     html.match_indices(&open)
         .map(|(at, _)| {
@@ -37,7 +37,7 @@ fn charts<'a>(html: &'a str, kind: &str) -> Vec<&'a str> {
 }
 
 /// The circles of the series whose opening tag contains every one of `attrs`.
-fn circles(chart: &str, attrs: &[&str]) -> usize {
+pub(super) fn circles(chart: &str, attrs: &[&str]) -> usize {
     chart
         .split("<g class=\"series\"")
         .skip(1)
