@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use common::compare::{compare_ok, csv_fields};
+use common::compare::{VERDICT, compare_ok, csv_rows};
 use common::{Redis, TempDir, kvbench_ok, read_json};
 use serde_json::Value;
 
@@ -20,7 +20,6 @@ const JUDGED: [(&str, &str); 4] = [
     ("p99", "p99.00"),
     ("p99.9", "p99.90"),
 ];
-const VERDICT: usize = 13;
 const NO_SPREAD: &str = "no spread measured: run with -x 3 to judge";
 
 /// Real result files written once: two 2-run files differing by
@@ -62,19 +61,6 @@ fn files() -> &'static Files {
         }
         Files { dir }
     })
-}
-
-/// The CSV's rows (no field of these files holds a comma or a quote, but a
-/// verdict may: split on commas outside quotes).
-fn csv_rows(csv: &str) -> Vec<Vec<String>> {
-    csv.lines()
-        .skip(1)
-        .map(|line| {
-            let fields = csv_fields(line);
-            assert_eq!(fields.len(), VERDICT + 1, "{line}");
-            fields
-        })
-        .collect()
 }
 
 /// The value of figure `key` in an op row of a section.

@@ -7,12 +7,11 @@ mod common;
 
 use std::sync::OnceLock;
 
-use common::compare::{compare_ok, csv_fields};
+use common::compare::{VERDICT, compare_ok, csv_rows};
 use common::{Redis, TempDir, kvbench_ok, read_json};
 use serde_json::Value;
 
 const OPS: [&str; 3] = ["Sets", "Gets", "Totals"];
-const VERDICT: usize = 13;
 const NO_SPREAD: &str = "no spread measured: run with -x 3 to judge";
 
 /// A two-cell sweep, two runs a cell, `--print-percentiles 50,95`: its
@@ -46,18 +45,6 @@ fn sweep() -> &'static Sweep {
         let text = String::from_utf8(out.stdout).unwrap();
         Sweep { dir, text }
     })
-}
-
-/// The CSV's rows, each checked for the header's field count.
-fn csv_rows(csv: &str) -> Vec<Vec<String>> {
-    csv.lines()
-        .skip(1)
-        .map(|line| {
-            let fields = csv_fields(line);
-            assert_eq!(fields.len(), VERDICT + 1, "{line}");
-            fields
-        })
-        .collect()
 }
 
 /// A cell's headline: the aggregate of its runs.

@@ -100,12 +100,7 @@ pub fn parse(file: &str, text: &str) -> Result<Content, ModelError> {
 
 /// Reads the file at `path` (see [`parse`]).
 pub fn read(path: &Path) -> Result<Content, ModelError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ModelError {
-        file: file.clone(),
-        path: ".".into(),
-        message: format!("cannot read it: {e}"),
-    })?;
+    let (file, text) = model::read_text(path)?;
     parse(&file, &text)
 }
 

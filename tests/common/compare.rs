@@ -39,3 +39,19 @@ pub fn csv_fields(line: &str) -> Vec<String> {
     assert!(!quoted, "unbalanced quotes in {line:?}");
     fields
 }
+
+/// The index of the verdict, the last field of a `--layout rows` CSV line.
+pub const VERDICT: usize = 13;
+
+/// The rows of a `--layout rows` CSV below its header, each checked to have
+/// the header's field count (a verdict may hold a comma: quotes are honoured).
+pub fn csv_rows(csv: &str) -> Vec<Vec<String>> {
+    csv.lines()
+        .skip(1)
+        .map(|line| {
+            let fields = csv_fields(line);
+            assert_eq!(fields.len(), VERDICT + 1, "{line}");
+            fields
+        })
+        .collect()
+}

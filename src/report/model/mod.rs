@@ -334,11 +334,17 @@ pub fn parse(file: &str, text: &str) -> Result<Document, ModelError> {
 
 /// Reads the file at `path` into the model.
 pub fn read(path: &Path) -> Result<Document, ModelError> {
+    let (file, text) = read_text(path)?;
+    parse(&file, &text)
+}
+
+/// The name errors give the file at `path`, and its text.
+pub fn read_text(path: &Path) -> Result<(String, String), ModelError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ModelError {
         file: file.clone(),
         path: ".".into(),
         message: format!("cannot read it: {e}"),
     })?;
-    parse(&file, &text)
+    Ok((file, text))
 }
