@@ -131,6 +131,11 @@ pub struct FaultPolicy {
     pub request_timeout: Option<Duration>,
     /// `--max-errors`.
     pub max_errors: Option<u64>,
+    /// `--max-error-share`, as a fraction (0.01 = 1 %): above it the
+    /// verdict says the result is not valid.
+    pub max_error_share: f64,
+    /// `--allow-invalid`: an invalid verdict still exits 0.
+    pub allow_invalid: bool,
 }
 
 /// How worker threads are placed on CPUs.
@@ -246,10 +251,29 @@ pub struct Config {
     pub metrics: LiveMetrics,
 }
 
+/// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
+/// without any reply before it ends, when `--request-timeout` does not say:
+/// long enough for a server's fork or a slow disk, short enough that a server
+/// which took the requests and never answers does not hold the run for ever.
+pub const DEFAULT_STALL_LIMIT: Duration = Duration::from_secs(10);
+
 impl Config {
     /// Total connections of the run.
     pub fn connections(&self) -> usize {
         self.threads * self.clients
+    }
+
+    /// How long a worker of a phase that ends at `stop` waits without any
+    /// reply before it stops the phase: `--request-timeout`, else
+    /// [`DEFAULT_STALL_LIMIT`], for request-bound phases; `None` for timed
+    /// phases, which their deadline bounds.
+    pub fn stall_limit(&self, stop: Stop) -> Option<Duration> {
+        match stop {
+            Stop::Time(_) => None,
+            Stop::Requests(_) | Stop::AllKeys => {
+                Some(self.faults.request_timeout.unwrap_or(DEFAULT_STALL_LIMIT))
+            }
+        }
     }
 
     /// Reads `--config` if given, lays the command line over it, applies defaults

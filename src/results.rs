@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
 pub mod cluster;
+pub mod verdict;
 
 use crate::placement::Placement;
 use crate::server::{Info, PhaseEvidence};
@@ -83,6 +84,9 @@ pub struct PhaseResult {
     /// attempts spent): their share of the load was not offered, so the phase is
     /// incomplete.
     pub connections_given_up: usize,
+    /// Worker threads that stopped the phase early because no reply came for
+    /// the stall limit ([`crate::config::Config::stall_limit`]).
+    pub stalled_workers: usize,
     /// Everything measured, all threads merged.
     pub stats: Stats,
     /// Per-second summaries.
@@ -205,6 +209,9 @@ pub struct Section<'a> {
     pub series: &'a [Second],
     /// A phase in it was cut short by a signal.
     pub interrupted: bool,
+    /// The phases it shows (one, or every run for the aggregate), which its
+    /// verdict judges.
+    pub runs: Vec<&'a PhaseResult>,
 }
 
 impl<'a> Section<'a> {
@@ -218,6 +225,7 @@ impl<'a> Section<'a> {
             finished_wall: p.started_wall + p.duration,
             series: &p.series,
             interrupted: p.interrupted,
+            runs: vec![p],
         }
     }
 }
@@ -300,6 +308,7 @@ impl Results {
                 .map_or(first.started_wall, |l| l.started_wall + l.duration),
             series: &[],
             interrupted: self.runs.iter().any(|r| r.interrupted),
+            runs: self.runs.iter().collect(),
         })
     }
 

@@ -336,7 +336,7 @@ fn run_phase(
     let mut unsent = 0;
     // The run ends when the last thread stopped sending; what follows is the drain.
     let mut sent_until = started_at;
-    let (mut down, mut given_up) = (0, 0);
+    let (mut down, mut given_up, mut stalled) = (0, 0, 0);
     while finished < crew.handles.len() {
         let Ok(report) = crew.reports.recv() else {
             break;
@@ -364,6 +364,7 @@ fn run_phase(
             unsent += end.unsent;
             down += end.down;
             given_up += end.given_up;
+            stalled += usize::from(end.stalled);
             sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
         }
         let completed = series.add(second, &stats, backlog, &mut |s, m| live.interval(s, m));
@@ -383,6 +384,7 @@ fn run_phase(
         drain: ended_at.saturating_duration_since(sent_until),
         connections_down: down,
         connections_given_up: given_up,
+        stalled_workers: stalled,
         stats: total,
         series: series.finish(&mut |s, m| live.interval(s, m)),
         thread_cpu,

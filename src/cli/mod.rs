@@ -178,6 +178,16 @@ pub struct Args {
     /// connections, timeouts) were counted [default: no limit]
     #[arg(long, value_name = "N", help_heading = "Faults")]
     pub max_errors: Option<u64>,
+    /// A result whose error replies (or requests lost to timeouts and broken
+    /// connections) exceed this percentage of the requests is not valid: exit code 3
+    /// [default: 1]
+    #[arg(long, value_name = "PERCENT", help_heading = "Faults")]
+    pub max_error_share: Option<f64>,
+    /// Exit 0 even when the verdict says the result is not valid (the reports
+    /// still say it)
+    #[arg(long, help_heading = "Faults")]
+    #[serde(default)]
+    pub allow_invalid: bool,
 
     /// Worker threads, each with its own event loop; a list (2,4) sweeps [default: 4]
     #[arg(short = 't', long, value_name = "N[,N...]", help_heading = "Load")]

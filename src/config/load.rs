@@ -8,6 +8,10 @@ use crate::config::{Arrival, FaultPolicy, Rate, Stop, Sweep, UsageError, seconds
 use crate::conn::MAX_PIPELINE;
 use crate::workload::mix::Ratio;
 
+/// `--max-error-share`'s default, percent: one error reply in a hundred
+/// already means the rate counts refusals as well as work.
+pub const DEFAULT_MAX_ERROR_PERCENT: f64 = 1.0;
+
 pub(super) fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
     if a.no_reconnect && a.reconnect_on_error {
         return Err(UsageError::new(
@@ -37,6 +41,15 @@ pub(super) fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
         Some(secs) => Some(seconds("--request-timeout", secs, false)?),
         None => None,
     };
+    let max_error_share = a.max_error_share.unwrap_or(DEFAULT_MAX_ERROR_PERCENT);
+    if !(max_error_share.is_finite() && (0.0..=100.0).contains(&max_error_share)) {
+        return Err(UsageError::new(
+            "--max-error-share",
+            format!(
+                "is a percentage of the requests, from 0 to 100 (got {max_error_share}); 1 allows one error in a hundred"
+            ),
+        ));
+    }
     Ok(FaultPolicy {
         reconnect,
         max_reconnect_attempts: max_attempts,
@@ -44,6 +57,8 @@ pub(super) fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
         reconnect_interval: a.reconnect_interval.unwrap_or(0),
         request_timeout,
         max_errors: a.max_errors,
+        max_error_share: max_error_share / 100.0,
+        allow_invalid: a.allow_invalid,
     })
 }
 

@@ -12,6 +12,7 @@ use crate::net::Handshake;
 use crate::protocol::resp::ServerErrorKind;
 use crate::protocol::wire::{self, Outcome};
 use crate::stats::Stats;
+use crate::stats::errors::ProtocolFault;
 
 fn would_block(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::WouldBlock
@@ -110,7 +111,9 @@ impl Conn {
             return Ok(());
         }
         if self.rbuf.len() >= self.max_reply {
-            stats.errors.protocol += 1;
+            stats.errors.count_protocol(ProtocolFault::TooLarge {
+                limit: self.max_reply,
+            });
             return Err(CloseReason::Protocol);
         }
         let bigger = (self.rbuf.len() * 2).min(self.max_reply);
@@ -134,7 +137,7 @@ impl Conn {
                     Ok(Some(answer)) => answer,
                     Ok(None) => break,
                     Err(_) => {
-                        stats.errors.protocol += 1;
+                        stats.errors.count_protocol(ProtocolFault::Handshake);
                         return Err(CloseReason::Protocol);
                     }
                 };
@@ -164,8 +167,8 @@ impl Conn {
                         used
                     }
                     Ok(None) => break,
-                    Err(_) => {
-                        stats.errors.protocol += 1;
+                    Err(e) => {
+                        stats.errors.count_protocol(ProtocolFault::Malformed(e));
                         return Err(CloseReason::Protocol);
                     }
                 }
@@ -198,7 +201,7 @@ impl Conn {
         let Some(request) = self.inflight.pop_front() else {
             // A reply nobody asked for: the stream is out of step, and every
             // later match would be wrong.
-            stats.errors.protocol += 1;
+            stats.errors.count_protocol(ProtocolFault::Unsolicited);
             return Err(CloseReason::Protocol);
         };
         self.opaque_due = self.opaque_due.wrapping_add(1);

@@ -94,7 +94,7 @@ pub struct Response {
 }
 
 /// Why the bytes cannot be binary-protocol responses.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum BinDecodeError {
     /// The first byte is not `0x81`.
     #[error("response magic 0x{0:02x}, expected 0x81")]

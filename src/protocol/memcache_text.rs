@@ -51,7 +51,7 @@ impl McReply<'_> {
 }
 
 /// Why the bytes cannot be memcached text replies.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum McDecodeError {
     /// A line longer than [`MAX_LINE_LEN`], or not ended by `\r\n`.
     #[error("reply line too long or not ended by CRLF")]

@@ -106,7 +106,7 @@ pub enum Dialect {
 
 /// Why the bytes received cannot be a RESP2 reply stream. Every variant
 /// means the connection is out of sync and must be closed.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum DecodeError {
     /// The first byte of a value is none of `+ - : $ *`.
     #[error("unexpected reply type byte 0x{0:02x}")]

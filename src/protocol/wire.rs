@@ -93,7 +93,7 @@ pub enum Outcome {
 
 /// Why the bytes received cannot be the replies expected; the connection is
 /// out of step and must be closed.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum WireError {
     /// Not RESP.
     #[error(transparent)]

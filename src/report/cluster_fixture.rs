@@ -111,6 +111,7 @@ pub fn cluster_results(counts: [u64; 3], slots: [usize; 3]) -> Results {
         drain: Duration::ZERO,
         connections_down: 0,
         connections_given_up: 0,
+        stalled_workers: 0,
         stats,
         series,
         thread_cpu: vec![Duration::from_secs(1)],

@@ -240,25 +240,7 @@ fn errors(out: &mut String, e: &ErrorCounts, replies: u64) {
         let _ = writeln!(out, "Errors: none");
         return;
     }
-    let mut parts = Vec::new();
-    for (kind, n) in ServerErrorKind::ALL.iter().zip(e.server) {
-        if n > 0 {
-            parts.push(format!("{} replies {n}", kind.as_str()));
-        }
-    }
-    for (name, n) in [
-        ("connections lost", e.connection),
-        ("reconnects refused", e.refused),
-        ("request timeouts", e.timeouts),
-        ("protocol errors", e.protocol),
-        ("requests lost in flight", e.lost_requests),
-        ("reconnects", e.reconnects),
-    ] {
-        if n > 0 {
-            parts.push(format!("{name} {n}"));
-        }
-    }
-    let _ = writeln!(out, "Errors: {}", parts.join(", "));
+    let _ = writeln!(out, "Errors: {}", e.summary());
 }
 
 /// `Warning: ...` per warning shown, then how many were silenced.

@@ -17,6 +17,7 @@ fn run(n: u32, count: u64, secs: u64) -> PhaseResult {
         drain: Duration::ZERO,
         connections_down: 0,
         connections_given_up: 0,
+        stalled_workers: 0,
         server: None,
         interrupted: false,
         evidence_lost: None,

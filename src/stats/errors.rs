@@ -4,6 +4,43 @@
 use std::ops::AddAssign;
 
 use crate::protocol::resp::ServerErrorKind;
+use crate::protocol::wire::WireError;
+
+/// Why bytes from the server could not be taken as replies: the first such
+/// fault of a phase is kept beside the count, so that a run that measured
+/// nothing can say why in the server's own terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProtocolFault {
+    /// The bytes are not a reply of the protocol (a bad type byte, a length
+    /// over the limit, nesting too deep, a line without CRLF).
+    Malformed(WireError),
+    /// A reply arrived with no request in flight: the stream is out of step.
+    Unsolicited,
+    /// One reply outgrew the reply buffer's cap.
+    TooLarge {
+        /// The cap, bytes.
+        limit: usize,
+    },
+    /// A handshake reply (HELLO, AUTH, SELECT, SASL) could not be decoded.
+    Handshake,
+}
+
+impl std::fmt::Display for ProtocolFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProtocolFault::Malformed(e) => write!(f, "{e}"),
+            ProtocolFault::Unsolicited => f.write_str("a reply arrived that no request asked for"),
+            ProtocolFault::TooLarge { limit } => {
+                write!(
+                    f,
+                    "a reply grew past the {} MiB reply cap",
+                    limit / (1024 * 1024)
+                )
+            }
+            ProtocolFault::Handshake => f.write_str("a handshake reply could not be decoded"),
+        }
+    }
+}
 
 /// Failures that are not a reply to a request.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -20,6 +57,9 @@ pub struct ErrorCounts {
     pub reconnects: u64,
     /// Replies that could not be decoded, or that nobody asked for.
     pub protocol: u64,
+    /// The first of those faults, for the verdict's message (merged: the
+    /// first side's, else the other's).
+    pub first_protocol_fault: Option<ProtocolFault>,
     /// Requests that were in flight on a connection that broke.
     pub lost_requests: u64,
     /// RESP3 push frames (invalidations, pub/sub messages): no error, and
@@ -45,6 +85,41 @@ impl ErrorCounts {
     pub fn count_server(&mut self, kind: ServerErrorKind) {
         if let Some(i) = ServerErrorKind::ALL.iter().position(|k| *k == kind) {
             self.server[i] += 1;
+        }
+    }
+
+    /// Counts one protocol fault, keeping the first one's cause.
+    pub fn count_protocol(&mut self, fault: ProtocolFault) {
+        self.protocol += 1;
+        self.first_protocol_fault.get_or_insert(fault);
+    }
+
+    /// Every failure counted, as the text report's `Errors:` line lists
+    /// them: `ERR replies 3, request timeouts 1, requests lost in flight 1`.
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        for (kind, n) in ServerErrorKind::ALL.iter().zip(self.server) {
+            if n > 0 {
+                parts.push(format!("{} replies {n}", kind.as_str()));
+            }
+        }
+        for (name, n) in [
+            ("connections lost", self.connection),
+            ("reconnects refused", self.refused),
+            ("request timeouts", self.timeouts),
+            ("protocol errors", self.protocol),
+            ("requests lost in flight", self.lost_requests),
+            ("requests not sent to a node that was down", self.node_down),
+            ("reconnects", self.reconnects),
+        ] {
+            if n > 0 {
+                parts.push(format!("{name} {n}"));
+            }
+        }
+        if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
         }
     }
 
@@ -86,6 +161,9 @@ impl AddAssign<&ErrorCounts> for ErrorCounts {
         self.timeouts += other.timeouts;
         self.reconnects += other.reconnects;
         self.protocol += other.protocol;
+        if self.first_protocol_fault.is_none() {
+            self.first_protocol_fault = other.first_protocol_fault;
+        }
         self.lost_requests += other.lost_requests;
         self.pushes += other.pushes;
         self.attributes += other.attributes;

@@ -6,7 +6,7 @@
 //! merged histograms is the percentile of all the requests, while an average of
 //! per-thread percentiles is a number that describes nothing.
 
-mod errors;
+pub mod errors;
 pub mod nodes;
 pub mod series;
 

@@ -128,6 +128,9 @@ pub struct PhaseEnd {
     /// Of those, connections closed for good: `--no-reconnect`, or
     /// `--max-reconnect-attempts` spent. Their share of the load was not offered.
     pub given_up: usize,
+    /// No reply came for the stall limit ([`crate::config::Config::stall_limit`]),
+    /// so this worker stopped its phase early.
+    pub stalled: bool,
 }
 
 /// Everything a worker needs, gathered on the master thread.

@@ -12,6 +12,7 @@ use crate::conn::{CloseReason, ConnState};
 use crate::interrupt::INTERRUPT_DRAIN;
 use crate::request::{RequestSource, derive_seed};
 use crate::schedule::Schedule;
+use crate::stats::errors::ProtocolFault;
 use crate::timer::thread_cpu_time;
 use crate::worker::{Command, DRAIN_LIMIT, PREFILL_PIPELINE, PhaseEnd, Report, Wake, Worker};
 
@@ -62,6 +63,13 @@ impl PhaseClock {
 
     fn drain_expired(&self, now: Instant) -> bool {
         self.drain_until.is_some_and(|d| now >= d)
+    }
+
+    /// No reply came for the stall limit: stop sending now, and wait for
+    /// nothing more (what is in flight was waited for long enough).
+    fn stall(&mut self, now: Instant) {
+        self.stop_sending_at = Some(self.stop_sending_at.map_or(now, |s| s.min(now)));
+        self.drain_until = Some(now);
     }
 
     /// The next instant the loop must look at the clock again.
@@ -148,12 +156,22 @@ impl Worker {
         let mut second = 0u64;
         let mut next_tick = started_at + Duration::from_secs(1);
         let mut next_expiry = started_at;
+        // A request-bound phase has no deadline: without a reply for the
+        // stall limit it would wait for ever on a server that took the
+        // requests and never answers.
+        let stall_limit = self.config.stall_limit(stop);
+        let mut progress = Progress {
+            banked: 0,
+            replies: 0,
+            at: started_at,
+        };
+        let mut stalled = false;
         // Connections down (and given up) when sending stopped, taken once.
         let mut down_at_stop = None;
         for i in 0..self.conns.len() {
             if std::mem::take(&mut self.conns[i].unsolicited) {
                 // A reply nobody asked for: every later match would be off by one.
-                self.stats.errors.protocol += 1;
+                self.stats.errors.count_protocol(ProtocolFault::Unsolicited);
                 self.conns[i].close(CloseReason::Protocol, &mut self.stats);
             }
         }
@@ -169,6 +187,8 @@ impl Worker {
             if now >= next_tick {
                 // Nothing intended after the deadline is ever backlog.
                 let backlog = self.backlog(clock.stopped_at().map_or(now, |s| s.min(now)));
+                // The second's counts go to the master and start again from 0.
+                progress.banked += self.stats.replies();
                 self.report_second(second, now, backlog, None);
                 second += 1;
                 next_tick += Duration::from_secs(1);
@@ -192,7 +212,15 @@ impl Worker {
             }
             if now >= next_expiry {
                 self.expire_requests(now, sending);
-                next_expiry = now + self.expiry_interval();
+                next_expiry = now + self.expiry_interval(stall_limit);
+                if let Some(limit) = stall_limit
+                    && progress.stalled(self.stats.replies(), now, limit)
+                    && !stalled
+                {
+                    stalled = true;
+                    clock.stall(now);
+                    continue;
+                }
             }
             if self.router.take_updates() {
                 crate::worker::sync_node_stats(&self.router, &mut self.stats);
@@ -215,6 +243,7 @@ impl Worker {
             stopped_sending_at: stopped_at.map(|d| d.min(now)),
             down,
             given_up,
+            stalled,
         };
         self.report_second(second, now, backlog, Some(end));
     }
@@ -263,10 +292,11 @@ impl Worker {
             .sum()
     }
 
-    /// How often `--request-timeout` is checked: a quarter of it, between 1 ms
-    /// and 100 ms (once a second when there is no timeout).
-    fn expiry_interval(&self) -> Duration {
-        match self.config.faults.request_timeout {
+    /// How often `--request-timeout` and the stall limit are checked: a
+    /// quarter of the shorter, between 1 ms and 100 ms (once a second when
+    /// there is neither).
+    fn expiry_interval(&self, stall_limit: Option<Duration>) -> Duration {
+        match self.config.faults.request_timeout.or(stall_limit) {
             Some(t) => (t / 4).clamp(Duration::from_millis(1), Duration::from_millis(100)),
             None => Duration::from_secs(1),
         }
@@ -341,9 +371,51 @@ impl Worker {
     }
 }
 
+/// When the phase last saw its reply count grow.
+struct Progress {
+    /// Replies of the seconds already reported (the worker's counts restart
+    /// from 0 each second).
+    banked: u64,
+    /// Replies of the phase when they last grew.
+    replies: u64,
+    at: Instant,
+}
+
+impl Progress {
+    /// Takes the current second's reply count at `now`; true once the
+    /// phase's count has not grown for `limit`.
+    fn stalled(&mut self, this_second: u64, now: Instant, limit: Duration) -> bool {
+        let replies = self.banked + this_second;
+        if replies != self.replies {
+            self.replies = replies;
+            self.at = now;
+        }
+        now.saturating_duration_since(self.at) > limit
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_phase_stalls_only_after_the_limit_without_a_new_reply() {
+        let t0 = Instant::now();
+        let limit = Duration::from_secs(10);
+        let mut p = Progress {
+            banked: 0,
+            replies: 0,
+            at: t0,
+        };
+        assert!(!p.stalled(0, t0 + Duration::from_secs(9), limit));
+        // A reply at 9 s starts the wait afresh.
+        assert!(!p.stalled(1, t0 + Duration::from_secs(9), limit));
+        // The second is reported: its count moves to the bank, no progress.
+        p.banked += 1;
+        assert!(!p.stalled(0, t0 + Duration::from_secs(19), limit));
+        assert!(p.stalled(0, t0 + Duration::from_millis(19_001), limit));
+        assert!(!p.stalled(1, t0 + Duration::from_millis(19_002), limit));
+    }
 
     #[test]
     fn a_timed_phase_holds_until_its_deadline_unless_interrupted() {
