@@ -12,6 +12,7 @@ use kvbench::report::files::Target;
 use kvbench::report::outputs::Outputs;
 use kvbench::report::sink::Sinks;
 use kvbench::report::{self, Save, progress::Progress};
+use kvbench::results::verdict::{self, Verdict};
 use kvbench::run::{self, RunError};
 use kvbench::sweep;
 use kvbench::warnings;
@@ -90,7 +91,7 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
             say!("kvbench: error: {message}");
             ExitCode::from(4)
         }
-        _ => code,
+        _ => judged(code, &written.verdict, config.faults.allow_invalid),
     }
 }
 
@@ -112,7 +113,29 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     metrics.finish(interrupt);
     // Once per sweep, naming the cells, as the text report shows them.
     say_warnings(&written.shown);
-    finish(written.result, written.save_failed, interrupt)
+    let code = finish(written.result, written.save_failed, interrupt);
+    judged(code, &written.verdict, config.faults.allow_invalid)
+}
+
+/// The exit code once the verdict is in: a run that did its work but whose
+/// result is not valid exits [`verdict::INVALID_EXIT_CODE`] (3), unless
+/// `--allow-invalid`; a run that already failed keeps its own code.
+fn judged(code: ExitCode, verdict: &Verdict, allow_invalid: bool) -> ExitCode {
+    if verdict.valid() || code != ExitCode::SUCCESS {
+        return code;
+    }
+    for finding in &verdict.findings {
+        say!("kvbench: invalid: {finding}");
+    }
+    if allow_invalid {
+        say!("kvbench: the result is not valid; exit code 0 by --allow-invalid");
+        return code;
+    }
+    say!(
+        "kvbench: error: the result is not valid (exit code {}); --allow-invalid exits 0 all the same",
+        verdict::INVALID_EXIT_CODE
+    );
+    ExitCode::from(verdict::INVALID_EXIT_CODE)
 }
 
 /// The warnings shown on stderr, and how many `--no-warning` silenced.

@@ -223,7 +223,7 @@ fn a_command_the_server_refuses_is_counted_per_command_and_kind() {
     assert_eq!(redis.command(&["SET", "astring", "x"]), b"OK");
     let r = kvbench_json(
         redis.port,
-        "-t 1 -c 1 -n 100 --command-ratio 1,1",
+        "-t 1 -c 1 -n 100 --command-ratio 1,1 --allow-invalid",
         &[
             "--command",
             "LPUSH astring __data__",
@@ -241,6 +241,10 @@ fn a_command_the_server_refuses_is_counted_per_command_and_kind() {
     );
     assert_eq!(totals["ECHO"]["errors"], 0);
     assert_eq!(redis.calls("echo"), 50);
+    // Half the replies were refusals: not a valid measurement, and it says so.
+    let verdict = &r.doc["kvbench"]["verdict"];
+    assert_eq!(verdict["valid"], false, "{verdict}");
+    assert_eq!(verdict["reasons"][0]["kind"], "error_replies", "{verdict}");
     assert!(
         r.stdout
             .contains("Error replies by command: LPUSH WRONGTYPE 50"),

@@ -5,8 +5,10 @@
 //! reply larger than any value kvbench writes, a connection closed half-way
 //! through a reply, or no reply at all.
 //!
-//! Each run must end normally (exit 0, no panic) with the fault counted under
-//! the right kind, while kvbench runs with 1 GiB of address space
+//! Each run must end normally (no panic, its reports written) with the fault
+//! counted under the right kind and a verdict that says the result is not
+//! valid and names the cause (exit code 3), while kvbench runs with 1 GiB of
+//! address space
 //! (`ulimit -v`), so that a reply allocated in full, however large it claims to
 //! be, would fail the run. The server's own counts (connections that sent a
 //! request, requests received) are the independent witness.
@@ -38,10 +40,12 @@ enum Misbehaviour {
     /// Sends `+surprise\r\n` in the same write as `+PONG`, then answers every
     /// request correctly.
     UnsolicitedWithHandshake,
-    /// Answers with a bulk length of 1 TiB (`$1099511627776\r\n`) and nothing more.
+    /// Answers with a bulk length of 2^62 (`$4611686018427387904\r\n`) and nothing more.
     HugeBulkLength,
-    /// Answers with 10 000 nested one-element arrays (`*1\r\n` × 10 000).
+    /// Answers with 100 000 nested one-element arrays (`*1\r\n` × 100 000).
     DeepNesting,
+    /// Answers with a simple string that never ends: `+` and 70 MiB without a CRLF.
+    EndlessLine,
     /// Answers with a 512 MiB bulk string (the largest length RESP allows) and
     /// streams its payload, far more than any value kvbench writes.
     OversizedReply,
@@ -102,8 +106,17 @@ fn misbehave(
         // on a connection it no longer trusts.
         _ if !first => {}
         Misbehaviour::Garbage => stream.write_all(b"?junk\r\n")?,
-        Misbehaviour::HugeBulkLength => stream.write_all(b"$1099511627776\r\n")?,
-        Misbehaviour::DeepNesting => stream.write_all(&b"*1\r\n".repeat(10_000))?,
+        Misbehaviour::HugeBulkLength => stream.write_all(b"$4611686018427387904\r\n")?,
+        Misbehaviour::DeepNesting => stream.write_all(&b"*1\r\n".repeat(100_000))?,
+        Misbehaviour::EndlessLine => {
+            stream.write_all(b"+")?;
+            // More than the 64 MiB kvbench accepts in one reply; the write
+            // fails once kvbench closes the connection.
+            let chunk = vec![b'x'; 1024 * 1024];
+            for _ in 0..70 {
+                stream.write_all(&chunk)?;
+            }
+        }
         Misbehaviour::OversizedReply => {
             stream.write_all(b"$536870912\r\n")?;
             // 70 MiB, more than the 64 MiB kvbench accepts in one reply; the
@@ -169,6 +182,8 @@ struct Outcome {
     errors: Value,
     /// `kvbench.totals`.
     totals: Value,
+    /// `kvbench.verdict.reasons`.
+    verdict: Vec<Value>,
     /// How long the run waited for replies after sending stopped, in ms
     /// (`runs[0].drain_ms`; the run time itself always lasts `--test-time`).
     drain_ms: u64,
@@ -200,6 +215,19 @@ impl Outcome {
         }
     }
 
+    /// The verdict's reason of `kind`, whose message must contain `cause`.
+    fn assert_reason(&self, kind: &str, cause: &str) {
+        let reason = self
+            .verdict
+            .iter()
+            .find(|r| r["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} in the verdict: {:?}", self.verdict));
+        let message = reason["message"].as_str().unwrap();
+        assert!(message.contains(cause), "{kind}: {message}");
+        // Said on stderr too, for a script that reads no report.
+        assert!(self.stderr().contains(message), "{}", self.stderr());
+    }
+
     /// Replies kvbench recorded (SET + GET).
     fn replies(&self) -> u64 {
         self.totals["SET"]["count"].as_u64().unwrap()
@@ -209,22 +237,34 @@ impl Outcome {
 
 /// Runs kvbench (`-t 1 -c 1 --test-time 1` and `args`, split at whitespace)
 /// against `server` with 1 GiB of address space, and checks that it ended
-/// normally: exit 0, no panic, a JSON report.
+/// normally with a verdict that the result is not valid: exit 3, no panic, a
+/// JSON report, a text report that says so first.
 fn run_against(server: &HostileServer, args: &str) -> Outcome {
+    run_bounded(server, "--test-time 1", args)
+}
+
+/// [`run_against`] with `bound` (`--test-time 1`, `-n 5`) for the run's length.
+fn run_bounded(server: &HostileServer, bound: &str, args: &str) -> Outcome {
     let dir = TempDir::new("hostile");
     let json = dir.path("r.json");
     let port = server.port.to_string();
     let mut full = vec!["-s", "127.0.0.1", "-p", &port, "-t", "1", "-c", "1"];
-    full.extend(["--test-time", "1", "--hide-histogram"]);
+    full.extend(bound.split_whitespace());
+    full.push("--hide-histogram");
     full.extend(["--json-out-file", json.to_str().unwrap()]);
     full.extend(args.split_whitespace());
     let out = kvbench_in_sh(&format!("ulimit -v {ADDRESS_SPACE_KIB}"), &full);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "kvbench panicked:\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "kvbench {args}: the invalid result's exit code:\n{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        out.status.success(),
-        "kvbench {args} failed ({:?}):\n{stderr}",
-        out.status
+        stdout.starts_with("INVALID RESULT:"),
+        "the text report's first line: {stdout}"
     );
     let doc = read_json(&json);
     let k = &doc["kvbench"];
@@ -235,7 +275,9 @@ fn run_against(server: &HostileServer, args: &str) -> Outcome {
         "{:?}",
         warning_kinds(&doc)
     );
+    assert_eq!(k["verdict"]["valid"], false, "{}", k["verdict"]);
     Outcome {
+        verdict: k["verdict"]["reasons"].as_array().unwrap().clone(),
         errors: k["errors"].clone(),
         totals: k["totals"].clone(),
         drain_ms: k["runs"][0]["drain_ms"].as_u64().unwrap(),
@@ -245,7 +287,10 @@ fn run_against(server: &HostileServer, args: &str) -> Outcome {
 
 /// Asserts the one connection was closed for a protocol error, with its one
 /// request lost, and not for anything else; `--no-reconnect` kept it closed.
-fn assert_one_protocol_error(server: &HostileServer, o: &Outcome) {
+/// The verdict names the fault (`cause`) and that nothing was measured.
+fn assert_one_protocol_error(server: &HostileServer, o: &Outcome, cause: &str) {
+    o.assert_reason("protocol_errors", cause);
+    o.assert_reason("nothing_measured", "not one request was answered");
     // The request in flight was lost; the connection was not lost nor timed
     // out, and --no-reconnect kept it closed.
     o.assert_errors(&[
@@ -266,14 +311,18 @@ fn assert_one_protocol_error(server: &HostileServer, o: &Outcome) {
 fn garbage_type_bytes_count_one_protocol_error_and_close_the_connection() {
     let server = HostileServer::start(Misbehaviour::Garbage);
     let o = run_against(&server, "--no-reconnect");
-    assert_one_protocol_error(&server, &o);
+    assert_one_protocol_error(&server, &o, "unexpected reply type byte 0x3f");
 }
 
 #[test]
-fn a_one_tebibyte_bulk_length_is_rejected_at_once_as_a_protocol_error() {
+fn a_bulk_length_of_two_to_the_62_is_rejected_at_once_as_a_protocol_error() {
     let server = HostileServer::start(Misbehaviour::HugeBulkLength);
     let o = run_against(&server, "--no-reconnect");
-    assert_one_protocol_error(&server, &o);
+    assert_one_protocol_error(
+        &server,
+        &o,
+        "bulk length 4611686018427387904 exceeds the limit",
+    );
     // Rejected when the length arrived, not after waiting for the payload
     // until the run's end (then it would be a lost connection, not protocol,
     // after a drain of up to 5 s).
@@ -281,17 +330,24 @@ fn a_one_tebibyte_bulk_length_is_rejected_at_once_as_a_protocol_error() {
 }
 
 #[test]
-fn ten_thousand_nested_arrays_are_rejected_as_a_protocol_error() {
+fn a_hundred_thousand_nested_arrays_are_rejected_as_a_protocol_error() {
     let server = HostileServer::start(Misbehaviour::DeepNesting);
     let o = run_against(&server, "--no-reconnect");
-    assert_one_protocol_error(&server, &o);
+    assert_one_protocol_error(&server, &o, "nested deeper than");
+}
+
+#[test]
+fn a_line_that_never_ends_is_rejected_within_bounded_memory() {
+    let server = HostileServer::start(Misbehaviour::EndlessLine);
+    let o = run_against(&server, "--no-reconnect");
+    assert_one_protocol_error(&server, &o, "missing CRLF terminator");
 }
 
 #[test]
 fn a_reply_larger_than_the_reply_cap_is_rejected_within_bounded_memory() {
     let server = HostileServer::start(Misbehaviour::OversizedReply);
     let o = run_against(&server, "--no-reconnect");
-    assert_one_protocol_error(&server, &o);
+    assert_one_protocol_error(&server, &o, "reply cap");
 }
 
 #[test]
@@ -302,6 +358,10 @@ fn a_reply_before_any_request_is_a_protocol_error_not_a_reply() {
     let server = HostileServer::start(Misbehaviour::Unsolicited);
     let o = run_against(&server, "--no-reconnect --rate 4 --ratio 0:1");
     o.assert_errors(&[("protocol", 1), ("connection", 0), ("reconnects", 0)]);
+    o.assert_reason(
+        "protocol_errors",
+        "a reply arrived that no request asked for",
+    );
     // Every reply kvbench recorded answered a request the server received.
     assert!(
         o.replies() <= server.requests(),
@@ -320,6 +380,8 @@ fn a_reply_arriving_together_with_the_handshake_reply_is_a_protocol_error() {
     let server = HostileServer::start(Misbehaviour::UnsolicitedWithHandshake);
     let o = run_against(&server, "--no-reconnect --rate 4 --ratio 0:1");
     o.assert_errors(&[("protocol", 1), ("connection", 0)]);
+    o.assert_reason("protocol_errors", "no request asked for");
+    o.assert_reason("connections_lost", "1 of 1 connection(s)");
     // Seen at the handshake, the connection is reset before it sends a request:
     // every later reply would be matched to the wrong one.
     assert_eq!(server.data_connections(), 0);
@@ -339,6 +401,8 @@ fn a_connection_closed_in_the_middle_of_a_reply_counts_a_lost_connection_and_req
     ]);
     assert_eq!(o.replies(), 0, "{}", o.totals);
     assert_eq!(server.requests(), 1);
+    o.assert_reason("nothing_measured", "connections lost 1");
+    o.assert_reason("connections_lost", "never offered");
     // The close was noticed when it happened: with its only connection gone,
     // nothing was left to drain after the deadline (rather than 5 s of it).
     assert!(o.drain_ms < 1000, "the drain lasted {} ms", o.drain_ms);
@@ -356,6 +420,34 @@ fn a_server_that_never_answers_trips_the_request_timeout() {
     ]);
     assert_eq!(o.replies(), 0, "{}", o.totals);
     assert_eq!(server.requests(), 1);
+    o.assert_reason("nothing_measured", "request timeouts 1");
+}
+
+#[test]
+fn a_request_bound_run_against_a_server_that_never_answers_ends_after_the_stall_limit() {
+    // `-n 5` has no deadline: without a bound it would wait for ever. No
+    // reply for 10 s (the default) ends the phase, and the verdict says why.
+    let server = HostileServer::start(Misbehaviour::Stall);
+    let o = run_bounded(&server, "-n 5", "");
+    o.assert_reason("no_progress", "no reply came for 10 s");
+    o.assert_reason("nothing_measured", "requests lost in flight 1");
+    assert_eq!(o.replies(), 0, "{}", o.totals);
+    // One request in flight (pipeline 1), never answered, never sent again.
+    assert_eq!(server.requests(), 1);
+    o.assert_errors(&[("lost_requests", 1), ("protocol", 0)]);
+}
+
+#[test]
+fn request_timeout_sets_the_stall_limit_of_a_request_bound_run() {
+    let server = HostileServer::start(Misbehaviour::Stall);
+    let o = run_bounded(&server, "-n 5", "--request-timeout 0.5");
+    o.assert_reason("no_progress", "no reply came for 0.5 s (--request-timeout)");
+    assert_eq!(o.replies(), 0, "{}", o.totals);
+    assert!(
+        (1..=2).contains(&server.requests()),
+        "{} requests",
+        server.requests()
+    );
 }
 
 #[test]
@@ -377,4 +469,5 @@ fn garbage_with_reconnects_on_reconnects_and_counts_every_garbled_connection() {
     assert!(reconnects >= server.data_connections() - 1, "{e}");
     assert_eq!(o.error("lost_requests"), o.error("protocol"), "{e}");
     assert_eq!(o.replies(), 0, "{}", o.totals);
+    o.assert_reason("protocol_errors", "unexpected reply type byte 0x3f");
 }

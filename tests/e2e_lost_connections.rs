@@ -50,13 +50,28 @@ fn spawn(port: u16, args: &str, dir: &TempDir) -> Child {
         .expect("start kvbench")
 }
 
-/// Waits for kvbench; a missed rate is a finding, so it must exit 0.
-fn finish(mut child: Child, dir: &TempDir) -> (Value, String) {
+/// Waits for kvbench. A run that still offered the load asked for exits 0;
+/// one that did not (`invalid`: the verdict reason expected) is a finding
+/// too, reported in full, and exits 3 with the verdict naming why.
+fn finish(mut child: Child, dir: &TempDir, invalid: Option<&str>) -> (Value, String) {
     let status = child.wait().unwrap();
     let stderr = std::fs::read_to_string(dir.path("stderr.txt")).unwrap();
-    assert!(status.success(), "kvbench exited {status}:\n{stderr}");
     let text = std::fs::read_to_string(dir.path("r.txt")).unwrap();
-    (read_json(&dir.path("r.json")), text)
+    let doc = read_json(&dir.path("r.json"));
+    let verdict = &doc["kvbench"]["verdict"];
+    match invalid {
+        None => {
+            assert!(status.success(), "kvbench exited {status}:\n{stderr}");
+            assert_eq!(verdict["valid"], true, "{verdict}");
+        }
+        Some(kind) => {
+            assert_eq!(status.code(), Some(3), "kvbench exited {status}:\n{stderr}");
+            let reasons = verdict["reasons"].as_array().unwrap();
+            assert!(reasons.iter().any(|r| r["kind"] == kind), "{verdict}");
+            assert!(text.starts_with("INVALID RESULT:"), "{text}");
+        }
+    }
+    (doc, text)
 }
 
 /// The ids of kvbench's benchmark connections (their last command was a SET or GET).
@@ -152,7 +167,7 @@ fn a_connection_killed_in_a_rate_run_keeps_its_schedule_and_the_warning_names_it
     let clients = benchmark_clients(redis.port);
     assert_eq!(clients.len(), 2, "benchmark connections: {clients:?}");
     assert_eq!(redis.command(&["CLIENT", "KILL", "ID", &clients[0]]), b"1");
-    let (doc, text) = finish(child, &dir);
+    let (doc, text) = finish(child, &dir, Some("connections_lost"));
     let a = Accounting::of(&doc);
     a.assert_balanced(redis.port);
     // The killed connection had 500 requests/s due for the rest of the run.
@@ -201,7 +216,7 @@ fn a_rate_run_whose_connections_all_died_lasts_its_test_time_and_is_incomplete()
     thread::sleep(Duration::from_millis(1500));
     // Both benchmark connections and the control connection.
     assert_eq!(redis.command(&["CLIENT", "KILL", "TYPE", "normal"]), b"3");
-    let (doc, text) = finish(child, &dir);
+    let (doc, text) = finish(child, &dir, Some("connections_lost"));
     let a = Accounting::of(&doc);
     a.assert_balanced(redis.port);
     assert!(
@@ -255,7 +270,7 @@ fn connections_killed_and_reconnected_send_what_fell_due_late_and_timed_from_its
     thread::sleep(Duration::from_millis(1500));
     // Both benchmark connections and the control connection.
     assert_eq!(redis.command(&["CLIENT", "KILL", "TYPE", "normal"]), b"3");
-    let (doc, _) = finish(child, &dir);
+    let (doc, _) = finish(child, &dir, None);
     let a = Accounting::of(&doc);
     a.assert_balanced(redis.port);
     // Back after the first backoff (0.1 s): the requests due meanwhile (about 50
@@ -304,7 +319,7 @@ fn the_backlog_counts_what_falls_due_while_connections_are_reconnecting() {
             &["CONFIG", "SET", "requirepass", ""][..],
         ],
     );
-    let (doc, _) = finish(child, &dir);
+    let (doc, _) = finish(child, &dir, None);
     let run = &doc["kvbench"]["runs"][0];
     let backlog: Vec<u64> = run["open_loop"]["backlog_per_second"]
         .as_array()
@@ -346,7 +361,7 @@ fn requests_a_stalled_server_kept_unsent_past_the_deadline_enter_the_response_ti
     thread::sleep(Duration::from_millis(800));
     // The server sleeps past the deadline; the stuck reply comes in the drain.
     assert_eq!(redis.command(&["DEBUG", "SLEEP", "2.6"]), b"OK");
-    let (doc, text) = finish(child, &dir);
+    let (doc, text) = finish(child, &dir, Some("never_sent"));
     let run = &doc["kvbench"]["runs"][0];
     let totals = &doc["ALL STATS"]["Totals"];
     let never_sent = u(&run["open_loop"]["never_sent"]);

@@ -353,10 +353,15 @@ fn replies_to_a_pipelined_batch_are_timed_at_the_read_that_delivered_each() {
 fn an_unreachable_rate_is_reported_as_not_met_with_requests_never_sent() {
     let _load = exclusive();
     let redis = Redis::start();
-    // kvbench_json asserts exit status 0: a missed rate is a finding, not a failure.
     // One connection at pipeline 1 carries a few ten thousand requests/s, far
     // below the 2 000 000 this schedule makes due (one every µs for 2 s).
-    let r = redis.kvbench_json("--rate 1000000 -t 1 -c 1 --test-time 2");
+    // The rate asked for was not offered: the verdict says so, and
+    // --allow-invalid keeps the exit code 0 that kvbench_json asserts.
+    let r = redis.kvbench_json("--rate 1000000 -t 1 -c 1 --test-time 2 --allow-invalid");
+    let verdict = &r.doc["kvbench"]["verdict"];
+    assert_eq!(verdict["valid"], false, "{verdict}");
+    assert_eq!(verdict["reasons"][0]["kind"], "never_sent", "{verdict}");
+    assert!(r.stdout.starts_with("INVALID RESULT:"), "{}", r.stdout);
     let warning = r
         .stderr
         .lines()

@@ -38,10 +38,14 @@ fn oom_replies_are_errors_not_throughput_and_the_server_counts_agree() {
     let redis = Redis::start_with(&["--maxmemory", "5mb", "--maxmemory-policy", "noeviction"]);
     let report = kvbench_json(
         redis.port,
-        "-t 1 -c 4 --test-time 2 --ratio 1:0 -d 1000",
+        "-t 1 -c 4 --test-time 2 --ratio 1:0 -d 1000 --allow-invalid",
         &[],
     );
     let doc = &report.doc;
+    // Mostly refusals: counted as they are, and the verdict says the result
+    // is not valid (e2e_verdict checks its exit code 3 without --allow-invalid).
+    let verdict = &doc["kvbench"]["verdict"];
+    assert_eq!(verdict["reasons"][0]["kind"], "error_replies", "{verdict}");
     let set = &doc["kvbench"]["totals"]["SET"];
     let (count, errors) = (u(&set["count"]), u(&set["errors"]));
     let successes = count - errors;

@@ -34,6 +34,13 @@ pub use subcommand::{Subcommand, usage_error};
 pub use suite::{SuiteArgs, suite_usage_error};
 pub use values::{NumList, RequestsArg};
 
+/// Every exit code, as `--help` ends with it (the README lists the same).
+pub const EXIT_CODES: &str = "Exit codes: 0 a valid result; 1 a report could not be written, \
+--max-errors stopped the run, or another failure; 2 bad input or a server that cannot be used, \
+before any load; 3 the benchmark ran but its verdict says the result is not valid \
+(kvbench.verdict; --allow-invalid exits 0); 4 a shard reached a --start-at boundary too late; \
+130 / 143 interrupted by SIGINT / SIGTERM (reports still written).";
+
 /// The command line. Names, short options and defaults follow memtier_benchmark's
 /// `--help` so that existing scripts paste in unchanged; defaults are applied in
 /// [`crate::config`] and shown here in the help text.
@@ -52,7 +59,8 @@ pub use values::{NumList, RequestsArg};
     // `kvbench -t 2 suite` would drop `-t 2` silently; refuse it instead.
     args_conflicts_with_subcommands = true,
     disable_help_subcommand = true,
-    max_term_width = 100
+    max_term_width = 100,
+    after_help = EXIT_CODES
 )]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Args {

@@ -197,6 +197,7 @@ fn a_sweep_has_one_point_per_cell_and_files_overlay_in_their_colours() {
             complete: true,
             cells_planned: 3,
             cells_completed: 3,
+            verdict: None,
         },
     };
     let html = page(&[

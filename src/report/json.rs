@@ -20,6 +20,7 @@ use crate::protocol::resp::ServerErrorKind;
 use crate::report::{
     Exporter, ReportInput, distribution, evidence, json_cluster, json_shard, open_loop,
 };
+use crate::results::verdict::Verdict;
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
 use crate::stats::{ErrorCounts, OpStats, Stats, max_us, percentile_us};
@@ -397,5 +398,25 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
             .iter()
             .map(|w| w.to_json(&c.silenced_warnings))
             .collect::<Vec<_>>(),
+        "verdict": verdict_json(input),
     })
+}
+
+/// `kvbench.verdict`: the whole result's, with each section's own under
+/// `sections` (keyed by the section's title).
+fn verdict_json(input: &ReportInput<'_>) -> Value {
+    let mut v = input.verdict.to_json();
+    let sections: Map<String, Value> = input
+        .results
+        .sections()
+        .iter()
+        .map(|s| {
+            (
+                s.title.clone(),
+                Verdict::of_section(input.config, s).to_json(),
+            )
+        })
+        .collect();
+    v["sections"] = Value::Object(sections);
+    v
 }

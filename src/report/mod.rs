@@ -35,6 +35,7 @@ use hdrhistogram::Histogram;
 use crate::config::Config;
 use crate::report::files::Target;
 use crate::results::Results;
+use crate::results::verdict::Verdict;
 use crate::stats::{OpStats, Stats};
 use crate::warnings::Warning;
 
@@ -49,6 +50,8 @@ pub struct ReportInput<'a> {
     /// The result's warnings, computed once (some checks look the server's
     /// address up) and handed to every exporter.
     pub warnings: Vec<Warning>,
+    /// Whether the result measures the workload asked for.
+    pub verdict: Verdict,
 }
 
 impl<'a> ReportInput<'a> {
@@ -59,6 +62,7 @@ impl<'a> ReportInput<'a> {
             results,
             complete,
             warnings: crate::warnings::collect(config, results),
+            verdict: Verdict::of_results(config, results),
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::config::Config;
 use crate::report::files::Target;
 use crate::report::{self, Exporter, ReportInput, Save};
 use crate::results::Results;
+use crate::results::verdict::Verdict;
 use crate::sweep::CellResult;
 use crate::warnings::Shown;
 
@@ -37,6 +38,8 @@ pub struct Written {
     pub save_failed: bool,
     /// The warnings for stderr, as the text report shows them.
     pub shown: Shown,
+    /// Whether the result measures the workload asked for.
+    pub verdict: Verdict,
 }
 
 impl<'a> Outputs<'a> {
@@ -78,6 +81,7 @@ impl<'a> Outputs<'a> {
             result,
             save_failed: self.save_failed,
             shown: Shown::of_run(&input.warnings, &self.config.silenced_warnings),
+            verdict: input.verdict,
         }
     }
 
@@ -97,6 +101,7 @@ impl<'a> Outputs<'a> {
             result,
             save_failed: self.save_failed,
             shown: report::sweep::shown_warnings(config, &inputs),
+            verdict: report::sweep::verdict(cells, &inputs),
         }
     }
 

@@ -15,6 +15,7 @@ use crate::report::text::render_cell;
 use crate::report::text_summary::warning_lines;
 use crate::report::{ReportInput, hit_rate_percent, percentile_label};
 use crate::results::rate;
+use crate::results::verdict::Verdict;
 use crate::stats::percentile_us;
 use crate::sweep::CellResult;
 use crate::warnings::{self, Shown};
@@ -141,6 +142,16 @@ pub fn inputs(cells: &[CellResult]) -> Vec<ReportInput<'_>> {
         .collect()
 }
 
+/// The sweep's verdict: every cell's findings, each named by its cell.
+pub fn verdict(cells: &[CellResult], inputs: &[ReportInput<'_>]) -> Verdict {
+    Verdict::of_parts(
+        cells
+            .iter()
+            .zip(inputs)
+            .map(|(c, input)| (format!("cell {}", c.cell.label()), &input.verdict)),
+    )
+}
+
 /// The sweep's warnings for people: each kind once, naming its cells, less
 /// the kinds `config` silences (the JSON keeps every cell's).
 pub fn shown_warnings(config: &Config, inputs: &[ReportInput<'_>]) -> Shown {
@@ -156,7 +167,7 @@ pub fn text(
     inputs: &[ReportInput<'_>],
     total_cells: usize,
 ) -> Vec<u8> {
-    let mut out = String::new();
+    let mut out = verdict(cells, inputs).text(config.faults.allow_invalid);
     for (c, input) in cells.iter().zip(inputs) {
         let _ = writeln!(
             out,
@@ -292,6 +303,7 @@ pub fn json(
             "complete": complete,
             "cells_planned": total_cells,
             "cells_completed": cells.iter().filter(|c| c.results.is_complete()).count(),
+            "verdict": verdict(cells, inputs).to_json(),
         },
     });
     let mut bytes = serde_json::to_vec_pretty(&doc).unwrap_or_default();

@@ -31,7 +31,8 @@ pub fn render_cell(input: &ReportInput<'_>) -> Vec<u8> {
 }
 
 fn render(input: &ReportInput<'_>, with_warnings: bool) -> Vec<u8> {
-    let mut out = String::new();
+    // A result that is not a measurement says so before any number.
+    let mut out = input.verdict.text(input.config.faults.allow_invalid);
     header(&mut out, input.config);
     let cluster = input.config.cluster.is_some();
     for section in input.results.sections() {

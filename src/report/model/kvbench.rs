@@ -72,6 +72,10 @@ pub struct Kvbench {
     pub cell: Option<Cell>,
     /// What to know before trusting the numbers.
     pub warnings: Vec<Warning>,
+    /// Whether the numbers measure the workload asked for (absent from
+    /// reports written before the verdict).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
     /// In a merged file: one row per machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<Vec<ShardRow>>,
@@ -331,4 +335,37 @@ pub struct Warning {
     /// only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub silenced: bool,
+}
+
+/// `kvbench.verdict`: the whole result's, and each section's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// No reason makes the result invalid.
+    pub valid: bool,
+    /// Why not.
+    pub reasons: Vec<VerdictReason>,
+    /// Each result section's own, by title (absent in a sweep's or suite's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sections: Option<Named<SectionVerdict>>,
+}
+
+/// One section's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectionVerdict {
+    /// No reason makes the section invalid.
+    pub valid: bool,
+    /// Why not.
+    pub reasons: Vec<VerdictReason>,
+}
+
+/// One reason a result is not valid. `kind` stays a string, as a warning's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerdictReason {
+    /// Stable name (`error_replies`).
+    pub kind: String,
+    /// The cause, with its numbers, and what to change.
+    pub message: String,
+    /// Where it was found (`RUN #2`, a sweep cell, a suite test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
 }

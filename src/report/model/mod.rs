@@ -254,6 +254,9 @@ pub struct SweepKvbench {
     pub cells_planned: u32,
     /// Cells finished.
     pub cells_completed: u32,
+    /// Every cell's verdict findings (absent from sweeps written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<kvbench::Verdict>,
 }
 
 /// A sweep file.

@@ -44,7 +44,7 @@ impl fmt::Display for Reason {
             ),
             Reason::NeverSent { never_sent, due } => write!(
                 f,
-                "{never_sent} of {due} requests due ({:.1} %) were never sent: the rate asked for was not offered; lower --rate or add connections (-c) or pipeline depth",
+                "{never_sent} of {due} requests due ({:.1} %) were never sent, so the rate asked for was not offered (the rate_not_met warning names what held it back)",
                 percent(*never_sent, *due)
             ),
             Reason::ErrorReplies {

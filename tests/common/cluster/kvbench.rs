@@ -164,7 +164,13 @@ impl Running {
     }
 
     /// Waits up to `limit` for kvbench to end; asserts it exited 0.
-    pub fn finish(mut self, limit: Duration) -> Report {
+    pub fn finish(self, limit: Duration) -> Report {
+        self.finish_with(limit, 0)
+    }
+
+    /// Waits up to `limit` for kvbench to end; asserts it exited `code`
+    /// (3: it ran, and its verdict says the result is not valid).
+    pub fn finish_with(mut self, limit: Duration, code: i32) -> Report {
         let give_up = Instant::now() + limit;
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -182,7 +188,16 @@ impl Running {
             stdout: self.text("stdout").into_bytes(),
             stderr: self.text("stderr").into_bytes(),
         };
-        assert_success(&out, "in the background");
+        if code == 0 {
+            assert_success(&out, "in the background");
+        } else {
+            assert_eq!(
+                out.status.code(),
+                Some(code),
+                "kvbench's exit code: {}",
+                self.text("stderr")
+            );
+        }
         Report {
             doc: read_json(&self.dir.path("r.json")),
             stdout: self.text("stdout"),
