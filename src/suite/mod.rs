@@ -109,6 +109,9 @@ pub struct Step {
     pub test: &'static SuiteTest,
     /// True for "LPUSH (needed to benchmark LRANGE)".
     pub preparation: bool,
+    /// The command sent, with its placeholders: the test's own, or its form
+    /// without `-r` ([`SuiteTest::command_sent`]).
+    pub command: &'static str,
     /// Its validated configuration.
     pub config: Config,
 }
@@ -306,9 +309,10 @@ fn step(
         };
         UsageError::new(flag, e.message)
     };
-    args.command = Some(vec![test.command.to_string()]);
+    let command = test.command_sent(rand_int != RandInt::Literal);
+    args.command = Some(vec![command.to_string()]);
     let mut config = Config::from_args(args).map_err(fix)?;
-    let spec = CommandSpec::parse(test.command)
+    let spec = CommandSpec::parse(command)
         .map_err(|e| UsageError::new("-t", format!("{}: {e}", test.name)))?;
     config.ops = Arc::new(OpTable::suite_test(
         spec,
@@ -320,6 +324,7 @@ fn step(
     Ok(Step {
         test,
         preparation,
+        command,
         config,
     })
 }

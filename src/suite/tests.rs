@@ -89,3 +89,21 @@ fn mistakes_name_the_flag_and_the_fix() {
         assert!(e.message.contains(fix), "{line}: {e}");
     }
 }
+
+#[test]
+fn zadd_is_sent_with_score_zero_without_r_and_a_drawn_score_with_it() {
+    let literal = plan(&args("-t zadd")).unwrap();
+    assert_eq!(
+        literal.steps[0].command,
+        "ZADD myzset 0 element:__rand_int__"
+    );
+    assert_eq!(
+        literal.steps[0].config.ops.ops[0].spec.text,
+        literal.steps[0].command
+    );
+    let drawn = plan(&args("-t zadd -r 1000")).unwrap();
+    assert_eq!(
+        drawn.steps[0].command,
+        "ZADD myzset __rand_int__ element:__rand_int__"
+    );
+}
