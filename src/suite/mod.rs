@@ -8,12 +8,16 @@
 //!   per step, every mistake refused before any connection;
 //! - [`run()`]: the steps in order, LRANGE's preparation first and apart;
 //! - [`figures()`]: the numbers each output prints (in `figures.rs`);
+//! - [`StepErrors`]: a step's error replies, which mark its row, and
+//!   [`StepResult::errors_exceed`], a share threshold's test (in `errors.rs`);
 //! - [`output`] (text table, `-q`, `--csv`) and [`json`] (a section per test).
 
+mod errors;
 mod figures;
 pub mod json;
 pub mod output;
 
+pub use errors::StepErrors;
 pub use figures::{Figures, figures};
 
 use std::fmt;
