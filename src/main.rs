@@ -306,7 +306,8 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             &last.step,
             &figures,
         ));
-        for warning in warnings::collect(&last.step.config, &last.results) {
+        let step_warnings = warnings::collect(&last.step.config, &last.results);
+        for warning in &step_warnings {
             let kind = warning.kind();
             if kvbench::suite::said_once(kind) {
                 if said.contains(&kind) {
@@ -315,6 +316,9 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
                 said.push(kind);
             }
             say!("kvbench: warning: [{}] {warning}", last.step.name());
+        }
+        if let Some(line) = kvbench::suite::output::errors_line(last, &step_warnings) {
+            say!("kvbench: warning: {line}");
         }
         if let Err(e) = save(done, Save::Progress) {
             say!("kvbench: {e}");

@@ -4,9 +4,12 @@
 //! PING_INLINE goes inline, `--csv` has redis-benchmark's header and titles,
 //! a persistence comparison prints the notes' ratio column, `-a --user`
 //! authenticate, `-l` loops until interrupted, and mistakes exit 2 before any
-//! connection.
+//! connection. Refused requests and the rows that show them are in
+//! `e2e_suite/refusals.rs`.
 
 mod common;
+#[path = "e2e_suite/refusals.rs"]
+mod refusals;
 
 use std::collections::HashMap;
 use std::process::{Command, Output};

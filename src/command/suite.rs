@@ -1,13 +1,17 @@
 //! redis-benchmark's default tests, by name, with the commands it sends.
 //!
 //! The commands were read off the wire (`MONITOR`) while Debian's
-//! redis-benchmark 7.0 ran `-n 2 -c 1 -r 100`: keys are `key:`, `counter:` or
-//! `element:` followed by `__rand_int__`, the list, set, hash and sorted set
-//! are the single keys `mylist`, `myset`, `myhash`, `myzset`; ZADD's score is
-//! a random number too; LRANGE_500 reads 500 elements (0–499); MSET writes 10
-//! keys. PING_INLINE is sent as an inline command, the rest as RESP arrays.
-//! XADD is not in redis-benchmark's default run; kvbench adds it when asked
-//! for by name, as `XADD mystream * myfield __data__`.
+//! redis-benchmark 7.0 ran `-n 2 -c 1`, with and without `-r 100`, and
+//! checked against its source (`src/redis-benchmark.c`): keys are `key:`,
+//! `counter:` or `element:` followed by `__rand_int__`, the list, set, hash
+//! and sorted set are the single keys `mylist`, `myset`, `myhash`, `myzset`;
+//! LRANGE_500 reads 500 elements (0–499); MSET writes 10 keys. ZADD's score
+//! is `__rand_int__` only with `-r`: without it redis-benchmark sends the
+//! score `0`, since the placeholder's own text is no number and the server
+//! would refuse every request. PING_INLINE is sent as an inline command, the
+//! rest as RESP arrays. XADD is not in redis-benchmark 7.0's default run
+//! (7.2 added it there); kvbench adds it when asked for by name, as `XADD mystream * myfield
+//! __data__`.
 
 /// One test of the suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,8 +20,13 @@ pub struct SuiteTest {
     pub name: &'static str,
     /// The title redis-benchmark prints and writes to its CSV.
     pub title: &'static str,
-    /// The command, with placeholders (see [`crate::command`]).
+    /// The command, with placeholders (see [`crate::command`]), as sent
+    /// with `-r`.
     pub command: &'static str,
+    /// The command sent without `-r`, where it differs: a `__rand_int__`
+    /// that stands for a number (ZADD's score) cannot stay the
+    /// placeholder's text.
+    pub without_r: Option<&'static str>,
     /// Sent as an inline command (`PING\r\n`) rather than a RESP array.
     pub inline: bool,
     /// A step that must run first, reported apart (LRANGE's list).
@@ -35,6 +44,7 @@ pub const LRANGE_PREPARE: SuiteTest = SuiteTest {
     name: "lpush",
     title: "LPUSH (needed to benchmark LRANGE)",
     command: "LPUSH mylist __data__",
+    without_r: None,
     inline: false,
     prepare: None,
     counted_as: "lpush",
@@ -51,6 +61,7 @@ const fn test(
         name,
         title,
         command,
+        without_r: None,
         inline: false,
         prepare: None,
         counted_as,
@@ -87,12 +98,15 @@ pub const TESTS: [SuiteTest; 20] = [
         "hset",
     ),
     test("spop", "SPOP", "SPOP myset", "spop"),
-    test(
-        "zadd",
-        "ZADD",
-        "ZADD myzset __rand_int__ element:__rand_int__",
-        "zadd",
-    ),
+    SuiteTest {
+        without_r: Some("ZADD myzset 0 element:__rand_int__"),
+        ..test(
+            "zadd",
+            "ZADD",
+            "ZADD myzset __rand_int__ element:__rand_int__",
+            "zadd",
+        )
+    },
     test("zpopmin", "ZPOPMIN", "ZPOPMIN myzset", "zpopmin"),
     lrange(
         "lrange_100",
@@ -125,6 +139,18 @@ pub const TESTS: [SuiteTest; 20] = [
         ..test("xadd", "XADD", "XADD mystream * myfield __data__", "xadd")
     },
 ];
+
+impl SuiteTest {
+    /// The command sent: [`SuiteTest::command`] when `__rand_int__` draws
+    /// numbers (`-r`), otherwise [`SuiteTest::without_r`] where the test has
+    /// one.
+    pub fn command_sent(&self, rand_int_drawn: bool) -> &'static str {
+        match self.without_r {
+            Some(literal) if !rand_int_drawn => literal,
+            _ => self.command,
+        }
+    }
+}
 
 /// The tests `-t LIST` selects, in the suite's order (as redis-benchmark
 /// runs them, whatever the order of the list). Names are case-insensitive;
@@ -180,8 +206,40 @@ mod tests {
     #[test]
     fn every_test_parses_and_is_counted_under_its_command() {
         for t in &TESTS {
-            let c = CommandSpec::parse(t.command).unwrap();
-            assert_eq!(c.name().to_ascii_lowercase(), t.counted_as, "{}", t.name);
+            for drawn in [true, false] {
+                let c = CommandSpec::parse(t.command_sent(drawn)).unwrap();
+                assert_eq!(c.name().to_ascii_lowercase(), t.counted_as, "{}", t.name);
+            }
+        }
+    }
+
+    #[test]
+    fn zadd_scores_zero_without_r_and_a_drawn_number_with_it() {
+        let zadd = TESTS.iter().find(|t| t.name == "zadd").unwrap();
+        assert_eq!(
+            zadd.command_sent(false),
+            "ZADD myzset 0 element:__rand_int__"
+        );
+        assert_eq!(
+            zadd.command_sent(true),
+            "ZADD myzset __rand_int__ element:__rand_int__"
+        );
+    }
+
+    #[test]
+    fn without_r_no_rand_int_stands_for_a_number() {
+        // Without -r `__rand_int__` is sent as its own text: inside a key or
+        // member name (`key:__rand_int__`) that is a name like any other, but
+        // an argument that is the placeholder alone stands for a number
+        // (a score, a count) and the server would refuse the text.
+        for t in &TESTS {
+            let c = CommandSpec::parse(t.command_sent(false)).unwrap();
+            for arg in &c.args {
+                assert_ne!(arg, &vec![Part::RandInt], "{}: {}", t.name, c.text);
+            }
+            // The two forms differ only where a number is needed.
+            let drawn = CommandSpec::parse(t.command_sent(true)).unwrap();
+            assert_eq!(drawn.args.len(), c.args.len(), "{}", t.name);
         }
     }
 

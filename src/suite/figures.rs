@@ -4,7 +4,7 @@
 
 use crate::results::rate;
 use crate::stats::{max_us, percentile_us};
-use crate::suite::StepResult;
+use crate::suite::{StepErrors, StepResult};
 
 /// The numbers every output prints for one step, latencies in ms.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -31,6 +31,8 @@ pub struct Figures {
     pub hit_rate_percent: Option<f64>,
     /// Client CPU time (every worker thread) per reply, µs.
     pub cpu_us_per_request: Option<f64>,
+    /// The error replies among them, when there were any.
+    pub errors: Option<StepErrors>,
 }
 
 /// The figures of the step's headline section (the aggregate of `-x` runs).
@@ -70,5 +72,6 @@ pub fn figures(r: &StepResult) -> Figures {
         max_ms: ms(max_us(h)),
         hit_rate_percent,
         cpu_us_per_request: (replies > 0 && cpu > 0.0).then(|| cpu / replies as f64),
+        errors: StepErrors::of(&totals),
     }
 }

@@ -22,7 +22,7 @@ pub fn suite_document(done: &[StepResult], planned: usize, complete: bool) -> Va
             json!({
                 "test": r.step.name(),
                 "title": r.step.test.title,
-                "command": r.step.test.command,
+                "command": r.step.command,
                 "inline": r.step.test.inline,
                 "preparation": r.step.preparation,
                 "report": document(&input),

@@ -8,12 +8,16 @@
 //!   per step, every mistake refused before any connection;
 //! - [`run()`]: the steps in order, LRANGE's preparation first and apart;
 //! - [`figures()`]: the numbers each output prints (in `figures.rs`);
+//! - [`StepErrors`]: a step's error replies, which mark its row, and
+//!   [`StepResult::errors_exceed`], a share threshold's test (in `errors.rs`);
 //! - [`output`] (text table, `-q`, `--csv`) and [`json`] (a section per test).
 
+mod errors;
 mod figures;
 pub mod json;
 pub mod output;
 
+pub use errors::StepErrors;
 pub use figures::{Figures, figures};
 
 use std::fmt;
@@ -109,6 +113,9 @@ pub struct Step {
     pub test: &'static SuiteTest,
     /// True for "LPUSH (needed to benchmark LRANGE)".
     pub preparation: bool,
+    /// The command sent, with its placeholders: the test's own, or its form
+    /// without `-r` ([`SuiteTest::command_sent`]).
+    pub command: &'static str,
     /// Its validated configuration.
     pub config: Config,
 }
@@ -306,9 +313,10 @@ fn step(
         };
         UsageError::new(flag, e.message)
     };
-    args.command = Some(vec![test.command.to_string()]);
+    let command = test.command_sent(rand_int != RandInt::Literal);
+    args.command = Some(vec![command.to_string()]);
     let mut config = Config::from_args(args).map_err(fix)?;
-    let spec = CommandSpec::parse(test.command)
+    let spec = CommandSpec::parse(command)
         .map_err(|e| UsageError::new("-t", format!("{}: {e}", test.name)))?;
     config.ops = Arc::new(OpTable::suite_test(
         spec,
@@ -320,6 +328,7 @@ fn step(
     Ok(Step {
         test,
         preparation,
+        command,
         config,
     })
 }

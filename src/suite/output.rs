@@ -1,10 +1,17 @@
 //! The suite's printed forms: kvbench's table, redis-benchmark's `-q` lines
 //! and its `--csv`, each written a row at a time as the tests finish, so a
 //! long suite shows its progress and an interrupt loses nothing printed.
+//!
+//! A test whose replies include errors has them at the end of its `-q` line
+//! and table row (`(1000 of 1000 replies were errors: ERR)`), since its rate
+//! then counts refusals; `--csv` keeps redis-benchmark's columns exactly, for
+//! the scripts that parse it, and the errors go to stderr only
+//! ([`errors_line`], said in every mode).
 
 use std::fmt::Write;
 
-use crate::suite::{Figures, OutputMode, Step};
+use crate::suite::{Figures, OutputMode, Step, StepResult};
+use crate::warnings::Warning;
 
 /// redis-benchmark's CSV header, exactly.
 pub const CSV_HEADER: &str = "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"";
@@ -43,8 +50,10 @@ pub fn row(mode: OutputMode, step: &Step, f: &Figures) -> String {
             f.rps, f.avg_ms, f.min_ms, f.p50_ms, f.p95_ms, f.p99_ms, f.max_ms
         ),
         OutputMode::Quiet => format!(
-            "{title}: {:.2} requests per second, p50={:.3} msec\n",
-            f.rps, f.p50_ms
+            "{title}: {:.2} requests per second, p50={:.3} msec{}\n",
+            f.rps,
+            f.p50_ms,
+            marker(f)
         ),
         OutputMode::Table => {
             let hit = f
@@ -56,10 +65,36 @@ pub fn row(mode: OutputMode, step: &Step, f: &Figures) -> String {
             let mut line = String::new();
             let _ = writeln!(
                 line,
-                "{title:<TITLE_WIDTH$} {:>12.2} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {hit:>8} {cpu:>10}",
-                f.rps, f.avg_ms, f.p50_ms, f.p99_ms, f.p999_ms, f.max_ms
+                "{title:<TITLE_WIDTH$} {:>12.2} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {hit:>8} {cpu:>10}{}",
+                f.rps,
+                f.avg_ms,
+                f.p50_ms,
+                f.p99_ms,
+                f.p999_ms,
+                f.max_ms,
+                marker(f)
             );
             line
         }
     }
+}
+
+/// What follows a row's figures: nothing, or a space and the errors.
+fn marker(f: &Figures) -> String {
+    f.errors.map_or(String::new(), |e| format!(" {e}"))
+}
+
+/// The stderr line about a step's error replies (without `kvbench: warning: `),
+/// said in every output mode; `None` when it had none, or when the step's own
+/// `warnings` already hold the error-replies warning, which gives the same
+/// numbers with their likely cause: one line per test with errors either way.
+pub fn errors_line(r: &StepResult, warnings: &[Warning]) -> Option<String> {
+    let errors = r.errors()?;
+    if warnings
+        .iter()
+        .any(|w| matches!(w, Warning::ErrorReplies { .. }))
+    {
+        return None;
+    }
+    Some(errors.line(&r.step.name()))
 }

@@ -1,7 +1,14 @@
+use std::time::{Duration, SystemTime};
+
 use clap::Parser;
 
 use crate::cli::SuiteArgs;
-use crate::suite::{OutputMode, SuiteWarning, plan};
+use crate::protocol::error_kind::ServerErrorKind;
+use crate::results::{Phase, PhaseResult, Results};
+use crate::stats::Stats;
+use crate::suite::output::{CSV_HEADER, errors_line, row};
+use crate::suite::{OutputMode, StepResult, SuiteWarning, figures, plan};
+use crate::warnings::Warning;
 use crate::workload::ops::RandInt;
 
 fn args(line: &str) -> SuiteArgs {
@@ -88,4 +95,136 @@ fn mistakes_name_the_flag_and_the_fix() {
         assert_eq!(e.flag, flag, "{line}: {e}");
         assert!(e.message.contains(fix), "{line}: {e}");
     }
+}
+
+#[test]
+fn zadd_is_sent_with_score_zero_without_r_and_a_drawn_score_with_it() {
+    let literal = plan(&args("-t zadd")).unwrap();
+    assert_eq!(
+        literal.steps[0].command,
+        "ZADD myzset 0 element:__rand_int__"
+    );
+    assert_eq!(
+        literal.steps[0].config.ops.ops[0].spec.text,
+        literal.steps[0].command
+    );
+    let drawn = plan(&args("-t zadd -r 1000")).unwrap();
+    assert_eq!(
+        drawn.steps[0].command,
+        "ZADD myzset __rand_int__ element:__rand_int__"
+    );
+}
+
+/// A finished `-t set` step whose runs each got `(replies, errors)`.
+fn set_step(runs: &[(u64, u64)]) -> StepResult {
+    let args = SuiteArgs::try_parse_from(["suite", "-t", "set", "-r", "10"]).unwrap();
+    let step = plan(&args).unwrap().steps.remove(0);
+    let runs = runs
+        .iter()
+        .enumerate()
+        .map(|(i, (replies, errors))| {
+            let mut stats = Stats::new(1).unwrap();
+            stats.ops[0].count = *replies;
+            for _ in 0..*errors {
+                stats.ops[0].count_error(ServerErrorKind::Oom);
+            }
+            // A latency per reply, as the worker records them.
+            for _ in 0..*replies {
+                stats.ops[0].latency_us.record(100).unwrap();
+            }
+            PhaseResult {
+                phase: Phase::Run(i as u32 + 1),
+                started_wall: SystemTime::UNIX_EPOCH,
+                duration: Duration::from_secs(1),
+                stats,
+                series: Vec::new(),
+                thread_cpu: Vec::new(),
+                unsent: 0,
+                drain: Duration::ZERO,
+                connections_down: 0,
+                connections_given_up: 0,
+                server: None,
+                interrupted: false,
+                evidence_lost: None,
+                nodes: Vec::new(),
+            }
+        })
+        .collect::<Vec<_>>();
+    StepResult {
+        step,
+        results: Results {
+            server: None,
+            prefill: None,
+            warmup: None,
+            planned_runs: runs.len() as u32,
+            runs,
+            interrupted: None,
+            placement: None,
+            cluster: None,
+            timing: None,
+        },
+    }
+}
+
+#[test]
+fn a_steps_share_is_that_of_its_headline_the_aggregate_of_its_runs() {
+    let clean = set_step(&[(1000, 0)]);
+    assert_eq!(clean.errors(), None);
+    assert!(!clean.errors_exceed(0.0));
+    // -x 2: 30 errors in 2000 replies over both runs, 1.5 %.
+    let two = set_step(&[(1000, 0), (1000, 30)]);
+    let e = two.errors().unwrap();
+    assert_eq!(
+        (e.errors, e.replies, e.kind),
+        (30, 2000, ServerErrorKind::Oom)
+    );
+    assert!(two.errors_exceed(0.01) && !two.errors_exceed(0.02));
+}
+
+#[test]
+fn a_row_with_errors_is_marked_in_q_and_the_table_but_never_in_csv() {
+    let refused = set_step(&[(200, 200)]);
+    let f = figures(&refused);
+    let marker = "(200 of 200 replies were errors: OOM)";
+    let quiet = row(OutputMode::Quiet, &refused.step, &f);
+    assert!(
+        quiet.starts_with("SET: ") && quiet.ends_with(&format!(" msec {marker}\n")),
+        "{quiet}"
+    );
+    let table = row(OutputMode::Table, &refused.step, &f);
+    assert!(table.ends_with(&format!(" {marker}\n")), "{table}");
+    let csv = row(OutputMode::Csv, &refused.step, &f);
+    assert_eq!(
+        csv.trim_end().split(',').count(),
+        CSV_HEADER.split(',').count()
+    );
+    assert!(!csv.contains("error"), "{csv}");
+    // Without errors the rows are as before, nothing after the figures.
+    let clean = set_step(&[(200, 0)]);
+    let f = figures(&clean);
+    assert!(row(OutputMode::Quiet, &clean.step, &f).ends_with(" msec\n"));
+    let table = row(OutputMode::Table, &clean.step, &f);
+    assert!(!table.contains("error"), "{table}");
+}
+
+#[test]
+fn the_errors_line_is_said_once_whether_or_not_the_warning_said_it() {
+    let few = set_step(&[(1000, 3)]);
+    let line = errors_line(&few, &[]).unwrap();
+    assert!(
+        line.starts_with("[SET] 3 of 1000 replies (0.3 %) were errors, most of them OOM (3)"),
+        "{line}"
+    );
+    assert_eq!(errors_line(&set_step(&[(1000, 0)]), &[]), None);
+    // Above the warning's threshold the error-replies warning is the line.
+    let said = Warning::ErrorReplies {
+        errors: 3,
+        replies: 1000,
+        kind: ServerErrorKind::Oom,
+        kind_count: 3,
+        maxmemory: None,
+        policy: None,
+        memcached: false,
+    };
+    assert_eq!(errors_line(&few, &[said]), None);
 }
