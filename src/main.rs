@@ -271,6 +271,8 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
     print(&kvbench::suite::output::header(plan.output));
     let mut save_failed = false;
     let mut said: Vec<&'static str> = Vec::new();
+    // Each test's verdict, judged once as it ends; the exit code follows them all.
+    let mut verdicts: Vec<(String, Verdict)> = Vec::new();
     // Rewritten after every test (a regular file is replaced atomically, so
     // a reader never sees half of it); a FIFO or device gets the final copy
     // only. The page is drawn from the same JSON bytes.
@@ -301,10 +303,12 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             return;
         };
         let figures = kvbench::suite::figures(last);
+        let verdict = last.verdict();
         print(&kvbench::suite::output::row(
             plan.output,
             &last.step,
             &figures,
+            &verdict,
         ));
         let step_warnings = warnings::collect(&last.step.config, &last.results);
         for warning in &step_warnings {
@@ -320,6 +324,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         if let Some(line) = kvbench::suite::output::errors_line(last, &step_warnings) {
             say!("kvbench: warning: {line}");
         }
+        verdicts.push((last.step.name(), verdict));
         if let Err(e) = save(done, Save::Progress) {
             say!("kvbench: {e}");
             save_failed = true;
@@ -329,7 +334,9 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         Ok(done) => done,
         Err(e) => return run_error(e, &interrupt),
     };
-    finish(save(&done, Save::Final), save_failed, &interrupt)
+    let code = finish(save(&done, Save::Final), save_failed, &interrupt);
+    let verdict = Verdict::of_parts(verdicts.iter().map(|(name, v)| (name.clone(), v)));
+    judged(code, &verdict, plan.allow_invalid)
 }
 
 /// Writes to stdout; a closed stdout (`| head`) is the reader's choice.

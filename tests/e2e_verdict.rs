@@ -80,7 +80,11 @@ fn judged(port: u16, args: &str) -> Judged {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(json.exists(), "no JSON report ({:?}):\n{stderr}", out.status);
+    assert!(
+        json.exists(),
+        "no JSON report ({:?}):\n{stderr}",
+        out.status
+    );
     Judged {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -102,6 +102,13 @@ pub struct SuiteArgs {
     /// Master seed of the random numbers
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// A test whose error replies (or lost requests) exceed this percentage is
+    /// not valid, and the suite exits 3 [default: 1]
+    #[arg(long, value_name = "PERCENT")]
+    pub max_error_share: Option<f64>,
+    /// Exit 0 even when a test's verdict says it is not valid
+    #[arg(long)]
+    pub allow_invalid: bool,
     /// Print help
     #[arg(long, action = ArgAction::Help)]
     pub help: Option<bool>,

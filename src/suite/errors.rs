@@ -1,13 +1,13 @@
 //! The error replies of one suite step: how many, their share of all its
 //! replies and the most frequent kind. A step whose requests the server
 //! refused still has a rate and latencies, but they measure the refusals;
-//! its row is marked with [`StepErrors`]'s `Display` and stderr names it, and
-//! [`StepResult::errors_exceed`] is the test a verdict on the whole suite
-//! (an exit code) applies with its own threshold.
+//! its row is marked with [`StepErrors`]'s `Display` and stderr names it;
+//! [`StepResult::verdict`] decides whether the step is a measurement at all.
 
 use std::fmt;
 
 use crate::protocol::error_kind::ServerErrorKind;
+use crate::results::verdict::Verdict;
 use crate::stats::OpStats;
 use crate::suite::StepResult;
 
@@ -51,12 +51,6 @@ impl StepErrors {
     /// Error replies over all replies, in 0..=1.
     pub fn share(&self) -> f64 {
         self.errors as f64 / self.replies as f64
-    }
-
-    /// True when the share of errors is above `max_share` (0..=1): with `0.0`
-    /// any error exceeds it, with `1.0` none does.
-    pub fn exceeds(&self, max_share: f64) -> bool {
-        self.share() > max_share
     }
 
     /// The share as a percentage for people: one decimal, and `<0.1 %` for
@@ -108,11 +102,11 @@ impl StepResult {
         StepErrors::of(&section.stats.totals())
     }
 
-    /// True when more than `max_share` (0..=1) of the step's replies were
-    /// errors; a step without errors never exceeds it. The caller validates
-    /// `max_share` (a NaN exceeds nothing).
-    pub fn errors_exceed(&self, max_share: f64) -> bool {
-        self.errors().is_some_and(|e| e.exceeds(max_share))
+    /// Whether the step measured the test asked for: its runs judged as a
+    /// benchmark's are (error replies over `--max-error-share`, nothing
+    /// answered, requests lost); the suite's exit code follows every step's.
+    pub fn verdict(&self) -> Verdict {
+        Verdict::of_results(&self.step.config, &self.results)
     }
 }
 
@@ -155,17 +149,6 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(tie.kind, ServerErrorKind::Err);
-    }
-
-    #[test]
-    fn a_share_exceeds_the_threshold_only_when_strictly_above_it() {
-        let e = StepErrors::of(&totals(1000, &[(ServerErrorKind::Err, 10)])).unwrap();
-        assert_eq!(e.share(), 0.01);
-        assert!(e.exceeds(0.0) && e.exceeds(0.005));
-        assert!(!e.exceeds(0.01) && !e.exceeds(1.0));
-        let all = StepErrors::of(&totals(1000, &[(ServerErrorKind::Err, 1000)])).unwrap();
-        assert!(all.exceeds(0.99) && !all.exceeds(1.0));
-        assert!(!all.exceeds(f64::NAN));
     }
 
     #[test]

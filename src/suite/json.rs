@@ -11,14 +11,17 @@ use serde_json::{Value, json};
 use crate::report::ReportInput;
 use crate::report::json::{SCHEMA_VERSION, document};
 use crate::report::model::{ModelError, Report};
+use crate::results::verdict::Verdict;
 use crate::suite::StepResult;
 
 /// The whole document.
 pub fn suite_document(done: &[StepResult], planned: usize, complete: bool) -> Value {
+    let mut verdicts = Vec::new();
     let tests: Vec<Value> = done
         .iter()
         .map(|r| {
             let input = ReportInput::new(&r.step.config, &r.results, r.results.is_complete());
+            verdicts.push((r.step.name(), input.verdict.clone()));
             json!({
                 "test": r.step.name(),
                 "title": r.step.test.title,
@@ -37,6 +40,7 @@ pub fn suite_document(done: &[StepResult], planned: usize, complete: bool) -> Va
             "complete": complete,
             "tests_planned": planned,
             "tests_completed": done.len(),
+            "verdict": Verdict::of_parts(verdicts.iter().map(|(n, v)| (n.clone(), v))).to_json(),
         },
     })
 }

@@ -9,7 +9,7 @@
 //! - [`run()`]: the steps in order, LRANGE's preparation first and apart;
 //! - [`figures()`]: the numbers each output prints (in `figures.rs`);
 //! - [`StepErrors`]: a step's error replies, which mark its row, and
-//!   [`StepResult::errors_exceed`], a share threshold's test (in `errors.rs`);
+//!   [`StepResult::verdict`], whether the step is a measurement (in `errors.rs`);
 //! - [`output`] (text table, `-q`, `--csv`) and [`json`] (a section per test).
 
 mod errors;
@@ -147,6 +147,8 @@ pub struct SuitePlan {
     pub html_out_file: Option<PathBuf>,
     /// Said once, before the first test.
     pub warnings: Vec<SuiteWarning>,
+    /// `--allow-invalid`: a test that is not valid still exits 0.
+    pub allow_invalid: bool,
 }
 
 /// Validates `a`; every error names the flag and the fix.
@@ -261,6 +263,7 @@ pub fn plan(a: &SuiteArgs) -> Result<SuitePlan, UsageError> {
         json_out_file: a.json_out_file.clone(),
         html_out_file: a.html_out_file.clone(),
         warnings,
+        allow_invalid: a.allow_invalid,
     })
 }
 
@@ -285,6 +288,8 @@ fn base_args(a: &SuiteArgs, threads: usize, clients: usize) -> Args {
         warmup_time: a.warmup_time,
         run_count: a.run_count,
         seed: a.seed,
+        max_error_share: a.max_error_share,
+        allow_invalid: a.allow_invalid,
         ..Args::default()
     }
 }

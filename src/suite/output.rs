@@ -6,10 +6,13 @@
 //! and table row (`(1000 of 1000 replies were errors: ERR)`), since its rate
 //! then counts refusals; `--csv` keeps redis-benchmark's columns exactly, for
 //! the scripts that parse it, and the errors go to stderr only
-//! ([`errors_line`], said in every mode).
+//! ([`errors_line`], said in every mode). A test whose verdict is not valid
+//! ends its row with `[INVALID: <reason kinds>]`; the reasons themselves go to
+//! stderr and the suite's JSON, and the suite exits 3.
 
 use std::fmt::Write;
 
+use crate::results::verdict::Verdict;
 use crate::suite::{Figures, OutputMode, Step, StepResult};
 use crate::warnings::Warning;
 
@@ -39,8 +42,9 @@ pub fn header(mode: OutputMode) -> String {
     }
 }
 
-/// One step's row.
-pub fn row(mode: OutputMode, step: &Step, f: &Figures) -> String {
+/// One step's row; a step whose verdict is not valid ends with
+/// `[INVALID: error_replies]` (not in `--csv`).
+pub fn row(mode: OutputMode, step: &Step, f: &Figures, verdict: &Verdict) -> String {
     let title = step.test.title;
     match mode {
         // redis-benchmark quotes every field and gives rps two decimals,
@@ -53,7 +57,7 @@ pub fn row(mode: OutputMode, step: &Step, f: &Figures) -> String {
             "{title}: {:.2} requests per second, p50={:.3} msec{}\n",
             f.rps,
             f.p50_ms,
-            marker(f)
+            marker(f, verdict)
         ),
         OutputMode::Table => {
             let hit = f
@@ -72,16 +76,23 @@ pub fn row(mode: OutputMode, step: &Step, f: &Figures) -> String {
                 f.p99_ms,
                 f.p999_ms,
                 f.max_ms,
-                marker(f)
+                marker(f, verdict)
             );
             line
         }
     }
 }
 
-/// What follows a row's figures: nothing, or a space and the errors.
-fn marker(f: &Figures) -> String {
-    f.errors.map_or(String::new(), |e| format!(" {e}"))
+/// What follows a row's figures: nothing, or a space and the errors, then
+/// the kinds of the verdict's reasons when the step is not valid.
+fn marker(f: &Figures, verdict: &Verdict) -> String {
+    let mut out = f.errors.map_or(String::new(), |e| format!(" {e}"));
+    if !verdict.valid() {
+        let mut kinds: Vec<&str> = verdict.findings.iter().map(|f| f.reason.kind()).collect();
+        kinds.dedup();
+        let _ = write!(out, " [INVALID: {}]", kinds.join(", "));
+    }
+    out
 }
 
 /// The stderr line about a step's error replies (without `kvbench: warning: `),

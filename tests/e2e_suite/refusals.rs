@@ -82,17 +82,29 @@ fn a_refused_row_is_marked_in_q_and_the_table_while_csv_keeps_redis_benchmarks_c
     // Every SET is refused with -OOM before it runs; GETs still read.
     let redis = Redis::start_with(&["--maxmemory", "1", "--maxmemory-policy", "noeviction"]);
     let args = "-t set,get -n 200 -c 2 -r 100";
-    let marker = "(200 of 200 replies were errors: OOM)";
+    let marker = "(200 of 200 replies were errors: OOM) [INVALID: error_replies]";
     let run = |mode: &str| {
         let line = format!("{args} {mode}");
         let out = suite(redis.port, &line, &[]);
-        assert_success(&out, &line);
         let stderr = String::from_utf8(out.stderr).unwrap();
-        // One stderr line for the refused test, naming it, the count, the
+        // The SET test is no measurement: the suite says why and exits 3.
+        assert_eq!(out.status.code(), Some(3), "{mode}: {stderr}");
+        let invalid: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("kvbench: invalid: "))
+            .collect();
+        assert_eq!(invalid.len(), 1, "{mode}: {stderr}");
+        assert!(
+            invalid[0].starts_with(
+                "kvbench: invalid: SET RUN #1: 200 of 200 replies (100.0 %) were errors"
+            ),
+            "{mode}: {stderr}"
+        );
+        // One warning line for the refused test, naming it, the count, the
         // share and the kind; none for GET, whose replies were no errors.
         let about_errors: Vec<&str> = stderr
             .lines()
-            .filter(|l| l.contains("were errors"))
+            .filter(|l| l.starts_with("kvbench: warning:") && l.contains("were errors"))
             .collect();
         assert_eq!(about_errors.len(), 1, "{mode}: {stderr}");
         let said = about_errors[0];
@@ -228,4 +240,35 @@ fn each_rows_rate_agrees_with_the_servers_executed_calls_over_the_clients_elapse
             "{title}: the server executed {executed} of {calls} calls ({rejected} rejected, {failed} failed) in {elapsed_s:.4} s, {server_rps:.1}/s against the row's {rps:.2}/s\n{stdout}"
         );
     }
+}
+
+#[test]
+fn allow_invalid_exits_0_and_the_suite_file_keeps_every_tests_verdict() {
+    let redis = Redis::start_with(&["--maxmemory", "1", "--maxmemory-policy", "noeviction"]);
+    let dir = crate::common::TempDir::new("suite-verdict");
+    let json = dir.path("suite.json");
+    let args = "-t set,get -n 200 -c 2 -r 100 -q --allow-invalid";
+    let out = suite(
+        redis.port,
+        args,
+        &["--json-out-file", json.to_str().unwrap()],
+    );
+    assert_success(&out, args);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("--allow-invalid"), "{stderr}");
+    let doc = crate::common::read_json(&json);
+    let verdict = &doc["kvbench"]["verdict"];
+    assert_eq!(verdict["valid"], false, "{verdict}");
+    let reasons = verdict["reasons"].as_array().unwrap();
+    // SET only: the GETs were answered.
+    assert_eq!(reasons.len(), 1, "{verdict}");
+    assert_eq!(reasons[0]["kind"], "error_replies");
+    assert_eq!(reasons[0]["phase"], "SET RUN #1");
+    // Each test's own report carries its own verdict.
+    let tests = doc["suite"]["tests"].as_array().unwrap();
+    assert_eq!(tests[0]["report"]["kvbench"]["verdict"]["valid"], false);
+    assert_eq!(tests[1]["report"]["kvbench"]["verdict"]["valid"], true);
+    // The server's witness: every SET refused, none executed.
+    let (calls, rejected, _) = cmdstat(&redis, "set");
+    assert_eq!((calls, rejected), (0, 200), "set calls and rejected calls");
 }
