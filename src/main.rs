@@ -121,11 +121,17 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
 /// result is not valid exits [`verdict::INVALID_EXIT_CODE`] (3), unless
 /// `--allow-invalid`; a run that already failed keeps its own code.
 fn judged(code: ExitCode, verdict: &Verdict, allow_invalid: bool) -> ExitCode {
-    if verdict.valid() || code != ExitCode::SUCCESS {
+    judged_lines(code, &verdict.lines(), allow_invalid)
+}
+
+/// [`judged`] for a verdict's reasons as lines (a merged set's, read from
+/// its files); none means valid.
+fn judged_lines(code: ExitCode, reasons: &[String], allow_invalid: bool) -> ExitCode {
+    if reasons.is_empty() || code != ExitCode::SUCCESS {
         return code;
     }
-    for finding in &verdict.findings {
-        say!("kvbench: invalid: {finding}");
+    for reason in reasons {
+        say!("kvbench: invalid: {reason}");
     }
     if allow_invalid {
         say!("kvbench: the result is not valid; exit code 0 by --allow-invalid");
@@ -221,9 +227,16 @@ fn compare(args: &cli::CompareArgs) -> ExitCode {
 /// `kvbench merge`: the merged tables on stdout, the merged report with `-o`.
 fn merge(args: &cli::MergeArgs) -> ExitCode {
     match kvbench::merge::run(args) {
-        Ok((_, text)) => {
+        Ok((merged, text)) => {
             print(&text);
-            ExitCode::SUCCESS
+            let reasons = merged
+                .report
+                .kvbench
+                .as_ref()
+                .and_then(|k| k.verdict.as_ref())
+                .map(|v| v.lines())
+                .unwrap_or_default();
+            judged_lines(ExitCode::SUCCESS, &reasons, args.allow_invalid)
         }
         Err(e) => fail_usage(&e.to_string()),
     }

@@ -135,6 +135,9 @@ fn three_shards_merge_into_the_servers_counts_and_the_union_p99() {
     );
     let doc = read_json(&out_path);
     let kv = &doc["kvbench"];
+    // Three valid machines make a valid set.
+    assert_eq!(kv["verdict"]["valid"], true, "{}", kv["verdict"]);
+    assert_eq!(kv["verdict"]["reasons"], json!([]));
 
     // Counts: what the server saw over the three runs.
     let (sets, gets) = (set.redis.calls("set"), set.redis.calls("get"));
@@ -227,8 +230,10 @@ fn sets_that_do_not_belong_together_are_refused_naming_the_file() {
         "-o",
         partial.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
+    // Merged, but not the load of the whole set: the verdict says so (exit 3).
+    assert_eq!(
+        out.status.code(),
+        Some(3),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -236,7 +241,42 @@ fn sets_that_do_not_belong_together_are_refused_naming_the_file() {
     assert_eq!(doc["kvbench"]["merged"]["partial"], true);
     assert_eq!(doc["kvbench"]["merged"]["missing"], json!([1]));
     assert_eq!(doc["kvbench"]["complete"], false);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("partial set"));
+    let verdict = &doc["kvbench"]["verdict"];
+    assert_eq!(verdict["valid"], false, "{verdict}");
+    assert_eq!(verdict["reasons"][0]["kind"], "shards_missing", "{verdict}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("partial set"), "{stdout}");
+    assert!(stdout.starts_with("INVALID RESULT:"), "{stdout}");
+    assert_schema(&doc);
+
+    // A machine whose own result is not valid makes the sum not valid,
+    // its reasons named by its file; --allow-invalid exits 0 all the same.
+    let refused_shard = set.path("refused.json");
+    let mut doc = read_json(&set.files[1]);
+    doc["kvbench"]["verdict"] = json!({
+        "valid": false,
+        "reasons": [{"kind": "error_replies", "message": "90 of 100 replies (90.0 %) were errors", "phase": "RUN #1"}],
+    });
+    write(&refused_shard, &doc);
+    let out = merge(&[set.arg(0), refused_shard.to_str().unwrap(), set.arg(2)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let line = format!(
+        "kvbench: invalid: {} RUN #1: 90 of 100 replies (90.0 %) were errors",
+        refused_shard.display()
+    );
+    assert!(stderr.contains(&line), "{stderr}");
+    let out = merge(&[
+        set.arg(0),
+        refused_shard.to_str().unwrap(),
+        set.arg(2),
+        "--allow-invalid",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // A truncated file.
     let cut = set.path("cut.json");

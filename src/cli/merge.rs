@@ -33,6 +33,9 @@ pub struct MergeArgs {
     /// Merge a set with missing shards; the result is marked partial and names them
     #[arg(long)]
     pub allow_partial: bool,
+    /// Exit 0 even when the merged verdict says the result is not valid
+    #[arg(long)]
+    pub allow_invalid: bool,
     /// Format of the tables printed on stdout
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
     pub format: MergeFormat,

@@ -7,7 +7,8 @@
 //! shared server each machine's INFO before and after already counts the
 //! others' traffic, so a sum would count it N times), the warm-up and the
 //! prefill (not measured), and the placement (one machine's CPUs). Those
-//! are `null`; the server context is the first file's.
+//! are `null`; the server context is the first file's. The verdict is every
+//! machine's reasons, each naming its file ([`verdict`]).
 
 use hdrhistogram::Histogram;
 
@@ -18,7 +19,7 @@ use crate::merge::rows::{Layout, TOTALS, WAITS};
 use crate::merge::run::{self, RunSum, sum_errors};
 use crate::report::json::round;
 use crate::report::model::Report;
-use crate::report::model::kvbench::{Kvbench, OpTotals, Variance, Warning};
+use crate::report::model::kvbench::{Kvbench, OpTotals, Variance, Verdict, VerdictReason, Warning};
 use crate::report::model::named::Named;
 use crate::report::model::section::SectionTitle;
 use crate::report::model::shard::{Merged, ShardRow};
@@ -252,6 +253,7 @@ fn kvbench(
         k.interrupted = files.iter().find_map(|f| f.kvbench.interrupted.clone());
     }
     k.warnings = warnings(files, set, skew);
+    k.verdict = Some(verdict(files, set));
     k.shards = Some(files.iter().map(shard_row).collect::<Result<_, _>>()?);
     k.merged = Some(Merged {
         files: files.iter().map(|f| f.path.clone()).collect(),
@@ -280,6 +282,41 @@ fn variance(runs: &[RunSum]) -> Option<Variance> {
         ci95_high: round(v.mean + v.ci95_half_width, 2),
         noisy: v.is_noisy(),
     })
+}
+
+/// The merged set's verdict: every machine's reasons, each naming its file
+/// (a machine whose result is not valid makes the sum not valid), and the
+/// shards a partial merge lacks, whose load the sum does not hold.
+pub fn verdict(files: &[ShardFile], set: &SetInfo) -> Verdict {
+    let mut reasons = Vec::new();
+    if set.partial() {
+        reasons.push(VerdictReason {
+            kind: "shards_missing".into(),
+            message: format!(
+                "shard(s) {} of {} missing (--allow-partial): the sum holds only the machines merged, not the load of the whole set",
+                join(&set.missing),
+                set.count.unwrap_or(0)
+            ),
+            phase: None,
+        });
+    }
+    for f in files {
+        for r in f.kvbench.verdict.iter().flat_map(|v| &v.reasons) {
+            reasons.push(VerdictReason {
+                kind: r.kind.clone(),
+                message: r.message.clone(),
+                phase: Some(match &r.phase {
+                    Some(phase) => format!("{} {phase}", f.path),
+                    None => f.path.clone(),
+                }),
+            });
+        }
+    }
+    Verdict {
+        valid: reasons.is_empty(),
+        reasons,
+        sections: None,
+    }
 }
 
 /// Every machine's warnings, each naming its file, and the merge's own.

@@ -69,7 +69,7 @@ pub fn run(args: &MergeArgs) -> Result<(Merge, String), UsageError> {
     }
     let text = match target {
         Some(Target::Stdout) => String::new(),
-        _ => text::render(&merged, args.format),
+        _ => text::render(&merged, args.format, args.allow_invalid),
     };
     Ok((merged, text))
 }

@@ -8,7 +8,9 @@ use std::fmt::Write;
 use crate::cli::MergeFormat;
 use crate::merge::check::join;
 use crate::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
+use crate::report::model::kvbench::Verdict;
 use crate::report::model::shard::ShardRow;
+use crate::results::verdict::invalid_text;
 use crate::stats::percentile_us;
 
 /// The percentiles of the run table, as the whitepaper prints them.
@@ -75,9 +77,11 @@ fn opt(v: Option<f64>, places: usize) -> String {
 }
 
 /// Everything printed on stdout.
-pub fn render(m: &Merge, format: MergeFormat) -> String {
-    let mut out = String::new();
+pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool) -> String {
     let k = m.report.kvbench.as_ref();
+    // A set that is not a measurement says so before any number.
+    let reasons = k.and_then(|k| k.verdict.as_ref()).map(Verdict::lines);
+    let mut out = invalid_text(&reasons.unwrap_or_default(), allow_invalid);
     let config = k.map(|k| &k.config);
     let setting = |key: &str| {
         config

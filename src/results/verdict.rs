@@ -260,28 +260,40 @@ impl Verdict {
         serde_json::json!({"valid": self.valid(), "reasons": reasons})
     }
 
+    /// Each finding as a line: `RUN #1: 970 of 1000 replies …`.
+    pub fn lines(&self) -> Vec<String> {
+        self.findings.iter().map(Finding::to_string).collect()
+    }
+
     /// The lines that open the text report of a result that is not valid;
     /// empty when it is valid, so a clean run's report is memtier's layout.
     pub fn text(&self, allow_invalid: bool) -> String {
-        if self.valid() {
-            return String::new();
-        }
-        let code = if allow_invalid {
-            "exit code 0: --allow-invalid".to_string()
-        } else {
-            format!("exit code {INVALID_EXIT_CODE}")
-        };
-        let mut out = format!(
-            "INVALID RESULT: these numbers do not measure the workload asked for ({code})\n"
-        );
-        for f in &self.findings {
-            out.push_str("  - ");
-            out.push_str(&f.to_string());
-            out.push('\n');
-        }
-        out.push('\n');
-        out
+        invalid_text(&self.lines(), allow_invalid)
     }
+}
+
+/// The opening of a text report whose result is not valid, one `  - ` line
+/// per reason (`reasons`, as [`Verdict::lines`] gives them); empty when
+/// there is none. Shared by every report that carries a verdict (a run, a
+/// sweep, a merged set).
+pub fn invalid_text(reasons: &[String], allow_invalid: bool) -> String {
+    if reasons.is_empty() {
+        return String::new();
+    }
+    let code = if allow_invalid {
+        "exit code 0: --allow-invalid".to_string()
+    } else {
+        format!("exit code {INVALID_EXIT_CODE}")
+    };
+    let mut out =
+        format!("INVALID RESULT: these numbers do not measure the workload asked for ({code})\n");
+    for reason in reasons {
+        out.push_str("  - ");
+        out.push_str(reason);
+        out.push('\n');
+    }
+    out.push('\n');
+    out
 }
 
 /// The reasons why `phases`, judged together, do not measure what was asked.

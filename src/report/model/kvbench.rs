@@ -349,6 +349,20 @@ pub struct Verdict {
     pub sections: Option<Named<SectionVerdict>>,
 }
 
+impl Verdict {
+    /// Each reason as a line, `RUN #1: message`, as the text report and
+    /// stderr show them.
+    pub fn lines(&self) -> Vec<String> {
+        self.reasons
+            .iter()
+            .map(|r| match &r.phase {
+                Some(phase) => format!("{phase}: {}", r.message),
+                None => r.message.clone(),
+            })
+            .collect()
+    }
+}
+
 /// One section's verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SectionVerdict {
