@@ -84,7 +84,7 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let written = outputs.finish(&results, complete);
     metrics.finish(interrupt);
     say_warnings(&written.shown);
-    let code = finish(written.result, written.save_failed, interrupt);
+    let code = finish(&written.failures, written.save_failed, interrupt);
     // A shard that reached a planned start too late (exit 4), once its report is written.
     match late {
         Some(message) if code == ExitCode::SUCCESS => {
@@ -113,7 +113,7 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     metrics.finish(interrupt);
     // Once per sweep, naming the cells, as the text report shows them.
     say_warnings(&written.shown);
-    let code = finish(written.result, written.save_failed, interrupt);
+    let code = finish(&written.failures, written.save_failed, interrupt);
     judged(code, &written.verdict, config.faults.allow_invalid)
 }
 
@@ -155,9 +155,9 @@ fn say_warnings(shown: &warnings::Shown) {
 }
 
 /// The exit code: 128 + signal when interrupted, 1 when a report could not be
-/// written, 0 otherwise.
-fn finish(written: Result<(), String>, save_failed: bool, interrupt: &Interrupt) -> ExitCode {
-    if let Err(e) = &written {
+/// written (each failure named), 0 otherwise.
+fn finish(failures: &[String], save_failed: bool, interrupt: &Interrupt) -> ExitCode {
+    for e in failures {
         say!("kvbench: {e}");
     }
     if interrupt.aborted() {
@@ -172,7 +172,7 @@ fn finish(written: Result<(), String>, save_failed: bool, interrupt: &Interrupt)
         );
         return ExitCode::from(Interrupt::exit_code(signal));
     }
-    if written.is_err() || save_failed {
+    if !failures.is_empty() || save_failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -289,7 +289,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
     // Rewritten after every test (a regular file is replaced atomically, so
     // a reader never sees half of it); a FIFO or device gets the final copy
     // only. The page is drawn from the same JSON bytes.
-    let save = |done: &[kvbench::suite::StepResult], save: Save| -> Result<(), String> {
+    let save = |done: &[kvbench::suite::StepResult], save: Save| -> Vec<String> {
         let json = json
             .as_ref()
             .filter(|t| save == Save::Final || t.rewritable());
@@ -297,19 +297,25 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             .as_ref()
             .filter(|p| save == Save::Final || p.rewritable());
         if json.is_none() && html.is_none() {
-            return Ok(());
+            return Vec::new();
         }
         let complete =
             save == Save::Final && !interrupt.stop_requested() && done.len() == plan.steps.len();
         let doc = kvbench::suite::json::suite_document(done, plan.steps.len(), complete);
-        let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?;
+        let mut bytes = match serde_json::to_vec_pretty(&doc) {
+            Ok(bytes) => bytes,
+            Err(e) => return vec![format!("cannot encode the JSON report: {e}")],
+        };
         bytes.push(b'\n');
-        if let Some(target) = json {
-            target
-                .write(&bytes)
-                .map_err(|e| format!("cannot write the JSON report: {e}"))?;
-        }
-        html.map_or(Ok(()), |page| page.write(&bytes))
+        // Each output is attempted whatever became of the other.
+        kvbench::report::outputs::failures([
+            json.map_or(Ok(()), |target| {
+                target
+                    .write(&bytes)
+                    .map_err(|e| format!("cannot write the JSON report: {e}"))
+            }),
+            html.map_or(Ok(()), |page| page.write(&bytes)),
+        ])
     };
     let mut on_step = |done: &[kvbench::suite::StepResult]| {
         let Some(last) = done.last() else {
@@ -338,7 +344,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             say!("kvbench: warning: {line}");
         }
         verdicts.push((last.step.name(), verdict));
-        if let Err(e) = save(done, Save::Progress) {
+        for e in save(done, Save::Progress) {
             say!("kvbench: {e}");
             save_failed = true;
         }
@@ -347,7 +353,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         Ok(done) => done,
         Err(e) => return run_error(e, &interrupt),
     };
-    let code = finish(save(&done, Save::Final), save_failed, &interrupt);
+    let code = finish(&save(&done, Save::Final), save_failed, &interrupt);
     let verdict = Verdict::of_parts(verdicts.iter().map(|(name, v)| (name.clone(), v)));
     judged(code, &verdict, plan.allow_invalid)
 }

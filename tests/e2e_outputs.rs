@@ -34,6 +34,16 @@ fn make_fifo(path: &Path) {
 /// Makes a character device node like `/dev/null` (major 1, minor 3) at
 /// `path`; false when this process may not (it is not root).
 fn make_null_device(path: &Path) -> bool {
+    make_char_device(path, 3)
+}
+
+/// Makes a device like `/dev/full` (major 1, minor 7), where every write
+/// fails with ENOSPC: a disk that fills up after the start's checks.
+fn make_full_device(path: &Path) -> bool {
+    make_char_device(path, 7)
+}
+
+fn make_char_device(path: &Path, minor: u32) -> bool {
     let mut bytes = path.as_os_str().as_bytes().to_vec();
     bytes.push(0);
     // SAFETY: a NUL-terminated path that outlives the call.
@@ -41,7 +51,7 @@ fn make_null_device(path: &Path) -> bool {
         libc::mknod(
             bytes.as_ptr().cast(),
             libc::S_IFCHR | 0o600,
-            libc::makedev(1, 3),
+            libc::makedev(1, minor),
         )
     };
     rc == 0
@@ -136,6 +146,41 @@ fn a_device_node_given_to_json_out_file_stays_a_device() {
     );
     assert!(fs::read_to_string(&text).unwrap().contains("ALL STATS"));
     assert_eq!(names_in(&dir.0), ["null", "r.txt"]);
+}
+
+#[test]
+fn a_json_file_that_cannot_be_written_keeps_no_other_report_from_being_written() {
+    let redis = Redis::start();
+    let dir = TempDir::new("full");
+    let full = dir.path("full");
+    if !make_full_device(&full) {
+        eprintln!("skipped: mknod needs root");
+        return;
+    }
+    // Reports of an earlier run: each must be replaced, none left looking current.
+    let (text, page) = (dir.path("r.txt"), dir.path("r.html"));
+    fs::write(&text, "an old report\n").unwrap();
+    fs::write(&page, "an old page\n").unwrap();
+    let out = kvbench_at(redis.port)
+        .args(SHORT)
+        .arg("--json-out-file")
+        .arg(&full)
+        .arg("-o")
+        .arg(&text)
+        .arg("--html-out-file")
+        .arg(&page)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // The failure is named, and only that one.
+    let failed: Vec<&str> = stderr.lines().filter(|l| l.contains("cannot write")).collect();
+    assert_eq!(failed.len(), 1, "{stderr}");
+    assert!(failed[0].contains("--json-out-file"), "{stderr}");
+    let report = fs::read_to_string(&text).unwrap();
+    assert!(report.contains("ALL STATS"), "{report}");
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..html.len().min(80)]);
 }
 
 #[test]

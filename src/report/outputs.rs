@@ -2,7 +2,8 @@
 //! each phase and once at the end.
 //!
 //! After each phase the JSON file is rewritten (atomically), so a later crash
-//! or an interrupt loses nothing. At the end one [`ReportInput`] is built, its
+//! or an interrupt loses nothing. At the end every output is attempted, each
+//! whatever became of the others, and every failure is named. At the end one [`ReportInput`] is built, its
 //! warnings computed once, and every exporter (JSON, text, and the ones each
 //! output flag adds) renders from it; the warnings shown on stderr are the
 //! same list. The live half (progress, metrics) is in [`super::sink`].
@@ -32,8 +33,9 @@ pub struct Outputs<'a> {
 
 /// What the end of a run wrote.
 pub struct Written {
-    /// Every file written, or the first failure.
-    pub result: Result<(), String>,
+    /// Every output that could not be written, each named; empty when all
+    /// were. Each output is attempted whatever became of the others.
+    pub failures: Vec<String>,
     /// A save after some phase failed.
     pub save_failed: bool,
     /// The warnings for stderr, as the text report shows them.
@@ -72,13 +74,14 @@ impl<'a> Outputs<'a> {
     pub fn finish(self, results: &Results, complete: bool) -> Written {
         let input = ReportInput::new(self.config, results, complete);
         let json = report::json::JsonExporter.render(&input);
-        let result = report::write_json(self.config, &json, Save::Final)
-            .and_then(|()| write_html(self.config, &json, Save::Final))
-            .and_then(|()| {
-                report::write_text(self.config, &report::text::TextExporter.render(&input))
-            });
+        let text = report::text::TextExporter.render(&input);
+        let failures = failures([
+            report::write_json(self.config, &json, Save::Final),
+            write_html(self.config, &json, Save::Final),
+            report::write_text(self.config, &text),
+        ]);
         Written {
-            result,
+            failures,
             save_failed: self.save_failed,
             shown: Shown::of_run(&input.warnings, &self.config.silenced_warnings),
             verdict: input.verdict,
@@ -92,13 +95,14 @@ impl<'a> Outputs<'a> {
         // Progress saves skip a device or FIFO; this is the one write they get.
         let inputs = report::sweep::inputs(cells);
         let json = report::sweep::json(config, cells, &inputs, total);
-        let result = report::write_json(config, &json, Save::Final)
-            .and_then(|()| write_html(config, &json, Save::Final))
-            .and_then(|()| {
-                report::write_text(config, &report::sweep::text(config, cells, &inputs, total))
-            });
+        let text = report::sweep::text(config, cells, &inputs, total);
+        let failures = failures([
+            report::write_json(config, &json, Save::Final),
+            write_html(config, &json, Save::Final),
+            report::write_text(config, &text),
+        ]);
         Written {
-            result,
+            failures,
             save_failed: self.save_failed,
             shown: report::sweep::shown_warnings(config, &inputs),
             verdict: report::sweep::verdict(cells, &inputs),
@@ -111,6 +115,13 @@ impl<'a> Outputs<'a> {
             self.save_failed = true;
         }
     }
+}
+
+/// The failures among the writes of every output: one that fails (a full
+/// disk under the JSON file) must not keep the others (the text on stdout,
+/// the page) from being written.
+pub fn failures<const N: usize>(writes: [Result<(), String>; N]) -> Vec<String> {
+    writes.into_iter().filter_map(Result::err).collect()
 }
 
 /// Writes the page of the JSON document `json` to `--html-out-file`
