@@ -311,6 +311,30 @@ fn error_object(e: &ErrorCounts) -> Value {
     })
 }
 
+/// A phase summary's `incomplete`: `null` for a phase that offered its whole
+/// load; otherwise its reason (`interrupted` for a phase cut short by a signal
+/// or by `--max-errors`, `connections_lost`) and the same in words.
+fn incomplete_json(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Value {
+    if p.interrupted {
+        let cause = match r.interrupted {
+            Some((phase, 0)) if phase == p.phase => format!(
+                "more errors than --max-errors {}",
+                c.faults.max_errors.unwrap_or(0)
+            ),
+            Some((phase, signal)) if phase == p.phase => format!("signal {signal}"),
+            _ => "an interrupt".to_string(),
+        };
+        let message = format!(
+            "cut short by {cause} before its end: its numbers cover the time until then, and it is left out of BEST, WORST and the aggregate"
+        );
+        return json!({"reason": "interrupted", "message": message});
+    }
+    p.incomplete().map_or(
+        Value::Null,
+        |i| json!({"reason": i.kind(), "message": i.to_string()}),
+    )
+}
+
 fn phase_summary(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Value {
     let (histograms, per_second) = crate::report::json_histograms::phase_json(&p.ops(&c.ops), p);
     let mut v = json!({
@@ -320,7 +344,7 @@ fn phase_summary(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Va
         "duration_ms": p.duration.as_millis() as u64,
         "drain_ms": p.drain.as_millis() as u64,
         "connections_down_at_end": p.connections_down,
-        "incomplete": p.incomplete().map(|i| json!({"reason": i.kind(), "message": i.to_string()})),
+        "incomplete": incomplete_json(c, r, p),
         "ops_per_sec": round(p.ops_per_sec(), 2),
         "successes_per_sec": round(p.successes_per_sec(), 2),
         "errors_per_sec": round(p.errors_per_sec(), 2),
