@@ -176,6 +176,21 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
         at_free_port("clients 0", "--clients 0", "--clients"),
         at_free_port("run-count 0", "-x 0", "--run-count"),
         at_free_port("test-time 0", "--test-time 0", "--test-time"),
+        // A run this short is no rate: the shortest is one whole second.
+        at_free_port(
+            "test-time of 100 ns",
+            "--test-time 0.0000001 -n 1",
+            "--test-time",
+        )
+        .mentions("at least 1 second"),
+        at_free_port("test-time under a second", "--test-time 0.5", "--test-time")
+            .mentions("e.g. --test-time 1"),
+        case(
+            "suite test-time under a second",
+            &format!("suite -p {} --test-time 0.5", free()),
+            "--test-time",
+        )
+        .mentions("at least 1 second"),
         // A unit after a seconds value: the advice gives the seconds.
         at_free_port("test-time with a unit", "--test-time 10s", "--test-time")
             .mentions("give seconds, e.g. --test-time 10"),
