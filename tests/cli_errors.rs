@@ -735,6 +735,26 @@ fn bad_shards_and_start_times_exit_2_naming_the_flag() {
         )
         .mentions("at least 1"),
         at_free_port("negative shard index", "--shard-index -1", "--shard-index"),
+        // The prefill splits the key range among every shard's connections.
+        at_free_port(
+            "more shards than keys with --prefill",
+            "--shard-index 0 --shard-count 4294967295 --prefill",
+            "--shard-count",
+        )
+        .mentions("--prefill"),
+        at_free_port(
+            "a shard left without keys to prefill",
+            "--shard-index 0 --shard-count 3 -t 1 -c 5 --prefill --key-minimum 1 --key-maximum 10",
+            "--shard-count",
+        )
+        .mentions("at most 2 shards"),
+        at_free_port(
+            "a Kubernetes shard left without keys to prefill",
+            "--shard-count 5 --prefill --key-minimum 1 --key-maximum 4 -t 1 -c 1",
+            "--shard-count",
+        )
+        .env("JOB_COMPLETION_INDEX", "0")
+        .mentions("widen the key range"),
         at_free_port("a Kubernetes index without a count", "", "--shard-count")
             .env("JOB_COMPLETION_INDEX", "1")
             .mentions("KVBENCH_SHARD_COUNT"),
