@@ -75,13 +75,20 @@ fn run_information(c: &Config) -> Value {
     Value::Object(info)
 }
 
-/// memtier's key for a percentile, `p50.00`, `p99.90`; a percentile with more
-/// than two decimals keeps them all (`p99.999`) instead of being rounded into a
-/// neighbour's key.
+/// The longest key memtier writes: `snprintf(key, sizeof(key) - 1, "p%.2f", p)`
+/// into an 8-byte buffer keeps 6 characters (7 bytes with the NUL).
+const MEMTIER_PERCENTILE_KEY_CHARS: usize = 6;
+
+/// memtier's key for a percentile, character for character: two decimals,
+/// cut to six characters (`p50.00`, `p99.90`, `p99.99`, and `p100.0` for
+/// 100). A percentile memtier's key would misname keeps all its digits
+/// instead (`p99.999`, whose memtier key `p100.0` reads as the maximum and
+/// is p100's too), so no two percentiles share a key.
 pub fn percentile_key(p: f64) -> String {
-    let two = format!("p{p:.2}");
-    if two[1..].parse::<f64>().is_ok_and(|v| v == p) {
-        two
+    let mut memtier = format!("p{p:.2}");
+    memtier.truncate(MEMTIER_PERCENTILE_KEY_CHARS);
+    if memtier[1..].parse::<f64>().is_ok_and(|v| v == p) {
+        memtier
     } else {
         format!("p{p}")
     }
@@ -423,3 +430,6 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
             .collect::<Vec<_>>(),
     })
 }
+
+#[cfg(test)]
+mod tests;
