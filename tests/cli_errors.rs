@@ -300,6 +300,26 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
             "--key-pattern Z:Z --key-zipf-exp 0",
             "--key-zipf-exp",
         ),
+        // memtier refuses a key-minimum of 0; Z ranks keys from 1.
+        at_free_port(
+            "zipf keys from 0",
+            "--key-pattern Z:Z --key-minimum 0",
+            "--key-minimum",
+        )
+        .mentions("--key-minimum 1"),
+        at_free_port(
+            "zipf GETs from key 0",
+            "--key-pattern R:Z --key-minimum 0 --key-maximum 100",
+            "--key-minimum",
+        )
+        .mentions("zipf"),
+        at_free_port(
+            "a zipf command from key 0",
+            "--command-key-pattern Z --key-minimum 0 --command",
+            "--key-minimum",
+        )
+        .arg("GET __key__")
+        .mentions("zipf"),
         at_free_port(
             "gaussian median outside the range",
             "--key-pattern G:G --key-maximum 100 --key-median 500",

@@ -204,6 +204,22 @@ fn gaussian_parameters_need_a_g_pattern() {
 }
 
 #[test]
+fn zipf_refuses_key_minimum_0_as_memtier_and_other_patterns_take_it() {
+    assert_eq!(
+        flag_of(&["--key-pattern", "Z:Z", "--key-minimum", "0"]),
+        "--key-minimum"
+    );
+    assert_eq!(
+        flag_of(&["--key-pattern", "S:Z", "--key-minimum", "0"]),
+        "--key-minimum"
+    );
+    assert!(config(&["--key-pattern", "Z:Z", "--key-minimum", "1"]).is_ok());
+    // Left out, the range starts at 0 and zipf ranks from 1, as memtier's Z.
+    assert!(config(&["--key-pattern", "Z:Z"]).is_ok());
+    assert!(config(&["--key-pattern", "R:R", "--key-minimum", "0"]).is_ok());
+}
+
+#[test]
 fn zipf_exponent_lies_in_memtiers_open_interval() {
     assert!(config(&["--key-pattern", "Z:Z", "--key-zipf-exp", "4.99"]).is_ok());
     assert_eq!(
