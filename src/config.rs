@@ -325,6 +325,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
     // Slices of the key range are cut for the connections of every shard.
     let all_connections = sweep.max_connections() * shard.map_or(1, |s| s.count as usize);
     let keys = build_keys(&a, all_connections)?;
+    shard::check_prefill_slices(shard, sweep.max_connections(), keys.range, a.prefill)?;
     if a.rate_limiting.is_some() && (sweep.threads.len() > 1 || sweep.clients.len() > 1) {
         return Err(UsageError::new(
             "--rate-limiting",

@@ -2,9 +2,10 @@
 //! the worst run, and the aggregate of all runs.
 //!
 //! BEST and WORST are chosen by total ops/sec (memtier prints run #1 for both). The
-//! aggregate merges the runs' histograms, so its percentiles are those of every
-//! request of every run; its ops/sec is all requests over all run time, which is
-//! the mean of the runs' rates weighted by their durations.
+//! aggregate merges the histograms of the runs that ran to their end, so its
+//! percentiles are those of every request of those runs; its ops/sec is all their
+//! requests over all their run time, which is the mean of their rates weighted by
+//! their durations. A run cut short is reported on its own, never merged.
 
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
@@ -288,27 +289,32 @@ impl Results {
         chosen.map(|(i, _)| i)
     }
 
-    /// All runs merged.
+    /// The runs that ran to their end merged, titled with how many they are
+    /// (memtier's title, for the runs it has); `None` when none did. A run cut
+    /// short covers a part of its time only: averaged in, it would lower the
+    /// rate and hide its cause, so it is reported on its own.
     pub fn aggregate(&self) -> Option<Section<'_>> {
-        let (first, rest) = self.runs.split_first()?;
+        let mut completed = self.runs.iter().filter(|r| !r.interrupted);
+        let first = completed.next()?;
         let mut stats = first.stats.clone();
         let mut duration = first.duration;
-        for run in rest {
+        let mut last = first;
+        let mut merged = 1;
+        for run in completed {
             stats += &run.stats;
             duration += run.duration;
+            last = run;
+            merged += 1;
         }
         Some(Section {
-            title: format!("AGGREGATED AVERAGE RESULTS ({} runs)", self.runs.len()),
+            title: format!("AGGREGATED AVERAGE RESULTS ({merged} runs)"),
             stats: Cow::Owned(stats),
             duration,
             started_wall: first.started_wall,
-            finished_wall: self
-                .runs
-                .last()
-                .map_or(first.started_wall, |l| l.started_wall + l.duration),
+            finished_wall: last.started_wall + last.duration,
             series: &[],
-            interrupted: self.runs.iter().any(|r| r.interrupted),
-            runs: self.runs.iter().collect(),
+            interrupted: false,
+            runs: self.runs.iter().filter(|r| !r.interrupted).collect(),
         })
     }
 

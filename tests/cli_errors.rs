@@ -176,6 +176,21 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
         at_free_port("clients 0", "--clients 0", "--clients"),
         at_free_port("run-count 0", "-x 0", "--run-count"),
         at_free_port("test-time 0", "--test-time 0", "--test-time"),
+        // A run this short is no rate: the shortest is one whole second.
+        at_free_port(
+            "test-time of 100 ns",
+            "--test-time 0.0000001 -n 1",
+            "--test-time",
+        )
+        .mentions("at least 1 second"),
+        at_free_port("test-time under a second", "--test-time 0.5", "--test-time")
+            .mentions("e.g. --test-time 1"),
+        case(
+            "suite test-time under a second",
+            &format!("suite -p {} --test-time 0.5", free()),
+            "--test-time",
+        )
+        .mentions("at least 1 second"),
         // A unit after a seconds value: the advice gives the seconds.
         at_free_port("test-time with a unit", "--test-time 10s", "--test-time")
             .mentions("give seconds, e.g. --test-time 10"),
@@ -285,6 +300,26 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
             "--key-pattern Z:Z --key-zipf-exp 0",
             "--key-zipf-exp",
         ),
+        // memtier refuses a key-minimum of 0; Z ranks keys from 1.
+        at_free_port(
+            "zipf keys from 0",
+            "--key-pattern Z:Z --key-minimum 0",
+            "--key-minimum",
+        )
+        .mentions("--key-minimum 1"),
+        at_free_port(
+            "zipf GETs from key 0",
+            "--key-pattern R:Z --key-minimum 0 --key-maximum 100",
+            "--key-minimum",
+        )
+        .mentions("zipf"),
+        at_free_port(
+            "a zipf command from key 0",
+            "--command-key-pattern Z --key-minimum 0 --command",
+            "--key-minimum",
+        )
+        .arg("GET __key__")
+        .mentions("zipf"),
         at_free_port(
             "gaussian median outside the range",
             "--key-pattern G:G --key-maximum 100 --key-median 500",
@@ -720,6 +755,26 @@ fn bad_shards_and_start_times_exit_2_naming_the_flag() {
         )
         .mentions("at least 1"),
         at_free_port("negative shard index", "--shard-index -1", "--shard-index"),
+        // The prefill splits the key range among every shard's connections.
+        at_free_port(
+            "more shards than keys with --prefill",
+            "--shard-index 0 --shard-count 4294967295 --prefill",
+            "--shard-count",
+        )
+        .mentions("--prefill"),
+        at_free_port(
+            "a shard left without keys to prefill",
+            "--shard-index 0 --shard-count 3 -t 1 -c 5 --prefill --key-minimum 1 --key-maximum 10",
+            "--shard-count",
+        )
+        .mentions("at most 2 shards"),
+        at_free_port(
+            "a Kubernetes shard left without keys to prefill",
+            "--shard-count 5 --prefill --key-minimum 1 --key-maximum 4 -t 1 -c 1",
+            "--shard-count",
+        )
+        .env("JOB_COMPLETION_INDEX", "0")
+        .mentions("widen the key range"),
         at_free_port("a Kubernetes index without a count", "", "--shard-count")
             .env("JOB_COMPLETION_INDEX", "1")
             .mentions("KVBENCH_SHARD_COUNT"),

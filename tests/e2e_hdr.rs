@@ -2,8 +2,8 @@
 //! for each measured run *n*, `P_FULL_RUN_<n>`, `P_SET_command_run_<n>` and
 //! `P_GET_command_run_<n>` each get a `.txt` percentile distribution in
 //! memtier's layout ending at the 100th percentile with the run's count and
-//! max, a `.hgrm` log with one interval spanning the run (as memtier writes
-//! it), and kvbench's `.hlog` interval log whose one-second intervals together
+//! max, a `.hgrm` log with one interval spanning the run in memtier's layout
+//! line by line (its header lines, its columns), and kvbench's `.hlog` interval log whose one-second intervals together
 //! hold exactly the run's latencies — in a closed loop and with `--rate`.
 
 mod common;
@@ -132,9 +132,9 @@ fn check_interval_log(dir: &TempDir, run: u32, op: &str, row: &Value) -> u64 {
     intervals
 }
 
-/// Checks the `.txt` of `op` in run `run`: memtier's header, its last row is the
-/// 100th percentile at the row's Count, and its footer has that count and the
-/// row's max.
+/// Checks the `.txt` of `op` in run `run`: memtier's header and percentile
+/// steps, its last row is the 100th percentile at the row's Count, and its
+/// footer has that count and the row's max.
 fn check_distribution(dir: &TempDir, run: u32, op: &str, row: &Value) {
     let path = path_of(dir, run, op, "txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -143,6 +143,22 @@ fn check_distribution(dir: &TempDir, run: u32, op: &str, row: &Value) {
     assert!(
         text.starts_with("       Value   Percentile   TotalCount 1/(1-Percentile)\n\n"),
         "{what} header:\n{text}"
+    );
+    // memtier's steps: 5 % up to the median, then halving with the distance
+    // to 100 % (HdrHistogram_c's iterator at 10 ticks per half distance).
+    let percentiles: Vec<&str> = text
+        .lines()
+        .skip(2)
+        .take(13)
+        .map(|l| l.split_whitespace().nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(
+        percentiles,
+        [
+            "0.000000", "0.050000", "0.100000", "0.150000", "0.200000", "0.250000", "0.300000",
+            "0.350000", "0.400000", "0.450000", "0.500000", "0.525000", "0.550000"
+        ],
+        "{what}:\n{text}"
     );
     let last_row: Vec<&str> = text
         .lines()
@@ -178,45 +194,92 @@ fn check_distribution(dir: &TempDir, run: u32, op: &str, row: &Value) {
     );
 }
 
-/// Checks the `.hgrm` of `op` in run `run`: memtier's title line, one untagged
-/// interval from the run's start (absolute, in seconds since the epoch) for its
-/// duration, holding exactly the run's latencies.
+/// memtier's `.hgrm` of the full run, as memtier_benchmark wrote it.
+const MEMTIER_HGRM: &str = include_str!("data/memtier/hdr/run_FULL_RUN_1.hgrm");
+
+/// Checks the `.hgrm` of `op` in run `run` against memtier's layout line by
+/// line (HdrHistogram_c's log format 1.2): the title, the format version,
+/// the start time in seconds and as a GMT date, the column names, and one
+/// line `start,end,max.0,histogram` for the whole run, whose histogram is
+/// exactly the run's latencies. Nothing else.
 fn check_whole_run_log(dir: &TempDir, run: u32, op: &str, section: &Value, row: &Value) {
     let path = path_of(dir, run, op, "hgrm");
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let what = format!("RUN{run} {op} whole-run log");
+    let lines: Vec<&str> = text.lines().collect();
+    let memtier: Vec<&str> = MEMTIER_HGRM.lines().collect();
+    assert_eq!(lines.len(), memtier.len(), "{what}: lines\n{text}");
+    assert!(text.ends_with('\n'), "{what}: no final newline");
     let title = if op == "TOTALS" { "Full Run" } else { op };
-    let first_line = String::from_utf8_lossy(&bytes)
-        .lines()
-        .next()
-        .unwrap()
-        .to_string();
     assert_eq!(
-        first_line,
+        lines[0],
         format!("#[{title} command HDR latency histogram results]")
     );
-    let intervals: Vec<_> = IntervalLogIterator::new(&bytes)
-        .filter_map(|e| match e.unwrap_or_else(|e| panic!("{what}: {e:?}")) {
-            LogEntry::Interval(i) => Some(i),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(intervals.len(), 1, "{what}: intervals");
-    let interval = &intervals[0];
-    assert!(interval.tag().is_none(), "{what}: tagged");
+    assert_eq!(lines[1], memtier[1], "{what}: version line");
+    assert_eq!(lines[3], memtier[3], "{what}: column names");
+
+    // #[StartTime: 1796105216.445 (seconds since epoch), Tue Dec 06:06:56 GMT 2026]
+    let start_line = lines[2]
+        .strip_prefix("#[StartTime: ")
+        .and_then(|l| l.strip_suffix(']'))
+        .unwrap_or_else(|| panic!("{what}: {:?}", lines[2]));
+    let (seconds, date) = start_line
+        .split_once(" (seconds since epoch), ")
+        .unwrap_or_else(|| panic!("{what}: {:?}", lines[2]));
+    let start: f64 = seconds.parse().unwrap();
     let start_ms = section["Runtime"]["Start time"].as_u64().unwrap() as f64;
-    let start = interval.start_timestamp().as_secs_f64() * 1000.0;
     assert!(
-        (start - start_ms).abs() < 2.0,
-        "{what}: starts at {start} ms, run at {start_ms}"
+        (start * 1000.0 - start_ms).abs() < 2.0,
+        "{what}: starts at {start} s, run at {start_ms} ms"
     );
-    let length_ms = interval.duration().as_secs_f64() * 1000.0;
+    assert_eq!(
+        seconds.split_once('.').unwrap().1.len(),
+        3,
+        "{what}: {seconds}"
+    );
+    // strftime's "%a %b %X %Z %Y" of gmtime: weekday, month, time, GMT, year.
+    let words: Vec<&str> = date.split(' ').collect();
+    assert_eq!(words.len(), 5, "{what}: date {date:?}");
+    assert!(
+        ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].contains(&words[0]),
+        "{what}: {date}"
+    );
+    assert!(
+        [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
+        ]
+        .contains(&words[1]),
+        "{what}: {date}"
+    );
+    let day_secs = start as u64 % 86_400;
+    let clock = format!(
+        "{:02}:{:02}:{:02}",
+        day_secs / 3600,
+        day_secs / 60 % 60,
+        day_secs % 60
+    );
+    assert_eq!(words[2], clock, "{what}: {date}");
+    assert_eq!(words[3], "GMT", "{what}: {date}");
+    let year: u32 = words[4].parse().unwrap();
+    assert!((2024..=2200).contains(&year), "{what}: {date}");
+
+    // One interval: absolute start and end, the max in µs with ".0", then
+    // the histogram.
+    let fields: Vec<&str> = lines[4].split(',').collect();
+    assert_eq!(fields.len(), 4, "{what}: {:?}", lines[4]);
+    assert_eq!(
+        fields[0], seconds,
+        "{what}: the interval starts at StartTime"
+    );
+    let end: f64 = fields[1].parse().unwrap();
     let total_ms = section["Runtime"]["Total duration"].as_u64().unwrap() as f64;
     assert!(
-        (length_ms - total_ms).abs() < 2.0,
-        "{what}: {length_ms} ms vs {total_ms}"
+        ((end - start) * 1000.0 - total_ms).abs() < 2.0,
+        "{what}: ends {} ms after its start, the run lasted {total_ms} ms",
+        (end - start) * 1000.0
     );
-    let h = decode_histogram(interval.encoded_histogram());
+    let h = decode_histogram(fields[3]);
+    assert_eq!(fields[2], format!("{}.0", h.max()), "{what}: Interval_Max");
     assert_eq!(
         recorded(&h),
         recorded(&row_histogram(row)),

@@ -108,7 +108,7 @@ fn sigint_in_a_sweeps_second_cell_is_not_complete() {
 }
 
 #[test]
-fn a_cut_run_is_neither_completed_nor_ranked() {
+fn a_cut_run_is_neither_completed_nor_ranked_nor_aggregated_and_says_it_is_incomplete() {
     let redis = Redis::start();
     let dir = TempDir::new("runs-cut");
     let json = dir.path("r.json");
@@ -143,6 +143,49 @@ fn a_cut_run_is_neither_completed_nor_ranked() {
         "{}",
         cut.stdout
     );
+    // The aggregate merges the runs that ran to their end, and its title
+    // counts those (memtier's title, for the runs it has).
+    let aggregates: Vec<&String> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.starts_with("AGGREGATED"))
+        .collect();
+    assert_eq!(
+        aggregates,
+        ["AGGREGATED AVERAGE RESULTS (1 runs)"],
+        "sections"
+    );
+    let aggregate = &doc["AGGREGATED AVERAGE RESULTS (1 runs)"];
+    assert_eq!(
+        count("AGGREGATED AVERAGE RESULTS (1 runs)"),
+        count("RUN #1 RESULTS")
+    );
+    assert_eq!(
+        aggregate["Runtime"]["Total duration"],
+        doc["RUN #1 RESULTS"]["Runtime"]["Total duration"]
+    );
+    assert_eq!(aggregate["Runtime"]["Interrupted"], "false");
+    assert_eq!(doc["RUN #2 RESULTS"]["Runtime"]["Interrupted"], "true");
+    assert!(
+        cut.stdout.contains("AGGREGATED AVERAGE RESULTS (1 runs)"),
+        "{}",
+        cut.stdout
+    );
+    assert!(
+        cut.stdout.contains(
+            "Interrupted: signal 2 during RUN #2; its numbers cover the time until then, and it is left out of BEST, WORST and the aggregate."
+        ),
+        "{}",
+        cut.stdout
+    );
+    // The cut run's summary says why it is incomplete; the whole one has none.
+    let runs = k["runs"].as_array().unwrap();
+    assert!(runs[0]["incomplete"].is_null(), "{}", runs[0]["incomplete"]);
+    let why = &runs[1]["incomplete"];
+    assert_eq!(why["reason"], "interrupted", "{why}");
+    let message = why["message"].as_str().unwrap();
+    assert!(message.contains("signal 2"), "{message}");
 }
 
 /// A SIGINT during `phase` (started by `args`): the text report still has the

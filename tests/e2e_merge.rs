@@ -344,7 +344,7 @@ fn open_loop_runs_merge_their_rates_and_latency_blocks() {
             .as_u64()
             .unwrap()
     };
-    for block in ["service_time", "response_time"] {
+    for block in ["service_time", "response_time", "never_sent_wait"] {
         assert_eq!(
             merged[block]["Totals"]["Count"].as_u64(),
             Some(each(&files[0], block) + each(&files[1], block)),

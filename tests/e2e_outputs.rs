@@ -174,13 +174,20 @@ fn a_json_file_that_cannot_be_written_keeps_no_other_report_from_being_written()
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     // The failure is named, and only that one.
-    let failed: Vec<&str> = stderr.lines().filter(|l| l.contains("cannot write")).collect();
+    let failed: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("cannot write"))
+        .collect();
     assert_eq!(failed.len(), 1, "{stderr}");
     assert!(failed[0].contains("--json-out-file"), "{stderr}");
     let report = fs::read_to_string(&text).unwrap();
     assert!(report.contains("ALL STATS"), "{report}");
     let html = fs::read_to_string(&page).unwrap();
-    assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..html.len().min(80)]);
+    assert!(
+        html.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &html[..html.len().min(80)]
+    );
 }
 
 #[test]

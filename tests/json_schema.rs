@@ -251,6 +251,37 @@ fn a_memtier_compat_timed_run_without_histograms_validates() {
     assert!(doc["ALL STATS"].get("SET").is_none());
 }
 
+/// memtier's percentile keys, p100.0 included, in every place they appear.
+#[test]
+fn memtiers_percentile_keys_validate_wherever_they_appear() {
+    let doc = valid_report(
+        "-t 1 -c 2 --test-time 1 --rate 1000 --key-maximum 100 --print-percentiles 50,99.99,99.999,100",
+        "a run printing p100",
+    );
+    let totals = &doc["ALL STATS"]["Totals"];
+    let keys: Vec<&String> = totals["Percentile Latencies"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.starts_with('p'))
+        .collect();
+    assert_eq!(keys, ["p50.00", "p99.99", "p99.999", "p100.0"]);
+    // The maximum is p100, in ms like the max.
+    assert_eq!(
+        totals["Percentile Latencies"]["p100.0"],
+        totals["Max Latency"]
+    );
+    let second = totals["Time-Serie"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
+    assert!(second["p100.0"].is_number(), "{second}");
+    let response = &doc["kvbench"]["runs"][0]["open_loop"]["response_time"]["Totals"];
+    assert!(response["p100.0"].is_number(), "{response}");
+}
+
 #[test]
 fn a_command_run_with_a_line_breakdown_and_a_rate_validates() {
     let redis = Redis::start();

@@ -234,7 +234,7 @@ pub struct Args {
     /// Requests per client per run, or `allkeys` to cover the key range once [default: 10000]
     #[arg(short = 'n', long, value_name = "N|allkeys", help_heading = "Load")]
     pub requests: Option<RequestsArg>,
-    /// Seconds per run; replaces --requests
+    /// Seconds per run, at least 1; replaces --requests
     #[arg(long, value_name = "SECS", help_heading = "Load")]
     pub test_time: Option<f64>,
     /// Number of measured runs [default: 1]

@@ -84,7 +84,7 @@ pub struct SuiteArgs {
     /// Worker threads the connections are spread over [default: 1]
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Each test runs this long instead of -n requests
+    /// Each test runs this long (at least 1) instead of -n requests
     #[arg(long, value_name = "SECS")]
     pub test_time: Option<f64>,
     /// Each test is warmed up this long, apart from its figures

@@ -96,6 +96,15 @@ pub(super) fn key_pattern(
             KeyPattern::Gaussian { median, stddev }
         }
         PatternKind::Zipfian => {
+            // memtier refuses a key-minimum of 0 outright; kvbench takes it for
+            // the other patterns, but Z ranks keys from 1, so a 0 given with Z
+            // asks for a key the distribution never draws.
+            if a.key_minimum == Some(0) {
+                return Err(UsageError::new(
+                    "--key-minimum",
+                    "must be at least 1 with the Z (zipfian) key pattern, as memtier requires: zipf ranks the keys from 1; give --key-minimum 1 (or leave it out)",
+                ));
+            }
             let exponent = a.key_zipf_exp.unwrap_or(1.0);
             if !(exponent.is_finite() && exponent > 0.0 && exponent < MAX_ZIPF_EXPONENT) {
                 return Err(UsageError::new(

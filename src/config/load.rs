@@ -160,10 +160,25 @@ pub(super) fn build_rate(a: &Args, connections: usize) -> Result<Option<Rate>, U
     }))
 }
 
+/// The shortest `--test-time`, s: memtier's shortest timed run (it takes whole
+/// seconds), and the least that holds one whole second of the per-second
+/// series. A run of microseconds is no rate: its few replies, divided by a
+/// sliver of time, scale up to millions of requests per second nobody sent.
+pub const MIN_TEST_TIME_SECS: f64 = 1.0;
+
 pub(super) fn build_stop(a: &Args) -> Result<Stop, UsageError> {
     // memtier lets --test-time replace --requests; so do we.
     if let Some(secs) = a.test_time {
-        return Ok(Stop::Time(seconds("--test-time", secs, false)?));
+        let time = seconds("--test-time", secs, false)?;
+        if secs < MIN_TEST_TIME_SECS {
+            return Err(UsageError::new(
+                "--test-time",
+                format!(
+                    "must be at least {MIN_TEST_TIME_SECS} second (got {secs}): a shorter run is no rate, its few replies over a sliver of time scale up to a number nobody sent; give e.g. --test-time {MIN_TEST_TIME_SECS}, or count requests with -n instead"
+                ),
+            ));
+        }
+        return Ok(Stop::Time(time));
     }
     match a.requests.clone().unwrap_or(RequestsArg::Count(10_000)) {
         RequestsArg::Count(0) => Err(UsageError::new(

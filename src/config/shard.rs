@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::Args;
 use crate::config::{Config, Rate, UsageError};
 use crate::request::derive_seed;
+use crate::workload::keys::KeyRange;
 
 /// Where the shard's identity came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +200,41 @@ pub fn expand_path(path: &Path, index: u32, host: &str) -> PathBuf {
         text.replace("{shard}", &index.to_string())
             .replace("{host}", host),
     )
+}
+
+/// With `--prefill`, the key range is cut into one slice per connection of
+/// every shard, in shard order (see [`Shard::slot_base`]): shard *i*'s first
+/// slice starts at key *i* × `per_shard`, so a shard whose first slot lies
+/// beyond the range would write no key at all, and its part of the prefill
+/// would silently be missing. Refused here, before any connection, naming
+/// the largest shard count the range feeds.
+pub(super) fn check_prefill_slices(
+    shard: Option<Shard>,
+    per_shard: usize,
+    keys: KeyRange,
+    prefill: bool,
+) -> Result<(), UsageError> {
+    let Some(shard) = shard.filter(|_| prefill) else {
+        return Ok(());
+    };
+    let len = keys.len();
+    let per_shard = per_shard.max(1) as u64;
+    // Shard count − 1 times the connections can exceed a u64; u128 cannot.
+    let last_first_slot = u128::from(shard.count - 1) * u128::from(per_shard);
+    if last_first_slot < u128::from(len) {
+        return Ok(());
+    }
+    Err(UsageError::new(
+        "--shard-count",
+        format!(
+            "with --prefill, the {len} keys of --key-minimum {}..--key-maximum {} are split among the {per_shard} connection(s) of each of the {} shards, so shard {} would write no key; use at most {} shards, or widen the key range (--key-maximum)",
+            keys.min,
+            keys.max,
+            shard.count,
+            shard.count - 1,
+            len.div_ceil(per_shard),
+        ),
+    ))
 }
 
 /// The identity from `--shard-index`/`--shard-count` or the process's environment.

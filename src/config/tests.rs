@@ -147,6 +147,17 @@ fn test_time_replaces_requests() {
 }
 
 #[test]
+fn a_test_time_under_a_second_is_refused_and_one_second_is_the_shortest_run() {
+    assert_eq!(
+        flag_of(&["--test-time", "0.0000001", "-n", "1"]),
+        "--test-time"
+    );
+    assert_eq!(flag_of(&["--test-time", "0.999"]), "--test-time");
+    let c = config(&["--test-time", "1"]).unwrap();
+    assert_eq!(c.stop, Stop::Time(Duration::from_secs(1)));
+}
+
+#[test]
 fn uri_overrides_server_port_auth_and_db() {
     let c = config(&["-s", "10.1.1.1", "-u", "redis://u:p@127.0.0.2:7001/4"]).unwrap();
     assert_eq!(c.target.endpoint.to_string(), "127.0.0.2:7001");
@@ -190,6 +201,22 @@ fn gaussian_parameters_need_a_g_pattern() {
         "--key-stddev"
     );
     assert!(config(&["--key-pattern", "R:G", "--key-median", "5"]).is_ok());
+}
+
+#[test]
+fn zipf_refuses_key_minimum_0_as_memtier_and_other_patterns_take_it() {
+    assert_eq!(
+        flag_of(&["--key-pattern", "Z:Z", "--key-minimum", "0"]),
+        "--key-minimum"
+    );
+    assert_eq!(
+        flag_of(&["--key-pattern", "S:Z", "--key-minimum", "0"]),
+        "--key-minimum"
+    );
+    assert!(config(&["--key-pattern", "Z:Z", "--key-minimum", "1"]).is_ok());
+    // Left out, the range starts at 0 and zipf ranks from 1, as memtier's Z.
+    assert!(config(&["--key-pattern", "Z:Z"]).is_ok());
+    assert!(config(&["--key-pattern", "R:R", "--key-minimum", "0"]).is_ok());
 }
 
 #[test]

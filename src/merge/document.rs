@@ -124,9 +124,11 @@ fn sections(
     if let Some(worst) = ranked().min_by(by_rate) {
         out.push((SectionTitle::Worst, worst.section(layout, true)));
     }
-    if let Some(all) = run::aggregate(runs) {
+    // The aggregate merges the runs that ran to their end, as for one machine.
+    let completed: Vec<RunSum> = ranked().cloned().collect();
+    if let Some(all) = run::aggregate(&completed) {
         out.push((
-            SectionTitle::Aggregated(runs.len() as u32),
+            SectionTitle::Aggregated(completed.len() as u32),
             all.section(layout, false),
         ));
     }

@@ -1,6 +1,6 @@
 //! `open_loop` of a merged run (`--rate`, `--rate-limiting`): the asked and
-//! achieved rates add, each latency block (service time, response time and
-//! schedule lag, per row) merges its histograms and recomputes its
+//! achieved rates add, each latency block (service time, response time, the
+//! never-sent requests' wait and schedule lag, per row) merges its histograms and recomputes its
 //! percentiles, the backlog adds second by second, and the rate counts as
 //! met only when every machine met its own.
 
@@ -91,5 +91,6 @@ pub fn merge(
         headline: first.headline,
         service_time: rows(&refs, |o| &o.service_time, percentiles)?,
         response_time: rows(&refs, |o| &o.response_time, percentiles)?,
+        never_sent_wait: rows(&refs, |o| &o.never_sent_wait, percentiles)?,
     }))
 }

@@ -153,12 +153,11 @@ pub fn second_lines(
     let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let done = total.replies();
     let bytes: u64 = total.ops.iter().map(|o| o.bytes_rx + o.bytes_tx).sum();
-    let recorded: u64 = total.ops.iter().map(|o| o.count + o.never_sent).sum();
     let latency_sum: u64 = total.ops.iter().map(|o| o.latency_sum_us).sum();
-    let avg_ms = if recorded == 0 {
+    let avg_ms = if done == 0 {
         0.0
     } else {
-        latency_sum as f64 / recorded as f64 / 1000.0
+        latency_sum as f64 / done as f64 / 1000.0
     };
     let connection_errors = total.errors.connection + total.errors.refused;
     let mut lines = vec![

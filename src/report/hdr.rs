@@ -5,8 +5,10 @@
 //!
 //! - `.txt`: the percentile distribution in memtier's layout (HdrHistogram's
 //!   classic percentile output, values in ms), which HdrHistogram's plotter reads;
-//! - `.hgrm`: a histogram log with one interval spanning the run, as memtier
-//!   writes it (absolute timestamps, values in µs);
+//! - `.hgrm`: a histogram log with one interval spanning the run, line for line
+//!   as memtier writes it through HdrHistogram_c (its log format 1.2: title,
+//!   version, start time with its GMT date, column names, then
+//!   `start,end,max.0,histogram` with absolute timestamps, values in µs);
 //! - `.hlog`: kvbench's own interval log with one histogram per second, tagged
 //!   with the op, which HdrHistogram's log processor reads (µs, `Interval_Max`
 //!   in µs too).
@@ -20,9 +22,14 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 
+use crate::report::json::compressed;
 use crate::results::{Phase, PhaseResult};
-use crate::stats::{OpStats, Stats};
+use crate::stats::{OpStats, Stats, max_us};
 use crate::workload::ops::OpTable;
+
+mod distribution;
+
+pub use distribution::percentile_distribution;
 
 /// The files' ops: each row of the table by its name, and every row together
 /// (`TOTALS`, memtier's "full run").
@@ -130,136 +137,93 @@ impl IntervalLogs {
 
 /// Writes the run's `.txt` distributions and `.hgrm` whole-run logs.
 pub fn write_distributions(prefix: &Path, table: &OpTable, run: &PhaseResult) -> io::Result<()> {
-    let mut serializer = V2DeflateSerializer::new();
-    let started = run
-        .started_wall
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
     for (op, row) in file_ops(table) {
         let op = op.as_str();
         let h = op_stats(&run.stats, row).latency_us;
-        let mut file = BufWriter::new(File::create(file_name(prefix, run.phase, op, "txt"))?);
-        file.write_all(percentile_distribution(&h).as_bytes())?;
-        file.flush()?;
-        let mut file = BufWriter::new(File::create(file_name(prefix, run.phase, op, "hgrm"))?);
-        let mut log = IntervalLogWriterBuilder::new()
-            .add_comment(&format!(
-                "[{} command HDR latency histogram results]",
-                title(op)
-            ))
-            .with_start_time(run.started_wall)
-            .begin_log_with(&mut file, &mut serializer)?;
-        // One interval for the whole run, at absolute times, as memtier writes it.
-        log.write_histogram(&h, started, run.duration, None)
-            .map_err(|e| io::Error::other(format!("{e:?}")))?;
-        file.flush()?;
+        for (ext, text) in [
+            ("txt", percentile_distribution(&h)),
+            (
+                "hgrm",
+                whole_run_log(op, run.started_wall, run.duration, &h),
+            ),
+        ] {
+            let mut file = BufWriter::new(File::create(file_name(prefix, run.phase, op, ext))?);
+            file.write_all(text.as_bytes())?;
+            file.flush()?;
+        }
     }
     Ok(())
 }
 
-/// memtier's percentile distribution (HdrHistogram's classic output): values in
-/// ms (the µs histogram scaled by 1000) with two decimals, five percentile steps
-/// per halving distance, the last row at percentile 1 with `inf`, and a footer
-/// with mean, standard deviation, max and total count.
-pub fn percentile_distribution(h: &Histogram<u64>) -> String {
-    use std::fmt::Write as _;
-    let mut out = format!(
-        "{:>12} {:>12} {:>12} {:>12}\n\n",
-        "Value", "Percentile", "TotalCount", "1/(1-Percentile)"
-    );
-    let mut total = 0u64;
-    if !h.is_empty() {
-        for v in h.iter_quantiles(5) {
-            total += v.count_since_last_iteration();
-            let value = h.highest_equivalent(v.value_iterated_to()) as f64 / 1000.0;
-            let q = v.quantile_iterated_to();
-            let inverse = if q < 1.0 {
-                1.0 / (1.0 - q)
-            } else {
-                f64::INFINITY
-            };
-            let _ = writeln!(out, "{value:12.2} {q:12.6} {total:12} {inverse:12.2}");
-            if q >= 1.0 {
-                break;
-            }
-        }
-    }
-    let (mean, stdev, max) = if h.is_empty() {
-        (0.0, 0.0, 0.0)
+/// memtier's `.hgrm`: what HdrHistogram_c's `hdr_log_write_header` and
+/// `hdr_log_write` print for one interval spanning the run. Its columns are
+/// C's, not the Java format's: the second is the interval's *end* timestamp,
+/// and the max is printed as an integer with `.0`. (HdrHistogram's Rust and
+/// Java readers take the second column for a length, so kvbench's `.hlog`
+/// files are the ones to feed them.)
+pub fn whole_run_log(
+    op: &str,
+    started: SystemTime,
+    duration: Duration,
+    h: &Histogram<u64>,
+) -> String {
+    let start = started.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let end = start + duration;
+    format!(
+        "#[{} command HDR latency histogram results]\n\
+         #[Histogram log format version 1.2]\n\
+         #[StartTime: {:.3} (seconds since epoch), {}]\n\
+         \"StartTimestamp\",\"EndTimestamp\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n\
+         {:.3},{:.3},{}.0,{}\n",
+        title(op),
+        start.as_secs_f64(),
+        gmt_date(start.as_secs()),
+        start.as_secs_f64(),
+        end.as_secs_f64(),
+        max_us(h),
+        compressed(h),
+    )
+}
+
+/// A time as C's `strftime("%a %b %X %Z %Y")` of `gmtime` writes it in the
+/// C locale, as HdrHistogram_c's log header does: `Tue Dec 06:06:56 GMT 2026`
+/// (no day of the month: that is the format).
+pub fn gmt_date(epoch_secs: u64) -> String {
+    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let days = epoch_secs / 86_400;
+    let secs = epoch_secs % 86_400;
+    let (year, month) = civil_year_month(days);
+    format!(
+        "{} {} {:02}:{:02}:{:02} GMT {year}",
+        WEEKDAYS[(days % 7) as usize],
+        MONTHS[month as usize - 1],
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+/// The proleptic Gregorian year and month (1–12) of a day counted from
+/// 1970-01-01 (Howard Hinnant's `civil_from_days`, for days on or after it).
+fn civil_year_month(days: u64) -> (u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
     } else {
-        (h.mean(), h.stdev(), h.max() as f64)
+        shifted_month - 9
     };
-    let _ = writeln!(
-        out,
-        "#[Mean    = {:12.3}, StdDeviation   = {:12.3}]",
-        mean / 1000.0,
-        stdev / 1000.0
-    );
-    let _ = writeln!(
-        out,
-        "#[Max     = {:12.3}, Total count    = {:12}]",
-        max / 1000.0,
-        h.len()
-    );
-    // The counts array holds (buckets + 1) half sub-buckets, so this is the
-    // sub-bucket count HdrHistogram prints (2048 at 3 significant digits).
-    let sub_buckets = 2 * h.distinct_values() / (usize::from(h.buckets()) + 1);
-    let _ = writeln!(
-        out,
-        "#[Buckets = {:12}, SubBuckets     = {:12}]",
-        h.buckets(),
-        sub_buckets
-    );
-    out
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    (year, month)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::stats::latency_histogram;
-
-    #[test]
-    fn distribution_ends_with_the_total_count_and_footer() {
-        let mut h = latency_histogram().unwrap();
-        for v in 1..=1000u64 {
-            h.record(v * 10).unwrap();
-        }
-        let text = percentile_distribution(&h);
-        let last_row = text
-            .lines()
-            .rfind(|l| !l.starts_with('#') && !l.is_empty())
-            .unwrap();
-        assert!(
-            last_row.ends_with("     1.000000         1000          inf"),
-            "{last_row}"
-        );
-        assert!(text.contains("Total count    =         1000]"));
-        assert!(text.contains("SubBuckets     =         2048]"), "{text}");
-        // memtier's header, byte for byte (tests/data/memtier has none, but the
-        // reference .txt files start with exactly this).
-        assert!(text.starts_with("       Value   Percentile   TotalCount 1/(1-Percentile)\n\n"));
-        let first = text.lines().nth(2).unwrap();
-        assert_eq!(first, "        0.01     0.000000            1         1.00");
-    }
-
-    #[test]
-    fn file_names_are_memtiers() {
-        let name = |phase, op, ext| file_name(Path::new("out/x"), phase, op, ext);
-        assert_eq!(
-            name(Phase::Run(1), "TOTALS", "txt"),
-            PathBuf::from("out/x_FULL_RUN_1.txt")
-        );
-        assert_eq!(
-            name(Phase::Run(2), "SET", "hgrm"),
-            PathBuf::from("out/x_SET_command_run_2.hgrm")
-        );
-        assert_eq!(
-            name(Phase::Run(2), "GET", "hlog"),
-            PathBuf::from("out/x_GET_command_run_2.hlog")
-        );
-        assert_eq!(
-            name(Phase::Warmup, "TOTALS", "hlog"),
-            PathBuf::from("out/x_FULL_WARMUP.hlog")
-        );
-    }
-}
+mod tests;

@@ -76,13 +76,20 @@ fn run_information(c: &Config) -> Value {
     Value::Object(info)
 }
 
-/// memtier's key for a percentile, `p50.00`, `p99.90`; a percentile with more
-/// than two decimals keeps them all (`p99.999`) instead of being rounded into a
-/// neighbour's key.
+/// The longest key memtier writes: `snprintf(key, sizeof(key) - 1, "p%.2f", p)`
+/// into an 8-byte buffer keeps 6 characters (7 bytes with the NUL).
+const MEMTIER_PERCENTILE_KEY_CHARS: usize = 6;
+
+/// memtier's key for a percentile, character for character: two decimals,
+/// cut to six characters (`p50.00`, `p99.90`, `p99.99`, and `p100.0` for
+/// 100). A percentile memtier's key would misname keeps all its digits
+/// instead (`p99.999`, whose memtier key `p100.0` reads as the maximum and
+/// is p100's too), so no two percentiles share a key.
 pub fn percentile_key(p: f64) -> String {
-    let two = format!("p{p:.2}");
-    if two[1..].parse::<f64>().is_ok_and(|v| v == p) {
-        two
+    let mut memtier = format!("p{p:.2}");
+    memtier.truncate(MEMTIER_PERCENTILE_KEY_CHARS);
+    if memtier[1..].parse::<f64>().is_ok_and(|v| v == p) {
+        memtier
     } else {
         format!("p{p}")
     }
@@ -312,6 +319,30 @@ fn error_object(e: &ErrorCounts) -> Value {
     })
 }
 
+/// A phase summary's `incomplete`: `null` for a phase that offered its whole
+/// load; otherwise its reason (`interrupted` for a phase cut short by a signal
+/// or by `--max-errors`, `connections_lost`) and the same in words.
+fn incomplete_json(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Value {
+    if p.interrupted {
+        let cause = match r.interrupted {
+            Some((phase, 0)) if phase == p.phase => format!(
+                "more errors than --max-errors {}",
+                c.faults.max_errors.unwrap_or(0)
+            ),
+            Some((phase, signal)) if phase == p.phase => format!("signal {signal}"),
+            _ => "an interrupt".to_string(),
+        };
+        let message = format!(
+            "cut short by {cause} before its end: its numbers cover the time until then, and it is left out of BEST, WORST and the aggregate"
+        );
+        return json!({"reason": "interrupted", "message": message});
+    }
+    p.incomplete().map_or(
+        Value::Null,
+        |i| json!({"reason": i.kind(), "message": i.to_string()}),
+    )
+}
+
 fn phase_summary(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Value {
     let (histograms, per_second) = crate::report::json_histograms::phase_json(&p.ops(&c.ops), p);
     let mut v = json!({
@@ -321,7 +352,7 @@ fn phase_summary(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Va
         "duration_ms": p.duration.as_millis() as u64,
         "drain_ms": p.drain.as_millis() as u64,
         "connections_down_at_end": p.connections_down,
-        "incomplete": p.incomplete().map(|i| json!({"reason": i.kind(), "message": i.to_string()})),
+        "incomplete": incomplete_json(c, r, p),
         "ops_per_sec": round(p.ops_per_sec(), 2),
         "successes_per_sec": round(p.successes_per_sec(), 2),
         "errors_per_sec": round(p.errors_per_sec(), 2),
@@ -420,3 +451,6 @@ fn verdict_json(input: &ReportInput<'_>) -> Value {
     v["sections"] = Value::Object(sections);
     v
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,7 @@
 //! The open-loop (`--rate`) parts of the reports: what the latency means, the
 //! service-time table beside the response-time tables, and each run's schedule
-//! (target and achieved rate, schedule lag, backlog, requests never sent).
+//! (target and achieved rate, schedule lag, backlog, requests never sent and
+//! how long they waited, which memtier's fields leave out: they hold replies).
 
 use std::fmt::Write;
 
@@ -90,10 +91,19 @@ pub fn schedule_line(out: &mut String, config: &Config, run: &PhaseResult) {
         let _ = write!(out, " max {:.3} ms", max as f64 / 1000.0);
     }
     let backlog = run.series.last().map_or(0, |s| s.backlog);
+    let _ = write!(out, "; backlog at end {backlog}; never sent {}", run.unsent);
+    let totals = run.stats.totals();
+    if let Some(waits) = totals.never_sent_us.as_ref().filter(|h| !h.is_empty()) {
+        let _ = write!(
+            out,
+            " (waited until the deadline: mean {:.3}, max {:.3} ms; not in the tables)",
+            totals.mean_never_sent_us() / 1000.0,
+            max_us(waits) as f64 / 1000.0
+        );
+    }
     let _ = writeln!(
         out,
-        "; backlog at end {backlog}; never sent {}; busiest thread {:.0} % CPU",
-        run.unsent,
+        "; busiest thread {:.0} % CPU",
         run.busiest_thread_cpu_percent()
     );
 }
@@ -144,6 +154,14 @@ fn blocks(
     Value::Object(m)
 }
 
+/// The requests never sent of a row: deadline − intended send time.
+fn never_sent_block(op: &OpStats, percentiles: &[f64]) -> Value {
+    match &op.never_sent_us {
+        Some(h) => latency_block(h, op.mean_never_sent_us(), percentiles),
+        None => Value::Null,
+    }
+}
+
 fn response_block(op: &OpStats, percentiles: &[f64]) -> Value {
     match &op.response_us {
         Some(h) => latency_block(h, mean_of(op.response_sum_us, op.count), percentiles),
@@ -178,5 +196,6 @@ pub fn run_json(config: &Config, run: &PhaseResult) -> Value {
         },
         "service_time": blocks(config, run, &totals, service_block),
         "response_time": blocks(config, run, &totals, response_block),
+        "never_sent_wait": blocks(config, run, &totals, never_sent_block),
     })
 }

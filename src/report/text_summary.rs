@@ -8,7 +8,7 @@ use std::fmt::Write;
 use crate::config::Config;
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::{ReportInput, evidence, hit_rate_percent, hit_stats, open_loop};
-use crate::results::{Section, rate};
+use crate::results::{Phase, Section, rate};
 use crate::stats::{ErrorCounts, OpStats};
 use crate::warnings::Shown;
 
@@ -57,18 +57,25 @@ pub(super) fn summary(
     if let Some(stats) = shown {
         errors(out, &stats.errors, stats.error_replies());
     }
+    // A cut measured run is reported on its own, never ranked nor averaged.
+    let apart = |phase: Phase| match phase {
+        Phase::Run(_) => ", and it is left out of BEST, WORST and the aggregate",
+        _ => "",
+    };
     match input.results.interrupted {
         Some((phase, 0)) => {
             let _ = writeln!(
                 out,
-                "Stopped: more errors than --max-errors {} during {phase}; its numbers cover the time until then.",
-                config.faults.max_errors.unwrap_or(0)
+                "Stopped: more errors than --max-errors {} during {phase}; its numbers cover the time until then{}.",
+                config.faults.max_errors.unwrap_or(0),
+                apart(phase)
             );
         }
         Some((phase, signal)) => {
             let _ = writeln!(
                 out,
-                "Interrupted: signal {signal} during {phase}; its numbers cover the time until then."
+                "Interrupted: signal {signal} during {phase}; its numbers cover the time until then{}.",
+                apart(phase)
             );
         }
         None => {}

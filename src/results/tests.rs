@@ -77,3 +77,29 @@ fn a_single_run_is_all_stats() {
     };
     assert_eq!(r.sections()[0].title, "ALL STATS");
 }
+
+#[test]
+fn the_aggregate_merges_only_the_runs_that_ran_to_their_end_and_counts_them() {
+    let mut cut = run(2, 10, 1);
+    cut.interrupted = true;
+    let r = Results {
+        server: None,
+        prefill: None,
+        warmup: None,
+        runs: vec![run(1, 100, 1), cut, run(3, 300, 3)],
+        planned_runs: 3,
+        interrupted: None,
+        placement: None,
+        cluster: None,
+        timing: None,
+    };
+    let agg = r.aggregate().unwrap();
+    assert_eq!(agg.title, "AGGREGATED AVERAGE RESULTS (2 runs)");
+    assert_eq!(agg.stats.ops[0].count, 400);
+    assert_eq!(agg.duration, Duration::from_secs(4));
+    assert!(!agg.interrupted);
+    // With no run to its end there is nothing to aggregate.
+    let mut only_cut = r.clone();
+    only_cut.runs.retain(|run| run.interrupted);
+    assert!(only_cut.aggregate().is_none());
+}

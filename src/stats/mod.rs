@@ -78,11 +78,17 @@ pub struct OpStats {
     pub service_us: Option<Histogram<u64>>,
     /// Exact sum of the service times in µs.
     pub service_sum_us: u64,
-    /// With `--rate`: requests due before the deadline that were never sent. Each
-    /// is in `latency_us` (and its sum) with deadline − intended send time, so a
-    /// client or server that fell behind cannot look fast; they are not replies,
-    /// so `count` leaves them out.
+    /// Paced runs: requests due before the deadline that were never sent. They
+    /// are not replies, so `count`, `latency_us` and its sum leave them out
+    /// (memtier's identities, such as mean = sum / count, hold for what those
+    /// fields hold); their wait is kept apart, in `never_sent_us`.
     pub never_sent: u64,
+    /// Paced runs only: each request never sent, with deadline − intended send
+    /// time in µs, the least it would have waited (wrk2's rule carried to the
+    /// end of the run), so that a run that fell behind cannot look fast.
+    pub never_sent_us: Option<Histogram<u64>>,
+    /// Exact sum of those waits in µs.
+    pub never_sent_sum_us: u64,
     /// With memtier's `--rate-limiting` only, whose headline is service time:
     /// response time (reply − intended send) in µs, kept beside it.
     pub response_us: Option<Histogram<u64>>,
@@ -111,6 +117,8 @@ impl OpStats {
             service_us: None,
             service_sum_us: 0,
             never_sent: 0,
+            never_sent_us: None,
+            never_sent_sum_us: 0,
             response_us: None,
             response_sum_us: 0,
             moved: 0,
@@ -122,6 +130,7 @@ impl OpStats {
     pub fn new_open_loop() -> Result<Self, CreationError> {
         let mut s = OpStats::new()?;
         s.service_us = Some(latency_histogram()?);
+        s.never_sent_us = Some(latency_histogram()?);
         Ok(s)
     }
 
@@ -146,8 +155,11 @@ impl OpStats {
         self.latency_us.reset();
         self.service_sum_us = 0;
         self.never_sent = 0;
-        if let Some(h) = self.service_us.as_mut() {
-            h.reset();
+        self.never_sent_sum_us = 0;
+        for h in [&mut self.service_us, &mut self.never_sent_us] {
+            if let Some(h) = h.as_mut() {
+                h.reset();
+            }
         }
         self.response_sum_us = 0;
         self.moved = 0;
@@ -188,12 +200,14 @@ impl OpStats {
 
     /// Records a request that was due before the deadline but never sent: its
     /// response time is at least `waited_us` (deadline − intended send time), as
-    /// wrk2 counts it; it has no service time.
+    /// wrk2 counts it; it has no service time, and no reply to count.
     #[inline]
     pub fn record_never_sent(&mut self, waited_us: u64) {
         self.never_sent += 1;
-        self.latency_sum_us += waited_us;
-        record_into(&mut self.latency_us, waited_us);
+        self.never_sent_sum_us += waited_us;
+        if let Some(h) = self.never_sent_us.as_mut() {
+            record_into(h, waited_us);
+        }
     }
 
     /// Counts one error reply, in total and by kind.
@@ -214,14 +228,23 @@ impl OpStats {
         }
     }
 
-    /// Exact mean latency in µs over every recorded latency (replies, and with
-    /// `--rate` the requests never sent), 0 when nothing was recorded.
+    /// Exact mean latency of the replies in µs (`latency_sum_us` / `count`, as
+    /// memtier's Average Latency is its Accumulated Latency over its Count), 0
+    /// when nothing was recorded.
     pub fn mean_us(&self) -> f64 {
-        let recorded = self.count + self.never_sent;
-        if recorded == 0 {
+        if self.count == 0 {
             0.0
         } else {
-            self.latency_sum_us as f64 / recorded as f64
+            self.latency_sum_us as f64 / self.count as f64
+        }
+    }
+
+    /// Exact mean wait of the requests never sent in µs, 0 when there were none.
+    pub fn mean_never_sent_us(&self) -> f64 {
+        if self.never_sent == 0 {
+            0.0
+        } else {
+            self.never_sent_sum_us as f64 / self.never_sent as f64
         }
     }
 }
@@ -240,6 +263,7 @@ impl AddAssign<&OpStats> for OpStats {
         self.latency_sum_us += other.latency_sum_us;
         self.service_sum_us += other.service_sum_us;
         self.never_sent += other.never_sent;
+        self.never_sent_sum_us += other.never_sent_sum_us;
         self.response_sum_us += other.response_sum_us;
         self.moved += other.moved;
         self.ask += other.ask;
@@ -247,6 +271,7 @@ impl AddAssign<&OpStats> for OpStats {
         let _ = self.latency_us.add(&other.latency_us);
         merge_optional(&mut self.service_us, &other.service_us);
         merge_optional(&mut self.response_us, &other.response_us);
+        merge_optional(&mut self.never_sent_us, &other.never_sent_us);
     }
 }
 

@@ -1,3 +1,6 @@
+//! Counters and histograms merged with `+=`, means exact, and the requests
+//! never sent kept apart from the replies.
+
 use super::*;
 
 #[test]
@@ -84,4 +87,29 @@ fn totals_merge_every_row() {
     let mut wider = Stats::new(1).unwrap();
     wider += &s;
     assert_eq!(wider.replies(), 3);
+}
+
+#[test]
+fn requests_never_sent_are_kept_apart_from_the_replies() {
+    let mut a = OpStats::new_open_loop().unwrap();
+    a.record_open_loop(1_000, 400);
+    a.record_open_loop(3_000, 600);
+    a.record_never_sent(900_000);
+    let mut b = OpStats::new_open_loop().unwrap();
+    b.record_never_sent(100_000);
+    a += &b;
+    // The replies' fields hold the replies only: mean = sum / count.
+    assert_eq!(
+        (a.count, a.latency_us.len(), a.latency_sum_us),
+        (2, 2, 4_000)
+    );
+    assert_eq!(a.mean_us(), 2_000.0);
+    assert!(a.latency_us.max() < 3_100);
+    // The waits of the requests never sent are beside them, merged too.
+    assert_eq!(a.never_sent, 2);
+    assert_eq!(a.never_sent_us.as_ref().unwrap().len(), 2);
+    assert_eq!(a.mean_never_sent_us(), 500_000.0);
+    a.reset();
+    assert_eq!((a.never_sent, a.never_sent_sum_us), (0, 0));
+    assert!(a.never_sent_us.as_ref().unwrap().is_empty());
 }

@@ -169,7 +169,16 @@ fn divergence(config: &Config, run: &PhaseResult) -> Option<Warning> {
         headline: config.headline,
         service_p99_ms,
         response_p99_ms,
+        faults: connection_faults(run),
+        down_at_end: run.connections_down,
     })
+}
+
+/// Events that broke a connection or kept one from coming back: a close or
+/// reset, a refused reconnect, a request timeout, a garbled reply.
+fn connection_faults(phase: &PhaseResult) -> u64 {
+    let e = &phase.stats.errors;
+    e.connection + e.refused + e.timeouts + e.protocol
 }
 
 /// Checks an open-loop phase against its target; `None` when it met it (or the
@@ -186,8 +195,7 @@ pub fn rate_check(config: &Config, phase: &PhaseResult) -> Option<Warning> {
         return None;
     }
     let busiest_cpu_percent = phase.busiest_thread_cpu_percent();
-    let e = &phase.stats.errors;
-    let faults = e.connection + e.refused + e.timeouts + e.protocol;
+    let faults = connection_faults(phase);
     let limit = if faults > 0 || phase.connections_down > 0 {
         // A connection that was down sent nothing: its schedule, not the
         // server's speed, explains the shortfall.
@@ -320,4 +328,57 @@ fn dataset(config: &Config, results: &Results, local: bool) -> Option<Warning> {
         limit: available,
         which: MemoryLimit::FreeMemory,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::divergence;
+    use crate::report::cluster_fixture::{cluster_results, standalone_config};
+    use crate::results::PhaseResult;
+    use crate::stats::Stats;
+
+    /// A `--rate` run whose 1 000 replies took 1 ms from the actual send and
+    /// 20 ms from their intended send: the two measures diverge.
+    fn diverged_run() -> PhaseResult {
+        let mut run = cluster_results([0, 0, 0], [0, 0, 0]).runs.remove(0);
+        run.stats = Stats::new_open_loop(2).unwrap();
+        for _ in 0..1000 {
+            run.stats.ops[1].record_open_loop(20_000, 1_000);
+        }
+        run
+    }
+
+    #[test]
+    fn diverging_measures_blame_the_server_or_the_window_when_no_connection_was_lost() {
+        let config = standalone_config(&["--rate", "1000"]);
+        let w = divergence(&config, &diverged_run()).unwrap();
+        let text = w.to_string();
+        assert!(
+            text.contains("because the server or the pipeline window held them back"),
+            "{text}"
+        );
+        assert!(!text.contains("lost"), "{text}");
+    }
+
+    #[test]
+    fn diverging_measures_name_the_lost_connections_when_the_run_lost_some() {
+        let config = standalone_config(&["--rate", "1000"]);
+        let mut run = diverged_run();
+        run.stats.errors.connection = 3;
+        run.connections_down = 1;
+        let text = divergence(&config, &run).unwrap().to_string();
+        assert!(
+            text.contains("because connections were lost: 3 connection fault(s), 1 connection(s) down at the end"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("the server or the pipeline window"),
+            "{text}"
+        );
+        // A refused reconnect or a request timeout is a lost connection too.
+        let mut run = diverged_run();
+        run.stats.errors.timeouts = 2;
+        let text = divergence(&config, &run).unwrap().to_string();
+        assert!(text.contains("2 connection fault(s)"), "{text}");
+    }
 }

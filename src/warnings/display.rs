@@ -229,12 +229,28 @@ impl fmt::Display for Warning {
                 headline,
                 service_p99_ms,
                 response_p99_ms,
+                faults,
+                down_at_end,
             } => {
                 write!(
                     f,
-                    "{phase}: the p99 response time ({response_p99_ms:.3} ms, from each request's intended send time) is {:.1} times the p99 service time ({service_p99_ms:.3} ms, from the actual send): requests waited for their turn before they were sent, because the server or the pipeline window held them back. ",
+                    "{phase}: the p99 response time ({response_p99_ms:.3} ms, from each request's intended send time) is {:.1} times the p99 service time ({service_p99_ms:.3} ms, from the actual send): requests waited for their turn before they were sent, ",
                     response_p99_ms / service_p99_ms.max(0.001)
                 )?;
+                // A connection that is down sends nothing: what falls due on it
+                // waits for the reconnect, which neither the server nor the
+                // window explains.
+                if *faults > 0 || *down_at_end > 0 {
+                    write!(
+                        f,
+                        "because connections were lost: {faults} connection fault(s), {down_at_end} connection(s) down at the end; requests due on a connection while it was down waited for it to come back (see kvbench.errors for the kinds). "
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        "because the server or the pipeline window held them back. "
+                    )?;
+                }
                 match headline {
                     Headline::ServiceTime => write!(
                         f,

@@ -194,6 +194,11 @@ pub enum Warning {
         service_p99_ms: f64,
         /// p99 response time (reply − intended send), ms.
         response_p99_ms: f64,
+        /// Connection faults in the run (0 when none was lost): requests due
+        /// on a connection that was down waited for it, not for the server.
+        faults: u64,
+        /// Connections not ready when sending stopped.
+        down_at_end: usize,
     },
     /// `--cluster-mode`: one master served far more than its share of the
     /// replies (see [`cluster::HOT_SHARD_FACTOR`]).

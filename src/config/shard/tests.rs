@@ -179,6 +179,75 @@ fn three_shards_split_the_key_range_exactly() {
 }
 
 #[test]
+fn a_prefill_that_would_leave_a_shard_without_keys_is_refused() {
+    use clap::Parser;
+    // 3 shards of 2 × 3 connections: shard 2's first slice is the 13th key.
+    let range = |max: &str| {
+        let max = max.to_string();
+        move |index: &str, prefill: bool| {
+            let mut args = vec!["kvbench", "--shard-count", "3", "--shard-index", index];
+            args.extend([
+                "-t",
+                "2",
+                "-c",
+                "3",
+                "--key-minimum",
+                "1",
+                "--key-maximum",
+                &max,
+            ]);
+            if prefill {
+                args.push("--prefill");
+            }
+            Config::from_args(Args::try_parse_from(args).unwrap())
+        }
+    };
+    let twelve = range("12");
+    for index in ["0", "2"] {
+        let e = twelve(index, true).unwrap_err();
+        assert_eq!(e.flag, "--shard-count");
+        assert!(
+            e.message.contains("shard 2 would write no key"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("use at most 2 shards"), "{}", e.message);
+        // Without --prefill nothing is split among the shards this way.
+        assert!(twelve(index, false).is_ok());
+    }
+    assert!(range("13")("2", true).is_ok());
+    // At 13 keys every key is written once, the last one by shard 2.
+    let prefill = [
+        "-t",
+        "2",
+        "-c",
+        "3",
+        "--key-minimum",
+        "1",
+        "--key-maximum",
+        "13",
+    ];
+    let mut keys = keys_of_shards(&prefill, true);
+    keys.sort_unstable();
+    assert_eq!(keys, (1..=13).collect::<Vec<_>>());
+    // A count whose slots overflow a u64 is refused, not wrapped around.
+    let e = detect(Some(0), Some(u32::MAX), &env_of(&[]))
+        .and_then(|s| {
+            check_prefill_slices(
+                s,
+                usize::MAX,
+                KeyRange {
+                    min: 0,
+                    max: u64::MAX,
+                },
+                true,
+            )
+        })
+        .unwrap_err();
+    assert_eq!(e.flag, "--shard-count");
+}
+
+#[test]
 fn shards_draw_other_seeds_and_share_the_rate() {
     let a = sharded(0, &["--seed", "7", "--rate", "3000"]);
     let b = sharded(1, &["--seed", "7", "--rate", "3000"]);

@@ -263,6 +263,10 @@ pub struct OpenLoop {
     pub service_time: Named<LatencyBlock>,
     /// Reply minus intended send, by row.
     pub response_time: Named<LatencyBlock>,
+    /// The requests never sent, by row: deadline minus intended send (empty
+    /// in a file written before kvbench kept them apart from the replies).
+    #[serde(default)]
+    pub never_sent_wait: Named<LatencyBlock>,
 }
 
 /// `kvbench.variance`.

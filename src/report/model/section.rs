@@ -149,7 +149,12 @@ const HISTOGRAM_KEY: &str = "Histogram log format";
 impl Percentiles {
     /// The latency at percentile `p` (`99.0`), ms, if the report printed it.
     pub fn at_ms(&self, p: f64) -> Option<f64> {
-        self.values_ms.get(&percentile_key(p)).copied()
+        // Files written before kvbench cut p100.00 to memtier's p100.0 keep
+        // the longer key.
+        self.values_ms
+            .get(&percentile_key(p))
+            .or_else(|| self.values_ms.get(&format!("p{p:.2}")))
+            .copied()
     }
 }
 
