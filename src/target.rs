@@ -141,10 +141,33 @@ pub struct UriParts {
     pub tls: bool,
 }
 
-/// Parses `-u/--uri`. The error text says what is wrong and what a valid URI looks like.
+/// `uri` as an error message may show it: the password of its user info
+/// (`redis://user:secret@host`) replaced by `***`, however malformed the rest
+/// is, since the URI could not be parsed to find it.
+pub fn redact_uri(uri: &str) -> String {
+    let Some(scheme_end) = uri.find("://").map(|i| i + 3) else {
+        return uri.to_string();
+    };
+    let rest = &uri[scheme_end..];
+    // The user info ends at the last '@' before the path; a password may
+    // itself hold '@' or '/' when not percent-encoded, so take the last '@'.
+    let Some(at) = rest.rfind('@') else {
+        return uri.to_string();
+    };
+    let userinfo = &rest[..at];
+    let shown = match userinfo.find(':') {
+        Some(colon) => format!("{}:***", &userinfo[..colon]),
+        None => "***".to_string(),
+    };
+    format!("{}{shown}{}", &uri[..scheme_end], &rest[at..])
+}
+
+/// Parses `-u/--uri`. The error text says what is wrong and what a valid URI
+/// looks like, and never shows the URI's password.
 pub fn parse_uri(uri: &str) -> Result<UriParts, String> {
+    let shown = redact_uri(uri);
     let url = Url::parse(uri).map_err(|e| {
-        format!("cannot parse '{uri}' ({e}); expected redis://[user:password@]host[:port][/db]")
+        format!("cannot parse '{shown}' ({e}); expected redis://[user:password@]host[:port][/db]")
     })?;
     match url.scheme() {
         "redis" | "rediss" => {}
@@ -157,7 +180,7 @@ pub fn parse_uri(uri: &str) -> Result<UriParts, String> {
     let host = url
         .host_str()
         .filter(|h| !h.is_empty())
-        .ok_or_else(|| format!("'{uri}' has no host; expected redis://host[:port][/db]"))?
+        .ok_or_else(|| format!("'{shown}' has no host; expected redis://host[:port][/db]"))?
         .trim_start_matches('[')
         .trim_end_matches(']')
         .to_string();
@@ -202,6 +225,29 @@ mod tests {
         let a = Auth::parse("alice:topsecret").unwrap();
         assert!(!format!("{a:?}").contains("topsecret"));
         assert!(!a.redacted().contains("topsecret"));
+    }
+
+    #[test]
+    fn no_uri_error_shows_the_password() {
+        // Each malformed in its own way, each with the password in its user info.
+        for uri in [
+            "redis://bob:CANARY-7f3@127.0.0.1:notaport",
+            "redis://bob:CANARY-7f3@/0",
+            "redis://bob:CANARY-7f3@127.0.0.1:6379/db",
+            "redis://:CANARY-7f3@[::1",
+            "redis://bob:CANARY@7f3@127.0.0.1:99999",
+        ] {
+            let e = parse_uri(uri).unwrap_err();
+            assert!(!e.contains("CANARY"), "{uri}: {e}");
+            assert!(!e.contains("7f3"), "{uri}: {e}");
+        }
+        // What is shown keeps the rest, so the user sees what to fix.
+        assert_eq!(
+            redact_uri("redis://bob:pw@host:1/2"),
+            "redis://bob:***@host:1/2"
+        );
+        assert_eq!(redact_uri("redis://token@host"), "redis://***@host");
+        assert_eq!(redact_uri("redis://host:1"), "redis://host:1");
     }
 
     #[test]
