@@ -15,7 +15,9 @@
 //! `RUN #n RESULTS` sections, from `-x 2` or more): [`verdict`]. After the
 //! tables, a block names the settings that differ between the files and each
 //! file's GET hit rate ([`differs`]). Files are labelled by the shortest path
-//! suffix that tells them apart ([`labels`]).
+//! suffix that tells them apart ([`labels`]). A result whose own verdict
+//! (`kvbench.verdict`) is not valid is named before the tables with its
+//! reasons, and every judgement involving it says so ([`invalid`]).
 //!
 //! Two layouts: `rows` (a row per op and file, [`rows`]) and `columns`, the
 //! reference notes' layout: a row per op, a column per file, and a ratio
@@ -23,6 +25,7 @@
 
 pub mod columns;
 pub mod differs;
+pub mod invalid;
 pub mod labels;
 pub mod read;
 pub mod rows;
@@ -34,6 +37,7 @@ use crate::cli::CompareArgs;
 pub use crate::cli::{CompareFormat as Format, CompareLayout as Layout};
 use crate::config::UsageError;
 use crate::report::model;
+use crate::report::model::kvbench;
 use crate::report::model::section::Section;
 
 /// The row memtier writes for WAIT, which kvbench never sends: shown only
@@ -88,6 +92,14 @@ pub struct Entry {
     pub settings: Vec<(String, String)>,
     /// `kvbench.hit_rate_percent`.
     pub hit_rate_percent: Option<f64>,
+    /// `kvbench.verdict`: a report's, a sweep cell's own, a suite's (every
+    /// test's reasons). `None` for a file without one (memtier's, or
+    /// written before the verdict): not known, never taken as invalid.
+    pub verdict: Option<kvbench::Verdict>,
+    /// The rows that are not valid measurements: every row of a result
+    /// whose verdict is not valid; for a suite, the tests whose own verdict
+    /// is not valid.
+    pub invalid_rows: Vec<String>,
 }
 
 impl Entry {
@@ -118,6 +130,11 @@ impl Entry {
         self.rows.iter().find(|(n, _)| n == name).map(|(_, r)| r)
     }
 
+    /// True when row `name` is not a valid measurement ([`Entry::invalid_rows`]).
+    pub fn row_invalid(&self, name: &str) -> bool {
+        self.invalid_rows.iter().any(|r| r == name)
+    }
+
     /// The shown value of setting `key`.
     pub fn setting(&self, key: &str) -> Option<&str> {
         self.settings
@@ -127,8 +144,18 @@ impl Entry {
     }
 }
 
+/// What `kvbench compare` prints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The tables, for stdout.
+    pub output: String,
+    /// A line per reason of each compared result that is not valid
+    /// (`b.json: RUN #1: message`), for stderr.
+    pub invalid: Vec<String>,
+}
+
 /// Reads the files and renders the comparison.
-pub fn run(args: &CompareArgs) -> Result<String, UsageError> {
+pub fn run(args: &CompareArgs) -> Result<Comparison, UsageError> {
     let names = labels::distinct(&args.files);
     let alone = args.files.len() == 1;
     let mut entries = Vec::new();
@@ -141,16 +168,26 @@ pub fn run(args: &CompareArgs) -> Result<String, UsageError> {
             "needs two results to compare: give two files or more, or one sweep file with two cells or more",
         ));
     }
-    let mut out = match args.layout {
+    // CSV stays one table for spreadsheets: a result that is not valid is
+    // said on stderr only; text and Markdown say it before the tables.
+    let mut out = if args.format == Format::Csv {
+        String::new()
+    } else {
+        invalid::notice(&entries, args.format)
+    };
+    out.push_str(&match args.layout {
         Layout::Rows => rows::render(&entries, args.format),
         Layout::Columns => columns::render(&entries, args.format),
-    };
-    // CSV stays one table for spreadsheets; the settings block is for people.
+    });
+    // The settings block is for people, not spreadsheets.
     if args.format != Format::Csv {
         out.push('\n');
         out.push_str(&differs::render(&entries, args.format));
     }
-    Ok(out)
+    Ok(Comparison {
+        output: out,
+        invalid: invalid::lines(&entries),
+    })
 }
 
 /// The rows to show, in the order they first appear, `Totals` last; `Waits`
@@ -212,5 +249,7 @@ fn aligned(out: &mut String, rows: &[Vec<String>], left: impl Fn(usize) -> bool)
     }
 }
 
+#[cfg(test)]
+mod invalid_tests;
 #[cfg(test)]
 mod tests;

@@ -215,9 +215,17 @@ fn parse<T: Parser>(args: impl Iterator<Item = String>) -> Result<T, ExitCode> {
 
 fn compare(args: &cli::CompareArgs) -> ExitCode {
     match kvbench::compare::run(args) {
-        Ok(table) => {
+        Ok(comparison) => {
             // A closed stdout (`| head`) is the reader's choice, not a failure.
-            let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), table.as_bytes());
+            let _ = std::io::Write::write_all(
+                &mut std::io::stdout().lock(),
+                comparison.output.as_bytes(),
+            );
+            // Comparing is reading: a compared file that is not valid is
+            // said, and the comparison itself still succeeded.
+            for line in &comparison.invalid {
+                say!("kvbench: invalid: {line}");
+            }
             ExitCode::SUCCESS
         }
         Err(e) => fail_usage(&e.to_string()),

@@ -1,9 +1,12 @@
 //! `kvbench compare` on real result files: ratios to the first file in text,
 //! Markdown and CSV, the files block (hit rates, differing settings), one
 //! entry per cell of a sweep, and usage errors that name what is wrong. The
-//! verdict against the measured spread is tests/e2e_compare_latency.rs's.
+//! verdict against the measured spread is tests/e2e_compare_latency.rs's; a
+//! file whose own verdict is not valid is [`invalid`]'s.
 
 mod common;
+#[path = "e2e_compare/invalid.rs"]
+mod invalid;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

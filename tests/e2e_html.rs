@@ -5,7 +5,8 @@
 //! with its own `--html-out-file`). Chromium dumps the DOM of each page and
 //! screenshots the first; the DOM's point counts are checked against counts
 //! taken from the JSON independently, the console must stay clean, and the
-//! screenshot must not be blank. Three Chromium launches in all.
+//! screenshot must not be blank. Three Chromium launches in all. The
+//! verdict's banner and marks are [`verdict`]'s, read from the page's text.
 
 mod common;
 
@@ -13,6 +14,8 @@ mod common;
 mod chromium;
 #[path = "e2e_html/suite.rs"]
 mod suite;
+#[path = "e2e_html/verdict.rs"]
+mod verdict;
 
 use std::path::Path;
 

@@ -9,6 +9,7 @@
 
 use std::fmt::Write;
 
+use crate::compare::invalid;
 use crate::compare::verdict::{Verdict, judge};
 use crate::compare::{Entry, Format, OpRow, aligned, csv_cell, row_names};
 
@@ -109,7 +110,8 @@ fn table(entries: &[Entry], metric: Metric) -> (Vec<String>, Vec<Vec<String>>) {
 }
 
 /// Each op's verdict per file against the first (`baseline` for the first):
-/// what `--layout rows` says in its last column, as a row per op.
+/// what `--layout rows` says in its last column, marked as it marks it, as
+/// a row per op.
 fn verdicts(entries: &[Entry]) -> Vec<Vec<String>> {
     row_names(entries)
         .into_iter()
@@ -117,12 +119,11 @@ fn verdicts(entries: &[Entry]) -> Vec<Vec<String>> {
             let base = entries.first().and_then(|e| e.row(op));
             let mut cells = vec![op.to_string()];
             cells.extend(entries.iter().enumerate().map(|(i, e)| {
-                let verdict = if i == 0 {
-                    Verdict::Baseline
-                } else {
-                    judge(base, e.row(op))
+                let (verdict, involved) = match entries.first() {
+                    Some(first) if i > 0 => (judge(base, e.row(op)), vec![first, e]),
+                    _ => (Verdict::Baseline, vec![e]),
                 };
-                verdict.to_string()
+                invalid::shown(&verdict, &invalid::not_valid(&involved, op))
             }));
             cells
         })

@@ -1,7 +1,7 @@
 //! Reading result files into compare's entries: a report's headline rows
 //! with the run-to-run spread of each judged figure (from its `RUN #n
-//! RESULTS` sections), its settings and hit rate; a sweep's cells; a suite's
-//! tests.
+//! RESULTS` sections), its settings, hit rate and verdict; a sweep's cells
+//! (each with its own verdict); a suite's tests.
 
 use std::path::Path;
 
@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::compare::verdict::Judged;
 use crate::compare::{Entry, OpRow};
 use crate::config::UsageError;
+use crate::report::model::kvbench::Verdict;
 use crate::report::model::section::{self, Section, SectionTitle};
 use crate::report::model::{self, Document, Report};
 
@@ -84,6 +85,19 @@ fn suite(path: &Path, label: &str) -> Result<Option<Entry>, UsageError> {
     if let Some(first) = tests.first() {
         entry.settings = settings(&first.report);
     }
+    // Each test's row is as valid as that test; the notice holds the suite's
+    // verdict, every test's reasons named by the test.
+    entry.verdict = suite.kvbench.and_then(|k| k.verdict);
+    entry.invalid_rows = tests
+        .iter()
+        .filter(|t| invalid(t.report.kvbench.as_ref().and_then(|k| k.verdict.as_ref())))
+        .map(|t| t.test.clone())
+        .collect();
+    if entry.invalid_rows.is_empty() && invalid(entry.verdict.as_ref()) {
+        // A suite judged invalid whose tests carry no verdict of their own:
+        // no row of it is known to be sound.
+        entry.invalid_rows = entry.rows.iter().map(|(n, _)| n.clone()).collect();
+    }
     Ok(Some(entry))
 }
 
@@ -95,7 +109,7 @@ fn entry(report: &Report, label: String, shown: &str) -> Result<Entry, UsageErro
             "has no ALL STATS or AGGREGATED AVERAGE RESULTS section; is it a finished kvbench or memtier report?",
         )
     })?;
-    let rows = section
+    let rows: Vec<(String, OpRow)> = section
         .rows
         .iter()
         .map(|(name, row)| {
@@ -104,12 +118,27 @@ fn entry(report: &Report, label: String, shown: &str) -> Result<Entry, UsageErro
             (name.to_string(), figures)
         })
         .collect();
+    let verdict = report.kvbench.as_ref().and_then(|k| k.verdict.clone());
+    // The whole result is judged: one run of refusals spoils its aggregate.
+    let invalid_rows = if invalid(verdict.as_ref()) {
+        rows.iter().map(|(n, _)| n.clone()).collect()
+    } else {
+        Vec::new()
+    };
     Ok(Entry {
         label,
         rows,
         settings: settings(report),
         hit_rate_percent: report.kvbench.as_ref().and_then(|k| k.hit_rate_percent),
+        verdict,
+        invalid_rows,
     })
+}
+
+/// True for a verdict that is there and says not valid; a missing one is
+/// not known, never invalid.
+fn invalid(verdict: Option<&Verdict>) -> bool {
+    verdict.is_some_and(|v| !v.valid)
 }
 
 /// The latency at percentile `p` of a row, ms: the printed one, or else the

@@ -1,8 +1,10 @@
 //! `--layout rows`: a line per op row and file with every figure, its ratio
-//! to the first file, and the verdict ([`crate::compare::verdict`]).
+//! to the first file, and the verdict ([`crate::compare::verdict`]), marked
+//! when a side is not valid ([`crate::compare::invalid`]).
 
 use std::fmt::Write;
 
+use crate::compare::invalid;
 use crate::compare::verdict::{self, Verdict};
 use crate::compare::{Entry, Format, OpRow, PERCENTILES, aligned, csv_cell, ratio, row_names};
 
@@ -22,7 +24,8 @@ struct Line {
     cells: Vec<String>,
     /// The file's GET hit rate (CSV only).
     hit_rate: Option<f64>,
-    verdict: Verdict,
+    /// The judgement against the baseline, marked when a side is not valid.
+    verdict: String,
 }
 
 /// Every line of the comparison, op by op, file by file.
@@ -49,11 +52,12 @@ fn lines(entries: &[Entry]) -> Vec<Line> {
                 let base_value = base.and_then(|r| r.percentiles_ms[p]);
                 cells.push(num(ratio_of(value, base_value), 3));
             }
-            let verdict = if i == 0 {
-                Verdict::Baseline
+            let (verdict, involved) = if i == 0 {
+                (Verdict::Baseline, vec![first])
             } else {
-                verdict::judge(base, row)
+                (verdict::judge(base, row), vec![first, e])
             };
+            let verdict = invalid::shown(&verdict, &invalid::not_valid(&involved, op));
             out.push(Line {
                 cells,
                 hit_rate: e.hit_rate_percent,
@@ -93,7 +97,7 @@ pub fn render(entries: &[Entry], format: Format) -> String {
             for l in &lines {
                 let mut cells: Vec<String> = l.cells.iter().map(|c| csv_cell(c)).collect();
                 cells.push(num(l.hit_rate, 2));
-                cells.push(csv_cell(&l.verdict.to_string()));
+                cells.push(csv_cell(&l.verdict));
                 let _ = writeln!(out, "{}", cells.join(","));
             }
         }
@@ -103,7 +107,7 @@ pub fn render(entries: &[Entry], format: Format) -> String {
             for l in &lines {
                 let mut cells: Vec<String> =
                     l.cells.iter().map(|c| c.replace('|', "\\|")).collect();
-                cells.push(l.verdict.to_string());
+                cells.push(l.verdict.clone());
                 let _ = writeln!(out, "| {} |", cells.join(" | "));
             }
         }
@@ -111,7 +115,7 @@ pub fn render(entries: &[Entry], format: Format) -> String {
             let mut rows: Vec<Vec<String>> = vec![HEADER.map(String::from).to_vec()];
             rows.extend(lines.into_iter().map(|l| {
                 let mut cells = l.cells;
-                cells.push(l.verdict.to_string());
+                cells.push(l.verdict);
                 cells
             }));
             let last = HEADER.len() - 1;

@@ -23,7 +23,7 @@ fn row(ops: f64) -> OpRow {
     row_with(ops, 1.0, None)
 }
 
-fn entry(label: &str, ops: f64, spread: Option<f64>) -> Entry {
+pub(super) fn entry(label: &str, ops: f64, spread: Option<f64>) -> Entry {
     let rows = ["Sets", "Gets", "Totals"].map(|n| (n.to_string(), row_with(ops, 1.0, spread)));
     Entry {
         label: label.into(),

@@ -7,7 +7,7 @@
 
 use crate::html::data::{self, Phase};
 use crate::html::svg::{Axis, Band, Chart, Series, TickFormat};
-use crate::html::{Content, Source, of_kind, suite};
+use crate::html::{Content, Source, of_kind, suite, verdict};
 use crate::report::model::{Report, SweepDocument};
 
 /// Colours that stay apart on screen and in print (Tableau's ten, less grey).
@@ -29,13 +29,25 @@ pub fn style(file: usize, kind: usize, files: usize) -> (&'static str, Option<&'
     }
 }
 
-/// The legend of a series: the kind, with the file's label when several.
+/// The legend of a series: the kind, with the file's label when several,
+/// and [`verdict::MARK`] when the file is not valid.
 pub fn legend(source: &Source, kind: &str, files: usize) -> String {
-    if files > 1 {
+    let name = if files > 1 {
         format!("{} · {kind}", source.label)
     } else {
         kind.to_string()
+    };
+    verdict::marked(&name, verdict::source_invalid(source))
+}
+
+/// The `data-*` attributes every series of `source` carries: the file, and
+/// `data-verdict="invalid"` when the file is not valid.
+pub fn file_data(source: &Source) -> Vec<(&'static str, String)> {
+    let mut data = vec![("file", source.label.clone())];
+    if verdict::source_invalid(source) {
+        data.push(("verdict", "invalid".into()));
     }
+    data
 }
 
 /// The index of `name` in `names`, added when new: one style per name
@@ -98,10 +110,9 @@ fn bands(phases: &[Phase<'_>]) -> Vec<Band> {
 }
 
 fn phase_data(source: &Source, phase: &Phase<'_>) -> Vec<(&'static str, String)> {
-    vec![
-        ("file", source.label.clone()),
-        ("phase", phase.name.clone()),
-    ]
+    let mut data = file_data(source);
+    data.push(("phase", phase.name.clone()));
+    data
 }
 
 /// Ops/s of each row with replies, second by second, warm-up and runs on one
@@ -213,7 +224,7 @@ fn spectrum(reports: &[(usize, &Source, &Report)], notes: &mut Vec<String>) -> C
             let (colour, dash) = style(*i, index_of(&mut kinds, &spectrum.name), files);
             series.push(Series {
                 legend: legend(source, &spectrum.name, files),
-                data: vec![("file", source.label.clone())],
+                data: file_data(source),
                 colour,
                 dash,
                 points: data::spectrum_points(&spectrum.histogram),
@@ -272,7 +283,7 @@ fn sweep_charts(sweeps: &[(usize, &Source, &SweepDocument)]) -> Vec<Chart> {
                 Series {
                     name: y.to_string(),
                     legend: legend(source, y, files),
-                    data: vec![("file", source.label.clone())],
+                    data: file_data(source),
                     colour,
                     dash,
                     points: pick(view).to_vec(),

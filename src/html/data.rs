@@ -11,6 +11,7 @@
 
 use hdrhistogram::Histogram;
 
+use crate::html::verdict;
 use crate::report::model::Report;
 use crate::report::model::kvbench::LatencyBlock;
 use crate::report::model::named::Named;
@@ -222,7 +223,8 @@ fn interleave<'a>(
 pub struct SweepPoints {
     /// The swept flags, for the axis title.
     pub parameter: String,
-    /// Each cell's value of the swept flags (`4`, or `pipeline=4,clients=2`).
+    /// Each cell's value of the swept flags (`4`, or `pipeline=4,clients=2`),
+    /// marked `(INVALID)` when the cell's own verdict is not valid.
     pub labels: Vec<String>,
     /// `(cell, total ops/s)`.
     pub ops_per_sec: Vec<(f64, f64)>,
@@ -244,9 +246,12 @@ pub fn sweep_points(sweep: &SweepDocument) -> SweepPoints {
         .sweep
         .summary
         .iter()
-        .map(|row| match row.cell.split_once('=') {
-            Some((_, value)) if single => value.to_string(),
-            _ => row.cell.clone(),
+        .map(|row| {
+            let label = match row.cell.split_once('=') {
+                Some((_, value)) if single => value.to_string(),
+                _ => row.cell.clone(),
+            };
+            verdict::marked(&label, cell_invalid(sweep, &row.cell))
         })
         .collect();
     let indexed = |f: fn(&crate::report::model::SweepRow) -> f64| {
@@ -264,6 +269,19 @@ pub fn sweep_points(sweep: &SweepDocument) -> SweepPoints {
         ops_per_sec: indexed(|r| r.ops_per_sec),
         p99_ms: indexed(|r| r.p99_latency_ms),
     }
+}
+
+/// True when the cell labelled `cell` (`pipeline=4`) has a verdict that
+/// says it is not valid.
+fn cell_invalid(sweep: &SweepDocument, cell: &str) -> bool {
+    sweep.sweep.cells.iter().any(|report| {
+        let labelled = report
+            .kvbench
+            .as_ref()
+            .and_then(|k| k.cell.as_ref())
+            .is_some_and(|c| c.label == cell);
+        labelled && verdict::is_invalid(verdict::of_report(report))
+    })
 }
 
 /// The flag a swept parameter came from.

@@ -8,6 +8,7 @@
 //! - [`data`]: what the charts plot, read from the model;
 //! - [`charts`]: the charts of the page;
 //! - [`suite`]: the charts of a suite file, a point per test;
+//! - [`verdict`]: the banner of a file that is not valid, and its marks;
 //! - [`panels`]: the summary, warnings, server and configuration panels;
 //! - [`page_file`]: `kvbench suite --html-out-file`, checked and written;
 //! - [`style`]: the page's CSS.
@@ -28,6 +29,9 @@ mod suite_tests;
 pub mod svg;
 #[cfg(test)]
 mod tests;
+pub mod verdict;
+#[cfg(test)]
+mod verdict_tests;
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -183,6 +187,9 @@ pub fn page(sources: &[Source]) -> String {
         "</p><p class=\"generated\">Rendered by kvbench {} from the JSON reports; every chart is drawn from the files' own numbers.</p></header>\n<main>",
         env!("CARGO_PKG_VERSION")
     );
+    // First on the page: a file that is not valid is said so before any
+    // of its numbers.
+    out.push_str(&verdict::banners(sources));
     out.push_str(&panels::summary(sources));
     out.push_str("<section class=\"charts\">\n");
     for chart in &charts {

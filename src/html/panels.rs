@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::html::scale::format_number;
 use crate::html::svg::escape;
-use crate::html::{Content, Source, suite};
+use crate::html::{Content, Source, suite, verdict};
 use crate::report::model::Report;
 use crate::report::model::kvbench::{Kvbench, Warning};
 use crate::report::model::section::SectionTitle;
@@ -62,7 +62,8 @@ fn ms(v: Option<f64>) -> String {
     v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "—".into())
 }
 
-/// Each file's headline `Totals`: the aggregate of several runs, or the run.
+/// Each file's headline `Totals`: the aggregate of several runs, or the run;
+/// a row whose report is not valid is marked.
 pub fn summary(sources: &[Source]) -> String {
     let mut out = String::new();
     open(&mut out, "summary", "Summary");
@@ -77,11 +78,18 @@ pub fn summary(sources: &[Source]) -> String {
                 Some(c) => format!("{} — {c}", source.label),
                 None => source.label.clone(),
             };
+            // Each row by its own report's verdict: a sweep's cell, a suite's test.
+            let invalid = verdict::is_invalid(verdict::of_report(report));
+            let mut data = row_data(source, cell.as_deref());
+            if invalid {
+                data.push_str(" data-verdict=\"invalid\"");
+            }
+            let name = verdict::marked(&name, invalid);
             let p = &row.percentiles;
             let _ = writeln!(
                 out,
                 "<tr{}><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.1}</td></tr>",
-                row_data(source, cell.as_deref()),
+                data,
                 escape(&name),
                 escape(&section),
                 format_number(row.ops_per_sec),
@@ -289,7 +297,7 @@ pub fn configuration(sources: &[Source]) -> String {
                     ("tests", tests.join(", ")),
                     ("preparation steps", prepared.to_string()),
                 ];
-                if let Some(p) = s.kvbench {
+                if let Some(p) = &s.kvbench {
                     rows.push(("tests planned", p.tests_planned.to_string()));
                     rows.push(("tests completed", p.tests_completed.to_string()));
                     rows.push(("complete", p.complete.to_string()));

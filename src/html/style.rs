@@ -35,4 +35,9 @@ li.warning { margin: 4px 0; }
 li.warning code.kind { background: #fff3cd; border: 1px solid #e7d48a; padding: 0 4px; border-radius: 3px; }
 li.silenced { color: #6b7480; }
 p.none { color: #5a6472; }
+section.verdict-banner { margin: 18px 0; padding: 10px 16px; border: 2px solid #b42318; border-radius: 4px; background: #fdecea; color: #5c1009; }
+section.verdict-banner h2 { margin: 0 0 6px 0; border: none; color: #b42318; }
+section.verdict-banner ul { margin: 4px 0; padding-left: 20px; }
+section.verdict-banner code.kind { background: #ffffff; border: 1px solid #e4a9a2; padding: 0 4px; border-radius: 3px; }
+tr[data-verdict="invalid"] td { background: #fdecea; }
 "#;

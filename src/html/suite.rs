@@ -6,12 +6,14 @@
 //! Preparation steps (LRANGE's "LPUSH (needed to benchmark LRANGE)") are
 //! left out of the charts: they fill a list for the tests after them and
 //! are not a test themselves; the summary panel still lists them. The
-//! panels read a suite through [`entries`] and [`first_test`].
+//! panels read a suite through [`entries`] and [`first_test`]. A test
+//! whose own verdict is not valid in one of the files has its axis label
+//! marked (`SET (INVALID)`).
 
 use crate::command::suite::TESTS;
-use crate::html::charts::{legend, style};
+use crate::html::charts::{file_data, legend, style};
 use crate::html::svg::{Axis, Chart, Series, TickFormat};
-use crate::html::{Content, Source, of_kind};
+use crate::html::{Content, Source, of_kind, verdict};
 use crate::report::model::Report;
 use crate::report::model::section::OpRow;
 use crate::suite::json::{SuiteDocument, SuiteEntry};
@@ -72,6 +74,15 @@ pub fn axis_tests(docs: &[&SuiteDocument]) -> Vec<String> {
     names
 }
 
+/// True when test `name` is not valid in one of `docs`, by that test's own
+/// verdict (the banner says which file, and why).
+pub fn invalid_test(docs: &[&SuiteDocument], name: &str) -> bool {
+    docs.iter()
+        .flat_map(|d| &d.suite.tests)
+        .filter(|t| !t.preparation && t.test == name)
+        .any(|t| verdict::is_invalid(verdict::of_report(&t.report)))
+}
+
 /// `(x, y)` of `doc`'s charted tests: x is the test's place on `axis`, y
 /// what `value` reads off its `Totals`; in x order.
 pub fn points(
@@ -99,8 +110,13 @@ pub fn charts(sources: &[Source]) -> Vec<Chart> {
     let files = suites.len();
     let docs: Vec<&SuiteDocument> = suites.iter().map(|(_, _, d)| *d).collect();
     let axis = axis_tests(&docs);
+    // The points are placed by the test's name; only the label is marked.
+    let labels = axis
+        .iter()
+        .map(|name| verdict::marked(name, invalid_test(&docs, name)))
+        .collect();
     let x = Axis {
-        format: TickFormat::Labels(axis.clone()),
+        format: TickFormat::Labels(labels),
         ..Axis::linear("test, in the suite's order")
     };
     let rps = suites
@@ -110,7 +126,7 @@ pub fn charts(sources: &[Source]) -> Vec<Chart> {
             Series {
                 name: "requests/s".into(),
                 legend: legend(source, "requests/s", files),
-                data: vec![("file", source.label.clone())],
+                data: file_data(source),
                 colour,
                 dash,
                 points: points(doc, &axis, |r| Some(r.ops_per_sec)),
@@ -129,7 +145,7 @@ pub fn charts(sources: &[Source]) -> Vec<Chart> {
             latency.push(Series {
                 name: name.to_string(),
                 legend: legend(source, name, files),
-                data: vec![("file", source.label.clone())],
+                data: file_data(source),
                 colour,
                 dash,
                 points,

@@ -17,7 +17,7 @@ const PREPARATION: &str = "LPUSH (needed to benchmark LRANGE)";
 /// fixture report, read through the page's own reader; each test's
 /// `gets_mostly_miss` message names the test, so the panels can tell them
 /// apart.
-fn suite_doc(steps: &[(&str, bool)]) -> SuiteDocument {
+pub(super) fn suite_doc(steps: &[(&str, bool)]) -> SuiteDocument {
     let tests: Vec<String> = steps
         .iter()
         .map(|(test, preparation)| {

@@ -5,20 +5,21 @@
 use std::path::PathBuf;
 
 use crate::html::{Content, Source, data, labels, page};
+use crate::report::model::kvbench::Cell;
 use crate::report::model::{
     self, Document, Report, Sweep, SweepDocument, SweepKvbench, SweepParameter, SweepRow,
 };
 
 const FIXTURE: &str = include_str!("fixture.json");
 
-fn report() -> Report {
+pub(super) fn report() -> Report {
     match model::parse("fixture.json", FIXTURE).unwrap() {
         Document::Report(r) => *r,
         Document::Sweep(_) => panic!("the fixture is a single report"),
     }
 }
 
-fn source(label: &str, document: Document) -> Source {
+pub(super) fn source(label: &str, document: Document) -> Source {
     Source {
         label: label.into(),
         content: Content::from(document),
@@ -164,9 +165,9 @@ fn the_warnings_panel_lists_every_kind() {
     }
 }
 
-#[test]
-fn a_sweep_has_one_point_per_cell_and_files_overlay_in_their_colours() {
-    let cell = report();
+/// A `--pipeline` sweep of the fixture report, a cell per `(label, ops/s)`,
+/// each cell's report labelled as the sweep labels it.
+pub(super) fn sweep(cells: &[(&str, f64)]) -> SweepDocument {
     let row = |label: &str, ops: f64| SweepRow {
         cell: label.into(),
         ops_per_sec: ops,
@@ -181,25 +182,44 @@ fn a_sweep_has_one_point_per_cell_and_files_overlay_in_their_colours() {
         latency_percentiles_ms: None,
         ops_per_sec_spread: None,
     };
-    let sweep = SweepDocument {
+    let reports = cells
+        .iter()
+        .enumerate()
+        .map(|(i, (label, _))| {
+            let mut cell = report();
+            cell.kvbench.as_mut().unwrap().cell = Some(Cell {
+                index: i as u32,
+                label: label.to_string(),
+                parameters: Default::default(),
+            });
+            cell
+        })
+        .collect();
+    SweepDocument {
         sweep: Sweep {
             parameters: vec![SweepParameter::Pipeline],
-            cells: vec![cell.clone(), cell.clone(), cell.clone()],
-            summary: vec![
-                row("pipeline=1", 1000.0),
-                row("pipeline=4", 3000.0),
-                row("pipeline=16", 5000.0),
-            ],
+            cells: reports,
+            summary: cells.iter().map(|(l, ops)| row(l, *ops)).collect(),
         },
         kvbench: SweepKvbench {
             schema_version: 1,
             tool_version: "0".into(),
             complete: true,
-            cells_planned: 3,
-            cells_completed: 3,
+            cells_planned: cells.len() as u32,
+            cells_completed: cells.len() as u32,
             verdict: None,
         },
-    };
+    }
+}
+
+#[test]
+fn a_sweep_has_one_point_per_cell_and_files_overlay_in_their_colours() {
+    let cell = report();
+    let sweep = sweep(&[
+        ("pipeline=1", 1000.0),
+        ("pipeline=4", 3000.0),
+        ("pipeline=16", 5000.0),
+    ]);
     let html = page(&[
         source("a/r.json", Document::Report(Box::new(cell.clone()))),
         source("b/r.json", Document::Report(Box::new(cell))),

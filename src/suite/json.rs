@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::report::ReportInput;
 use crate::report::json::{SCHEMA_VERSION, document};
+use crate::report::model::kvbench;
 use crate::report::model::{ModelError, Report};
 use crate::results::verdict::Verdict;
 use crate::suite::StepResult;
@@ -66,8 +67,9 @@ pub struct SuiteBody {
     pub tests: Vec<SuiteEntry>,
 }
 
-/// `kvbench` of a suite file: whether the suite finished.
-#[derive(Debug, Clone, Copy, Deserialize)]
+/// `kvbench` of a suite file: whether the suite finished, and whether its
+/// tests measure what was asked for.
+#[derive(Debug, Clone, Deserialize)]
 pub struct SuiteProgress {
     /// Every planned test ran and nothing cut the suite short.
     pub complete: bool,
@@ -75,6 +77,10 @@ pub struct SuiteProgress {
     pub tests_planned: usize,
     /// Tests that ran.
     pub tests_completed: usize,
+    /// Every test's verdict findings, each `phase` prefixed by its test
+    /// (`SET RUN #1`); `None` in a file written before the verdict.
+    #[serde(default)]
+    pub verdict: Option<kvbench::Verdict>,
 }
 
 /// A suite file.
