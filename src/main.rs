@@ -183,10 +183,10 @@ fn run_error(e: RunError, interrupt: &Interrupt) -> ExitCode {
     match e {
         RunError::Usage(e) => fail_usage(&e.to_string()),
         RunError::Failed(message) => fail(&message),
-        RunError::Interrupted => {
+        RunError::Interrupted(before) => {
             // Only a signal raises it (an error-budget stop needs a running phase).
             let signal = interrupt.signal().unwrap_or(libc::SIGINT);
-            say!("kvbench: interrupted by signal {signal} while connecting; nothing was measured");
+            say!("kvbench: interrupted by signal {signal} {before}; nothing was measured");
             ExitCode::from(Interrupt::exit_code(signal))
         }
     }

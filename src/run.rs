@@ -41,17 +41,35 @@ pub enum RunError {
     /// Anything else (exit code 1).
     #[error("{0}")]
     Failed(String),
-    /// A signal arrived while connecting, before anything was measured (exit
-    /// code 128 + the signal); the failure it caused (`EINTR`) is no error.
-    #[error("interrupted before the run started")]
-    Interrupted,
+    /// A signal arrived before anything was measured (exit code 128 + the
+    /// signal); the failure it caused (`EINTR`) is no error.
+    #[error("interrupted {0}")]
+    Interrupted(Before),
+}
+
+/// What a signal that came before anything was measured interrupted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Before {
+    /// Connecting, or the handshake.
+    Connecting,
+    /// The wait for `--start-at`'s planned start.
+    Start,
+}
+
+impl std::fmt::Display for Before {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Before::Connecting => "while connecting",
+            Before::Start => "while waiting for the planned start (--start-at)",
+        })
+    }
 }
 
 /// A setup failure, unless a signal caused it: an interrupted `connect` or
 /// handshake read fails with `EINTR`, which is the user's Ctrl-C, not a fault.
 fn unless_interrupted(interrupt: &Interrupt, e: RunError) -> RunError {
     if interrupt.stop_requested() {
-        RunError::Interrupted
+        RunError::Interrupted(Before::Connecting)
     } else {
         e
     }
@@ -140,7 +158,7 @@ pub fn run(
             Go::Never => break,
             Go::Interrupted => {
                 master.crew.shutdown();
-                return Err(RunError::Interrupted);
+                return Err(RunError::Interrupted(Before::Start));
             }
         }
         let mut result = master.phase(phase, stop, &mut live);

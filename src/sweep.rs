@@ -67,7 +67,7 @@ pub fn run(
                 Ok(results) => results,
                 // Interrupted while the next cell was connecting: the cells
                 // already measured are the report.
-                Err(RunError::Interrupted) if !done.is_empty() => break,
+                Err(RunError::Interrupted(_)) if !done.is_empty() => break,
                 Err(e) => return Err(e),
             }
         };

@@ -802,6 +802,12 @@ fn bad_shards_and_start_times_exit_2_naming_the_flag() {
         )
         .mentions("in the past"),
         at_free_port(
+            "a start time centuries ahead",
+            "--start-at 2999-01-01T00:00:00Z",
+            "--start-at",
+        )
+        .mentions("days ahead"),
+        at_free_port(
             "a start tolerance without a start",
             "--start-tolerance 2",
             "--start-tolerance",

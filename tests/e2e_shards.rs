@@ -321,12 +321,23 @@ fn an_interrupt_while_waiting_for_the_start_ends_at_once() {
         unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
         0
     );
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(
         began.elapsed() < Duration::from_secs(30),
         "it waited for the start"
     );
+    // It said what it waited for, and what the signal cut short.
+    assert!(
+        stderr.contains("for the planned start of RUN #1 (--start-at)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("interrupted by signal 2 while waiting for the planned start"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("while connecting"), "{stderr}");
 }
 
 #[test]

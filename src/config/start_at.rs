@@ -10,7 +10,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::cli::Args;
-use crate::config::{UsageError, seconds};
+use crate::config::{MAX_SECONDS, UsageError, seconds};
 
 /// When the first phase starts and how the later ones follow.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -152,6 +152,23 @@ pub fn check_not_past(
     }
 }
 
+/// Refuses a start further ahead than any other time flag may reach
+/// ([`MAX_SECONDS`], about 116 days): `2999-01-01T00:00:00Z` is a typo, and
+/// waiting for it would look like a hang.
+pub fn check_not_too_far(at: SystemTime, now: SystemTime) -> Result<(), UsageError> {
+    match at.duration_since(now) {
+        Ok(ahead) if ahead.as_secs_f64() > MAX_SECONDS => Err(UsageError::new(
+            "--start-at",
+            format!(
+                "is {:.0} days ahead, more than the {:.0} days any time flag may reach; give a nearer time, e.g. +30s",
+                ahead.as_secs_f64() / 86_400.0,
+                MAX_SECONDS / 86_400.0
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `--start-at` with its two companions; `None` without `--start-at`.
 /// `sweep` is true for a sweep, whose cells have no fixed boundaries.
 pub(super) fn build_start(a: &Args, sweep: bool) -> Result<Option<StartAt>, UsageError> {
@@ -184,6 +201,7 @@ pub(super) fn build_start(a: &Args, sweep: bool) -> Result<Option<StartAt>, Usag
     let now = SystemTime::now();
     let at = parse_start_at(text, now)?;
     check_not_past(at, now, tolerance)?;
+    check_not_too_far(at, now)?;
     Ok(Some(StartAt {
         at,
         tolerance,
@@ -254,5 +272,16 @@ mod tests {
         assert!(check_not_past(epoch(200.0), now, tolerance).is_ok());
         let e = check_not_past(epoch(90.0), now, tolerance).unwrap_err();
         assert!(e.message.contains("10.0 s in the past"), "{e}");
+    }
+
+    #[test]
+    fn a_start_further_than_any_time_flag_reaches_is_refused() {
+        let now = epoch(100.0);
+        assert!(check_not_too_far(epoch(100.0 + MAX_SECONDS), now).is_ok());
+        let e = check_not_too_far(epoch(101.0 + MAX_SECONDS), now).unwrap_err();
+        assert!(e.message.contains("116 days ahead"), "{e}");
+        // 2999 from 2026: about 355 000 days.
+        let far = parse_start_at("2999-01-01T00:00:00Z", epoch(1_796_000_000.0)).unwrap();
+        assert!(check_not_too_far(far, epoch(1_796_000_000.0)).is_err());
     }
 }

@@ -173,6 +173,14 @@ pub(super) fn await_phase(
         return Go::Now;
     };
     let timing = results.timing.get_or_insert_with(Timing::default);
+    let wait = planned.saturating_duration_since(Instant::now());
+    if wait > SAY_WAIT_OVER && timing.lags.is_empty() {
+        // A wait of minutes must not look like a hang.
+        crate::report::note(format_args!(
+            "kvbench: waiting {:.1} s for the planned start of {phase} (--start-at); Ctrl-C stops",
+            wait.as_secs_f64()
+        ));
+    }
     match wait_until(planned, plan.tolerance(), interrupt) {
         Reached::OnTime(lag) => {
             timing.lags.push((phase, lag.as_secs_f64() * 1e3));
@@ -194,6 +202,9 @@ pub(super) fn await_phase(
         }
     }
 }
+
+/// A wait for the first planned start longer than this is said on stderr.
+const SAY_WAIT_OVER: Duration = Duration::from_secs(1);
 
 /// Waits until `planned`, looking at `interrupt` every [`WAIT_SLICE`].
 pub(super) fn wait_until(planned: Instant, tolerance: Duration, interrupt: &Interrupt) -> Reached {
