@@ -187,6 +187,31 @@ impl PhaseResult {
     }
 }
 
+#[cfg(test)]
+impl PhaseResult {
+    /// A phase of `stats` lasting `duration` in which nothing else happened
+    /// (no fault, no interrupt, no evidence): the tests' starting point.
+    pub(crate) fn of_stats(phase: Phase, stats: Stats, duration: Duration) -> PhaseResult {
+        PhaseResult {
+            phase,
+            started_wall: SystemTime::UNIX_EPOCH,
+            duration,
+            drain: Duration::ZERO,
+            connections_down: 0,
+            connections_given_up: 0,
+            stalled_workers: 0,
+            stats,
+            series: Vec::new(),
+            thread_cpu: Vec::new(),
+            unsent: 0,
+            server: None,
+            interrupted: false,
+            evidence_lost: None,
+            nodes: Vec::new(),
+        }
+    }
+}
+
 /// Events per second, 0 for an empty span.
 pub fn rate(count: u64, duration: Duration) -> f64 {
     let secs = duration.as_secs_f64();

@@ -294,11 +294,7 @@ pub fn verdict(files: &[ShardFile], set: &SetInfo) -> Verdict {
     if set.partial() {
         reasons.push(VerdictReason {
             kind: "shards_missing".into(),
-            message: format!(
-                "shard(s) {} of {} missing (--allow-partial): the sum holds only the machines merged, not the load of the whole set",
-                join(&set.missing),
-                set.count.unwrap_or(0)
-            ),
+            message: shards_missing(set),
             phase: None,
         });
     }
@@ -321,17 +317,22 @@ pub fn verdict(files: &[ShardFile], set: &SetInfo) -> Verdict {
     }
 }
 
+/// What a partial set lacks, as its warning and its verdict say it.
+fn shards_missing(set: &SetInfo) -> String {
+    format!(
+        "shard(s) {} of {} missing (--allow-partial): the totals and rates are those of the machines merged, not of the whole load",
+        join(&set.missing),
+        set.count.unwrap_or(0)
+    )
+}
+
 /// Every machine's warnings, each naming its file, and the merge's own.
 fn warnings(files: &[ShardFile], set: &SetInfo, skew: Option<&Skew>) -> Vec<Warning> {
     let mut out = Vec::new();
     if set.partial() {
         out.push(Warning {
             kind: "shards_missing".into(),
-            message: format!(
-                "shard(s) {} of {} missing (--allow-partial): the totals and rates are those of the machines merged, not of the whole load",
-                join(&set.missing),
-                set.count.unwrap_or(0)
-            ),
+            message: shards_missing(set),
             silenced: false,
         });
     }

@@ -6,23 +6,7 @@ use super::*;
 fn run(n: u32, count: u64, secs: u64) -> PhaseResult {
     let mut stats = Stats::new(2).unwrap();
     stats.ops[0].count = count;
-    PhaseResult {
-        phase: Phase::Run(n),
-        started_wall: SystemTime::UNIX_EPOCH,
-        duration: Duration::from_secs(secs),
-        stats,
-        series: Vec::new(),
-        thread_cpu: Vec::new(),
-        unsent: 0,
-        drain: Duration::ZERO,
-        connections_down: 0,
-        connections_given_up: 0,
-        stalled_workers: 0,
-        server: None,
-        interrupted: false,
-        evidence_lost: None,
-        nodes: Vec::new(),
-    }
+    PhaseResult::of_stats(Phase::Run(n), stats, Duration::from_secs(secs))
 }
 
 #[test]

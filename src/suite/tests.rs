@@ -1,4 +1,4 @@
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use clap::Parser;
 
@@ -132,23 +132,7 @@ fn set_step(runs: &[(u64, u64)]) -> StepResult {
             for _ in 0..*replies {
                 stats.ops[0].latency_us.record(100).unwrap();
             }
-            PhaseResult {
-                phase: Phase::Run(i as u32 + 1),
-                started_wall: SystemTime::UNIX_EPOCH,
-                duration: Duration::from_secs(1),
-                stats,
-                series: Vec::new(),
-                thread_cpu: Vec::new(),
-                unsent: 0,
-                drain: Duration::ZERO,
-                connections_down: 0,
-                connections_given_up: 0,
-                stalled_workers: 0,
-                server: None,
-                interrupted: false,
-                evidence_lost: None,
-                nodes: Vec::new(),
-            }
+            PhaseResult::of_stats(Phase::Run(i as u32 + 1), stats, Duration::from_secs(1))
         })
         .collect::<Vec<_>>();
     StepResult {

@@ -2,7 +2,7 @@
 //! reasons; each way a result stops measuring the workload gives its reason,
 //! at the threshold and not below it.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use crate::protocol::resp::{DecodeError, ServerErrorKind};
 use crate::protocol::wire::WireError;
@@ -15,23 +15,7 @@ use crate::stats::errors::ProtocolFault;
 fn run(n: u32, replies: u64) -> PhaseResult {
     let mut stats = Stats::new(2).unwrap();
     stats.ops[0].count = replies;
-    PhaseResult {
-        phase: Phase::Run(n),
-        started_wall: SystemTime::UNIX_EPOCH,
-        duration: Duration::from_secs(10),
-        drain: Duration::ZERO,
-        connections_down: 0,
-        connections_given_up: 0,
-        stalled_workers: 0,
-        stats,
-        series: Vec::new(),
-        thread_cpu: Vec::new(),
-        unsent: 0,
-        server: None,
-        interrupted: false,
-        evidence_lost: None,
-        nodes: Vec::new(),
-    }
+    PhaseResult::of_stats(Phase::Run(n), stats, Duration::from_secs(10))
 }
 
 fn results(runs: Vec<PhaseResult>) -> Results {
