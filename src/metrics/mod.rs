@@ -6,7 +6,8 @@
 //! - [`board`]: the numbers shown: per phase, per op, replaced from the
 //!   phase's running total, final once the phase ends.
 //! - [`exposition`]: the board as Prometheus' text format or OpenMetrics.
-//! - [`http`]: the endpoint's thread, which only hands out the last text.
+//! - [`http`]: the endpoint's thread, which only hands out the last text,
+//!   to many clients at once within fixed limits.
 //! - [`statsd`]: memtier's StatsD lines over UDP.
 
 pub mod board;
@@ -80,7 +81,7 @@ impl Exporter {
             addr,
         };
         exporter.publish();
-        http::spawn(listener, published).map_err(|e| {
+        http::spawn(listener, published, http::LIMITS).map_err(|e| {
             UsageError::new(
                 "--metrics-listen",
                 format!("cannot start the endpoint's thread: {e}"),
