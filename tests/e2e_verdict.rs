@@ -213,9 +213,9 @@ fn lie(stream: TcpStream, gets: &AtomicU64) {
     let mut lines = BufReader::new(stream);
     let mut line = String::new();
     while lines.read_line(&mut line).is_ok_and(|n| n > 0) {
-        let reply: Vec<u8> = if line.starts_with("get ") {
+        let reply: Vec<u8> = if let Some(key) = line.strip_prefix("get ") {
             gets.fetch_add(1, Ordering::SeqCst);
-            let key = line[4..].trim();
+            let key = key.trim();
             format!("VALUE {key} 0 5\r\n0123456789\r\nEND\r\n").into_bytes()
         } else if line.starts_with("version") {
             b"VERSION 1.6.18\r\n".to_vec()
