@@ -180,6 +180,7 @@ fn a_sweep_has_one_point_per_cell_and_files_overlay_in_their_colours() {
         ratio_to_first: ops / 1000.0,
         latency_percentiles_ms: None,
         ops_per_sec_spread: None,
+        cut: false,
     };
     let sweep = SweepDocument {
         sweep: Sweep {
@@ -198,6 +199,7 @@ fn a_sweep_has_one_point_per_cell_and_files_overlay_in_their_colours() {
             cells_planned: 3,
             cells_completed: 3,
             verdict: None,
+            interrupted: None,
         },
     };
     let html = page(&[
