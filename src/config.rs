@@ -38,6 +38,7 @@ use connection::build_target;
 use data::build_keys;
 use load::{build_faults, build_rate, build_stop, build_sweep};
 pub use metrics::{LiveMetrics, StatsdTarget};
+pub use output::InputFile;
 pub(crate) use output::parse_cpu_list;
 use output::{build_output, build_pinning};
 pub use shard::{Shard, ShardSource};
@@ -186,6 +187,8 @@ pub struct Output {
     /// `--print-all-runs` (kvbench writes every run either way; reported in the
     /// JSON's `configuration` as memtier does).
     pub print_all_runs: bool,
+    /// The files the benchmark reads, which no output may name.
+    pub inputs: Vec<InputFile>,
 }
 
 /// A complete, validated benchmark configuration.

@@ -1,5 +1,6 @@
 //! Interrupted means interrupted, against real redis-server processes: a
-//! SIGINT in a sweep's second cell, in the second of three runs, in the prefill,
+//! SIGINT in a sweep's second cell (kept, marked cut and named), in the
+//! second of three runs, in the prefill,
 //! in the warm-up, and while the first connection is still being made. A cut
 //! run is reported and marked, never counted as completed nor ranked BEST or
 //! WORST, and the exit code is 130 in every case.
@@ -71,7 +72,7 @@ fn wait_for_json(json: &Path, child: &mut Child, ready: impl Fn(&Value) -> bool)
 }
 
 #[test]
-fn sigint_in_a_sweeps_second_cell_is_not_complete() {
+fn sigint_in_a_sweeps_second_cell_keeps_its_numbers_marked_cut_and_names_it() {
     let redis = Redis::start();
     let dir = TempDir::new("sweep-cut");
     let json = dir.path("s.json");
@@ -81,17 +82,21 @@ fn sigint_in_a_sweeps_second_cell_is_not_complete() {
         "-c",
         "2",
         "--pipeline",
-        "1,2",
+        "1,4",
         "--test-time",
         "4",
     ];
     let mut kv = spawn(redis.port, &args, &json);
-    // The file holds the first cell once its run is over; the second starts then.
+    // The file holds the first cell once its run is over, with every reply
+    // in: from here on the server's SETs and GETs are the second cell's.
     wait_for_json(&json, &mut kv, |d| {
         d["sweep"]["cells"].as_array().is_some_and(|c| c.len() == 1)
             && d["sweep"]["cells"][0]["kvbench"]["runs_completed"] == 1
     });
-    std::thread::sleep(Duration::from_millis(1500));
+    redis.reset_stats();
+    wait_for_traffic(redis.port, &mut kv);
+    // Well inside the second cell's 4 s run.
+    std::thread::sleep(Duration::from_millis(1000));
     sigint(&kv);
     let cut = finish(kv);
     assert_eq!(cut.code, Some(130), "{}", cut.stderr);
@@ -99,12 +104,41 @@ fn sigint_in_a_sweeps_second_cell_is_not_complete() {
     let k = &doc["kvbench"];
     assert_eq!(k["complete"], false, "{k}");
     assert_eq!(u(&k["cells_completed"]), 1);
-    let second = &doc["sweep"]["cells"][1]["kvbench"];
-    assert_eq!(second["complete"], false);
-    assert_eq!(u(&second["runs_completed"]), 0);
-    assert_eq!(second["interrupted"]["phase"], "RUN #1");
-    // Reported, and marked as cut in the comparison.
-    assert!(cut.stdout.contains("pipeline=2 (cut)"), "{}", cut.stdout);
+    let cells = doc["sweep"]["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "the cut cell is kept");
+    let second = &cells[1];
+    assert_eq!(second["kvbench"]["cell"]["label"], "pipeline=4");
+    assert_eq!(second["kvbench"]["complete"], false);
+    assert_eq!(u(&second["kvbench"]["runs_completed"]), 0);
+    assert_eq!(second["kvbench"]["interrupted"]["phase"], "RUN #1");
+    // Its numbers are what the server served in it, no more and no less.
+    let replies = u(&second["ALL STATS"]["Totals"]["Count"]);
+    assert!(replies > 0, "the cut cell measured nothing");
+    assert_eq!(replies, redis.calls("set") + redis.calls("get"));
+    // The sweep itself says which cell and phase were cut.
+    assert_eq!(
+        k["interrupted"],
+        serde_json::json!({"index": 1, "cell": "pipeline=4", "phase": "RUN #1", "cause": "signal", "signal": 2}),
+    );
+    let summary = doc["sweep"]["summary"].as_array().unwrap();
+    let cut_rows: Vec<(&Value, &Value)> = summary.iter().map(|r| (&r["cell"], &r["cut"])).collect();
+    assert_eq!(
+        cut_rows,
+        [
+            (&Value::from("pipeline=1"), &Value::from(false)),
+            (&Value::from("pipeline=4"), &Value::from(true))
+        ]
+    );
+    assert!(summary[1]["ops_per_sec"].as_f64().unwrap() > 0.0);
+    // The text says it too, and marks the row.
+    for line in [
+        "Interrupted: signal 2 during CELL 2/2 (pipeline=4), RUN #1: the cut run's numbers cover the time until then, and the cell's row below is marked (cut).",
+        "Incomplete: 1 of 2 cells completed.",
+    ] {
+        assert!(cut.stdout.contains(line), "no {line:?} in:\n{}", cut.stdout);
+    }
+    assert!(cut.stdout.contains("pipeline=4 (cut)"), "{}", cut.stdout);
+    assert!(!cut.stdout.contains("pipeline=1 (cut)"), "{}", cut.stdout);
 }
 
 #[test]

@@ -2,12 +2,16 @@
 //! link given as report files keep what they are (only regular files are
 //! replaced by temporary file + rename), and a path that cannot take a report
 //! (a missing directory, a read-only filesystem), or two reports aimed at one
-//! file, exit 2 before any connection opens.
+//! file, exit 2 before any connection opens; so does a report aimed at a file
+//! the command reads or at an HDR file ([`same_file`]).
 //!
 //! Every special file is created by the test in its own temporary directory;
 //! no system path is ever written.
 
 mod common;
+
+#[path = "e2e_outputs/same_file.rs"]
+mod same_file;
 
 use std::ffi::OsString;
 use std::fs::{self, OpenOptions};

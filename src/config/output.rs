@@ -1,6 +1,7 @@
 //! Validation of where results go (`--json-out-file`, `--html-out-file`, `-o`,
 //! `--hdr-file-prefix` with their `{shard}` and `{host}` placeholders,
-//! `--print-percentiles`) and of CPU placement (`--cpus`, `--no-pin`).
+//! `--print-percentiles`), the files read that no output may name, and CPU
+//! placement (`--cpus`, `--no-pin`).
 
 use std::path::PathBuf;
 
@@ -37,7 +38,33 @@ pub(super) fn build_output(a: &Args, shard_index: u32, host: &str) -> Result<Out
         slowlog: a.slowlog,
         show_config: a.show_config,
         print_all_runs: a.print_all_runs,
+        inputs: input_files(a),
     })
+}
+
+/// A file the benchmark reads, and the flag that named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputFile {
+    /// `--config`, `--auth-file`, `--cert`, `--key` or `--cacert`.
+    pub flag: &'static str,
+    /// The path as given.
+    pub path: PathBuf,
+}
+
+/// Every file `a` names for reading: a report written over one of them
+/// would destroy the configuration, the credentials or a key.
+fn input_files(a: &Args) -> Vec<InputFile> {
+    let named = [
+        ("--config", &a.config),
+        ("--auth-file", &a.auth_file),
+        ("--cert", &a.cert),
+        ("--key", &a.key),
+        ("--cacert", &a.cacert),
+    ];
+    named
+        .into_iter()
+        .filter_map(|(flag, path)| path.clone().map(|path| InputFile { flag, path }))
+        .collect()
 }
 
 pub(super) fn build_pinning(a: &Args) -> Result<Pinning, UsageError> {
@@ -71,4 +98,46 @@ pub(crate) fn parse_cpu_list(list: &str) -> Result<Vec<usize>, UsageError> {
         cpus.extend(lo..=hi);
     }
     Ok(cpus)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::input_files;
+    use crate::cli::Args;
+
+    #[test]
+    fn every_file_read_is_named_by_its_flag_and_outputs_are_not() {
+        let a = Args::parse_from([
+            "kvbench",
+            "--config",
+            "c.toml",
+            "--auth-file",
+            "pw",
+            "--cacert",
+            "ca.pem",
+            "--cert",
+            "me.pem",
+            "--key",
+            "me.key",
+            "--json-out-file",
+            "r.json",
+        ]);
+        let named: Vec<(&str, String)> = input_files(&a)
+            .into_iter()
+            .map(|f| (f.flag, f.path.display().to_string()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("--config", "c.toml".to_string()),
+                ("--auth-file", "pw".to_string()),
+                ("--cert", "me.pem".to_string()),
+                ("--key", "me.key".to_string()),
+                ("--cacert", "ca.pem".to_string()),
+            ]
+        );
+        assert!(input_files(&Args::parse_from(["kvbench"])).is_empty());
+    }
 }

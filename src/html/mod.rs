@@ -44,7 +44,7 @@ pub use page_file::PageFile;
 use crate::cli::ReportArgs;
 use crate::config::UsageError;
 use crate::html::svg::escape;
-use crate::report::files::Target;
+use crate::report::files::{SameFileCheck, Target};
 use crate::report::model::{self, Document, ModelError, Report, SweepDocument};
 use crate::suite::json::SuiteDocument;
 
@@ -223,8 +223,8 @@ pub fn page_of_json(label: &str, json: &[u8]) -> Result<String, String> {
 }
 
 /// `kvbench report`: reads every file, renders the page and writes it to
-/// `-o` (atomically) or stdout. An `-o` that cannot be written is found
-/// before the files are read.
+/// `-o` (atomically) or stdout. An `-o` that cannot be written, or that is
+/// one of the files read, is refused before the files are read.
 pub fn run(args: &ReportArgs) -> Result<(), UsageError> {
     let output = args.output.as_deref().unwrap_or(Path::new("-"));
     let unwritable = |e: std::io::Error| {
@@ -238,6 +238,12 @@ pub fn run(args: &ReportArgs) -> Result<(), UsageError> {
     };
     let target = Target::of(output).map_err(unwritable)?;
     target.check_writable().map_err(unwritable)?;
+    // `-o a.json` would replace the report with its own page.
+    let inputs = args.files.iter();
+    let check = inputs.fold(SameFileCheck::default(), |check, file| {
+        check.argument("kvbench report", file)
+    });
+    check.output("-o", output, &target).check()?;
     let labels = labels(&args.files);
     let mut sources = Vec::with_capacity(args.files.len());
     for (path, label) in args.files.iter().zip(labels) {

@@ -8,11 +8,11 @@
 //! files in `main`, and this is its page's share of that.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::config::UsageError;
 use crate::html::page_of_json;
-use crate::report::files::Target;
+use crate::report::files::{SameFileCheck, Target};
 
 /// The flag this file is named by.
 const FLAG: &str = "--html-out-file";
@@ -38,18 +38,12 @@ impl PageFile {
         let target = Target::of(html).map_err(unwritable)?;
         target.check_writable().map_err(unwritable)?;
         if let Some(json) = json {
-            let same = Target::of(json)
-                .ok()
-                .and_then(|t| identity(&t))
-                .is_some_and(|j| identity(&target) == Some(j));
-            if same {
-                return Err(UsageError::new(
-                    FLAG,
-                    format!(
-                        "names the same file as --json-out-file ({}); give each report its own file",
-                        html.display()
-                    ),
-                ));
+            // Unwritable or not, the JSON file's own check says so first.
+            if let Ok(json_target) = Target::of(json) {
+                SameFileCheck::default()
+                    .output("--json-out-file", json, &json_target)
+                    .output(FLAG, html, &target)
+                    .check()?;
             }
         }
         let named = json.unwrap_or(html);
@@ -76,20 +70,6 @@ impl PageFile {
             Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(fail(e.to_string())),
             _ => Ok(()),
         }
-    }
-}
-
-/// The file a target lands on, spelled one way however the user spelled
-/// it (`r.json`, `./r.json`, a link to it); `None` for stdout.
-fn identity(target: &Target) -> Option<PathBuf> {
-    match target {
-        Target::Stdout => None,
-        Target::Replace(path) => {
-            let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-            let dir = std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()?;
-            Some(dir.join(path.file_name()?))
-        }
-        Target::InPlace(path) => Some(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())),
     }
 }
 

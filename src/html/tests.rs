@@ -181,6 +181,7 @@ pub(super) fn sweep(cells: &[(&str, f64)]) -> SweepDocument {
         ratio_to_first: ops / 1000.0,
         latency_percentiles_ms: None,
         ops_per_sec_spread: None,
+        cut: false,
     };
     let reports = cells
         .iter()
@@ -208,6 +209,7 @@ pub(super) fn sweep(cells: &[(&str, f64)]) -> SweepDocument {
             cells_planned: cells.len() as u32,
             cells_completed: cells.len() as u32,
             verdict: None,
+            interrupted: None,
         },
     }
 }

@@ -29,12 +29,13 @@ pub mod text;
 
 use crate::cli::MergeArgs;
 use crate::config::UsageError;
-use crate::report::files::Target;
+use crate::report::files::{SameFileCheck, Target};
 
 pub use document::Merge;
 
 /// Reads, checks and merges the files of `args`; writes `-o` when given
-/// (atomically, by a temporary file and a rename). Returns the merge and the
+/// (atomically, by a temporary file and a rename), never over one of the
+/// files merged. Returns the merge and the
 /// text for stdout, which is empty when `-o -` writes the JSON there.
 pub fn run(args: &MergeArgs) -> Result<(Merge, String), UsageError> {
     let usage = |e: std::io::Error| {
@@ -51,8 +52,14 @@ pub fn run(args: &MergeArgs) -> Result<(Merge, String), UsageError> {
         .map(Target::of)
         .transpose()
         .map_err(usage)?;
-    if let Some(t) = &target {
+    if let (Some(t), Some(output)) = (&target, &args.output) {
         t.check_writable().map_err(usage)?;
+        // `-o s1.json` would replace a machine's only report with the merge.
+        let inputs = args.files.iter();
+        let check = inputs.fold(SameFileCheck::default(), |check, file| {
+            check.argument("kvbench merge", file)
+        });
+        check.output("-o", output, t).check()?;
     }
     let files = args
         .files

@@ -17,6 +17,10 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Config, UsageError};
 
+mod same;
+
+pub use same::SameFileCheck;
+
 /// How a path is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
@@ -75,19 +79,6 @@ impl Target {
                 let mut file = OpenOptions::new().write(true).truncate(true).open(path)?;
                 file.write_all(bytes).and_then(|()| file.flush())
             }
-        }
-    }
-
-    /// The file the target lands on, spelled one way whatever way the user
-    /// spelled it (`r.txt`, `./r.txt`, a link to it); `None` for stdout.
-    fn identity(&self) -> Option<PathBuf> {
-        match self {
-            Target::Stdout => None,
-            Target::Replace(path) => {
-                let dir = fs::canonicalize(directory_of(path)).unwrap_or_default();
-                Some(dir.join(path.file_name().unwrap_or_default()))
-            }
-            Target::InPlace(path) => Some(fs::canonicalize(path).unwrap_or_else(|_| path.clone())),
         }
     }
 
@@ -193,16 +184,18 @@ pub fn text_target(config: &Config) -> io::Result<Target> {
 }
 
 /// Checks every output path before any connection opens, so that a report is
-/// never lost at the end of a run: each is writable, and no two name the same
-/// file (the second write would silently replace the first).
+/// never lost at the end of a run and never destroys a file: each is
+/// writable, and none names a file the run reads (`--config`, `--auth-file`,
+/// the TLS files), another output, or one of the `--hdr-file-prefix` files
+/// (the second write would silently replace the first).
 pub fn check_outputs(config: &Config) -> Result<(), UsageError> {
     let out = &config.output;
-    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
     let named = [
         ("--out-file", out.out_file.as_deref()),
         ("--json-out-file", out.json_out_file.as_deref()),
         ("--html-out-file", out.html_out_file.as_deref()),
     ];
+    let mut targets = Vec::new();
     for (flag, path) in named {
         let Some(path) = path else { continue };
         let fail = |e: io::Error| {
@@ -216,19 +209,7 @@ pub fn check_outputs(config: &Config) -> Result<(), UsageError> {
         };
         let target = Target::of(path).map_err(fail)?;
         target.check_writable().map_err(fail)?;
-        let Some(identity) = target.identity() else {
-            continue;
-        };
-        if let Some((other, _)) = seen.iter().find(|(_, seen)| *seen == identity) {
-            return Err(UsageError::new(
-                flag,
-                format!(
-                    "names the same file as {other} ({}); give each report its own file",
-                    path.display()
-                ),
-            ));
-        }
-        seen.push((flag, identity));
+        targets.push((flag, path, target));
     }
     if let Some(prefix) = &out.hdr_file_prefix {
         // The HDR files are `<prefix>_<run>_<op>.hgrm`: created in the prefix's directory.
@@ -244,7 +225,17 @@ pub fn check_outputs(config: &Config) -> Result<(), UsageError> {
             )
         })?;
     }
-    Ok(())
+    let mut check = SameFileCheck::default();
+    for input in &out.inputs {
+        check = check.input(input.flag, &input.path);
+    }
+    for (flag, path, target) in &targets {
+        check = check.output(flag, path, target);
+    }
+    if let Some(prefix) = &out.hdr_file_prefix {
+        check = check.hdr_files(prefix, &config.ops, config.run_count);
+    }
+    check.check()
 }
 
 #[cfg(test)]

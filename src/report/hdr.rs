@@ -62,6 +62,19 @@ pub fn file_stem(phase: Phase, op: &str) -> String {
     }
 }
 
+/// The extensions of an op's files, each described in this module's docs.
+pub const EXTENSIONS: [&str; 3] = ["txt", "hgrm", "hlog"];
+
+/// Every file measured run `n` writes under `prefix`: each [`EXTENSIONS`]
+/// for each row of `table` and for all rows together. The same-file check
+/// ([`crate::report::files`]) holds the outputs and inputs off these names.
+pub fn run_files(prefix: &Path, table: &OpTable, n: u32) -> Vec<PathBuf> {
+    let ops = file_ops(table);
+    ops.iter()
+        .flat_map(|(op, _)| EXTENSIONS.map(|ext| file_name(prefix, Phase::Run(n), op, ext)))
+        .collect()
+}
+
 /// `P_<stem>.<ext>`, see [`file_stem`].
 pub fn file_name(prefix: &Path, phase: Phase, op: &str, ext: &str) -> PathBuf {
     let mut name = prefix.as_os_str().to_os_string();

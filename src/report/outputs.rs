@@ -21,7 +21,7 @@ use crate::report::files::Target;
 use crate::report::{self, Exporter, ReportInput, Save};
 use crate::results::Results;
 use crate::results::verdict::Verdict;
-use crate::sweep::CellResult;
+use crate::sweep::{CellResult, Swept};
 use crate::warnings::Shown;
 
 /// The outputs of one benchmark or sweep.
@@ -65,7 +65,7 @@ impl<'a> Outputs<'a> {
     pub fn cells(&mut self, cells: &[CellResult]) {
         let inputs = report::sweep::inputs(cells);
         let total = self.config.sweep.cell_count();
-        let bytes = report::sweep::json(self.config, cells, &inputs, total);
+        let bytes = report::sweep::json(self.config, cells, &inputs, total, None);
         self.saved(report::write_json(self.config, &bytes, Save::Progress));
         self.saved(write_html(self.config, &bytes, Save::Progress));
     }
@@ -88,14 +88,16 @@ impl<'a> Outputs<'a> {
         }
     }
 
-    /// The sweep ended: the sweep file and the text report.
-    pub fn finish_cells(self, cells: &[CellResult]) -> Written {
+    /// The sweep ended: the sweep file and the text report, both naming the
+    /// cell a stop cut.
+    pub fn finish_cells(self, swept: &Swept) -> Written {
         let config = self.config;
         let total = config.sweep.cell_count();
+        let (cells, stop) = (&swept.cells, swept.stop.as_ref());
         // Progress saves skip a device or FIFO; this is the one write they get.
         let inputs = report::sweep::inputs(cells);
-        let json = report::sweep::json(config, cells, &inputs, total);
-        let text = report::sweep::text(config, cells, &inputs, total);
+        let json = report::sweep::json(config, cells, &inputs, total, stop);
+        let text = report::sweep::text(config, cells, &inputs, total, stop);
         let failures = failures([
             report::write_json(config, &json, Save::Final),
             write_html(config, &json, Save::Final),
@@ -105,7 +107,7 @@ impl<'a> Outputs<'a> {
             failures,
             save_failed: self.save_failed,
             shown: report::sweep::shown_warnings(config, &inputs),
-            verdict: report::sweep::verdict(cells, &inputs),
+            verdict: report::sweep::verdict(cells, &inputs, total, stop),
         }
     }
 

@@ -3,22 +3,25 @@
 //! the `--print-percentiles` percentiles, hit rate, the run-to-run spread with
 //! `-x 2` or more, ratio to the first cell, and a footnote saying what ratio and
 //! spread are), and one JSON file holding every cell as a memtier-compatible
-//! document plus the summary.
+//! document plus the summary ([`json`]). A sweep a stop cut says which cell
+//! and phase, in the text and the JSON.
 
 use std::fmt::Write;
 
-use serde_json::{Value, json};
-
 use crate::config::Config;
-use crate::report::json::{SCHEMA_VERSION, document, percentile_key};
 use crate::report::text::render_cell;
 use crate::report::text_summary::warning_lines;
 use crate::report::{ReportInput, hit_rate_percent, percentile_label};
+use crate::results::Phase;
 use crate::results::rate;
-use crate::results::verdict::Verdict;
+use crate::results::verdict::{Finding, Reason, Verdict};
 use crate::stats::percentile_us;
-use crate::sweep::CellResult;
+use crate::sweep::{CellResult, SweepStop};
 use crate::warnings::{self, Shown};
+
+mod document;
+
+pub use document::json;
 
 /// The fixed percentiles the JSON summary always carries (its stable keys
 /// `p50_latency_ms`, `p99_latency_ms`, `p99_9_latency_ms`), whatever
@@ -78,7 +81,8 @@ pub struct SummaryRow {
     pub ratio: f64,
     /// The slowest and fastest run, with two completed runs or more.
     pub spread: Option<RunSpread>,
-    /// The cell was cut short: its numbers cover a partial run.
+    /// The cell was cut short: its numbers cover a partial run, or the runs
+    /// that ended before the cut one.
     pub interrupted: bool,
 }
 
@@ -127,7 +131,7 @@ pub fn summary(cells: &[CellResult]) -> Vec<SummaryRow> {
                 min: v.min,
                 max: v.max,
             }),
-            interrupted: section.interrupted,
+            interrupted: section.interrupted || c.results.interrupted.is_some(),
         });
     }
     rows
@@ -143,13 +147,32 @@ pub fn inputs(cells: &[CellResult]) -> Vec<ReportInput<'_>> {
 }
 
 /// The sweep's verdict: every cell's findings, each named by its cell.
-pub fn verdict(cells: &[CellResult], inputs: &[ReportInput<'_>]) -> Verdict {
-    Verdict::of_parts(
+pub fn verdict(
+    cells: &[CellResult],
+    inputs: &[ReportInput<'_>],
+    total_cells: usize,
+    stop: Option<&SweepStop>,
+) -> Verdict {
+    let mut verdict = Verdict::of_parts(
         cells
             .iter()
             .zip(inputs)
             .map(|(c, input)| (format!("cell {}", c.cell.label()), &input.verdict)),
-    )
+    );
+    // A cell cut while measuring says so in its own verdict; one stopped
+    // before it measured anything is not among the cells, so the sweep says it.
+    if let Some(stop) = stop.filter(|s| s.phase.is_none()) {
+        verdict.findings.push(Finding {
+            phase: None,
+            reason: Reason::SweepCut {
+                cell: stop.label.clone(),
+                done: cells.len(),
+                planned: total_cells,
+                signal: (stop.signal != 0).then_some(stop.signal),
+            },
+        });
+    }
+    verdict
 }
 
 /// The sweep's warnings for people: each kind once, naming its cells, less
@@ -159,15 +182,16 @@ pub fn shown_warnings(config: &Config, inputs: &[ReportInput<'_>]) -> Shown {
     Shown::of_sweep(&per_cell, &config.silenced_warnings)
 }
 
-/// Every cell's text report (without warnings), the comparison table, then
-/// the warnings once for the whole sweep.
+/// Every cell's text report (without warnings), where a stop cut the sweep,
+/// the comparison table, then the warnings once for the whole sweep.
 pub fn text(
     config: &Config,
     cells: &[CellResult],
     inputs: &[ReportInput<'_>],
     total_cells: usize,
+    stop: Option<&SweepStop>,
 ) -> Vec<u8> {
-    let mut out = verdict(cells, inputs).text(config.faults.allow_invalid);
+    let mut out = verdict(cells, inputs, total_cells, stop).text(config.faults.allow_invalid);
     for (c, input) in cells.iter().zip(inputs) {
         let _ = writeln!(
             out,
@@ -178,6 +202,7 @@ pub fn text(
         );
         out.push_str(&String::from_utf8_lossy(&render_cell(input)));
     }
+    stop_lines(&mut out, config, cells, stop, total_cells);
     table(
         &mut out,
         &config.output.percentiles,
@@ -190,6 +215,49 @@ pub fn text(
         warning_lines(&mut out, &shown);
     }
     out.into_bytes()
+}
+
+/// Which cell and phase a stop cut, and how many cells ran to their end,
+/// then a blank line; nothing for a sweep that ran every cell to its end.
+fn stop_lines(
+    out: &mut String,
+    config: &Config,
+    cells: &[CellResult],
+    stop: Option<&SweepStop>,
+    total_cells: usize,
+) {
+    let completed = cells.iter().filter(|c| c.results.is_complete()).count();
+    if stop.is_none() && completed == total_cells {
+        return;
+    }
+    if let Some(stop) = stop {
+        let cell = format!("CELL {}/{total_cells} ({})", stop.cell + 1, stop.label);
+        let cause = match stop.signal {
+            0 => format!(
+                "Stopped: more errors than --max-errors {}",
+                config.faults.max_errors.unwrap_or(0)
+            ),
+            signal => format!("Interrupted: signal {signal}"),
+        };
+        let _ = match stop.phase {
+            Some(phase @ Phase::Run(_)) => writeln!(
+                out,
+                "{cause} during {cell}, {phase}: the cut run's numbers cover the time until then, and the cell's row below is marked (cut)."
+            ),
+            Some(phase) => writeln!(
+                out,
+                "{cause} during {cell}, {phase}: none of its runs was measured, so it has no row below."
+            ),
+            None => writeln!(
+                out,
+                "{cause} before {cell} measured anything: it and the cells after it are not in this report."
+            ),
+        };
+    }
+    let _ = writeln!(
+        out,
+        "Incomplete: {completed} of {total_cells} cells completed.\n"
+    );
 }
 
 /// The `SWEEP SUMMARY` table, with a column per percentile of `percentiles`
@@ -240,139 +308,5 @@ fn table(out: &mut String, percentiles: &[f64], rows: &[SummaryRow], total_cells
     );
 }
 
-/// The sweep's JSON: every cell's memtier-compatible document and the summary.
-pub fn json(
-    config: &Config,
-    cells: &[CellResult],
-    inputs: &[ReportInput<'_>],
-    total_cells: usize,
-) -> Vec<u8> {
-    let documents: Vec<Value> = cells
-        .iter()
-        .zip(inputs)
-        .map(|(c, input)| {
-            let mut doc = document(input);
-            if let Some(kv) = doc.get_mut("kvbench").and_then(Value::as_object_mut) {
-                let parameters: serde_json::Map<String, Value> =
-                    c.cell.parameters.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-                kv.insert(
-                    "cell".into(),
-                    json!({"index": c.cell.index, "label": c.cell.label(), "parameters": parameters}),
-                );
-            }
-            doc
-        })
-        .collect();
-    let rows: Vec<Value> = summary(cells)
-        .iter()
-        .map(|r| {
-            json!({
-                "cell": r.label,
-                "ops_per_sec": round2(r.ops_per_sec),
-                "set_ops_per_sec": round2(r.set_ops_per_sec),
-                "get_ops_per_sec": round2(r.get_ops_per_sec),
-                "avg_latency_ms": round3(r.avg_ms),
-                "p50_latency_ms": round3(r.fixed_ms[0]),
-                "p99_latency_ms": round3(r.fixed_ms[1]),
-                "p99_9_latency_ms": round3(r.fixed_ms[2]),
-                "latency_percentiles_ms": r
-                    .percentiles_ms
-                    .iter()
-                    .map(|(p, ms)| (percentile_key(*p), json!(round3(*ms))))
-                    .collect::<serde_json::Map<String, Value>>(),
-                "hit_rate_percent": r.hit_rate.map(round2),
-                "ratio_to_first": (r.ratio * 10_000.0).round() / 10_000.0,
-                "ops_per_sec_spread": r.spread.map(|s| json!({
-                    "min": round2(s.min),
-                    "max": round2(s.max),
-                    "max_over_min": (s.max_over_min() * 10_000.0).round() / 10_000.0,
-                })),
-            })
-        })
-        .collect();
-    let complete = cells.len() == total_cells && cells.iter().all(|c| c.results.is_complete());
-    let doc = json!({
-        "sweep": {
-            "parameters": config.sweep.swept(),
-            "cells": documents,
-            "summary": rows,
-        },
-        "kvbench": {
-            "schema_version": SCHEMA_VERSION,
-            "tool_version": env!("CARGO_PKG_VERSION"),
-            "complete": complete,
-            "cells_planned": total_cells,
-            "cells_completed": cells.iter().filter(|c| c.results.is_complete()).count(),
-            "verdict": verdict(cells, inputs).to_json(),
-        },
-    });
-    let mut bytes = serde_json::to_vec_pretty(&doc).unwrap_or_default();
-    bytes.push(b'\n');
-    bytes
-}
-
-fn round2(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
-}
-
-fn round3(v: f64) -> f64 {
-    (v * 1000.0).round() / 1000.0
-}
-
 #[cfg(test)]
-mod tests {
-    use super::{RunSpread, SummaryRow, table};
-
-    fn row(label: &str, ops: f64, spread: Option<RunSpread>) -> SummaryRow {
-        SummaryRow {
-            label: label.into(),
-            ops_per_sec: ops,
-            set_ops_per_sec: ops / 2.0,
-            get_ops_per_sec: ops / 2.0,
-            avg_ms: 0.5,
-            fixed_ms: [0.4, 0.9, 1.5],
-            percentiles_ms: vec![(50.0, 0.4), (95.0, 0.8)],
-            hit_rate: None,
-            ratio: ops / 1000.0,
-            spread,
-            interrupted: false,
-        }
-    }
-
-    #[test]
-    fn the_summary_follows_the_printed_percentiles_and_shows_the_spread() {
-        let spread = RunSpread {
-            min: 970.0,
-            max: 1030.0,
-        };
-        assert!((spread.plus_minus_percent() - 3.0).abs() < 1e-9);
-        assert!((spread.max_over_min() - 1030.0 / 970.0).abs() < 1e-12);
-        let rows = [
-            row("pipeline=1", 1000.0, Some(spread)),
-            row("pipeline=4", 2500.0, None),
-        ];
-        let mut out = String::new();
-        table(&mut out, &[50.0, 95.0], &rows, 2);
-        let lines: Vec<Vec<&str>> = out
-            .lines()
-            .map(|l| l.split_whitespace().collect())
-            .collect();
-        assert_eq!(lines[0], ["SWEEP", "SUMMARY", "(2", "of", "2", "cells)"]);
-        assert!(out.lines().nth(1).unwrap().contains("p95 ms"), "{out}");
-        assert!(!out.contains("p99 ms"), "{out}");
-        assert_eq!(
-            lines[2][5..],
-            ["0.400", "0.800", "---", "±3.0%", "1.000"],
-            "{out}"
-        );
-        assert_eq!(lines[3][7..], ["---", "---", "2.500"], "{out}");
-        assert!(lines[4].is_empty());
-        assert!(
-            out.lines()
-                .nth(5)
-                .unwrap()
-                .starts_with("ratio = total ops/sec ÷ the first cell's"),
-            "{out}"
-        );
-    }
-}
+mod tests;

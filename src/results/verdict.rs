@@ -102,6 +102,18 @@ pub enum Reason {
         /// The failures counted instead.
         errors: ErrorCounts,
     },
+    /// A signal or `--max-errors` stopped a sweep before a cell measured
+    /// anything: the cells after it never ran.
+    SweepCut {
+        /// The cell that was to run, `pipeline=4`.
+        cell: String,
+        /// Cells measured.
+        done: usize,
+        /// Cells planned.
+        planned: usize,
+        /// The signal, or `None` for the `--max-errors` stop.
+        signal: Option<i32>,
+    },
     /// A sharded or `--start-at` run reached its planned start too late.
     LateStart {
         /// What was late, by how much.
@@ -113,7 +125,7 @@ impl Reason {
     /// A short stable name for the JSON.
     pub fn kind(&self) -> &'static str {
         match self {
-            Reason::Interrupted { .. } => "interrupted",
+            Reason::Interrupted { .. } | Reason::SweepCut { .. } => "interrupted",
             Reason::ConnectionsLost { .. } => "connections_lost",
             Reason::NodesDown { .. } => "nodes_down",
             Reason::NeverSent { .. } => "never_sent",

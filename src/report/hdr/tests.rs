@@ -150,3 +150,23 @@ fn file_names_are_memtiers() {
         PathBuf::from("out/x_FULL_WARMUP.hlog")
     );
 }
+
+#[test]
+fn a_runs_files_are_three_per_row_and_three_for_all_rows_under_memtiers_names() {
+    use crate::workload::keys::KeyPattern;
+    use crate::workload::mix::Ratio;
+    use crate::workload::ops::OpTable;
+    let ratio = Ratio { set: 1, get: 10 };
+    let table = OpTable::default_pair(ratio, KeyPattern::Uniform, KeyPattern::Uniform);
+    let names: Vec<String> = super::run_files(Path::new("out/p"), &table, 2)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut expected = Vec::new();
+    for stem in ["SET_command_run_2", "GET_command_run_2", "FULL_RUN_2"] {
+        for ext in ["txt", "hgrm", "hlog"] {
+            expected.push(format!("out/p_{stem}.{ext}"));
+        }
+    }
+    assert_eq!(names, expected);
+}

@@ -217,6 +217,9 @@ pub struct SweepRow {
     /// files written before it).
     #[serde(default)]
     pub ops_per_sec_spread: Option<SweepSpread>,
+    /// The cell was cut short by a stop (false in files written before it).
+    #[serde(default)]
+    pub cut: bool,
 }
 
 /// `ops_per_sec_spread` of a sweep's summary row.
@@ -257,6 +260,26 @@ pub struct SweepKvbench {
     /// Every cell's verdict findings (absent from sweeps written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<kvbench::Verdict>,
+    /// The cell a stop cut; `null` for a sweep run to its end (absent from
+    /// sweeps written before it).
+    #[serde(default)]
+    pub interrupted: Option<SweepInterrupted>,
+}
+
+/// The sweep's `kvbench.interrupted`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SweepInterrupted {
+    /// The cut cell's index, from 0.
+    pub index: u32,
+    /// Its label, `pipeline=4`.
+    pub cell: String,
+    /// The phase cut, `RUN #1`; `null` when the cell had measured nothing
+    /// and is not among the cells.
+    pub phase: Option<String>,
+    /// Why.
+    pub cause: kvbench::InterruptCause,
+    /// The signal number.
+    pub signal: Option<i32>,
 }
 
 /// A sweep file.

@@ -109,6 +109,21 @@ impl fmt::Display for Reason {
                 "nothing was measured: not one request was answered (errors: {})",
                 errors.summary()
             ),
+            Reason::SweepCut {
+                cell,
+                done,
+                planned,
+                signal,
+            } => {
+                match signal {
+                    Some(signal) => write!(f, "interrupted by signal {signal}")?,
+                    None => f.write_str("stopped by --max-errors")?,
+                }
+                write!(
+                    f,
+                    " before cell {cell} measured anything: {done} of {planned} cells ran"
+                )
+            }
             Reason::LateStart { message } => f.write_str(message),
         }
     }

@@ -1,0 +1,122 @@
+//! The sweep's text: the `SWEEP SUMMARY` table's columns and footnote, and
+//! the lines naming the cell and phase a stop cut.
+
+use clap::Parser;
+
+use super::{RunSpread, SummaryRow, stop_lines, table};
+use crate::cli::Args;
+use crate::config::Config;
+use crate::results::{Phase, Results};
+use crate::sweep::{CellResult, SweepStop};
+
+fn row(label: &str, ops: f64, spread: Option<RunSpread>) -> SummaryRow {
+    SummaryRow {
+        label: label.into(),
+        ops_per_sec: ops,
+        set_ops_per_sec: ops / 2.0,
+        get_ops_per_sec: ops / 2.0,
+        avg_ms: 0.5,
+        fixed_ms: [0.4, 0.9, 1.5],
+        percentiles_ms: vec![(50.0, 0.4), (95.0, 0.8)],
+        hit_rate: None,
+        ratio: ops / 1000.0,
+        spread,
+        interrupted: false,
+    }
+}
+
+#[test]
+fn the_summary_follows_the_printed_percentiles_and_shows_the_spread() {
+    let spread = RunSpread {
+        min: 970.0,
+        max: 1030.0,
+    };
+    assert!((spread.plus_minus_percent() - 3.0).abs() < 1e-9);
+    assert!((spread.max_over_min() - 1030.0 / 970.0).abs() < 1e-12);
+    let rows = [
+        row("pipeline=1", 1000.0, Some(spread)),
+        row("pipeline=4", 2500.0, None),
+    ];
+    let mut out = String::new();
+    table(&mut out, &[50.0, 95.0], &rows, 2);
+    let lines: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(lines[0], ["SWEEP", "SUMMARY", "(2", "of", "2", "cells)"]);
+    assert!(out.lines().nth(1).unwrap().contains("p95 ms"), "{out}");
+    assert!(!out.contains("p99 ms"), "{out}");
+    assert_eq!(
+        lines[2][5..],
+        ["0.400", "0.800", "---", "±3.0%", "1.000"],
+        "{out}"
+    );
+    assert_eq!(lines[3][7..], ["---", "---", "2.500"], "{out}");
+    assert!(lines[4].is_empty());
+    assert!(
+        out.lines()
+            .nth(5)
+            .unwrap()
+            .starts_with("ratio = total ops/sec ÷ the first cell's"),
+        "{out}"
+    );
+}
+
+/// What [`stop_lines`] says of a three-cell sweep whose first `done`
+/// cells ran to their end and whose next one (if any) was cut in `cut`.
+fn said(done: usize, cut: Option<Phase>, stop: Option<(usize, Option<Phase>, i32)>) -> String {
+    let args = ["kvbench", "--pipeline", "1,4,16", "--max-errors", "5"];
+    let config = Config::from_args(Args::parse_from(args)).unwrap();
+    let mut cells: Vec<CellResult> = config
+        .cells()
+        .into_iter()
+        .map(|cell| CellResult {
+            cell,
+            // No run planned: complete.
+            results: Results::default(),
+        })
+        .collect();
+    cells.truncate(done + usize::from(cut.is_some()));
+    if let Some(phase) = cut {
+        let last = &mut cells[done].results;
+        last.planned_runs = 1;
+        last.interrupted = Some((phase, 2));
+    }
+    let labels = ["pipeline=1", "pipeline=4", "pipeline=16"];
+    let stop = stop.map(|(cell, phase, signal)| SweepStop {
+        cell,
+        label: labels[cell].into(),
+        phase,
+        signal,
+    });
+    let mut out = String::new();
+    stop_lines(&mut out, &config, &cells, stop.as_ref(), 3);
+    out
+}
+
+#[test]
+fn a_stop_names_the_cell_and_phase_it_cut_and_a_whole_sweep_says_nothing() {
+    assert_eq!(said(3, None, None), "");
+    assert_eq!(
+        said(1, Some(Phase::Run(1)), Some((1, Some(Phase::Run(1)), 2))),
+        "Interrupted: signal 2 during CELL 2/3 (pipeline=4), RUN #1: the cut run's numbers cover the time until then, and the cell's row below is marked (cut).\n\
+         Incomplete: 1 of 3 cells completed.\n\n"
+    );
+    assert_eq!(
+        said(0, Some(Phase::Warmup), Some((0, Some(Phase::Warmup), 2))),
+        "Interrupted: signal 2 during CELL 1/3 (pipeline=1), WARM-UP: none of its runs was measured, so it has no row below.\n\
+         Incomplete: 0 of 3 cells completed.\n\n"
+    );
+    assert_eq!(
+        said(2, None, Some((2, None, 15))),
+        "Interrupted: signal 15 before CELL 3/3 (pipeline=16) measured anything: it and the cells after it are not in this report.\n\
+         Incomplete: 2 of 3 cells completed.\n\n"
+    );
+    let budget = said(0, Some(Phase::Run(1)), Some((0, Some(Phase::Run(1)), 0)));
+    assert!(
+        budget.starts_with(
+            "Stopped: more errors than --max-errors 5 during CELL 1/3 (pipeline=1), RUN #1:"
+        ),
+        "{budget}"
+    );
+}
