@@ -3,9 +3,12 @@
 //! counts the server confirms and a p99 equal to that of the union of their
 //! histograms; the merged file validates against the schema and `kvbench
 //! compare` reads it; sets that do not belong together are refused with
-//! exit 2, naming the file and the problem.
+//! exit 2, naming the file and the problem ([`trust`]: files edited or
+//! given twice).
 
 mod common;
+#[path = "e2e_merge/trust.rs"]
+mod trust;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

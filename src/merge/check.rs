@@ -1,14 +1,16 @@
 //! Reading the files to merge, and the checks that they belong together:
 //! each one a kvbench report with per-run histograms, the same workload, the
-//! same shard count and planned start, no index twice, and no index missing
-//! unless `--allow-partial`. Every refusal names the file and the problem.
+//! same shard count and planned start, no index twice, no measurement twice
+//! (by its [`crate::merge::digest`]), and no index missing unless `--allow-partial`. Every
+//! refusal names the file and the problem.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::config::UsageError;
+use crate::merge::digest::Digest;
 use crate::report::model::kvbench::Kvbench;
 use crate::report::model::shard::ShardInfo;
 use crate::report::model::{self, Document, Report};
@@ -126,8 +128,8 @@ pub fn from_text(file: &str, text: &str) -> Result<ShardFile, UsageError> {
 }
 
 /// The workload's settings: `kvbench.config` without the per-machine keys.
-fn workload(k: &Kvbench) -> BTreeMap<&str, &Value> {
-    k.config
+fn workload(config: &Map<String, Value>) -> BTreeMap<&str, &Value> {
+    config
         .iter()
         .filter(|(key, _)| {
             !PER_MACHINE_KEYS.contains(&key.as_str())
@@ -139,7 +141,7 @@ fn workload(k: &Kvbench) -> BTreeMap<&str, &Value> {
 }
 
 /// The workload settings in which `b` differs from `a`, as `key (a vs b)`.
-fn differences(a: &Kvbench, b: &Kvbench) -> Vec<String> {
+fn differences(a: &Map<String, Value>, b: &Map<String, Value>) -> Vec<String> {
     let (wa, wb) = (workload(a), workload(b));
     let mut keys: Vec<&str> = wa.keys().chain(wb.keys()).copied().collect();
     keys.sort_unstable();
@@ -151,119 +153,175 @@ fn differences(a: &Kvbench, b: &Kvbench) -> Vec<String> {
         .collect()
 }
 
-/// Checks that `files` are the machines of one benchmark.
-pub fn check(files: &[ShardFile], allow_partial: bool) -> Result<SetInfo, UsageError> {
-    let Some(first) = files.first() else {
-        return Err(refuse("kvbench merge", "give at least one JSON report"));
-    };
-    for f in &files[1..] {
-        let diff = differences(&first.kvbench, &f.kvbench);
+/// The checks that the files are the machines of one benchmark, made file
+/// by file as each is read (so that no file is held for them): each against
+/// the first (workload, runs, shard count and planned start) and against
+/// those before it (shard indexes, measurements); [`SetCheck::finish`] then
+/// finds the shards missing.
+#[derive(Debug, Clone)]
+pub struct SetCheck {
+    first: String,
+    config: Map<String, Value>,
+    runs: usize,
+    /// The first file's `(count, start_at_ms)`; `None` for a plain file.
+    shard: Option<(u32, Option<u64>)>,
+    indexes: BTreeMap<u32, String>,
+    measurements: BTreeMap<Digest, String>,
+}
+
+impl SetCheck {
+    /// The set that `first` opens (call [`SetCheck::admit`] with it too).
+    pub fn new(first: &ShardFile) -> SetCheck {
+        SetCheck {
+            first: first.path.clone(),
+            config: first.kvbench.config.clone(),
+            runs: first.kvbench.runs.len(),
+            shard: first.shard().map(|s| (s.count, s.start_at_ms)),
+            indexes: BTreeMap::new(),
+            measurements: BTreeMap::new(),
+        }
+    }
+
+    /// Admits `f`, whose measurements are `measurements`
+    /// ([`crate::merge::digest::measurements`]).
+    pub fn admit(&mut self, f: &ShardFile, measurements: &[Digest]) -> Result<(), UsageError> {
+        let diff = differences(&self.config, &f.kvbench.config);
         if !diff.is_empty() {
             return Err(refuse(
                 &f.path,
                 format!(
                     "a different workload from {}: {} differ; merge only the files of one benchmark",
-                    first.path,
+                    self.first,
                     diff.join(", ")
                 ),
             ));
         }
-        if f.kvbench.runs.len() != first.kvbench.runs.len() {
+        if f.kvbench.runs.len() != self.runs {
             return Err(refuse(
                 &f.path,
                 format!(
                     "{} measured runs, {} has {}; merge files whose runs all ended",
                     f.kvbench.runs.len(),
-                    first.path,
-                    first.kvbench.runs.len()
+                    self.first,
+                    self.runs
                 ),
             ));
         }
+        match (self.shard, f.shard()) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(refuse(
+                    &f.path,
+                    format!(
+                        "no kvbench.shard object, while {} has one: do not mix plain runs with the machines of a sharded run",
+                        self.first
+                    ),
+                ));
+            }
+            (None, Some(s)) => {
+                return Err(refuse(
+                    &f.path,
+                    format!(
+                        "a kvbench.shard object (shard {} of {}), while {} has none: do not mix plain runs with the machines of a sharded run",
+                        s.index, s.count, self.first
+                    ),
+                ));
+            }
+            (Some(set), Some(s)) => self.admit_shard(&f.path, set, s)?,
+        }
+        for m in measurements {
+            if let Some(other) = self.measurements.get(m) {
+                return Err(refuse(
+                    &f.path,
+                    format!(
+                        "the same measurement as {other} (identical runs: histograms, per-second series and counts; sha256 {m}): a copy, or a copy relabelled as another shard, would count its requests twice; give each machine's file once"
+                    ),
+                ));
+            }
+        }
+        for m in measurements {
+            self.measurements.insert(m.clone(), f.path.clone());
+        }
+        Ok(())
     }
-    let sharded: Vec<&ShardFile> = files.iter().filter(|f| f.shard().is_some()).collect();
-    if sharded.is_empty() {
-        return Ok(SetInfo {
-            count: None,
-            missing: Vec::new(),
-            ad_hoc: true,
-        });
-    }
-    if let Some(plain) = files.iter().find(|f| f.shard().is_none()) {
-        return Err(refuse(
-            &plain.path,
-            format!(
-                "no kvbench.shard object, while {} has one: do not mix plain runs with the machines of a sharded run",
-                sharded[0].path
-            ),
-        ));
-    }
-    shard_set(&sharded, allow_partial)
-}
 
-/// The checks on the `shard` objects of a sharded set.
-fn shard_set(files: &[&ShardFile], allow_partial: bool) -> Result<SetInfo, UsageError> {
-    let first = files[0];
-    let first_shard = first
-        .shard()
-        .map_or((0, None), |s| (s.count, s.start_at_ms));
-    let (count, start_at) = first_shard;
-    let mut seen: BTreeMap<u32, &str> = BTreeMap::new();
-    for f in files {
-        let Some(s) = f.shard() else { continue };
+    /// The checks on a shard object against the set's.
+    fn admit_shard(
+        &mut self,
+        path: &str,
+        (count, start_at): (u32, Option<u64>),
+        s: &ShardInfo,
+    ) -> Result<(), UsageError> {
         if s.count != count {
             return Err(refuse(
-                &f.path,
+                path,
                 format!(
                     "shard count {} but {} says {count}; merge the files of one sharded run",
-                    s.count, first.path
+                    s.count, self.first
                 ),
             ));
         }
         if s.start_at_ms != start_at {
             return Err(refuse(
-                &f.path,
+                path,
                 format!(
                     "planned start (start_at_ms) {} but {} planned {}; merge the files of one sharded run",
                     s.start_at_ms.map_or("none".into(), |v| v.to_string()),
-                    first.path,
+                    self.first,
                     start_at.map_or("none".into(), |v| v.to_string())
                 ),
             ));
         }
         if s.index >= s.count {
             return Err(refuse(
-                &f.path,
+                path,
                 format!(
                     "shard index {} is not below the shard count {}",
                     s.index, s.count
                 ),
             ));
         }
-        if let Some(other) = seen.insert(s.index, &f.path) {
+        if let Some(other) = self.indexes.get(&s.index) {
             return Err(refuse(
-                &f.path,
+                path,
                 format!(
                     "duplicate shard index {} (also in {other}); give each machine's file once",
                     s.index
                 ),
             ));
         }
+        self.indexes.insert(s.index, path.to_string());
+        Ok(())
     }
-    let missing: Vec<u32> = (0..count).filter(|i| !seen.contains_key(i)).collect();
-    if !missing.is_empty() && !allow_partial {
-        return Err(refuse(
-            "kvbench merge",
-            format!(
-                "incomplete set: shard(s) {} of {count} missing; add their files, or pass --allow-partial to merge what is here (the result is marked partial)",
-                join(&missing)
-            ),
-        ));
+
+    /// Every file admitted: the shards missing, refused unless
+    /// `allow_partial`.
+    pub fn finish(&self, allow_partial: bool) -> Result<SetInfo, UsageError> {
+        let Some((count, _)) = self.shard else {
+            return Ok(SetInfo {
+                count: None,
+                missing: Vec::new(),
+                ad_hoc: true,
+            });
+        };
+        let missing: Vec<u32> = (0..count)
+            .filter(|i| !self.indexes.contains_key(i))
+            .collect();
+        if !missing.is_empty() && !allow_partial {
+            return Err(refuse(
+                "kvbench merge",
+                format!(
+                    "incomplete set: shard(s) {} of {count} missing; add their files, or pass --allow-partial to merge what is here (the result is marked partial)",
+                    join(&missing)
+                ),
+            ));
+        }
+        Ok(SetInfo {
+            count: Some(count),
+            missing,
+            ad_hoc: false,
+        })
     }
-    Ok(SetInfo {
-        count: Some(count),
-        missing,
-        ad_hoc: false,
-    })
 }
 
 /// `1, 3`.

@@ -1,7 +1,8 @@
 //! The merged report: the same document a single machine writes (memtier's
 //! sections recomputed from the merged sums, the `kvbench` object with the
 //! merged runs and totals), plus `kvbench.shards` (each machine's own
-//! figures) and `kvbench.merged` (which files, and what was missing).
+//! figures) and `kvbench.merged` (which files, what was missing, and the
+//! digest of every measurement it holds).
 //!
 //! What is not merged, and why: the server's evidence per phase (on a
 //! shared server each machine's INFO before and after already counts the
@@ -10,20 +11,17 @@
 //! are `null`; the server context is the first file's. The verdict is every
 //! machine's reasons, each naming its file ([`verdict`]).
 
-use hdrhistogram::Histogram;
-
-use crate::config::UsageError;
-use crate::merge::check::{SetInfo, ShardFile, join};
+use crate::merge::check::{SetInfo, join};
 use crate::merge::combine::RowSum;
-use crate::merge::rows::{Layout, TOTALS, WAITS};
+use crate::merge::fold::{Fold, Machine};
+use crate::merge::rows::Layout;
 use crate::merge::run::{self, RunSum, sum_errors};
 use crate::report::json::round;
 use crate::report::model::Report;
 use crate::report::model::kvbench::{Kvbench, OpTotals, Variance, Verdict, VerdictReason, Warning};
 use crate::report::model::named::Named;
 use crate::report::model::section::SectionTitle;
-use crate::report::model::shard::{Merged, ShardRow};
-use crate::stats::percentile_us;
+use crate::report::model::shard::Merged;
 
 /// Above this spread of the machines' corrected start times, the merged
 /// rate mixes seconds in which not every machine was sending.
@@ -53,53 +51,33 @@ pub struct Merge {
     pub set: SetInfo,
 }
 
-/// The shape of the sections, from the first file's first run.
-fn layout(first: &ShardFile) -> Result<Layout, UsageError> {
-    let refuse = |m: &str| UsageError::new(&first.path, m);
-    let section = run::section_of(first, 0).ok_or_else(|| refuse("no section for RUN #1"))?;
-    let row_keys: Vec<&str> = section
-        .rows
-        .keys()
-        .filter(|k| *k != WAITS && *k != TOTALS)
-        .collect();
-    let commands: Vec<&str> = first.kvbench.runs[0].totals.keys().collect();
-    if row_keys.len() != commands.len() {
-        return Err(refuse(
-            "the op rows of RUN #1 do not match kvbench.runs[0].totals; the file was edited",
-        ));
-    }
-    let first_row = row_keys.first().and_then(|k| section.row(k));
-    Ok(Layout {
-        rows: row_keys
-            .iter()
-            .zip(&commands)
-            .map(|(r, c)| (r.to_string(), c.to_string()))
-            .collect(),
-        percentiles: Layout::percentiles_of(first.kvbench.config.get("percentiles"), first_row),
-        cluster: first_row.is_some_and(|r| r.moved_per_sec.is_some()),
-        waits: section.row(WAITS).is_some(),
-        distributions: !section.distributions.is_empty(),
-    })
-}
-
-/// Merges the checked set.
-pub fn merge(files: &[ShardFile], set: SetInfo) -> Result<Merge, UsageError> {
-    let first = &files[0];
-    let layout = layout(first)?;
-    let runs = (0..first.kvbench.runs.len())
-        .map(|i| run::merge_run(files, i, &layout))
-        .collect::<Result<Vec<RunSum>, UsageError>>()?;
-    let mut report = first.report.clone();
+/// The merged report of the files folded in.
+pub fn merge(fold: Fold, set: SetInfo) -> Merge {
+    let Fold {
+        frame: mut report,
+        kvbench: first,
+        layout,
+        runs,
+        machines,
+        ..
+    } = fold;
     report.sections = sections(&runs, &layout);
-    let skew = skew(files);
-    report.kvbench = Some(kvbench(files, &runs, &layout, &set, skew.as_ref())?);
-    Ok(Merge {
+    let skew = skew(&machines);
+    report.kvbench = Some(kvbench(
+        first,
+        &machines,
+        &runs,
+        &layout,
+        &set,
+        skew.as_ref(),
+    ));
+    Merge {
         report,
         runs,
-        machines: files.len(),
+        machines: machines.len(),
         skew,
         set,
-    })
+    }
 }
 
 /// `ALL STATS` for one run; else each run, BEST, WORST and the aggregate.
@@ -138,13 +116,14 @@ fn sections(
 /// The spread of the first run's starts, each corrected by its machine's
 /// clock offset (local minus reference: the reference time is local minus
 /// offset).
-fn skew(files: &[ShardFile]) -> Option<Skew> {
-    let mut starts = Vec::with_capacity(files.len());
+fn skew(machines: &[Machine]) -> Option<Skew> {
+    let mut starts = Vec::with_capacity(machines.len());
     let mut corrected = true;
-    for f in files {
-        let start = f.kvbench.runs.first()?.start_time_ms as f64;
-        let offset = f
-            .shard()
+    for m in machines {
+        let start = m.first_start_ms? as f64;
+        let offset = m
+            .shard
+            .as_ref()
             .and_then(|s| s.clock.as_ref())
             .and_then(|c| c.offset_start_ms);
         corrected &= offset.is_some();
@@ -164,64 +143,21 @@ pub fn hit_rate(t: &OpTotals) -> Option<f64> {
     (answered > 0).then(|| 100.0 * t.hits as f64 / answered as f64)
 }
 
-/// One machine's row: its own rate, hit rate and p99 over all its runs.
-fn shard_row(f: &ShardFile) -> Result<ShardRow, UsageError> {
-    let mut h: Option<Histogram<u64>> = None;
-    let mut count = 0u64;
-    let mut duration_ms = 0u64;
-    for r in &f.kvbench.runs {
-        duration_ms += r.duration_ms;
-        count += r.totals.iter().map(|(_, t)| t.count).sum::<u64>();
-        for (_, c) in r.histograms.iter().flat_map(Named::iter) {
-            let one = c
-                .decode()
-                .map_err(|e| UsageError::new(&f.path, format!("{}: {e}", r.phase)))?;
-            match &mut h {
-                Some(h) => {
-                    let _ = h.add(&one);
-                }
-                None => h = Some(one),
-            }
-        }
-    }
-    let shard = f.shard();
-    Ok(ShardRow {
-        index: shard.map(|s| s.index),
-        host: shard.and_then(|s| s.host.clone()),
-        ops_per_sec: if duration_ms == 0 {
-            0.0
-        } else {
-            round(count as f64 * 1000.0 / duration_ms as f64, 2)
-        },
-        hit_rate: f.kvbench.hit_rate_percent,
-        p99_ms: h
-            .filter(|h| !h.is_empty())
-            .map(|h| round(percentile_us(&h, 99.0) as f64 / 1000.0, 3)),
-        start_lag_ms: shard
-            .and_then(|s| s.start_lag_ms)
-            .or_else(|| f.kvbench.runs.first().and_then(|r| r.start_lag_ms)),
-        clock_offset_ms: shard
-            .and_then(|s| s.clock.as_ref())
-            .and_then(|c| c.offset_start_ms),
-        file: f.path.clone(),
-    })
-}
-
 fn kvbench(
-    files: &[ShardFile],
+    first: Kvbench,
+    machines: &[Machine],
     runs: &[RunSum],
     layout: &Layout,
     set: &SetInfo,
     skew: Option<&Skew>,
-) -> Result<Kvbench, UsageError> {
-    let mut k = files[0].kvbench.clone();
-    k.complete = !set.partial() && files.iter().all(|f| f.kvbench.complete);
+) -> Kvbench {
+    let mut k = first;
+    k.complete = !set.partial() && machines.iter().all(|m| m.complete);
     k.runs_completed = runs.iter().filter(|r| !r.interrupted).count() as u32;
     k.runs = runs
         .iter()
-        .map(|r| r.summary(layout, files.len()))
-        .collect::<Result<_, _>>()
-        .map_err(|e| UsageError::new(&files[0].path, format!("open_loop: {e}")))?;
+        .map(|r| r.summary(layout, machines.len()))
+        .collect();
     let mut all: Vec<RowSum> = vec![RowSum::new(); layout.rows.len()];
     let mut errors = None;
     for r in runs {
@@ -252,17 +188,21 @@ fn kvbench(
     k.shard = None;
     k.variance = variance(runs);
     if k.interrupted.is_none() {
-        k.interrupted = files.iter().find_map(|f| f.kvbench.interrupted.clone());
+        k.interrupted = machines.iter().find_map(|m| m.interrupted.clone());
     }
-    k.warnings = warnings(files, set, skew);
-    k.verdict = Some(verdict(files, set));
-    k.shards = Some(files.iter().map(shard_row).collect::<Result<_, _>>()?);
+    k.warnings = warnings(machines, set, skew);
+    k.verdict = Some(verdict(machines, set));
+    k.shards = Some(machines.iter().map(|m| m.row.clone()).collect());
     k.merged = Some(Merged {
-        files: files.iter().map(|f| f.path.clone()).collect(),
+        files: machines.iter().map(|m| m.path.clone()).collect(),
         partial: set.partial(),
         missing: set.missing.clone(),
+        sha256: machines
+            .iter()
+            .flat_map(|m| m.measurements.iter().map(|d| d.0.clone()))
+            .collect(),
     });
-    Ok(k)
+    k
 }
 
 fn variance(runs: &[RunSum]) -> Option<Variance> {
@@ -289,7 +229,7 @@ fn variance(runs: &[RunSum]) -> Option<Variance> {
 /// The merged set's verdict: every machine's reasons, each naming its file
 /// (a machine whose result is not valid makes the sum not valid), and the
 /// shards a partial merge lacks, whose load the sum does not hold.
-pub fn verdict(files: &[ShardFile], set: &SetInfo) -> Verdict {
+pub fn verdict(machines: &[Machine], set: &SetInfo) -> Verdict {
     let mut reasons = Vec::new();
     if set.partial() {
         reasons.push(VerdictReason {
@@ -298,8 +238,8 @@ pub fn verdict(files: &[ShardFile], set: &SetInfo) -> Verdict {
             phase: None,
         });
     }
-    for f in files {
-        for r in f.kvbench.verdict.iter().flat_map(|v| &v.reasons) {
+    for f in machines {
+        for r in f.verdict.iter().flat_map(|v| &v.reasons) {
             reasons.push(VerdictReason {
                 kind: r.kind.clone(),
                 message: r.message.clone(),
@@ -327,7 +267,7 @@ fn shards_missing(set: &SetInfo) -> String {
 }
 
 /// Every machine's warnings, each naming its file, and the merge's own.
-fn warnings(files: &[ShardFile], set: &SetInfo, skew: Option<&Skew>) -> Vec<Warning> {
+fn warnings(machines: &[Machine], set: &SetInfo, skew: Option<&Skew>) -> Vec<Warning> {
     let mut out = Vec::new();
     if set.partial() {
         out.push(Warning {
@@ -347,8 +287,8 @@ fn warnings(files: &[ShardFile], set: &SetInfo, skew: Option<&Skew>) -> Vec<Warn
             silenced: false,
         });
     }
-    for f in files {
-        for w in &f.kvbench.warnings {
+    for f in machines {
+        for w in &f.warnings {
             out.push(Warning {
                 kind: w.kind.clone(),
                 message: format!("{}: {}", f.path, w.message),

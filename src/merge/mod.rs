@@ -8,8 +8,19 @@
 //! has the layout of a single run's (`kvbench compare` and memtier's
 //! readers take it unchanged) plus `kvbench.shards` and `kvbench.merged`.
 //!
-//! - [`check`]: reading the files and refusing sets that do not belong
-//!   together (exit 2, naming the file and the problem);
+//! Nothing is merged that the files do not vouch for: the list of paths is
+//! checked before any file is read ([`inputs`]), each file against itself
+//! ([`integrity`]), and each against the set, a measurement given twice
+//! included ([`check`], [`digest`]). Every refusal exits 2, naming the file,
+//! the field and the numbers.
+//!
+//! - [`inputs`]: the list of paths (a cap, no path or file twice);
+//! - [`check`]: reading a file and refusing sets that do not belong
+//!   together;
+//! - [`integrity`]: a file's counts, histograms and seconds against each
+//!   other;
+//! - [`digest`]: the SHA-256 that identifies a measurement;
+//! - [`fold`]: the files read and added one at a time;
 //! - [`combine`]: the sums of one row;
 //! - [`mod@run`]: one run over the machines, its section and summary;
 //! - [`open_loop`]: `--rate`'s latency blocks, merged;
@@ -19,7 +30,13 @@
 
 pub mod check;
 pub mod combine;
+pub mod digest;
 pub mod document;
+pub mod fold;
+pub mod inputs;
+pub mod integrity;
+#[cfg(test)]
+mod integrity_tests;
 pub mod open_loop;
 pub mod rows;
 pub mod run;
@@ -61,13 +78,11 @@ pub fn run(args: &MergeArgs) -> Result<(Merge, String), UsageError> {
         });
         check.output("-o", output, t).check()?;
     }
-    let files = args
-        .files
-        .iter()
-        .map(|p| check::read(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let set = check::check(&files, args.allow_partial)?;
-    let merged = document::merge(&files, set)?;
+    // The list is refused before any file is read; then the files are read
+    // and folded one at a time.
+    let paths = inputs::check(&args.files)?;
+    let (fold, set) = fold::read_all(&paths, args.allow_partial)?;
+    let merged = document::merge(fold, set);
     if let Some(t) = &target {
         let mut bytes = serde_json::to_vec_pretty(&merged.report)
             .map_err(|e| UsageError::new("-o", format!("cannot encode the merged report: {e}")))?;

@@ -9,11 +9,11 @@
 use crate::config::UsageError;
 use crate::merge::check::ShardFile;
 use crate::merge::combine::{RowSum, ShardRow, add_named};
-use crate::merge::open_loop;
+use crate::merge::open_loop::OpenLoopSum;
 use crate::merge::rows::{self, Layout, TOTALS, WAITS};
 use crate::report::json::{compressed, round};
-use crate::report::model::histogram::{CompressedHistogram, HistogramError};
-use crate::report::model::kvbench::{Errors, Incomplete, OpenLoop, PhaseSummary};
+use crate::report::model::histogram::CompressedHistogram;
+use crate::report::model::kvbench::{Errors, Incomplete, PhaseSummary};
 use crate::report::model::named::Named;
 use crate::report::model::section::{Runtime, Section, SectionTitle};
 
@@ -46,8 +46,8 @@ pub struct RunSum {
     pub thread_cpu_s: Vec<f64>,
     /// Errors by kind, every machine.
     pub errors: Option<Errors>,
-    /// Each machine's `open_loop` (empty in a closed loop).
-    pub open_loops: Vec<OpenLoop>,
+    /// The machines' `open_loop`s summed (`None` in a closed loop).
+    pub open_loop: Option<OpenLoopSum>,
 }
 
 /// The section holding run `i` (from 0) of a file: `ALL STATS` for a
@@ -82,58 +82,56 @@ pub fn sum_errors(a: &mut Option<Errors>, b: &Errors) {
     }
 }
 
-/// Run `i` over every file.
-pub fn merge_run(files: &[ShardFile], i: usize, layout: &Layout) -> Result<RunSum, UsageError> {
-    let mut run: Option<RunSum> = None;
-    for f in files {
-        let summary = &f.kvbench.runs[i];
-        let refuse = |what: String| UsageError::new(&f.path, what);
-        let section =
-            section_of(f, i).ok_or_else(|| refuse(format!("no section for {}", summary.phase)))?;
-        let duration_s = summary.duration_ms as f64 / 1000.0;
-        let mut sums = Vec::with_capacity(layout.rows.len());
-        for (row_key, command) in &layout.rows {
-            let row = section
-                .row(row_key)
-                .ok_or_else(|| refuse(format!("{} has no {row_key} row", summary.phase)))?;
-            let shard = ShardRow {
-                row,
-                totals: summary.totals.get(command),
-                histogram: summary.histograms.as_ref().and_then(|h| h.get(command)),
-                per_second: summary
-                    .histograms_per_second
-                    .as_ref()
-                    .and_then(|h| h.get(command)),
-                duration_s,
-            };
-            let mut sum = RowSum::new();
-            sum.add_shard(&shard)
-                .map_err(|e| refuse(format!("{} {row_key}: {e}", summary.phase)))?;
-            sums.push(sum);
-        }
-        let connection_errors = section.row(TOTALS).map_or(0, |t| t.connection_errors);
-        let one = RunSum {
-            phase: summary.phase.clone(),
-            start_ms: section.runtime.start_time_ms,
-            finish_ms: section.runtime.finish_time_ms,
-            duration_ms: summary.duration_ms,
-            interrupted: section.runtime.interrupted,
-            totals: total_of(&sums),
-            rows: sums,
-            connection_errors,
-            drain_ms: summary.drain_ms,
-            connections_down: summary.connections_down_at_end,
-            incomplete: summary.incomplete.clone(),
-            thread_cpu_s: summary.thread_cpu_s.clone(),
-            errors: Some(summary.errors.clone()),
-            open_loops: summary.open_loop.iter().cloned().collect(),
+/// Run `i` of one file, as one machine's sum, to be added to the others'
+/// with [`add_machine`].
+pub fn of_file(f: &ShardFile, i: usize, layout: &Layout) -> Result<RunSum, UsageError> {
+    let summary = &f.kvbench.runs[i];
+    let refuse = |what: String| UsageError::new(&f.path, what);
+    let section =
+        section_of(f, i).ok_or_else(|| refuse(format!("no section for {}", summary.phase)))?;
+    let duration_s = summary.duration_ms as f64 / 1000.0;
+    let mut sums = Vec::with_capacity(layout.rows.len());
+    for (row_key, command) in &layout.rows {
+        let row = section
+            .row(row_key)
+            .ok_or_else(|| refuse(format!("{} has no {row_key} row", summary.phase)))?;
+        let shard = ShardRow {
+            row,
+            totals: summary.totals.get(command),
+            histogram: summary.histograms.as_ref().and_then(|h| h.get(command)),
+            per_second: summary
+                .histograms_per_second
+                .as_ref()
+                .and_then(|h| h.get(command)),
+            duration_s,
         };
-        match &mut run {
-            None => run = Some(one),
-            Some(acc) => add_machine(acc, &one),
-        }
+        let mut sum = RowSum::new();
+        sum.add_shard(&shard)
+            .map_err(|e| refuse(format!("{} {row_key}: {e}", summary.phase)))?;
+        sums.push(sum);
     }
-    run.ok_or_else(|| UsageError::new("kvbench merge", "no file to merge"))
+    let connection_errors = section.row(TOTALS).map_or(0, |t| t.connection_errors);
+    Ok(RunSum {
+        phase: summary.phase.clone(),
+        start_ms: section.runtime.start_time_ms,
+        finish_ms: section.runtime.finish_time_ms,
+        duration_ms: summary.duration_ms,
+        interrupted: section.runtime.interrupted,
+        totals: total_of(&sums),
+        rows: sums,
+        connection_errors,
+        drain_ms: summary.drain_ms,
+        connections_down: summary.connections_down_at_end,
+        incomplete: summary.incomplete.clone(),
+        thread_cpu_s: summary.thread_cpu_s.clone(),
+        errors: Some(summary.errors.clone()),
+        open_loop: summary
+            .open_loop
+            .as_ref()
+            .map(OpenLoopSum::of)
+            .transpose()
+            .map_err(|e| refuse(format!("{} open_loop: {e}", summary.phase)))?,
+    })
 }
 
 fn total_of(rows: &[RowSum]) -> RowSum {
@@ -145,7 +143,7 @@ fn total_of(rows: &[RowSum]) -> RowSum {
 }
 
 /// Adds another machine's run: the same window, so its seconds line up.
-fn add_machine(acc: &mut RunSum, one: &RunSum) {
+pub fn add_machine(acc: &mut RunSum, one: &RunSum) {
     combine_into(acc, one, true);
     acc.duration_ms = acc.duration_ms.max(one.duration_ms);
     acc.drain_ms = acc.drain_ms.max(one.drain_ms);
@@ -168,7 +166,11 @@ fn combine_into(acc: &mut RunSum, one: &RunSum, with_seconds: bool) {
     if let Some(e) = &one.errors {
         sum_errors(&mut acc.errors, e);
     }
-    acc.open_loops.extend_from_slice(&one.open_loops);
+    match (&mut acc.open_loop, &one.open_loop) {
+        (Some(a), Some(b)) => a.add(b),
+        (None, Some(b)) => acc.open_loop = Some(b.clone()),
+        _ => {}
+    }
 }
 
 /// Every merged run together: their run times add, as in one machine's
@@ -253,16 +255,12 @@ impl RunSum {
 
     /// `kvbench.runs[i]`, with the merged histograms. `machines`: how many
     /// files were merged (the open loop is merged only when each had one).
-    pub fn summary(
-        &self,
-        layout: &Layout,
-        machines: usize,
-    ) -> Result<PhaseSummary, HistogramError> {
-        let open_loop = if self.open_loops.len() == machines {
-            open_loop::merge(&self.open_loops, self.ops_per_sec(), &layout.percentiles)?
-        } else {
-            None
-        };
+    pub fn summary(&self, layout: &Layout, machines: usize) -> PhaseSummary {
+        let open_loop = self
+            .open_loop
+            .as_ref()
+            .filter(|o| o.machines == machines)
+            .map(|o| o.open_loop(self.ops_per_sec(), &layout.percentiles));
         let d = self.duration_s().max(1e-9);
         let t = &self.totals.totals;
         let mut totals = Named::default();
@@ -282,7 +280,7 @@ impl RunSum {
                 .collect();
             per_second.0.push((command.clone(), Named(seconds)));
         }
-        Ok(PhaseSummary {
+        PhaseSummary {
             phase: self.phase.clone(),
             start_time_ms: self.start_ms,
             duration_ms: self.duration_ms,
@@ -312,6 +310,6 @@ impl RunSum {
             start_lag_ms: None,
             histograms: Some(histograms),
             histograms_per_second: Some(per_second),
-        })
+        }
     }
 }

@@ -4,8 +4,10 @@ use clap::Parser;
 use serde_json::{Value, json};
 
 use crate::cli::{Args, MergeFormat, Subcommand};
-use crate::merge::check::{self, ShardFile};
+use crate::config::UsageError;
+use crate::merge::check::{self, SetCheck, SetInfo, ShardFile};
 use crate::merge::combine::{RowSum, add_named};
+use crate::merge::digest::Digest;
 use crate::report::model::named::Named;
 use crate::report::model::{Document, parse};
 
@@ -28,6 +30,15 @@ fn file(name: &str, index: u32, count: u32, config: Value) -> ShardFile {
     check::from_text(name, &doc.to_string()).unwrap()
 }
 
+/// The set checks over `files`, each file a measurement of its own.
+fn check(files: &[ShardFile], allow_partial: bool) -> Result<SetInfo, UsageError> {
+    let mut set = SetCheck::new(&files[0]);
+    for (i, f) in files.iter().enumerate() {
+        set.admit(f, &[Digest(format!("{i:064x}"))])?;
+    }
+    set.finish(allow_partial)
+}
+
 fn workload() -> Value {
     json!({"threads": 4, "pipeline": 1, "seed": 7, "pinning": "auto", "shard_index": 0})
 }
@@ -40,7 +51,7 @@ fn per_machine_fields_do_not_make_another_workload() {
     other["pinning"] = json!([1, 2]);
     other["shard_index"] = json!(1);
     let b = file("b.json", 1, 2, other);
-    assert!(check::check(&[a, b], false).is_ok());
+    assert!(check(&[a, b], false).is_ok());
 }
 
 #[test]
@@ -50,7 +61,7 @@ fn another_workload_is_refused_naming_the_file_and_every_field() {
     other["pipeline"] = json!(16);
     other["threads"] = json!(2);
     let b = file("b2.json", 1, 2, other);
-    let e = check::check(&[a, b], false).unwrap_err().to_string();
+    let e = check(&[a, b], false).unwrap_err().to_string();
     assert!(
         e.starts_with("b2.json: a different workload from a.json"),
         "{e}"
@@ -69,19 +80,19 @@ fn a_missing_shard_is_an_error_unless_partial_is_allowed() {
             file("c.json", 2, 3, workload()),
         ]
     };
-    let e = check::check(&set(), false).unwrap_err().to_string();
+    let e = check(&set(), false).unwrap_err().to_string();
     assert!(
         e.contains("shard(s) 1 of 3 missing") && e.contains("--allow-partial"),
         "{e}"
     );
-    let info = check::check(&set(), true).unwrap();
+    let info = check(&set(), true).unwrap();
     assert_eq!(info.missing, vec![1]);
     assert!(info.partial() && !info.ad_hoc);
 }
 
 #[test]
 fn a_duplicate_index_and_an_index_beyond_the_count_are_refused() {
-    let e = check::check(
+    let e = check(
         &[
             file("a.json", 1, 2, workload()),
             file("d.json", 1, 2, workload()),
@@ -94,7 +105,7 @@ fn a_duplicate_index_and_an_index_beyond_the_count_are_refused() {
         e.contains("d.json") && e.contains("duplicate shard index 1"),
         "{e}"
     );
-    let e = check::check(&[file("e.json", 2, 2, workload())], false)
+    let e = check(&[file("e.json", 2, 2, workload())], false)
         .unwrap_err()
         .to_string();
     assert!(e.contains("not below the shard count 2"), "{e}");
@@ -102,7 +113,7 @@ fn a_duplicate_index_and_an_index_beyond_the_count_are_refused() {
 
 #[test]
 fn plain_files_merge_as_an_ad_hoc_set_but_not_mixed_with_shards() {
-    let info = check::check(
+    let info = check(
         &[
             file("p.json", 0, 0, workload()),
             file("q.json", 0, 0, workload()),
@@ -111,7 +122,7 @@ fn plain_files_merge_as_an_ad_hoc_set_but_not_mixed_with_shards() {
     )
     .unwrap();
     assert!(info.ad_hoc && !info.partial() && info.count.is_none());
-    let e = check::check(
+    let e = check(
         &[
             file("s.json", 0, 2, workload()),
             file("p.json", 0, 0, workload()),
@@ -122,6 +133,43 @@ fn plain_files_merge_as_an_ad_hoc_set_but_not_mixed_with_shards() {
     .to_string();
     assert!(
         e.contains("p.json") && e.contains("no kvbench.shard object"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_same_measurement_under_two_names_is_refused_naming_both() {
+    let a = file("a.json", 0, 2, workload());
+    let b = file("b.json", 1, 2, workload());
+    let same = Digest("ab".repeat(32));
+    let mut set = SetCheck::new(&a);
+    set.admit(&a, std::slice::from_ref(&same)).unwrap();
+    let e = set.admit(&b, &[same]).unwrap_err().to_string();
+    assert!(
+        e.starts_with("b.json: the same measurement as a.json"),
+        "{e}"
+    );
+    // A merged file's measurements overlap a machine's file as well.
+    let mut set = SetCheck::new(&a);
+    set.admit(&a, &[Digest("01".repeat(32))]).unwrap();
+    let listed = [Digest("02".repeat(32)), Digest("01".repeat(32))];
+    let e = set.admit(&b, &listed).unwrap_err().to_string();
+    assert!(e.contains("the same measurement as a.json"), "{e}");
+}
+
+#[test]
+fn a_sharded_file_after_a_plain_one_is_refused_naming_it() {
+    let e = check(
+        &[
+            file("p.json", 0, 0, workload()),
+            file("s.json", 1, 2, workload()),
+        ],
+        true,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("s.json: a kvbench.shard object (shard 1 of 2), while p.json has none"),
         "{e}"
     );
 }

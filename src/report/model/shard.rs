@@ -114,4 +114,10 @@ pub struct Merged {
     pub partial: bool,
     /// The missing shard indexes.
     pub missing: Vec<u32>,
+    /// The SHA-256 of the measured data of every machine's file the merge
+    /// holds, 64 hex digits each, in the order merged (a merged file given
+    /// to `kvbench merge` brings its own list); no measurement is in it twice.
+    /// Absent from files merged before it was written.
+    #[serde(default)]
+    pub sha256: Vec<String>,
 }
