@@ -14,7 +14,7 @@ use common::{Redis, TempDir, free_port};
 struct Case {
     what: &'static str,
     args: Vec<String>,
-    env: Option<(&'static str, &'static str)>,
+    env: Vec<(&'static str, &'static str)>,
     flag: &'static str,
     /// Further text the message must contain (case-insensitive), if any.
     mentions: Option<&'static str>,
@@ -25,7 +25,7 @@ fn case(what: &'static str, args: &str, flag: &'static str) -> Case {
     Case {
         what,
         args: args.split_whitespace().map(String::from).collect(),
-        env: None,
+        env: Vec::new(),
         flag,
         mentions: None,
     }
@@ -51,9 +51,9 @@ impl Case {
         self
     }
 
-    fn env(self, name: &'static str, value: &'static str) -> Case {
-        let env = Some((name, value));
-        Case { env, ..self }
+    fn env(mut self, name: &'static str, value: &'static str) -> Case {
+        self.env.push((name, value));
+        self
     }
 
     fn mentions(self, word: &'static str) -> Case {
@@ -65,7 +65,7 @@ impl Case {
 fn run(case: &Case) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kvbench"));
     command.args(&case.args).env_remove("KVBENCH_AUTH");
-    if let Some((name, value)) = case.env {
+    for (name, value) in &case.env {
         command.env(name, value);
     }
     command.output().unwrap()
@@ -784,6 +784,14 @@ fn bad_shards_and_start_times_exit_2_naming_the_flag() {
         at_free_port("a Slurm rank without its task count", "", "SLURM_PROCID")
             .env("SLURM_PROCID", "1")
             .mentions("SLURM_NTASKS"),
+        at_free_port("an Open MPI world of 0", "", "OMPI_COMM_WORLD_SIZE")
+            .env("OMPI_COMM_WORLD_RANK", "0")
+            .env("OMPI_COMM_WORLD_SIZE", "0")
+            .mentions("at least 1"),
+        at_free_port("a Slurm job of 0 tasks", "", "SLURM_NTASKS")
+            .env("SLURM_PROCID", "0")
+            .env("SLURM_NTASKS", "0")
+            .mentions("launcher"),
         at_free_port(
             "a start time that is no time",
             "--start-at soon",
