@@ -10,6 +10,7 @@
 mod handshake;
 pub mod tls;
 mod tls_failure;
+mod tls_key;
 mod tls_stream;
 #[cfg(test)]
 mod tls_tests;
