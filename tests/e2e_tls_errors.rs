@@ -51,6 +51,39 @@ fn a_server_certificate_from_another_ca_exits_2_naming_cacert_and_skip_verify_ac
 }
 
 #[test]
+fn a_self_signed_server_certificate_exits_2_saying_so_and_naming_cacert() {
+    let certs = Certs::make();
+    let redis = TlsRedis::start_with(&certs, "selfsigned.crt", false, &[]);
+    // Against the system's CAs, and with the certificate itself as the CA.
+    for cacert in [None, Some(certs.path("selfsigned.crt"))] {
+        let mut args = vec!["--tls", "-n", "10"];
+        if let Some(cacert) = &cacert {
+            args.extend(["--cacert", cacert]);
+        }
+        let out = kvbench(redis.tls, &args);
+        let stderr = usage_error(&out, "--cacert");
+        assert!(stderr.contains("self-signed"), "{cacert:?}: {stderr}");
+        assert!(stderr.contains("--tls-skip-verify"), "{stderr}");
+        assert!(!stderr.contains("speaks TLS"), "{stderr}");
+    }
+    assert_eq!(redis.calls(), (0, 0));
+    let doc = report(
+        redis.tls,
+        &[
+            "--tls",
+            "--tls-skip-verify",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "-n",
+            "20",
+        ],
+    );
+    assert_eq!(count(&doc, "SET") + count(&doc, "GET"), 20);
+}
+
+#[test]
 fn a_name_the_certificate_lacks_exits_2_naming_sni() {
     let certs = Certs::make();
     let redis = TlsRedis::start(&certs, false);
@@ -98,8 +131,15 @@ fn an_expired_server_certificate_exits_2_and_skip_verify_accepts_it() {
         redis.tls,
         &["--tls", "--cacert", &certs.path("ca.crt"), "-n", "10"],
     );
-    let stderr = usage_error(&out, "--tls-skip-verify");
-    assert!(stderr.contains("validity period"), "{stderr}");
+    // Named by the TLS connection that checked it, with the date it expired
+    // (tests/common/tls.rs gives it 2020-01-01 to 2020-01-02) and the fix.
+    let stderr = usage_error(&out, "--tls");
+    assert!(
+        stderr.contains("expired on 2020-01-02 00:00:00 UTC (it is now 20"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("renew it on the server"), "{stderr}");
+    assert!(stderr.contains("--tls-skip-verify"), "{stderr}");
     assert_eq!(redis.calls(), (0, 0));
     let doc = report(
         redis.tls,

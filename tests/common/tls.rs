@@ -26,7 +26,7 @@ fn openssl(dir: &Path, args: &[&str]) {
 }
 
 /// A CA, a server certificate it signs for 127.0.0.1 and localhost (and an
-/// expired one for the same key), a client certificate it signs (and its key
+/// expired and a self-signed one for the same key), a client certificate it signs (and its key
 /// encrypted with a passphrase), and an unrelated CA with its own client
 /// certificate.
 pub struct Certs {
@@ -102,6 +102,25 @@ impl Certs {
                 ],
             );
         }
+        // A server certificate signed by its own key, as `openssl req -x509`
+        // makes one: a CA certificate serving as the server's own.
+        openssl(
+            d,
+            &[
+                "req",
+                "-x509",
+                "-key",
+                "server.key",
+                "-subj",
+                "/CN=localhost",
+                "-addext",
+                "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                "-days",
+                "2",
+                "-out",
+                "selfsigned.crt",
+            ],
+        );
         // The client's key encrypted with a passphrase, as `--key` cannot take it.
         openssl(
             d,
