@@ -2,7 +2,10 @@
 //! node and a cluster with unassigned slots are refused at once (exit 2,
 //! before any benchmark connection, naming the fix or the missing slots);
 //! a healthy cluster is discovered with every master and its slots, and
-//! the server evidence of a run is the sum of the masters' counts.
+//! the server evidence of a run is the sum of the masters' counts. Scripted
+//! nodes stand in for slot maps no real cluster sends: one naming a node that
+//! refuses (named, with the seed that announced it), and ranges that overlap
+//! (refused, naming both masters).
 
 mod common;
 
@@ -10,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use common::cluster::Cluster;
-use common::{Redis, info_u64, kvbench_at};
+use common::cluster::scripted::{Data, Node};
+use common::{Redis, free_port, info_u64, kvbench_at};
 use kvbench::cli::Args;
 use kvbench::cluster::discover::discover;
 use kvbench::config::Config;
@@ -144,4 +148,71 @@ fn the_evidence_of_a_cluster_run_is_the_sum_of_its_masters() {
         // whether it ran there or was redirected.
         assert_eq!(answered, replies, "{op}: {line}");
     }
+}
+
+/// A `--cluster-mode` run of 10 requests from `seed`: its exit code and stderr.
+fn cluster_run(seed: u16) -> (Option<i32>, String) {
+    let out = kvbench_at(seed)
+        .args(["--cluster-mode", "-t", "1", "-c", "1", "-n", "10"])
+        .args(["--connection-timeout", "5"])
+        .output()
+        .unwrap();
+    assert!(out.stdout.is_empty(), "a report was written");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_node_the_slot_map_names_that_refuses_is_named_with_the_seed_not_server_port() {
+    let closed = free_port();
+    let seed = Node::spawn(
+        Node::new(Data::Serve),
+        &[(0, 8191, 0), (8192, 16383, closed)],
+    );
+    let (code, stderr) = cluster_run(seed.port);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("kvbench: error: --cluster-mode: "),
+        "{stderr}"
+    );
+    let named = format!(
+        "cluster node 127.0.0.1:{closed}, which the seed 127.0.0.1:{} named",
+        seed.port
+    );
+    assert!(stderr.contains(&named), "{stderr}");
+    assert!(!stderr.contains("--server/--port"), "{stderr}");
+    assert_eq!(
+        seed.script()
+            .requests
+            .load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
+}
+
+#[test]
+fn slot_ranges_two_masters_claim_are_refused_naming_both() {
+    let other = free_port();
+    let seed = Node::spawn(
+        Node::new(Data::Serve),
+        &[(0, 10000, 0), (5000, 16383, other)],
+    );
+    let (code, stderr) = cluster_run(seed.port);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("kvbench: error: --cluster-mode: "),
+        "{stderr}"
+    );
+    let claimed = format!(
+        "slots 5000-10000 are claimed by two masters: 127.0.0.1:{} (its range 0-10000) and 127.0.0.1:{other} (its range 5000-16383)",
+        seed.port
+    );
+    assert!(stderr.contains(&claimed), "{stderr}");
+    assert_eq!(
+        seed.script()
+            .requests
+            .load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
 }

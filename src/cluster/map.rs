@@ -62,6 +62,34 @@ pub enum MapError {
         /// Every run of unassigned slots, `(start, end)` inclusive, lowest first.
         ranges: Vec<(u16, u16)>,
     },
+    /// Two ranges give the same slots to different masters: the nodes'
+    /// views of the cluster disagree, and no routing of those keys is right.
+    #[error(
+        "{} {} claimed by two masters: {} (its range {}) and {} (its range {}); the reply is inconsistent: check the cluster (redis-cli --cluster check HOST:PORT) and fix it (redis-cli --cluster fix HOST:PORT) before benchmarking",
+        describe_ranges(&[*slots]),
+        if slots.0 == slots.1 { "is" } else { "are" },
+        nodes[0],
+        describe_range(ranges[0]),
+        nodes[1],
+        describe_range(ranges[1])
+    )]
+    Overlap {
+        /// The slots both claim, `(start, end)` inclusive (the first such run).
+        slots: (u16, u16),
+        /// The two ranges as the reply gave them, in its order.
+        ranges: [(u16, u16); 2],
+        /// Their masters, `host:port`.
+        nodes: [String; 2],
+    },
+}
+
+/// `5-9`, or `7` for a range of one slot.
+fn describe_range((start, end): (u16, u16)) -> String {
+    if start == end {
+        start.to_string()
+    } else {
+        format!("{start}-{end}")
+    }
 }
 
 /// The most ranges an [`MapError::Unassigned`] message lists by number.
@@ -69,14 +97,11 @@ const LISTED_RANGES: usize = 8;
 
 /// `slots 0-5460 and 10923-16383`, `slot 7`, or the first few and a count.
 pub fn describe_ranges(ranges: &[(u16, u16)]) -> String {
-    let one = |&(start, end): &(u16, u16)| {
-        if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        }
-    };
-    let listed: Vec<String> = ranges.iter().take(LISTED_RANGES).map(one).collect();
+    let listed: Vec<String> = ranges
+        .iter()
+        .take(LISTED_RANGES)
+        .map(|&range| describe_range(range))
+        .collect();
     let noun = if ranges.len() == 1 && ranges[0].0 == ranges[0].1 {
         "slot"
     } else {
@@ -133,8 +158,8 @@ impl SlotMap {
     }
 
     /// Builds the map from `(start, end, master)` ranges, inclusive, in any
-    /// order; a later range wins a slot two ranges claim. Every slot must
-    /// have a master.
+    /// order. Every slot must have exactly one master: a slot two ranges give
+    /// to different masters is refused, naming both.
     pub fn from_ranges(
         ranges: impl IntoIterator<Item = (u16, u16, Node)>,
     ) -> Result<SlotMap, MapError> {
@@ -142,6 +167,8 @@ impl SlotMap {
             nodes: Vec::new(),
             owner: vec![None; usize::from(SLOTS)],
         };
+        // Every range kept so far, to name the one an overlap collides with.
+        let mut claimed: Vec<(u16, u16, usize)> = Vec::new();
         for (start, end, node) in ranges {
             if start > end || end >= SLOTS {
                 return Err(MapError::Shape("a range ends before it starts"));
@@ -154,8 +181,15 @@ impl SlotMap {
                 }
             };
             for slot in start..=end {
-                map.owner[usize::from(slot)] = Some(index as u16);
+                let owner = &mut map.owner[usize::from(slot)];
+                match *owner {
+                    Some(other) if usize::from(other) != index => {
+                        return Err(map.overlap(&claimed, slot, (start, end), index));
+                    }
+                    _ => *owner = Some(index as u16),
+                }
             }
+            claimed.push((start, end, index));
         }
         let ranges = holes(&map.owner);
         if let Some(&(first, _)) = ranges.first() {
@@ -169,6 +203,28 @@ impl SlotMap {
             });
         }
         Ok(map)
+    }
+
+    /// The error for range `range` of master `index` meeting, at `slot`, a
+    /// slot an earlier range of `claimed` gave another master.
+    fn overlap(
+        &self,
+        claimed: &[(u16, u16, usize)],
+        slot: u16,
+        range: (u16, u16),
+        index: usize,
+    ) -> MapError {
+        let earlier = claimed
+            .iter()
+            .find(|&&(s, e, i)| i != index && (s..=e).contains(&slot))
+            .copied()
+            .unwrap_or((slot, slot, index));
+        let address = |i: usize| self.nodes.get(i).map_or_else(String::new, Node::address);
+        MapError::Overlap {
+            slots: (slot, range.1.min(earlier.1)),
+            ranges: [(earlier.0, earlier.1), range],
+            nodes: [address(earlier.2), address(index)],
+        }
     }
 
     /// The index (into `nodes`) of the master serving `slot`.
@@ -334,6 +390,48 @@ mod tests {
         let text = super::describe_ranges(&many);
         assert!(text.contains("70-71 and 2 more ranges"), "{text}");
         assert!(!text.contains("80-81"), "{text}");
+    }
+
+    #[test]
+    fn two_masters_claiming_the_same_slots_are_refused_naming_both() {
+        let overlapping = Value::Array(vec![
+            range(0, 5460, node("127.0.0.1", 7000, "a")),
+            range(5000, 16383, node("127.0.0.1", 7001, "b")),
+        ]);
+        let e = SlotMap::from_cluster_slots(&overlapping, "h").unwrap_err();
+        assert_eq!(
+            e,
+            MapError::Overlap {
+                slots: (5000, 5460),
+                ranges: [(0, 5460), (5000, 16383)],
+                nodes: ["127.0.0.1:7000".into(), "127.0.0.1:7001".into()],
+            }
+        );
+        let text = e.to_string();
+        assert!(
+            text.starts_with("slots 5000-5460 are claimed by two masters: 127.0.0.1:7000 (its range 0-5460) and 127.0.0.1:7001 (its range 5000-16383)"),
+            "{text}"
+        );
+        // One slot inside another's range, the later range listed first.
+        let inside = Value::Array(vec![
+            range(0, 16383, node("h", 1, "a")),
+            range(42, 42, node("h", 2, "b")),
+        ]);
+        let text = SlotMap::from_cluster_slots(&inside, "h")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.starts_with(
+                "slot 42 is claimed by two masters: h:1 (its range 0-16383) and h:2 (its range 42)"
+            ),
+            "{text}"
+        );
+        // The same master listing a range twice disagrees with nobody.
+        let repeated = Value::Array(vec![
+            range(0, 16383, node("h", 1, "a")),
+            range(0, 99, node("h", 1, "a")),
+        ]);
+        assert!(SlotMap::from_cluster_slots(&repeated, "h").is_ok());
     }
 
     #[test]

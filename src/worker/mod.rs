@@ -254,7 +254,16 @@ impl WorkerBuilder {
             let mut client = Client::new(c, Arc::clone(&config.ops), max_request);
             for &node in &nodes {
                 let target = node_target(&config, &router, node);
-                let (stream, unsolicited) = net::connect(&target)?;
+                let (stream, unsolicited) = net::connect(&target).map_err(|e| {
+                    // A node the slot map named is no fault of --server/--port.
+                    match router.nodes().get(node).filter(|_| router.is_cluster()) {
+                        Some(n) => net::ConnectError::ClusterNode {
+                            node: n.address(),
+                            source: Box::new(e),
+                        },
+                        None => e,
+                    }
+                })?;
                 let mut conn = new_conn(&config, stream);
                 if router.is_cluster() {
                     conn = conn.for_node(node);
