@@ -206,7 +206,14 @@ impl Conn {
         };
         self.opaque_due = self.opaque_due.wrapping_add(1);
         if request.queued.asking {
-            // ASKING's own +OK; an error here shows again in the request's reply.
+            // ASKING's own +OK answers no request of the workload. An error
+            // means the node will not serve the asked request as migrating:
+            // it is counted on the node, so the warning can name it.
+            if let (Outcome::Error(_), Some(node)) =
+                (reply, self.node.and_then(|n| stats.nodes.get_mut(n)))
+            {
+                node.asking_refused += 1;
+            }
             return Ok(());
         }
         if let (Outcome::Error(kind), Some(to)) = (reply, bounce) {

@@ -236,6 +236,7 @@ fn the_errors_line_is_said_once_whether_or_not_the_warning_said_it() {
         maxmemory: None,
         policy: None,
         memcached: false,
+        redirects: None,
     };
     assert_eq!(errors_line(&few, &[said]), None);
 }
