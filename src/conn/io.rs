@@ -9,8 +9,9 @@ use std::time::Instant;
 use crate::cluster::redirect;
 use crate::conn::{Bounce, CloseReason, Conn, ConnState, InFlight, micros_between};
 use crate::net::Handshake;
+use crate::protocol::memcache_text::Asked;
 use crate::protocol::resp::ServerErrorKind;
-use crate::protocol::wire::{self, Outcome};
+use crate::protocol::wire::{self, Awaited, Outcome, Protocol};
 use crate::stats::Stats;
 use crate::stats::errors::ProtocolFault;
 
@@ -155,7 +156,7 @@ impl Conn {
                 };
                 used
             } else {
-                match wire::decode_counted(self.protocol, window, self.opaque_due) {
+                match wire::decode_counted(self.protocol, window, self.awaited()) {
                     Ok(Some((outcome, used, attributes))) => {
                         // Attributes annotate a reply and answer nothing
                         // themselves, so they are counted beside pushes.
@@ -180,6 +181,27 @@ impl Conn {
             self.rend = 0;
         }
         Ok(())
+    }
+
+    /// What the oldest request in flight asked, for the decoder to check its
+    /// reply against (memcached's text replies name the key; its binary ones
+    /// echo the opaque).
+    fn awaited(&self) -> Awaited<'_> {
+        let asked = match self.inflight.front() {
+            Some(r) if self.protocol == Protocol::MemcacheText && r.queued.counts_hits => {
+                Asked::Get {
+                    prefix: &self.key_prefix,
+                    key: r.queued.key,
+                }
+            }
+            Some(_) if self.protocol == Protocol::MemcacheText => Asked::NoValue,
+            // Nothing in flight: the reply is unsolicited, which matching says.
+            _ => Asked::Anything,
+        };
+        Awaited {
+            opaque: self.opaque_due,
+            asked,
+        }
     }
 
     /// Matches a reply to the oldest request in flight and records it; a

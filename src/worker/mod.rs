@@ -36,6 +36,7 @@ use crate::config::{Config, Stop};
 use crate::conn::Conn;
 use crate::interrupt::Interrupt;
 use crate::net::{self, Handshake};
+use crate::protocol::wire::Protocol;
 use crate::request::derive_seed;
 use crate::stats::{NodeStats, Stats};
 use crate::target::{Endpoint, Target};
@@ -337,6 +338,10 @@ fn new_conn(config: &Config, stream: net::Stream) -> Conn {
         config.faults.reconnect_interval,
     )
     .with_protocol(config.target.protocol)
+    .with_key_prefix(match config.target.protocol {
+        Protocol::MemcacheText => config.keys.prefix.as_bytes(),
+        _ => &[],
+    })
 }
 
 /// The target of node `node`: the configured one for a single server, its
