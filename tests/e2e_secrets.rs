@@ -1,8 +1,11 @@
 //! Passwords authenticate however they reach kvbench (`-a password`,
 //! `-a user:password`, a `redis://` URI or `KVBENCH_AUTH`) and never leak into
-//! stdout, stderr, `--show-config` or the JSON report.
+//! stdout, stderr, `--show-config` or the reports (text, JSON, HTML, HDR);
+//! [`failures`] runs every error path that sees a secret with a canary.
 
 mod common;
+#[path = "e2e_secrets/failures.rs"]
+mod failures;
 
 use std::process::Command;
 
@@ -126,6 +129,7 @@ fn credentials_from_an_auth_file_authenticate_and_appear_in_no_report_file_or_ou
         ])
         .args("-t 1 -c 2 -n 20 --ratio 1:0 --show-config".split_whitespace())
         .args(["-o", &path("r.txt"), "--json-out-file", &path("r.json")])
+        .args(["--html-out-file", &path("r.html")])
         .args(["--hdr-file-prefix", &path("hdr")])
         .env_remove("KVBENCH_AUTH")
         .output()
@@ -152,7 +156,7 @@ fn credentials_from_an_auth_file_authenticate_and_appear_in_no_report_file_or_ou
         names.push(name);
     }
     // Every kind of file was written, so each was checked.
-    for ending in [".txt", ".json", ".hgrm", ".hlog"] {
+    for ending in [".txt", ".json", ".html", ".hgrm", ".hlog"] {
         assert!(
             names.iter().any(|n| n.ends_with(ending)),
             "no {ending} file among {names:?}"
