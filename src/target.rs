@@ -145,7 +145,13 @@ pub struct UriParts {
 /// (`redis://user:secret@host`) replaced by `***`, however malformed the rest
 /// is, since the URI could not be parsed to find it.
 pub fn redact_uri(uri: &str) -> String {
-    let Some(scheme_end) = uri.find("://").map(|i| i + 3) else {
+    // The user info follows the scheme's `://`, or its `:` alone in a form
+    // such as `redis:user:pw@host`, which the URL parser takes for a path.
+    let Some(scheme_end) = uri
+        .find("://")
+        .map(|i| i + 3)
+        .or_else(|| uri.find(':').map(|i| i + 1))
+    else {
         return uri.to_string();
     };
     let rest = &uri[scheme_end..];
@@ -192,8 +198,10 @@ pub fn parse_uri(uri: &str) -> Result<UriParts, String> {
     });
     let db = match url.path().trim_start_matches('/') {
         "" => None,
+        // The path is shown only as part of the redacted URI: a password
+        // holding '/' ends the URL's authority early, leaving its tail here.
         path => Some(path.parse::<u32>().map_err(|_| {
-            format!("database '{path}' in the URI is not a number; expected /0, /1, ...")
+            format!("the database in '{shown}' is not a number; expected /0, /1, ...")
         })?),
     };
     Ok(UriParts {
@@ -236,6 +244,10 @@ mod tests {
             "redis://bob:CANARY-7f3@127.0.0.1:6379/db",
             "redis://:CANARY-7f3@[::1",
             "redis://bob:CANARY@7f3@127.0.0.1:99999",
+            // No `//`: the URL parser reads the user info as a path.
+            "redis:bob:CANARY-7f3@127.0.0.1",
+            // A '/' in the password ends the authority: its tail is the path.
+            "redis://bob:12/CANARY-7f3@127.0.0.1/0",
         ] {
             let e = parse_uri(uri).unwrap_err();
             assert!(!e.contains("CANARY"), "{uri}: {e}");

@@ -14,10 +14,12 @@ use common::{Redis, TempDir, free_port};
 struct Case {
     what: &'static str,
     args: Vec<String>,
-    env: Option<(&'static str, &'static str)>,
+    env: Vec<(&'static str, &'static str)>,
     flag: &'static str,
-    /// Further text the message must contain (case-insensitive), if any.
-    mentions: Option<&'static str>,
+    /// Further text the message must contain (case-insensitive).
+    mentions: Vec<&'static str>,
+    /// Text the message must not contain (a secret, a wrong cause).
+    lacks: Vec<&'static str>,
 }
 
 /// A case whose command line is `args` split at whitespace.
@@ -25,9 +27,10 @@ fn case(what: &'static str, args: &str, flag: &'static str) -> Case {
     Case {
         what,
         args: args.split_whitespace().map(String::from).collect(),
-        env: None,
+        env: Vec::new(),
         flag,
-        mentions: None,
+        mentions: Vec::new(),
+        lacks: Vec::new(),
     }
 }
 
@@ -51,21 +54,26 @@ impl Case {
         self
     }
 
-    fn env(self, name: &'static str, value: &'static str) -> Case {
-        let env = Some((name, value));
-        Case { env, ..self }
+    fn env(mut self, name: &'static str, value: &'static str) -> Case {
+        self.env.push((name, value));
+        self
     }
 
-    fn mentions(self, word: &'static str) -> Case {
-        let mentions = Some(word);
-        Case { mentions, ..self }
+    fn mentions(mut self, word: &'static str) -> Case {
+        self.mentions.push(word);
+        self
+    }
+
+    fn lacks(mut self, text: &'static str) -> Case {
+        self.lacks.push(text);
+        self
     }
 }
 
 fn run(case: &Case) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kvbench"));
     command.args(&case.args).env_remove("KVBENCH_AUTH");
-    if let Some((name, value)) = case.env {
+    for (name, value) in &case.env {
         command.env(name, value);
     }
     command.output().unwrap()
@@ -91,9 +99,14 @@ fn check(case: &Case) -> Option<String> {
     if !line.starts_with(&prefix) {
         problems.push(format!("does not start with {prefix:?}"));
     }
-    if let Some(word) = case.mentions {
+    for word in &case.mentions {
         if !line.to_lowercase().contains(&word.to_lowercase()) {
             problems.push(format!("does not mention {word:?}"));
+        }
+    }
+    for text in &case.lacks {
+        if stderr.contains(text) {
+            problems.push(format!("contains {text:?}"));
         }
     }
     if !stdout.is_empty() {
@@ -501,14 +514,22 @@ fn bad_auth_files_exit_2_naming_auth_file() {
         path.to_str().unwrap().to_string()
     };
     let empty = file("empty", "");
-    let blank_first_line = file("blank", "\n\nsecret123\n");
+    let blank_first_line = file("blank", "\n  \nsecret123\n");
+    let only_blank = file("only-blank", "\n \n\n");
     let good = file("good", "secret123\n");
     let missing = dir.path("missing-auth").to_str().unwrap().to_string();
     let with = |what, path: &str| at_free_port(what, "--auth-file", "--auth-file").arg(path);
     assert_all_rejected(&[
         with("auth file that does not exist", &missing).mentions("missing-auth"),
         with("empty auth file", &empty).mentions("empty"),
-        with("auth file whose first line is blank", &blank_first_line).mentions("first line"),
+        with("auth file whose first line is blank", &blank_first_line)
+            .mentions("first line is blank")
+            .mentions("line 3")
+            .lacks("empty")
+            .lacks("secret123"),
+        with("auth file of blank lines", &only_blank)
+            .mentions("no line with text")
+            .lacks("empty"),
         with("auth file and -a together", &good)
             .arg("-a")
             .arg("other")
@@ -784,6 +805,14 @@ fn bad_shards_and_start_times_exit_2_naming_the_flag() {
         at_free_port("a Slurm rank without its task count", "", "SLURM_PROCID")
             .env("SLURM_PROCID", "1")
             .mentions("SLURM_NTASKS"),
+        at_free_port("an Open MPI world of 0", "", "OMPI_COMM_WORLD_SIZE")
+            .env("OMPI_COMM_WORLD_RANK", "0")
+            .env("OMPI_COMM_WORLD_SIZE", "0")
+            .mentions("at least 1"),
+        at_free_port("a Slurm job of 0 tasks", "", "SLURM_NTASKS")
+            .env("SLURM_PROCID", "0")
+            .env("SLURM_NTASKS", "0")
+            .mentions("launcher"),
         at_free_port(
             "a start time that is no time",
             "--start-at soon",

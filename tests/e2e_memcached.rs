@@ -2,9 +2,13 @@
 //! memcached: kvbench's SET and GET counts, hits and misses equal memcached's
 //! own `stats` (cmd_set, cmd_get, get_hits, get_misses), the report's server
 //! evidence reads the same counters, and the JSON names the protocol as
-//! memtier writes it.
+//! memtier writes it. Against a lying text server, a `VALUE` for another key
+//! and a `VALUE` block shorter than it says are protocol errors at once, never
+//! hits.
 
 mod common;
+#[path = "e2e_memcached/lies.rs"]
+mod lies;
 
 use common::memcached::Memcached;
 use common::{TempDir, assert_no_faults, kvbench_json, read_json, total, u};

@@ -1,8 +1,12 @@
 //! Passwords authenticate however they reach kvbench (`-a password`,
-//! `-a user:password`, a `redis://` URI or `KVBENCH_AUTH`) and never leak into
-//! stdout, stderr, `--show-config` or the JSON report.
+//! `-a user:password`, a `redis://` URI, `KVBENCH_AUTH`, `--auth-file` or a
+//! `--config` file) and never leak into stdout, stderr, `--show-config` or the
+//! reports (text, JSON, HTML, HDR); [`failures`] runs every error path that
+//! sees a secret with a canary.
 
 mod common;
+#[path = "e2e_secrets/failures.rs"]
+mod failures;
 
 use std::process::Command;
 
@@ -35,6 +39,8 @@ enum Credentials {
     Uri,
     /// `-s … -p …` with `KVBENCH_AUTH=secret123` in the environment.
     Environment,
+    /// `--config FILE` whose `authenticate = "bench:secret123"`.
+    ConfigFile,
 }
 
 /// Runs 2 connections × 20 SETs with `--show-config` against a protected server,
@@ -49,14 +55,20 @@ fn assert_authenticates_without_leaking(credentials: Credentials) {
     let server = ["-s", "127.0.0.1", "-p", &port];
     let user_password = format!("bench:{PASSWORD}");
     let uri = format!("redis://:{PASSWORD}@127.0.0.1:{port}");
+    let config = dir.path("c.toml");
+    std::fs::write(&config, format!("authenticate = \"bench:{PASSWORD}\"\n")).unwrap();
     let mut args: Vec<&str> = match credentials {
         Credentials::Password => [&server[..], &["-a", PASSWORD]].concat(),
         Credentials::UserAndPassword => [&server[..], &["-a", &user_password]].concat(),
         Credentials::Uri => vec!["-u", &uri],
         Credentials::Environment => server.to_vec(),
+        Credentials::ConfigFile => [&server[..], &["--config", config.to_str().unwrap()]].concat(),
     };
     args.extend("-t 1 -c 2 -n 20 --ratio 1:0 --show-config".split_whitespace());
     args.extend(["--json-out-file", json.to_str().unwrap()]);
+    let (text, html) = (dir.path("r.txt"), dir.path("r.html"));
+    args.extend(["-o", text.to_str().unwrap()]);
+    args.extend(["--html-out-file", html.to_str().unwrap()]);
     let mut command = Command::new(env!("CARGO_BIN_EXE_kvbench"));
     command.args(&args).env_remove("KVBENCH_AUTH");
     if let Credentials::Environment = credentials {
@@ -69,11 +81,15 @@ fn assert_authenticates_without_leaking(credentials: Credentials) {
     assert!(out.status.success(), "kvbench failed: {stderr}\n{stdout}");
     assert!(!stdout.contains(PASSWORD), "password on stdout:\n{stdout}");
     assert!(!stderr.contains(PASSWORD), "password on stderr:\n{stderr}");
-    let json_text = std::fs::read_to_string(json).unwrap();
-    assert!(
-        !json_text.contains(PASSWORD),
-        "password in the JSON report:\n{json_text}"
-    );
+    let json_text = std::fs::read_to_string(&json).unwrap();
+    for report in [&json, &text, &html] {
+        let written = std::fs::read_to_string(report).unwrap();
+        assert!(
+            !written.contains(PASSWORD),
+            "password in {}:\n{written}",
+            report.display()
+        );
+    }
     // --show-config printed the configuration, with the password redacted.
     assert!(
         stderr.contains("\"authenticate\""),
@@ -105,6 +121,11 @@ fn a_password_from_kvbench_auth_authenticates_and_appears_in_no_output() {
 }
 
 #[test]
+fn a_password_from_a_config_file_authenticates_and_appears_in_no_output() {
+    assert_authenticates_without_leaking(Credentials::ConfigFile);
+}
+
+#[test]
 fn credentials_from_an_auth_file_authenticate_and_appear_in_no_report_file_or_output() {
     let redis = protected_redis();
     let dir = TempDir::new("secrets-auth-file");
@@ -126,6 +147,7 @@ fn credentials_from_an_auth_file_authenticate_and_appear_in_no_report_file_or_ou
         ])
         .args("-t 1 -c 2 -n 20 --ratio 1:0 --show-config".split_whitespace())
         .args(["-o", &path("r.txt"), "--json-out-file", &path("r.json")])
+        .args(["--html-out-file", &path("r.html")])
         .args(["--hdr-file-prefix", &path("hdr")])
         .env_remove("KVBENCH_AUTH")
         .output()
@@ -152,7 +174,7 @@ fn credentials_from_an_auth_file_authenticate_and_appear_in_no_report_file_or_ou
         names.push(name);
     }
     // Every kind of file was written, so each was checked.
-    for ending in [".txt", ".json", ".hgrm", ".hlog"] {
+    for ending in [".txt", ".json", ".html", ".hgrm", ".hlog"] {
         assert!(
             names.iter().any(|n| n.ends_with(ending)),
             "no {ending} file among {names:?}"

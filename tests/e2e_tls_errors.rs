@@ -12,6 +12,9 @@ use common::tls::{
     Certs, TlsRedis, assert_no_errors, count, kvbench_bounded as kvbench, report, usage_error,
 };
 
+/// Text inside the bad key files that no message may show.
+const KEY_CANARY: &str = "CANARY-key-5d81c";
+
 #[test]
 fn a_server_certificate_from_another_ca_exits_2_naming_cacert_and_skip_verify_accepts_it() {
     let certs = Certs::make();
@@ -45,6 +48,39 @@ fn a_server_certificate_from_another_ca_exits_2_naming_cacert_and_skip_verify_ac
     assert_eq!(doc["configuration"]["tls_skip_verify"], "true");
     assert_eq!(redis.calls(), (count(&doc, "SET"), count(&doc, "GET")));
     assert_eq!(count(&doc, "SET") + count(&doc, "GET"), 200);
+}
+
+#[test]
+fn a_self_signed_server_certificate_exits_2_saying_so_and_naming_cacert() {
+    let certs = Certs::make();
+    let redis = TlsRedis::start_with(&certs, "selfsigned.crt", false, &[]);
+    // Against the system's CAs, and with the certificate itself as the CA.
+    for cacert in [None, Some(certs.path("selfsigned.crt"))] {
+        let mut args = vec!["--tls", "-n", "10"];
+        if let Some(cacert) = &cacert {
+            args.extend(["--cacert", cacert]);
+        }
+        let out = kvbench(redis.tls, &args);
+        let stderr = usage_error(&out, "--cacert");
+        assert!(stderr.contains("self-signed"), "{cacert:?}: {stderr}");
+        assert!(stderr.contains("--tls-skip-verify"), "{stderr}");
+        assert!(!stderr.contains("speaks TLS"), "{stderr}");
+    }
+    assert_eq!(redis.calls(), (0, 0));
+    let doc = report(
+        redis.tls,
+        &[
+            "--tls",
+            "--tls-skip-verify",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "-n",
+            "20",
+        ],
+    );
+    assert_eq!(count(&doc, "SET") + count(&doc, "GET"), 20);
 }
 
 #[test]
@@ -95,8 +131,15 @@ fn an_expired_server_certificate_exits_2_and_skip_verify_accepts_it() {
         redis.tls,
         &["--tls", "--cacert", &certs.path("ca.crt"), "-n", "10"],
     );
-    let stderr = usage_error(&out, "--tls-skip-verify");
-    assert!(stderr.contains("validity period"), "{stderr}");
+    // Named by the TLS connection that checked it, with the date it expired
+    // (tests/common/tls.rs gives it 2020-01-01 to 2020-01-02) and the fix.
+    let stderr = usage_error(&out, "--tls");
+    assert!(
+        stderr.contains("expired on 2020-01-02 00:00:00 UTC (it is now 20"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("renew it on the server"), "{stderr}");
+    assert!(stderr.contains("--tls-skip-verify"), "{stderr}");
     assert_eq!(redis.calls(), (0, 0));
     let doc = report(
         redis.tls,
@@ -186,6 +229,20 @@ fn bad_tls_options_exit_2_naming_the_flag_before_any_connection() {
     let missing = missing.to_str().unwrap();
     let (cert, key) = (certs.path("client.crt"), certs.path("client.key"));
     let other_key = certs.path("rogue.key");
+    // Keys whose contents must never be shown: text that is no key under a
+    // PRIVATE KEY header, and a key encrypted with a passphrase.
+    let garbage_key = certs.dir.path("garbage.key");
+    std::fs::write(
+        &garbage_key,
+        format!(
+            "# {KEY_CANARY}\n-----BEGIN PRIVATE KEY-----\nQ0FOQVJZLWtleS1ub3QtYS1rZXk=\n-----END PRIVATE KEY-----\n"
+        ),
+    )
+    .unwrap();
+    let garbage_key = garbage_key.to_str().unwrap();
+    let encrypted_key = certs.path("encrypted.key");
+    let encrypted = std::fs::read_to_string(&encrypted_key).unwrap();
+    std::fs::write(&encrypted_key, format!("# {KEY_CANARY}\n{encrypted}")).unwrap();
     // Port 1: nothing listens there, so any of these reaching a connect would
     // fail with advice about --server/--port instead.
     let cases: &[(&[&str], &str, &str)] = &[
@@ -208,6 +265,16 @@ fn bad_tls_options_exit_2_naming_the_flag_before_any_connection() {
             &["--tls", "--cert", &cert, "--key", missing],
             "--key",
             "cannot read",
+        ),
+        (
+            &["--tls", "--cert", &cert, "--key", garbage_key],
+            "--key",
+            "cannot use",
+        ),
+        (
+            &["--tls", "--cert", &cert, "--key", &encrypted_key],
+            "--key",
+            "encrypted",
         ),
         (
             &["--tls", "--sni", "not a name"],
@@ -234,6 +301,10 @@ fn bad_tls_options_exit_2_naming_the_flag_before_any_connection() {
         let out = kvbench(1, &[*args, &["-n", "10"]].concat());
         let stderr = usage_error(&out, flag);
         assert!(stderr.contains(text), "{args:?}: wanted '{text}': {stderr}");
+        assert!(
+            !stderr.contains(KEY_CANARY),
+            "{args:?}: the key shown: {stderr}"
+        );
     }
     let out = common::kvbench(&["--tls", "-S", "/nonexistent.sock", "-n", "10"]);
     usage_error(&out, "--tls");

@@ -51,6 +51,9 @@ pub fn usage_error(e: &clap::Error) -> UsageError {
             }
         }
     }
+    if let Some(stray) = stray_word(e) {
+        return stray;
+    }
     let rendered = e.to_string();
     let first = rendered.lines().next().unwrap_or_default();
     let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
@@ -63,4 +66,34 @@ pub fn usage_error(e: &clap::Error) -> UsageError {
     }
     message.push_str("; see kvbench --help");
     UsageError { flag, message }
+}
+
+/// A word that is neither a flag nor a subcommand, refused without echoing
+/// it: it is most often the password of `-a USER PASSWORD` (which takes
+/// `USER:PASSWORD` as one argument), and an error message must never show one.
+fn stray_word(e: &clap::Error) -> Option<UsageError> {
+    let word = [ContextKind::InvalidSubcommand, ContextKind::InvalidArg]
+        .into_iter()
+        .find_map(|kind| match e.get(kind) {
+            Some(ContextValue::String(word)) => Some(word),
+            _ => None,
+        })
+        .filter(|word| !word.starts_with('-'))?;
+    let similar = match e.get(ContextKind::SuggestedSubcommand) {
+        Some(ContextValue::String(name)) => format!("; did you mean the subcommand '{name}'?"),
+        // clap lists its suggestions by rising confidence: the best is last.
+        Some(ContextValue::Strings(names)) => match names.last() {
+            Some(name) => format!("; did you mean the subcommand '{name}'?"),
+            None => String::new(),
+        },
+        _ => String::new(),
+    };
+    // Only a length is shown, so the user can tell which word it was.
+    Some(UsageError {
+        flag: "kvbench".to_string(),
+        message: format!(
+            "a word of {} characters is neither a flag nor a subcommand (not shown: it may be a password; -a/--authenticate takes USER:PASSWORD as one argument){similar}; see kvbench --help",
+            word.chars().count()
+        ),
+    })
 }

@@ -51,6 +51,37 @@ fn parse_errors_become_one_line_naming_the_flag() {
 }
 
 #[test]
+fn a_stray_word_is_refused_without_showing_it() {
+    for argv in [
+        &["kvbench", "-a", "bench", "CANARY-pw-1"][..],
+        &[
+            "kvbench",
+            "--authenticate",
+            "bench",
+            "CANARY-pw-1",
+            "-n",
+            "5",
+        ],
+        &["kvbench", "-n", "5", "CANARY-pw-1"],
+    ] {
+        let e = Args::try_parse_from(argv).unwrap_err();
+        let u = usage_error(&e);
+        assert!(!u.to_string().contains("CANARY"), "{argv:?}: {u}");
+        assert!(u.message.contains("USER:PASSWORD"), "{argv:?}: {u}");
+    }
+    // A subcommand's typo still gets its suggestion.
+    let e = Args::try_parse_from(["kvbench", "compre"]).unwrap_err();
+    assert!(
+        usage_error(&e).message.contains("'compare'"),
+        "{}",
+        usage_error(&e)
+    );
+    // A mistyped flag is still named.
+    let e = Args::try_parse_from(["kvbench", "--thread", "2"]).unwrap_err();
+    assert_eq!(usage_error(&e).flag, "--thread");
+}
+
+#[test]
 fn numeric_flags_accept_lists_that_sweep() {
     assert_eq!(
         parse(&["--pipeline", "1,4,16"]).pipeline,

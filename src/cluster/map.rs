@@ -62,6 +62,34 @@ pub enum MapError {
         /// Every run of unassigned slots, `(start, end)` inclusive, lowest first.
         ranges: Vec<(u16, u16)>,
     },
+    /// Two ranges give the same slots to different masters: the nodes'
+    /// views of the cluster disagree, and no routing of those keys is right.
+    #[error(
+        "{} {} claimed by two masters: {} (its range {}) and {} (its range {}); the reply is inconsistent: check the cluster (redis-cli --cluster check HOST:PORT) and fix it (redis-cli --cluster fix HOST:PORT) before benchmarking",
+        describe_ranges(&[*slots]),
+        if slots.0 == slots.1 { "is" } else { "are" },
+        nodes[0],
+        describe_range(ranges[0]),
+        nodes[1],
+        describe_range(ranges[1])
+    )]
+    Overlap {
+        /// The slots both claim, `(start, end)` inclusive (the first such run).
+        slots: (u16, u16),
+        /// The two ranges as the reply gave them, in its order.
+        ranges: [(u16, u16); 2],
+        /// Their masters, `host:port`.
+        nodes: [String; 2],
+    },
+}
+
+/// `5-9`, or `7` for a range of one slot.
+fn describe_range((start, end): (u16, u16)) -> String {
+    if start == end {
+        start.to_string()
+    } else {
+        format!("{start}-{end}")
+    }
 }
 
 /// The most ranges an [`MapError::Unassigned`] message lists by number.
@@ -69,14 +97,11 @@ const LISTED_RANGES: usize = 8;
 
 /// `slots 0-5460 and 10923-16383`, `slot 7`, or the first few and a count.
 pub fn describe_ranges(ranges: &[(u16, u16)]) -> String {
-    let one = |&(start, end): &(u16, u16)| {
-        if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        }
-    };
-    let listed: Vec<String> = ranges.iter().take(LISTED_RANGES).map(one).collect();
+    let listed: Vec<String> = ranges
+        .iter()
+        .take(LISTED_RANGES)
+        .map(|&range| describe_range(range))
+        .collect();
     let noun = if ranges.len() == 1 && ranges[0].0 == ranges[0].1 {
         "slot"
     } else {
@@ -133,8 +158,8 @@ impl SlotMap {
     }
 
     /// Builds the map from `(start, end, master)` ranges, inclusive, in any
-    /// order; a later range wins a slot two ranges claim. Every slot must
-    /// have a master.
+    /// order. Every slot must have exactly one master: a slot two ranges give
+    /// to different masters is refused, naming both.
     pub fn from_ranges(
         ranges: impl IntoIterator<Item = (u16, u16, Node)>,
     ) -> Result<SlotMap, MapError> {
@@ -142,6 +167,8 @@ impl SlotMap {
             nodes: Vec::new(),
             owner: vec![None; usize::from(SLOTS)],
         };
+        // Every range kept so far, to name the one an overlap collides with.
+        let mut claimed: Vec<(u16, u16, usize)> = Vec::new();
         for (start, end, node) in ranges {
             if start > end || end >= SLOTS {
                 return Err(MapError::Shape("a range ends before it starts"));
@@ -154,8 +181,15 @@ impl SlotMap {
                 }
             };
             for slot in start..=end {
-                map.owner[usize::from(slot)] = Some(index as u16);
+                let owner = &mut map.owner[usize::from(slot)];
+                match *owner {
+                    Some(other) if usize::from(other) != index => {
+                        return Err(map.overlap(&claimed, slot, (start, end), index));
+                    }
+                    _ => *owner = Some(index as u16),
+                }
             }
+            claimed.push((start, end, index));
         }
         let ranges = holes(&map.owner);
         if let Some(&(first, _)) = ranges.first() {
@@ -169,6 +203,28 @@ impl SlotMap {
             });
         }
         Ok(map)
+    }
+
+    /// The error for range `range` of master `index` meeting, at `slot`, a
+    /// slot an earlier range of `claimed` gave another master.
+    fn overlap(
+        &self,
+        claimed: &[(u16, u16, usize)],
+        slot: u16,
+        range: (u16, u16),
+        index: usize,
+    ) -> MapError {
+        let earlier = claimed
+            .iter()
+            .find(|&&(s, e, i)| i != index && (s..=e).contains(&slot))
+            .copied()
+            .unwrap_or((slot, slot, index));
+        let address = |i: usize| self.nodes.get(i).map_or_else(String::new, Node::address);
+        MapError::Overlap {
+            slots: (slot, range.1.min(earlier.1)),
+            ranges: [(earlier.0, earlier.1), range],
+            nodes: [address(earlier.2), address(index)],
+        }
     }
 
     /// The index (into `nodes`) of the master serving `slot`.
@@ -238,111 +294,4 @@ pub(crate) fn node_of(v: &Value, seed_host: &str) -> Result<Node, MapError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{MapError, Node, SlotMap};
-    use crate::protocol::value::Value;
-
-    fn node(host: &str, port: i64, id: &str) -> Value {
-        Value::Array(vec![
-            Value::Bulk(host.as_bytes().to_vec()),
-            Value::Integer(port),
-            Value::Bulk(id.as_bytes().to_vec()),
-        ])
-    }
-
-    fn range(start: i64, end: i64, master: Value) -> Value {
-        Value::Array(vec![Value::Integer(start), Value::Integer(end), master])
-    }
-
-    fn three_masters() -> Value {
-        Value::Array(vec![
-            range(0, 5460, node("127.0.0.1", 7000, "a")),
-            range(5461, 10922, node("127.0.0.1", 7001, "b")),
-            range(10923, 16383, node("", 7002, "c")),
-        ])
-    }
-
-    #[test]
-    fn three_masters_split_the_slots_and_an_empty_host_is_the_seeds() {
-        let map = SlotMap::from_cluster_slots(&three_masters(), "127.0.0.9").unwrap();
-        assert_eq!(map.nodes.len(), 3);
-        assert_eq!(map.owner(0), 0);
-        assert_eq!(map.owner(5461), 1);
-        assert_eq!(map.owner(16383), 2);
-        assert_eq!(map.nodes[2].host, "127.0.0.9");
-        assert_eq!(map.slots_per_node(), vec![5461, 5462, 5461]);
-    }
-
-    #[test]
-    fn a_moved_slot_changes_owner_and_can_add_a_node() {
-        let mut map = SlotMap::from_cluster_slots(&three_masters(), "h").unwrap();
-        let new = Node {
-            host: "127.0.0.1".into(),
-            port: 7003,
-            id: None,
-        };
-        assert_eq!(map.moved(100, new), 3);
-        assert_eq!(map.owner(100), 3);
-        assert_eq!(map.owner(101), 0);
-    }
-
-    #[test]
-    fn holes_and_bad_shapes_are_errors_that_say_so() {
-        let partial = Value::Array(vec![range(0, 99, node("h", 1, "a"))]);
-        assert_eq!(
-            SlotMap::from_cluster_slots(&partial, "h"),
-            Err(MapError::Unassigned {
-                unassigned: 16284,
-                first: 100,
-                ranges: vec![(100, 16383)]
-            })
-        );
-        let bad = Value::Array(vec![range(5, 1, node("h", 1, "a"))]);
-        assert!(matches!(
-            SlotMap::from_cluster_slots(&bad, "h"),
-            Err(MapError::Shape(_))
-        ));
-        let beyond = Value::Array(vec![range(0, 16384, node("h", 1, "a"))]);
-        assert!(matches!(
-            SlotMap::from_cluster_slots(&beyond, "h"),
-            Err(MapError::Shape(_))
-        ));
-        assert!(matches!(
-            SlotMap::from_cluster_slots(&Value::Nil, "h"),
-            Err(MapError::Shape(_))
-        ));
-    }
-
-    #[test]
-    fn unassigned_ranges_are_named_in_the_message() {
-        let two_holes = Value::Array(vec![range(5461, 10922, node("h", 1, "a"))]);
-        let e = SlotMap::from_cluster_slots(&two_holes, "h").unwrap_err();
-        let text = e.to_string();
-        assert!(
-            text.starts_with("slots 0-5460 and 10923-16383 have no master (10922 of 16384"),
-            "{text}"
-        );
-        let one = Value::Array(vec![
-            range(0, 6, node("h", 1, "a")),
-            range(8, 16383, node("h", 1, "a")),
-        ]);
-        let text = SlotMap::from_cluster_slots(&one, "h")
-            .unwrap_err()
-            .to_string();
-        assert!(text.starts_with("slot 7 has no master (1 of"), "{text}");
-        let many: Vec<(u16, u16)> = (0..10).map(|i| (i * 10, i * 10 + 1)).collect();
-        let text = super::describe_ranges(&many);
-        assert!(text.contains("70-71 and 2 more ranges"), "{text}");
-        assert!(!text.contains("80-81"), "{text}");
-    }
-
-    #[test]
-    fn ipv6_addresses_are_bracketed_as_in_moved() {
-        let n = Node {
-            host: "::1".into(),
-            port: 7000,
-            id: None,
-        };
-        assert_eq!(n.address(), "[::1]:7000");
-    }
-}
+mod tests;

@@ -187,13 +187,28 @@ fn read_auth_file(a: &Args) -> Result<Option<String>, UsageError> {
     if line.is_empty() {
         return Err(UsageError::new(
             "--auth-file",
-            format!(
-                "{} is empty; put PASSWORD or USER:PASSWORD on its first line",
-                path.display()
-            ),
+            blank_first_line(path, &text),
         ));
     }
     Ok(Some(line))
+}
+
+/// Why a file whose first line holds no credentials is refused: empty, only
+/// blank lines, or text further down (named by its line number, never shown,
+/// since it may be the password).
+fn blank_first_line(path: &std::path::Path, text: &str) -> String {
+    let file = path.display();
+    let fix = "put PASSWORD or USER:PASSWORD on its first line";
+    if text.is_empty() {
+        return format!("{file} is empty; {fix}");
+    }
+    match text.lines().position(|l| !l.trim().is_empty()) {
+        Some(index) => format!(
+            "{file}: its first line is blank, and only the first line is read (line {} has text); {fix}",
+            index + 1
+        ),
+        None => format!("{file} has no line with text (its first line is blank); {fix}"),
+    }
 }
 
 /// memcached's longest key, in bytes (`KEY_MAX_LENGTH` in its source).

@@ -66,9 +66,38 @@ fn non_finite(value: &toml::Value) -> Option<f64> {
     }
 }
 
+/// Keys whose value is a secret: an error about them never quotes the value
+/// (serde's messages do: "invalid type: integer `123456`").
+const SECRET_KEYS: [&str; 2] = ["authenticate", "uri"];
+
 /// One line for a file the typed parse of [`Args`] refused: the line number,
 /// the key at fault and the fix (the closest known key, or an example value).
+/// No part of a secret's value is ever in it.
 pub(super) fn parse_error(path: &Path, text: &str, e: &toml::de::Error) -> UsageError {
+    let mut error = describe_parse_error(path, text, e);
+    // Whatever toml or serde put in their message, a secret of the file is
+    // not shown: the one place a new message could still quote it.
+    for secret in secret_values(text) {
+        error.message = error.message.replace(secret, "***");
+    }
+    error
+}
+
+/// The raw values of [`SECRET_KEYS`] in `text`, quotes removed, each at least
+/// 3 characters long (shorter ones would blank out line numbers and words).
+fn secret_values(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|line| line.split_once('='))
+        .filter(|(key, _)| {
+            let key = key.trim().trim_matches(|c| c == '"' || c == '\'');
+            SECRET_KEYS.contains(&key)
+        })
+        .map(|(_, value)| value.trim().trim_matches(|c| c == '"' || c == '\''))
+        .filter(|value| value.chars().count() >= 3)
+        .collect()
+}
+
+fn describe_parse_error(path: &Path, text: &str, e: &toml::de::Error) -> UsageError {
     let line = e.span().map(|span| line_of(text, span.start));
     let at = line.map_or(String::new(), |n| format!(" at line {n}"));
     let message = e.message().lines().next().unwrap_or_default().trim();
@@ -86,6 +115,12 @@ pub(super) fn parse_error(path: &Path, text: &str, e: &toml::de::Error) -> Usage
     let message = match key {
         Some(key) if message.starts_with("duplicate key") => {
             format!("{file}: {key}{at}: duplicate key; give each key once")
+        }
+        Some(key) if SECRET_KEYS.contains(&key) => {
+            let example = example(key);
+            format!(
+                "{file}: {key}{at}: not a valid quoted string (the value is not shown: it is a secret); write it as {key} = {example}"
+            )
         }
         Some(key) if takes_seconds(key) && message.contains("string") => {
             let value = line
@@ -293,6 +328,30 @@ mod tests {
         );
         let message = refused("threads = 2\nthreads = 3\n");
         assert!(message.ends_with("at line 2: duplicate key; give each key once"));
+    }
+
+    #[test]
+    fn a_secret_on_the_line_at_fault_is_never_quoted() {
+        for text in [
+            "threads = 2\nauthenticate = 98765431\n",
+            "authenticate = 9876.5431\n",
+            "authenticate = \"CANARY-987\" trailing\n",
+            "authenticate = CANARY-987\n",
+            "authenticate = \"CANARY-987\n",
+            "uri = 98765431\n",
+            "authenticate = \"CANARY-987\"\nthreads = \"CANARY-987\"\n",
+        ] {
+            let message = refused(text);
+            assert!(!message.contains("CANARY-987"), "{text:?}: {message}");
+            assert!(!message.contains("98765431"), "{text:?}: {message}");
+            assert!(!message.contains("9876.5431"), "{text:?}: {message}");
+        }
+        let message = refused("threads = 2\nauthenticate = 98765431\n");
+        assert!(
+            message.starts_with("k.toml: authenticate at line 2: "),
+            "{message}"
+        );
+        assert!(message.contains("write it as authenticate = "), "{message}");
     }
 
     #[test]

@@ -89,7 +89,8 @@ pub fn detect(
 ) -> Result<Option<Shard>, UsageError> {
     match (index, count) {
         (Some(index), Some(count)) => {
-            return checked(index, count, ShardSource::Flags, "--shard-index");
+            let names = ("--shard-index", "--shard-count");
+            return checked(index, count, ShardSource::Flags, names);
         }
         (Some(_), None) => {
             return Err(UsageError::new(
@@ -104,10 +105,12 @@ pub fn detect(
             continue;
         };
         let index = number(index_var, &text)?;
-        let count = match (count, count_var) {
-            (Some(count), _) => count,
+        // The count is named by where it came from: a zero SLURM_NTASKS is
+        // no mistake of --shard-count, which was never given.
+        let (count, count_name) = match (count, count_var) {
+            (Some(count), _) => (count, "--shard-count"),
             (None, Some(var)) => match env(var) {
-                Some(text) => number(var, &text)?,
+                Some(text) => (number(var, &text)?, var),
                 None => {
                     return Err(UsageError::new(
                         index_var,
@@ -116,7 +119,7 @@ pub fn detect(
                 }
             },
             (None, None) => match env(SHARD_COUNT_ENV) {
-                Some(text) => number(SHARD_COUNT_ENV, &text)?,
+                Some(text) => (number(SHARD_COUNT_ENV, &text)?, SHARD_COUNT_ENV),
                 None => {
                     return Err(UsageError::new(
                         "--shard-count",
@@ -127,7 +130,7 @@ pub fn detect(
                 }
             },
         };
-        return checked(index, count, source, index_var);
+        return checked(index, count, source, (index_var, count_name));
     }
     match count {
         Some(_) => Err(UsageError::new(
@@ -147,21 +150,26 @@ fn number(name: &str, text: &str) -> Result<u32, UsageError> {
     })
 }
 
+/// The shard `index` of `count`, each refused by the name it came from
+/// (`names`: the flag or variable of the index, then of the count).
 fn checked(
     index: u32,
     count: u32,
     source: ShardSource,
-    flag: &str,
+    (index_name, count_name): (&str, &str),
 ) -> Result<Option<Shard>, UsageError> {
     if count == 0 {
-        return Err(UsageError::new(
-            "--shard-count",
-            "must be at least 1 (got 0); it is the number of shards of the run",
-        ));
+        let message = if count_name.starts_with("--") {
+            "must be at least 1 (got 0); it is the number of shards of the run".to_string()
+        } else {
+            "is 0, but it gives the number of shards of the run and must be at least 1; check the launcher's task count, or override it with --shard-index and --shard-count"
+                .to_string()
+        };
+        return Err(UsageError::new(count_name, message));
     }
     if index >= count {
         return Err(UsageError::new(
-            flag,
+            index_name,
             format!(
                 "shard {index} is not below the count {count}; shards are numbered 0 to {}",
                 count - 1

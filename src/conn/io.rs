@@ -9,8 +9,9 @@ use std::time::Instant;
 use crate::cluster::redirect;
 use crate::conn::{Bounce, CloseReason, Conn, ConnState, InFlight, micros_between};
 use crate::net::Handshake;
+use crate::protocol::memcache_text::Asked;
 use crate::protocol::resp::ServerErrorKind;
-use crate::protocol::wire::{self, Outcome};
+use crate::protocol::wire::{self, Awaited, Outcome, Protocol};
 use crate::stats::Stats;
 use crate::stats::errors::ProtocolFault;
 
@@ -155,7 +156,7 @@ impl Conn {
                 };
                 used
             } else {
-                match wire::decode_counted(self.protocol, window, self.opaque_due) {
+                match wire::decode_counted(self.protocol, window, self.awaited()) {
                     Ok(Some((outcome, used, attributes))) => {
                         // Attributes annotate a reply and answer nothing
                         // themselves, so they are counted beside pushes.
@@ -182,6 +183,27 @@ impl Conn {
         Ok(())
     }
 
+    /// What the oldest request in flight asked, for the decoder to check its
+    /// reply against (memcached's text replies name the key; its binary ones
+    /// echo the opaque).
+    fn awaited(&self) -> Awaited<'_> {
+        let asked = match self.inflight.front() {
+            Some(r) if self.protocol == Protocol::MemcacheText && r.queued.counts_hits => {
+                Asked::Get {
+                    prefix: &self.key_prefix,
+                    key: r.queued.key,
+                }
+            }
+            Some(_) if self.protocol == Protocol::MemcacheText => Asked::NoValue,
+            // Nothing in flight: the reply is unsolicited, which matching says.
+            _ => Asked::Anything,
+        };
+        Awaited {
+            opaque: self.opaque_due,
+            asked,
+        }
+    }
+
     /// Matches a reply to the oldest request in flight and records it; a
     /// redirect (`bounce`, cluster runs only) goes back to the client instead.
     fn record_reply(
@@ -206,7 +228,14 @@ impl Conn {
         };
         self.opaque_due = self.opaque_due.wrapping_add(1);
         if request.queued.asking {
-            // ASKING's own +OK; an error here shows again in the request's reply.
+            // ASKING's own +OK answers no request of the workload. An error
+            // means the node will not serve the asked request as migrating:
+            // it is counted on the node, so the warning can name it.
+            if let (Outcome::Error(_), Some(node)) =
+                (reply, self.node.and_then(|n| stats.nodes.get_mut(n)))
+            {
+                node.asking_refused += 1;
+            }
             return Ok(());
         }
         if let (Outcome::Error(kind), Some(to)) = (reply, bounce) {

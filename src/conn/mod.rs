@@ -148,6 +148,9 @@ pub struct Conn {
     /// `--cluster-mode`: replies that send their request elsewhere, for the
     /// client to take after each wake-up (the memory is kept).
     bounces: Vec<Bounce>,
+    /// `--key-prefix`, for checking the key a memcached text `VALUE` names
+    /// (empty for the other protocols, which do not name it).
+    key_prefix: Box<[u8]>,
 }
 
 mod io;
@@ -202,6 +205,7 @@ impl Conn {
             node: None,
             replica: false,
             bounces: Vec::new(),
+            key_prefix: Box::default(),
         }
     }
 
@@ -209,6 +213,14 @@ impl Conn {
     #[must_use]
     pub fn with_protocol(mut self, protocol: Protocol) -> Self {
         self.protocol = protocol;
+        self
+    }
+
+    /// `--key-prefix` of the keys its requests name (memcached text checks
+    /// each `VALUE` against the key asked).
+    #[must_use]
+    pub fn with_key_prefix(mut self, prefix: &[u8]) -> Self {
+        self.key_prefix = prefix.into();
         self
     }
 

@@ -10,6 +10,7 @@
 mod handshake;
 pub mod tls;
 mod tls_failure;
+mod tls_key;
 mod tls_stream;
 #[cfg(test)]
 mod tls_tests;
@@ -81,6 +82,15 @@ pub enum ConnectError {
         what: &'static str,
         /// What the OS said.
         source: io::Error,
+    },
+    /// `--cluster-mode`: a node the seed's slot map named (not the seed
+    /// itself) could not be connected to or prepared.
+    #[error("the cluster node {node}: {source}")]
+    ClusterNode {
+        /// Its `host:port`, as the slot map names it.
+        node: String,
+        /// What went wrong there.
+        source: Box<ConnectError>,
     },
     /// The connect or the handshake took longer than `--connection-timeout`
     /// (the OS says "Resource temporarily unavailable", which names no cause).

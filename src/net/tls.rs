@@ -18,7 +18,7 @@ use std::sync::Arc;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{
     ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
@@ -154,15 +154,7 @@ impl TlsClient {
         let config = match (&settings.cert, &settings.key) {
             (Some(cert), Some(key)) => {
                 let chain = read_certificates("--cert", cert)?;
-                let key_der = PrivateKeyDer::from_pem_file(key).map_err(|e| {
-                    UsageError::new(
-                        "--key",
-                        format!(
-                            "cannot read a PEM private key from {}: {e}; give the key of --cert",
-                            key.display()
-                        ),
-                    )
-                })?;
+                let key_der = super::tls_key::load_key(key, &provider)?;
                 builder
                     .with_client_auth_cert(chain, key_der)
                     .map_err(|e| match e {

@@ -6,6 +6,12 @@
 //! zero or more `VALUE <key> <flags> <bytes> [<cas>]` blocks and `END`; one
 //! key per request (as memtier sends), so a hit is one block and `END`, a
 //! miss `END` alone. Values are skipped, never copied.
+//!
+//! Told what the oldest request in flight asked ([`Asked`]), the decoder also
+//! refuses a `VALUE` for another key (the replies are out of step with the
+//! requests, and counting it a hit would be a lie), and a `VALUE` block that
+//! ends in `END` before its announced length (memcached never sends one; the
+//! connection would otherwise wait for bytes that never come).
 
 use super::error_kind::ServerErrorKind;
 
@@ -50,6 +56,28 @@ impl McReply<'_> {
     }
 }
 
+/// What the oldest request in flight asked, for [`decode_asked`] to check
+/// its reply against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked<'a> {
+    /// Unknown: a `VALUE` for any key is taken.
+    Anything,
+    /// `get <prefix><key>`: a `VALUE` must be for that key.
+    Get {
+        /// `--key-prefix`.
+        prefix: &'a [u8],
+        /// The key's number.
+        key: u64,
+    },
+    /// A command that no `VALUE` answers (`set`).
+    NoValue,
+}
+
+/// How a short `VALUE` block ends: its data's CRLF-less bytes cut short by
+/// memcached's terminator. kvbench's own values ('x' or alphanumeric) hold
+/// neither CR nor LF, so a value of kvbench's never ends so before its length.
+const SHORT_BLOCK_END: &[u8] = b"\r\nEND\r\n";
+
 /// Why the bytes cannot be memcached text replies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum McDecodeError {
@@ -63,6 +91,14 @@ pub enum McDecodeError {
     /// second `VALUE` block where one key was asked for.
     #[error("malformed VALUE block")]
     BadValue,
+    /// A `VALUE` for a key the oldest request did not ask for (or answering
+    /// a command that returns none): the replies are out of step.
+    #[error("VALUE for a key the request did not ask for: the replies are out of step")]
+    UnaskedValue,
+    /// The bytes after a `VALUE` line end in `END` before the announced
+    /// length: the block is shorter than it says.
+    #[error("VALUE block shorter than its announced length (END where its data was due)")]
+    ShortValue,
 }
 
 /// Appends `get <prefix><key>\r\n`; returns the bytes appended.
@@ -102,6 +138,19 @@ fn push_key(out: &mut Vec<u8>, prefix: &[u8], key: u64) {
 ///
 /// [`McDecodeError`] for anything memcached would not send.
 pub fn decode(buf: &[u8]) -> Result<Option<(McReply<'_>, usize)>, McDecodeError> {
+    decode_asked(buf, Asked::Anything)
+}
+
+/// [`decode`], checking a `VALUE` against what the request `asked`.
+///
+/// # Errors
+///
+/// [`McDecodeError`] for anything memcached would not send, and
+/// [`McDecodeError::UnaskedValue`] for a `VALUE` that answers another request.
+pub fn decode_asked<'a>(
+    buf: &'a [u8],
+    asked: Asked<'_>,
+) -> Result<Option<(McReply<'a>, usize)>, McDecodeError> {
     let Some((line, after)) = line_at(buf, 0)? else {
         return Ok(None);
     };
@@ -113,7 +162,7 @@ pub fn decode(buf: &[u8]) -> Result<Option<(McReply<'_>, usize)>, McDecodeError>
         _ if line.starts_with(b"CLIENT_ERROR") || line.starts_with(b"SERVER_ERROR") => {
             McReply::Error(line)
         }
-        _ if line.starts_with(b"VALUE ") => return value_block(buf, line, after),
+        _ if line.starts_with(b"VALUE ") => return value_block(buf, line, after, asked),
         _ if !line.is_empty() && line.iter().all(u8::is_ascii_digit) => {
             let n = std::str::from_utf8(line)
                 .ok()
@@ -131,9 +180,23 @@ fn value_block<'a>(
     buf: &'a [u8],
     line: &[u8],
     data_start: usize,
+    asked: Asked<'_>,
 ) -> Result<Option<(McReply<'a>, usize)>, McDecodeError> {
     let mut fields = line.split(|&b| b == b' ').skip(1);
-    let (_key, _flags) = (fields.next(), fields.next());
+    let (key, _flags) = (fields.next().unwrap_or_default(), fields.next());
+    // Checked on the header line alone: a block for another key is out of
+    // step however much of its data has come.
+    let expected = match asked {
+        Asked::Anything => true,
+        Asked::Get {
+            prefix,
+            key: number,
+        } => is_key(key, prefix, number),
+        Asked::NoValue => false,
+    };
+    if !expected {
+        return Err(McDecodeError::UnaskedValue);
+    }
     let len: usize = fields
         .next()
         .and_then(|f| std::str::from_utf8(f).ok())
@@ -141,16 +204,34 @@ fn value_block<'a>(
         .filter(|&n| n <= MAX_VALUE_LEN)
         .ok_or(McDecodeError::BadValue)?;
     let data_end = data_start + len;
+    let incomplete = || {
+        // More bytes may be on their way, unless what came already ends the
+        // block: memcached sends nothing after END until asked again.
+        if buf.len() - data_start >= SHORT_BLOCK_END.len() && buf.ends_with(SHORT_BLOCK_END) {
+            Err(McDecodeError::ShortValue)
+        } else {
+            Ok(None)
+        }
+    };
     match buf.get(data_end..data_end + 2) {
-        None if buf.len() < data_end + 2 => return Ok(None),
+        None if buf.len() < data_end + 2 => return incomplete(),
         Some(b"\r\n") => {}
         _ => return Err(McDecodeError::BadValue),
     }
     match line_at(buf, data_end + 2)? {
-        None => Ok(None),
+        None => incomplete(),
         Some((b"END", end)) => Ok(Some((McReply::Hit(len), end))),
         Some(_) => Err(McDecodeError::BadValue),
     }
+}
+
+/// Whether `field` is `prefix` followed by `key`'s digits (no allocation).
+fn is_key(field: &[u8], prefix: &[u8], key: u64) -> bool {
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(key).as_bytes();
+    field.len() == prefix.len() + digits.len()
+        && field.starts_with(prefix)
+        && field.ends_with(digits)
 }
 
 /// The line starting at `start`, without its CRLF, and the offset after it.
@@ -168,7 +249,7 @@ fn line_at(buf: &[u8], start: usize) -> Result<Option<(&[u8], usize)>, McDecodeE
 
 #[cfg(test)]
 mod tests {
-    use super::{McDecodeError, McReply, decode, encode_get, encode_set};
+    use super::{Asked, McDecodeError, McReply, decode, decode_asked, encode_get, encode_set};
     use crate::protocol::error_kind::ServerErrorKind;
 
     fn transcript(wire: &[u8], expected: McReply<'_>) {
@@ -226,5 +307,62 @@ mod tests {
             Err(McDecodeError::BadValue)
         );
         assert_eq!(decode(&[b'x'; 4096]), Err(McDecodeError::BadLine));
+    }
+
+    #[test]
+    fn a_value_for_another_key_than_asked_is_out_of_step() {
+        let asked = Asked::Get {
+            prefix: b"memtier-",
+            key: 7,
+        };
+        let hit = b"VALUE memtier-7 0 3\r\nabc\r\nEND\r\n";
+        assert_eq!(
+            decode_asked(hit, asked),
+            Ok(Some((McReply::Hit(3), hit.len())))
+        );
+        assert_eq!(
+            decode_asked(b"END\r\n", asked),
+            Ok(Some((McReply::Miss, 5)))
+        );
+        for other in [
+            &b"VALUE memtier-8 0 3\r\nabc\r\nEND\r\n"[..],
+            b"VALUE memtier-77 0 3\r\nabc\r\nEND\r\n",
+            b"VALUE other-7 0 3\r\nabc\r\nEND\r\n",
+            b"VALUE 7 0 3\r\nabc\r\nEND\r\n",
+            // Known from the header line, before any data.
+            b"VALUE memtier-8 0 3\r\n",
+        ] {
+            assert_eq!(
+                decode_asked(other, asked),
+                Err(McDecodeError::UnaskedValue),
+                "{other:?}"
+            );
+        }
+        // A value answering a set is out of step too.
+        assert_eq!(
+            decode_asked(hit, Asked::NoValue),
+            Err(McDecodeError::UnaskedValue)
+        );
+        assert_eq!(
+            decode_asked(b"STORED\r\n", Asked::NoValue),
+            Ok(Some((McReply::Done(b"STORED"), 8)))
+        );
+    }
+
+    #[test]
+    fn a_value_block_that_ends_before_its_length_is_short_at_once() {
+        // 10 announced, 5 sent, then END: the CRLF at byte 10 is END's.
+        for wire in [
+            &b"VALUE k 0 10\r\n01234\r\nEND\r\n"[..],
+            b"VALUE k 0 100\r\n01234\r\nEND\r\n",
+            b"VALUE k 0 5\r\n\r\nEND\r\n",
+        ] {
+            assert_eq!(decode(wire), Err(McDecodeError::ShortValue), "{wire:?}");
+        }
+        // Cut anywhere before its end, a valid block is only incomplete.
+        let full = b"VALUE k 0 10\r\n0123456789\r\nEND\r\n";
+        for cut in 0..full.len() {
+            assert_eq!(decode(&full[..cut]), Ok(None), "prefix {cut}");
+        }
     }
 }

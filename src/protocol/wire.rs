@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use super::error_kind::ServerErrorKind;
 use super::memcache_binary::{self, BinDecodeError, Status};
-use super::memcache_text::{self, McDecodeError, McReply};
+use super::memcache_text::{self, Asked, McDecodeError, McReply};
 use super::resp::{self, DecodeError, Dialect, Reply};
 
 /// The wire protocol of a run, as memtier names it in `-P/--protocol`.
@@ -115,6 +115,26 @@ pub enum WireError {
     },
 }
 
+/// What the oldest request in flight lets the decoder check of its reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Awaited<'a> {
+    /// memcached binary: the opaque it was sent with.
+    pub opaque: u32,
+    /// memcached text: what it asked (a `get`'s key, or no value at all).
+    pub asked: Asked<'a>,
+}
+
+impl Awaited<'_> {
+    /// Only the opaque is known (the text protocol's replies are taken as
+    /// they come).
+    pub const fn opaque(opaque: u32) -> Self {
+        Awaited {
+            opaque,
+            asked: Asked::Anything,
+        }
+    }
+}
+
 /// Decodes the first reply in `buf`: `Ok(None)` while it is incomplete,
 /// otherwise its outcome and the bytes it occupies. `expected_opaque` is the
 /// opaque of the oldest request in flight (binary protocol only).
@@ -128,11 +148,13 @@ pub fn decode(
     buf: &[u8],
     expected_opaque: u32,
 ) -> Result<Option<(Outcome, usize)>, WireError> {
-    Ok(decode_counted(protocol, buf, expected_opaque)?.map(|(outcome, used, _)| (outcome, used)))
+    let awaited = Awaited::opaque(expected_opaque);
+    Ok(decode_counted(protocol, buf, awaited)?.map(|(outcome, used, _)| (outcome, used)))
 }
 
-/// [`decode`], also saying how many RESP3 attribute frames the reply
-/// carried (always 0 outside RESP3), so the connection can count them.
+/// [`decode`] of the reply to the request `awaited` describes, also saying
+/// how many RESP3 attribute frames the reply carried (always 0 outside
+/// RESP3), so the connection can count them.
 ///
 /// # Errors
 ///
@@ -141,20 +163,19 @@ pub fn decode(
 pub fn decode_counted(
     protocol: Protocol,
     buf: &[u8],
-    expected_opaque: u32,
+    awaited: Awaited<'_>,
 ) -> Result<Option<(Outcome, usize, u64)>, WireError> {
     match protocol {
         Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
             Ok(resp::decode_counting_attributes(buf, protocol.dialect())?
                 .map(|(reply, used, attributes)| (resp_outcome(&reply), used, attributes)))
         }
-        Protocol::MemcacheText => {
-            Ok(memcache_text::decode(buf)?.map(|(reply, used)| (text_outcome(&reply), used, 0)))
-        }
+        Protocol::MemcacheText => Ok(memcache_text::decode_asked(buf, awaited.asked)?
+            .map(|(reply, used)| (text_outcome(&reply), used, 0))),
         Protocol::MemcacheBinary => match memcache_binary::decode(buf)? {
             None => Ok(None),
-            Some((r, _)) if r.opaque != expected_opaque => Err(WireError::OutOfOrder {
-                expected: expected_opaque,
+            Some((r, _)) if r.opaque != awaited.opaque => Err(WireError::OutOfOrder {
+                expected: awaited.opaque,
                 got: r.opaque,
             }),
             Some((r, used)) => Ok(Some((binary_outcome(r.opcode, r.status), used, 0))),

@@ -72,5 +72,6 @@ fn redirects_json(stats: &Stats) -> Value {
         "retries": e.retries,
         "node_down": e.node_down,
         "refreshes": e.refreshes,
+        "asking_refused": stats.nodes.iter().map(|n| n.asking_refused).sum::<u64>(),
     })
 }

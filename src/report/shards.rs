@@ -214,12 +214,19 @@ fn redirects_line(out: &mut String, stats: &Stats) {
         e.node_down,
         e.refreshes,
     ];
-    if counts.iter().all(|n| *n == 0) {
+    let asking_refused: u64 = stats.nodes.iter().map(|n| n.asking_refused).sum();
+    if counts.iter().all(|n| *n == 0) && asking_refused == 0 {
         return;
     }
+    // Said only when it happened: a healthy cluster answers every ASKING.
+    let refused = if asking_refused > 0 {
+        format!(" ({asking_refused} ASKING answered with an error)")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "Redirects: {} MOVED and {} ASK followed, {} retries after TRYAGAIN or CLUSTERDOWN, {} requests not sent (node down), {} topology refreshes",
+        "Redirects: {} MOVED and {} ASK followed{refused}, {} retries after TRYAGAIN or CLUSTERDOWN, {} requests not sent (node down), {} topology refreshes",
         totals.moved, totals.ask, e.retries, e.node_down, e.refreshes
     );
 }

@@ -18,6 +18,7 @@ pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> RunError {
         Endpoint::Tcp { .. } => "--server/--port",
     };
     let usage = match e {
+        ConnectError::ClusterNode { node, source } => return node_advice(node, source, endpoint),
         ConnectError::Local { .. } => {
             return RunError::Failed(format!(
                 "{e}; this is a limit of this machine, not of the server: check the open-file limit (ulimit -n) and the kernel's limits on epoll instances and timers"
@@ -76,6 +77,31 @@ pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> RunError {
     RunError::Usage(usage)
 }
 
+/// A cluster node the seed named failed: unreachable, it is named with the
+/// seed that announced it (no flag of the command line points at it); any
+/// other failure (a password, a certificate) keeps its flag and names the node.
+fn node_advice(node: &str, source: &ConnectError, seed: &Endpoint) -> RunError {
+    let unreachable = matches!(
+        source,
+        ConnectError::Io { .. } | ConnectError::Resolve(_) | ConnectError::TimedOut { .. }
+    );
+    if unreachable {
+        return RunError::Usage(UsageError::new(
+            "--cluster-mode",
+            format!(
+                "cannot reach the cluster node {node}, which the seed {seed} named in its slot map ({source}); is that node up and reachable from this machine? a node behind NAT must announce its public address (cluster-announce-ip, cluster-announce-port)"
+            ),
+        ));
+    }
+    match connect_advice(source, seed) {
+        RunError::Usage(usage) => RunError::Usage(UsageError::new(
+            &usage.flag,
+            format!("the cluster node {node}: {}", usage.message),
+        )),
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +128,43 @@ mod tests {
             panic!("an unreachable server is a usage error");
         };
         assert!(usage.to_string().contains("server running"), "{usage}");
+    }
+
+    #[test]
+    fn a_cluster_node_that_fails_is_named_with_the_seed_that_announced_it() {
+        let seed = Endpoint::Tcp {
+            host: "127.0.0.1".into(),
+            port: 7000,
+            family: crate::target::AddressFamily::Any,
+        };
+        let refused = ConnectError::ClusterNode {
+            node: "10.0.0.9:7005".into(),
+            source: Box::new(ConnectError::Io {
+                endpoint: "10.0.0.9:7005".into(),
+                source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+            }),
+        };
+        let RunError::Usage(usage) = connect_advice(&refused, &seed) else {
+            panic!("an unreachable node is a usage error");
+        };
+        assert_eq!(usage.flag, "--cluster-mode");
+        assert!(usage.message.contains("node 10.0.0.9:7005"), "{usage}");
+        assert!(usage.message.contains("seed 127.0.0.1:7000"), "{usage}");
+        assert!(!usage.message.contains("--server/--port"), "{usage}");
+        // A wrong password on a node is still the password's.
+        let auth = ConnectError::ClusterNode {
+            node: "10.0.0.9:7005".into(),
+            source: Box::new(ConnectError::Auth("WRONGPASS".into())),
+        };
+        let RunError::Usage(usage) = connect_advice(&auth, &seed) else {
+            panic!("a refused password is a usage error");
+        };
+        assert_eq!(usage.flag, "--authenticate");
+        assert!(
+            usage
+                .message
+                .starts_with("the cluster node 10.0.0.9:7005: "),
+            "{usage}"
+        );
     }
 }

@@ -25,6 +25,9 @@ pub struct NodeStats {
     pub moved: u64,
     /// `-ASK` replies it sent that were followed.
     pub ask: u64,
+    /// `ASKING` it answered with an error (after another node's `-ASK` sent
+    /// a request here): the request that followed was not served as asked.
+    pub asking_refused: u64,
     /// Requests answered by it that were reads sent to a replica.
     pub replica_reads: u64,
     /// Exact sum of the latencies, µs.
@@ -44,6 +47,7 @@ impl NodeStats {
             errors: 0,
             moved: 0,
             ask: 0,
+            asking_refused: 0,
             replica_reads: 0,
             latency_sum_us: 0,
             latency_us: latency_histogram()?,
@@ -66,6 +70,7 @@ impl NodeStats {
         self.errors = 0;
         self.moved = 0;
         self.ask = 0;
+        self.asking_refused = 0;
         self.replica_reads = 0;
         self.latency_sum_us = 0;
         self.latency_us.reset();
@@ -89,6 +94,7 @@ impl AddAssign<&NodeStats> for NodeStats {
         self.errors += other.errors;
         self.moved += other.moved;
         self.ask += other.ask;
+        self.asking_refused += other.asking_refused;
         self.replica_reads += other.replica_reads;
         self.latency_sum_us += other.latency_sum_us;
         let _ = self.latency_us.add(&other.latency_us);

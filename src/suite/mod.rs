@@ -154,10 +154,19 @@ pub struct SuitePlan {
 /// Validates `a`; every error names the flag and the fix.
 pub fn plan(a: &SuiteArgs) -> Result<SuitePlan, UsageError> {
     if let Some(word) = a.command.first() {
-        return Err(UsageError::new(
-            word,
-            "kvbench suite runs redis-benchmark's named tests, not a trailing command; use -t NAME, or kvbench --command \"...\" for any command",
-        ));
+        let advice = "kvbench suite runs redis-benchmark's named tests, not a trailing command; use -t NAME, or kvbench --command \"...\" for any command";
+        // After -a, a stray word may be the password of `-a USER PASSWORD`
+        // (the user goes with --user): it is not shown.
+        if a.password.is_some() {
+            return Err(UsageError::new(
+                "-a",
+                format!(
+                    "a word of {} characters follows the flags (not shown: it may be a password; -a takes the password alone, --user the ACL user); {advice}",
+                    word.chars().count()
+                ),
+            ));
+        }
+        return Err(UsageError::new(word, advice));
     }
     let tests = suite::select(a.tests.as_deref().unwrap_or(""))
         .map_err(|e| UsageError::new("-t", format!("{e}; e.g. -t set,get,lrange_100")))?;

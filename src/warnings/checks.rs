@@ -51,7 +51,7 @@ pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
     for run in &results.runs {
         run_warnings(config, run, &mut out);
     }
-    if let Some(w) = error_replies(results) {
+    if let Some(w) = error_replies(config, results) {
         out.push(w);
     }
     if let Some(w) = key_range(config, results) {
@@ -232,8 +232,9 @@ pub fn rate_check(config: &Config, phase: &PhaseResult) -> Option<Warning> {
 }
 
 /// More than [`MAX_ERROR_SHARE`] of the measured runs' replies were errors:
-/// named by the most frequent kind, with the server's memory limit for OOM.
-fn error_replies(results: &Results) -> Option<Warning> {
+/// named by the most frequent kind, with the server's memory limit for OOM
+/// and, in a cluster run, what its redirects say.
+fn error_replies(config: &Config, results: &Results) -> Option<Warning> {
     let all = results.run_totals()?;
     let (errors, replies) = (all.error_replies(), all.replies());
     if replies == 0 || (errors as f64) <= MAX_ERROR_SHARE * replies as f64 {
@@ -255,6 +256,7 @@ fn error_replies(results: &Results) -> Option<Warning> {
             .and_then(|i| i.get("maxmemory_policy"))
             .map(str::to_string),
         memcached: info.is_some_and(|i| i.software == Software::Memcached),
+        redirects: crate::warnings::redirects::redirect_loop(config, &all),
     })
 }
 

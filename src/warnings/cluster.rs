@@ -1,7 +1,8 @@
 //! `--cluster-mode` warnings: a shard that carries far more than its share of
 //! the replies ([`Warning::HotShard`]), found from the per-node counts of the
 //! measured runs, with the likely cause read from the flags and the slot
-//! split, and what to change for each.
+//! split, and what to change for each. What redirects counted as errors mean
+//! in a cluster run is [`super::redirects`].
 
 use std::fmt;
 

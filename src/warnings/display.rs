@@ -182,6 +182,7 @@ impl fmt::Display for Warning {
                 maxmemory,
                 policy,
                 memcached,
+                redirects,
             } => {
                 write!(
                     f,
@@ -191,6 +192,11 @@ impl fmt::Display for Warning {
                 )?;
                 if *memcached {
                     return super::memcached::error_cause(f, *kind);
+                }
+                if let (ServerErrorKind::Moved | ServerErrorKind::Ask, Some(redirects)) =
+                    (kind, redirects)
+                {
+                    return super::redirects::redirect_loop_cause(f, redirects);
                 }
                 error_cause(f, *kind, *maxmemory, policy.as_deref())
             }

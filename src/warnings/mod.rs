@@ -11,6 +11,7 @@ mod display;
 pub mod human;
 mod kind;
 mod memcached;
+pub mod redirects;
 pub mod stall;
 
 use crate::config::Headline;
@@ -20,6 +21,7 @@ pub use checks::{collect, rate_check};
 pub use cluster::HotShardCause;
 pub use human::Shown;
 pub use kind::WarningKind;
+pub use redirects::RedirectLoop;
 pub use stall::QuietSecond;
 
 /// A worker thread at or above this share of one CPU is saturated: the result
@@ -143,6 +145,8 @@ pub enum Warning {
         policy: Option<String>,
         /// The server is memcached, whose errors have other causes and fixes.
         memcached: bool,
+        /// `--cluster-mode`: what the redirects counted as errors say.
+        redirects: Option<RedirectLoop>,
     },
     /// The server counted different numbers of requests than kvbench.
     CountMismatch {

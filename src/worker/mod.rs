@@ -36,6 +36,7 @@ use crate::config::{Config, Stop};
 use crate::conn::Conn;
 use crate::interrupt::Interrupt;
 use crate::net::{self, Handshake};
+use crate::protocol::wire::Protocol;
 use crate::request::derive_seed;
 use crate::stats::{NodeStats, Stats};
 use crate::target::{Endpoint, Target};
@@ -254,7 +255,16 @@ impl WorkerBuilder {
             let mut client = Client::new(c, Arc::clone(&config.ops), max_request);
             for &node in &nodes {
                 let target = node_target(&config, &router, node);
-                let (stream, unsolicited) = net::connect(&target)?;
+                let (stream, unsolicited) = net::connect(&target).map_err(|e| {
+                    // A node the slot map named is no fault of --server/--port.
+                    match router.nodes().get(node).filter(|_| router.is_cluster()) {
+                        Some(n) => net::ConnectError::ClusterNode {
+                            node: n.address(),
+                            source: Box::new(e),
+                        },
+                        None => e,
+                    }
+                })?;
                 let mut conn = new_conn(&config, stream);
                 if router.is_cluster() {
                     conn = conn.for_node(node);
@@ -328,6 +338,10 @@ fn new_conn(config: &Config, stream: net::Stream) -> Conn {
         config.faults.reconnect_interval,
     )
     .with_protocol(config.target.protocol)
+    .with_key_prefix(match config.target.protocol {
+        Protocol::MemcacheText => config.keys.prefix.as_bytes(),
+        _ => &[],
+    })
 }
 
 /// The target of node `node`: the configured one for a single server, its

@@ -6,7 +6,8 @@
 //! to its master is up. What the nodes saw is read back here (roles, slots,
 //! `INFO commandstats` summed over masters or over all nodes); the reshard and
 //! failover drivers are in [`drivers`], running kvbench against it and
-//! reading its cluster report in [`kvbench`]. Stopped when dropped.
+//! reading its cluster report in [`kvbench`]; scripted nodes for what a real
+//! cluster cannot be made to do in [`scripted`]. Stopped when dropped.
 //!
 //! A node's cluster bus listens on its port + 10 000, so ports are drawn from
 //! 20 000–29 999 (below the ephemeral range, where other sockets come and go)
@@ -14,6 +15,7 @@
 
 pub mod drivers;
 pub mod kvbench;
+pub mod scripted;
 pub mod view;
 
 use std::net::TcpListener;

@@ -1,6 +1,7 @@
 //! A private memcached on a free loopback port for the tests, and its own
 //! counters (`stats`), the witness of what kvbench sent; optionally behind
-//! SASL (`-S`) with a private sasldb, where `stats` is read in binary.
+//! SASL (`-S`) with a private sasldb, where `stats` is read in binary; and a
+//! text-protocol stand-in whose `VALUE` blocks lie ([`LyingText`]).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -277,5 +278,88 @@ impl Drop for Memcached {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// How a [`LyingText`] server answers `get KEY`.
+#[derive(Clone, Copy)]
+pub enum Lie {
+    /// `VALUE KEY-other 0 5` and 5 bytes: a block for a key nobody asked for.
+    OtherKey,
+    /// `VALUE KEY 0 10`, 5 bytes, then `END`: a block shorter than it says.
+    Short,
+}
+
+/// A memcached text stand-in that lies to every `get` as its [`Lie`] says,
+/// stores every `set` (`STORED`) and answers anything else with `END`, as a
+/// server with no stats would; it counts the gets it answered.
+pub struct LyingText {
+    pub port: u16,
+    pub gets: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl LyingText {
+    pub fn start(lie: Lie) -> LyingText {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (gets, stop) = (
+            Arc::new(AtomicU64::new(0)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let (g, s) = (Arc::clone(&gets), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            while !s.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let g = Arc::clone(&g);
+                        std::thread::spawn(move || lie_to(stream, lie, &g));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        LyingText { port, gets, stop }
+    }
+}
+
+impl Drop for LyingText {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+fn lie_to(stream: TcpStream, lie: Lie, gets: &std::sync::atomic::AtomicU64) {
+    use std::io::{BufRead, BufReader};
+    stream.set_nonblocking(false).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut lines = BufReader::new(stream);
+    let mut line = String::new();
+    while lines.read_line(&mut line).is_ok_and(|n| n > 0) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let reply = match words.as_slice() {
+            ["get", key] => {
+                gets.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                match lie {
+                    Lie::OtherKey => format!("VALUE {key}-other 0 5\r\nabcde\r\nEND\r\n"),
+                    Lie::Short => format!("VALUE {key} 0 10\r\nabcde\r\nEND\r\n"),
+                }
+            }
+            ["set", _, _, _, len] => {
+                let mut data = vec![0u8; len.parse::<usize>().unwrap_or(0) + 2];
+                if lines.read_exact(&mut data).is_err() {
+                    return;
+                }
+                "STORED\r\n".to_string()
+            }
+            _ => "END\r\n".to_string(),
+        };
+        if writer.write_all(reply.as_bytes()).is_err() {
+            return;
+        }
+        line.clear();
     }
 }

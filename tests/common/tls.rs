@@ -26,8 +26,9 @@ fn openssl(dir: &Path, args: &[&str]) {
 }
 
 /// A CA, a server certificate it signs for 127.0.0.1 and localhost (and an
-/// expired one for the same key), a client certificate it signs, and an
-/// unrelated CA with its own client certificate.
+/// expired and a self-signed one for the same key), a client certificate it signs (and its key
+/// encrypted with a passphrase), and an unrelated CA with its own client
+/// certificate.
 pub struct Certs {
     pub dir: TempDir,
 }
@@ -101,6 +102,39 @@ impl Certs {
                 ],
             );
         }
+        // A server certificate signed by its own key, as `openssl req -x509`
+        // makes one: a CA certificate serving as the server's own.
+        openssl(
+            d,
+            &[
+                "req",
+                "-x509",
+                "-key",
+                "server.key",
+                "-subj",
+                "/CN=localhost",
+                "-addext",
+                "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                "-days",
+                "2",
+                "-out",
+                "selfsigned.crt",
+            ],
+        );
+        // The client's key encrypted with a passphrase, as `--key` cannot take it.
+        openssl(
+            d,
+            &[
+                "pkey",
+                "-in",
+                "client.key",
+                "-aes256",
+                "-passout",
+                "pass:kvbench-test",
+                "-out",
+                "encrypted.key",
+            ],
+        );
         // `openssl ca` is the CLI's one way to give a certificate dates in the past.
         std::fs::create_dir(d.join("ca-db")).unwrap();
         std::fs::write(d.join("ca-db/index.txt"), "").unwrap();

@@ -107,6 +107,35 @@ fn bad_identities_are_refused() {
     assert_eq!(detect(None, None, &beyond).unwrap_err().flag, "PMI_RANK");
 }
 
+#[test]
+fn a_zero_count_is_named_by_the_variable_that_gave_it() {
+    for (pairs, name) in [
+        (
+            vec![("OMPI_COMM_WORLD_RANK", "0"), ("OMPI_COMM_WORLD_SIZE", "0")],
+            "OMPI_COMM_WORLD_SIZE",
+        ),
+        (
+            vec![("SLURM_PROCID", "0"), ("SLURM_NTASKS", "0")],
+            "SLURM_NTASKS",
+        ),
+        (vec![("PMI_RANK", "0"), ("PMI_SIZE", "0")], "PMI_SIZE"),
+        (
+            vec![("JOB_COMPLETION_INDEX", "0"), ("KVBENCH_SHARD_COUNT", "0")],
+            "KVBENCH_SHARD_COUNT",
+        ),
+    ] {
+        let e = detect(None, None, &env_of(&pairs)).unwrap_err();
+        assert_eq!(e.flag, name, "{pairs:?}: {e}");
+        assert!(e.message.contains("launcher's task count"), "{e}");
+    }
+    // Given on the command line, the count is the flag's.
+    let env = env_of(&[("OMPI_COMM_WORLD_RANK", "0"), ("OMPI_COMM_WORLD_SIZE", "0")]);
+    assert_eq!(
+        detect(None, Some(0), &env).unwrap_err().flag,
+        "--shard-count"
+    );
+}
+
 fn sharded(index: u32, extra: &[&str]) -> Config {
     use clap::Parser;
     let index = index.to_string();

@@ -81,6 +81,10 @@ pub struct Redirects {
     pub node_down: u64,
     /// Slot-map refreshes asked for.
     pub refreshes: u64,
+    /// `ASKING` answered with an error (absent from files written before it
+    /// was counted).
+    #[serde(default)]
+    pub asking_refused: u64,
 }
 
 /// `cluster.per_second`: one entry per second of the phase.
