@@ -624,7 +624,7 @@ fn a_slow_loris_and_200_idle_connections_neither_stop_scrapes_nor_slow_the_run()
     // Prometheus and other people's builds differ on their own: from 0.91
     // to 1.27 at a load average of 5 to 7, and down to 0.56 when this
     // binary's other benchmarks overlapped (hence `alone_on_the_machine`).
-    // A clean-clone run met 1.75 (a baseline slowed by a neighbour's build).
+    // A full-suite run here met 1.75 (its baseline slowed by parallel builds).
     // So the bounds are generous, both ways, and catch only a gross slowdown:
     // an endpoint that held the run up would stop it, far below half.
     let ops = |path: &Path| kvbench_of(path).runs[0].ops_per_sec;
