@@ -86,6 +86,37 @@ fn shard_set() -> Set {
     Set { dir, redis, files }
 }
 
+/// Two shards of an open-loop run (`--rate 1000` for 1 s each) against
+/// `redis`, as `rate0.json` and `rate1.json` in `dir`.
+fn rate_shards(redis: &Redis, dir: &TempDir) -> Vec<PathBuf> {
+    (0..2)
+        .map(|i| {
+            let path = dir.path(&format!("rate{i}.json"));
+            kvbench_ok(
+                redis.port,
+                &[
+                    "-t",
+                    "1",
+                    "-c",
+                    "2",
+                    "--rate",
+                    "1000",
+                    "--test-time",
+                    "1",
+                    "--key-maximum",
+                    "100",
+                    "--json-out-file",
+                    path.to_str().unwrap(),
+                ],
+            );
+            let mut doc = read_json(&path);
+            set_shard(&mut doc, i, 2);
+            write(&path, &doc);
+            path
+        })
+        .collect()
+}
+
 /// Asserts that `doc` validates against docs/output.schema.json.
 fn assert_schema(doc: &Value) {
     let schema: Value = serde_json::from_str(SCHEMA).unwrap();
@@ -301,31 +332,10 @@ fn sets_that_do_not_belong_together_are_refused_naming_the_file() {
 fn open_loop_runs_merge_their_rates_and_latency_blocks() {
     let redis = Redis::start();
     let dir = TempDir::new("e2e-merge-rate");
-    let mut files = Vec::new();
-    for i in 0..2 {
-        let path = dir.path(&format!("rate{i}.json"));
-        kvbench_ok(
-            redis.port,
-            &[
-                "-t",
-                "1",
-                "-c",
-                "2",
-                "--rate",
-                "1000",
-                "--test-time",
-                "1",
-                "--key-maximum",
-                "100",
-                "--json-out-file",
-                path.to_str().unwrap(),
-            ],
-        );
-        let mut doc = read_json(&path);
-        set_shard(&mut doc, i, 2);
-        write(&path, &doc);
-        files.push(doc);
-    }
+    let files: Vec<Value> = rate_shards(&redis, &dir)
+        .iter()
+        .map(|p| read_json(p))
+        .collect();
     let out_path = dir.path("merged.json");
     let (a, b) = (dir.path("rate0.json"), dir.path("rate1.json"));
     let out = merge(&[

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::common::{Redis, TempDir, kvbench_ok, read_json};
-use super::{assert_schema, merge, refused, set_shard, shard_set, write};
+use super::{assert_schema, merge, rate_shards, refused, set_shard, shard_set, write};
 
 /// A copy of `from` at `to`, edited by `edit`.
 fn edited(from: &Path, to: &Path, edit: impl FnOnce(&mut Value)) {
@@ -201,27 +201,7 @@ fn one_path_twice_a_plain_run_twice_and_too_many_names_are_refused_before_readin
 fn a_rate_files_replies_and_never_sent_requests_are_checked_too() {
     let redis = Redis::start();
     let dir = TempDir::new("e2e-merge-trust-rate");
-    let mut files = Vec::new();
-    for i in 0..2 {
-        let path = dir.path(&format!("rate{i}.json"));
-        let args = [
-            "-t",
-            "1",
-            "-c",
-            "2",
-            "--rate",
-            "1000",
-            "--test-time",
-            "1",
-            "--key-maximum",
-            "100",
-            "--json-out-file",
-            path.to_str().unwrap(),
-        ];
-        kvbench_ok(redis.port, &args);
-        edited(&path, &path, |doc| set_shard(doc, i, 2));
-        files.push(path);
-    }
+    let files = rate_shards(&redis, &dir);
     let arg = |i: usize| files[i].to_str().unwrap();
     // The honest pair merges.
     let out = merge(&[arg(0), arg(1)]);
