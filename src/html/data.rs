@@ -207,12 +207,12 @@ pub fn spectra(report: &Report, notes: &mut Vec<String>) -> Vec<Spectrum> {
 /// (it is the ops together, drawn already).
 fn interleave<'a>(
     response: &'a Named<LatencyBlock>,
-    service: &'a Named<LatencyBlock>,
+    service: &'a Named<Option<LatencyBlock>>,
 ) -> Vec<(&'a str, &'static str, &'a LatencyBlock)> {
     let mut out = Vec::new();
     for (row, block) in response.iter().filter(|(r, _)| *r != "Totals") {
         out.push((row, "response time", block));
-        if let Some(s) = service.get(row) {
+        if let Some(Some(s)) = service.get(row) {
             out.push((row, "service time", s));
         }
     }

@@ -75,10 +75,18 @@ impl Feed {
 
     fn open_loop(&mut self, o: &OpenLoop) {
         self.u64(o.never_sent);
-        self.block(&o.schedule_lag);
-        for blocks in [&o.service_time, &o.response_time, &o.never_sent_wait] {
-            self.named(blocks, Feed::block);
+        // A block the run did not record (`null`) feeds nothing.
+        if let Some(lag) = &o.schedule_lag {
+            self.block(lag);
         }
+        let recorded = |f: &mut Feed, b: &Option<LatencyBlock>| {
+            if let Some(b) = b {
+                f.block(b);
+            }
+        };
+        self.named(&o.service_time, recorded);
+        self.named(&o.response_time, Feed::block);
+        self.named(&o.never_sent_wait, recorded);
     }
 
     fn run(&mut self, r: &PhaseSummary) {

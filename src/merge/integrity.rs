@@ -256,12 +256,13 @@ fn verify_block(at: &At<'_>, field: &str, b: &LatencyBlock) -> Result<(), UsageE
 /// requests never sent.
 fn verify_open_loop(at: &At<'_>, section: &Section, o: &OpenLoop) -> Result<(), UsageError> {
     let field = format!("{}.open_loop", at.run_field());
-    verify_block(at, &format!("{field}.schedule_lag"), &o.schedule_lag)?;
-    for (name, blocks) in [
-        ("service_time", &o.service_time),
-        ("response_time", &o.response_time),
-    ] {
-        for (key, b) in blocks.iter() {
+    if let Some(lag) = &o.schedule_lag {
+        verify_block(at, &format!("{field}.schedule_lag"), lag)?;
+    }
+    let service = recorded(&o.service_time);
+    let response: Vec<(&str, &LatencyBlock)> = o.response_time.iter().collect();
+    for (name, blocks) in [("service_time", service), ("response_time", response)] {
+        for (key, b) in blocks {
             let here = format!("{field}.{name}.{key}");
             verify_block(at, &here, b)?;
             if let Some(row) = section.row(key).filter(|r| r.count != b.count) {
@@ -272,12 +273,12 @@ fn verify_open_loop(at: &At<'_>, section: &Section, o: &OpenLoop) -> Result<(), 
             }
         }
     }
-    for (key, b) in o.never_sent_wait.iter() {
+    let never_sent = recorded(&o.never_sent_wait);
+    for (key, b) in &never_sent {
         verify_block(at, &format!("{field}.never_sent_wait.{key}"), b)?;
     }
-    if let Some(t) = o.never_sent_wait.get(TOTALS) {
-        let ops: u64 = o
-            .never_sent_wait
+    if let Some((_, t)) = never_sent.iter().find(|(k, _)| *k == TOTALS) {
+        let ops: u64 = never_sent
             .iter()
             .filter(|(k, _)| *k != TOTALS)
             .map(|(_, b)| b.count)
@@ -290,6 +291,12 @@ fn verify_open_loop(at: &At<'_>, section: &Section, o: &OpenLoop) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// The blocks of a row set the run recorded (a row without one is `null`).
+fn recorded(blocks: &Named<Option<LatencyBlock>>) -> Vec<(&str, &LatencyBlock)> {
+    let present = blocks.iter().filter_map(|(k, b)| Some((k, b.as_ref()?)));
+    present.collect()
 }
 
 /// `kvbench.totals` adds the runs' totals, field by field.

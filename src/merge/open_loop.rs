@@ -75,6 +75,15 @@ fn rows_of(blocks: &Named<LatencyBlock>) -> Result<Rows, HistogramError> {
         .collect()
 }
 
+/// The rows of a set the run recorded; a `null` row is left out.
+fn recorded_rows_of(blocks: &Named<Option<LatencyBlock>>) -> Result<Rows, HistogramError> {
+    blocks
+        .iter()
+        .filter_map(|(k, b)| Some((k, b.as_ref()?)))
+        .map(|(k, b)| Ok((k.to_string(), BlockSum::of(b)?)))
+        .collect()
+}
+
 /// Adds `b`'s rows into `a`'s; a row the first machine lacks is left out.
 fn add_rows(a: &mut Rows, b: &Rows) {
     for (key, sum) in a.iter_mut() {
@@ -92,6 +101,11 @@ fn rows_json(rows: &Rows, percentiles: &[f64]) -> Named<LatencyBlock> {
     )
 }
 
+/// Every merged row is recorded.
+fn recorded(rows: Named<LatencyBlock>) -> Named<Option<LatencyBlock>> {
+    Named(rows.0.into_iter().map(|(k, b)| (k, Some(b))).collect())
+}
+
 /// One run's `open_loop`, summed over the machines so far.
 #[derive(Debug, Clone)]
 pub struct OpenLoopSum {
@@ -104,7 +118,7 @@ pub struct OpenLoopSum {
     never_sent: u64,
     backlog_per_second: Vec<u64>,
     busiest_thread_cpu_percent: f64,
-    schedule_lag: BlockSum,
+    schedule_lag: Option<BlockSum>,
     service_time: Rows,
     response_time: Rows,
     never_sent_wait: Rows,
@@ -122,10 +136,10 @@ impl OpenLoopSum {
             never_sent: o.never_sent,
             backlog_per_second: o.backlog_per_second.clone(),
             busiest_thread_cpu_percent: o.busiest_thread_cpu_percent,
-            schedule_lag: BlockSum::of(&o.schedule_lag)?,
-            service_time: rows_of(&o.service_time)?,
+            schedule_lag: o.schedule_lag.as_ref().map(BlockSum::of).transpose()?,
+            service_time: recorded_rows_of(&o.service_time)?,
             response_time: rows_of(&o.response_time)?,
-            never_sent_wait: rows_of(&o.never_sent_wait)?,
+            never_sent_wait: recorded_rows_of(&o.never_sent_wait)?,
         })
     }
 
@@ -145,7 +159,9 @@ impl OpenLoopSum {
         self.busiest_thread_cpu_percent = self
             .busiest_thread_cpu_percent
             .max(other.busiest_thread_cpu_percent);
-        self.schedule_lag.add(&other.schedule_lag);
+        if let (Some(lag), Some(other)) = (&mut self.schedule_lag, &other.schedule_lag) {
+            lag.add(other);
+        }
         add_rows(&mut self.service_time, &other.service_time);
         add_rows(&mut self.response_time, &other.response_time);
         add_rows(&mut self.never_sent_wait, &other.never_sent_wait);
@@ -162,11 +178,11 @@ impl OpenLoopSum {
             never_sent: self.never_sent,
             backlog_per_second: self.backlog_per_second.clone(),
             busiest_thread_cpu_percent: self.busiest_thread_cpu_percent,
-            schedule_lag: self.schedule_lag.block(percentiles),
+            schedule_lag: self.schedule_lag.as_ref().map(|s| s.block(percentiles)),
             headline: self.headline,
-            service_time: rows_json(&self.service_time, percentiles),
+            service_time: recorded(rows_json(&self.service_time, percentiles)),
             response_time: rows_json(&self.response_time, percentiles),
-            never_sent_wait: rows_json(&self.never_sent_wait, percentiles),
+            never_sent_wait: recorded(rows_json(&self.never_sent_wait, percentiles)),
         }
     }
 }

@@ -95,7 +95,7 @@ pub fn percentile_key(p: f64) -> String {
     }
 }
 
-fn millis(t: SystemTime) -> u64 {
+pub fn millis(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }

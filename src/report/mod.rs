@@ -10,6 +10,7 @@
 pub(crate) mod cluster_fixture;
 #[cfg(test)]
 mod cluster_tests;
+pub mod build;
 pub mod evidence;
 pub mod files;
 pub mod hdr;

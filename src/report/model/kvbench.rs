@@ -44,38 +44,38 @@ pub struct Kvbench {
     pub config: Map<String, Value>,
     /// One summary per finished measured run.
     pub runs: Vec<PhaseSummary>,
-    /// The warm-up, with its section under `ALL STATS`.
-    pub warmup: Option<PhaseSummary>,
+    /// What the server is.
+    pub server: Option<ServerContext>,
+    /// Where the worker threads ran.
+    #[serde(default)]
+    pub placement: Option<Placement>,
+    /// Which shard of a multi-machine run, and its timing; `null` on one
+    /// machine without `--start-at` (absent from reports before shards).
+    #[serde(default)]
+    pub shard: Option<ShardInfo>,
     /// `--prefill`'s phase.
     pub prefill: Option<PhaseSummary>,
+    /// Spread of the runs' ops/sec, with `-x 2` or more.
+    pub variance: Option<Variance>,
+    /// The phase cut short, and why.
+    pub interrupted: Option<Interrupted>,
+    /// The warm-up, with its section under `ALL STATS`.
+    pub warmup: Option<PhaseSummary>,
     /// Exact counts over all finished runs, by command.
     pub totals: Option<Named<OpTotals>>,
     /// GET hits over hits plus misses, percent.
     pub hit_rate_percent: Option<f64>,
     /// Errors over all finished runs.
     pub errors: Option<Errors>,
-    /// What the server is.
-    pub server: Option<ServerContext>,
-    /// Where the worker threads ran.
-    #[serde(default)]
-    pub placement: Option<Placement>,
-    /// Spread of the runs' ops/sec, with `-x 2` or more.
-    pub variance: Option<Variance>,
-    /// Which shard of a multi-machine run, and its timing; `null` on one
-    /// machine without `--start-at` (absent from reports before shards).
-    #[serde(default)]
-    pub shard: Option<ShardInfo>,
-    /// The phase cut short, and why.
-    pub interrupted: Option<Interrupted>,
-    /// In a sweep's cell: which cell.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cell: Option<Cell>,
     /// What to know before trusting the numbers.
     pub warnings: Vec<Warning>,
     /// Whether the numbers measure the workload asked for (absent from
     /// reports written before the verdict).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
+    /// In a sweep's cell: which cell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<Cell>,
     /// In a merged file: one row per machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<Vec<ShardRow>>,
@@ -124,18 +124,18 @@ pub struct PhaseSummary {
     pub open_loop: Option<OpenLoop>,
     /// The server's own account of the phase.
     pub server: Option<ServerEvidence>,
-    /// `--cluster-mode` only: the nodes and what routing cost.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cluster: Option<PhaseCluster>,
-    /// The warm-up's full section.
-    #[serde(rename = "ALL STATS", default, skip_serializing_if = "Option::is_none")]
-    pub all_stats: Option<Section>,
     /// Each row's whole latency histogram, by command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<Named<CompressedHistogram>>,
     /// Each row's histogram of each second (keyed as `Time-Serie`), by command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms_per_second: Option<Named<Named<CompressedHistogram>>>,
+    /// `--cluster-mode` only: the nodes and what routing cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<PhaseCluster>,
+    /// The warm-up's full section.
+    #[serde(rename = "ALL STATS", default, skip_serializing_if = "Option::is_none")]
+    pub all_stats: Option<Section>,
 }
 
 /// `incomplete`.
@@ -227,15 +227,15 @@ pub struct LatencyBlock {
     /// ms.
     #[serde(rename = "Average Latency")]
     pub average_latency_ms: f64,
+    /// `p50.00` → ms.
+    #[serde(flatten)]
+    pub percentiles_ms: Named<f64>,
     /// ms.
     #[serde(rename = "Max Latency")]
     pub max_latency_ms: f64,
     /// µs, V2 + deflate + base64.
     #[serde(rename = "Compressed Histogram")]
     pub compressed: CompressedHistogram,
-    /// `p50.00` → ms.
-    #[serde(flatten)]
-    pub percentiles_ms: Named<f64>,
 }
 
 /// `open_loop`.
@@ -255,18 +255,18 @@ pub struct OpenLoop {
     pub backlog_per_second: Vec<u64>,
     /// The busiest worker's CPU use.
     pub busiest_thread_cpu_percent: f64,
-    /// Actual minus intended send.
-    pub schedule_lag: LatencyBlock,
+    /// Actual minus intended send; `null` when the lag was not recorded.
+    pub schedule_lag: Option<LatencyBlock>,
     /// What the memtier sections show.
     pub headline: Headline,
-    /// Reply minus actual send, by row.
-    pub service_time: Named<LatencyBlock>,
+    /// Reply minus actual send, by row; `null` for a row without it.
+    pub service_time: Named<Option<LatencyBlock>>,
     /// Reply minus intended send, by row.
     pub response_time: Named<LatencyBlock>,
     /// The requests never sent, by row: deadline minus intended send (empty
     /// in a file written before kvbench kept them apart from the replies).
     #[serde(default)]
-    pub never_sent_wait: Named<LatencyBlock>,
+    pub never_sent_wait: Named<Option<LatencyBlock>>,
 }
 
 /// `kvbench.variance`.

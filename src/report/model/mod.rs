@@ -205,21 +205,21 @@ pub struct SweepRow {
     pub p99_latency_ms: f64,
     /// ms.
     pub p99_9_latency_ms: f64,
-    /// GET hit rate.
-    pub hit_rate_percent: Option<f64>,
-    /// Total ops/sec over the first cell's.
-    pub ratio_to_first: f64,
     /// `p50.00` → ms for each `--print-percentiles` (absent from files
     /// written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_percentiles_ms: Option<Named<f64>>,
+    /// GET hit rate.
+    pub hit_rate_percent: Option<f64>,
+    /// Total ops/sec over the first cell's.
+    pub ratio_to_first: f64,
+    /// The cell was cut short by a stop (false in files written before it).
+    #[serde(default)]
+    pub cut: bool,
     /// The cell's slowest and fastest run; `null` with one run (absent from
     /// files written before it).
     #[serde(default)]
     pub ops_per_sec_spread: Option<SweepSpread>,
-    /// The cell was cut short by a stop (false in files written before it).
-    #[serde(default)]
-    pub cut: bool,
 }
 
 /// `ops_per_sec_spread` of a sweep's summary row.
@@ -257,13 +257,13 @@ pub struct SweepKvbench {
     pub cells_planned: u32,
     /// Cells finished.
     pub cells_completed: u32,
-    /// Every cell's verdict findings (absent from sweeps written before it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<kvbench::Verdict>,
     /// The cell a stop cut; `null` for a sweep run to its end (absent from
     /// sweeps written before it).
     #[serde(default)]
     pub interrupted: Option<SweepInterrupted>,
+    /// Every cell's verdict findings (absent from sweeps written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<kvbench::Verdict>,
 }
 
 /// The sweep's `kvbench.interrupted`.

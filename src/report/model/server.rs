@@ -68,10 +68,10 @@ pub struct Delta {
     pub keys_before: u64,
     /// Keys after.
     pub keys_after: u64,
-    /// Bytes before.
-    pub used_memory_before: u64,
+    /// Bytes before; `null` for a server without `used_memory` (memcached).
+    pub used_memory_before: Option<u64>,
     /// Bytes after.
-    pub used_memory_after: u64,
+    pub used_memory_after: Option<u64>,
 }
 
 /// One command's counts in `delta.commands`.
@@ -91,11 +91,11 @@ pub struct CommandDelta {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlowlogEntry {
     /// The server's id.
-    pub id: u64,
+    pub id: i64,
     /// Seconds since the epoch.
-    pub timestamp: u64,
+    pub timestamp: i64,
     /// µs.
-    pub duration_us: u64,
+    pub duration_us: i64,
     /// The command's words.
     pub command: Vec<String>,
 }

@@ -1,0 +1,222 @@
+//! The parts of the `kvbench` object that come from outside kvbench's own
+//! counters: what the server is and its account of each phase (INFO around
+//! it, the difference, the slow log), where the threads ran, which shard of
+//! a multi-machine run this is and its clock, and in `--cluster-mode` each
+//! node's share of the phase.
+
+use crate::config::Config;
+use crate::report::evidence::{SECTIONS, client_count, cpu_per_1000};
+use crate::report::json::{ms, round};
+use crate::report::model::cluster::{NodeLatency, NodeSummary, PerSecond, PhaseCluster, Redirects};
+use crate::report::model::named::Named;
+use crate::report::model::server::{
+    CommandDelta, Delta, Placement, PlacementReason, ServerContext, ServerEvidence, SlowlogEntry,
+};
+use crate::report::model::shard::{ShardClock, ShardInfo, ShardLate, ShardSource};
+use crate::report::shards::{self, Shard};
+use crate::results::{self, Phase, PhaseResult, Results, rate};
+use crate::run::clock::CLOCK_SAMPLES;
+use crate::stats::{Stats, percentile_us};
+use crate::workload::ops::OpTable;
+use crate::{config, placement};
+
+/// `kvbench.server`: what the server is.
+pub fn context(ctx: &results::ServerContext) -> ServerContext {
+    let i = &ctx.info;
+    ServerContext {
+        // memcached's `stats` names its version `version`.
+        version: i.get("redis_version").or_else(|| i.get("version")).map(String::from),
+        mode: i.get("redis_mode").map(String::from),
+        os: i.get("os").map(String::from),
+        maxmemory: i.u64("maxmemory"),
+        maxmemory_policy: i.get("maxmemory_policy").map(String::from),
+        appendonly: i.u64("aof_enabled").map(|v| v == 1),
+        appendfsync: ctx.appendfsync.clone(),
+        save: ctx.save.clone(),
+        io_threads_active: i.u64("io_threads_active"),
+    }
+}
+
+/// Server CPU seconds kept to the µs.
+fn micro(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
+}
+
+/// `runs[i].server`: INFO before and after, the deltas and the slow log;
+/// `None` without the server's evidence.
+pub fn phase(p: &PhaseResult, ops: &OpTable, db: u32) -> Option<ServerEvidence> {
+    let e = p.server.as_ref()?;
+    let object = |v: serde_json::Value| match v {
+        serde_json::Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    };
+    let commands = p.ops(ops).witnesses().into_iter().map(|w| {
+        let counts = CommandDelta {
+            calls: e.calls(&w.command),
+            rejected_calls: e.rejected_calls(&w.command),
+            failed_calls: e.failed_calls(&w.command),
+            kvbench_replies: client_count(&p.stats, &w),
+        };
+        (w.command, counts)
+    });
+    let delta = Delta {
+        server_restarted: e.restarted(),
+        set_calls: Some(e.calls("set")),
+        get_calls: Some(e.calls("get")),
+        set_rejected_calls: Some(e.rejected_calls("set")),
+        get_rejected_calls: Some(e.rejected_calls("get")),
+        set_failed_calls: Some(e.failed_calls("set")),
+        get_failed_calls: Some(e.failed_calls("get")),
+        commands: Some(Named(commands.collect())),
+        total_commands_processed: e.delta("total_commands_processed"),
+        keyspace_hits: e.delta("keyspace_hits"),
+        keyspace_misses: e.delta("keyspace_misses"),
+        total_forks: e.delta("total_forks"),
+        cpu_s: micro(e.cpu_seconds()),
+        keys_before: e.before.keys(db),
+        keys_after: e.after.keys(db),
+        used_memory_before: e.before.u64("used_memory"),
+        used_memory_after: e.after.u64("used_memory"),
+    };
+    let slowlog = e.slowlog.as_ref().map(|entries| {
+        let entry = |s: &crate::server::SlowlogEntry| SlowlogEntry {
+            id: s.id,
+            timestamp: s.timestamp,
+            duration_us: s.duration_us,
+            command: s.command.clone(),
+        };
+        entries.iter().map(entry).collect()
+    });
+    Some(ServerEvidence {
+        info_before: object(e.before.sections_json(&SECTIONS)),
+        info_after: object(e.after.sections_json(&SECTIONS)),
+        delta,
+        cpu_s_per_1000_requests: cpu_per_1000(e, p.stats.replies()).map(micro),
+        slowlog,
+    })
+}
+
+/// `kvbench.placement`: where the worker threads run, and why.
+pub fn placement(p: &placement::Placement) -> Placement {
+    let reason = match p.reason {
+        placement::Reason::NoPinFlag => PlacementReason::NoPinFlag,
+        placement::Reason::CpusFlag => PlacementReason::CpusFlag,
+        placement::Reason::RemoteServer => PlacementReason::RemoteServer,
+        placement::Reason::ApartFromServer => PlacementReason::ApartFromServer,
+        placement::Reason::ServerMayUseEveryCpu => PlacementReason::ServerMayUseEveryCpu,
+        placement::Reason::ServerUnknown => PlacementReason::ServerUnknown,
+        placement::Reason::OneCpu => PlacementReason::OneCpu,
+    };
+    let cpus = |v: &[usize]| v.iter().map(|&c| c as u32).collect();
+    Placement {
+        thread_cpus: p.threads.iter().map(|t| t.map(|c| c as u32)).collect(),
+        available_cpus: cpus(&p.available),
+        server_local: p.local_server,
+        server_pid: p.server.as_ref().map(|s| s.pid),
+        server_cpus: p.server.as_ref().map(|s| cpus(&s.cpus)),
+        server_threads: p.server.as_ref().map(|s| s.threads as u32),
+        reason,
+        summary: p.to_string(),
+    }
+}
+
+/// `kvbench.shard`: `None` on one machine without `--start-at`.
+pub fn shard(c: &Config, r: &Results) -> Option<ShardInfo> {
+    if c.shard.is_none() && c.start_at.is_none() {
+        return None;
+    }
+    let timing = r.timing.as_ref();
+    let clock = timing
+        .filter(|t| t.clock_start.is_some() || t.clock_end.is_some())
+        .map(|t| ShardClock {
+            offset_start_ms: t.clock_start.map(|s| round(s.offset_ms, 3)),
+            offset_end_ms: t.clock_end.map(|s| round(s.offset_ms, 3)),
+            rtt_ms: t.clock_start.or(t.clock_end).map(|s| round(s.rtt_ms, 3)),
+            samples: Some(u64::from(CLOCK_SAMPLES)),
+        });
+    let source = c.shard.map(|s| match s.source {
+        config::shard::ShardSource::Flags => ShardSource::Flags,
+        config::shard::ShardSource::Kubernetes => ShardSource::Kubernetes,
+        config::shard::ShardSource::Slurm => ShardSource::Slurm,
+        config::shard::ShardSource::OpenMpi => ShardSource::Openmpi,
+        config::shard::ShardSource::Pmi => ShardSource::Pmi,
+    });
+    Some(ShardInfo {
+        index: c.shard.map_or(0, |s| s.index),
+        count: c.shard_count(),
+        source,
+        host: Some(c.host.clone()),
+        start_at_ms: c.start_at.map(|s| crate::report::json::millis(s.at)),
+        start_lag_ms: timing.and_then(|t| t.first_lag_ms()).map(|l| round(l, 3)),
+        late: timing.and_then(|t| t.late).map(|l| ShardLate {
+            phase: l.phase.to_string(),
+            lag_ms: round(l.lag_ms, 3),
+        }),
+        clock,
+    })
+}
+
+/// The phase's actual start minus its planned one, ms; `None` unless aligned.
+pub fn phase_lag(r: &Results, phase: Phase) -> Option<f64> {
+    let lag = r.timing.as_ref()?.lag_ms(phase)?;
+    Some(round(lag, 3))
+}
+
+/// The phase's `cluster` object; `None` without `--cluster-mode`.
+pub fn cluster(c: &Config, results: &Results, p: &PhaseResult) -> Option<PhaseCluster> {
+    let options = c.cluster?;
+    let rows = shards::shards(results, &p.stats, &p.ops(&c.ops), &[p]);
+    Some(PhaseCluster {
+        max_redirects: options.max_redirects,
+        read_from: options.read_from.as_str().into(),
+        nodes: rows.iter().map(|s| node(s, p)).collect(),
+        redirects: redirects(&p.stats),
+        per_second: PerSecond {
+            moved: p.series.iter().map(|s| s.moved).collect(),
+            ask: p.series.iter().map(|s| s.ask).collect(),
+            retries: p.series.iter().map(|s| s.retries).collect(),
+        },
+    })
+}
+
+/// One node: exact counts, its rate and share, latency from its histogram,
+/// and the server's calls on it when its evidence exists.
+fn node(s: &Shard<'_>, p: &PhaseResult) -> NodeSummary {
+    let n = s.stats;
+    let h = &n.latency_us;
+    NodeSummary {
+        address: n.address.to_string(),
+        role: s.role.map(|r| r.as_str().into()),
+        slots: s.slots.map(|n| n as u64),
+        count: n.count,
+        ops_per_sec: round(rate(n.count, p.duration), 2),
+        share: round(s.share, 6),
+        hits: n.hits,
+        misses: n.misses,
+        errors: n.errors,
+        moved: n.moved,
+        ask: n.ask,
+        replica_reads: n.replica_reads,
+        latency: NodeLatency {
+            avg_ms: ms(n.mean_us()),
+            p50_ms: ms(percentile_us(h, 50.0) as f64),
+            p99_ms: ms(percentile_us(h, 99.0) as f64),
+            p99_9_ms: ms(percentile_us(h, 99.9) as f64),
+        },
+        server_calls: s.server_calls.clone().map(Named),
+    }
+}
+
+/// What routing cost over the phase.
+fn redirects(stats: &Stats) -> Redirects {
+    let totals = stats.totals();
+    let e = &stats.errors;
+    Redirects {
+        moved: totals.moved,
+        ask: totals.ask,
+        retries: e.retries,
+        node_down: e.node_down,
+        refreshes: e.refreshes,
+        asking_refused: stats.nodes.iter().map(|n| n.asking_refused).sum(),
+    }
+}

@@ -1,0 +1,261 @@
+//! The `kvbench` object built from the results: the run's identity, one
+//! summary per phase (exact totals, errors by kind, the open loop's
+//! schedule, the server's account, the cluster's nodes, the histograms),
+//! the variance of the runs, the warnings and the verdict.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+
+use crate::config::Config;
+use crate::protocol::resp::ServerErrorKind;
+use crate::report::ReportInput;
+use crate::report::build::{config, evidence, open_loop, section};
+use crate::report::json::{SCHEMA_VERSION, compressed, millis, round};
+use crate::report::model::histogram::CompressedHistogram;
+use crate::report::model::kvbench::{
+    Errors, Incomplete, InterruptCause, Interrupted, Kvbench, OpTotals, PhaseSummary,
+    SectionVerdict, Variance, Verdict, VerdictReason, Warning,
+};
+use crate::report::model::named::Named;
+use crate::results::verdict;
+use crate::results::{PhaseResult, Results, Section};
+use crate::stats::{ErrorCounts, Stats};
+use crate::warnings;
+use crate::workload::ops::OpTable;
+
+/// The `kvbench` object of one report.
+pub fn kvbench(input: &ReportInput<'_>) -> Kvbench {
+    let c: &Config = input.config;
+    let r = input.results;
+    let all_runs = r.run_totals();
+    let hit_rate = all_runs
+        .as_ref()
+        .and_then(|s| crate::report::hit_stats(c, s))
+        .as_ref()
+        .and_then(crate::report::hit_rate_percent);
+    Kvbench {
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        complete: input.complete && r.runs.iter().all(|run| run.incomplete().is_none()),
+        runs_planned: r.planned_runs,
+        runs_completed: r.completed_runs() as u32,
+        seed: c.seed,
+        target: c.target.display_redacted(),
+        latency: crate::report::open_loop::latency_meaning(c),
+        latency_unit_of_histograms: "microseconds".into(),
+        config: config::kvbench_config(c),
+        runs: r.runs.iter().map(|run| phase_summary(c, r, run)).collect(),
+        server: r.server.as_ref().map(evidence::context),
+        placement: r.placement.as_ref().map(evidence::placement),
+        shard: evidence::shard(c, r),
+        prefill: r.prefill.as_ref().map(|p| phase_summary(c, r, p)),
+        variance: variance(r),
+        interrupted: r.interrupted.map(|(phase, signal)| Interrupted {
+            phase: phase.to_string(),
+            cause: if signal == 0 {
+                InterruptCause::MaxErrors
+            } else {
+                InterruptCause::Signal
+            },
+            signal: (signal != 0).then_some(signal),
+        }),
+        warmup: r.warmup.as_ref().map(|w| PhaseSummary {
+            all_stats: Some(section::section(&Section::of("WARM-UP".into(), w), c)),
+            ..phase_summary(c, r, w)
+        }),
+        totals: all_runs.as_ref().map(|s| integer_totals(&c.ops, s)),
+        hit_rate_percent: hit_rate.map(|p| round(p, 4)),
+        errors: all_runs.as_ref().map(|s| errors(&s.errors)),
+        warnings: input
+            .warnings
+            .iter()
+            .map(|w| warning(w, &c.silenced_warnings))
+            .collect(),
+        verdict: Some(report_verdict(input)),
+        cell: None,
+        shards: None,
+        merged: None,
+    }
+}
+
+/// One warning as the reports store it.
+pub fn warning(w: &warnings::Warning, silenced: &[warnings::WarningKind]) -> Warning {
+    Warning {
+        kind: w.kind().into(),
+        message: w.to_string(),
+        silenced: silenced.contains(&w.warning_kind()),
+    }
+}
+
+/// A verdict's findings, without per-section verdicts.
+pub fn verdict(v: &verdict::Verdict) -> Verdict {
+    let SectionVerdict { valid, reasons } = section_verdict(v);
+    Verdict {
+        valid,
+        reasons,
+        sections: None,
+    }
+}
+
+fn section_verdict(v: &verdict::Verdict) -> SectionVerdict {
+    let reasons = v.findings.iter().map(|f| VerdictReason {
+        kind: f.reason.kind().into(),
+        message: f.reason.to_string(),
+        phase: f.phase.clone(),
+    });
+    SectionVerdict {
+        valid: v.valid(),
+        reasons: reasons.collect(),
+    }
+}
+
+/// `kvbench.verdict`: the whole result's, with each section's own under
+/// `sections` (keyed by the section's title).
+fn report_verdict(input: &ReportInput<'_>) -> Verdict {
+    let sections = input.results.sections();
+    let sections = sections.iter().map(|s| {
+        let own = verdict::Verdict::of_section(input.config, s);
+        (s.title.clone(), section_verdict(&own))
+    });
+    Verdict {
+        sections: Some(Named(sections.collect())),
+        ..verdict(&input.verdict)
+    }
+}
+
+/// Exact counts per row, keyed by command name (`SET`, `GET`, `HSET`); for
+/// `--command` runs each row also carries its error replies by kind.
+fn integer_totals(ops: &OpTable, s: &Stats) -> Named<OpTotals> {
+    let rows = ops.rows.iter().zip(&s.ops).map(|(r, o)| {
+        let commands = !ops.default_pair;
+        let by_kind = ServerErrorKind::ALL.iter().zip(o.errors_by_kind);
+        let totals = OpTotals {
+            count: o.count,
+            hits: o.hits,
+            misses: o.misses,
+            errors: o.errors,
+            bytes_tx: o.bytes_tx,
+            bytes_rx: o.bytes_rx,
+            latency_sum_us: Some(o.latency_sum_us),
+            errors_by_kind: commands
+                .then(|| Named(by_kind.map(|(k, n)| (k.as_str().into(), n)).collect())),
+            command: commands.then(|| r.name.clone()),
+        };
+        (r.name_key.clone(), totals)
+    });
+    Named(rows.collect())
+}
+
+fn errors(e: &ErrorCounts) -> Errors {
+    let server = ServerErrorKind::ALL.iter().zip(e.server);
+    Errors {
+        server: Named(server.map(|(k, n)| (k.as_str().into(), n)).collect()),
+        connection: e.connection,
+        refused: e.refused,
+        timeouts: e.timeouts,
+        reconnects: e.reconnects,
+        protocol: e.protocol,
+        lost_requests: e.lost_requests,
+        pushes: e.pushes,
+        attributes: e.attributes,
+    }
+}
+
+/// A phase summary's `incomplete`: `None` for a phase that offered its whole
+/// load; otherwise its reason (`interrupted` for a phase cut short by a signal
+/// or by `--max-errors`, `connections_lost`) and the same in words.
+fn incomplete(c: &Config, r: &Results, p: &PhaseResult) -> Option<Incomplete> {
+    if p.interrupted {
+        let cause = match r.interrupted {
+            Some((phase, 0)) if phase == p.phase => format!(
+                "more errors than --max-errors {}",
+                c.faults.max_errors.unwrap_or(0)
+            ),
+            Some((phase, signal)) if phase == p.phase => format!("signal {signal}"),
+            _ => "an interrupt".to_string(),
+        };
+        let message = format!(
+            "cut short by {cause} before its end: its numbers cover the time until then, and it is left out of BEST, WORST and the aggregate"
+        );
+        return Some(Incomplete {
+            reason: "interrupted".into(),
+            message,
+        });
+    }
+    p.incomplete().map(|i| Incomplete {
+        reason: i.kind().into(),
+        message: i.to_string(),
+    })
+}
+
+fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
+    let ops = p.ops(&c.ops);
+    let (histograms, per_second) = histograms(&ops, p);
+    PhaseSummary {
+        phase: p.phase.to_string(),
+        start_time_ms: millis(p.started_wall),
+        start_lag_ms: evidence::phase_lag(r, p.phase),
+        duration_ms: p.duration.as_millis() as u64,
+        drain_ms: p.drain.as_millis() as u64,
+        connections_down_at_end: p.connections_down as u64,
+        incomplete: incomplete(c, r, p),
+        ops_per_sec: round(p.ops_per_sec(), 2),
+        successes_per_sec: round(p.successes_per_sec(), 2),
+        errors_per_sec: round(p.errors_per_sec(), 2),
+        thread_cpu_s: p
+            .thread_cpu
+            .iter()
+            .map(|d| round(d.as_secs_f64(), 4))
+            .collect(),
+        totals: integer_totals(&ops, &p.stats),
+        errors: errors(&p.stats.errors),
+        open_loop: open_loop::open_loop(c, p),
+        server: evidence::phase(p, &c.ops, c.target.db),
+        histograms: Some(histograms),
+        histograms_per_second: Some(per_second),
+        cluster: evidence::cluster(c, r, p),
+        all_stats: None,
+    }
+}
+
+/// Every row's whole latency histogram and its histogram of each second,
+/// compressed as memtier's `Compressed Histogram` is, keyed by command
+/// (`SET`, `GET`, `HSET`) as `totals` is, so that the files of several
+/// machines merge exactly (`kvbench merge`). A second is keyed as in the
+/// rows' `Time-Serie`; one without replies is left out.
+type Histograms = Named<CompressedHistogram>;
+
+fn histograms(ops: &OpTable, p: &PhaseResult) -> (Histograms, Named<Histograms>) {
+    let mut whole = Vec::new();
+    let mut seconds = Vec::new();
+    for (i, (row, op)) in ops.rows.iter().zip(&p.stats.ops).enumerate() {
+        whole.push((
+            row.name_key.clone(),
+            CompressedHistogram(compressed(&op.latency_us)),
+        ));
+        let per_second = p.series.iter().filter_map(|s| {
+            let o = s.ops.get(i).filter(|o| !o.compressed_histogram.is_empty())?;
+            let text = STANDARD.encode(&o.compressed_histogram);
+            Some((s.second.to_string(), CompressedHistogram(text)))
+        });
+        seconds.push((row.name_key.clone(), Named(per_second.collect())));
+    }
+    (Named(whole), Named(seconds))
+}
+
+/// `kvbench.variance`: the spread of the runs' ops/sec; `None` for one run.
+fn variance(r: &Results) -> Option<Variance> {
+    let v = r.variance()?;
+    Some(Variance {
+        ops_per_sec: v.rates.iter().map(|x| round(*x, 2)).collect(),
+        mean: round(v.mean, 2),
+        median: round(v.median, 2),
+        min: round(v.min, 2),
+        max: round(v.max, 2),
+        max_over_min: round(v.max_over_min(), 4),
+        cv: round(v.cv(), 6),
+        ci95_low: round(v.mean - v.ci95_half_width, 2),
+        ci95_high: round(v.mean + v.ci95_half_width, 2),
+        noisy: v.is_noisy(),
+    })
+}

@@ -1,0 +1,63 @@
+//! The report built once per save: [`report`] turns the configuration, the
+//! results, the verdict and the warnings of a [`ReportInput`] into the typed
+//! [`model::Report`], which every JSON file is the serialization of
+//! ([`crate::report::json::JsonExporter`]), and which `compare`, `merge`
+//! and `kvbench report` read back.
+//!
+//! memtier's keys, their order and memtier's rounding are the model's and
+//! this builder's: each number is rounded here, as memtier prints it, so that
+//! serializing the model writes the bytes memtier's readers expect.
+//!
+//! - [`section`]: memtier's sections (`ALL STATS`, `RUN #n RESULTS`, …);
+//! - [`kvbench`]: the `kvbench` object and its phase summaries;
+//! - [`evidence`]: the server's account, placement, shard and cluster nodes;
+//! - [`open_loop`]: a `--rate` run's schedule and latency blocks;
+//! - [`config`]: memtier's `configuration` and `kvbench.config`.
+
+pub mod config;
+pub mod evidence;
+pub mod kvbench;
+pub mod open_loop;
+pub mod section;
+
+use crate::config::{Config, Stop};
+use crate::report::ReportInput;
+use crate::report::model::section::SectionTitle;
+use crate::report::model::{Report, RunInformation};
+
+/// The whole report of `input`.
+pub fn report(input: &ReportInput<'_>) -> Report {
+    let c = input.config;
+    let sections = input.results.sections();
+    let sections = sections.iter().filter_map(|s| {
+        let title = SectionTitle::parse(&s.title)?;
+        Some((title, section::section(s, c)))
+    });
+    Report {
+        configuration: Some(config::memtier_configuration(c)),
+        run_information: Some(run_information(c)),
+        sections: sections.collect(),
+        kvbench: Some(kvbench::kvbench(input)),
+        other: Default::default(),
+    }
+}
+
+/// memtier's `run information`: its third key names what bounds the runs,
+/// `Requests per client` or, for timed runs, `Seconds`.
+fn run_information(c: &Config) -> RunInformation {
+    let (requests_per_client, seconds) = match c.stop {
+        Stop::Requests(n) => (Some(n), None),
+        Stop::AllKeys => (Some(config::allkeys_per_connection(c)), None),
+        Stop::Time(d) => (None, Some(d.as_secs_f64().round() as u64)),
+    };
+    RunInformation {
+        threads: c.threads as u32,
+        connections_per_thread: c.clients as u32,
+        requests_per_client,
+        seconds,
+        format_version: 2,
+    }
+}
+
+#[cfg(test)]
+mod same_bytes_tests;

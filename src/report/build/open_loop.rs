@@ -1,0 +1,88 @@
+//! A run's `open_loop` object with `--rate` or `--rate-limiting`: target and
+//! achieved rate, the backlog, the schedule lag, and beside the headline
+//! latency the other measure, each as a block per row of the op table and
+//! `Totals`; and the requests never sent with how long they waited.
+
+use hdrhistogram::Histogram;
+
+use crate::config::{self, Config, Headline};
+use crate::report::json::{compressed, ms, percentile_key, round};
+use crate::report::model::histogram::CompressedHistogram;
+use crate::report::model::kvbench::{self as model, LatencyBlock, OpenLoop};
+use crate::report::model::named::Named;
+use crate::results::PhaseResult;
+use crate::stats::{OpStats, max_us, percentile_us};
+
+/// The `open_loop` object of a run; `None` for a closed loop.
+pub fn open_loop(c: &Config, run: &PhaseResult) -> Option<OpenLoop> {
+    let rate = c.rate?;
+    let p = &c.output.percentiles;
+    let totals = run.stats.totals();
+    // The lag's mean comes from its histogram (within 0.1 %); no exact sum is kept.
+    let lag = run.stats.lag_us.as_ref().map(|h| {
+        let mean = if h.is_empty() { 0.0 } else { h.mean() };
+        latency_block(h, mean, p)
+    });
+    let blocks = |block: fn(&OpStats, &[f64]) -> Option<LatencyBlock>| {
+        let rows = c.ops.rows.iter().zip(&run.stats.ops);
+        let mut named: Vec<_> = rows.map(|(r, op)| (r.json_key.clone(), block(op, p))).collect();
+        named.push(("Totals".into(), block(&totals, p)));
+        Named(named)
+    };
+    let response = blocks(|op, p| Some(response_block(op, p)));
+    Some(OpenLoop {
+        target_ops_per_sec: rate.total_per_sec,
+        arrival: match rate.arrival {
+            config::Arrival::Constant => model::Arrival::Constant,
+            config::Arrival::Poisson => model::Arrival::Poisson,
+        },
+        achieved_ops_per_sec: round(run.ops_per_sec(), 2),
+        met: crate::warnings::rate_check(c, run).is_none(),
+        never_sent: run.unsent,
+        backlog_per_second: run.series.iter().map(|s| s.backlog).collect(),
+        busiest_thread_cpu_percent: round(run.busiest_thread_cpu_percent(), 1),
+        schedule_lag: lag,
+        headline: match c.headline {
+            Headline::ServiceTime => model::Headline::ServiceTime,
+            Headline::ResponseTime => model::Headline::ResponseTime,
+        },
+        service_time: blocks(|op, p| {
+            let h = op.service_us.as_ref()?;
+            Some(latency_block(h, op.mean_service_us(), p))
+        }),
+        response_time: Named(response.0.into_iter().flat_map(|(k, b)| Some((k, b?))).collect()),
+        never_sent_wait: blocks(|op, p| {
+            let h = op.never_sent_us.as_ref()?;
+            Some(latency_block(h, op.mean_never_sent_us(), p))
+        }),
+    })
+}
+
+fn latency_block(h: &Histogram<u64>, mean_us: f64, percentiles: &[f64]) -> LatencyBlock {
+    let values = percentiles
+        .iter()
+        .map(|&p| (percentile_key(p), ms(percentile_us(h, p) as f64)));
+    LatencyBlock {
+        count: h.len(),
+        average_latency_ms: ms(mean_us),
+        percentiles_ms: Named(values.collect()),
+        max_latency_ms: ms(max_us(h) as f64),
+        compressed: CompressedHistogram(compressed(h)),
+    }
+}
+
+/// Response time: the headline with `--rate`, kept beside service time with
+/// `--rate-limiting`; a closed loop's rows have only the service time.
+fn response_block(op: &OpStats, percentiles: &[f64]) -> LatencyBlock {
+    match &op.response_us {
+        Some(h) => {
+            let mean = if op.count == 0 {
+                0.0
+            } else {
+                op.response_sum_us as f64 / op.count as f64
+            };
+            latency_block(h, mean, percentiles)
+        }
+        None => latency_block(&op.latency_us, op.mean_us(), percentiles),
+    }
+}
