@@ -200,20 +200,6 @@ impl Placement {
         cpus
     }
 
-    /// `kvbench.placement` in the JSON report.
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "thread_cpus": self.threads,
-            "available_cpus": self.available,
-            "server_local": self.local_server,
-            "server_pid": self.server.as_ref().map(|s| s.pid),
-            "server_cpus": self.server.as_ref().map(|s| &s.cpus),
-            "server_threads": self.server.as_ref().map(|s| s.threads),
-            "reason": self.reason.kind(),
-            "summary": self.to_string(),
-        })
-    }
-
     /// The CPUs both the client threads and the server may use.
     pub fn overlap(&self) -> Vec<usize> {
         let Some(server) = &self.server else {

@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::report::cluster_fixture::{
     ASK, EVEN_SLOTS, MOVED, NODES, SECS, cluster_config, cluster_results, standalone_config,
 };
-use crate::report::json::document;
+use crate::report::build;
 use crate::report::text::TextExporter;
 use crate::report::{Exporter, ReportInput};
 use crate::results::Results;
@@ -24,7 +24,7 @@ fn text(config: &Config, results: &Results) -> String {
 }
 
 fn json(config: &Config, results: &Results) -> Value {
-    document(&ReportInput::new(config, results, true))
+    serde_json::to_value(build::report(&ReportInput::new(config, results, true))).unwrap()
 }
 
 fn lines_after<'a>(text: &'a str, title: &str) -> Vec<&'a str> {

@@ -1,10 +1,10 @@
-//! The server's evidence in the reports: what the server is, and for each phase
-//! its own counts (the calls of every command sent, keys, hits and misses), its CPU use, forks
-//! and, with `--slowlog`, its slow log, next to kvbench's numbers.
+//! The server's evidence in the text report: what the server is, and for
+//! each phase its own counts (the calls of every command sent, keys, hits and
+//! misses), its CPU use, forks and, with `--slowlog`, its slow log, next to
+//! kvbench's numbers; and what the JSON's builder
+//! ([`crate::report::build::evidence`]) shares with it.
 
 use std::fmt::Write;
-
-use serde_json::{Value, json};
 
 use crate::results::cluster::writes_uncomparable;
 use crate::results::{PhaseResult, ServerContext};
@@ -29,23 +29,6 @@ pub fn cpu_per_1000(evidence: &PhaseEvidence, replies: u64) -> Option<f64> {
     (replies > 0).then(|| evidence.cpu_seconds() * 1000.0 / replies as f64)
 }
 
-/// `kvbench.server`: what the server is.
-pub fn context_json(ctx: &ServerContext) -> Value {
-    let i = &ctx.info;
-    json!({
-        // memcached's `stats` names its version `version`.
-        "version": i.get("redis_version").or_else(|| i.get("version")),
-        "mode": i.get("redis_mode"),
-        "os": i.get("os"),
-        "maxmemory": i.u64("maxmemory"),
-        "maxmemory_policy": i.get("maxmemory_policy"),
-        "appendonly": i.u64("aof_enabled").map(|v| v == 1),
-        "appendfsync": ctx.appendfsync,
-        "save": ctx.save,
-        "io_threads_active": i.u64("io_threads_active"),
-    })
-}
-
 /// kvbench's replies counted under one witness.
 pub fn client_count(stats: &Stats, w: &Witness) -> u64 {
     w.rows
@@ -53,59 +36,6 @@ pub fn client_count(stats: &Stats, w: &Witness) -> u64 {
         .filter_map(|&r| stats.op(r))
         .map(|o| o.count)
         .sum()
-}
-
-/// `delta.commands`: for every command sent, the server's calls beside
-/// kvbench's replies.
-fn commands_json(p: &PhaseResult, ops: &OpTable, e: &PhaseEvidence) -> Value {
-    let mut m = serde_json::Map::new();
-    for w in p.ops(ops).witnesses() {
-        m.insert(
-            w.command.clone(),
-            json!({
-                "calls": e.calls(&w.command),
-                "rejected_calls": e.rejected_calls(&w.command),
-                "failed_calls": e.failed_calls(&w.command),
-                "kvbench_replies": client_count(&p.stats, &w),
-            }),
-        );
-    }
-    Value::Object(m)
-}
-
-/// `runs[i].server`: INFO before and after, the deltas and the slow log.
-pub fn phase_json(p: &PhaseResult, ops: &OpTable, db: u32) -> Value {
-    let Some(e) = &p.server else {
-        return Value::Null;
-    };
-    let replies = p.stats.replies();
-    json!({
-        "info_before": e.before.sections_json(&SECTIONS),
-        "info_after": e.after.sections_json(&SECTIONS),
-        "delta": {
-            "server_restarted": e.restarted(),
-            "set_calls": e.calls("set"),
-            "get_calls": e.calls("get"),
-            "set_rejected_calls": e.rejected_calls("set"),
-            "get_rejected_calls": e.rejected_calls("get"),
-            "set_failed_calls": e.failed_calls("set"),
-            "get_failed_calls": e.failed_calls("get"),
-            "commands": commands_json(p, ops, e),
-            "total_commands_processed": e.delta("total_commands_processed"),
-            "keyspace_hits": e.delta("keyspace_hits"),
-            "keyspace_misses": e.delta("keyspace_misses"),
-            "total_forks": e.delta("total_forks"),
-            "cpu_s": (e.cpu_seconds() * 1e6).round() / 1e6,
-            "keys_before": e.before.keys(db),
-            "keys_after": e.after.keys(db),
-            "used_memory_before": e.before.u64("used_memory"),
-            "used_memory_after": e.after.u64("used_memory"),
-        },
-        "cpu_s_per_1000_requests": cpu_per_1000(e, replies).map(|v| (v * 1e6).round() / 1e6),
-        "slowlog": e.slowlog.as_ref().map(|entries| entries.iter().map(|s| json!({
-            "id": s.id, "timestamp": s.timestamp, "duration_us": s.duration_us, "command": s.command,
-        })).collect::<Vec<_>>()),
-    })
 }
 
 /// One line saying what the server is.

@@ -15,10 +15,6 @@ pub mod evidence;
 pub mod files;
 pub mod hdr;
 pub mod json;
-pub mod json_cluster;
-pub mod json_config;
-pub mod json_histograms;
-pub mod json_shard;
 pub mod model;
 pub mod open_loop;
 pub mod outputs;
@@ -149,8 +145,7 @@ fn quiet_broken_pipe(e: io::Error) -> io::Result<()> {
 
 /// The effective configuration for `--show-config`, password redacted.
 pub fn show_config(config: &Config) -> String {
-    let value = json_config::kvbench_config(config);
-    serde_json::to_string_pretty(&value).unwrap_or_default()
+    build::config::show_config(config)
 }
 
 /// GET hits as a percentage of GET replies that were hits or misses; `None`

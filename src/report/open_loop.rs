@@ -5,14 +5,10 @@
 
 use std::fmt::Write;
 
-use hdrhistogram::Histogram;
-use serde_json::{Map, Value, json};
-
 use crate::config::{Config, Headline};
-use crate::report::json::{compressed, ms, percentile_key};
 use crate::report::percentile_label;
 use crate::results::{PhaseResult, Section};
-use crate::stats::{OpStats, max_us, percentile_us};
+use crate::stats::{max_us, percentile_us};
 
 /// One sentence saying what the headline latency measures in this run.
 pub fn latency_meaning(config: &Config) -> String {
@@ -108,94 +104,11 @@ pub fn schedule_line(out: &mut String, config: &Config, run: &PhaseResult) {
     );
 }
 
-fn latency_block(h: &Histogram<u64>, mean_us: f64, percentiles: &[f64]) -> Value {
-    let mut m = Map::new();
-    m.insert("Count".into(), json!(h.len()));
-    m.insert("Average Latency".into(), json!(ms(mean_us)));
-    for &p in percentiles {
-        m.insert(percentile_key(p), json!(ms(percentile_us(h, p) as f64)));
-    }
-    m.insert("Max Latency".into(), json!(ms(max_us(h) as f64)));
-    m.insert("Compressed Histogram".into(), json!(compressed(h)));
-    Value::Object(m)
-}
-
 /// An exact mean in µs from a sum and a count, 0 for no samples.
-fn mean_of(sum_us: u64, count: u64) -> f64 {
+pub fn mean_of(sum_us: u64, count: u64) -> f64 {
     if count == 0 {
         0.0
     } else {
         sum_us as f64 / count as f64
     }
-}
-
-fn service_block(op: &OpStats, percentiles: &[f64]) -> Value {
-    match &op.service_us {
-        Some(h) => latency_block(h, op.mean_service_us(), percentiles),
-        None => Value::Null,
-    }
-}
-
-/// Response time: the headline with `--rate`, kept beside service time with
-/// `--rate-limiting`.
-/// One block per row of the op table by its memtier name, and Totals.
-fn blocks(
-    config: &Config,
-    run: &PhaseResult,
-    totals: &OpStats,
-    block: fn(&OpStats, &[f64]) -> Value,
-) -> Value {
-    let p = &config.output.percentiles;
-    let mut m = Map::new();
-    for (r, op) in config.ops.rows.iter().zip(&run.stats.ops) {
-        m.insert(r.json_key.clone(), block(op, p));
-    }
-    m.insert("Totals".into(), block(totals, p));
-    Value::Object(m)
-}
-
-/// The requests never sent of a row: deadline − intended send time.
-fn never_sent_block(op: &OpStats, percentiles: &[f64]) -> Value {
-    match &op.never_sent_us {
-        Some(h) => latency_block(h, op.mean_never_sent_us(), percentiles),
-        None => Value::Null,
-    }
-}
-
-fn response_block(op: &OpStats, percentiles: &[f64]) -> Value {
-    match &op.response_us {
-        Some(h) => latency_block(h, mean_of(op.response_sum_us, op.count), percentiles),
-        None => latency_block(&op.latency_us, op.mean_us(), percentiles),
-    }
-}
-
-/// The `open_loop` object of a run in the JSON's `kvbench.runs`; `null` for a
-/// closed loop.
-pub fn run_json(config: &Config, run: &PhaseResult) -> Value {
-    let Some(rate) = config.rate else {
-        return Value::Null;
-    };
-    let p = &config.output.percentiles;
-    let totals = run.stats.totals();
-    // The lag's mean comes from its histogram (within 0.1 %); no exact sum is kept.
-    let lag = run.stats.lag_us.as_ref().map_or(Value::Null, |h| {
-        latency_block(h, if h.is_empty() { 0.0 } else { h.mean() }, p)
-    });
-    json!({
-        "target_ops_per_sec": rate.total_per_sec,
-        "arrival": rate.arrival.name(),
-        "achieved_ops_per_sec": (run.ops_per_sec() * 100.0).round() / 100.0,
-        "met": crate::warnings::rate_check(config, run).is_none(),
-        "never_sent": run.unsent,
-        "backlog_per_second": run.series.iter().map(|s| s.backlog).collect::<Vec<_>>(),
-        "busiest_thread_cpu_percent": (run.busiest_thread_cpu_percent() * 10.0).round() / 10.0,
-        "schedule_lag": lag,
-        "headline": match config.headline {
-            Headline::ServiceTime => "service_time",
-            Headline::ResponseTime => "response_time",
-        },
-        "service_time": blocks(config, run, &totals, service_block),
-        "response_time": blocks(config, run, &totals, response_block),
-        "never_sent_wait": blocks(config, run, &totals, never_sent_block),
-    })
 }

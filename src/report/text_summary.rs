@@ -107,7 +107,7 @@ pub(super) fn summary(
         let _ = writeln!(out, "Placement: {placement}");
     }
     let _ = writeln!(out, "Seed: {}", config.seed);
-    crate::report::json_shard::shard_line(out, config, input.results);
+    shard_line(out, config, input.results);
     if with_warnings {
         warning_lines(
             out,
@@ -261,4 +261,26 @@ pub(crate) fn warning_lines(out: &mut String, shown: &Shown) {
             "Warnings: {line} by --no-warning; the JSON lists them."
         );
     }
+}
+
+/// `Shard: 2 of 4 (slurm), host h, start lag 3.1 ms, clock offset +0.4 ms`,
+/// or nothing on one machine without `--start-at`.
+pub fn shard_line(out: &mut String, c: &Config, r: &crate::results::Results) {
+    if c.shard.is_none() && c.start_at.is_none() {
+        return;
+    }
+    let index = c.shard.map_or(0, |s| s.index);
+    let _ = write!(out, "Shard: {index} of {}", c.shard_count());
+    if let Some(shard) = c.shard {
+        let _ = write!(out, " ({})", shard.source.name());
+    }
+    let _ = write!(out, ", host {}", c.host);
+    let timing = r.timing.as_ref();
+    if let Some(lag) = timing.and_then(|t| t.first_lag_ms()) {
+        let _ = write!(out, ", start lag {lag:.1} ms");
+    }
+    if let Some(clock) = timing.and_then(|t| t.clock_start) {
+        let _ = write!(out, ", clock offset {:+.1} ms", clock.offset_ms);
+    }
+    out.push('\n');
 }

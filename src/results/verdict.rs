@@ -253,25 +253,6 @@ impl Verdict {
         Verdict { findings }
     }
 
-    /// The verdict as the JSON's `verdict` object: `valid`, and `reasons`
-    /// with each one's `kind`, `message` and (where it applies) `phase`.
-    pub fn to_json(&self) -> serde_json::Value {
-        let reasons: Vec<serde_json::Value> = self
-            .findings
-            .iter()
-            .map(|f| {
-                let mut v = serde_json::Map::new();
-                v.insert("kind".into(), f.reason.kind().into());
-                v.insert("message".into(), f.reason.to_string().into());
-                if let Some(phase) = &f.phase {
-                    v.insert("phase".into(), phase.clone().into());
-                }
-                serde_json::Value::Object(v)
-            })
-            .collect();
-        serde_json::json!({"valid": self.valid(), "reasons": reasons})
-    }
-
     /// Each finding as a line: `RUN #1: 970 of 1000 replies …`.
     pub fn lines(&self) -> Vec<String> {
         self.findings.iter().map(Finding::to_string).collect()

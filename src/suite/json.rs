@@ -5,54 +5,60 @@
 
 use std::path::Path;
 
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
-use crate::report::ReportInput;
-use crate::report::json::{SCHEMA_VERSION, document};
+use crate::report::json::SCHEMA_VERSION;
 use crate::report::model::kvbench;
+use crate::report::{ReportInput, build};
 use crate::report::model::{ModelError, Report};
 use crate::results::verdict::Verdict;
 use crate::suite::StepResult;
 
 /// The whole document.
-pub fn suite_document(done: &[StepResult], planned: usize, complete: bool) -> Value {
+pub fn suite_document(done: &[StepResult], planned: usize, complete: bool) -> SuiteDocument {
     let mut verdicts = Vec::new();
-    let tests: Vec<Value> = done
-        .iter()
-        .map(|r| {
-            let input = ReportInput::new(&r.step.config, &r.results, r.results.is_complete());
-            verdicts.push((r.step.name(), input.verdict.clone()));
-            json!({
-                "test": r.step.name(),
-                "title": r.step.test.title,
-                "command": r.step.command,
-                "inline": r.step.test.inline,
-                "preparation": r.step.preparation,
-                "report": document(&input),
-            })
-        })
-        .collect();
-    json!({
-        "suite": { "tests": tests },
-        "kvbench": {
-            "schema_version": SCHEMA_VERSION,
-            "tool_version": env!("CARGO_PKG_VERSION"),
-            "complete": complete,
-            "tests_planned": planned,
-            "tests_completed": done.len(),
-            "verdict": Verdict::of_parts(verdicts.iter().map(|(n, v)| (n.clone(), v))).to_json(),
-        },
-    })
+    let tests = done.iter().map(|r| {
+        let input = ReportInput::new(&r.step.config, &r.results, r.results.is_complete());
+        verdicts.push((r.step.name(), input.verdict.clone()));
+        SuiteEntry {
+            test: r.step.name(),
+            title: r.step.test.title.into(),
+            command: Some(r.step.command.into()),
+            inline: Some(r.step.test.inline),
+            preparation: r.step.preparation,
+            report: build::report(&input),
+        }
+    });
+    let tests = tests.collect();
+    let verdict = Verdict::of_parts(verdicts.iter().map(|(n, v)| (n.clone(), v)));
+    SuiteDocument {
+        suite: SuiteBody { tests },
+        kvbench: Some(SuiteProgress {
+            schema_version: Some(SCHEMA_VERSION),
+            tool_version: Some(env!("CARGO_PKG_VERSION").into()),
+            complete,
+            tests_planned: planned,
+            tests_completed: done.len(),
+            verdict: Some(build::kvbench::verdict(&verdict)),
+        }),
+    }
 }
 
-/// One test as read back.
-#[derive(Debug, Clone, Deserialize)]
+/// One test.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SuiteEntry {
     /// `SET`, `LRANGE_100`, or the preparation's title.
     pub test: String,
     /// redis-benchmark's title.
     pub title: String,
+    /// The command sent, with its placeholders (absent from files written
+    /// before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Sent as an inline command (`PING\r\n`) rather than a RESP array
+    /// (absent from files written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline: Option<bool>,
     /// True for LRANGE's preparation.
     #[serde(default)]
     pub preparation: bool,
@@ -61,7 +67,7 @@ pub struct SuiteEntry {
 }
 
 /// `suite`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SuiteBody {
     /// The tests, in the order run.
     pub tests: Vec<SuiteEntry>,
@@ -69,8 +75,14 @@ pub struct SuiteBody {
 
 /// `kvbench` of a suite file: whether the suite finished, and whether its
 /// tests measure what was asked for.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SuiteProgress {
+    /// Layout version (absent from files written before it was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_version: Option<u32>,
+    /// kvbench's version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_version: Option<String>,
     /// Every planned test ran and nothing cut the suite short.
     pub complete: bool,
     /// Tests planned (the LRANGE preparation counts as one).
@@ -79,17 +91,17 @@ pub struct SuiteProgress {
     pub tests_completed: usize,
     /// Every test's verdict findings, each `phase` prefixed by its test
     /// (`SET RUN #1`); `None` in a file written before the verdict.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<kvbench::Verdict>,
 }
 
 /// A suite file.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SuiteDocument {
     /// The tests.
     pub suite: SuiteBody,
     /// Whether it finished; `None` in a file without it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kvbench: Option<SuiteProgress>,
 }
 

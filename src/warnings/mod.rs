@@ -236,16 +236,6 @@ impl Warning {
         self.warning_kind().as_str()
     }
 
-    /// The JSON's object: `kind`, `message`, and `"silenced": true` when
-    /// `--no-warning` kept the kind from people.
-    pub fn to_json(&self, silenced: &[WarningKind]) -> serde_json::Value {
-        let mut v = serde_json::json!({"kind": self.kind(), "message": self.to_string()});
-        if silenced.contains(&self.warning_kind()) {
-            v["silenced"] = serde_json::Value::Bool(true);
-        }
-        v
-    }
-
     /// Which kind of warning this is (what `--no-warning` names).
     pub fn warning_kind(&self) -> WarningKind {
         match self {

@@ -1,7 +1,443 @@
-//! TEMPORARY
+//! The configuration as the JSON report shows it: memtier's `configuration`
+//! object (same keys in memtier's order, memtier's spelling of values) and
+//! kvbench's own `kvbench.config`, complete and typed. The password is
+//! always redacted.
+//!
+//! Both are written from the structs here; the model keeps them as open
+//! maps ([`crate::report::model::Report::configuration`],
+//! [`crate::report::model::kvbench::Kvbench::config`]) because what it reads
+//! back follows other versions: memtier's keys follow memtier's releases, and
+//! an older kvbench's `config` lacks the flags added since.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
 use serde_json::{Map, Value};
-use crate::config::Config;
-pub use crate::report::json_config::allkeys_per_connection;
-fn object(v: Value) -> Map<String, Value> { match v { Value::Object(m) => m, _ => Map::new() } }
-pub fn memtier_configuration(c: &Config) -> Map<String, Value> { object(crate::report::json_config::memtier_configuration(c)) }
-pub fn kvbench_config(c: &Config) -> Map<String, Value> { object(crate::report::json_config::kvbench_config(c)) }
+
+use crate::config::{Config, NO_CONNECT_TIMEOUT, Pinning, RangeSharing, Seeding, Stop};
+use crate::net::TlsVersion;
+use crate::target::{AddressFamily, Endpoint};
+use crate::workload::values::SizeSpec;
+
+/// memtier's switches, written as the strings `"true"` / `"false"`.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Switch {
+    True,
+    False,
+}
+
+impl From<bool> for Switch {
+    fn from(b: bool) -> Self {
+        if b { Switch::True } else { Switch::False }
+    }
+}
+
+/// memtier's `configuration`: every key memtier writes, in its order and
+/// with its JSON types (integers as integers, switches as `"true"`/`"false"`,
+/// unset paths as `null`). Settings kvbench does not have keep memtier's
+/// "off" value; docs/output.md lists each.
+#[derive(Serialize)]
+struct MemtierConfiguration {
+    server: Option<String>,
+    port: Option<u16>,
+    uri: &'static str,
+    #[serde(rename = "unix socket")]
+    unix_socket: Option<String>,
+    #[serde(rename = "address family")]
+    address_family: &'static str,
+    protocol: &'static str,
+    out_file: Option<String>,
+    tls: Switch,
+    cert: Option<String>,
+    key: Option<String>,
+    cacert: Option<String>,
+    tls_skip_verify: Switch,
+    sni: Option<String>,
+    client_stats: Option<String>,
+    run_count: u32,
+    debug: u32,
+    requests: u64,
+    /// memtier's rate_limit is per connection.
+    rate_limit: u64,
+    clients: usize,
+    threads: usize,
+    test_time: u64,
+    ratio: String,
+    pipeline: usize,
+    data_size: usize,
+    data_offset: u64,
+    random_data: Switch,
+    data_size_range: String,
+    data_size_list: String,
+    data_size_pattern: &'static str,
+    expiry_range: &'static str,
+    data_import: Option<String>,
+    data_verify: Switch,
+    verify_only: Switch,
+    generate_keys: Switch,
+    key_prefix: String,
+    key_minimum: u64,
+    key_maximum: u64,
+    key_pattern: String,
+    key_stddev: f64,
+    key_median: f64,
+    key_zipf_exp: f64,
+    reconnect_interval: u64,
+    connection_timeout: u64,
+    thread_conn_start_min_jitter_micros: u64,
+    thread_conn_start_max_jitter_micros: u64,
+    multi_key_get: u64,
+    authenticate: String,
+    #[serde(rename = "select-db")]
+    select_db: u32,
+    #[serde(rename = "no-expiry")]
+    no_expiry: Switch,
+    #[serde(rename = "wait-ratio")]
+    wait_ratio: &'static str,
+    #[serde(rename = "num-slaves")]
+    num_slaves: &'static str,
+    #[serde(rename = "wait-timeout")]
+    wait_timeout: &'static str,
+    #[serde(rename = "print-all-runs")]
+    print_all_runs: Switch,
+}
+
+/// A struct of these settings as the model's open map.
+fn object(settings: impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(settings) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+/// A whole number of seconds or requests as memtier writes it (an integer); the
+/// exact value is in `kvbench.config`.
+fn whole(v: f64) -> u64 {
+    v.round().max(0.0) as u64
+}
+
+fn path(p: Option<&PathBuf>) -> Option<String> {
+    p.map(|p| p.display().to_string())
+}
+
+/// memtier's `configuration` object of `c`.
+pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
+    let (server, port, unix_socket) = match &c.target.endpoint {
+        Endpoint::Tcp { host, port, .. } => (Some(host.clone()), Some(*port), None),
+        Endpoint::Unix(p) => (None, None, Some(p.display().to_string())),
+    };
+    let address_family = match &c.target.endpoint {
+        Endpoint::Tcp { family, .. } => match family {
+            AddressFamily::Any => "Unspecified",
+            AddressFamily::V4 => "AF_INET",
+            AddressFamily::V6 => "AF_INET6",
+        },
+        Endpoint::Unix(_) => "Unspecified",
+    };
+    let (requests, test_time) = match c.stop {
+        Stop::Requests(n) => (n, 0),
+        Stop::AllKeys => (allkeys_per_connection(c), 0),
+        Stop::Time(d) => (0, whole(d.as_secs_f64())),
+    };
+    let (data_size_range, data_size_list) = match &c.values {
+        SizeSpec::Range { min, max } => (format!("{min}:{max}"), String::new()),
+        SizeSpec::List(_) => ("0:0".to_string(), c.values.to_string()),
+        SizeSpec::Fixed(_) => ("0:0".to_string(), String::new()),
+    };
+    let (key_median, key_stddev, key_zipf_exp) = pattern_params(c);
+    // memtier's connection_timeout 0 means none, which is what kvbench's
+    // "no timeout" stands for.
+    let connection_timeout = if c.target.connect_timeout >= NO_CONNECT_TIMEOUT {
+        0
+    } else {
+        whole(c.target.connect_timeout.as_secs_f64())
+    };
+    let tls = c.target.tls.as_ref().map(|t| &t.settings);
+    object(MemtierConfiguration {
+        server,
+        port,
+        uri: "",
+        unix_socket,
+        address_family,
+        protocol: c.target.protocol.name(),
+        out_file: path(c.output.out_file.as_ref()),
+        tls: tls.is_some().into(),
+        cert: path(tls.and_then(|t| t.cert.as_ref())),
+        key: path(tls.and_then(|t| t.key.as_ref())),
+        cacert: path(tls.and_then(|t| t.cacert.as_ref())),
+        tls_skip_verify: tls.is_some_and(|t| t.skip_verify).into(),
+        sni: tls.and_then(|t| t.sni.clone()),
+        client_stats: None,
+        run_count: c.run_count,
+        debug: 0,
+        requests,
+        rate_limit: c
+            .rate
+            .map_or(0, |r| whole(r.total_per_sec / c.connections() as f64)),
+        clients: c.clients,
+        threads: c.threads,
+        test_time,
+        ratio: c.ratio.to_string(),
+        pipeline: c.pipeline,
+        data_size: match c.values {
+            SizeSpec::Fixed(n) => n,
+            _ => 0,
+        },
+        data_offset: 0,
+        random_data: c.random_data.into(),
+        data_size_range,
+        data_size_list,
+        data_size_pattern: "R",
+        expiry_range: "0:0",
+        data_import: None,
+        data_verify: Switch::False,
+        verify_only: Switch::False,
+        generate_keys: Switch::False,
+        key_prefix: c.keys.prefix.clone(),
+        key_minimum: c.keys.range.min,
+        key_maximum: c.keys.range.max,
+        key_pattern: c.keys.pattern_letters.clone(),
+        key_stddev,
+        key_median,
+        key_zipf_exp,
+        reconnect_interval: c.faults.reconnect_interval,
+        connection_timeout,
+        thread_conn_start_min_jitter_micros: 0,
+        thread_conn_start_max_jitter_micros: 0,
+        multi_key_get: 0,
+        authenticate: c.target.auth.as_ref().map_or(String::new(), |a| a.redacted()),
+        select_db: c.target.db,
+        no_expiry: Switch::False,
+        wait_ratio: "0:0",
+        num_slaves: "0:0",
+        wait_timeout: "0-0",
+        print_all_runs: c.output.print_all_runs.into(),
+    })
+}
+
+/// Requests each connection sends with `-n allkeys`: the whole range under
+/// memtier's semantics, else the largest slice (the first `len % n` slices hold
+/// one key more than the rest).
+pub fn allkeys_per_connection(c: &Config) -> u64 {
+    let len = c.keys.range.len();
+    match c.semantics.range_sharing {
+        RangeSharing::Whole => len,
+        // Split across the connections of every shard.
+        RangeSharing::Split => len.div_ceil(c.total_slots().max(1)),
+    }
+}
+
+fn pattern_params(c: &Config) -> (f64, f64, f64) {
+    use crate::workload::keys::KeyPattern;
+    let mut out = (0.0, 0.0, 0.0);
+    for p in [c.keys.set_pattern, c.keys.get_pattern] {
+        match p {
+            KeyPattern::Gaussian { median, stddev } => {
+                out.0 = median;
+                out.1 = stddev;
+            }
+            KeyPattern::Zipfian { exponent } => out.2 = exponent,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `-n`: a count, `allkeys`, or nothing for a timed run.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Requests {
+    Count(u64),
+    Word(&'static str),
+}
+
+/// `--cpus`: `off`, `auto` or the CPUs.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PinningSetting<'a> {
+    Word(&'static str),
+    Cpus(&'a [usize]),
+}
+
+/// Every effective setting, typed: the `kvbench.config` object and
+/// `--show-config`.
+#[derive(Serialize)]
+struct KvbenchConfig<'a> {
+    target: String,
+    authenticate: Option<String>,
+    select_db: u32,
+    connection_timeout_s: f64,
+    threads: usize,
+    clients_per_thread: usize,
+    connections: usize,
+    pipeline: usize,
+    ratio: String,
+    requests_per_client: Option<Requests>,
+    test_time_s: Option<f64>,
+    run_count: u32,
+    warmup_time_s: f64,
+    key_prefix: &'a str,
+    key_minimum: u64,
+    key_maximum: u64,
+    key_pattern: &'a str,
+    key_median: f64,
+    key_stddev: f64,
+    key_zipf_exp: f64,
+    data_size: String,
+    mean_value_bytes: f64,
+    random_data: bool,
+    percentiles: &'a [f64],
+    seed: u64,
+    rate_ops_per_sec: Option<f64>,
+    arrival: Option<&'static str>,
+    hdr_file_prefix: Option<String>,
+    memtier_compat: bool,
+    seeding: &'static str,
+    range_sharing: &'static str,
+    reconnect: bool,
+    max_reconnect_attempts: u32,
+    tls: Option<TlsSetting>,
+    pinning: PinningSetting<'a>,
+    commands: Option<Vec<CommandLine<'a>>>,
+    command_stats_breakdown: Option<&'static str>,
+    cluster_mode: bool,
+    max_redirects: Option<u32>,
+    read_from: Option<&'static str>,
+    start_tolerance_s: Option<f64>,
+    run_gap_s: Option<f64>,
+    html_out_file: Option<String>,
+    metrics_listen: Option<String>,
+    metrics_linger_s: f64,
+    statsd: Option<Statsd<'a>>,
+}
+
+/// `--tls` as `kvbench.config.tls`: what was verified and offered.
+#[derive(Serialize)]
+struct TlsSetting {
+    server_name: String,
+    verify: bool,
+    client_certificate: bool,
+    protocols: Vec<&'static str>,
+}
+
+/// A `--command` line as given, with what was made of it.
+#[derive(Serialize)]
+struct CommandLine<'a> {
+    command: &'a str,
+    ratio: u32,
+    key_pattern: String,
+    row: Option<&'a str>,
+}
+
+/// `--statsd-host`'s target.
+#[derive(Serialize)]
+struct Statsd<'a> {
+    host: &'a str,
+    port: u16,
+    prefix: &'a str,
+    run_label: &'a str,
+}
+
+/// Every effective setting of `c`, for the `kvbench.config` object.
+pub fn kvbench_config(c: &Config) -> Map<String, Value> {
+    object(kvbench_settings(c))
+}
+
+/// The effective configuration for `--show-config`, password redacted.
+pub fn show_config(c: &Config) -> String {
+    serde_json::to_string_pretty(&kvbench_settings(c)).unwrap_or_default()
+}
+
+fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
+    let (key_median, key_stddev, key_zipf_exp) = pattern_params(c);
+    let tls = c.target.tls.as_ref().map(|tls| TlsSetting {
+        server_name: tls.server_name(),
+        verify: !tls.settings.skip_verify,
+        client_certificate: tls.settings.cert.is_some(),
+        protocols: match tls.settings.protocols.as_slice() {
+            [] => vec![TlsVersion::Tls12.name(), TlsVersion::Tls13.name()],
+            given => given.iter().map(|v| v.name()).collect(),
+        },
+    });
+    let commands = (!c.ops.default_pair).then(|| {
+        let lines = c.ops.ops.iter().map(|op| CommandLine {
+            command: &op.spec.text,
+            ratio: op.weight,
+            key_pattern: op.pattern.kind().letter().to_string(),
+            row: c.ops.rows.get(usize::from(op.row)).map(|r| r.json_key.as_str()),
+        });
+        lines.collect()
+    });
+    KvbenchConfig {
+        target: c.target.endpoint.to_string(),
+        authenticate: c.target.auth.as_ref().map(|a| a.redacted()),
+        select_db: c.target.db,
+        connection_timeout_s: c.target.connect_timeout.as_secs_f64(),
+        threads: c.threads,
+        clients_per_thread: c.clients,
+        connections: c.connections(),
+        pipeline: c.pipeline,
+        ratio: c.ratio.to_string(),
+        requests_per_client: match c.stop {
+            Stop::Requests(n) => Some(Requests::Count(n)),
+            Stop::AllKeys => Some(Requests::Word("allkeys")),
+            Stop::Time(_) => None,
+        },
+        test_time_s: match c.stop {
+            Stop::Time(d) => Some(d.as_secs_f64()),
+            _ => None,
+        },
+        run_count: c.run_count,
+        warmup_time_s: c.warmup.as_secs_f64(),
+        key_prefix: &c.keys.prefix,
+        key_minimum: c.keys.range.min,
+        key_maximum: c.keys.range.max,
+        key_pattern: &c.keys.pattern_letters,
+        key_median,
+        key_stddev,
+        key_zipf_exp,
+        data_size: c.values.to_string(),
+        mean_value_bytes: c.values.mean_size(),
+        random_data: c.random_data,
+        percentiles: &c.output.percentiles,
+        seed: c.seed,
+        rate_ops_per_sec: c.rate.map(|r| r.total_per_sec),
+        arrival: c.rate.map(|r| r.arrival.name()),
+        hdr_file_prefix: path(c.output.hdr_file_prefix.as_ref()),
+        memtier_compat: c.semantics.memtier_compat,
+        seeding: match c.semantics.seeding {
+            Seeding::PerConnection => "per-connection",
+            Seeding::Shared => "shared",
+            Seeding::PerClient => "per-client",
+        },
+        range_sharing: match c.semantics.range_sharing {
+            RangeSharing::Split => "split",
+            RangeSharing::Whole => "whole",
+        },
+        reconnect: c.faults.reconnect,
+        max_reconnect_attempts: c.faults.max_reconnect_attempts,
+        tls,
+        pinning: match &c.pinning {
+            Pinning::Off => PinningSetting::Word("off"),
+            Pinning::Auto => PinningSetting::Word("auto"),
+            Pinning::Cpus(v) => PinningSetting::Cpus(v),
+        },
+        commands,
+        command_stats_breakdown: (!c.ops.default_pair).then(|| c.ops.breakdown.name()),
+        cluster_mode: c.cluster.is_some(),
+        max_redirects: c.cluster.map(|o| o.max_redirects),
+        read_from: c.cluster.map(|o| o.read_from.as_str()),
+        start_tolerance_s: c.start_at.map(|s| s.tolerance.as_secs_f64()),
+        run_gap_s: c.start_at.map(|s| s.run_gap.as_secs_f64()),
+        html_out_file: path(c.output.html_out_file.as_ref()),
+        metrics_listen: c.metrics.listen.map(|a| a.to_string()),
+        metrics_linger_s: c.metrics.linger.as_secs_f64(),
+        statsd: c.metrics.statsd.as_ref().map(|t| Statsd {
+            host: &t.host,
+            port: t.port,
+            prefix: &t.prefix,
+            run_label: &t.run_label,
+        }),
+    }
+}

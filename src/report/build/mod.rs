@@ -58,6 +58,3 @@ fn run_information(c: &Config) -> RunInformation {
         format_version: 2,
     }
 }
-
-#[cfg(test)]
-mod same_bytes_tests;

@@ -10,6 +10,7 @@ use crate::report::json::{compressed, ms, percentile_key, round};
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::kvbench::{self as model, LatencyBlock, OpenLoop};
 use crate::report::model::named::Named;
+use crate::report::open_loop::mean_of;
 use crate::results::PhaseResult;
 use crate::stats::{OpStats, max_us, percentile_us};
 
@@ -75,14 +76,7 @@ fn latency_block(h: &Histogram<u64>, mean_us: f64, percentiles: &[f64]) -> Laten
 /// `--rate-limiting`; a closed loop's rows have only the service time.
 fn response_block(op: &OpStats, percentiles: &[f64]) -> LatencyBlock {
     match &op.response_us {
-        Some(h) => {
-            let mean = if op.count == 0 {
-                0.0
-            } else {
-                op.response_sum_us as f64 / op.count as f64
-            };
-            latency_block(h, mean, percentiles)
-        }
+        Some(h) => latency_block(h, mean_of(op.response_sum_us, op.count), percentiles),
         None => latency_block(&op.latency_us, op.mean_us(), percentiles),
     }
 }
