@@ -264,8 +264,10 @@ fn server_of(out: &mut String, k: &Kvbench) {
             d.keyspace_misses,
             d.keys_before,
             d.keys_after,
-            d.used_memory_before.map_or("?".into(), |m| format_number(m as f64)),
-            d.used_memory_after.map_or("?".into(), |m| format_number(m as f64)),
+            d.used_memory_before
+                .map_or("?".into(), |m| format_number(m as f64)),
+            d.used_memory_after
+                .map_or("?".into(), |m| format_number(m as f64)),
             d.total_forks,
             if d.server_restarted { "yes" } else { "no" },
         );

@@ -6,10 +6,10 @@
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::report::build;
 use crate::report::cluster_fixture::{
     ASK, EVEN_SLOTS, MOVED, NODES, SECS, cluster_config, cluster_results, standalone_config,
 };
-use crate::report::build;
 use crate::report::text::TextExporter;
 use crate::report::{Exporter, ReportInput};
 use crate::results::Results;

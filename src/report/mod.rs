@@ -6,11 +6,11 @@
 //! temporary name and renamed into place, so a crash mid-write never leaves a
 //! truncated result; devices and FIFOs are written in place (`files.rs`).
 
+pub mod build;
 #[cfg(test)]
 pub(crate) mod cluster_fixture;
 #[cfg(test)]
 mod cluster_tests;
-pub mod build;
 pub mod evidence;
 pub mod files;
 pub mod hdr;

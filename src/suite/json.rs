@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::report::json::SCHEMA_VERSION;
 use crate::report::model::kvbench;
-use crate::report::{ReportInput, build};
 use crate::report::model::{ModelError, Report};
+use crate::report::{ReportInput, build};
 use crate::results::verdict::Verdict;
 use crate::suite::StepResult;
 

@@ -206,7 +206,11 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         thread_conn_start_min_jitter_micros: 0,
         thread_conn_start_max_jitter_micros: 0,
         multi_key_get: 0,
-        authenticate: c.target.auth.as_ref().map_or(String::new(), |a| a.redacted()),
+        authenticate: c
+            .target
+            .auth
+            .as_ref()
+            .map_or(String::new(), |a| a.redacted()),
         select_db: c.target.db,
         no_expiry: Switch::False,
         wait_ratio: "0:0",
@@ -365,7 +369,11 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
             command: &op.spec.text,
             ratio: op.weight,
             key_pattern: op.pattern.kind().letter().to_string(),
-            row: c.ops.rows.get(usize::from(op.row)).map(|r| r.json_key.as_str()),
+            row: c
+                .ops
+                .rows
+                .get(usize::from(op.row))
+                .map(|r| r.json_key.as_str()),
         });
         lines.collect()
     });

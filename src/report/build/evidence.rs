@@ -25,7 +25,10 @@ pub fn context(ctx: &results::ServerContext) -> ServerContext {
     let i = &ctx.info;
     ServerContext {
         // memcached's `stats` names its version `version`.
-        version: i.get("redis_version").or_else(|| i.get("version")).map(String::from),
+        version: i
+            .get("redis_version")
+            .or_else(|| i.get("version"))
+            .map(String::from),
         mode: i.get("redis_mode").map(String::from),
         os: i.get("os").map(String::from),
         maxmemory: i.u64("maxmemory"),

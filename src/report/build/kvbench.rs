@@ -234,7 +234,10 @@ fn histograms(ops: &OpTable, p: &PhaseResult) -> (Histograms, Named<Histograms>)
             CompressedHistogram(compressed(&op.latency_us)),
         ));
         let per_second = p.series.iter().filter_map(|s| {
-            let o = s.ops.get(i).filter(|o| !o.compressed_histogram.is_empty())?;
+            let o = s
+                .ops
+                .get(i)
+                .filter(|o| !o.compressed_histogram.is_empty())?;
             let text = STANDARD.encode(&o.compressed_histogram);
             Some((s.second.to_string(), CompressedHistogram(text)))
         });

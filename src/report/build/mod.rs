@@ -58,3 +58,6 @@ fn run_information(c: &Config) -> RunInformation {
         format_version: 2,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -26,7 +26,9 @@ pub fn open_loop(c: &Config, run: &PhaseResult) -> Option<OpenLoop> {
     });
     let blocks = |block: fn(&OpStats, &[f64]) -> Option<LatencyBlock>| {
         let rows = c.ops.rows.iter().zip(&run.stats.ops);
-        let mut named: Vec<_> = rows.map(|(r, op)| (r.json_key.clone(), block(op, p))).collect();
+        let mut named: Vec<_> = rows
+            .map(|(r, op)| (r.json_key.clone(), block(op, p)))
+            .collect();
         named.push(("Totals".into(), block(&totals, p)));
         Named(named)
     };
@@ -51,7 +53,13 @@ pub fn open_loop(c: &Config, run: &PhaseResult) -> Option<OpenLoop> {
             let h = op.service_us.as_ref()?;
             Some(latency_block(h, op.mean_service_us(), p))
         }),
-        response_time: Named(response.0.into_iter().flat_map(|(k, b)| Some((k, b?))).collect()),
+        response_time: Named(
+            response
+                .0
+                .into_iter()
+                .flat_map(|(k, b)| Some((k, b?)))
+                .collect(),
+        ),
         never_sent_wait: blocks(|op, p| {
             let h = op.never_sent_us.as_ref()?;
             Some(latency_block(h, op.mean_never_sent_us(), p))

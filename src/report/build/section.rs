@@ -113,7 +113,11 @@ impl RowShape<'_> {
             latency_ms: ms(op.mean_us()),
             average_latency_ms: ms(op.mean_us()),
             accumulated_latency_ms: (op.latency_sum_us as f64 / 1000.0).round() as u64,
-            min_latency_ms: if h.is_empty() { 0.0 } else { ms(h.min() as f64) },
+            min_latency_ms: if h.is_empty() {
+                0.0
+            } else {
+                ms(h.min() as f64)
+            },
             max_latency_ms: ms(max_us(h) as f64),
             kb_per_sec: kb(op.bytes_rx + op.bytes_tx),
             kb_per_sec_rx_tx: kb(op.bytes_rx + op.bytes_tx),
@@ -140,7 +144,11 @@ fn time_serie(series: &[(u64, &OpSecond)]) -> Named<Second> {
         let replied = s.count > 0;
         let percentiles_ms = if replied {
             let keyed = s.percentiles_us.iter();
-            Named(keyed.map(|(p, v)| (percentile_key(*p), ms(*v as f64))).collect())
+            Named(
+                keyed
+                    .map(|(p, v)| (percentile_key(*p), ms(*v as f64)))
+                    .collect(),
+            )
         } else {
             Named::default()
         };

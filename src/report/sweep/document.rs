@@ -5,6 +5,7 @@
 
 use super::{summary, verdict};
 use crate::config::Config;
+use crate::report::ReportInput;
 use crate::report::build;
 use crate::report::json::{SCHEMA_VERSION, percentile_key, pretty, round};
 use crate::report::model::kvbench::{Cell, InterruptCause};
@@ -12,7 +13,6 @@ use crate::report::model::named::Named;
 use crate::report::model::{
     Sweep, SweepDocument, SweepInterrupted, SweepKvbench, SweepParameter, SweepRow, SweepSpread,
 };
-use crate::report::ReportInput;
 use crate::sweep::{CellResult, SweepStop};
 
 /// The sweep's JSON: every cell's memtier-compatible document, the summary,
@@ -42,7 +42,11 @@ pub fn document(
             kv.cell = Some(Cell {
                 index: c.cell.index as u32,
                 label: c.cell.label(),
-                parameters: Named(parameters.map(|(k, v)| (k.to_string(), v.clone())).collect()),
+                parameters: Named(
+                    parameters
+                        .map(|(k, v)| (k.to_string(), v.clone()))
+                        .collect(),
+                ),
             });
         }
         report
@@ -95,7 +99,9 @@ fn row(r: &super::SummaryRow) -> SweepRow {
         p99_latency_ms: round(r.fixed_ms[1], 3),
         p99_9_latency_ms: round(r.fixed_ms[2], 3),
         latency_percentiles_ms: Some(Named(
-            percentiles.map(|(p, ms)| (percentile_key(*p), round(*ms, 3))).collect(),
+            percentiles
+                .map(|(p, ms)| (percentile_key(*p), round(*ms, 3)))
+                .collect(),
         )),
         hit_rate_percent: r.hit_rate.map(|h| round(h, 2)),
         ratio_to_first: round(r.ratio, 4),

@@ -120,3 +120,65 @@ fn a_stop_names_the_cell_and_phase_it_cut_and_a_whole_sweep_says_nothing() {
         "{budget}"
     );
 }
+
+/// A two-parameter sweep of `-x 2` cells, stopped at `stop`, as its JSON file.
+fn sweep_file(stop: Option<SweepStop>) -> Vec<u8> {
+    let args = [
+        "kvbench",
+        "--data-size",
+        "10,100",
+        "--ratio",
+        "1:1,1:10",
+        "-x",
+        "2",
+    ];
+    let config = Config::from_args(Args::parse_from(args)).unwrap();
+    let cells: Vec<CellResult> = config
+        .cells()
+        .into_iter()
+        .map(|cell| {
+            let mut stats = crate::stats::Stats::new(cell.config.ops.rows.len()).unwrap();
+            for v in 1..(100 + cell.index as u64 * 50) {
+                stats.ops[0].record(v * 13);
+                stats.ops[1].record(v * 7);
+            }
+            stats.ops[1].hits = 30;
+            stats.ops[1].misses = 7;
+            let run = |n: u32| {
+                let took = std::time::Duration::from_millis(1000 + u64::from(n) * 7);
+                crate::results::PhaseResult::of_stats(Phase::Run(n), stats.clone(), took)
+            };
+            let results = Results {
+                runs: vec![run(1), run(2)],
+                planned_runs: 2,
+                ..Results::default()
+            };
+            CellResult { cell, results }
+        })
+        .collect();
+    let inputs: Vec<crate::report::ReportInput<'_>> = cells
+        .iter()
+        .map(|c| crate::report::ReportInput::new(&c.cell.config, &c.results, true))
+        .collect();
+    super::json(&config, &cells, &inputs, cells.len() + 1, stop.as_ref())
+}
+
+#[test]
+fn a_sweep_file_reads_back_into_the_model_and_is_written_again_byte_for_byte() {
+    let cut = SweepStop {
+        cell: 4,
+        label: "data-size=100 ratio=1:10".into(),
+        phase: None,
+        signal: 15,
+    };
+    for stop in [None, Some(cut)] {
+        let written = sweep_file(stop);
+        let text = String::from_utf8(written.clone()).unwrap();
+        let read = crate::report::model::parse("sweep.json", &text).unwrap();
+        assert!(matches!(read, crate::report::model::Document::Sweep(_)));
+        assert_eq!(
+            String::from_utf8(crate::report::json::pretty(&read)).unwrap(),
+            text
+        );
+    }
+}
