@@ -78,8 +78,10 @@ pub enum Stop {
     Time(Duration),
 }
 
-/// How intended send times are spaced in open-loop mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How intended send times are spaced in open-loop mode; the report's
+/// `open_loop.arrival` is its [`Arrival::name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Arrival {
     /// Evenly spaced, staggered across connections.
     Constant,
@@ -98,8 +100,9 @@ impl Arrival {
 }
 
 /// What the headline latency measures: memtier's fields, the text tables and
-/// the HDR files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// the HDR files (the report's `open_loop.headline`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Headline {
     /// From the actual send to the reply: a closed loop, and memtier's
     /// `--rate-limiting`, whose latency memtier measures from the actual send.

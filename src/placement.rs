@@ -84,8 +84,10 @@ fn allowed_cpus(status: &str) -> Option<Vec<usize>> {
     parse_cpu_list(line.trim()).ok()
 }
 
-/// Why the threads were placed as they were.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why the threads were placed as they were; the report's
+/// `placement.reason` is its [`Reason::kind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// `--no-pin`.
     NoPinFlag,

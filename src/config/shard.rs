@@ -15,8 +15,10 @@ use crate::config::{Config, Rate, UsageError};
 use crate::request::derive_seed;
 use crate::workload::keys::KeyRange;
 
-/// Where the shard's identity came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where the shard's identity came from; the report's `shard.source` is its
+/// [`ShardSource::name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ShardSource {
     /// `--shard-index` and `--shard-count`.
     Flags,

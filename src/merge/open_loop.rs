@@ -10,10 +10,11 @@
 
 use hdrhistogram::Histogram;
 
+use crate::config::{Arrival, Headline};
 use crate::merge::combine::empty_histogram;
 use crate::report::json::{compressed, ms, percentile_key, round};
 use crate::report::model::histogram::{CompressedHistogram, HistogramError};
-use crate::report::model::kvbench::{Arrival, Headline, LatencyBlock, OpenLoop};
+use crate::report::model::kvbench::{LatencyBlock, OpenLoop};
 use crate::report::model::named::Named;
 use crate::stats::{max_us, percentile_us};
 

@@ -5,20 +5,20 @@
 //! node's share of the phase.
 
 use crate::config::Config;
+use crate::placement;
 use crate::report::evidence::{SECTIONS, client_count, cpu_per_1000};
 use crate::report::json::{ms, round};
 use crate::report::model::cluster::{NodeLatency, NodeSummary, PerSecond, PhaseCluster, Redirects};
 use crate::report::model::named::Named;
 use crate::report::model::server::{
-    CommandDelta, Delta, Placement, PlacementReason, ServerContext, ServerEvidence, SlowlogEntry,
+    CommandDelta, Delta, Placement, ServerContext, ServerEvidence, SlowlogEntry,
 };
-use crate::report::model::shard::{ShardClock, ShardInfo, ShardLate, ShardSource};
+use crate::report::model::shard::{ShardClock, ShardInfo, ShardLate};
 use crate::report::shards::{self, Shard};
 use crate::results::{self, Phase, PhaseResult, Results, rate};
 use crate::run::clock::CLOCK_SAMPLES;
 use crate::stats::{Stats, percentile_us};
 use crate::workload::ops::OpTable;
-use crate::{config, placement};
 
 /// `kvbench.server`: what the server is.
 pub fn context(ctx: &results::ServerContext) -> ServerContext {
@@ -101,15 +101,6 @@ pub fn phase(p: &PhaseResult, ops: &OpTable, db: u32) -> Option<ServerEvidence> 
 
 /// `kvbench.placement`: where the worker threads run, and why.
 pub fn placement(p: &placement::Placement) -> Placement {
-    let reason = match p.reason {
-        placement::Reason::NoPinFlag => PlacementReason::NoPinFlag,
-        placement::Reason::CpusFlag => PlacementReason::CpusFlag,
-        placement::Reason::RemoteServer => PlacementReason::RemoteServer,
-        placement::Reason::ApartFromServer => PlacementReason::ApartFromServer,
-        placement::Reason::ServerMayUseEveryCpu => PlacementReason::ServerMayUseEveryCpu,
-        placement::Reason::ServerUnknown => PlacementReason::ServerUnknown,
-        placement::Reason::OneCpu => PlacementReason::OneCpu,
-    };
     let cpus = |v: &[usize]| v.iter().map(|&c| c as u32).collect();
     Placement {
         thread_cpus: p.threads.iter().map(|t| t.map(|c| c as u32)).collect(),
@@ -118,7 +109,7 @@ pub fn placement(p: &placement::Placement) -> Placement {
         server_pid: p.server.as_ref().map(|s| s.pid),
         server_cpus: p.server.as_ref().map(|s| cpus(&s.cpus)),
         server_threads: p.server.as_ref().map(|s| s.threads as u32),
-        reason,
+        reason: p.reason,
         summary: p.to_string(),
     }
 }
@@ -137,17 +128,10 @@ pub fn shard(c: &Config, r: &Results) -> Option<ShardInfo> {
             rtt_ms: t.clock_start.or(t.clock_end).map(|s| round(s.rtt_ms, 3)),
             samples: Some(u64::from(CLOCK_SAMPLES)),
         });
-    let source = c.shard.map(|s| match s.source {
-        config::shard::ShardSource::Flags => ShardSource::Flags,
-        config::shard::ShardSource::Kubernetes => ShardSource::Kubernetes,
-        config::shard::ShardSource::Slurm => ShardSource::Slurm,
-        config::shard::ShardSource::OpenMpi => ShardSource::Openmpi,
-        config::shard::ShardSource::Pmi => ShardSource::Pmi,
-    });
     Some(ShardInfo {
         index: c.shard.map_or(0, |s| s.index),
         count: c.shard_count(),
-        source,
+        source: c.shard.map(|s| s.source),
         host: Some(c.host.clone()),
         start_at_ms: c.start_at.map(|s| crate::report::json::millis(s.at)),
         start_lag_ms: timing.and_then(|t| t.first_lag_ms()).map(|l| round(l, 3)),

@@ -5,10 +5,10 @@
 
 use hdrhistogram::Histogram;
 
-use crate::config::{self, Config, Headline};
+use crate::config::Config;
 use crate::report::json::{compressed, ms, percentile_key, round};
 use crate::report::model::histogram::CompressedHistogram;
-use crate::report::model::kvbench::{self as model, LatencyBlock, OpenLoop};
+use crate::report::model::kvbench::{LatencyBlock, OpenLoop};
 use crate::report::model::named::Named;
 use crate::report::open_loop::mean_of;
 use crate::results::PhaseResult;
@@ -35,20 +35,14 @@ pub fn open_loop(c: &Config, run: &PhaseResult) -> Option<OpenLoop> {
     let response = blocks(|op, p| Some(response_block(op, p)));
     Some(OpenLoop {
         target_ops_per_sec: rate.total_per_sec,
-        arrival: match rate.arrival {
-            config::Arrival::Constant => model::Arrival::Constant,
-            config::Arrival::Poisson => model::Arrival::Poisson,
-        },
+        arrival: rate.arrival,
         achieved_ops_per_sec: round(run.ops_per_sec(), 2),
         met: crate::warnings::rate_check(c, run).is_none(),
         never_sent: run.unsent,
         backlog_per_second: run.series.iter().map(|s| s.backlog).collect(),
         busiest_thread_cpu_percent: round(run.busiest_thread_cpu_percent(), 1),
         schedule_lag: lag,
-        headline: match c.headline {
-            Headline::ServiceTime => model::Headline::ServiceTime,
-            Headline::ResponseTime => model::Headline::ResponseTime,
-        },
+        headline: c.headline,
         service_time: blocks(|op, p| {
             let h = op.service_us.as_ref()?;
             Some(latency_block(h, op.mean_service_us(), p))

@@ -12,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::config::{Arrival, Headline};
 use crate::report::model::cluster::PhaseCluster;
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
@@ -196,26 +197,6 @@ pub struct Errors {
     /// RESP3 attribute frames skipped (absent from reports before they were counted).
     #[serde(default)]
     pub attributes: u64,
-}
-
-/// How requests arrive with `--rate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Arrival {
-    /// Evenly spaced.
-    Constant,
-    /// Exponential gaps.
-    Poisson,
-}
-
-/// Which latency the memtier sections show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Headline {
-    /// Reply minus intended send (`--rate`).
-    ResponseTime,
-    /// Reply minus actual send (`--rate-limiting`).
-    ServiceTime,
 }
 
 /// A latency block of `open_loop`.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::named::Named;
+use crate::placement::Reason;
 
 /// `server` of a phase: INFO around it and the difference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,26 +124,6 @@ pub struct ServerContext {
     pub io_threads_active: Option<u64>,
 }
 
-/// Why the threads run where they do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PlacementReason {
-    /// `--cpus off` or no pinning asked.
-    NoPinFlag,
-    /// `--cpus LIST`.
-    CpusFlag,
-    /// The server is elsewhere.
-    RemoteServer,
-    /// Pinned apart from a local server.
-    ApartFromServer,
-    /// The local server may run anywhere.
-    ServerMayUseEveryCpu,
-    /// The local server's CPUs are unknown.
-    ServerUnknown,
-    /// One CPU only.
-    OneCpu,
-}
-
 /// `kvbench.placement`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Placement {
@@ -159,7 +140,7 @@ pub struct Placement {
     /// The local server's threads.
     pub server_threads: Option<u32>,
     /// Why.
-    pub reason: PlacementReason,
+    pub reason: Reason,
     /// In words.
     pub summary: String,
 }

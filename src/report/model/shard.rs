@@ -5,21 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// How a machine learnt its shard index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ShardSource {
-    /// `--shard-index` / `--shard-count`.
-    Flags,
-    /// A Kubernetes indexed job.
-    Kubernetes,
-    /// `SLURM_PROCID` / `SLURM_NTASKS`.
-    Slurm,
-    /// `OMPI_COMM_WORLD_RANK` / `_SIZE`.
-    Openmpi,
-    /// `PMI_RANK` / `PMI_SIZE`.
-    Pmi,
-}
+use crate::config::ShardSource;
 
 /// The machine's clock against the coordinator's, measured at the start and
 /// at the end of the benchmark.
