@@ -51,7 +51,9 @@
 //! - [`variance`]: run-to-run spread of `-x` runs.
 //! - [`warnings`]: what the reader must know before trusting a result.
 //! - [`report`]: text, JSON and HdrHistogram exporters, progress line, atomic writes;
-//!   [`report::model`], the typed report that JSON files are read back into.
+//!   [`report::model`], the typed report: [`report::build`] makes it once per
+//!   save from the results, every JSON file is its serialization, and
+//!   `compare`, `merge` and `kvbench report` read files back into it.
 //! - [`metrics`]: live metrics while a run goes: the `--metrics-listen`
 //!   Prometheus / OpenMetrics endpoint and memtier's StatsD feed.
 //! - [`compare`]: `kvbench compare`, reports side by side.

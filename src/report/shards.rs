@@ -4,7 +4,7 @@
 //! own calls on that node; and the text that shows it: the `Shards` table,
 //! the redirect totals, and memtier's `MOVED/sec` and `ASK/sec` columns of
 //! the op tables. The JSON of the same rows is in
-//! [`crate::report::json_cluster`].
+//! [`crate::report::build::evidence::cluster`].
 //!
 //! A single-server run has no nodes and none of this is printed, so its
 //! report stays byte for byte what it was.

@@ -1,6 +1,6 @@
 //! The report built once per save: [`report`] turns the configuration, the
 //! results, the verdict and the warnings of a [`ReportInput`] into the typed
-//! [`model::Report`], which every JSON file is the serialization of
+//! [`crate::report::model::Report`], which every JSON file is the serialization of
 //! ([`crate::report::json::JsonExporter`]), and which `compare`, `merge`
 //! and `kvbench report` read back.
 //!

@@ -1,7 +1,8 @@
 //! The typed report model: kvbench's JSON report (docs/output.md,
-//! docs/output.schema.json) read into structs and written back with serde,
-//! so that `compare` and later `merge` work on fields rather than on untyped
-//! JSON.
+//! docs/output.schema.json) as structs. [`crate::report::build`] fills them
+//! from the results and the JSON exporter serializes them (memtier's keys
+//! and their order are the field names and order here); `compare`, `merge`
+//! and `kvbench report` read files back into them.
 //!
 //! What it owns:
 //! - [`Document`]: a single report or a sweep (one report per cell);
