@@ -145,7 +145,7 @@ fn quiet_broken_pipe(e: io::Error) -> io::Result<()> {
 
 /// The effective configuration for `--show-config`, password redacted.
 pub fn show_config(config: &Config) -> String {
-    build::config::show_config(config)
+    build::settings::show_config(config)
 }
 
 /// GET hits as a percentage of GET replies that were hits or misses; `None`

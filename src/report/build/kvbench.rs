@@ -9,7 +9,7 @@ use base64::engine::general_purpose::STANDARD;
 use crate::config::Config;
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::ReportInput;
-use crate::report::build::{config, evidence, open_loop, section};
+use crate::report::build::{evidence, open_loop, section, settings};
 use crate::report::json::{SCHEMA_VERSION, compressed, millis, round};
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::kvbench::{
@@ -43,7 +43,7 @@ pub fn kvbench(input: &ReportInput<'_>) -> Kvbench {
         target: c.target.display_redacted(),
         latency: crate::report::open_loop::latency_meaning(c),
         latency_unit_of_histograms: "microseconds".into(),
-        config: config::kvbench_config(c),
+        config: settings::kvbench_config(c),
         runs: r.runs.iter().map(|run| phase_summary(c, r, run)).collect(),
         server: r.server.as_ref().map(evidence::context),
         placement: r.placement.as_ref().map(evidence::placement),

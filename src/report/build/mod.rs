@@ -12,13 +12,15 @@
 //! - [`kvbench`]: the `kvbench` object and its phase summaries;
 //! - [`evidence`]: the server's account, placement, shard and cluster nodes;
 //! - [`open_loop`]: a `--rate` run's schedule and latency blocks;
-//! - [`config`]: memtier's `configuration` and `kvbench.config`.
+//! - [`config`]: memtier's `configuration`;
+//! - [`settings`]: `kvbench.config`, also `--show-config`.
 
 pub mod config;
 pub mod evidence;
 pub mod kvbench;
 pub mod open_loop;
 pub mod section;
+pub mod settings;
 
 use crate::config::{Config, Stop};
 use crate::report::ReportInput;
