@@ -17,9 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::{Config, Stop};
 use crate::protocol::resp::ServerErrorKind;
-use crate::report::{
-    Exporter, ReportInput, distribution, evidence, json_cluster, json_shard, open_loop,
-};
+use crate::report::{ReportInput, distribution, evidence, json_cluster, json_shard, open_loop};
 use crate::results::verdict::Verdict;
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::series::{OpSecond, Second};
@@ -30,15 +28,11 @@ use crate::workload::ops::OpTable;
 /// Version of the `kvbench` object's layout; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// The memtier-compatible JSON report.
-pub struct JsonExporter;
-
-impl Exporter for JsonExporter {
-    fn render(&self, input: &ReportInput<'_>) -> Vec<u8> {
-        let mut bytes = serde_json::to_vec_pretty(&document(input)).unwrap_or_default();
-        bytes.push(b'\n');
-        bytes
-    }
+/// The memtier-compatible JSON report's bytes.
+pub fn render(input: &ReportInput<'_>) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(&document(input)).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
 }
 
 /// The whole document as a JSON value.

@@ -16,12 +16,18 @@ use crate::results::verdict::Verdict;
 use crate::suite::StepResult;
 
 /// The whole document.
-pub fn suite_document(done: &[StepResult], planned: usize, complete: bool) -> Value {
+/// `inputs` are the tests' report inputs, in order, each judged once.
+pub fn suite_document(
+    done: &[StepResult],
+    inputs: &[ReportInput<'_>],
+    planned: usize,
+    complete: bool,
+) -> Value {
     let mut verdicts = Vec::new();
     let tests: Vec<Value> = done
         .iter()
-        .map(|r| {
-            let input = ReportInput::new(&r.step.config, &r.results, r.results.is_complete());
+        .zip(inputs)
+        .map(|(r, input)| {
             verdicts.push((r.step.name(), input.verdict.clone()));
             json!({
                 "test": r.step.name(),
@@ -29,7 +35,7 @@ pub fn suite_document(done: &[StepResult], planned: usize, complete: bool) -> Va
                 "command": r.step.command,
                 "inline": r.step.test.inline,
                 "preparation": r.step.preparation,
-                "report": document(&input),
+                "report": document(input),
             })
         })
         .collect();
