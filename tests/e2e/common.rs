@@ -58,6 +58,17 @@ pub fn free_port() -> u16 {
     }
 }
 
+/// A listener on a loopback port never handed out before in this process, so
+/// that a port another test was given as one nobody listens on stays that way.
+pub fn listen() -> TcpListener {
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral loopback port");
+        if hand_out(listener.local_addr().unwrap().port()) {
+            return listener;
+        }
+    }
+}
+
 /// This machine's host name, as `gethostname` gives it (what kvbench's
 /// `{host}` and `kvbench.shard.host` use).
 pub fn hostname() -> String {
@@ -74,7 +85,7 @@ impl TempDir {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_nanos();
-        // Tests of one binary run in parallel threads of one process: a counter
+        // The suite's tests run in parallel threads of one process: a counter
         // keeps two directories made in the same nanosecond apart.
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -1,7 +1,7 @@
 //! `kvbench compare` on real result files: ratios to the first file in text,
 //! Markdown and CSV, the files block (hit rates, differing settings), one
 //! entry per cell of a sweep, and usage errors that name what is wrong. The
-//! verdict against the measured spread is tests/e2e_compare_latency.rs's; a
+//! verdict against the measured spread is tests/e2e/compare_latency.rs's; a
 //! file whose own verdict is not valid is [`invalid`]'s.
 
 mod invalid;
@@ -46,7 +46,7 @@ fn files() -> &'static Files {
     static FILES: OnceLock<Files> = OnceLock::new();
     FILES.get_or_init(|| {
         // Under cargo's scratch folder for tests; earlier runs' files are removed.
-        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e_compare");
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compare");
         let _ = std::fs::remove_dir_all(&root);
         let dir = root.join(std::process::id().to_string());
         std::fs::create_dir_all(&dir).unwrap();

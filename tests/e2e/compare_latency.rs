@@ -1,7 +1,7 @@
 //! `kvbench compare` judging throughput and latency against the spread the
 //! files measured, on real runs (`-x 2`) and on copies of them with one
 //! latency changed; files with the same name told apart; a differing server.
-//! Sweeps are tests/e2e_compare_sweep.rs's.
+//! Sweeps are tests/e2e/compare_sweep.rs's.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -10,7 +10,7 @@
 //! address before its workers open theirs), counts the GETs and SETs it answered,
 //! and stops when dropped: each connection ends when its client hangs up or the
 //! server stops, and the drop waits for all of them. The serving itself is
-//! tests/common's [`ScriptedServer`]; this is its script.
+//! the common module's [`ScriptedServer`]; this is its script.
 
 use std::io::{self, Write};
 use std::net::TcpStream;

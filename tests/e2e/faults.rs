@@ -50,13 +50,13 @@ impl Calls {
 // ---------------------------------------------------------------------------
 
 /// A redis-server the test can SIGKILL and replace on the same port
-/// (tests/common's `Redis` picks its own port and keeps its process private).
+/// (the common module's `Redis` picks its own port and keeps its process private).
 struct ServerProcess {
     child: Child,
 }
 
 impl ServerProcess {
-    /// Starts a server like tests/common's (persistence off, loopback) on `port`.
+    /// Starts a server like the common module's (persistence off, loopback) on `port`.
     fn start_on(port: u16, dir: &Path) -> ServerProcess {
         std::fs::create_dir_all(dir).unwrap();
         let child = redis_server(port, dir)

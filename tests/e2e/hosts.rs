@@ -1,7 +1,7 @@
 //! Shards on several hosts: three client network namespaces, each with its
 //! own address and its own host name (a UTS namespace), run one kvbench shard
 //! each against a redis-server listening on its own address in a fourth
-//! namespace (tests/common/netns.rs). Each shard names its host in its file
+//! namespace (tests/e2e/common/netns.rs). Each shard names its host in its file
 //! name (`{host}`) and in `kvbench.shard.host`, and `kvbench merge` of the
 //! three counts exactly what the server executed.
 

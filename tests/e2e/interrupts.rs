@@ -6,7 +6,6 @@
 //! WORST, and the exit code is 130 in every case.
 
 use std::io::Read;
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -287,7 +286,7 @@ fn sigint_in_the_prefill_reports_its_numbers_and_says_so() {
 #[test]
 fn sigint_while_the_first_connection_is_made_exits_130() {
     // A listener that takes the connection and never answers the handshake.
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let listener = common::listen();
     let port = listener.local_addr().unwrap().port();
     let dir = TempDir::new("connect-cut");
     let json = dir.path("r.json");

@@ -178,12 +178,11 @@ fn values_over_the_item_limit_are_counted_errors_not_a_stuck_connection() {
 /// without stats would answer.
 fn swapping_server() -> (u16, std::thread::JoinHandle<()>) {
     use std::io::{Read, Write};
-    use std::net::TcpListener;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Duration;
 
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let listener = common::listen();
     let port = listener.local_addr().unwrap().port();
     let swapped = Arc::new(AtomicBool::new(false));
     let handle = std::thread::spawn(move || {

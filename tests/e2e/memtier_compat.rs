@@ -227,7 +227,7 @@ fn connection_errors_count_the_connections_the_server_closed() {
 }
 
 /// A server whose LFU counter of a key counts its accesses exactly (see
-/// tests/e2e_patterns.rs): a SET that creates a key leaves 5, every further
+/// tests/e2e/patterns.rs): a SET that creates a key leaves 5, every further
 /// access adds one.
 fn counting_redis() -> Redis {
     Redis::start_with(&[

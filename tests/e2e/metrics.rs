@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -396,7 +396,7 @@ fn a_bad_or_taken_listen_address_exits_2_before_any_connection() {
         refused_before_connecting(&redis, ["--test-time", "1", "--metrics-listen", "nonsense"]);
     assert!(stderr.contains("--metrics-listen"), "{stderr}");
     assert!(stderr.contains("ADDR:PORT"), "{stderr}");
-    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken = common::listen();
     let addr = taken.local_addr().unwrap().to_string();
     let stderr = refused_before_connecting(&redis, ["--test-time", "1", "--metrics-listen", &addr]);
     assert!(stderr.contains("--metrics-listen"), "{stderr}");

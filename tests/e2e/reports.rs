@@ -1,6 +1,6 @@
 //! Reports tell the truth about what was measured: compressed histograms, best,
 //! worst and aggregated runs, per-second series, `-o`, `--print-percentiles`,
-//! and `--config` files; tests/e2e_secrets.rs covers passwords.
+//! and `--config` files; tests/e2e/secrets.rs covers passwords.
 
 use std::sync::OnceLock;
 

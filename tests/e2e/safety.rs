@@ -42,7 +42,7 @@ fn oom_replies_are_errors_not_throughput_and_the_server_counts_agree() {
     );
     let doc = &report.doc;
     // Mostly refusals: counted as they are, and the verdict says the result
-    // is not valid (e2e_verdict checks its exit code 3 without --allow-invalid).
+    // is not valid (tests/e2e/verdict.rs checks its exit code 3 without --allow-invalid).
     let verdict = &doc["kvbench"]["verdict"];
     assert_eq!(verdict["reasons"][0]["kind"], "error_replies", "{verdict}");
     let set = &doc["kvbench"]["totals"]["SET"];
@@ -180,7 +180,7 @@ fn a_too_long_test_time_names_the_real_limit() {
 #[test]
 fn a_connect_timeout_names_connection_timeout() {
     // The kernel completes the TCP handshake; nobody answers kvbench's PING.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listener = common::listen();
     let port = listener.local_addr().unwrap().port().to_string();
     let stderr = usage_error(&["-p", &port, "--connection-timeout", "0.3", "-n", "10"]);
     assert!(

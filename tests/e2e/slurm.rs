@@ -1,5 +1,5 @@
 //! Shards launched by a real Slurm: a private cluster on this machine
-//! (tests/common/slurm.rs) runs `srun -n 4 --overcommit kvbench …` against a
+//! (tests/e2e/common/slurm.rs) runs `srun -n 4 --overcommit kvbench …` against a
 //! private redis-server; each task reads its identity from `SLURM_PROCID` and
 //! `SLURM_NTASKS`, the four run the same window, and `kvbench merge` of their
 //! files counts exactly what the server executed.

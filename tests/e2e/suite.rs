@@ -5,7 +5,7 @@
 //! a persistence comparison prints the notes' ratio column, `-a --user`
 //! authenticate, `-l` loops until interrupted, and mistakes exit 2 before any
 //! connection. Refused requests and the rows that show them are in
-//! `e2e_suite/refusals.rs`.
+//! `suite/refusals.rs`.
 
 mod refusals;
 

@@ -4,7 +4,7 @@
 //! witness), large replies cross many TLS records, reconnects redo the TLS
 //! handshake inside the event loop, a second connection resumes the first's
 //! session, `rediss://` means `--tls`, and `--tls-protocols` limits what is
-//! offered. The failures a user can fix are in `e2e_tls_errors.rs`.
+//! offered. The failures a user can fix are in `tls_errors.rs`.
 
 use clap::Parser;
 use kvbench::cli::Args;
@@ -131,7 +131,7 @@ fn reconnects_redo_the_tls_handshake_in_the_event_loop() {
     );
     let accepted = info_u64(redis.plain, "stats", "total_connections_received") - before;
     assert_no_errors(&doc);
-    // As over TCP (e2e_faults): 9 or 10 planned reconnects per connection.
+    // As over TCP (tests/e2e/faults.rs): 9 or 10 planned reconnects per connection.
     let reconnects = error(&doc, "reconnects");
     assert!((18..=20).contains(&reconnects), "{reconnects} reconnects");
     assert!(

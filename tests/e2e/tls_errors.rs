@@ -131,7 +131,7 @@ fn an_expired_server_certificate_exits_2_and_skip_verify_accepts_it() {
         &["--tls", "--cacert", &certs.path("ca.crt"), "-n", "10"],
     );
     // Named by the TLS connection that checked it, with the date it expired
-    // (tests/common/tls.rs gives it 2020-01-01 to 2020-01-02) and the fix.
+    // (tests/e2e/common/tls.rs gives it 2020-01-01 to 2020-01-02) and the fix.
     let stderr = usage_error(&out, "--tls");
     assert!(
         stderr.contains("expired on 2020-01-02 00:00:00 UTC (it is now 20"),
@@ -312,7 +312,7 @@ fn bad_tls_options_exit_2_naming_the_flag_before_any_connection() {
 #[test]
 fn a_server_that_hangs_up_on_the_tls_handshake_exits_2_naming_tls() {
     // A listener that closes every connection it accepts, TLS or not.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listener = common::listen();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for socket in listener.incoming() {

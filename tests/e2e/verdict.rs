@@ -6,13 +6,14 @@
 //! The server's own counters (`errorstats`) are the witness of the refusals.
 
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 use std::time::Duration;
 
+use crate::common;
 use crate::common::scripted_server::{Next, Script, ScriptedServer};
 use crate::common::{Redis, TempDir, free_port, info, kvbench_at, read_json, total, u};
 use serde_json::Value;
@@ -178,7 +179,7 @@ struct LyingMemcached {
 
 impl LyingMemcached {
     fn start() -> LyingMemcached {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let listener = common::listen();
         listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();
         let stop = Arc::new(AtomicBool::new(false));

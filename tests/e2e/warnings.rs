@@ -4,7 +4,7 @@
 //! confirm that each triggering run really fell into its trap.
 //!
 //! `same_machine` fires in every test here (the servers are on loopback), so it
-//! has no silent counterpart; `rate_not_met` is covered by tests/e2e_rate.rs.
+//! has no silent counterpart; `rate_not_met` is covered by tests/e2e/rate.rs.
 
 use std::process::{Child, Stdio};
 

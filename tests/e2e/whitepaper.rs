@@ -1,6 +1,6 @@
 //! The whitepaper workflow without its traps: `--prefill` fills exactly the key
 //! range so GETs hit, sweeps run every cell and the server counts each one, the
-//! server's INFO travels with the results (its slow log: tests/e2e_slowlog.rs),
+//! server's INFO travels with the results (its slow log: tests/e2e/slowlog.rs),
 //! and several runs report their spread. The server's own counters (INFO, DBSIZE, commandstats, read
 //! here over a separate connection) are the witness of what kvbench reports.
 

@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{TempDir, free_port, machine};
+use super::{TempDir, free_port, listen, machine};
 
 /// The credentials of a SASL memcached, and the directory of its sasldb and
 /// configuration (removed when dropped).
@@ -307,7 +307,7 @@ impl LyingText {
     pub fn start(lie: Lie) -> LyingText {
         use std::sync::Arc;
         use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let listener = listen();
         listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();
         let (gets, stop) = (

@@ -1,5 +1,5 @@
 //! An in-process RESP server whose answers a [`Script`] writes: the part that
-//! tests/fake_server (replies that come apart in time) and tests/e2e_hostile.rs
+//! tests/e2e/fake_server.rs (replies that come apart in time) and tests/e2e/hostile.rs
 //! (replies that break the protocol) share.
 //!
 //! It listens on 127.0.0.1 only and serves every connection (kvbench opens one
@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use kvbench::protocol::resp::{self, Reply};
 
-use super::machine;
+use super::{listen, machine};
 
 /// How often idle threads look at the stop flag.
 const POLL: Duration = Duration::from_millis(20);
@@ -68,7 +68,7 @@ pub struct ScriptedServer<S: Script> {
 impl<S: Script> ScriptedServer<S> {
     /// Starts a server that answers as `script` says.
     pub fn spawn(script: S) -> ScriptedServer<S> {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let listener = listen();
         listener
             .set_nonblocking(true)
             .expect("a non-blocking listener");

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{TempDir, machine};
+use super::{TempDir, hand_out, machine};
 
 /// How long the daemons get to bring the node to `idle`.
 const READY_WITHIN: Duration = Duration::from_secs(30);
@@ -243,7 +243,8 @@ fn user_name() -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
-/// A port no one listens on, below the kernel's ephemeral range (32768 and
+/// A port no one listens on and never handed out before in this process
+/// ([`hand_out`]), below the kernel's ephemeral range (32768 and
 /// up on Linux): a port in that range may still be held by another
 /// process's closed connection (TIME_WAIT), which makes slurmd's bind fail
 /// even with SO_REUSEADDR.
@@ -257,7 +258,9 @@ fn unused_port() -> u16 {
         // A small linear congruential step: spread, not secrecy.
         seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
         let port = 20_000 + (seed >> 8) % 12_000;
-        if TcpListener::bind(("0.0.0.0", port as u16)).is_ok() {
+        // The cluster nodes of other tests take ports in this range too:
+        // one handed out to them is not this cluster's.
+        if TcpListener::bind(("0.0.0.0", port as u16)).is_ok() && hand_out(port as u16) {
             return port as u16;
         }
     }

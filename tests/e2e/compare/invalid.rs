@@ -1,4 +1,4 @@
-//! The verdict's share of tests/e2e_compare.rs: a run a full server mostly
+//! The verdict's share of tests/e2e/compare.rs: a run a full server mostly
 //! refuses (`-OOM` at `--maxmemory 1mb`, `--allow-invalid`) compared with a
 //! clean one. Text and Markdown name the invalid file and each reason its
 //! JSON gives before the tables; the CSV keeps its header and fields and

@@ -1,4 +1,4 @@
-//! Headless Chromium for tests/e2e_html.rs: finding it (or failing with
+//! Headless Chromium for tests/e2e/html.rs: finding it (or failing with
 //! how to install it), one bounded launch, which lines of its log are about
 //! the page, and how much ink a screenshot holds.
 

@@ -1,4 +1,4 @@
-//! The suite's share of tests/e2e_html.rs: running `kvbench suite` with
+//! The suite's share of tests/e2e/html.rs: running `kvbench suite` with
 //! its JSON and HTML reports, what a page must show of a suite file (counted
 //! from the JSON alone: one point per test per file, at that test's label,
 //! none for a preparation; a summary row per step), and the refusal of an

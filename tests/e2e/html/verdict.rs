@@ -1,4 +1,4 @@
-//! The verdict's share of tests/e2e_html.rs: a run a full server mostly
+//! The verdict's share of tests/e2e/html.rs: a run a full server mostly
 //! refuses (`-OOM` at `--maxmemory 1mb`, `--allow-invalid`) and a clean run
 //! each write `--json-out-file` and `--html-out-file`; the invalid page opens
 //! with a banner naming the file and the reason its JSON gives, the valid

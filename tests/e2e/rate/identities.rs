@@ -13,7 +13,7 @@ use crate::common::{Redis, decode_histogram, f, row_histogram, u};
 /// One connection at pipeline 1 answers a few ten thousand requests a
 /// second, far below this schedule: requests are still due at every deadline.
 /// The rate is not offered, so the verdict is not valid; `--allow-invalid`
-/// keeps the exit code 0 the harness asserts (e2e_verdict checks the 3).
+/// keeps the exit code 0 the harness asserts (tests/e2e/verdict.rs checks the 3).
 const BEHIND_LOAD: &str =
     "--rate 1000000 -t 1 -c 1 --pipeline 1 --test-time 1 -x 2 --ratio 1:1 --allow-invalid";
 

@@ -1,4 +1,4 @@
-//! The suite's share of tests/e2e_suite.rs about refused requests: ZADD
+//! The suite's share of tests/e2e/suite.rs about refused requests: ZADD
 //! without `-r` sends score `0`, as redis-benchmark does, so the server
 //! refuses none of it; a row whose replies were errors says so in `-q` and
 //! the table (never in `--csv`, whose columns stay redis-benchmark's) with
