@@ -5,15 +5,19 @@
 //!
 //! Every server this module's siblings start ([`Redis`](super::Redis),
 //! [`Cluster`](super::cluster::Cluster), memcached, TLS and scripted servers,
-//! network namespaces) holds a [`Share`] for as long as it lives: that is
-//! where the load comes from. A test that measures takes [`alone`] first,
+//! network namespaces, Slurm) holds a [`Share`] for as long as it lives: that
+//! is where the load comes from. A test that measures takes [`alone`] first,
 //! before it starts any server; it waits until no server of another test is
-//! left, and holds the others off until it ends. The servers it starts itself
-//! pass freely.
+//! left, and holds the others' new servers off until it ends. The servers it
+//! starts itself pass freely.
 //!
-//! A test that already holds a share may take more (a second server) even
-//! while an exclusive turn is waiting, or it would wait on itself; a thread
-//! that holds none waits behind the exclusive turn, so that it is not starved.
+//! A share waits only while the turn is held, never behind a turn that is
+//! still waiting: a test holding a share may be waiting on another test that
+//! is about to take its first (a fixture behind a `OnceLock`), and a share
+//! queued behind the waiting turn would then wait on the turn, which waits on
+//! the first test's share: a deadlock. A waiting turn gets the machine at the
+//! first moment no share is held; tests waiting for the turn hold none, so
+//! that moment comes as they gather.
 
 use std::cell::Cell;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -22,23 +26,20 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 struct State {
     /// Shares held, over all threads.
     shares: usize,
-    /// Whether an exclusive turn is held.
+    /// Whether the exclusive turn is held.
     alone: bool,
-    /// Exclusive turns waiting for the shares to end.
-    waiting: usize,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
     shares: 0,
     alone: false,
-    waiting: 0,
 });
 
-/// Signalled whenever a share or a turn ends.
+/// Signalled whenever a share or the turn ends.
 static CHANGED: Condvar = Condvar::new();
 
 thread_local! {
-    /// Shares taken on this thread and not yet dropped here.
+    /// Shares taken on this thread and not yet dropped.
     static SHARES_HERE: Cell<usize> = const { Cell::new(0) };
     /// Whether this thread holds the exclusive turn.
     static ALONE_HERE: Cell<bool> = const { Cell::new(false) };
@@ -58,14 +59,13 @@ pub struct Share {
     counted: bool,
 }
 
-/// Takes a share, waiting while a test that measures has the machine (or is
-/// about to, unless this thread already holds a share).
+/// Takes a share, waiting while a test that measures has the machine.
 pub fn share() -> Share {
     if ALONE_HERE.get() {
         return Share { counted: false };
     }
     let mut state = state();
-    while state.alone || (state.waiting > 0 && SHARES_HERE.get() == 0) {
+    while state.alone {
         state = CHANGED.wait(state).unwrap_or_else(PoisonError::into_inner);
     }
     state.shares += 1;
@@ -90,8 +90,9 @@ impl Drop for Share {
 #[must_use = "the turn ends when dropped"]
 pub struct Alone(());
 
-/// Waits until no other test holds a share or the turn, then holds them off.
-/// Panics when this thread already holds a share: that would wait forever.
+/// Waits until no other test holds a share or the turn, then holds new
+/// shares off. Panics when this thread already holds a share: it would wait
+/// for itself forever.
 pub fn alone() -> Alone {
     assert_eq!(
         SHARES_HERE.get(),
@@ -99,11 +100,9 @@ pub fn alone() -> Alone {
         "take machine::alone() before starting any server"
     );
     let mut state = state();
-    state.waiting += 1;
     while state.alone || state.shares > 0 {
         state = CHANGED.wait(state).unwrap_or_else(PoisonError::into_inner);
     }
-    state.waiting -= 1;
     state.alone = true;
     ALONE_HERE.set(true);
     Alone(())
