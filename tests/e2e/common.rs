@@ -4,23 +4,27 @@
 //! binary and readers of its JSON report.
 //!
 //! A test that needs a server and cannot start one panics with the fix; it never
-//! passes silently.
+//! passes silently. Compiled once for the whole suite, whose tests share one
+//! process: ports are handed out once ([`ports`]) and every server holds a
+//! share of the machine that the tests measuring speed take alone ([`machine`]).
 
 pub mod cluster;
 pub mod compare;
 pub mod machine;
 pub mod memcached;
 pub mod netns;
+pub mod ports;
 pub mod scripted_server;
 pub mod slurm;
 pub mod tls;
 
+pub use ports::{free_port, hand_out, listen};
+
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -30,44 +34,6 @@ use hdrhistogram::serialization::Deserializer;
 use kvbench::protocol::resp;
 use kvbench::protocol::value::{self, Value as Reply};
 use serde_json::Value;
-
-/// Ports handed out in this process. Every test of the suite runs in this one
-/// process, in parallel threads: a port probed free for one test must not be
-/// handed to another before the first has bound it.
-static HANDED_OUT: Mutex<Vec<u16>> = Mutex::new(Vec::new());
-
-/// Records `port` as handed out; false when it already was.
-pub fn hand_out(port: u16) -> bool {
-    let mut taken = HANDED_OUT.lock().unwrap_or_else(PoisonError::into_inner);
-    if taken.contains(&port) {
-        return false;
-    }
-    taken.push(port);
-    true
-}
-
-/// A loopback port nobody listens on right now, never handed out before in
-/// this process.
-pub fn free_port() -> u16 {
-    loop {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral loopback port");
-        let port = listener.local_addr().unwrap().port();
-        if hand_out(port) {
-            return port;
-        }
-    }
-}
-
-/// A listener on a loopback port never handed out before in this process, so
-/// that a port another test was given as one nobody listens on stays that way.
-pub fn listen() -> TcpListener {
-    loop {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral loopback port");
-        if hand_out(listener.local_addr().unwrap().port()) {
-            return listener;
-        }
-    }
-}
 
 /// This machine's host name, as `gethostname` gives it (what kvbench's
 /// `{host}` and `kvbench.shard.host` use).
