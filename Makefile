@@ -14,8 +14,8 @@ release:
 	$(CARGO) build --release
 
 # Installs what the demo and the tests need (Debian's redis-server; Slurm and
-# munge for tests/e2e_slurm.rs; prometheus for tests/e2e_metrics.rs; chromium
-# for tests/e2e_html.rs).
+# munge for tests/e2e/slurm.rs; prometheus for tests/e2e/metrics.rs; chromium
+# for tests/e2e/html.rs).
 deps:
 	@scripts/ensure-redis.sh
 	@scripts/ensure-slurm.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's chromium when /usr/bin/chromium is missing: tests/e2e_html.rs
+# Installs Debian's chromium when /usr/bin/chromium is missing: tests/e2e/html.rs
 # renders the HTML report in it (headless) to check the page's DOM, console and pixels.
 # Used by `make deps` (and so `make test`); a no-op on a machine that has it.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's prometheus when it is missing: tests/e2e_metrics.rs starts a
+# Installs Debian's prometheus when it is missing: tests/e2e/metrics.rs starts a
 # private one (its own config, storage and loopback port) to scrape kvbench's
 # --metrics-listen endpoint. Used by `make deps`; a no-op on a machine that has it.
 set -euo pipefail

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs Debian's slurm-wlm (slurmctld, slurmd, srun, sinfo) and munge (munged,
-# mungekey) when they are missing: tests/e2e_slurm.rs runs a private Slurm
+# mungekey) when they are missing: tests/e2e/slurm.rs runs a private Slurm
 # cluster on this machine, with its own munged, to launch kvbench shards with
 # srun. Also iproute2 and util-linux (ip netns, unshare), which
-# tests/e2e_hosts.rs uses to make client hosts out of network namespaces.
+# tests/e2e/hosts.rs uses to make client hosts out of network namespaces.
 # Used by `make test`; a no-op on a machine that has them.
 set -euo pipefail
 have_all() {

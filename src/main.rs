@@ -8,10 +8,10 @@ use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::Config;
 use kvbench::interrupt::Interrupt;
 use kvbench::metrics::Live;
+use kvbench::report::export::ExportManager;
 use kvbench::report::files::Target;
-use kvbench::report::outputs::Outputs;
 use kvbench::report::sink::Sinks;
-use kvbench::report::{self, Save, progress::Progress};
+use kvbench::report::{self, progress::Progress};
 use kvbench::results::verdict::{self, Verdict};
 use kvbench::run::{self, RunError};
 use kvbench::sweep;
@@ -67,21 +67,21 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
         Err(e) => return fail_usage(&e.to_string()),
     };
     let mut progress = Progress::new(config, true);
-    let mut outputs = Outputs::new(config);
+    let mut outputs = ExportManager::for_benchmark(config);
     let mut live = Sinks::new().with(&mut progress).with(&mut metrics);
     let results = match run::run(
         config.clone(),
         config.prefill,
         interrupt,
         &mut live,
-        &mut |results| outputs.phase(results),
+        &mut |results| outputs.phase(config, results),
     ) {
         Ok(results) => results,
         Err(e) => return run_error(e, interrupt),
     };
     let late = results.timing.as_ref().and_then(|t| t.late_message());
     let complete = results.interrupted.is_none() && late.is_none();
-    let written = outputs.finish(&results, complete);
+    let written = outputs.finish(config, &results, complete);
     metrics.finish(interrupt);
     say_warnings(&written.shown);
     let code = finish(&written.failures, written.save_failed, interrupt);
@@ -101,15 +101,15 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
         Ok(metrics) => metrics,
         Err(e) => return fail_usage(&e.to_string()),
     };
-    let mut outputs = Outputs::new(config);
+    let mut outputs = ExportManager::for_benchmark(config);
     let mut live = Sinks::new().with(&mut metrics);
     let cells = match sweep::run(config, interrupt, &mut live, &mut |cells| {
-        outputs.cells(cells)
+        outputs.cells(config, cells)
     }) {
         Ok(cells) => cells,
         Err(e) => return run_error(e, interrupt),
     };
-    let written = outputs.finish_cells(&cells);
+    let written = outputs.finish_cells(config, &cells);
     metrics.finish(interrupt);
     // Once per sweep, naming the cells, as the text report shows them.
     say_warnings(&written.shown);
@@ -274,14 +274,11 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             "--json-out-file: cannot write there: {e}; give a writable path"
         ));
     }
-    let html = plan
-        .html_out_file
-        .as_deref()
-        .map(|html| kvbench::html::PageFile::check(html, plan.json_out_file.as_deref()));
-    let html = match html.transpose() {
-        Ok(html) => html,
-        Err(e) => return fail_usage(&e.to_string()),
-    };
+    if let Some(html) = &plan.html_out_file {
+        if let Err(e) = kvbench::html::PageFile::check(html, plan.json_out_file.as_deref()) {
+            return fail_usage(&e.to_string());
+        }
+    }
     for warning in &plan.warnings {
         say!("kvbench: warning: {warning}");
     }
@@ -290,55 +287,24 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
     };
     print(&kvbench::suite::output::header(plan.output));
-    let mut save_failed = false;
+    let planned = plan.steps.len();
+    let mut outputs =
+        ExportManager::for_suite(plan.json_out_file.as_deref(), plan.html_out_file.as_deref());
     let mut said: Vec<&'static str> = Vec::new();
-    // Each test's verdict, judged once as it ends; the exit code follows them all.
-    let mut verdicts: Vec<(String, Verdict)> = Vec::new();
-    // Rewritten after every test (a regular file is replaced atomically, so
-    // a reader never sees half of it); a FIFO or device gets the final copy
-    // only. The page is drawn from the same JSON bytes.
-    let save = |done: &[kvbench::suite::StepResult], save: Save| -> Vec<String> {
-        let json = json
-            .as_ref()
-            .filter(|t| save == Save::Final || t.rewritable());
-        let html = html
-            .as_ref()
-            .filter(|p| save == Save::Final || p.rewritable());
-        if json.is_none() && html.is_none() {
-            return Vec::new();
-        }
-        let complete =
-            save == Save::Final && !interrupt.stop_requested() && done.len() == plan.steps.len();
-        let doc = kvbench::suite::json::suite_document(done, plan.steps.len(), complete);
-        let mut bytes = match serde_json::to_vec_pretty(&doc) {
-            Ok(bytes) => bytes,
-            Err(e) => return vec![format!("cannot encode the JSON report: {e}")],
-        };
-        bytes.push(b'\n');
-        // Each output is attempted whatever became of the other.
-        kvbench::report::outputs::failures([
-            json.map_or(Ok(()), |target| {
-                target
-                    .write(&bytes)
-                    .map_err(|e| format!("cannot write the JSON report: {e}"))
-            }),
-            html.map_or(Ok(()), |page| page.write(&bytes)),
-        ])
-    };
     let mut on_step = |done: &[kvbench::suite::StepResult]| {
         let Some(last) = done.last() else {
             return;
         };
+        // Judged once: its row, its warnings and every later save agree.
+        let judged = outputs.step(done, planned);
         let figures = kvbench::suite::figures(last);
-        let verdict = last.verdict();
         print(&kvbench::suite::output::row(
             plan.output,
             &last.step,
             &figures,
-            &verdict,
+            &judged.verdict,
         ));
-        let step_warnings = warnings::collect(&last.step.config, &last.results);
-        for warning in &step_warnings {
+        for warning in &judged.warnings {
             let kind = warning.kind();
             if kvbench::suite::said_once(kind) {
                 if said.contains(&kind) {
@@ -348,22 +314,18 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             }
             say!("kvbench: warning: [{}] {warning}", last.step.name());
         }
-        if let Some(line) = kvbench::suite::output::errors_line(last, &step_warnings) {
+        if let Some(line) = kvbench::suite::output::errors_line(last, &judged.warnings) {
             say!("kvbench: warning: {line}");
-        }
-        verdicts.push((last.step.name(), verdict));
-        for e in save(done, Save::Progress) {
-            say!("kvbench: {e}");
-            save_failed = true;
         }
     };
     let done = match kvbench::suite::run(&plan, &interrupt, &mut on_step) {
         Ok(done) => done,
         Err(e) => return run_error(e, &interrupt),
     };
-    let code = finish(&save(&done, Save::Final), save_failed, &interrupt);
-    let verdict = Verdict::of_parts(verdicts.iter().map(|(name, v)| (name.clone(), v)));
-    judged(code, &verdict, plan.allow_invalid)
+    let complete = !interrupt.stop_requested() && done.len() == planned;
+    let written = outputs.finish_suite(&done, planned, complete);
+    let code = finish(&written.failures, written.save_failed, &interrupt);
+    judged(code, &written.verdict, plan.allow_invalid)
 }
 
 /// Writes to stdout; a closed stdout (`| head`) is the reader's choice.

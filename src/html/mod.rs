@@ -15,7 +15,7 @@
 //!
 //! The DOM the page promises (chart and series classes, data attributes,
 //! one `<circle class="pt">` per point) is documented in docs/html.md and
-//! checked in a real browser by tests/e2e_html.rs.
+//! checked in a real browser by tests/e2e/html.rs.
 
 pub mod charts;
 pub mod data;

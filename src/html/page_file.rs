@@ -1,33 +1,24 @@
 //! `kvbench suite --html-out-file`: the page's file, checked before any
-//! connection opens (writable, and not the file `--json-out-file` names),
-//! and the page written from the suite's JSON bytes, so that it is the page
-//! `kvbench report` draws of that JSON file.
-//!
-//! A run's and a sweep's `--html-out-file` go through
-//! `report::outputs` with the run's other files; the suite writes its own
-//! files in `main`, and this is its page's share of that.
+//! connection opens (writable, and not the file `--json-out-file` names).
+//! The page itself is written by the exporter manager
+//! ([`crate::report::export`]), as a run's is.
 
 use std::io;
 use std::path::Path;
 
 use crate::config::UsageError;
-use crate::html::page_of_json;
 use crate::report::files::{SameFileCheck, Target};
 
 /// The flag this file is named by.
 const FLAG: &str = "--html-out-file";
 
-/// Where the page goes, and the name it gives the suite.
+/// The suite's `--html-out-file`, checked.
 #[derive(Debug, Clone)]
-pub struct PageFile {
-    target: Target,
-    label: String,
-}
+pub struct PageFile;
 
 impl PageFile {
     /// Checks `html` before the suite starts: it can be written, and it is
-    /// not the file `json` (the suite's `--json-out-file`) names. The page
-    /// names the suite by the JSON file's name, or by its own without one.
+    /// not the file `json` (the suite's `--json-out-file`) names.
     pub fn check(html: &Path, json: Option<&Path>) -> Result<PageFile, UsageError> {
         let unwritable = |e: io::Error| {
             UsageError::new(
@@ -46,30 +37,7 @@ impl PageFile {
                     .check()?;
             }
         }
-        let named = json.unwrap_or(html);
-        let label = named
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| named.display().to_string());
-        Ok(PageFile { target, label })
-    }
-
-    /// True when the page can be rewritten after every test (a regular
-    /// file); a FIFO or a device gets the final page only.
-    pub fn rewritable(&self) -> bool {
-        self.target.rewritable()
-    }
-
-    /// Renders the page of the suite's JSON document `json` and writes it
-    /// (atomically when it is a regular file).
-    pub fn write(&self, json: &[u8]) -> Result<(), String> {
-        let fail = |e: String| format!("cannot write {FLAG}: {e}");
-        let page = page_of_json(&self.label, json).map_err(fail)?;
-        match self.target.write(page.as_bytes()) {
-            // A closed pipe (`--html-out-file - | head`) is the reader's choice.
-            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(fail(e.to_string())),
-            _ => Ok(()),
-        }
+        Ok(PageFile)
     }
 }
 
@@ -94,11 +62,8 @@ mod tests {
         let spelled = dir.join(".").join("s.json");
         let e = PageFile::check(&spelled, Some(&json)).unwrap_err();
         assert!(e.message.contains("same file as --json-out-file"), "{e}");
-        let page = PageFile::check(&dir.join("s.html"), Some(&json)).unwrap();
-        assert_eq!(page.label, "s.json", "named by the JSON file");
-        assert!(page.rewritable());
-        let alone = PageFile::check(&dir.join("s.html"), None).unwrap();
-        assert_eq!(alone.label, "s.html");
+        assert!(PageFile::check(&dir.join("s.html"), Some(&json)).is_ok());
+        assert!(PageFile::check(&dir.join("s.html"), None).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -6,12 +6,11 @@
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::report::ReportInput;
 use crate::report::build;
 use crate::report::cluster_fixture::{
     ASK, EVEN_SLOTS, MOVED, NODES, SECS, cluster_config, cluster_results, standalone_config,
 };
-use crate::report::text::TextExporter;
-use crate::report::{Exporter, ReportInput};
 use crate::results::Results;
 
 const ARGS: [&str; 2] = ["--test-time", "10"];
@@ -20,7 +19,7 @@ const COUNTS: [u64; 3] = [3000, 2000, 1000];
 
 fn text(config: &Config, results: &Results) -> String {
     let input = ReportInput::new(config, results, true);
-    String::from_utf8(TextExporter.render(&input)).unwrap()
+    String::from_utf8(crate::report::text::render(&input)).unwrap()
 }
 
 fn json(config: &Config, results: &Results) -> Value {

@@ -18,19 +18,16 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use serde::Serialize;
 
-use crate::report::{Exporter, ReportInput, build};
+use crate::report::{ReportInput, build};
 use crate::stats::ErrorCounts;
 
 /// Version of the `kvbench` object's layout; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// The memtier-compatible JSON report.
-pub struct JsonExporter;
-
-impl Exporter for JsonExporter {
-    fn render(&self, input: &ReportInput<'_>) -> Vec<u8> {
-        pretty(&build::report(input))
-    }
+/// The memtier-compatible JSON report's bytes: the model built from
+/// `input`, serialized.
+pub fn render(input: &ReportInput<'_>) -> Vec<u8> {
+    pretty(&build::report(input))
 }
 
 /// A document as every JSON file kvbench writes it: pretty-printed, with a

@@ -1,10 +1,10 @@
-//! Reports: text and JSON exporters behind one trait, the progress line, and
-//! the writes of their bytes.
+//! Reports: the input every exporter renders ([`ReportInput`]), the
+//! renderers (text, JSON, HdrHistogram), the one exporter manager that writes
+//! them ([`export`]), the progress line, and the live sinks.
 //!
-//! Exporters return bytes and never touch files, so the same bytes can go to
-//! stdout, to `--out-file` or into a test. Regular files are written to a
-//! temporary name and renamed into place, so a crash mid-write never leaves a
-//! truncated result; devices and FIFOs are written in place (`files.rs`).
+//! Regular files are written to a temporary name and renamed into place, so a
+//! crash mid-write never leaves a truncated result; devices and FIFOs are
+//! written in place ([`files`]).
 
 pub mod build;
 #[cfg(test)]
@@ -12,12 +12,12 @@ pub(crate) mod cluster_fixture;
 #[cfg(test)]
 mod cluster_tests;
 pub mod evidence;
+pub mod export;
 pub mod files;
 pub mod hdr;
 pub mod json;
 pub mod model;
 pub mod open_loop;
-pub mod outputs;
 pub mod progress;
 pub mod shards;
 pub mod sink;
@@ -30,7 +30,6 @@ use std::io;
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
-use crate::report::files::Target;
 use crate::results::Results;
 use crate::results::verdict::Verdict;
 use crate::stats::{OpStats, Stats};
@@ -64,67 +63,6 @@ impl<'a> ReportInput<'a> {
     }
 }
 
-/// Renders results into a file format.
-pub trait Exporter {
-    /// The report's bytes.
-    fn render(&self, input: &ReportInput<'_>) -> Vec<u8>;
-}
-
-/// Which write of a report this is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Save {
-    /// A rewrite after a phase, while runs are still to come: skipped for a
-    /// device, FIFO or stdout, which would show every copy.
-    Progress,
-    /// The report as the run ends (complete or cut short).
-    Final,
-}
-
-/// Writes the JSON report to `--json-out-file`, if one was asked for.
-pub fn save_json(
-    config: &Config,
-    results: &Results,
-    complete: bool,
-    save: Save,
-) -> Result<(), String> {
-    let input = ReportInput::new(config, results, complete);
-    write_json(config, &json::JsonExporter.render(&input), save)
-}
-
-/// Prints the text report to stdout, or writes it to `--out-file`.
-pub fn emit_text(config: &Config, results: &Results, complete: bool) -> Result<(), String> {
-    let input = ReportInput::new(config, results, complete);
-    write_text(config, &text::TextExporter.render(&input))
-}
-
-/// Writes JSON bytes to `--json-out-file` (atomically when it is a regular
-/// file); nothing without the flag.
-pub fn write_json(config: &Config, bytes: &[u8], save: Save) -> Result<(), String> {
-    let Some(path) = &config.output.json_out_file else {
-        return Ok(());
-    };
-    let fail = |e: io::Error| format!("cannot write --json-out-file {}: {e}", path.display());
-    let target = Target::of(path).map_err(fail)?;
-    if save == Save::Progress && !target.rewritable() {
-        return Ok(());
-    }
-    target.write(bytes).or_else(quiet_broken_pipe).map_err(fail)
-}
-
-/// Writes text bytes to `--out-file` (atomically when it is a regular file), or
-/// to stdout.
-pub fn write_text(config: &Config, bytes: &[u8]) -> Result<(), String> {
-    let fail = |e: io::Error| match &config.output.out_file {
-        Some(path) => format!("cannot write --out-file {}: {e}", path.display()),
-        None => format!("cannot write the report: {e}"),
-    };
-    files::text_target(config)
-        .map_err(fail)?
-        .write(bytes)
-        .or_else(quiet_broken_pipe)
-        .map_err(fail)
-}
-
 /// One line on stderr that never panics, unlike `eprintln!`: when stderr is a
 /// pipe its reader closed (`kvbench ... 2>&1 | head -1`), the messages end
 /// quietly and the run and its result files go on.
@@ -132,15 +70,6 @@ pub fn note(args: std::fmt::Arguments<'_>) {
     use std::io::Write;
     let mut err = io::stderr().lock();
     let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
-}
-
-/// A closed pipe (`kvbench ... | head`) is the reader's choice, not a failure.
-fn quiet_broken_pipe(e: io::Error) -> io::Result<()> {
-    if e.kind() == io::ErrorKind::BrokenPipe {
-        Ok(())
-    } else {
-        Err(e)
-    }
 }
 
 /// The effective configuration for `--show-config`, password redacted.

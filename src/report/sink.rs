@@ -6,7 +6,7 @@
 //! a second of it is complete (every worker has reported it), it ends. The
 //! HDR interval logs are a sink too (the master adds them itself). The file
 //! reports (text, JSON, HTML) are fed once per phase and at the end instead
-//! ([`super::outputs`]). A sink runs on the master's thread, never
+//! ([`super::export`]). A sink runs on the master's thread, never
 //! on a worker's, so it may take its time without touching the hot path; it
 //! must not block for long (a slow scrape is answered on another thread).
 

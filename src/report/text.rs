@@ -11,26 +11,22 @@ use std::fmt::Write;
 
 use crate::config::{Config, Stop};
 use crate::report::text_summary::summary;
-use crate::report::{Exporter, ReportInput, distribution, percentile_label, shards};
+use crate::report::{ReportInput, distribution, percentile_label, shards};
 use crate::results::{PhaseResult, Section, rate};
 use crate::stats::{OpStats, percentile_us};
 
 /// The memtier-style text report.
-pub struct TextExporter;
-
-impl Exporter for TextExporter {
-    fn render(&self, input: &ReportInput<'_>) -> Vec<u8> {
-        render(input, true)
-    }
+pub fn render(input: &ReportInput<'_>) -> Vec<u8> {
+    render_with(input, true)
 }
 
 /// A sweep cell's report: the same, without the warnings, which the sweep
 /// shows once for all cells.
 pub fn render_cell(input: &ReportInput<'_>) -> Vec<u8> {
-    render(input, false)
+    render_with(input, false)
 }
 
-fn render(input: &ReportInput<'_>, with_warnings: bool) -> Vec<u8> {
+fn render_with(input: &ReportInput<'_>, with_warnings: bool) -> Vec<u8> {
     // A result that is not a measurement says so before any number.
     let mut out = input.verdict.text(input.config.faults.allow_invalid);
     header(&mut out, input.config);

@@ -15,24 +15,27 @@ use crate::results::verdict::Verdict;
 use crate::suite::StepResult;
 
 /// The whole document.
-pub fn suite_document(done: &[StepResult], planned: usize, complete: bool) -> SuiteDocument {
-    let mut verdicts = Vec::new();
-    let tests = done.iter().map(|r| {
-        let input = ReportInput::new(&r.step.config, &r.results, r.results.is_complete());
-        verdicts.push((r.step.name(), input.verdict.clone()));
-        SuiteEntry {
-            test: r.step.name(),
-            title: r.step.test.title.into(),
-            command: Some(r.step.command.into()),
-            inline: Some(r.step.test.inline),
-            preparation: r.step.preparation,
-            report: build::report(&input),
-        }
+/// `inputs` are the tests' report inputs, in order, each judged once.
+pub fn suite_document(
+    done: &[StepResult],
+    inputs: &[ReportInput<'_>],
+    planned: usize,
+    complete: bool,
+) -> SuiteDocument {
+    let tests = done.iter().zip(inputs).map(|(r, input)| SuiteEntry {
+        test: r.step.name(),
+        title: r.step.test.title.into(),
+        command: Some(r.step.command.into()),
+        inline: Some(r.step.test.inline),
+        preparation: r.step.preparation,
+        report: build::report(input),
     });
-    let tests = tests.collect();
-    let verdict = Verdict::of_parts(verdicts.iter().map(|(n, v)| (n.clone(), v)));
+    let verdicts = done.iter().zip(inputs);
+    let verdict = Verdict::of_parts(verdicts.map(|(r, input)| (r.step.name(), &input.verdict)));
     SuiteDocument {
-        suite: SuiteBody { tests },
+        suite: SuiteBody {
+            tests: tests.collect(),
+        },
         kvbench: Some(SuiteProgress {
             schema_version: Some(SCHEMA_VERSION),
             tool_version: Some(env!("CARGO_PKG_VERSION").into()),

@@ -231,8 +231,12 @@ fn the_errors_line_is_said_once_whether_or_not_the_warning_said_it() {
 #[test]
 fn a_suite_file_reads_back_and_is_written_again_byte_for_byte() {
     let steps = [set_step(&[(1000, 0)]), set_step(&[(900, 3), (800, 0)])];
-    let written =
-        crate::report::json::pretty(&crate::suite::json::suite_document(&steps, 3, false));
+    let inputs: Vec<crate::report::ReportInput<'_>> = steps
+        .iter()
+        .map(|s| crate::report::ReportInput::new(&s.step.config, &s.results, true))
+        .collect();
+    let document = crate::suite::json::suite_document(&steps, &inputs, 3, false);
+    let written = crate::report::json::pretty(&document);
     let read: crate::suite::json::SuiteDocument = serde_json::from_slice(&written).unwrap();
     assert_eq!(crate::report::json::pretty(&read), written);
 }

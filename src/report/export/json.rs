@@ -1,0 +1,27 @@
+//! The JSON file: memtier's document for a benchmark
+//! ([`crate::report::json`]), the sweep's document of every cell
+//! ([`crate::report::sweep::json`]), the suite's of every test
+//! ([`crate::suite::json`]).
+
+use super::{Exporter, Subject};
+
+/// `--json-out-file`.
+pub struct Json;
+
+impl Exporter for Json {
+    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, String> {
+        Ok(match subject {
+            Subject::Run(input) => crate::report::json::render(input),
+            Subject::Sweep(v) => crate::report::sweep::json(
+                v.config,
+                v.cells,
+                v.inputs,
+                v.config.sweep.cell_count(),
+                v.stop,
+            ),
+            Subject::Suite(v) => crate::report::json::pretty(&crate::suite::json::suite_document(
+                v.done, v.inputs, v.planned, v.complete,
+            )),
+        })
+    }
+}

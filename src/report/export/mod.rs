@@ -1,0 +1,283 @@
+//! The one exporter manager (hyperfine's `ExportManager`): every file a
+//! benchmark, a sweep or a suite writes is an [`Exporter`] paired with its
+//! destination, built once from what the user asked for, and called after
+//! each phase, cell or suite test and once at the end.
+//!
+//! What an exporter renders is a [`Subject`]: one benchmark's
+//! [`ReportInput`], a sweep's cells, or a suite's tests. Exporters return
+//! bytes and never touch files, so the same bytes can go to stdout, to a file
+//! or into a test. A new file format is one new file here holding its
+//! exporter, plus one line in [`ExportManager::for_benchmark`] (or
+//! [`ExportManager::for_suite`]).
+//!
+//! After each phase the rewritable outputs (regular files) are rewritten
+//! atomically, so a later crash or an interrupt loses nothing; a device, FIFO
+//! or stdout gets the final copy only. At the end every output is attempted,
+//! each whatever became of the others, and every failure is named.
+//!
+//! A finished result's warnings (some look the server's address up) and
+//! verdict are computed once, as a [`Judgement`], and reused by every later
+//! save: a sweep or a suite does not judge its earlier cells again each time
+//! it grows. The glue of each mode is in [`benchmark`] and [`suite`].
+
+pub mod benchmark;
+mod html;
+mod json;
+pub mod suite;
+mod text;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::report::files::Target;
+use crate::report::{ReportInput, note};
+use crate::results::verdict::Verdict;
+use crate::suite::StepResult;
+use crate::sweep::{CellResult, SweepStop};
+use crate::warnings::Warning;
+
+pub use benchmark::Written;
+
+/// What the exporters render.
+pub enum Subject<'a> {
+    /// One benchmark.
+    Run(&'a ReportInput<'a>),
+    /// A sweep's cells so far.
+    Sweep(&'a SweepView<'a>),
+    /// A suite's tests so far.
+    Suite(&'a SuiteView<'a>),
+}
+
+/// A sweep as the exporters see it.
+pub struct SweepView<'a> {
+    /// The sweep's configuration (its first cell's values).
+    pub config: &'a Config,
+    /// Every cell measured so far, in order.
+    pub cells: &'a [CellResult],
+    /// Each cell's report input, in the same order.
+    pub inputs: &'a [ReportInput<'a>],
+    /// The cell a stop cut, once the sweep has ended.
+    pub stop: Option<&'a SweepStop>,
+}
+
+/// A suite as the exporters see it.
+pub struct SuiteView<'a> {
+    /// Every test finished so far, in order.
+    pub done: &'a [StepResult],
+    /// Each test's report input, in the same order.
+    pub inputs: &'a [ReportInput<'a>],
+    /// How many tests the plan holds.
+    pub planned: usize,
+    /// True for the final save of a suite that ran every test.
+    pub complete: bool,
+}
+
+/// Renders a subject into one file format.
+pub trait Exporter {
+    /// The bytes of `subject`; `Err` says why there are none.
+    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, String>;
+}
+
+/// Which write of the outputs this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Save {
+    /// A rewrite after a phase, cell or test, while more are to come: skipped
+    /// for a device, FIFO or stdout, which would show every copy.
+    Progress,
+    /// The outputs as the run ends (complete or cut short).
+    Final,
+}
+
+/// A finished result's warnings and verdict, computed once.
+#[derive(Debug, Clone)]
+pub struct Judgement {
+    /// What the reader must know before trusting the result.
+    pub warnings: Vec<Warning>,
+    /// Whether the result measures the workload asked for.
+    pub verdict: Verdict,
+}
+
+impl Judgement {
+    /// Takes the judgement a report input already holds.
+    fn of(input: &ReportInput<'_>) -> Judgement {
+        Judgement {
+            warnings: input.warnings.clone(),
+            verdict: input.verdict.clone(),
+        }
+    }
+
+    /// The report input of a result judged before.
+    fn input<'a>(
+        &self,
+        config: &'a Config,
+        results: &'a crate::results::Results,
+        complete: bool,
+    ) -> ReportInput<'a> {
+        ReportInput {
+            config,
+            results,
+            complete,
+            warnings: self.warnings.clone(),
+            verdict: self.verdict.clone(),
+        }
+    }
+}
+
+/// Where an exporter's bytes go.
+struct Destination {
+    /// The flag that named the path, for messages.
+    flag: &'static str,
+    /// The path; `None` for stdout.
+    path: Option<PathBuf>,
+}
+
+impl Destination {
+    fn file(flag: &'static str, path: &Path) -> Destination {
+        Destination {
+            flag,
+            path: Some(path.to_path_buf()),
+        }
+    }
+
+    /// Why a write failed, naming the flag and the path.
+    fn failed(&self, e: impl std::fmt::Display) -> String {
+        match &self.path {
+            Some(path) => format!("cannot write {} {}: {e}", self.flag, path.display()),
+            None => format!("cannot write the report: {e}"),
+        }
+    }
+
+    fn target(&self) -> io::Result<Target> {
+        match &self.path {
+            Some(path) => Target::of(path),
+            None => Ok(Target::Stdout),
+        }
+    }
+}
+
+/// One output: its exporter, where its bytes go, and whether it is rewritten
+/// after every phase or written at the end only.
+struct Export {
+    exporter: Box<dyn Exporter>,
+    destination: Destination,
+    each_phase: bool,
+}
+
+/// Every output of one benchmark, sweep or suite.
+pub struct ExportManager {
+    exports: Vec<Export>,
+    /// A save after a phase failed (said at once; the exit code says it too).
+    save_failed: bool,
+    /// Each finished cell's or test's judgement, in order.
+    judged: Vec<Judgement>,
+}
+
+impl ExportManager {
+    /// The outputs a benchmark or a sweep writes: `--json-out-file` and
+    /// `--html-out-file` after every phase, the text report at the end to
+    /// `--out-file` or stdout (paths already checked writable).
+    pub fn for_benchmark(config: &Config) -> ExportManager {
+        let out = &config.output;
+        let mut manager = ExportManager::empty();
+        if let Some(path) = &out.json_out_file {
+            manager.add(json::Json, Destination::file("--json-out-file", path), true);
+        }
+        if let Some(path) = &out.html_out_file {
+            let page = html::Html::named_by(out.json_out_file.as_deref().unwrap_or(path));
+            manager.add(page, Destination::file("--html-out-file", path), true);
+        }
+        let text = Destination {
+            flag: "--out-file",
+            path: out.out_file.clone(),
+        };
+        manager.add(text::Text, text, false);
+        manager
+    }
+
+    /// The outputs a suite writes: its JSON and its page, after every test.
+    pub fn for_suite(json: Option<&Path>, html: Option<&Path>) -> ExportManager {
+        let mut manager = ExportManager::empty();
+        if let Some(path) = json {
+            manager.add(json::Json, Destination::file("--json-out-file", path), true);
+        }
+        if let Some(path) = html {
+            let page = html::Html::named_by(json.unwrap_or(path));
+            manager.add(page, Destination::file("--html-out-file", path), true);
+        }
+        manager
+    }
+
+    fn empty() -> ExportManager {
+        ExportManager {
+            exports: Vec::new(),
+            save_failed: false,
+            judged: Vec::new(),
+        }
+    }
+
+    fn add(
+        &mut self,
+        exporter: impl Exporter + 'static,
+        destination: Destination,
+        each_phase: bool,
+    ) {
+        self.exports.push(Export {
+            exporter: Box::new(exporter),
+            destination,
+            each_phase,
+        });
+    }
+
+    /// Writes every output `save` calls for; the failures, each named.
+    fn save(&self, subject: &Subject<'_>, save: Save) -> Vec<String> {
+        let mut failures = Vec::new();
+        for export in &self.exports {
+            if save == Save::Progress && !export.each_phase {
+                continue;
+            }
+            let d = &export.destination;
+            let target = match d.target() {
+                Ok(target) => target,
+                Err(e) => {
+                    failures.push(d.failed(e));
+                    continue;
+                }
+            };
+            if save == Save::Progress && !target.rewritable() {
+                continue;
+            }
+            let written = export.exporter.render(subject).and_then(|bytes| {
+                target
+                    .write(&bytes)
+                    .or_else(quiet_broken_pipe)
+                    .map_err(|e| e.to_string())
+            });
+            if let Err(e) = written {
+                failures.push(d.failed(e));
+            }
+        }
+        failures
+    }
+
+    /// A save after a phase: each failure said at once, and remembered for
+    /// the exit code.
+    fn save_progress(&mut self, subject: &Subject<'_>) {
+        for e in self.save(subject, Save::Progress) {
+            note(format_args!("kvbench: {e}"));
+            self.save_failed = true;
+        }
+    }
+}
+
+/// A closed pipe (`kvbench ... | head`) is the reader's choice, not a failure.
+fn quiet_broken_pipe(e: io::Error) -> io::Result<()> {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        Ok(())
+    } else {
+        Err(e)
+    }
+}
+
+#[cfg(test)]
+mod tests;

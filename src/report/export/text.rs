@@ -1,0 +1,38 @@
+//! The text report (`--out-file`, or stdout): memtier's tables for a
+//! benchmark ([`crate::report::text`]), every cell and the comparison for a
+//! sweep ([`crate::report::sweep::text`]), the suite's table of tests.
+
+use super::{Exporter, Subject};
+use crate::suite::OutputMode;
+use crate::suite::output;
+
+/// The text report.
+pub struct Text;
+
+impl Exporter for Text {
+    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, String> {
+        Ok(match subject {
+            Subject::Run(input) => crate::report::text::render(input),
+            Subject::Sweep(v) => crate::report::sweep::text(
+                v.config,
+                v.cells,
+                v.inputs,
+                v.config.sweep.cell_count(),
+                v.stop,
+            ),
+            Subject::Suite(v) => {
+                let mut out = output::header(OutputMode::Table);
+                for (r, input) in v.done.iter().zip(v.inputs) {
+                    let figures = crate::suite::figures(r);
+                    out.push_str(&output::row(
+                        OutputMode::Table,
+                        &r.step,
+                        &figures,
+                        &input.verdict,
+                    ));
+                }
+                out.into_bytes()
+            }
+        })
+    }
+}

@@ -1,0 +1,218 @@
+//! The Kubernetes Job in deploy/kubernetes/kvbench-job.yaml, held to what
+//! kvbench reads: the manifest's own environment (names and values, read from
+//! the YAML text) and its own argument list, with Kubernetes' `$(VAR)`
+//! expansion, run once per completion index against a private redis-server;
+//! the pods' files merge into exactly what the server executed. A change to
+//! the manifest that kvbench would not understand breaks this test.
+
+use std::collections::HashMap;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::common::{Redis, TempDir, kvbench, read_json, total, u};
+
+const MANIFEST: &str = include_str!("../../deploy/kubernetes/kvbench-job.yaml");
+
+/// The value of the first `key: value` line (any indentation), unquoted.
+fn scalar<'a>(key: &str) -> &'a str {
+    MANIFEST
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(key)?.strip_prefix(':'))
+        .map(|v| v.trim().trim_matches('"'))
+        .unwrap_or_else(|| panic!("the manifest has no `{key}:`"))
+}
+
+/// The container's `env:` entries: name → literal value (`None` for a
+/// `valueFrom`).
+fn env_entries() -> Vec<(String, Option<String>)> {
+    let mut lines = MANIFEST
+        .lines()
+        .skip_while(|l| l.trim() != "env:")
+        .skip(1)
+        .peekable();
+    let mut entries = Vec::new();
+    while let Some(line) = lines.next() {
+        let Some(name) = line.trim().strip_prefix("- name:") else {
+            if line.trim().starts_with('#') || line.starts_with("              ") {
+                continue;
+            }
+            break;
+        };
+        let value = lines
+            .peek()
+            .and_then(|next| next.trim().strip_prefix("value:"))
+            .map(|v| v.trim().trim_matches('"').to_string());
+        entries.push((name.trim().to_string(), value));
+    }
+    entries
+}
+
+/// The container's `args:` list, unquoted.
+fn manifest_args() -> Vec<String> {
+    MANIFEST
+        .lines()
+        .skip_while(|l| l.trim() != "args:")
+        .skip(1)
+        .map_while(|l| l.trim().strip_prefix("- "))
+        .map(|a| a.trim_matches('"').to_string())
+        .collect()
+}
+
+/// Kubernetes' expansion of `$(VAR)` in an argument.
+fn expand(arg: &str, env: &HashMap<String, String>) -> String {
+    env.iter().fold(arg.to_string(), |arg, (name, value)| {
+        arg.replace(&format!("$({name})"), value)
+    })
+}
+
+#[test]
+fn the_manifests_shape_is_what_kvbench_reads() {
+    assert_eq!(scalar("completionMode"), "Indexed");
+    assert!(
+        MANIFEST.contains("kind: ConfigMap") && MANIFEST.contains("configMapKeyRef:"),
+        "the start comes from a ConfigMap"
+    );
+    let env = env_entries();
+    let names: Vec<&str> = env.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "JOB_COMPLETION_INDEX",
+            "KVBENCH_SHARD_COUNT",
+            "KVBENCH_START_AT"
+        ]
+    );
+    let count = env[1]
+        .1
+        .as_deref()
+        .expect("KVBENCH_SHARD_COUNT has a value");
+    assert_eq!(scalar("completions"), count, "one shard per completion");
+    assert_eq!(scalar("parallelism"), count, "every shard runs at once");
+    let args = manifest_args();
+    assert!(
+        args.contains(&"--start-at=$(KVBENCH_START_AT)".to_string()),
+        "{args:?}"
+    );
+    let mount = scalar("mountPath");
+    assert!(
+        args.contains(&format!("--json-out-file={mount}/run-{{shard}}.json")),
+        "each pod writes its own file on the results volume: {args:?}"
+    );
+}
+
+#[test]
+fn the_jobs_pods_as_the_manifest_starts_them_merge_into_the_servers_counts() {
+    let redis = Redis::start();
+    redis.reset_stats();
+    let dir = TempDir::new("k8s-job");
+    let mount = scalar("mountPath");
+    let env = env_entries();
+    let count: u64 = env
+        .iter()
+        .find(|(n, _)| n == "KVBENCH_SHARD_COUNT")
+        .and_then(|(_, v)| v.as_deref())
+        .expect("KVBENCH_SHARD_COUNT has a literal value")
+        .parse()
+        .expect("KVBENCH_SHARD_COUNT is a number");
+    let at = (SystemTime::now() + Duration::from_secs(3))
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let at = format!("{at:.3}");
+
+    // The manifest's load, scaled to this machine; every flag the test
+    // changes must be in the manifest, spelled as kvbench spells it.
+    let port = redis.port.to_string();
+    let scaled: [(&str, &str); 7] = [
+        ("--server", "127.0.0.1"),
+        ("--port", &port),
+        ("--threads", "1"),
+        ("--clients", "2"),
+        ("--test-time", "1"),
+        ("--warmup-time", "0"),
+        ("--run-count", "1"),
+    ];
+    let mut args = manifest_args();
+    for (flag, value) in scaled {
+        let arg = args
+            .iter_mut()
+            .find(|a| a.starts_with(&format!("{flag}=")))
+            .unwrap_or_else(|| panic!("the manifest's args have no {flag}="));
+        *arg = format!("{flag}={value}");
+    }
+    for arg in &mut args {
+        if let Some(path) = arg.strip_prefix(&format!("--json-out-file={mount}")) {
+            *arg = format!("--json-out-file={}{path}", dir.0.display());
+        }
+    }
+
+    let children: Vec<Child> = (0..count)
+        .map(|index| {
+            let mut pod_env: HashMap<String, String> = HashMap::new();
+            for (name, value) in &env {
+                let value = match name.as_str() {
+                    // What Kubernetes fills in from the annotation and the ConfigMap.
+                    "JOB_COMPLETION_INDEX" => index.to_string(),
+                    "KVBENCH_START_AT" => at.clone(),
+                    _ => value
+                        .clone()
+                        .unwrap_or_else(|| panic!("{name} needs a value")),
+                };
+                pod_env.insert(name.clone(), value);
+            }
+            let args: Vec<String> = args.iter().map(|a| expand(a, &pod_env)).collect();
+            Command::new(env!("CARGO_BIN_EXE_kvbench"))
+                .args(&args)
+                .envs(&pod_env)
+                .env_remove("KVBENCH_AUTH")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "pod {i}: {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    let files: Vec<String> = (0..count)
+        .map(|i| {
+            dir.path(&format!("run-{i}.json"))
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    for (i, file) in files.iter().enumerate() {
+        let doc = read_json(file.as_ref());
+        let shard = &doc["kvbench"]["shard"];
+        assert_eq!(shard["source"], "kubernetes", "{shard}");
+        assert_eq!(u(&shard["index"]), i as u64, "{shard}");
+        assert_eq!(u(&shard["count"]), count, "{shard}");
+        assert!(shard["late"].is_null(), "{shard}");
+    }
+    let merged = dir.path("total.json");
+    let mut merge = vec!["merge"];
+    merge.extend(files.iter().map(String::as_str));
+    merge.extend(["-o", merged.to_str().unwrap()]);
+    let out = kvbench(&merge);
+    assert!(
+        out.status.success(),
+        "kvbench merge: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = read_json(&merged);
+    let (sets, gets) = (redis.calls("set"), redis.calls("get"));
+    assert!(
+        sets > 0 && gets > 0,
+        "the server saw {sets} SETs, {gets} GETs"
+    );
+    assert_eq!(total(&doc, "SET", "count"), sets);
+    assert_eq!(total(&doc, "GET", "count"), gets);
+}

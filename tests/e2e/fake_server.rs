@@ -1,0 +1,95 @@
+//! An in-process fake RESP server whose replies come apart in time: it answers
+//! PING at once (kvbench's handshake), then every GET (`$-1`) and SET (`+OK`) it
+//! reads ONE reply at a time, each written after a pause of its own and flushed
+//! alone, so that the replies to one pipelined batch reach the client in
+//! different reads. A real server answers a batch in one write, which would hide
+//! a client that times a whole batch with one clock reading.
+//!
+//! Any other command gets an error reply, as from a minimal server. It listens on
+//! 127.0.0.1 only, serves every connection (kvbench opens one to check the
+//! address before its workers open theirs), counts the GETs and SETs it answered,
+//! and stops when dropped: each connection ends when its client hangs up or the
+//! server stops, and the drop waits for all of them. The serving itself is
+//! the common module's [`ScriptedServer`]; this is its script.
+
+use std::io::{self, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use crate::common::scripted_server::{Next, Script, ScriptedServer};
+
+/// The script: a pause before each GET or SET reply, and what was answered.
+pub struct Gaps {
+    gap: Duration,
+    gets: AtomicU64,
+    sets: AtomicU64,
+    /// Requests that were not arrays of bulk strings.
+    malformed: AtomicU64,
+}
+
+/// A running fake server; stopped when dropped.
+pub type FakeServer = ScriptedServer<Gaps>;
+
+impl FakeServer {
+    /// Starts a server that pauses `gap` before each GET or SET reply.
+    pub fn start(gap: Duration) -> FakeServer {
+        ScriptedServer::spawn(Gaps {
+            gap,
+            gets: AtomicU64::new(0),
+            sets: AtomicU64::new(0),
+            malformed: AtomicU64::new(0),
+        })
+    }
+
+    /// GET requests answered so far.
+    pub fn gets(&self) -> u64 {
+        self.script().gets.load(Ordering::SeqCst)
+    }
+
+    /// SET requests answered so far.
+    pub fn sets(&self) -> u64 {
+        self.script().sets.load(Ordering::SeqCst)
+    }
+
+    /// Requests that were not arrays of bulk strings (the connection was closed).
+    pub fn malformed(&self) -> u64 {
+        self.script().malformed.load(Ordering::SeqCst)
+    }
+}
+
+impl Script for Gaps {
+    type Connection = ();
+
+    /// One reply per write, flushed alone.
+    fn answer(&self, stream: &mut TcpStream, name: Option<&[u8]>, _: &mut ()) -> io::Result<Next> {
+        let Some(name) = name else {
+            self.malformed();
+            return Ok(Next::Hangup);
+        };
+        let reply: &[u8] = match name {
+            b"PING" => b"+PONG\r\n",
+            b"GET" => {
+                thread::sleep(self.gap);
+                self.gets.fetch_add(1, Ordering::SeqCst);
+                b"$-1\r\n"
+            }
+            b"SET" => {
+                thread::sleep(self.gap);
+                self.sets.fetch_add(1, Ordering::SeqCst);
+                b"+OK\r\n"
+            }
+            // Anything else (INFO, CONFIG, ...) is not supported, as on a
+            // minimal server.
+            _ => b"-ERR unknown command\r\n",
+        };
+        stream.write_all(reply)?;
+        stream.flush()?;
+        Ok(Next::KeepReading)
+    }
+
+    fn malformed(&self) {
+        self.malformed.fetch_add(1, Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,75 @@
+//! kvbench's one integration-test binary: the kvbench binary against real
+//! servers (redis-server, memcached, Redis Cluster, Slurm, Prometheus,
+//! Chromium), scripted fake servers, and the shipped files (README, configs,
+//! deploy manifests) held to what the binary accepts.
+//!
+//! One module per area; each says what it covers in its own `//!`. [`common`]
+//! (servers, runners, report readers) and [`fake_server`] are compiled once for
+//! all of them. Every test here runs in this one process, in parallel threads:
+//! anything a test takes for itself (a port, a directory, a network namespace)
+//! gets a name no other test can pick, and a test that measures speed takes
+//! [`common::machine`]'s exclusive turn. Why one binary: docs/design.md, "Tests:
+//! one binary".
+
+mod common;
+mod fake_server;
+
+mod bench_smoke;
+mod cli_errors;
+mod cli_help;
+mod cluster;
+mod cluster_faults;
+mod cluster_reads;
+mod cluster_setup;
+mod cluster_slots;
+mod commands;
+mod compare;
+mod compare_columns;
+mod compare_latency;
+mod compare_sweep;
+mod config_fuzz;
+mod configs;
+mod counts;
+mod deploy_contract;
+mod faults;
+mod hdr;
+mod hostile;
+mod hosts;
+mod html;
+mod interrupts;
+mod json_schema;
+mod lost_connections;
+mod memcached;
+mod memcached_sasl;
+mod memory;
+mod memtier_compat;
+mod merge;
+mod merge_exact;
+mod metrics;
+mod model;
+mod outputs;
+mod patterns;
+mod placement;
+mod progress;
+mod protocol_memcached;
+mod protocol_resp3;
+mod rate;
+mod readme;
+mod refusals;
+mod reports;
+mod resp3;
+mod resp3_attributes;
+mod safety;
+mod secrets;
+mod shards;
+mod slowlog;
+mod slurm;
+mod smoke;
+mod suite;
+mod time_serie;
+mod tls;
+mod tls_errors;
+mod verdict;
+mod warnings;
+mod warnings_shown;
+mod whitepaper;

@@ -1,0 +1,197 @@
+//! Shards launched by a real Slurm: a private cluster on this machine
+//! (tests/e2e/common/slurm.rs) runs `srun -n 4 --overcommit kvbench …` against a
+//! private redis-server; each task reads its identity from `SLURM_PROCID` and
+//! `SLURM_NTASKS`, the four run the same window, and `kvbench merge` of their
+//! files counts exactly what the server executed.
+//!
+//! `--start-at` is given as epoch seconds computed once, as a batch script
+//! does (deploy/slurm/kvbench.sbatch): a relative `+5s` would be counted by
+//! each task from its own start, giving each its own planned start, and
+//! `kvbench merge` refuses files of different planned starts.
+
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+
+use crate::common::slurm::Slurm;
+use crate::common::{Redis, TempDir, kvbench, read_json, total, u};
+
+const TASKS: u64 = 4;
+
+/// Waits for `child` at most `limit`; kills it and panics with the cluster's
+/// logs when it takes longer.
+fn wait_bounded(mut child: Child, limit: Duration, slurm: &Slurm) -> Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "srun did not finish within {limit:?}: {}\n{}",
+                String::from_utf8_lossy(&out.stderr),
+                slurm.logs()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn epoch_in(ahead: Duration) -> f64 {
+    (SystemTime::now() + ahead)
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+#[test]
+fn srun_runs_four_aligned_shards_that_merge_into_the_servers_counts() {
+    let slurm = Slurm::start();
+    let redis = Redis::start();
+    redis.reset_stats();
+    let dir = TempDir::new("slurm-run");
+    let pattern = dir.path("shard-{shard}.json");
+    let at = format!("{:.3}", epoch_in(Duration::from_secs(5)));
+    let child = slurm
+        .srun()
+        .args([
+            "-n",
+            &TASKS.to_string(),
+            "--overcommit",
+            "--kill-on-bad-exit=1",
+        ])
+        .arg(env!("CARGO_BIN_EXE_kvbench"))
+        .args(["-s", "127.0.0.1", "-p", &redis.port.to_string()])
+        .args([
+            "-t",
+            "1",
+            "-c",
+            "2",
+            "--ratio",
+            "1:1",
+            "--key-maximum",
+            "1000",
+        ])
+        .args(["--hide-histogram", "--test-time", "2", "--start-at", &at])
+        .arg("--json-out-file")
+        .arg(&pattern)
+        .current_dir(&dir.0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run srun");
+    let out = wait_bounded(child, Duration::from_secs(60), &slurm);
+    assert!(
+        out.status.success(),
+        "srun: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        slurm.logs()
+    );
+
+    let files: Vec<String> = (0..TASKS)
+        .map(|i| {
+            dir.path(&format!("shard-{i}.json"))
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let docs: Vec<Value> = files.iter().map(|f| read_json(f.as_ref())).collect();
+    for (i, doc) in docs.iter().enumerate() {
+        let shard = &doc["kvbench"]["shard"];
+        assert_eq!(shard["source"], "slurm", "task {i}: {shard}");
+        assert_eq!(u(&shard["index"]), i as u64, "{shard}");
+        assert_eq!(u(&shard["count"]), TASKS, "{shard}");
+        assert!(shard["late"].is_null(), "{shard}");
+        assert!(total(doc, "SET", "count") > 0, "task {i} sent SETs");
+    }
+    let starts: Vec<u64> = docs
+        .iter()
+        .map(|d| u(&d["kvbench"]["runs"][0]["start_time_ms"]))
+        .collect();
+    let (first, last) = (starts.iter().min().unwrap(), starts.iter().max().unwrap());
+    assert!(
+        last - first <= 50,
+        "run starts {starts:?} are more than 50 ms apart"
+    );
+
+    let merged = dir.path("total.json");
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["-o", merged.to_str().unwrap()]);
+    let out = kvbench(&args);
+    assert!(
+        out.status.success(),
+        "kvbench merge: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = read_json(&merged);
+    let (sets, gets) = (redis.calls("set"), redis.calls("get"));
+    assert!(
+        sets > 0 && gets > 0,
+        "the server saw {sets} SETs, {gets} GETs"
+    );
+    assert_eq!(total(&doc, "SET", "count"), sets);
+    assert_eq!(total(&doc, "GET", "count"), gets);
+    assert_eq!(doc["kvbench"]["merged"]["partial"], false);
+    assert_eq!(doc["kvbench"]["shards"].as_array().map(Vec::len), Some(4));
+}
+
+#[test]
+fn the_sbatch_script_runs_the_shards_and_merges_their_files() {
+    let slurm = Slurm::start();
+    let redis = Redis::start();
+    redis.reset_stats();
+    let dir = TempDir::new("sbatch");
+    let out_dir = dir.path("out");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/slurm/kvbench.sbatch");
+    // The script asks for one task on each of 4 nodes; this cluster has one
+    // node, so the command line (which overrides #SBATCH lines) puts the
+    // four tasks on it.
+    let child = slurm
+        .client("sbatch")
+        .args(["--wait", "--nodes=1", "--ntasks=4", "--overcommit"])
+        .arg(format!("--output={}", dir.path("job.out").display()))
+        .arg(script)
+        .current_dir(&dir.0)
+        .env("KVBENCH", env!("CARGO_BIN_EXE_kvbench"))
+        .env("KVBENCH_SERVER", "127.0.0.1")
+        .env("KVBENCH_PORT", redis.port.to_string())
+        .env(
+            "KVBENCH_ARGS",
+            "-t 1 -c 2 --ratio 1:1 --key-maximum 1000 --test-time 2",
+        )
+        .env("KVBENCH_START_DELAY", "5")
+        .env("KVBENCH_OUT", &out_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run sbatch");
+    let out = wait_bounded(child, Duration::from_secs(90), &slurm);
+    let job_log = std::fs::read_to_string(dir.path("job.out")).unwrap_or_default();
+    assert!(
+        out.status.success(),
+        "sbatch: {}\n{}\njob output:\n{job_log}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        slurm.logs()
+    );
+    for i in 0..TASKS {
+        let doc = read_json(&out_dir.join(format!("run-{i}.json")));
+        let shard = &doc["kvbench"]["shard"];
+        assert_eq!(shard["source"], "slurm", "{shard}");
+        assert_eq!(u(&shard["index"]), i, "{shard}");
+        let text = std::fs::read_to_string(out_dir.join(format!("stdout-{i}.txt"))).unwrap();
+        assert!(text.contains(&format!("Shard: {i} of 4 (slurm)")), "{text}");
+    }
+    let doc = read_json(&out_dir.join("total.json"));
+    let (sets, gets) = (redis.calls("set"), redis.calls("get"));
+    assert!(
+        sets > 0 && gets > 0,
+        "the server saw {sets} SETs, {gets} GETs"
+    );
+    assert_eq!(total(&doc, "SET", "count"), sets, "{job_log}");
+    assert_eq!(total(&doc, "GET", "count"), gets, "{job_log}");
+}
