@@ -15,8 +15,8 @@ mod tls_stream;
 #[cfg(test)]
 mod tls_tests;
 
-pub use handshake::Handshake;
 use handshake::handshake;
+pub use handshake::handshake_for;
 pub use tls::{TlsClient, TlsSettings, TlsVersion};
 pub use tls_failure::TlsFailure;
 pub use tls_stream::TlsStream;

@@ -1,0 +1,83 @@
+//! What the control connection says to the server, per protocol: which
+//! protocol it speaks, how it asks for the server's own counters and how it
+//! knows the answer is whole, and whether it can send Redis commands
+//! (`CONFIG GET`, `SLOWLOG`). The blocking socket is [`crate::server`]'s,
+//! which also reads each form of [`Counters`] into its `Info`.
+
+use super::memcache;
+use super::resp;
+use super::wire::Protocol;
+
+/// The server's own counters as the control connection received them, in
+/// the form they came.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Counters {
+    /// Redis `INFO all`: `# Section` headers and `name:value` lines.
+    Info(String),
+    /// memcached `stats`: `STAT name value` lines.
+    Stats(String),
+}
+
+impl Protocol {
+    /// The protocol the control connection speaks: the run's, except that
+    /// under `-P resp3` it says `HELLO 2`: its replies are read by the RESP2
+    /// [`super::value`] parser, and `HELLO 2` needs the same server (Redis
+    /// 6+) and checks the same credentials as `HELLO 3`.
+    #[must_use]
+    pub const fn control(self) -> Protocol {
+        match self {
+            Protocol::Resp3 => Protocol::Resp2,
+            Protocol::Redis | Protocol::Resp2 => self,
+            Protocol::MemcacheText | Protocol::MemcacheBinary => self,
+        }
+    }
+
+    /// Appends `args` as one command of the control connection.
+    ///
+    /// # Errors
+    ///
+    /// Why the protocol has no such commands (memcached answers a RESP
+    /// command with `ERROR`, never a value).
+    pub fn encode_control_command(self, out: &mut Vec<u8>, args: &[&[u8]]) -> Result<(), String> {
+        match self {
+            Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
+                resp::encode_command(out, args);
+                Ok(())
+            }
+            Protocol::MemcacheText | Protocol::MemcacheBinary => {
+                Err("memcached answers no Redis commands".into())
+            }
+        }
+    }
+
+    /// Appends the request for the server's counters; `logged_in` says the
+    /// connection authenticated in its handshake.
+    pub fn encode_counters_request(self, logged_in: bool, out: &mut Vec<u8>) {
+        match self {
+            Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
+                resp::encode_command(out, &[b"INFO", b"all"]);
+            }
+            Protocol::MemcacheText => memcache::control::encode_stats(false, out),
+            Protocol::MemcacheBinary => memcache::control::encode_stats(logged_in, out),
+        }
+    }
+
+    /// Reads the reply to [`Self::encode_counters_request`] at the start of
+    /// `buf`: `Ok(None)` while it is incomplete, `Ok(Some(None))` when the
+    /// server answered with an error instead (some proxies answer no INFO).
+    ///
+    /// # Errors
+    ///
+    /// A message when the bytes are no such reply.
+    pub fn decode_counters(
+        self,
+        logged_in: bool,
+        buf: &[u8],
+    ) -> Result<Option<Option<Counters>>, String> {
+        match self {
+            Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => resp::control::decode_info(buf),
+            Protocol::MemcacheText => memcache::control::decode_stats(false, buf),
+            Protocol::MemcacheBinary => memcache::control::decode_stats(logged_in, buf),
+        }
+    }
+}

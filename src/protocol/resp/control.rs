@@ -1,0 +1,16 @@
+//! The control connection's `INFO all`, read as RESP2 (the control
+//! connection never switches to RESP3; see
+//! [`Protocol::control`](crate::protocol::wire::Protocol::control)).
+
+use crate::protocol::control::Counters;
+use crate::protocol::value;
+
+/// Reads `INFO all`'s reply: `Ok(None)` while it is incomplete, `Ok(Some(None))`
+/// for an error reply.
+pub(in crate::protocol) fn decode_info(buf: &[u8]) -> Result<Option<Option<Counters>>, String> {
+    match value::parse(buf) {
+        Ok(Some((reply, _))) => Ok(Some(reply.text().map(Counters::Info))),
+        Ok(None) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
