@@ -27,8 +27,10 @@ impl Protocol {
     pub const fn control(self) -> Protocol {
         match self {
             Protocol::Resp3 => Protocol::Resp2,
-            Protocol::Redis | Protocol::Resp2 => self,
-            Protocol::MemcacheText | Protocol::MemcacheBinary => self,
+            Protocol::Redis
+            | Protocol::Resp2
+            | Protocol::MemcacheText
+            | Protocol::MemcacheBinary => self,
         }
     }
 
@@ -79,5 +81,68 @@ impl Protocol {
             Protocol::MemcacheText => memcache::control::decode_stats(false, buf),
             Protocol::MemcacheBinary => memcache::control::decode_stats(logged_in, buf),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Counters;
+    use crate::protocol::wire::Protocol;
+
+    fn read(protocol: Protocol, logged_in: bool, wire: &[u8]) -> Option<Option<Counters>> {
+        protocol.decode_counters(logged_in, wire).unwrap()
+    }
+
+    #[test]
+    fn resp_asks_info_all_and_reads_its_bulk_or_an_error() {
+        let mut out = Vec::new();
+        Protocol::Resp3.encode_counters_request(false, &mut out);
+        assert_eq!(out, b"*2\r\n$4\r\nINFO\r\n$3\r\nall\r\n");
+        let info = b"$15\r\n# Server\r\na:1\r\n\r\n";
+        let text = "# Server\r\na:1\r\n".to_string();
+        assert_eq!(
+            read(Protocol::Redis, false, info),
+            Some(Some(Counters::Info(text)))
+        );
+        assert_eq!(read(Protocol::Redis, false, &info[..9]), None);
+        // A proxy that answers no INFO gives no counters, and is no failure.
+        assert_eq!(read(Protocol::Resp2, true, b"-ERR unknown\r\n"), Some(None));
+        assert_eq!(Protocol::Resp3.control(), Protocol::Resp2);
+    }
+
+    #[test]
+    fn memcached_asks_stats_in_text_unless_sasl_made_it_binary() {
+        let mut out = Vec::new();
+        Protocol::MemcacheBinary.encode_counters_request(false, &mut out);
+        assert_eq!(out, b"stats\r\n");
+        out.clear();
+        Protocol::MemcacheBinary.encode_counters_request(true, &mut out);
+        assert_eq!(&out[..2], &[0x80, 0x10], "a binary STAT");
+        let stats = b"STAT pid 1\r\nEND\r\n";
+        let text = String::from_utf8_lossy(stats).into_owned();
+        assert_eq!(
+            read(Protocol::MemcacheText, false, stats),
+            Some(Some(Counters::Stats(text)))
+        );
+        assert_eq!(read(Protocol::MemcacheText, false, &stats[..12]), None);
+        assert_eq!(
+            read(Protocol::MemcacheText, false, b"ERROR\r\n"),
+            Some(None)
+        );
+    }
+
+    #[test]
+    fn memcached_takes_no_redis_commands() {
+        let mut out = Vec::new();
+        assert!(
+            Protocol::MemcacheText
+                .encode_control_command(&mut out, &[b"SLOWLOG"])
+                .is_err()
+        );
+        assert!(out.is_empty());
+        Protocol::Redis
+            .encode_control_command(&mut out, &[b"PING"])
+            .unwrap();
+        assert_eq!(out, b"*1\r\n$4\r\nPING\r\n");
     }
 }

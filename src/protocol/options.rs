@@ -61,3 +61,60 @@ impl Protocol {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Setting;
+    use crate::protocol::wire::Protocol;
+
+    const EVERY: [Setting<'static>; 7] = [
+        Setting::Auth { user: false },
+        Setting::Auth { user: true },
+        Setting::Database,
+        Setting::Slowlog,
+        Setting::Cluster,
+        Setting::Commands,
+        Setting::Keys {
+            prefix: "memtier-",
+            longest: 18,
+        },
+    ];
+
+    #[test]
+    fn resp_honours_every_setting() {
+        for p in [Protocol::Redis, Protocol::Resp2, Protocol::Resp3] {
+            for s in EVERY {
+                assert_eq!(p.refuses(s), None, "{p:?} {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn memcached_refuses_what_it_has_not_and_names_the_flag() {
+        let flag = |p: Protocol, s| p.refuses(s).map(|u| u.flag);
+        let text = EVERY.map(|s| flag(Protocol::MemcacheText, s));
+        let binary = EVERY.map(|s| flag(Protocol::MemcacheBinary, s));
+        let refused = [
+            "--authenticate",
+            "--authenticate",
+            "--select-db",
+            "--slowlog",
+        ];
+        let rest = [Some("--cluster-mode"), Some("--command"), None];
+        assert_eq!(text[..4], refused.map(Some));
+        assert_eq!(text[4..], rest);
+        // The binary protocol's SASL PLAIN logs in with a user, never without.
+        assert_eq!(binary[..2], [Some("--authenticate"), None]);
+        assert_eq!(binary[2..], text[2..]);
+        let long = Setting::Keys {
+            prefix: "k",
+            longest: 251,
+        };
+        let spaced = Setting::Keys {
+            prefix: "a b",
+            longest: 4,
+        };
+        assert_eq!(flag(Protocol::MemcacheText, long), Some("--key-prefix"));
+        assert_eq!(flag(Protocol::MemcacheBinary, spaced), Some("--key-prefix"));
+    }
+}

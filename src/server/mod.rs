@@ -6,6 +6,8 @@
 //! calls, keyspace hits and misses, CPU seconds, forks for background saves. A
 //! target that does not answer INFO (some proxies) simply yields no evidence.
 //! memcached answers `stats` instead, read into the same [`Info`] ([`memcached`]).
+//! What is sent and how each answer is known to be whole is the protocol's
+//! ([`crate::protocol::control`]); this module owns the socket and the `Info`.
 
 pub mod cluster;
 pub mod info;

@@ -1,12 +1,8 @@
-//! RESP, the Redis serialization protocol, and everything kvbench knows of
-//! it: `-P redis`, `resp2` and `resp3`.
-//!
+//! RESP, the Redis serialization protocol (`-P redis`, `resp2`, `resp3`).
 //! This file is the reply decoder (RESP2, and with [`Dialect::Resp3`] the
-//! types RESP3 adds, in [`resp3`]). Beside it: [`encode`] (requests),
-//! [`outcome`] (a reply as the counters read it), [`handshake`]
-//! (`HELLO`/`AUTH`/`SELECT`/`PING`), [`control`] (the control connection's
-//! `INFO`, `CONFIG GET` and `SLOWLOG`) and [`options`] (what each setting
-//! means here).
+//! types [`resp3`] adds) and the request encoders ([`encode_command`]);
+//! beside it, the rest of what kvbench knows of RESP: [`outcome`],
+//! [`handshake`], [`control`], [`options`].
 //!
 //! The decoder is stateless. It is handed whatever bytes have arrived so far
 //! and answers whether they begin with one complete reply, so the connection
