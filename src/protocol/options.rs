@@ -44,12 +44,6 @@ pub struct Unsupported {
     pub message: String,
 }
 
-impl Unsupported {
-    pub(super) fn new(flag: &'static str, message: String) -> Unsupported {
-        Unsupported { flag, message }
-    }
-}
-
 impl Protocol {
     /// Why this protocol refuses `setting`; `None` when it honours it.
     #[must_use]

@@ -8,8 +8,7 @@
 //!   request is the first byte sent.
 
 use super::binary::{self, Status};
-use crate::protocol::handshake::Refusal;
-use crate::protocol::handshake::{Answer, Handshake, Login, Step};
+use crate::protocol::handshake::{Answer, Handshake, Login, Refusal, Step};
 
 /// Appends the binary protocol's SASL `PLAIN` step when there are credentials.
 pub(in crate::protocol) fn plan_binary(plan: &mut Handshake, login: Option<Login<'_>>) {

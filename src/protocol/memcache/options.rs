@@ -63,5 +63,5 @@ pub(in crate::protocol) fn refuses(
         ),
         Setting::Keys { .. } => return None,
     };
-    Some(Unsupported::new(flag, message))
+    Some(Unsupported { flag, message })
 }
