@@ -57,10 +57,10 @@ impl Protocol {
     pub fn encode_counters_request(self, logged_in: bool, out: &mut Vec<u8>) {
         match self {
             Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
-                resp::encode_command(out, &[b"INFO", b"all"]);
+                resp::control::encode_counters_request(out);
             }
-            Protocol::MemcacheText => memcache::control::encode_stats(false, out),
-            Protocol::MemcacheBinary => memcache::control::encode_stats(logged_in, out),
+            Protocol::MemcacheText => memcache::control::encode_counters_request(false, out),
+            Protocol::MemcacheBinary => memcache::control::encode_counters_request(logged_in, out),
         }
     }
 
@@ -77,9 +77,11 @@ impl Protocol {
         buf: &[u8],
     ) -> Result<Option<Option<Counters>>, String> {
         match self {
-            Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => resp::control::decode_info(buf),
-            Protocol::MemcacheText => memcache::control::decode_stats(false, buf),
-            Protocol::MemcacheBinary => memcache::control::decode_stats(logged_in, buf),
+            Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
+                resp::control::decode_counters(buf)
+            }
+            Protocol::MemcacheText => memcache::control::decode_counters(false, buf),
+            Protocol::MemcacheBinary => memcache::control::decode_counters(logged_in, buf),
         }
     }
 }

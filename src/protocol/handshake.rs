@@ -93,7 +93,7 @@ impl Handshake {
             Protocol::Resp2 => resp::handshake::plan(&mut plan, Some(b"2"), login, db),
             Protocol::Resp3 => resp::handshake::plan(&mut plan, Some(b"3"), login, db),
             Protocol::MemcacheText => {}
-            Protocol::MemcacheBinary => memcache::handshake::plan_binary(&mut plan, login),
+            Protocol::MemcacheBinary => memcache::handshake::plan(&mut plan, login),
         }
         plan
     }

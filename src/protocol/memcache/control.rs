@@ -8,7 +8,7 @@ use super::binary;
 use crate::protocol::control::Counters;
 
 /// Appends `stats`: the binary request when `binary`, else the text one.
-pub(in crate::protocol) fn encode_stats(binary: bool, out: &mut Vec<u8>) {
+pub(in crate::protocol) fn encode_counters_request(binary: bool, out: &mut Vec<u8>) {
     if binary {
         binary::encode_stat(out);
     } else {
@@ -16,9 +16,9 @@ pub(in crate::protocol) fn encode_stats(binary: bool, out: &mut Vec<u8>) {
     }
 }
 
-/// Reads the reply to [`encode_stats`]: `Ok(None)` while it is incomplete,
+/// Reads the reply to [`encode_counters_request`]: `Ok(None)` while it is incomplete,
 /// `Ok(Some(None))` for a text `ERROR`.
-pub(in crate::protocol) fn decode_stats(
+pub(in crate::protocol) fn decode_counters(
     binary: bool,
     buf: &[u8],
 ) -> Result<Option<Option<Counters>>, String> {

@@ -11,7 +11,7 @@ use super::binary::{self, Status};
 use crate::protocol::handshake::{Answer, Handshake, Login, Refusal, Step};
 
 /// Appends the binary protocol's SASL `PLAIN` step when there are credentials.
-pub(in crate::protocol) fn plan_binary(plan: &mut Handshake, login: Option<Login<'_>>) {
+pub(in crate::protocol) fn plan(plan: &mut Handshake, login: Option<Login<'_>>) {
     if let Some(login) = login {
         let user = login.user.unwrap_or_default();
         binary::encode_sasl_plain(
