@@ -342,7 +342,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         all_connections,
     )?);
     let target = build_target(&a)?;
-    connection::check_memcache_workload(target.protocol, &ops, &keys)?;
+    connection::check_workload(target.protocol, &ops, &keys)?;
     let cluster = cluster::build_cluster(&a, &target)?;
     let start_at = build_start(&a, sweep.cell_count() > 1)?;
     let host = hostname();

@@ -13,7 +13,6 @@ use rand::{Rng, SeedableRng};
 use crate::config::{Config, RangeSharing, Stop};
 use crate::protocol::template::Fill;
 use crate::protocol::wire::Protocol;
-use crate::protocol::{memcache_binary, memcache_text, resp};
 use crate::workload::keys::{KeyGen, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
 use crate::workload::ops::{Encoding, OpTable, RandInt};
@@ -274,30 +273,15 @@ impl RequestSource {
             Encoding::Set => {
                 let key = keys.next(&mut self.rng);
                 let value = values.next(&mut self.rng);
-                // memtier's default expiry is 0: the items never expire.
-                let len = match self.protocol {
-                    Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
-                        resp::encode_set(out, prefix, key, value)
-                    }
-                    Protocol::MemcacheText => memcache_text::encode_set(out, prefix, key, 0, value),
-                    Protocol::MemcacheBinary => {
-                        memcache_binary::encode_set(out, prefix, key, 0, value, opaque)
-                    }
-                };
+                let len = self.protocol.encode_set(out, prefix, key, value, opaque);
                 (len, Some(key))
             }
             Encoding::Get => {
                 let key = keys.next(&mut self.rng);
-                let len = match self.protocol {
-                    Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
-                        resp::encode_get(out, prefix, key)
-                    }
-                    Protocol::MemcacheText => memcache_text::encode_get(out, prefix, key),
-                    Protocol::MemcacheBinary => {
-                        memcache_binary::encode_get(out, prefix, key, opaque)
-                    }
-                };
-                (len, Some(key))
+                (
+                    self.protocol.encode_get(out, prefix, key, opaque),
+                    Some(key),
+                )
             }
             Encoding::Template => {
                 let mut draw = Draw {
@@ -341,12 +325,13 @@ impl RequestSource {
             return queued;
         };
         let len = match op.encoding {
-            // A cluster speaks RESP: the pair's dedicated encoders.
+            // Only a cluster redirects, and a cluster speaks RESP (memcached
+            // refuses --cluster-mode), which carries no opaque.
             Encoding::Set => {
                 let value = values.next(&mut self.rng);
-                resp::encode_set(out, prefix, queued.key, value)
+                self.protocol.encode_set(out, prefix, queued.key, value, 0)
             }
-            Encoding::Get => resp::encode_get(out, prefix, queued.key),
+            Encoding::Get => self.protocol.encode_get(out, prefix, queued.key, 0),
             Encoding::Template => {
                 let mut draw = Again {
                     first: Some(queued.key),

@@ -1,6 +1,7 @@
 //! Opening a connection and preparing it for the benchmark: connect, the TLS
-//! handshake with `--tls`, AUTH, SELECT, PING, then hand a non-blocking stream
-//! to the event loop.
+//! handshake with `--tls`, the protocol's handshake (its bytes and checks are
+//! [`crate::protocol::handshake`]'s), then hand a non-blocking stream to the
+//! event loop.
 //!
 //! All of this is blocking and happens before any clock starts, so a slow
 //! handshake never shows up as request latency. The preflight in [`crate::run`]
@@ -15,8 +16,8 @@ mod tls_stream;
 #[cfg(test)]
 mod tls_tests;
 
-pub use handshake::Handshake;
 use handshake::handshake;
+pub use handshake::handshake_for;
 pub use tls::{TlsClient, TlsSettings, TlsVersion};
 pub use tls_failure::TlsFailure;
 pub use tls_stream::TlsStream;

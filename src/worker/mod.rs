@@ -35,8 +35,8 @@ use crate::cluster::topology::WorkerCluster;
 use crate::config::{Config, Stop};
 use crate::conn::Conn;
 use crate::interrupt::Interrupt;
-use crate::net::{self, Handshake};
-use crate::protocol::wire::Protocol;
+use crate::net;
+use crate::protocol::handshake::Handshake;
 use crate::request::derive_seed;
 use crate::stats::{NodeStats, Stats};
 use crate::target::{Endpoint, Target};
@@ -299,7 +299,7 @@ impl WorkerBuilder {
         poll.registry()
             .register(&mut timer, TIMER, Interest::READABLE)
             .map_err(local("the timer (timerfd)"))?;
-        let handshake = Handshake::for_target(&config.target);
+        let handshake = net::handshake_for(&config.target);
         Ok(Worker {
             handshakes: Handshakes {
                 readonly: handshake.with_readonly(),
@@ -338,10 +338,7 @@ fn new_conn(config: &Config, stream: net::Stream) -> Conn {
         config.faults.reconnect_interval,
     )
     .with_protocol(config.target.protocol)
-    .with_key_prefix(match config.target.protocol {
-        Protocol::MemcacheText => config.keys.prefix.as_bytes(),
-        _ => &[],
-    })
+    .with_key_prefix(config.keys.prefix.as_bytes())
 }
 
 /// The target of node `node`: the configured one for a single server, its
