@@ -35,8 +35,5 @@ pub mod template;
 pub mod value;
 pub mod wire;
 
-// The codecs' former paths, which tests/protocol_memcached.rs imports.
-pub use memcache::{binary as memcache_binary, text as memcache_text};
-
 #[cfg(test)]
 mod wire_proptests;
