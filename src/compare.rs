@@ -35,7 +35,7 @@ use std::fmt::Write;
 
 use crate::cli::CompareArgs;
 pub use crate::cli::{CompareFormat as Format, CompareLayout as Layout};
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::report::model;
 use crate::report::model::kvbench;
 use crate::report::model::section::Section;

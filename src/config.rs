@@ -47,25 +47,9 @@ pub use start_at::StartAt;
 use start_at::build_start;
 pub use sweep::{Cell, Sweep};
 
-/// A mistake the user can fix: which flag, what is wrong, what to do.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{flag}: {message}")]
-pub struct UsageError {
-    /// The flag (or config key) at fault, as the user would type it.
-    pub flag: String,
-    /// What is wrong and how to fix it.
-    pub message: String,
-}
-
-impl UsageError {
-    /// Shorthand used throughout validation.
-    pub fn new(flag: &str, message: impl Into<String>) -> Self {
-        UsageError {
-            flag: flag.to_string(),
-            message: message.into(),
-        }
-    }
-}
+/// The error type lives in [`crate::error`]; this path stays for the code
+/// (`merge/`) that still imports it from here.
+pub use crate::error::UsageError;
 
 /// When a run (or the warm-up) ends.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -8,6 +8,11 @@
 //! - [`config`]: the validated [`config::Config`], sweeps expanded into cells;
 //!   every usage error names its flag.
 //! - [`target`]: server address, credentials (redacted everywhere), URI parsing.
+//! - [`error`]: the errors that reach the user: [`error::UsageError`] (the flag and
+//!   the fix, exit 2), [`error::RunError`] (the server and the advice), the
+//!   connection's and the cluster discovery's errors turned into that advice
+//!   ([`error::connect_advice`]), and [`error::OutputError`] for a report that could
+//!   not be written; its docs say which errors stay in their modules.
 //!
 //! The wire and the workload (pure, no I/O):
 //! - [`protocol`]: the codecs of RESP2/RESP3 and memcached text/binary: encode requests,
@@ -66,6 +71,7 @@ pub mod compare;
 pub mod config;
 pub mod conn;
 pub mod crew;
+pub mod error;
 pub mod html;
 pub mod interrupt;
 pub mod merge;

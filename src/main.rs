@@ -6,6 +6,7 @@ use clap::Parser;
 
 use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::Config;
+use kvbench::error::{OutputError, RunError};
 use kvbench::interrupt::Interrupt;
 use kvbench::metrics::Live;
 use kvbench::report::files::Target;
@@ -13,7 +14,7 @@ use kvbench::report::outputs::Outputs;
 use kvbench::report::sink::Sinks;
 use kvbench::report::{self, Save, progress::Progress};
 use kvbench::results::verdict::{self, Verdict};
-use kvbench::run::{self, RunError};
+use kvbench::run;
 use kvbench::sweep;
 use kvbench::warnings;
 
@@ -156,7 +157,7 @@ fn say_warnings(shown: &warnings::Shown) {
 
 /// The exit code: 128 + signal when interrupted, 1 when a report could not be
 /// written (each failure named), 0 otherwise.
-fn finish(failures: &[String], save_failed: bool, interrupt: &Interrupt) -> ExitCode {
+fn finish(failures: &[OutputError], save_failed: bool, interrupt: &Interrupt) -> ExitCode {
     for e in failures {
         say!("kvbench: {e}");
     }
@@ -182,13 +183,13 @@ fn finish(failures: &[String], save_failed: bool, interrupt: &Interrupt) -> Exit
 fn run_error(e: RunError, interrupt: &Interrupt) -> ExitCode {
     match e {
         RunError::Usage(e) => fail_usage(&e.to_string()),
-        RunError::Failed(message) => fail(&message),
         RunError::Interrupted(before) => {
             // Only a signal raises it (an error-budget stop needs a running phase).
             let signal = interrupt.signal().unwrap_or(libc::SIGINT);
             say!("kvbench: interrupted by signal {signal} {before}; nothing was measured");
             ExitCode::from(Interrupt::exit_code(signal))
         }
+        e => fail(&e.to_string()),
     }
 }
 
@@ -297,7 +298,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
     // Rewritten after every test (a regular file is replaced atomically, so
     // a reader never sees half of it); a FIFO or device gets the final copy
     // only. The page is drawn from the same JSON bytes.
-    let save = |done: &[kvbench::suite::StepResult], save: Save| -> Vec<String> {
+    let save = |done: &[kvbench::suite::StepResult], save: Save| -> Vec<OutputError> {
         let json = json
             .as_ref()
             .filter(|t| save == Save::Final || t.rewritable());
@@ -312,15 +313,17 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         let doc = kvbench::suite::json::suite_document(done, plan.steps.len(), complete);
         let mut bytes = match serde_json::to_vec_pretty(&doc) {
             Ok(bytes) => bytes,
-            Err(e) => return vec![format!("cannot encode the JSON report: {e}")],
+            Err(e) => return vec![OutputError::Encode(e)],
         };
         bytes.push(b'\n');
         // Each output is attempted whatever became of the other.
         kvbench::report::outputs::failures([
             json.map_or(Ok(()), |target| {
-                target
-                    .write(&bytes)
-                    .map_err(|e| format!("cannot write the JSON report: {e}"))
+                target.write(&bytes).map_err(|source| OutputError::Write {
+                    what: "the JSON report",
+                    path: None,
+                    source,
+                })
             }),
             html.map_or(Ok(()), |page| page.write(&bytes)),
         ])

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Parser};
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 
 /// redis-benchmark flags that `kvbench suite` does not take: named as such,
 /// so that a pasted line fails with the reason instead of "unexpected".

@@ -4,7 +4,7 @@
 //! Unix socket).
 
 use crate::cli::Args;
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::protocol::wire::Protocol;
 use crate::target::{Endpoint, Target};
 

@@ -42,7 +42,7 @@ use serde::de::IgnoredAny;
 pub use page_file::PageFile;
 
 use crate::cli::ReportArgs;
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::html::svg::escape;
 use crate::report::files::{SameFileCheck, Target};
 use crate::report::model::{self, Document, ModelError, Report, SweepDocument};
@@ -210,12 +210,25 @@ pub fn page(sources: &[Source]) -> String {
     out
 }
 
+/// Why the page of a JSON document could not be drawn. The bytes are the
+/// JSON report kvbench just wrote, so either is kvbench's fault, not the
+/// user's; [`crate::error::OutputError::Page`] names the file it was for.
+#[derive(Debug, thiserror::Error)]
+pub enum PageError {
+    /// The bytes are not UTF-8.
+    #[error(transparent)]
+    NotUtf8(#[from] std::str::Utf8Error),
+    /// The report model could not read them.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+}
+
 /// The page of one JSON document (`--html-out-file` of a run, a sweep or a
 /// suite), from the bytes the JSON report is written from; `label` names it
 /// on the page.
-pub fn page_of_json(label: &str, json: &[u8]) -> Result<String, String> {
-    let text = std::str::from_utf8(json).map_err(|e| e.to_string())?;
-    let content = parse(label, text).map_err(|e| e.to_string())?;
+pub fn page_of_json(label: &str, json: &[u8]) -> Result<String, PageError> {
+    let text = std::str::from_utf8(json)?;
+    let content = parse(label, text)?;
     Ok(page(&[Source {
         label: label.to_string(),
         content,

@@ -10,7 +10,7 @@
 use std::io;
 use std::path::Path;
 
-use crate::config::UsageError;
+use crate::error::{OutputError, UsageError};
 use crate::html::page_of_json;
 use crate::report::files::{SameFileCheck, Target};
 
@@ -62,12 +62,19 @@ impl PageFile {
 
     /// Renders the page of the suite's JSON document `json` and writes it
     /// (atomically when it is a regular file).
-    pub fn write(&self, json: &[u8]) -> Result<(), String> {
-        let fail = |e: String| format!("cannot write {FLAG}: {e}");
-        let page = page_of_json(&self.label, json).map_err(fail)?;
+    pub fn write(&self, json: &[u8]) -> Result<(), OutputError> {
+        let page = page_of_json(&self.label, json).map_err(|source| OutputError::Page {
+            what: FLAG,
+            path: None,
+            source,
+        })?;
         match self.target.write(page.as_bytes()) {
             // A closed pipe (`--html-out-file - | head`) is the reader's choice.
-            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(fail(e.to_string())),
+            Err(source) if source.kind() != io::ErrorKind::BrokenPipe => Err(OutputError::Write {
+                what: FLAG,
+                path: None,
+                source,
+            }),
             _ => Ok(()),
         }
     }

@@ -17,7 +17,7 @@
 
 use std::io::{self, Read, Write};
 
-use crate::net::ConnectError;
+use crate::error::ConnectError;
 use crate::protocol::memcache_binary::{self, Status};
 use crate::protocol::resp::{self, Dialect, Reply, ServerErrorKind};
 use crate::protocol::wire::Protocol;

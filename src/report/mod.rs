@@ -33,6 +33,7 @@ use std::io;
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
+use crate::error::OutputError;
 use crate::report::files::Target;
 use crate::results::Results;
 use crate::results::verdict::Verdict;
@@ -89,24 +90,28 @@ pub fn save_json(
     results: &Results,
     complete: bool,
     save: Save,
-) -> Result<(), String> {
+) -> Result<(), OutputError> {
     let input = ReportInput::new(config, results, complete);
     write_json(config, &json::JsonExporter.render(&input), save)
 }
 
 /// Prints the text report to stdout, or writes it to `--out-file`.
-pub fn emit_text(config: &Config, results: &Results, complete: bool) -> Result<(), String> {
+pub fn emit_text(config: &Config, results: &Results, complete: bool) -> Result<(), OutputError> {
     let input = ReportInput::new(config, results, complete);
     write_text(config, &text::TextExporter.render(&input))
 }
 
 /// Writes JSON bytes to `--json-out-file` (atomically when it is a regular
 /// file); nothing without the flag.
-pub fn write_json(config: &Config, bytes: &[u8], save: Save) -> Result<(), String> {
+pub fn write_json(config: &Config, bytes: &[u8], save: Save) -> Result<(), OutputError> {
     let Some(path) = &config.output.json_out_file else {
         return Ok(());
     };
-    let fail = |e: io::Error| format!("cannot write --json-out-file {}: {e}", path.display());
+    let fail = |source| OutputError::Write {
+        what: "--json-out-file",
+        path: Some(path.clone()),
+        source,
+    };
     let target = Target::of(path).map_err(fail)?;
     if save == Save::Progress && !target.rewritable() {
         return Ok(());
@@ -116,10 +121,14 @@ pub fn write_json(config: &Config, bytes: &[u8], save: Save) -> Result<(), Strin
 
 /// Writes text bytes to `--out-file` (atomically when it is a regular file), or
 /// to stdout.
-pub fn write_text(config: &Config, bytes: &[u8]) -> Result<(), String> {
-    let fail = |e: io::Error| match &config.output.out_file {
-        Some(path) => format!("cannot write --out-file {}: {e}", path.display()),
-        None => format!("cannot write the report: {e}"),
+pub fn write_text(config: &Config, bytes: &[u8]) -> Result<(), OutputError> {
+    let fail = |source| OutputError::Write {
+        what: match config.output.out_file {
+            Some(_) => "--out-file",
+            None => "the report",
+        },
+        path: config.output.out_file.clone(),
+        source,
     };
     files::text_target(config)
         .map_err(fail)?

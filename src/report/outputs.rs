@@ -17,6 +17,7 @@ use std::io;
 use std::path::Path;
 
 use crate::config::Config;
+use crate::error::OutputError;
 use crate::report::files::Target;
 use crate::report::{self, Exporter, ReportInput, Save};
 use crate::results::Results;
@@ -35,7 +36,7 @@ pub struct Outputs<'a> {
 pub struct Written {
     /// Every output that could not be written, each named; empty when all
     /// were. Each output is attempted whatever became of the others.
-    pub failures: Vec<String>,
+    pub failures: Vec<OutputError>,
     /// A save after some phase failed.
     pub save_failed: bool,
     /// The warnings for stderr, as the text report shows them.
@@ -111,7 +112,7 @@ impl<'a> Outputs<'a> {
         }
     }
 
-    fn saved(&mut self, result: Result<(), String>) {
+    fn saved(&mut self, result: Result<(), OutputError>) {
         if let Err(e) = result {
             report::note(format_args!("kvbench: {e}"));
             self.save_failed = true;
@@ -122,19 +123,23 @@ impl<'a> Outputs<'a> {
 /// The failures among the writes of every output: one that fails (a full
 /// disk under the JSON file) must not keep the others (the text on stdout,
 /// the page) from being written.
-pub fn failures<const N: usize>(writes: [Result<(), String>; N]) -> Vec<String> {
+pub fn failures<const N: usize>(writes: [Result<(), OutputError>; N]) -> Vec<OutputError> {
     writes.into_iter().filter_map(Result::err).collect()
 }
 
 /// Writes the page of the JSON document `json` to `--html-out-file`
 /// (atomically when it is a regular file); nothing without the flag. The page
 /// names the run by the JSON file's name, or its own without one.
-fn write_html(config: &Config, json: &[u8], save: Save) -> Result<(), String> {
+fn write_html(config: &Config, json: &[u8], save: Save) -> Result<(), OutputError> {
     let Some(path) = &config.output.html_out_file else {
         return Ok(());
     };
-    let fail = |e: String| format!("cannot write --html-out-file {}: {e}", path.display());
-    let target = Target::of(path).map_err(|e| fail(e.to_string()))?;
+    let fail = |source| OutputError::Write {
+        what: "--html-out-file",
+        path: Some(path.clone()),
+        source,
+    };
+    let target = Target::of(path).map_err(fail)?;
     if save == Save::Progress && !target.rewritable() {
         return Ok(());
     }
@@ -143,10 +148,14 @@ fn write_html(config: &Config, json: &[u8], save: Save) -> Result<(), String> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| Path::new(named).display().to_string());
-    let page = crate::html::page_of_json(&label, json).map_err(fail)?;
+    let page = crate::html::page_of_json(&label, json).map_err(|source| OutputError::Page {
+        what: "--html-out-file",
+        path: Some(path.clone()),
+        source,
+    })?;
     match target.write(page.as_bytes()) {
         // A closed pipe (`--html-out-file - | head`) is the reader's choice.
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(fail(e.to_string())),
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(fail(e)),
         _ => Ok(()),
     }
 }

@@ -27,10 +27,12 @@ use std::sync::Arc;
 use crate::cli::{Args, NumList, RequestsArg, SuiteArgs};
 use crate::command::CommandSpec;
 use crate::command::suite::{self, SuiteTest};
-use crate::config::{Config, UsageError};
+use crate::config::Config;
+use crate::error::RunError;
+use crate::error::UsageError;
 use crate::interrupt::Interrupt;
 use crate::results::Results;
-use crate::run::{self, RunError};
+use crate::run;
 use crate::workload::ops::{OpTable, RandInt};
 
 /// redis-benchmark's defaults.
