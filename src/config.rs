@@ -22,7 +22,9 @@ pub mod metrics;
 mod output;
 pub mod shard;
 pub mod start_at;
+pub mod suite;
 pub mod sweep;
+mod tools;
 
 use crate::cli::Args;
 use crate::target::Target;
@@ -45,7 +47,9 @@ pub use shard::{Shard, ShardSource};
 use shard::{build_shard, hostname};
 pub use start_at::StartAt;
 use start_at::build_start;
+pub use suite::SuitePlan;
 pub use sweep::{Cell, Sweep};
+pub use tools::{CompareFormat, CompareLayout, CompareOptions, ReportOptions};
 
 /// The error type lives in [`crate::error`]; this path stays for the code
 /// (`merge/`) that still imports it from here.

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use kvbench::cli::{self, Args, Subcommand};
-use kvbench::config::Config;
+use kvbench::config::{CompareOptions, Config, ReportOptions, SuitePlan};
 use kvbench::error::{OutputError, RunError};
 use kvbench::interrupt::Interrupt;
 use kvbench::metrics::Live;
@@ -215,7 +215,7 @@ fn parse<T: Parser>(args: impl Iterator<Item = String>) -> Result<T, ExitCode> {
 }
 
 fn compare(args: &cli::CompareArgs) -> ExitCode {
-    match kvbench::compare::run(args) {
+    match kvbench::compare::run(&CompareOptions::from_args(args)) {
         Ok(comparison) => {
             // A closed stdout (`| head`) is the reader's choice, not a failure.
             let _ = std::io::Write::write_all(
@@ -253,7 +253,7 @@ fn merge(args: &cli::MergeArgs) -> ExitCode {
 
 /// `kvbench report`: the HTML page on stdout, or in `-o`.
 fn html_report(args: &cli::ReportArgs) -> ExitCode {
-    match kvbench::html::run(args) {
+    match kvbench::html::run(&ReportOptions::from_args(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail_usage(&e.to_string()),
     }
@@ -261,7 +261,7 @@ fn html_report(args: &cli::ReportArgs) -> ExitCode {
 
 /// `kvbench suite`: every step printed and saved as it finishes.
 fn suite(args: &cli::SuiteArgs) -> ExitCode {
-    let plan = match kvbench::suite::plan(args) {
+    let plan = match SuitePlan::from_args(args) {
         Ok(plan) => plan,
         Err(e) => return fail_usage(&e.to_string()),
     };

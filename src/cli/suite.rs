@@ -1,6 +1,6 @@
 //! `kvbench suite`: what the user typed, with redis-benchmark's flag names and
 //! meanings, so that a redis-benchmark line pastes in after `kvbench suite`.
-//! [`crate::suite::plan`] validates it.
+//! [`crate::config::SuitePlan::from_args`] validates it.
 
 use std::path::PathBuf;
 

@@ -41,7 +41,7 @@ use serde::de::IgnoredAny;
 
 pub use page_file::PageFile;
 
-use crate::cli::ReportArgs;
+use crate::config::ReportOptions;
 use crate::error::UsageError;
 use crate::html::svg::escape;
 use crate::report::files::{SameFileCheck, Target};
@@ -238,8 +238,8 @@ pub fn page_of_json(label: &str, json: &[u8]) -> Result<String, PageError> {
 /// `kvbench report`: reads every file, renders the page and writes it to
 /// `-o` (atomically) or stdout. An `-o` that cannot be written, or that is
 /// one of the files read, is refused before the files are read.
-pub fn run(args: &ReportArgs) -> Result<(), UsageError> {
-    let output = args.output.as_deref().unwrap_or(Path::new("-"));
+pub fn run(options: &ReportOptions) -> Result<(), UsageError> {
+    let output = options.output.as_deref().unwrap_or(Path::new("-"));
     let unwritable = |e: std::io::Error| {
         UsageError::new(
             "-o",
@@ -252,14 +252,14 @@ pub fn run(args: &ReportArgs) -> Result<(), UsageError> {
     let target = Target::of(output).map_err(unwritable)?;
     target.check_writable().map_err(unwritable)?;
     // `-o a.json` would replace the report with its own page.
-    let inputs = args.files.iter();
+    let inputs = options.files.iter();
     let check = inputs.fold(SameFileCheck::default(), |check, file| {
         check.argument("kvbench report", file)
     });
     check.output("-o", output, &target).check()?;
-    let labels = labels(&args.files);
-    let mut sources = Vec::with_capacity(args.files.len());
-    for (path, label) in args.files.iter().zip(labels) {
+    let labels = labels(&options.files);
+    let mut sources = Vec::with_capacity(options.files.len());
+    for (path, label) in options.files.iter().zip(labels) {
         let content = read(path).map_err(|e| {
             let message = if e.message.starts_with("cannot read") {
                 format!("{}; give the path of a JSON report", e.message)

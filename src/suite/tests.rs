@@ -3,11 +3,12 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::cli::SuiteArgs;
+use crate::config::SuitePlan;
 use crate::protocol::error_kind::ServerErrorKind;
 use crate::results::{Phase, PhaseResult, Results};
 use crate::stats::Stats;
 use crate::suite::output::{CSV_HEADER, errors_line, row};
-use crate::suite::{OutputMode, StepResult, SuiteWarning, figures, plan};
+use crate::suite::{OutputMode, StepResult, SuiteWarning, figures};
 use crate::warnings::Warning;
 use crate::workload::ops::RandInt;
 
@@ -19,7 +20,7 @@ fn args(line: &str) -> SuiteArgs {
 
 #[test]
 fn lrange_is_prepared_once_before_the_first_lrange_and_marked_apart() {
-    let p = plan(&args("-t lrange_600,set,lrange_100 -n 100 -c 10")).unwrap();
+    let p = SuitePlan::from_args(&args("-t lrange_600,set,lrange_100 -n 100 -c 10")).unwrap();
     let names: Vec<String> = p.steps.iter().map(|s| s.name()).collect();
     assert_eq!(
         names,
@@ -39,7 +40,7 @@ fn lrange_is_prepared_once_before_the_first_lrange_and_marked_apart() {
 
 #[test]
 fn c_is_the_total_split_over_threads_and_n_the_total_per_test() {
-    let p = plan(&args("-t get -c 50 -n 1000 --threads 5 -r 1000")).unwrap();
+    let p = SuitePlan::from_args(&args("-t get -c 50 -n 1000 --threads 5 -r 1000")).unwrap();
     let c = &p.steps[0].config;
     assert_eq!((c.threads, c.clients), (5, 10));
     assert_eq!(c.stop, crate::config::Stop::Requests(20));
@@ -50,16 +51,21 @@ fn c_is_the_total_split_over_threads_and_n_the_total_per_test() {
 
 #[test]
 fn without_r_every_rand_int_is_literal_and_a_warning_says_so() {
-    let p = plan(&args("-t set,ping")).unwrap();
+    let p = SuitePlan::from_args(&args("-t set,ping")).unwrap();
     assert_eq!(p.steps[0].config.ops.rand_int, RandInt::Literal);
     assert_eq!(p.warnings, [SuiteWarning::OneKey]);
     // PING has no __rand_int__: no trap to warn about.
-    assert!(plan(&args("-t ping")).unwrap().warnings.is_empty());
+    assert!(
+        SuitePlan::from_args(&args("-t ping"))
+            .unwrap()
+            .warnings
+            .is_empty()
+    );
 }
 
 #[test]
 fn n_that_does_not_divide_by_c_is_rounded_up_with_a_warning() {
-    let p = plan(&args("-t ping -n 101 -c 10")).unwrap();
+    let p = SuitePlan::from_args(&args("-t ping -n 101 -c 10")).unwrap();
     assert_eq!(
         p.warnings,
         [SuiteWarning::RoundedRequests {
@@ -71,9 +77,18 @@ fn n_that_does_not_divide_by_c_is_rounded_up_with_a_warning() {
 
 #[test]
 fn csv_wins_over_q_as_in_redis_benchmark() {
-    assert_eq!(plan(&args("-q --csv")).unwrap().output, OutputMode::Csv);
-    assert_eq!(plan(&args("-q")).unwrap().output, OutputMode::Quiet);
-    assert_eq!(plan(&args("")).unwrap().output, OutputMode::Table);
+    assert_eq!(
+        SuitePlan::from_args(&args("-q --csv")).unwrap().output,
+        OutputMode::Csv
+    );
+    assert_eq!(
+        SuitePlan::from_args(&args("-q")).unwrap().output,
+        OutputMode::Quiet
+    );
+    assert_eq!(
+        SuitePlan::from_args(&args("")).unwrap().output,
+        OutputMode::Table
+    );
 }
 
 #[test]
@@ -93,7 +108,7 @@ fn mistakes_name_the_flag_and_the_fix() {
         // After -a, the stray word may be a password: named by -a, not shown.
         ("-a bench CANARY-suite-3", "-a", "--user"),
     ] {
-        let e = plan(&args(line)).unwrap_err();
+        let e = SuitePlan::from_args(&args(line)).unwrap_err();
         assert_eq!(e.flag, flag, "{line}: {e}");
         assert!(e.message.contains(fix), "{line}: {e}");
         assert!(!e.to_string().contains("CANARY"), "{line}: {e}");
@@ -102,7 +117,7 @@ fn mistakes_name_the_flag_and_the_fix() {
 
 #[test]
 fn zadd_is_sent_with_score_zero_without_r_and_a_drawn_score_with_it() {
-    let literal = plan(&args("-t zadd")).unwrap();
+    let literal = SuitePlan::from_args(&args("-t zadd")).unwrap();
     assert_eq!(
         literal.steps[0].command,
         "ZADD myzset 0 element:__rand_int__"
@@ -111,7 +126,7 @@ fn zadd_is_sent_with_score_zero_without_r_and_a_drawn_score_with_it() {
         literal.steps[0].config.ops.ops[0].spec.text,
         literal.steps[0].command
     );
-    let drawn = plan(&args("-t zadd -r 1000")).unwrap();
+    let drawn = SuitePlan::from_args(&args("-t zadd -r 1000")).unwrap();
     assert_eq!(
         drawn.steps[0].command,
         "ZADD myzset __rand_int__ element:__rand_int__"
@@ -121,7 +136,7 @@ fn zadd_is_sent_with_score_zero_without_r_and_a_drawn_score_with_it() {
 /// A finished `-t set` step whose runs each got `(replies, errors)`.
 fn set_step(runs: &[(u64, u64)]) -> StepResult {
     let args = SuiteArgs::try_parse_from(["suite", "-t", "set", "-r", "10"]).unwrap();
-    let step = plan(&args).unwrap().steps.remove(0);
+    let step = SuitePlan::from_args(&args).unwrap().steps.remove(0);
     let runs = runs
         .iter()
         .enumerate()
