@@ -275,3 +275,34 @@ fn shown(path: &Option<PathBuf>) -> String {
         .map(|p| format!(" {}", p.display()))
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+    use std::path::PathBuf;
+
+    use super::OutputError;
+
+    #[test]
+    fn an_output_error_names_the_flag_and_the_file_when_there_is_one() {
+        let denied = || io::Error::from(io::ErrorKind::PermissionDenied);
+        let file = OutputError::Write {
+            what: "--json-out-file",
+            path: Some(PathBuf::from("/tmp/r.json")),
+            source: denied(),
+        };
+        assert_eq!(
+            file.to_string(),
+            format!("cannot write --json-out-file /tmp/r.json: {}", denied())
+        );
+        let stdout = OutputError::Write {
+            what: "the report",
+            path: None,
+            source: denied(),
+        };
+        assert_eq!(
+            stdout.to_string(),
+            format!("cannot write the report: {}", denied())
+        );
+    }
+}

@@ -6,7 +6,9 @@
 //! What the user typed, and what was built from it:
 //! - [`cli`]: the command line (clap), also the shape of a `--config` file.
 //! - [`config`]: the validated [`config::Config`], sweeps expanded into cells;
-//!   every usage error names its flag.
+//!   every usage error names its flag. Also the subcommands' options
+//!   ([`config::CompareOptions`], [`config::ReportOptions`], [`config::SuitePlan`]):
+//!   outside `cli`, `config` and `main` only [`merge`] still takes clap's struct.
 //! - [`target`]: server address, credentials (redacted everywhere), URI parsing.
 //! - [`error`]: the errors that reach the user: [`error::UsageError`] (the flag and
 //!   the fix, exit 2), [`error::RunError`] (the server and the advice), the
