@@ -4,6 +4,10 @@
 //! applies memtier_benchmark's defaults and checks every value before any
 //! connection opens. Each rejection is a [`UsageError`] naming the flag and the fix;
 //! `main` turns it into exit code 2.
+//!
+//! The subcommands get the same treatment: [`SuitePlan::from_args`] (one
+//! `Config` per redis-benchmark test), [`CompareOptions`] and
+//! [`ReportOptions`], so the modules that run them never see clap's structs.
 
 use std::path::PathBuf;
 use std::sync::Arc;

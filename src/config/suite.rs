@@ -318,3 +318,6 @@ fn step(
         config,
     })
 }
+
+#[cfg(test)]
+mod tests;
