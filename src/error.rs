@@ -17,12 +17,18 @@
 //!   [`UsageError`] with the flag: [`crate::command::CommandError`],
 //!   [`crate::workload::keys::KeyPatternError`],
 //!   [`crate::workload::values::SizeSpecError`], [`crate::target::UriError`];
+//! - a generator's refusal of parameters that `config` has already checked
+//!   with the flag: [`crate::workload::keys::KeyGenError`];
 //! - a pure reading of a reply: the slot map's [`crate::cluster::map::MapError`]
 //!   (carried by [`DiscoverError::Map`]);
+//! - a part of an error here that its own module explains: TLS's
+//!   [`crate::net::TlsFailure`] (in [`ConnectError::Tls`]), the page's
+//!   [`crate::html::PageError`] (in [`OutputError::Page`]);
 //! - the typed report's errors, in [`crate::report::model`].
 //!
 //! # Messages
-//! `Display` is what the user reads after `kvbench: error: `. A usage error
+//! `Display` is what the user reads after `kvbench: error: ` (an output
+//! error, after `kvbench: `, once per file that could not be written). A usage error
 //! names the flag and the fix; a run error names the server and the advice;
 //! an output error names the flag and the file. tests/cli_errors.rs and the
 //! end-to-end tests assert on these texts, so a change to one is a change to
@@ -33,6 +39,8 @@
 //! [`RunError::Usage`]), found before any connection opens or when the
 //! server says the command line is wrong; 1 for any other [`RunError`] and
 //! for an [`OutputError`]; 128 + the signal for [`RunError::Interrupted`].
+//! Exit codes 3 (a result that is not valid) and 4 (a shard that started too
+//! late) come from a finished run's verdict and timing, not from an error.
 
 use std::io;
 use std::path::PathBuf;
