@@ -6,8 +6,15 @@
 //! What the user typed, and what was built from it:
 //! - [`cli`]: the command line (clap), also the shape of a `--config` file.
 //! - [`config`]: the validated [`config::Config`], sweeps expanded into cells;
-//!   every usage error names its flag.
+//!   every usage error names its flag. Also the subcommands' options
+//!   ([`config::CompareOptions`], [`config::ReportOptions`], [`config::SuitePlan`]):
+//!   outside `cli`, `config` and `main` only [`merge`] still takes clap's struct.
 //! - [`target`]: server address, credentials (redacted everywhere), URI parsing.
+//! - [`error`]: the errors that reach the user: [`error::UsageError`] (the flag and
+//!   the fix, exit 2), [`error::RunError`] (the server and the advice), the
+//!   connection's and the cluster discovery's errors turned into that advice
+//!   ([`error::connect_advice`]), and [`error::OutputError`] for a report that could
+//!   not be written; its docs say which errors stay in their modules.
 //!
 //! The wire and the workload (pure, no I/O):
 //! - [`protocol`]: one folder per protocol family, [`protocol::resp`] (RESP2/RESP3)
@@ -69,6 +76,7 @@ pub mod compare;
 pub mod config;
 pub mod conn;
 pub mod crew;
+pub mod error;
 pub mod html;
 pub mod interrupt;
 pub mod merge;

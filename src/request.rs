@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use crate::config::{Config, RangeSharing, Stop};
 use crate::protocol::template::Fill;
 use crate::protocol::wire::Protocol;
-use crate::workload::keys::{KeyGen, KeyPattern, KeyRange};
+use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
 use crate::workload::ops::{Encoding, OpTable, RandInt};
 use crate::workload::values::ValuePool;
@@ -147,7 +147,7 @@ impl RequestSource {
         slot: u64,
         slots: u64,
         seed: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, KeyGenError> {
         let keys = &config.keys;
         let semantics = &config.semantics;
         let remaining = match stop {
@@ -202,7 +202,7 @@ impl RequestSource {
 
     /// The prefill stream of connection `slot` of `slots`: SETs of its own slice of
     /// the key range, each key once, in order.
-    pub fn prefill(config: &Config, slot: u64, slots: u64, seed: u64) -> Result<Self, String> {
+    pub fn prefill(config: &Config, slot: u64, slots: u64, seed: u64) -> Result<Self, KeyGenError> {
         let range = config.keys.range;
         let len = range.len();
         Ok(RequestSource {

@@ -4,7 +4,7 @@
 //! Unix socket).
 
 use crate::cli::Args;
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::protocol::options::Setting;
 use crate::target::{Endpoint, Target};
 

@@ -5,7 +5,8 @@
 
 use crate::cli::Args;
 use crate::config::compat::connect_timeout_secs;
-use crate::config::{KeySpace, NO_CONNECT_TIMEOUT, UsageError, seconds};
+use crate::config::{KeySpace, NO_CONNECT_TIMEOUT, seconds};
+use crate::error::UsageError;
 use crate::net::{TlsClient, TlsSettings, TlsVersion};
 use crate::protocol::options::{Setting, Unsupported};
 use crate::protocol::wire::Protocol;
@@ -39,7 +40,7 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
     let mut db = a.select_db.unwrap_or(0);
     let mut tls = a.tls;
     if let Some(uri) = &a.uri {
-        let parts = parse_uri(uri).map_err(|e| UsageError::new("--uri", e))?;
+        let parts = parse_uri(uri).map_err(|e| UsageError::new("--uri", e.to_string()))?;
         host = parts.host;
         port = parts.port.unwrap_or(port);
         auth = parts.auth.or(auth);

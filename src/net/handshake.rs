@@ -5,7 +5,7 @@
 
 use std::io::{self, Read, Write};
 
-use crate::net::ConnectError;
+use crate::error::ConnectError;
 use crate::protocol::handshake::{Handshake, Login, Refusal};
 use crate::target::Target;
 

@@ -39,7 +39,7 @@ pub enum Step {
     ReadOnly,
 }
 
-/// Why the server refused a handshake step; [`crate::net::ConnectError`]
+/// Why the server refused a handshake step; [`crate::error::ConnectError`]
 /// gives each its message and advice.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {

@@ -16,7 +16,8 @@ pub mod memcached;
 use std::io::{self, Read, Write};
 use std::time::SystemTime;
 
-use crate::net::{self, BlockingStream, ConnectError};
+use crate::error::ConnectError;
+use crate::net::{self, BlockingStream};
 use crate::protocol::control::Counters;
 use crate::protocol::value::{self, Value};
 use crate::protocol::wire::Protocol;
