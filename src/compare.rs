@@ -33,9 +33,9 @@ pub mod verdict;
 
 use std::fmt::Write;
 
-use crate::cli::CompareArgs;
-pub use crate::cli::{CompareFormat as Format, CompareLayout as Layout};
-use crate::config::UsageError;
+use crate::config::CompareOptions;
+pub use crate::config::{CompareFormat as Format, CompareLayout as Layout};
+use crate::error::UsageError;
 use crate::report::model;
 use crate::report::model::kvbench;
 use crate::report::model::section::Section;
@@ -155,11 +155,11 @@ pub struct Comparison {
 }
 
 /// Reads the files and renders the comparison.
-pub fn run(args: &CompareArgs) -> Result<Comparison, UsageError> {
-    let names = labels::distinct(&args.files);
-    let alone = args.files.len() == 1;
+pub fn run(options: &CompareOptions) -> Result<Comparison, UsageError> {
+    let names = labels::distinct(&options.files);
+    let alone = options.files.len() == 1;
     let mut entries = Vec::new();
-    for (path, name) in args.files.iter().zip(names) {
+    for (path, name) in options.files.iter().zip(names) {
         entries.extend(read::entries(path, &name, alone)?);
     }
     if entries.len() < 2 {
@@ -170,19 +170,19 @@ pub fn run(args: &CompareArgs) -> Result<Comparison, UsageError> {
     }
     // CSV stays one table for spreadsheets: a result that is not valid is
     // said on stderr only; text and Markdown say it before the tables.
-    let mut out = if args.format == Format::Csv {
+    let mut out = if options.format == Format::Csv {
         String::new()
     } else {
-        invalid::notice(&entries, args.format)
+        invalid::notice(&entries, options.format)
     };
-    out.push_str(&match args.layout {
-        Layout::Rows => rows::render(&entries, args.format),
-        Layout::Columns => columns::render(&entries, args.format),
+    out.push_str(&match options.layout {
+        Layout::Rows => rows::render(&entries, options.format),
+        Layout::Columns => columns::render(&entries, options.format),
     });
     // The settings block is for people, not spreadsheets.
-    if args.format != Format::Csv {
+    if options.format != Format::Csv {
         out.push('\n');
-        out.push_str(&differs::render(&entries, args.format));
+        out.push_str(&differs::render(&entries, options.format));
     }
     Ok(Comparison {
         output: out,

@@ -4,6 +4,10 @@
 //! applies memtier_benchmark's defaults and checks every value before any
 //! connection opens. Each rejection is a [`UsageError`] naming the flag and the fix;
 //! `main` turns it into exit code 2.
+//!
+//! The subcommands get the same treatment: [`SuitePlan::from_args`] (one
+//! `Config` per redis-benchmark test), [`CompareOptions`] and
+//! [`ReportOptions`], so the modules that run them never see clap's structs.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,7 +26,9 @@ pub mod metrics;
 mod output;
 pub mod shard;
 pub mod start_at;
+pub mod suite;
 pub mod sweep;
+mod tools;
 
 use crate::cli::Args;
 use crate::target::Target;
@@ -45,27 +51,13 @@ pub use shard::{Shard, ShardSource};
 use shard::{build_shard, hostname};
 pub use start_at::StartAt;
 use start_at::build_start;
+pub use suite::SuitePlan;
 pub use sweep::{Cell, Sweep};
+pub use tools::{CompareFormat, CompareLayout, CompareOptions, ReportOptions};
 
-/// A mistake the user can fix: which flag, what is wrong, what to do.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{flag}: {message}")]
-pub struct UsageError {
-    /// The flag (or config key) at fault, as the user would type it.
-    pub flag: String,
-    /// What is wrong and how to fix it.
-    pub message: String,
-}
-
-impl UsageError {
-    /// Shorthand used throughout validation.
-    pub fn new(flag: &str, message: impl Into<String>) -> Self {
-        UsageError {
-            flag: flag.to_string(),
-            message: message.into(),
-        }
-    }
-}
+/// The error type lives in [`crate::error`]; this path stays for the code
+/// (`merge/`) that still imports it from here.
+pub use crate::error::UsageError;
 
 /// When a run (or the warm-up) ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -345,7 +337,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         all_connections,
     )?);
     let target = build_target(&a)?;
-    connection::check_memcache_workload(target.protocol, &ops, &keys)?;
+    connection::check_workload(target.protocol, &ops, &keys)?;
     let cluster = cluster::build_cluster(&a, &target)?;
     let start_at = build_start(&a, sweep.cell_count() > 1)?;
     let host = hostname();

@@ -11,10 +11,11 @@ use std::thread::{self, JoinHandle};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 
 use crate::cluster::topology::WorkerCluster;
-use crate::config::{Config, Pinning, UsageError};
+use crate::config::{Config, Pinning};
+use crate::error::UsageError;
+use crate::error::{RunError, connect_advice};
 use crate::interrupt::Interrupt;
 use crate::placement::{self, Facts, Placement, ServerCpus};
-use crate::run::{RunError, connect_advice};
 use crate::server::Info;
 use crate::sysinfo;
 use crate::worker::{Command, Report, WorkerBuilder};
@@ -117,7 +118,7 @@ pub fn spawn(
                     }
                 }
             })
-            .map_err(|e| RunError::Failed(format!("cannot start worker thread {thread}: {e}")))?;
+            .map_err(|source| RunError::Spawn { thread, source })?;
         commands.push(tx);
         handles.push(handle);
     }
@@ -135,13 +136,11 @@ pub fn await_ready(crew: &Crew, config: &Config) -> Result<(), RunError> {
         match crew.reports.recv() {
             Ok(Report::Ready { .. }) => ready += 1,
             Ok(Report::SetupFailed { error, .. }) => {
-                return Err(connect_advice(&error, &config.target.endpoint));
+                return Err(connect_advice(error, &config.target.endpoint));
             }
             Ok(Report::Second { .. }) => {}
             Err(_) => {
-                return Err(RunError::Failed(
-                    "a worker thread ended during setup".into(),
-                ));
+                return Err(RunError::WorkerLost);
             }
         }
     }

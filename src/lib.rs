@@ -6,15 +6,24 @@
 //! What the user typed, and what was built from it:
 //! - [`cli`]: the command line (clap), also the shape of a `--config` file.
 //! - [`config`]: the validated [`config::Config`], sweeps expanded into cells;
-//!   every usage error names its flag.
+//!   every usage error names its flag. Also the subcommands' options
+//!   ([`config::CompareOptions`], [`config::ReportOptions`], [`config::SuitePlan`]):
+//!   outside `cli`, `config` and `main` only [`merge`] still takes clap's struct.
 //! - [`target`]: server address, credentials (redacted everywhere), URI parsing.
+//! - [`error`]: the errors that reach the user: [`error::UsageError`] (the flag and
+//!   the fix, exit 2), [`error::RunError`] (the server and the advice), the
+//!   connection's and the cluster discovery's errors turned into that advice
+//!   ([`error::connect_advice`]), and [`error::OutputError`] for a report that could
+//!   not be written; its docs say which errors stay in their modules.
 //!
 //! The wire and the workload (pure, no I/O):
-//! - [`protocol`]: the codecs of RESP2/RESP3 and memcached text/binary: encode requests,
-//!   decode replies (`Ok(None)` = incomplete); [`protocol::wire`] is `-P`'s
-//!   [`protocol::wire::Protocol`] and the decoder of each, every reply reduced to one
-//!   protocol-neutral outcome; [`protocol::template`] encodes a command template once
-//!   and fills it per request.
+//! - [`protocol`]: one folder per protocol family, [`protocol::resp`] (RESP2/RESP3)
+//!   and [`protocol::memcache`] (text/binary), each with its codecs (`Ok(None)` =
+//!   incomplete), request encoding, handshake, control-connection counters and the
+//!   settings it refuses; [`protocol::wire::Protocol`] (`-P`) dispatches to them with
+//!   one exhaustive `match` per concern, every reply reduced to one protocol-neutral
+//!   outcome; [`protocol::template`] encodes a command template once and fills it per
+//!   request.
 //! - [`cluster`]: Redis Cluster's key slots, hash tags, slot map and redirects (pure).
 //! - [`command`]: commands as text (`--command`, redis-benchmark's suite) parsed into
 //!   arguments of literal parts and placeholders.
@@ -25,8 +34,8 @@
 //! - [`schedule`]: open-loop intended send times (`--rate`).
 //!
 //! Running:
-//! - [`net`]: connecting, TLS (`--tls`, rustls), and the handshake per protocol
-//!   (HELLO/AUTH/SELECT/PING; none for memcached).
+//! - [`net`]: connecting, TLS (`--tls`, rustls), and driving the protocol's handshake
+//!   (blocking, before the clock starts).
 //! - [`conn`]: one connection's state machine, buffers, in-flight queue, per-reply timing.
 //! - [`client`]: one client's request stream and schedule, routed to one connection
 //!   per node ([`client::route`]: one server, or a cluster's slot map), and the
@@ -41,7 +50,8 @@
 //! - [`sweep`]: running every cell of a sweep.
 //! - [`suite`]: `kvbench suite`, redis-benchmark's tests each as its own benchmark.
 //! - [`interrupt`]: SIGINT/SIGTERM and the `--max-errors` stop.
-//! - [`server`]: the control connection: INFO, CONFIG GET, SLOWLOG; memcached's `stats`.
+//! - [`server`]: the control connection's socket and what it reads into `Info`: INFO,
+//!   CONFIG GET, SLOWLOG; memcached's `stats`.
 //! - [`sysinfo`]: this machine: its addresses, memory, open-file limit.
 //!
 //! Results and reports:
@@ -68,6 +78,7 @@ pub mod compare;
 pub mod config;
 pub mod conn;
 pub mod crew;
+pub mod error;
 pub mod html;
 pub mod interrupt;
 pub mod merge;

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use kvbench::cli::{self, Args, Subcommand};
-use kvbench::config::Config;
+use kvbench::config::{CompareOptions, Config, ReportOptions, SuitePlan};
+use kvbench::error::{OutputError, RunError};
 use kvbench::interrupt::Interrupt;
 use kvbench::metrics::Live;
 use kvbench::report::export::ExportManager;
@@ -13,7 +14,7 @@ use kvbench::report::files::Target;
 use kvbench::report::sink::Sinks;
 use kvbench::report::{self, progress::Progress};
 use kvbench::results::verdict::{self, Verdict};
-use kvbench::run::{self, RunError};
+use kvbench::run;
 use kvbench::sweep;
 use kvbench::warnings;
 
@@ -156,7 +157,7 @@ fn say_warnings(shown: &warnings::Shown) {
 
 /// The exit code: 128 + signal when interrupted, 1 when a report could not be
 /// written (each failure named), 0 otherwise.
-fn finish(failures: &[String], save_failed: bool, interrupt: &Interrupt) -> ExitCode {
+fn finish(failures: &[OutputError], save_failed: bool, interrupt: &Interrupt) -> ExitCode {
     for e in failures {
         say!("kvbench: {e}");
     }
@@ -182,13 +183,13 @@ fn finish(failures: &[String], save_failed: bool, interrupt: &Interrupt) -> Exit
 fn run_error(e: RunError, interrupt: &Interrupt) -> ExitCode {
     match e {
         RunError::Usage(e) => fail_usage(&e.to_string()),
-        RunError::Failed(message) => fail(&message),
         RunError::Interrupted(before) => {
             // Only a signal raises it (an error-budget stop needs a running phase).
             let signal = interrupt.signal().unwrap_or(libc::SIGINT);
             say!("kvbench: interrupted by signal {signal} {before}; nothing was measured");
             ExitCode::from(Interrupt::exit_code(signal))
         }
+        e => fail(&e.to_string()),
     }
 }
 
@@ -214,7 +215,7 @@ fn parse<T: Parser>(args: impl Iterator<Item = String>) -> Result<T, ExitCode> {
 }
 
 fn compare(args: &cli::CompareArgs) -> ExitCode {
-    match kvbench::compare::run(args) {
+    match kvbench::compare::run(&CompareOptions::from_args(args)) {
         Ok(comparison) => {
             // A closed stdout (`| head`) is the reader's choice, not a failure.
             let _ = std::io::Write::write_all(
@@ -252,7 +253,7 @@ fn merge(args: &cli::MergeArgs) -> ExitCode {
 
 /// `kvbench report`: the HTML page on stdout, or in `-o`.
 fn html_report(args: &cli::ReportArgs) -> ExitCode {
-    match kvbench::html::run(args) {
+    match kvbench::html::run(&ReportOptions::from_args(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail_usage(&e.to_string()),
     }
@@ -260,7 +261,7 @@ fn html_report(args: &cli::ReportArgs) -> ExitCode {
 
 /// `kvbench suite`: every step printed and saved as it finishes.
 fn suite(args: &cli::SuiteArgs) -> ExitCode {
-    let plan = match kvbench::suite::plan(args) {
+    let plan = match SuitePlan::from_args(args) {
         Ok(plan) => plan,
         Err(e) => return fail_usage(&e.to_string()),
     };

@@ -13,8 +13,7 @@ use rand::{Rng, SeedableRng};
 use crate::config::{Config, RangeSharing, Stop};
 use crate::protocol::template::Fill;
 use crate::protocol::wire::Protocol;
-use crate::protocol::{memcache_binary, memcache_text, resp};
-use crate::workload::keys::{KeyGen, KeyPattern, KeyRange};
+use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
 use crate::workload::ops::{Encoding, OpTable, RandInt};
 use crate::workload::values::ValuePool;
@@ -148,7 +147,7 @@ impl RequestSource {
         slot: u64,
         slots: u64,
         seed: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, KeyGenError> {
         let keys = &config.keys;
         let semantics = &config.semantics;
         let remaining = match stop {
@@ -203,7 +202,7 @@ impl RequestSource {
 
     /// The prefill stream of connection `slot` of `slots`: SETs of its own slice of
     /// the key range, each key once, in order.
-    pub fn prefill(config: &Config, slot: u64, slots: u64, seed: u64) -> Result<Self, String> {
+    pub fn prefill(config: &Config, slot: u64, slots: u64, seed: u64) -> Result<Self, KeyGenError> {
         let range = config.keys.range;
         let len = range.len();
         Ok(RequestSource {
@@ -274,30 +273,15 @@ impl RequestSource {
             Encoding::Set => {
                 let key = keys.next(&mut self.rng);
                 let value = values.next(&mut self.rng);
-                // memtier's default expiry is 0: the items never expire.
-                let len = match self.protocol {
-                    Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
-                        resp::encode_set(out, prefix, key, value)
-                    }
-                    Protocol::MemcacheText => memcache_text::encode_set(out, prefix, key, 0, value),
-                    Protocol::MemcacheBinary => {
-                        memcache_binary::encode_set(out, prefix, key, 0, value, opaque)
-                    }
-                };
+                let len = self.protocol.encode_set(out, prefix, key, value, opaque);
                 (len, Some(key))
             }
             Encoding::Get => {
                 let key = keys.next(&mut self.rng);
-                let len = match self.protocol {
-                    Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
-                        resp::encode_get(out, prefix, key)
-                    }
-                    Protocol::MemcacheText => memcache_text::encode_get(out, prefix, key),
-                    Protocol::MemcacheBinary => {
-                        memcache_binary::encode_get(out, prefix, key, opaque)
-                    }
-                };
-                (len, Some(key))
+                (
+                    self.protocol.encode_get(out, prefix, key, opaque),
+                    Some(key),
+                )
             }
             Encoding::Template => {
                 let mut draw = Draw {
@@ -341,12 +325,13 @@ impl RequestSource {
             return queued;
         };
         let len = match op.encoding {
-            // A cluster speaks RESP: the pair's dedicated encoders.
+            // Only a cluster redirects, and a cluster speaks RESP (memcached
+            // refuses --cluster-mode), which carries no opaque.
             Encoding::Set => {
                 let value = values.next(&mut self.rng);
-                resp::encode_set(out, prefix, queued.key, value)
+                self.protocol.encode_set(out, prefix, queued.key, value, 0)
             }
-            Encoding::Get => resp::encode_get(out, prefix, queued.key),
+            Encoding::Get => self.protocol.encode_get(out, prefix, queued.key, 0),
             Encoding::Template => {
                 let mut draw = Again {
                     first: Some(queued.key),

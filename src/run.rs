@@ -9,8 +9,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::config::{Config, Stop, UsageError};
+use crate::config::{Config, Stop};
 use crate::crew::{self, Crew};
+use crate::error::{Before, RunError, UsageError, connect_advice};
 use crate::interrupt::Interrupt;
 use crate::report::sink::{Sink, Sinks};
 use crate::results::{Phase, PhaseResult, Results, ServerContext};
@@ -22,48 +23,13 @@ use crate::sysinfo;
 use crate::worker::{Command, Report};
 use hdr_files::HdrFiles;
 
-mod advice;
 pub mod clock;
 mod cluster;
 mod hdr_files;
 pub mod start;
 
-pub use advice::connect_advice;
 use start::{Go, Plan};
 pub use start::{Late, Timing};
-
-/// Why a benchmark could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// Something the user can fix (exit code 2).
-    #[error(transparent)]
-    Usage(#[from] UsageError),
-    /// Anything else (exit code 1).
-    #[error("{0}")]
-    Failed(String),
-    /// A signal arrived before anything was measured (exit code 128 + the
-    /// signal); the failure it caused (`EINTR`) is no error.
-    #[error("interrupted {0}")]
-    Interrupted(Before),
-}
-
-/// What a signal that came before anything was measured interrupted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Before {
-    /// Connecting, or the handshake.
-    Connecting,
-    /// The wait for `--start-at`'s planned start.
-    Start,
-}
-
-impl std::fmt::Display for Before {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Before::Connecting => "while connecting",
-            Before::Start => "while waiting for the planned start (--start-at)",
-        })
-    }
-}
 
 /// A setup failure, unless a signal caused it: an interrupted `connect` or
 /// handshake read fails with `EINTR`, which is the user's Ctrl-C, not a fault.
@@ -92,7 +58,7 @@ pub fn run(
     // server runs, for the CPU plan, and closes before the workers connect, so
     // it never takes a slot of a server that allows just enough clients.
     let mut preflight = Control::open(&config.target)
-        .map_err(|e| unless_interrupted(interrupt, connect_advice(&e, &config.target.endpoint)))?;
+        .map_err(|e| unless_interrupted(interrupt, connect_advice(e, &config.target.endpoint)))?;
     let server_info = preflight.info();
     // `--cluster-mode`: the slot map before any benchmark connection, so
     // that a seed that is no cluster node, or slots without a master, are
@@ -114,8 +80,7 @@ pub fn run(
     // The HDR files are one more exporter on the per-second feed.
     let mut hdr = HdrFiles::new(config.clone());
     let mut live = Sinks::new().with(live).with(&mut hdr);
-    let empty = Stats::for_config(&config)
-        .map_err(|e| RunError::Failed(format!("cannot create histograms: {e}")))?;
+    let empty = Stats::for_config(&config).map_err(RunError::Histograms)?;
     let placement = crew::plan(&config, server_info.as_ref())?;
     let workers = cluster
         .as_mut()

@@ -5,11 +5,12 @@
 //! sweep says which cell it cut ([`SweepStop`]).
 
 use crate::config::{Cell, Config};
+use crate::error::RunError;
 use crate::interrupt::Interrupt;
 use crate::report::sink::{Sink, Sinks};
 use crate::report::{self, progress::Progress};
 use crate::results::{Phase, Results};
-use crate::run::{self, RunError};
+use crate::run;
 
 /// One finished (or partly finished) cell.
 #[derive(Debug, Clone)]

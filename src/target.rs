@@ -168,25 +168,52 @@ pub fn redact_uri(uri: &str) -> String {
     format!("{}{shown}{}", &uri[..scheme_end], &rest[at..])
 }
 
-/// Parses `-u/--uri`. The error text says what is wrong and what a valid URI
+/// Why a `-u/--uri` could not be read; `config` adds the flag. Each says
+/// what a valid URI looks like, and none holds the URI's password: `shown`
+/// is the URI with its password masked ([`redact_uri`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UriError {
+    /// Not a URL at all.
+    #[error("cannot parse '{shown}' ({reason}); expected redis://[user:password@]host[:port][/db]")]
+    Unparsable {
+        /// The URI, password masked.
+        shown: String,
+        /// What the URL parser said.
+        reason: url::ParseError,
+    },
+    /// A scheme other than `redis` and `rediss`.
+    #[error("scheme '{0}' is not supported; use redis://, or rediss:// for TLS")]
+    Scheme(String),
+    /// No host between `//` and the port or path.
+    #[error("'{shown}' has no host; expected redis://host[:port][/db]")]
+    NoHost {
+        /// The URI, password masked.
+        shown: String,
+    },
+    /// A path that is not a database number.
+    #[error("the database in '{shown}' is not a number; expected /0, /1, ...")]
+    Database {
+        /// The URI, password masked.
+        shown: String,
+    },
+}
+
+/// Parses `-u/--uri`. The error says what is wrong and what a valid URI
 /// looks like, and never shows the URI's password.
-pub fn parse_uri(uri: &str) -> Result<UriParts, String> {
-    let shown = redact_uri(uri);
-    let url = Url::parse(uri).map_err(|e| {
-        format!("cannot parse '{shown}' ({e}); expected redis://[user:password@]host[:port][/db]")
+pub fn parse_uri(uri: &str) -> Result<UriParts, UriError> {
+    let shown = || redact_uri(uri);
+    let url = Url::parse(uri).map_err(|reason| UriError::Unparsable {
+        shown: shown(),
+        reason,
     })?;
     match url.scheme() {
         "redis" | "rediss" => {}
-        other => {
-            return Err(format!(
-                "scheme '{other}' is not supported; use redis://, or rediss:// for TLS"
-            ));
-        }
+        other => return Err(UriError::Scheme(other.to_string())),
     }
     let host = url
         .host_str()
         .filter(|h| !h.is_empty())
-        .ok_or_else(|| format!("'{shown}' has no host; expected redis://host[:port][/db]"))?
+        .ok_or_else(|| UriError::NoHost { shown: shown() })?
         .trim_start_matches('[')
         .trim_end_matches(']')
         .to_string();
@@ -200,9 +227,10 @@ pub fn parse_uri(uri: &str) -> Result<UriParts, String> {
         "" => None,
         // The path is shown only as part of the redacted URI: a password
         // holding '/' ends the URL's authority early, leaving its tail here.
-        path => Some(path.parse::<u32>().map_err(|_| {
-            format!("the database in '{shown}' is not a number; expected /0, /1, ...")
-        })?),
+        path => Some(
+            path.parse::<u32>()
+                .map_err(|_| UriError::Database { shown: shown() })?,
+        ),
     };
     Ok(UriParts {
         host,
@@ -249,7 +277,7 @@ mod tests {
             // A '/' in the password ends the authority: its tail is the path.
             "redis://bob:12/CANARY-7f3@127.0.0.1/0",
         ] {
-            let e = parse_uri(uri).unwrap_err();
+            let e = parse_uri(uri).unwrap_err().to_string();
             assert!(!e.contains("CANARY"), "{uri}: {e}");
             assert!(!e.contains("7f3"), "{uri}: {e}");
         }
@@ -290,8 +318,23 @@ mod tests {
     fn uri_errors_explain_the_fix() {
         assert!(parse_uri("rediss://h").unwrap().tls);
         assert!(!parse_uri("redis://h").unwrap().tls);
-        assert!(parse_uri("http://h").unwrap_err().contains("redis://"));
-        assert!(parse_uri("redis://h/x").unwrap_err().contains("database"));
-        assert!(parse_uri("nonsense").unwrap_err().contains("redis://"));
+        assert!(
+            parse_uri("http://h")
+                .unwrap_err()
+                .to_string()
+                .contains("redis://")
+        );
+        assert!(
+            parse_uri("redis://h/x")
+                .unwrap_err()
+                .to_string()
+                .contains("database")
+        );
+        assert!(
+            parse_uri("nonsense")
+                .unwrap_err()
+                .to_string()
+                .contains("redis://")
+        );
     }
 }

@@ -4,7 +4,7 @@
 use clap::error::{ContextKind, ContextValue};
 
 use super::{CompareArgs, MergeArgs, ReportArgs, SuiteArgs, seconds, unsupported_memtier_flag};
-use crate::config::UsageError;
+use crate::error::UsageError;
 
 /// The subcommands; without one, kvbench runs a benchmark with memtier's flags.
 #[derive(Debug, Clone, clap::Subcommand)]

@@ -1,12 +1,12 @@
 //! `kvbench suite`: what the user typed, with redis-benchmark's flag names and
 //! meanings, so that a redis-benchmark line pastes in after `kvbench suite`.
-//! [`crate::suite::plan`] validates it.
+//! [`crate::config::SuitePlan::from_args`] validates it.
 
 use std::path::PathBuf;
 
 use clap::{ArgAction, Parser};
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 
 /// redis-benchmark flags that `kvbench suite` does not take: named as such,
 /// so that a pasted line fails with the reason instead of "unexpected".

@@ -8,73 +8,13 @@
 //! reading ([`from_shards`], [`from_slots`]) is pure and tested with built
 //! values; [`discover`] only adds the connection and tells the errors apart.
 
-use std::io;
-
-use crate::config::UsageError;
-use crate::net::ConnectError;
+use crate::error::DiscoverError;
 use crate::protocol::value::Value;
-use crate::run::{RunError, connect_advice};
 use crate::server::Control;
 use crate::target::{Endpoint, Target};
 
 use super::map::{MapError, Node, SlotMap, node_of, slot_number};
 use super::topology::Topology;
-
-/// Why the topology could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum DiscoverError {
-    /// The node could not be reached or refused the handshake.
-    #[error(transparent)]
-    Connect(#[from] ConnectError),
-    /// The node runs with `cluster-enabled no`.
-    #[error(
-        "{endpoint} is not a cluster node (it answers \"{reply}\"); drop --cluster-mode, or point --server/--port at a node of a Redis Cluster"
-    )]
-    NotCluster {
-        /// The node asked.
-        endpoint: String,
-        /// Its error reply.
-        reply: String,
-    },
-    /// The reply could not be used, or slots have no master.
-    #[error("the cluster seen from {endpoint} cannot be benchmarked: {source}")]
-    Map {
-        /// The node asked.
-        endpoint: String,
-        /// What is wrong with its map.
-        source: MapError,
-    },
-    /// Any other error reply (an ACL that forbids CLUSTER, for one).
-    #[error("{endpoint} refused {command}: {reply}")]
-    Refused {
-        /// The node asked.
-        endpoint: String,
-        /// `CLUSTER SHARDS` or `CLUSTER SLOTS`.
-        command: &'static str,
-        /// Its error reply.
-        reply: String,
-    },
-    /// The connection failed while asking.
-    #[error("reading the cluster's topology from {endpoint} failed: {source}")]
-    Io {
-        /// The node asked.
-        endpoint: String,
-        /// What the OS said.
-        source: io::Error,
-    },
-}
-
-impl DiscoverError {
-    /// The run's error: exit 2 with a message naming `--cluster-mode` (or the
-    /// connection flag at fault) for what the user can fix.
-    pub fn into_run_error(self, seed: &Endpoint) -> RunError {
-        match self {
-            DiscoverError::Connect(e) => connect_advice(&e, seed),
-            DiscoverError::Io { .. } => RunError::Failed(self.to_string()),
-            _ => RunError::Usage(UsageError::new("--cluster-mode", self.to_string())),
-        }
-    }
-}
 
 /// `target` with its address replaced by `node`'s: same credentials, TLS,
 /// database, protocol and timeouts.

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::compare::verdict::Judged;
 use crate::compare::{Entry, OpRow};
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::report::model::kvbench::Verdict;
 use crate::report::model::section::{self, Section, SectionTitle};
 use crate::report::model::{self, Document, Report};

@@ -4,8 +4,8 @@
 //! Unix socket).
 
 use crate::cli::Args;
-use crate::config::UsageError;
-use crate::protocol::wire::Protocol;
+use crate::error::UsageError;
+use crate::protocol::options::Setting;
 use crate::target::{Endpoint, Target};
 
 /// Redirects one request may follow before it counts as an error. redis-cli
@@ -86,15 +86,7 @@ pub(crate) fn build_cluster(
         }
         return Ok(None);
     }
-    if target.protocol.is_memcache() {
-        return Err(UsageError::new(
-            "--cluster-mode",
-            format!(
-                "is for Redis Cluster and cannot be used with -P {}; drop --cluster-mode, or use -P redis|resp2|resp3",
-                target.protocol.name()
-            ),
-        ));
-    }
+    super::connection::refused(target.protocol, [Setting::Cluster])?;
     if let Endpoint::Unix(path) = &target.endpoint {
         return Err(UsageError::new(
             "--cluster-mode",
@@ -122,11 +114,6 @@ pub(crate) fn build_cluster(
             )
         })?,
     };
-    // The protocol is checked above; a RESP dialect is all that is left.
-    debug_assert!(matches!(
-        target.protocol,
-        Protocol::Redis | Protocol::Resp2 | Protocol::Resp3
-    ));
     Ok(Some(ClusterOptions {
         max_redirects,
         read_from,

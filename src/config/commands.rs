@@ -5,8 +5,9 @@
 
 use crate::cli::Args;
 use crate::command::CommandSpec;
+use crate::config::KeySpace;
 use crate::config::data::key_pattern;
-use crate::config::{KeySpace, UsageError};
+use crate::error::UsageError;
 use crate::workload::keys::{KeyPattern, PatternKind};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::{Breakdown, MAX_OPS, OpTable};
@@ -180,11 +181,12 @@ mod tests {
 
     use crate::cli::Args;
     use crate::config::Config;
+    use crate::error::UsageError;
 
-    fn build(args: &[&str]) -> Result<Config, String> {
+    fn build(args: &[&str]) -> Result<Config, UsageError> {
         let mut full = vec!["kvbench"];
         full.extend_from_slice(args);
-        Config::from_args(Args::try_parse_from(full).unwrap()).map_err(|e| e.to_string())
+        Config::from_args(Args::try_parse_from(full).unwrap())
     }
 
     #[test]
@@ -215,26 +217,24 @@ mod tests {
     #[test]
     fn list_lengths_must_match_the_commands() {
         let e = build(&["--command", "GET __key__", "--command-ratio", "1,2"]).unwrap_err();
-        assert!(
-            e.starts_with("--command-ratio:") && e.contains("one per command"),
-            "{e}"
-        );
+        assert_eq!(e.flag, "--command-ratio");
+        assert!(e.message.contains("one per command"), "{e}");
         let e = build(&["--command", "GET __key__", "--command-key-pattern", "R,S"]).unwrap_err();
-        assert!(e.starts_with("--command-key-pattern:"), "{e}");
+        assert_eq!(e.flag, "--command-key-pattern", "{e}");
     }
 
     #[test]
     fn bad_templates_name_the_flag() {
         for bad in ["", "   ", "GET __kye__", "GET \"unbalanced"] {
             let e = build(&["--command", bad]).unwrap_err();
-            assert!(e.starts_with("--command:"), "{bad}: {e}");
+            assert_eq!(e.flag, "--command", "{bad}: {e}");
         }
         let e = build(&["--command", "GET __key__", "--command-stats-breakdown", "x"]).unwrap_err();
-        assert!(e.starts_with("--command-stats-breakdown:"), "{e}");
+        assert_eq!(e.flag, "--command-stats-breakdown", "{e}");
         let e = build(&["--command-ratio", "1"]).unwrap_err();
-        assert!(e.contains("none was given"), "{e}");
+        assert!(e.message.contains("none was given"), "{e}");
         let e = build(&["--command", "GET __key__", "--ratio", "1:1"]).unwrap_err();
-        assert!(e.starts_with("--ratio:"), "{e}");
+        assert_eq!(e.flag, "--ratio", "{e}");
         let e = build(&[
             "--command",
             "GET __key__",
@@ -248,6 +248,6 @@ mod tests {
             "4",
         ])
         .unwrap_err();
-        assert!(e.starts_with("--command-key-pattern:"), "{e}");
+        assert_eq!(e.flag, "--command-key-pattern", "{e}");
     }
 }

@@ -11,7 +11,8 @@
 use std::time::Duration;
 
 use crate::cli::Args;
-use crate::config::{MAX_SEED, UsageError};
+use crate::config::MAX_SEED;
+use crate::error::UsageError;
 use crate::request::derive_seed;
 
 /// How each connection's RNG seed is chosen.

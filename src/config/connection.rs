@@ -5,8 +5,10 @@
 
 use crate::cli::Args;
 use crate::config::compat::connect_timeout_secs;
-use crate::config::{KeySpace, NO_CONNECT_TIMEOUT, UsageError, seconds};
+use crate::config::{KeySpace, NO_CONNECT_TIMEOUT, seconds};
+use crate::error::UsageError;
 use crate::net::{TlsClient, TlsSettings, TlsVersion};
+use crate::protocol::options::{Setting, Unsupported};
 use crate::protocol::wire::Protocol;
 use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
 use crate::workload::ops::OpTable;
@@ -38,7 +40,7 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
     let mut db = a.select_db.unwrap_or(0);
     let mut tls = a.tls;
     if let Some(uri) = &a.uri {
-        let parts = parse_uri(uri).map_err(|e| UsageError::new("--uri", e))?;
+        let parts = parse_uri(uri).map_err(|e| UsageError::new("--uri", e.to_string()))?;
         host = parts.host;
         port = parts.port.unwrap_or(port);
         auth = parts.auth.or(auth);
@@ -46,9 +48,14 @@ pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {
         tls |= parts.tls;
     }
     let protocol = build_protocol(a)?;
-    if protocol.is_memcache() {
-        check_memcache(a, auth.as_ref(), db, protocol)?;
-    }
+    let asked = [
+        auth.as_ref().map(|auth| Setting::Auth {
+            user: auth.user.is_some(),
+        }),
+        (db != 0).then_some(Setting::Database),
+        a.slowlog.then_some(Setting::Slowlog),
+    ];
+    refused(protocol, asked.into_iter().flatten())?;
     let endpoint = match &a.unix_socket {
         Some(_) if a.server.is_some() || a.uri.is_some() => {
             return Err(UsageError::new(
@@ -85,44 +92,19 @@ fn build_protocol(a: &Args) -> Result<Protocol, UsageError> {
     })
 }
 
-/// memcached has no AUTH and no databases: a flag that would need them is
-/// refused rather than silently dropped, since the run would not be the one asked for.
-fn check_memcache(
-    a: &Args,
-    auth: Option<&Auth>,
-    db: u32,
+/// The first of the `asked` settings that `protocol` refuses, as the usage
+/// error that names its flag.
+pub(super) fn refused<'a>(
     protocol: Protocol,
+    asked: impl IntoIterator<Item = Setting<'a>>,
 ) -> Result<(), UsageError> {
-    let p = protocol.name();
-    // The binary protocol authenticates with SASL PLAIN, which names a user.
-    if protocol == Protocol::MemcacheBinary {
-        if auth.is_some_and(|auth| auth.user.is_none()) {
-            return Err(UsageError::new(
-                "--authenticate",
-                format!("with -P {p} is SASL PLAIN and needs a user: use -a user:password"),
-            ));
-        }
-    } else if auth.is_some() {
-        return Err(UsageError::new(
-            "--authenticate",
-            format!(
-                "is not supported with -P {p} (memcached has no AUTH); drop -a/--authenticate, --auth-file and KVBENCH_AUTH"
-            ),
-        ));
+    match asked
+        .into_iter()
+        .find_map(|setting| protocol.refuses(setting))
+    {
+        Some(Unsupported { flag, message }) => Err(UsageError::new(flag, message)),
+        None => Ok(()),
     }
-    if db != 0 {
-        return Err(UsageError::new(
-            "--select-db",
-            format!("is not supported with -P {p} (memcached has no databases); drop --select-db"),
-        ));
-    }
-    if a.slowlog {
-        return Err(UsageError::new(
-            "--slowlog",
-            format!("is not supported with -P {p} (memcached has no slow log); drop --slowlog"),
-        ));
-    }
-    Ok(())
 }
 
 /// `--tls` (or a `rediss://` URI, passed as `tls`) and its files: read and checked here, once, so a bad file is a usage
@@ -211,44 +193,20 @@ fn blank_first_line(path: &std::path::Path, text: &str) -> String {
     }
 }
 
-/// memcached's longest key, in bytes (`KEY_MAX_LENGTH` in its source).
-pub const MEMCACHE_MAX_KEY_LEN: usize = 250;
-
-/// What memcached cannot be sent: `--command` lines (its commands are not
-/// RESP templates) and keys longer than it accepts.
-pub(super) fn check_memcache_workload(
+/// What the protocol cannot be sent: `--command` lines (memcached's
+/// commands are not RESP templates) and keys it does not accept.
+pub(super) fn check_workload(
     protocol: Protocol,
     ops: &OpTable,
     keys: &KeySpace,
 ) -> Result<(), UsageError> {
-    if !protocol.is_memcache() {
-        return Ok(());
-    }
-    let p = protocol.name();
-    if !ops.default_pair {
-        return Err(UsageError::new(
-            "--command",
-            format!(
-                "is not supported with -P {p}: memcached runs the SET/GET pair; drop --command (and --command-ratio/--command-key-pattern)"
-            ),
-        ));
-    }
     let longest = keys.prefix.len() + itoa::Buffer::new().format(keys.range.max).len();
-    if longest > MEMCACHE_MAX_KEY_LEN {
-        return Err(UsageError::new(
-            "--key-prefix",
-            format!(
-                "makes keys of up to {longest} bytes, and memcached takes at most {MEMCACHE_MAX_KEY_LEN}; shorten --key-prefix (or lower --key-maximum)"
-            ),
-        ));
-    }
-    if keys.prefix.bytes().any(|b| b <= b' ' || b == 0x7f) {
-        return Err(UsageError::new(
-            "--key-prefix",
-            format!(
-                "has a space or control character, which memcached keys may not contain; remove it for -P {p}"
-            ),
-        ));
-    }
-    Ok(())
+    let asked = [
+        (!ops.default_pair).then_some(Setting::Commands),
+        Some(Setting::Keys {
+            prefix: &keys.prefix,
+            longest,
+        }),
+    ];
+    refused(protocol, asked.into_iter().flatten())
 }

@@ -3,7 +3,8 @@
 //! one concern; the rules and messages are the same kind: name the flag, say the fix.
 
 use crate::cli::{Args, NumList};
-use crate::config::{KeySpace, UsageError};
+use crate::config::KeySpace;
+use crate::error::UsageError;
 use crate::workload::keys::{
     KeyPattern, KeyRange, MAX_ZIPF_EXPONENT, PatternKind, parse_key_pattern,
 };
@@ -25,7 +26,7 @@ pub(super) fn build_keys(a: &Args, connections: usize) -> Result<KeySpace, Usage
     }
     let letters = a.key_pattern.clone().unwrap_or_else(|| "R:R".to_string());
     let (set_kind, get_kind) =
-        parse_key_pattern(&letters).map_err(|e| UsageError::new("--key-pattern", e))?;
+        parse_key_pattern(&letters).map_err(|e| UsageError::new("--key-pattern", e.to_string()))?;
     let gaussian = set_kind == PatternKind::Gaussian || get_kind == PatternKind::Gaussian;
     if !gaussian {
         // memtier refuses these without a G pattern; ignoring them would let a
@@ -131,12 +132,10 @@ pub(super) fn build_values(a: &Args) -> Result<Vec<SizeSpec>, UsageError> {
                 "give --data-size-range or --data-size-list, not both",
             ));
         }
-        (Some(r), None) => {
-            SizeSpec::parse_range(r).map_err(|e| UsageError::new("--data-size-range", e))?
-        }
-        (None, Some(l)) => {
-            SizeSpec::parse_list(l).map_err(|e| UsageError::new("--data-size-list", e))?
-        }
+        (Some(r), None) => SizeSpec::parse_range(r)
+            .map_err(|e| UsageError::new("--data-size-range", e.to_string()))?,
+        (None, Some(l)) => SizeSpec::parse_list(l)
+            .map_err(|e| UsageError::new("--data-size-list", e.to_string()))?,
         (None, None) => {
             let sizes = list_of("--data-size", &a.data_size, 32)?;
             if let Some(n) = sizes.iter().find(|n| **n > MAX_VALUE_BYTES) {

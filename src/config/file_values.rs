@@ -17,7 +17,7 @@ use std::path::Path;
 use clap::CommandFactory;
 
 use crate::cli::{self, Args};
-use crate::config::UsageError;
+use crate::error::UsageError;
 
 /// Keys whose string has a syntax, with a value that shows it; other keys get
 /// an example from their TOML type (see [`example`]).

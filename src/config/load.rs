@@ -4,8 +4,9 @@
 use crate::cli::{Args, RequestsArg};
 use crate::config::compat::memtier_reconnects;
 use crate::config::data::{build_values, list_of};
-use crate::config::{Arrival, FaultPolicy, Rate, Stop, Sweep, UsageError, seconds};
+use crate::config::{Arrival, FaultPolicy, Rate, Stop, Sweep, seconds};
 use crate::conn::MAX_PIPELINE;
+use crate::error::UsageError;
 use crate::workload::mix::Ratio;
 
 /// `--max-error-share`'s default, percent: one error reply in a hundred

@@ -6,7 +6,8 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
 use crate::cli::Args;
-use crate::config::{UsageError, seconds};
+use crate::config::seconds;
+use crate::error::UsageError;
 
 /// memtier's `--statsd-port` default.
 pub const DEFAULT_STATSD_PORT: u16 = 8125;

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use crate::cli::Args;
 use crate::config::shard::expand_path;
-use crate::config::{Output, Pinning, UsageError};
+use crate::config::{Output, Pinning};
+use crate::error::UsageError;
 
 pub(super) fn build_output(a: &Args, shard_index: u32, host: &str) -> Result<Output, UsageError> {
     let expand = |p: &Option<PathBuf>| p.as_deref().map(|p| expand_path(p, shard_index, host));

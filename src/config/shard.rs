@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::Args;
-use crate::config::{Config, Rate, UsageError};
+use crate::config::{Config, Rate};
+use crate::error::UsageError;
 use crate::request::derive_seed;
 use crate::workload::keys::KeyRange;
 

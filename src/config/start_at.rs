@@ -10,7 +10,8 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::cli::Args;
-use crate::config::{MAX_SECONDS, UsageError, seconds};
+use crate::config::{MAX_SECONDS, seconds};
+use crate::error::UsageError;
 
 /// When the first phase starts and how the later ones follow.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -8,10 +8,10 @@ use std::time::Instant;
 
 use crate::cluster::redirect;
 use crate::conn::{Bounce, CloseReason, Conn, ConnState, InFlight, micros_between};
-use crate::net::Handshake;
-use crate::protocol::memcache_text::Asked;
+use crate::protocol::handshake::Handshake;
+use crate::protocol::memcache::text::Asked;
 use crate::protocol::resp::ServerErrorKind;
-use crate::protocol::wire::{self, Awaited, Outcome, Protocol};
+use crate::protocol::wire::{self, Awaited, Outcome};
 use crate::stats::Stats;
 use crate::stats::errors::ProtocolFault;
 
@@ -185,18 +185,16 @@ impl Conn {
 
     /// What the oldest request in flight asked, for the decoder to check its
     /// reply against (memcached's text replies name the key; its binary ones
-    /// echo the opaque).
+    /// echo the opaque; RESP needs neither).
     fn awaited(&self) -> Awaited<'_> {
         let asked = match self.inflight.front() {
-            Some(r) if self.protocol == Protocol::MemcacheText && r.queued.counts_hits => {
-                Asked::Get {
-                    prefix: &self.key_prefix,
-                    key: r.queued.key,
-                }
-            }
-            Some(_) if self.protocol == Protocol::MemcacheText => Asked::NoValue,
+            Some(r) if r.queued.counts_hits => Asked::Get {
+                prefix: &self.key_prefix,
+                key: r.queued.key,
+            },
+            Some(_) => Asked::NoValue,
             // Nothing in flight: the reply is unsolicited, which matching says.
-            _ => Asked::Anything,
+            None => Asked::Anything,
         };
         Awaited {
             opaque: self.opaque_due,

@@ -149,7 +149,7 @@ pub struct Conn {
     /// client to take after each wake-up (the memory is kept).
     bounces: Vec<Bounce>,
     /// `--key-prefix`, for checking the key a memcached text `VALUE` names
-    /// (empty for the other protocols, which do not name it).
+    /// (the other protocols' replies name no key).
     key_prefix: Box<[u8]>,
 }
 

@@ -41,8 +41,8 @@ use serde::de::IgnoredAny;
 
 pub use page_file::PageFile;
 
-use crate::cli::ReportArgs;
-use crate::config::UsageError;
+use crate::config::ReportOptions;
+use crate::error::UsageError;
 use crate::html::svg::escape;
 use crate::report::files::{SameFileCheck, Target};
 use crate::report::model::{self, Document, ModelError, Report, SweepDocument};
@@ -210,12 +210,25 @@ pub fn page(sources: &[Source]) -> String {
     out
 }
 
+/// Why the page of a JSON document could not be drawn. The bytes are the
+/// JSON report kvbench just wrote, so either is kvbench's fault, not the
+/// user's; [`crate::error::OutputError::Page`] names the file it was for.
+#[derive(Debug, thiserror::Error)]
+pub enum PageError {
+    /// The bytes are not UTF-8.
+    #[error(transparent)]
+    NotUtf8(#[from] std::str::Utf8Error),
+    /// The report model could not read them.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+}
+
 /// The page of one JSON document (`--html-out-file` of a run, a sweep or a
 /// suite), from the bytes the JSON report is written from; `label` names it
 /// on the page.
-pub fn page_of_json(label: &str, json: &[u8]) -> Result<String, String> {
-    let text = std::str::from_utf8(json).map_err(|e| e.to_string())?;
-    let content = parse(label, text).map_err(|e| e.to_string())?;
+pub fn page_of_json(label: &str, json: &[u8]) -> Result<String, PageError> {
+    let text = std::str::from_utf8(json)?;
+    let content = parse(label, text)?;
     Ok(page(&[Source {
         label: label.to_string(),
         content,
@@ -225,8 +238,8 @@ pub fn page_of_json(label: &str, json: &[u8]) -> Result<String, String> {
 /// `kvbench report`: reads every file, renders the page and writes it to
 /// `-o` (atomically) or stdout. An `-o` that cannot be written, or that is
 /// one of the files read, is refused before the files are read.
-pub fn run(args: &ReportArgs) -> Result<(), UsageError> {
-    let output = args.output.as_deref().unwrap_or(Path::new("-"));
+pub fn run(options: &ReportOptions) -> Result<(), UsageError> {
+    let output = options.output.as_deref().unwrap_or(Path::new("-"));
     let unwritable = |e: std::io::Error| {
         UsageError::new(
             "-o",
@@ -239,14 +252,14 @@ pub fn run(args: &ReportArgs) -> Result<(), UsageError> {
     let target = Target::of(output).map_err(unwritable)?;
     target.check_writable().map_err(unwritable)?;
     // `-o a.json` would replace the report with its own page.
-    let inputs = args.files.iter();
+    let inputs = options.files.iter();
     let check = inputs.fold(SameFileCheck::default(), |check, file| {
         check.argument("kvbench report", file)
     });
     check.output("-o", output, &target).check()?;
-    let labels = labels(&args.files);
-    let mut sources = Vec::with_capacity(args.files.len());
-    for (path, label) in args.files.iter().zip(labels) {
+    let labels = labels(&options.files);
+    let mut sources = Vec::with_capacity(options.files.len());
+    for (path, label) in options.files.iter().zip(labels) {
         let content = read(path).map_err(|e| {
             let message = if e.message.starts_with("cannot read") {
                 format!("{}; give the path of a JSON report", e.message)

@@ -6,7 +6,7 @@
 use std::io;
 use std::path::Path;
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::report::files::{SameFileCheck, Target};
 
 /// The flag this file is named by.

@@ -22,7 +22,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::config::{Config, Stop, UsageError};
+use crate::config::{Config, Stop};
+use crate::error::UsageError;
 use crate::interrupt::Interrupt;
 use crate::report::note;
 use crate::report::sink::Sink;

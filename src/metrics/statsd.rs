@@ -15,7 +15,8 @@ use std::io;
 use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 use std::time::Duration;
 
-use crate::config::{Config, StatsdTarget, Stop, UsageError};
+use crate::config::{Config, StatsdTarget, Stop};
+use crate::error::UsageError;
 use crate::report::note;
 use crate::report::sink::Sink;
 use crate::results::{Phase, PhaseResult};

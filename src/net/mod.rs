@@ -1,6 +1,7 @@
 //! Opening a connection and preparing it for the benchmark: connect, the TLS
-//! handshake with `--tls`, AUTH, SELECT, PING, then hand a non-blocking stream
-//! to the event loop.
+//! handshake with `--tls`, the protocol's handshake (its bytes and checks are
+//! [`crate::protocol::handshake`]'s), then hand a non-blocking stream to the
+//! event loop.
 //!
 //! All of this is blocking and happens before any clock starts, so a slow
 //! handshake never shows up as request latency. The preflight in [`crate::run`]
@@ -15,8 +16,8 @@ mod tls_stream;
 #[cfg(test)]
 mod tls_tests;
 
-pub use handshake::Handshake;
 use handshake::handshake;
+pub use handshake::handshake_for;
 pub use tls::{TlsClient, TlsSettings, TlsVersion};
 pub use tls_failure::TlsFailure;
 pub use tls_stream::TlsStream;
@@ -30,80 +31,8 @@ use mio::event::Source;
 use mio::{Interest, Registry, Token};
 use rustls::{ClientConnection, StreamOwned};
 
+use crate::error::ConnectError;
 use crate::target::{AddressFamily, Endpoint, Target};
-
-/// Why a connection could not be prepared.
-#[derive(Debug, thiserror::Error)]
-pub enum ConnectError {
-    /// The name did not resolve to a usable address.
-    #[error("cannot resolve {0}")]
-    Resolve(String),
-    /// connect() or the handshake's I/O failed.
-    #[error("cannot connect to {endpoint}: {source}")]
-    Io {
-        /// Where we tried to connect.
-        endpoint: String,
-        /// What the OS said.
-        source: io::Error,
-    },
-    /// The server refused the credentials.
-    #[error("authentication failed: {0}")]
-    Auth(String),
-    /// The server wants credentials and none were given.
-    #[error("the server requires a password: {0}")]
-    AuthRequired(String),
-    /// SELECT failed.
-    #[error("SELECT failed: {0}")]
-    Select(String),
-    /// `-P resp2|resp3`: the server refused `HELLO` (a server before 6.0, or
-    /// a proxy that does not speak it).
-    #[error("the server refused HELLO: {0}")]
-    HelloRefused(String),
-    /// Any other error reply during the handshake (e.g. max clients reached).
-    #[error("the server refused the connection: {0}")]
-    Refused(String),
-    /// `--tls`: the TLS handshake failed (a certificate, a name, a client
-    /// certificate the server wants, a port that speaks no TLS).
-    #[error("TLS with {endpoint} failed: {}", failure.message)]
-    Tls {
-        /// Where we tried to connect.
-        endpoint: String,
-        /// The flag to change, and how.
-        failure: TlsFailure,
-    },
-    /// The server sent something that is not RESP.
-    #[error("the server's handshake reply is not RESP: {0}")]
-    Protocol(String),
-    /// Something on this machine failed before any connection was involved
-    /// (creating the event loop, the timer, registering a socket).
-    #[error("cannot create {what} on this machine: {source}")]
-    Local {
-        /// What could not be created.
-        what: &'static str,
-        /// What the OS said.
-        source: io::Error,
-    },
-    /// `--cluster-mode`: a node the seed's slot map named (not the seed
-    /// itself) could not be connected to or prepared.
-    #[error("the cluster node {node}: {source}")]
-    ClusterNode {
-        /// Its `host:port`, as the slot map names it.
-        node: String,
-        /// What went wrong there.
-        source: Box<ConnectError>,
-    },
-    /// The connect or the handshake took longer than `--connection-timeout`
-    /// (the OS says "Resource temporarily unavailable", which names no cause).
-    #[error(
-        "{endpoint} did not connect and answer the handshake within --connection-timeout {secs} s"
-    )]
-    TimedOut {
-        /// Where we tried to connect.
-        endpoint: String,
-        /// `--connection-timeout`, seconds.
-        secs: f64,
-    },
-}
 
 /// An I/O failure of the connect or its handshake, as a [`ConnectError`]: a
 /// timeout becomes [`ConnectError::TimedOut`], so the message names the flag.

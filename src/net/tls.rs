@@ -23,7 +23,7 @@ use rustls::{
     ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 
 /// What the user asked for, kept for reports (paths, not contents).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use rustls::crypto::CryptoProvider;
 use rustls::pki_types::PrivateKeyDer;
 use rustls::pki_types::pem::{self, PemObject};
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 
 /// The fix every unusable key gets.
 const FIX: &str = "give the unencrypted PEM private key of --cert";

@@ -28,9 +28,10 @@ use std::net::TcpStream;
 
 use rustls::{ClientConnection, StreamOwned};
 
+use crate::error::ConnectError;
+use crate::net::io_failure;
 use crate::net::tls::TlsClient;
 use crate::net::tls_failure::{self, TlsFailure};
-use crate::net::{ConnectError, io_failure};
 use crate::target::Target;
 
 /// A client TLS session and the non-blocking socket it runs on.

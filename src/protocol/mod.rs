@@ -1,32 +1,39 @@
-//! The wire protocol spoken to the server under test.
+//! The wire protocols spoken to the server under test, one folder per family.
 //!
-//! This module owns everything that turns commands into bytes and bytes into
-//! replies. It is deliberately pure: nothing here touches a socket or a clock,
-//! so the connection code can feed it whatever the kernel delivered and the
-//! tests can feed it whatever a hostile server might send.
+//! Everything kvbench knows of a protocol lives here: its codec, how it
+//! encodes the SET/GET pair, its handshake, what the control connection says
+//! in it, and which settings it refuses. It is deliberately pure: nothing
+//! here touches a socket or a clock, so the connection code can feed it
+//! whatever the kernel delivered and the tests can feed it whatever a
+//! hostile server might send. The blocking I/O that drives the handshake
+//! and the control connection stays in [`crate::net`] and [`crate::server`].
 //!
-//! - [`resp`] / [`resp3`]: RESP2 and the types RESP3 adds, one stateless decoder;
-//!   [`error_kind`]: server error replies grouped by kind, for every protocol.
-//! - [`template`]: any command, encoded once and filled per request.
-//! - [`memcache_text`] / [`memcache_binary`]: memcached's two protocols.
-//! - [`value`]: owned replies for the control connection.
-//! - [`wire`]: the run's [`wire::Protocol`] and the decoder of each, every
-//!   reply reduced to a protocol-neutral [`wire::Outcome`].
+//! - [`resp`]: RESP2 and RESP3 (`-P redis|resp2|resp3`).
+//! - [`memcache`]: memcached's text and binary protocols.
+//!
+//! [`wire::Protocol`] dispatches to them with a `match` per concern, each
+//! naming every variant, so a new protocol is refused by the compiler until
+//! every concern knows it (docs/design.md, "Protocols: one folder each"):
+//! - [`wire`]: decoding a reply into a protocol-neutral [`wire::Outcome`],
+//!   encoding the SET/GET pair;
+//! - [`handshake`]: what a connection sends before its first request;
+//! - [`control`]: the control connection's counters and commands;
+//! - [`options`]: the settings a protocol refuses.
+//!
+//! Shared by all: [`error_kind`] (server error replies grouped by kind),
+//! [`template`] (any `--command`, encoded once and filled per request; RESP,
+//! refused by memcached), [`value`] (owned RESP replies for the control
+//! connection and the cluster's slot map).
 
+pub mod control;
 pub mod error_kind;
-pub mod memcache_binary;
-pub mod memcache_text;
+pub mod handshake;
+pub mod memcache;
+pub mod options;
 pub mod resp;
-pub mod resp3;
 pub mod template;
 pub mod value;
 pub mod wire;
 
-#[cfg(test)]
-mod proptests;
-#[cfg(test)]
-mod resp3_proptests;
-#[cfg(test)]
-mod tests;
 #[cfg(test)]
 mod wire_proptests;

@@ -1,17 +1,22 @@
 //! The protocol seam: which wire a run speaks ([`Protocol`], memtier's `-P`),
-//! and one decoder per wire behind a `match`, each reply reduced to a
-//! protocol-neutral [`Outcome`] that the connection records.
+//! and the hot path's dispatch to the protocol families: each reply decoded
+//! and reduced to a protocol-neutral [`Outcome`] that the connection records,
+//! and the SET/GET pair encoded. The other concerns dispatch beside it:
+//! [`super::handshake`], [`super::control`], [`super::options`].
 //!
 //! The dispatch is a `match` on a `Copy` enum rather than a trait object:
 //! the branch is the same for every reply of a run, so it predicts perfectly,
-//! and nothing is boxed on the hot path.
+//! and nothing is boxed on the hot path. Every `match` on [`Protocol`] names
+//! each variant, so a new one is refused by the compiler until every concern
+//! knows it.
 
 use thiserror::Error;
 
 use super::error_kind::ServerErrorKind;
-use super::memcache_binary::{self, BinDecodeError, Status};
-use super::memcache_text::{self, Asked, McDecodeError, McReply};
-use super::resp::{self, DecodeError, Dialect, Reply};
+use super::memcache::binary::BinDecodeError;
+use super::memcache::text::{Asked, McDecodeError};
+use super::memcache::{self, binary, text};
+use super::resp::{self, DecodeError, Dialect};
 
 /// The wire protocol of a run, as memtier names it in `-P/--protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,22 +60,6 @@ impl Protocol {
     #[must_use]
     pub fn parse(text: &str) -> Option<Protocol> {
         Protocol::ALL.into_iter().find(|p| p.name() == text)
-    }
-
-    /// True for memcached's two protocols.
-    #[must_use]
-    pub const fn is_memcache(self) -> bool {
-        matches!(self, Protocol::MemcacheText | Protocol::MemcacheBinary)
-    }
-
-    /// The RESP dialect of the replies (RESP2 for every protocol but RESP3;
-    /// meaningless for memcached, whose replies are not RESP).
-    #[must_use]
-    pub const fn dialect(self) -> Dialect {
-        match self {
-            Protocol::Resp3 => Dialect::Resp3,
-            _ => Dialect::Resp2,
-        }
     }
 }
 
@@ -166,49 +155,45 @@ pub fn decode_counted(
     awaited: Awaited<'_>,
 ) -> Result<Option<(Outcome, usize, u64)>, WireError> {
     match protocol {
-        Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
-            Ok(resp::decode_counting_attributes(buf, protocol.dialect())?
-                .map(|(reply, used, attributes)| (resp_outcome(&reply), used, attributes)))
+        Protocol::Redis | Protocol::Resp2 => Ok(resp::outcome::decode(buf, Dialect::Resp2)?),
+        Protocol::Resp3 => Ok(resp::outcome::decode(buf, Dialect::Resp3)?),
+        Protocol::MemcacheText => Ok(memcache::outcome::decode_text(buf, awaited.asked)?),
+        Protocol::MemcacheBinary => memcache::outcome::decode_binary(buf, awaited.opaque),
+    }
+}
+
+impl Protocol {
+    /// Appends `SET prefix+key value` in this protocol; returns its length.
+    /// memcached's items never expire (memtier's default expiry, 0); its
+    /// binary request carries `opaque`, which the other protocols ignore.
+    #[inline]
+    pub fn encode_set(
+        self,
+        out: &mut Vec<u8>,
+        prefix: &[u8],
+        key: u64,
+        value: &[u8],
+        opaque: u32,
+    ) -> usize {
+        match self {
+            Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
+                resp::encode_set(out, prefix, key, value)
+            }
+            Protocol::MemcacheText => text::encode_set(out, prefix, key, 0, value),
+            Protocol::MemcacheBinary => binary::encode_set(out, prefix, key, 0, value, opaque),
         }
-        Protocol::MemcacheText => Ok(memcache_text::decode_asked(buf, awaited.asked)?
-            .map(|(reply, used)| (text_outcome(&reply), used, 0))),
-        Protocol::MemcacheBinary => match memcache_binary::decode(buf)? {
-            None => Ok(None),
-            Some((r, _)) if r.opaque != awaited.opaque => Err(WireError::OutOfOrder {
-                expected: awaited.opaque,
-                got: r.opaque,
-            }),
-            Some((r, used)) => Ok(Some((binary_outcome(r.opcode, r.status), used, 0))),
-        },
     }
-}
 
-/// A RESP reply's outcome: RESP3's null is a miss and its blob error an error
-/// (the decoder already returns both as RESP2's kinds).
-fn resp_outcome(reply: &Reply<'_>) -> Outcome {
-    match reply {
-        Reply::Nil => Outcome::Nil,
-        Reply::Bulk(_) | Reply::Verbatim(_) => Outcome::Value,
-        Reply::Error(message) => Outcome::Error(ServerErrorKind::classify(message)),
-        Reply::Push(_) => Outcome::Push,
-        _ => Outcome::Other,
-    }
-}
-
-fn text_outcome(reply: &McReply<'_>) -> Outcome {
-    match reply {
-        McReply::Hit(_) => Outcome::Value,
-        McReply::Miss => Outcome::Nil,
-        McReply::Error(_) => reply.error_kind().map_or(Outcome::Other, Outcome::Error),
-        McReply::Done(_) | McReply::NotDone(_) | McReply::Number(_) => Outcome::Other,
-    }
-}
-
-fn binary_outcome(opcode: u8, status: Status) -> Outcome {
-    match (opcode, status) {
-        (memcache_binary::OP_GET, Status::NoError) => Outcome::Value,
-        (_, Status::KeyNotFound) => Outcome::Nil,
-        (_, status) => status.error_kind().map_or(Outcome::Other, Outcome::Error),
+    /// Appends `GET prefix+key` in this protocol; returns its length.
+    #[inline]
+    pub fn encode_get(self, out: &mut Vec<u8>, prefix: &[u8], key: u64, opaque: u32) -> usize {
+        match self {
+            Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
+                resp::encode_get(out, prefix, key)
+            }
+            Protocol::MemcacheText => text::encode_get(out, prefix, key),
+            Protocol::MemcacheBinary => binary::encode_get(out, prefix, key, opaque),
+        }
     }
 }
 
@@ -216,7 +201,7 @@ fn binary_outcome(opcode: u8, status: Status) -> Outcome {
 mod tests {
     use super::{Outcome, Protocol, WireError, decode};
     use crate::protocol::error_kind::ServerErrorKind;
-    use crate::protocol::memcache_binary::OP_GET;
+    use crate::protocol::memcache::binary::OP_GET;
 
     #[test]
     fn every_protocol_name_parses_back_to_itself() {

@@ -9,7 +9,7 @@ use proptest::sample::Index;
 use proptest::{prop_assert, prop_assert_eq, prop_oneof, proptest};
 
 use super::error_kind::ServerErrorKind;
-use super::memcache_binary::{OP_GET, OP_SET};
+use super::memcache::binary::{OP_GET, OP_SET};
 use super::wire::{Outcome, Protocol, decode};
 
 /// One memcached reply: its wire bytes (text and binary) and its outcome.

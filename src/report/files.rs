@@ -15,7 +15,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::config::{Config, UsageError};
+use crate::config::Config;
+use crate::error::UsageError;
 
 mod same;
 

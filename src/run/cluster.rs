@@ -13,7 +13,7 @@ use crate::results::{ClusterContext, ClusterNode, NodeRole};
 use crate::server::cluster::{NodeLinks, sum_evidence};
 use crate::server::{Control, Info, PhaseEvidence, SlowlogEntry};
 
-use super::RunError;
+use crate::error::RunError;
 
 /// What a cluster run starts with.
 pub(super) struct ClusterStart {

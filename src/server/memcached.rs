@@ -1,5 +1,5 @@
-//! memcached's own counters as server evidence: `stats` read on the control
-//! connection, parsed into an [`Info`] so that the cross-check, the reports
+//! memcached's own counters as server evidence: `stats` (asked for and read
+//! whole by [`crate::protocol::control`]) parsed into an [`Info`] so that the cross-check, the reports
 //! and the warnings read memcached as they read Redis.
 //!
 //! Every `STAT name value` line is kept under memcached's own name, in the
@@ -74,16 +74,9 @@ fn put(info: &mut Info, name: &str, value: String, section: &str) {
         .insert(name.to_string(), section.to_string());
 }
 
-/// True once `buf` holds a whole `stats` reply (its `END` line) or an error line.
-pub fn stats_complete(buf: &[u8]) -> bool {
-    buf.starts_with(b"END\r\n")
-        || buf.windows(7).any(|w| w == b"\r\nEND\r\n")
-        || buf.ends_with(b"ERROR\r\n")
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{parse_stats, stats_complete};
+    use super::parse_stats;
     use crate::server::info::Software;
     use std::time::SystemTime;
 
@@ -106,13 +99,5 @@ mod tests {
         assert_eq!(i.get("total_forks"), None);
         assert_eq!(i.get("maxmemory"), None);
         assert_eq!(i.rejected_calls("set"), 0);
-    }
-
-    #[test]
-    fn a_stats_reply_is_complete_at_its_end_line() {
-        assert!(!stats_complete(b"STAT pid 1\r\nSTAT uptime 2\r\n"));
-        assert!(stats_complete(b"STAT pid 1\r\nEND\r\n"));
-        assert!(stats_complete(b"END\r\n"));
-        assert!(!stats_complete(b"STAT pid 1\r\nEN"));
     }
 }

@@ -6,6 +6,8 @@
 //! calls, keyspace hits and misses, CPU seconds, forks for background saves. A
 //! target that does not answer INFO (some proxies) simply yields no evidence.
 //! memcached answers `stats` instead, read into the same [`Info`] ([`memcached`]).
+//! What is sent and how each answer is known to be whole is the protocol's
+//! ([`crate::protocol::control`]); this module owns the socket and the `Info`.
 
 pub mod cluster;
 pub mod info;
@@ -14,10 +16,11 @@ pub mod memcached;
 use std::io::{self, Read, Write};
 use std::time::SystemTime;
 
-use crate::net::{self, BlockingStream, ConnectError};
+use crate::error::ConnectError;
+use crate::net::{self, BlockingStream};
+use crate::protocol::control::Counters;
 use crate::protocol::value::{self, Value};
 use crate::protocol::wire::Protocol;
-use crate::protocol::{memcache_binary, resp};
 use crate::target::Target;
 
 pub use info::Info;
@@ -163,46 +166,37 @@ impl ControlLink {
 /// The largest reply the control connection reads, which bounds its buffer.
 const MAX_CONTROL_REPLY: usize = 16 * 1024 * 1024;
 
-/// A blocking connection for INFO and friends.
+/// A blocking connection for INFO and friends, in
+/// [`Protocol::control`]'s protocol.
 pub struct Control {
     stream: BlockingStream,
     buf: Vec<u8>,
     protocol: Protocol,
-    /// memcached behind SASL: `stats` in the binary protocol.
-    binary_stats: bool,
+    /// The handshake authenticated (memcached's SASL speaks only binary).
+    logged_in: bool,
 }
 
 impl Control {
-    /// Connects and authenticates like a benchmark connection — except that
-    /// under `-P resp3` it says `HELLO 2`: its INFO, CONFIG and SLOWLOG
-    /// replies are read by the RESP2 [`value`] parser, and `HELLO 2` needs the
-    /// same server (Redis 6+) and checks the same credentials as `HELLO 3`.
+    /// Connects and authenticates like a benchmark connection, in the
+    /// protocol [`Protocol::control`] names.
     pub fn open(target: &Target) -> Result<Control, ConnectError> {
         let mut target = target.clone();
-        if target.protocol == Protocol::Resp3 {
-            target.protocol = Protocol::Resp2;
-        }
-        let target = &target;
+        target.protocol = target.protocol.control();
         Ok(Control {
-            stream: net::connect_blocking(target)?.0,
+            stream: net::connect_blocking(&target)?.0,
             buf: Vec::with_capacity(16 * 1024),
             protocol: target.protocol,
-            binary_stats: target.protocol == Protocol::MemcacheBinary && target.auth.is_some(),
+            logged_in: target.auth.is_some(),
         })
     }
 
     /// Sends one command and waits for its reply.
     pub fn command(&mut self, args: &[&str]) -> io::Result<Value> {
-        if self.protocol.is_memcache() {
-            // A RESP command would be a memcached `ERROR`, never a value.
-            return Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "memcached answers no Redis commands",
-            ));
-        }
         let mut out = Vec::new();
         let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-        resp::encode_command(&mut out, &args);
+        self.protocol
+            .encode_control_command(&mut out, &args)
+            .map_err(|why| io::Error::new(io::ErrorKind::Unsupported, why))?;
         self.stream.write_all(&out)?;
         self.read_until(|buf| match value::parse(buf) {
             Ok(Some((v, _))) => Some(Ok(v)),
@@ -250,32 +244,19 @@ impl Control {
     /// `INFO all`, telling a target that answers without INFO (`Ok(None)`: an
     /// error reply, as from some proxies) from a connection that failed (`Err`).
     pub fn info_checked(&mut self) -> io::Result<Option<Info>> {
-        if self.binary_stats {
-            // memcached with SASL (-S) speaks only the binary protocol, so
-            // its statistics are asked for in binary, after the handshake's
-            // authentication.
-            let mut request = Vec::new();
-            memcache_binary::encode_stat(&mut request);
-            self.stream.write_all(&request)?;
-            let text = self.read_until(|buf| match memcache_binary::stats_as_text(buf) {
-                Ok(found) => found.map(Ok),
-                Err(e) => Some(Err(io::Error::new(io::ErrorKind::InvalidData, e))),
-            })?;
-            return Ok(Some(memcached::parse_stats(&text, SystemTime::now())));
-        }
-        if self.protocol.is_memcache() {
-            // Text `stats` on its own connection works whichever protocol the
-            // benchmark's connections speak: memcached picks per connection.
-            self.stream.write_all(b"stats\r\n")?;
-            let text = self.read_until(|buf| {
-                memcached::stats_complete(buf)
-                    .then(|| Ok(String::from_utf8_lossy(buf).into_owned()))
-            })?;
-            return Ok((!text.ends_with("ERROR\r\n"))
-                .then(|| memcached::parse_stats(&text, SystemTime::now())));
-        }
-        let text = self.command(&["INFO", "all"])?.text();
-        Ok(text.map(|text| Info::parse(&text, SystemTime::now())))
+        let mut request = Vec::new();
+        let (protocol, logged_in) = (self.protocol, self.logged_in);
+        protocol.encode_counters_request(logged_in, &mut request);
+        self.stream.write_all(&request)?;
+        let counters = self.read_until(|buf| match protocol.decode_counters(logged_in, buf) {
+            Ok(found) => found.map(Ok),
+            Err(e) => Some(Err(io::Error::new(io::ErrorKind::InvalidData, e))),
+        })?;
+        let now = SystemTime::now();
+        Ok(counters.map(|counters| match counters {
+            Counters::Info(text) => Info::parse(&text, now),
+            Counters::Stats(text) => memcached::parse_stats(&text, now),
+        }))
     }
 
     /// `CONFIG GET name`; `None` when CONFIG is disabled or the name unknown.

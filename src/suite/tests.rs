@@ -3,125 +3,18 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::cli::SuiteArgs;
+use crate::config::SuitePlan;
 use crate::protocol::error_kind::ServerErrorKind;
 use crate::results::{Phase, PhaseResult, Results};
 use crate::stats::Stats;
 use crate::suite::output::{CSV_HEADER, errors_line, row};
-use crate::suite::{OutputMode, StepResult, SuiteWarning, figures, plan};
+use crate::suite::{OutputMode, StepResult, figures};
 use crate::warnings::Warning;
-use crate::workload::ops::RandInt;
-
-fn args(line: &str) -> SuiteArgs {
-    let mut full = vec!["suite"];
-    full.extend(line.split_whitespace());
-    SuiteArgs::try_parse_from(full).unwrap()
-}
-
-#[test]
-fn lrange_is_prepared_once_before_the_first_lrange_and_marked_apart() {
-    let p = plan(&args("-t lrange_600,set,lrange_100 -n 100 -c 10")).unwrap();
-    let names: Vec<String> = p.steps.iter().map(|s| s.name()).collect();
-    assert_eq!(
-        names,
-        [
-            "SET",
-            "LPUSH (needed to benchmark LRANGE)",
-            "LRANGE_100",
-            "LRANGE_600"
-        ]
-    );
-    assert!(p.steps[1].preparation && !p.steps[2].preparation);
-    // -n 100 would leave LRANGE_600 a 100-element list: the preparation
-    // pushes 600 (60 per connection), the tests send -n.
-    assert_eq!(p.steps[1].config.stop, crate::config::Stop::Requests(60));
-    assert_eq!(p.steps[2].config.stop, crate::config::Stop::Requests(10));
-}
-
-#[test]
-fn c_is_the_total_split_over_threads_and_n_the_total_per_test() {
-    let p = plan(&args("-t get -c 50 -n 1000 --threads 5 -r 1000")).unwrap();
-    let c = &p.steps[0].config;
-    assert_eq!((c.threads, c.clients), (5, 10));
-    assert_eq!(c.stop, crate::config::Stop::Requests(20));
-    assert_eq!(c.ops.rand_int, RandInt::Below(1000));
-    assert!(c.ops.rows[0].counts_hits);
-    assert!(p.warnings.is_empty());
-}
-
-#[test]
-fn without_r_every_rand_int_is_literal_and_a_warning_says_so() {
-    let p = plan(&args("-t set,ping")).unwrap();
-    assert_eq!(p.steps[0].config.ops.rand_int, RandInt::Literal);
-    assert_eq!(p.warnings, [SuiteWarning::OneKey]);
-    // PING has no __rand_int__: no trap to warn about.
-    assert!(plan(&args("-t ping")).unwrap().warnings.is_empty());
-}
-
-#[test]
-fn n_that_does_not_divide_by_c_is_rounded_up_with_a_warning() {
-    let p = plan(&args("-t ping -n 101 -c 10")).unwrap();
-    assert_eq!(
-        p.warnings,
-        [SuiteWarning::RoundedRequests {
-            asked: 101,
-            sent: 110
-        }]
-    );
-}
-
-#[test]
-fn csv_wins_over_q_as_in_redis_benchmark() {
-    assert_eq!(plan(&args("-q --csv")).unwrap().output, OutputMode::Csv);
-    assert_eq!(plan(&args("-q")).unwrap().output, OutputMode::Quiet);
-    assert_eq!(plan(&args("")).unwrap().output, OutputMode::Table);
-}
-
-#[test]
-fn mistakes_name_the_flag_and_the_fix() {
-    for (line, flag, fix) in [
-        ("-t set,hgetall", "-t", "choose from"),
-        ("-k 0", "-k", "-k 1"),
-        ("-c 0", "-c", "-c 50"),
-        ("-c 10 --threads 3", "-c", "-c 9"),
-        ("--threads 0", "--threads", "--threads 1"),
-        ("-n 0", "-n", "-n 100000"),
-        ("-n 10 --test-time 5", "--test-time", "one of them"),
-        ("-r 0", "-r", "-r 100000"),
-        ("-d 0", "-d", "-d 3"),
-        ("-P 0", "-P", ""),
-        ("script load x", "script", "-t NAME"),
-        // After -a, the stray word may be a password: named by -a, not shown.
-        ("-a bench CANARY-suite-3", "-a", "--user"),
-    ] {
-        let e = plan(&args(line)).unwrap_err();
-        assert_eq!(e.flag, flag, "{line}: {e}");
-        assert!(e.message.contains(fix), "{line}: {e}");
-        assert!(!e.to_string().contains("CANARY"), "{line}: {e}");
-    }
-}
-
-#[test]
-fn zadd_is_sent_with_score_zero_without_r_and_a_drawn_score_with_it() {
-    let literal = plan(&args("-t zadd")).unwrap();
-    assert_eq!(
-        literal.steps[0].command,
-        "ZADD myzset 0 element:__rand_int__"
-    );
-    assert_eq!(
-        literal.steps[0].config.ops.ops[0].spec.text,
-        literal.steps[0].command
-    );
-    let drawn = plan(&args("-t zadd -r 1000")).unwrap();
-    assert_eq!(
-        drawn.steps[0].command,
-        "ZADD myzset __rand_int__ element:__rand_int__"
-    );
-}
 
 /// A finished `-t set` step whose runs each got `(replies, errors)`.
 fn set_step(runs: &[(u64, u64)]) -> StepResult {
     let args = SuiteArgs::try_parse_from(["suite", "-t", "set", "-r", "10"]).unwrap();
-    let step = plan(&args).unwrap().steps.remove(0);
+    let step = SuitePlan::from_args(&args).unwrap().steps.remove(0);
     let runs = runs
         .iter()
         .enumerate()

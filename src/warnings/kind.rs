@@ -1,7 +1,7 @@
 //! [`WarningKind`]: the stable names of the warnings, as the JSON's `kind`
 //! writes them and `--no-warning` reads them.
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 
 /// Which kind a [`super::Warning`] is, without its numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

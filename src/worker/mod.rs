@@ -34,9 +34,10 @@ use crate::client::{Client, Router};
 use crate::cluster::topology::WorkerCluster;
 use crate::config::{Config, Stop};
 use crate::conn::Conn;
+use crate::error::ConnectError;
 use crate::interrupt::Interrupt;
-use crate::net::{self, Handshake};
-use crate::protocol::wire::Protocol;
+use crate::net;
+use crate::protocol::handshake::Handshake;
 use crate::request::derive_seed;
 use crate::stats::{NodeStats, Stats};
 use crate::target::{Endpoint, Target};
@@ -85,7 +86,7 @@ pub enum Report {
         /// Worker index.
         thread: usize,
         /// What went wrong.
-        error: net::ConnectError,
+        error: ConnectError,
     },
     /// The stats of one second of the current phase (`last` for the final,
     /// possibly partial, second).
@@ -228,10 +229,10 @@ enum Wake {
 
 impl WorkerBuilder {
     /// Opens and registers every connection of this thread.
-    pub fn build(self) -> Result<Worker, net::ConnectError> {
+    pub fn build(self) -> Result<Worker, ConnectError> {
         // Failures of this machine, not of the server: they must not be
         // reported with advice about the server's address.
-        let local = |what| move |source| net::ConnectError::Local { what, source };
+        let local = |what| move |source| ConnectError::Local { what, source };
         let io = local("the event loop (epoll)");
         let config = self.config;
         let poll = Poll::new().map_err(io)?;
@@ -258,7 +259,7 @@ impl WorkerBuilder {
                 let (stream, unsolicited) = net::connect(&target).map_err(|e| {
                     // A node the slot map named is no fault of --server/--port.
                     match router.nodes().get(node).filter(|_| router.is_cluster()) {
-                        Some(n) => net::ConnectError::ClusterNode {
+                        Some(n) => ConnectError::ClusterNode {
                             node: n.address(),
                             source: Box::new(e),
                         },
@@ -299,7 +300,7 @@ impl WorkerBuilder {
         poll.registry()
             .register(&mut timer, TIMER, Interest::READABLE)
             .map_err(local("the timer (timerfd)"))?;
-        let handshake = Handshake::for_target(&config.target);
+        let handshake = net::handshake_for(&config.target);
         Ok(Worker {
             handshakes: Handshakes {
                 readonly: handshake.with_readonly(),
@@ -338,10 +339,7 @@ fn new_conn(config: &Config, stream: net::Stream) -> Conn {
         config.faults.reconnect_interval,
     )
     .with_protocol(config.target.protocol)
-    .with_key_prefix(match config.target.protocol {
-        Protocol::MemcacheText => config.keys.prefix.as_bytes(),
-        _ => &[],
-    })
+    .with_key_prefix(config.keys.prefix.as_bytes())
 }
 
 /// The target of node `node`: the configured one for a single server, its
@@ -361,7 +359,7 @@ fn node_target(config: &Config, router: &Router, node: usize) -> Target {
 }
 
 /// The resolved address of a TCP target (`None` for a Unix socket).
-fn tcp_addr(target: &Target) -> Result<Option<SocketAddr>, net::ConnectError> {
+fn tcp_addr(target: &Target) -> Result<Option<SocketAddr>, ConnectError> {
     match &target.endpoint {
         Endpoint::Tcp { host, port, family } => Ok(Some(net::resolve(host, *port, *family)?)),
         Endpoint::Unix(_) => Ok(None),

@@ -32,7 +32,7 @@
 //! single key and ranges that end at `u64::MAX`.
 
 use rand::Rng;
-use rand_distr::{Distribution, Normal};
+use rand_distr::{Distribution, Normal, NormalError};
 
 pub mod zipf;
 
@@ -148,19 +148,43 @@ impl PatternKind {
     }
 }
 
+/// Why a `--key-pattern` could not be read; `config` adds the flag.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyPatternError {
+    /// Not two letters around a colon.
+    #[error("expected SET:GET key pattern such as R:R, got '{given}'")]
+    Shape {
+        /// What was given.
+        given: String,
+    },
+    /// A letter that names no pattern.
+    #[error("unknown key pattern '{letter}' in '{given}'; valid patterns are {VALID_LETTERS}")]
+    UnknownLetter {
+        /// The letter.
+        letter: char,
+        /// The whole pattern it was in.
+        given: String,
+    },
+}
+
 /// Parses `"S:R"` into (SET pattern, GET pattern).
 ///
 /// Letters are upper case as in memtier. An unknown letter is named in the
 /// error together with the valid ones.
-pub fn parse_key_pattern(s: &str) -> Result<(PatternKind, PatternKind), String> {
-    let shape_error = || format!("expected SET:GET key pattern such as R:R, got '{s}'");
+pub fn parse_key_pattern(s: &str) -> Result<(PatternKind, PatternKind), KeyPatternError> {
+    let shape_error = || KeyPatternError::Shape {
+        given: s.to_string(),
+    };
     let (set, get) = s.split_once(':').ok_or_else(shape_error)?;
-    let letter = |part: &str| -> Result<PatternKind, String> {
+    let letter = |part: &str| -> Result<PatternKind, KeyPatternError> {
         let mut chars = part.chars();
         match (chars.next(), chars.next()) {
-            (Some(c), None) => PatternKind::from_letter(c).ok_or_else(|| {
-                format!("unknown key pattern '{c}' in '{s}'; valid patterns are {VALID_LETTERS}")
-            }),
+            (Some(c), None) => {
+                PatternKind::from_letter(c).ok_or_else(|| KeyPatternError::UnknownLetter {
+                    letter: c,
+                    given: s.to_string(),
+                })
+            }
             _ => Err(shape_error()),
         }
     };
@@ -205,6 +229,58 @@ impl KeyPattern {
     }
 }
 
+/// Why a connection's key generator could not be built. `config` checks the
+/// same conditions with the flag's name first, so these reach no user from a
+/// validated configuration.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum KeyGenError {
+    /// `min > max`.
+    #[error("empty key range: minimum {min} is above maximum {max}")]
+    EmptyRange {
+        /// The range's first key.
+        min: u64,
+        /// The range's last key.
+        max: u64,
+    },
+    /// `slot >= slots`.
+    #[error("connection slot {slot} is outside 0..{slots}")]
+    SlotOutside {
+        /// The connection's index.
+        slot: u64,
+        /// How many connections there are.
+        slots: u64,
+    },
+    /// Parallel with fewer keys than connections.
+    #[error(
+        "P needs at least one key per connection: {connections} connections but only {keys} keys"
+    )]
+    TooFewKeys {
+        /// How many connections there are.
+        connections: u64,
+        /// How many keys the range holds.
+        keys: u64,
+    },
+    /// A Gaussian standard deviation that is not positive and finite.
+    #[error("gaussian stddev must be positive and finite, got {0}")]
+    GaussianStddev(f64),
+    /// A Gaussian median outside the key range.
+    #[error("gaussian median {median} lies outside the key range {min}-{max}")]
+    GaussianMedian {
+        /// The median asked for.
+        median: f64,
+        /// The range's first key.
+        min: u64,
+        /// The range's last key.
+        max: u64,
+    },
+    /// The normal distribution refused its parameters.
+    #[error("gaussian key pattern: {0}")]
+    Gaussian(NormalError),
+    /// A Zipf exponent outside `(0, MAX_ZIPF_EXPONENT)`.
+    #[error("zipfian exponent must lie in (0, {MAX_ZIPF_EXPONENT}), got {0}")]
+    ZipfExponent(f64),
+}
+
 /// Per-connection key generator.
 #[derive(Debug, Clone)]
 pub struct KeyGen {
@@ -244,15 +320,15 @@ impl KeyGen {
         range: KeyRange,
         slot: u64,
         slots: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, KeyGenError> {
         if range.is_empty() {
-            return Err(format!(
-                "empty key range: minimum {} is above maximum {}",
-                range.min, range.max
-            ));
+            return Err(KeyGenError::EmptyRange {
+                min: range.min,
+                max: range.max,
+            });
         }
         if slot >= slots {
-            return Err(format!("connection slot {slot} is outside 0..{slots}"));
+            return Err(KeyGenError::SlotOutside { slot, slots });
         }
         let (min, max) = (range.min, range.max);
         let state = match pattern {
@@ -284,12 +360,12 @@ impl KeyGen {
     }
 }
 
-fn parallel_state(range: KeyRange, slot: u64, slots: u64) -> Result<State, String> {
+fn parallel_state(range: KeyRange, slot: u64, slots: u64) -> Result<State, KeyGenError> {
     if slots > range.len() {
-        return Err(format!(
-            "P needs at least one key per connection: {slots} connections but only {} keys",
-            range.len()
-        ));
+        return Err(KeyGenError::TooFewKeys {
+            connections: slots,
+            keys: range.len(),
+        });
     }
     let own = range.slice(slot, slots);
     Ok(State::Walk {
@@ -299,19 +375,18 @@ fn parallel_state(range: KeyRange, slot: u64, slots: u64) -> Result<State, Strin
     })
 }
 
-fn gaussian_state(range: KeyRange, median: f64, stddev: f64) -> Result<State, String> {
+fn gaussian_state(range: KeyRange, median: f64, stddev: f64) -> Result<State, KeyGenError> {
     if !(stddev.is_finite() && stddev > 0.0) {
-        return Err(format!(
-            "gaussian stddev must be positive and finite, got {stddev}"
-        ));
+        return Err(KeyGenError::GaussianStddev(stddev));
     }
     if !(median >= range.min as f64 && median <= range.max as f64) {
-        return Err(format!(
-            "gaussian median {median} lies outside the key range {}-{}",
-            range.min, range.max
-        ));
+        return Err(KeyGenError::GaussianMedian {
+            median,
+            min: range.min,
+            max: range.max,
+        });
     }
-    let normal = Normal::new(median, stddev).map_err(|e| format!("gaussian key pattern: {e}"))?;
+    let normal = Normal::new(median, stddev).map_err(KeyGenError::Gaussian)?;
     Ok(State::Gaussian {
         normal,
         min: range.min,
@@ -319,11 +394,9 @@ fn gaussian_state(range: KeyRange, median: f64, stddev: f64) -> Result<State, St
     })
 }
 
-fn zipfian_state(range: KeyRange, exponent: f64) -> Result<State, String> {
+fn zipfian_state(range: KeyRange, exponent: f64) -> Result<State, KeyGenError> {
     if !(exponent.is_finite() && exponent > 0.0 && exponent < MAX_ZIPF_EXPONENT) {
-        return Err(format!(
-            "zipfian exponent must lie in (0, {MAX_ZIPF_EXPONENT}), got {exponent}"
-        ));
+        return Err(KeyGenError::ZipfExponent(exponent));
     }
     Ok(State::Zipfian(AbsoluteZipf::new(
         range.min, range.max, exponent,

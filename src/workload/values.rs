@@ -29,22 +29,70 @@ pub enum SizeSpec {
     List(Vec<(usize, u32)>),
 }
 
+/// Why a `--data-size-range` or `--data-size-list` could not be read;
+/// `config` adds the flag.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeSpecError {
+    /// A range that is not two numbers around a dash.
+    #[error("expected MIN-MAX data size range such as 32-1024, got '{given}'")]
+    RangeShape {
+        /// What was given.
+        given: String,
+    },
+    /// A range starting at 0 bytes.
+    #[error("data sizes must be at least 1 byte, got '{given}'")]
+    ZeroSize {
+        /// What was given.
+        given: String,
+    },
+    /// A range whose minimum is above its maximum.
+    #[error("data size range minimum {min} is above maximum {max} in '{given}'")]
+    RangeInverted {
+        /// The minimum given.
+        min: usize,
+        /// The maximum given.
+        max: usize,
+        /// What was given.
+        given: String,
+    },
+    /// A list with no entry.
+    #[error("expected at least one SIZE:WEIGHT entry such as 16:1,512:3")]
+    EmptyList,
+    /// A list entry that is not two numbers around a colon.
+    #[error("bad entry '{entry}' in '{whole}': expected SIZE:WEIGHT such as 512:3")]
+    EntryShape {
+        /// The entry.
+        entry: String,
+        /// The whole list.
+        whole: String,
+    },
+    /// A list entry whose size or weight is 0.
+    #[error("bad entry '{entry}' in '{whole}': size and weight must both be at least 1")]
+    EntryZero {
+        /// The entry.
+        entry: String,
+        /// The whole list.
+        whole: String,
+    },
+}
+
 impl SizeSpec {
     /// memtier `--data-size-range "MIN-MAX"` (both >= 1, min <= max).
-    pub fn parse_range(s: &str) -> Result<Self, String> {
+    pub fn parse_range(s: &str) -> Result<Self, SizeSpecError> {
+        let given = || s.to_string();
         let (min, max) = s
             .split_once('-')
             .and_then(|(min, max)| Some((parse_decimal(min)?, parse_decimal(max)?)))
-            .ok_or_else(|| {
-                format!("expected MIN-MAX data size range such as 32-1024, got '{s}'")
-            })?;
+            .ok_or_else(|| SizeSpecError::RangeShape { given: given() })?;
         if min == 0 {
-            return Err(format!("data sizes must be at least 1 byte, got '{s}'"));
+            return Err(SizeSpecError::ZeroSize { given: given() });
         }
         if min > max {
-            return Err(format!(
-                "data size range minimum {min} is above maximum {max} in '{s}'"
-            ));
+            return Err(SizeSpecError::RangeInverted {
+                min,
+                max,
+                given: given(),
+            });
         }
         Ok(SizeSpec::Range { min, max })
     }
@@ -52,9 +100,9 @@ impl SizeSpec {
     /// memtier `--data-size-list "SIZE:WEIGHT,SIZE:WEIGHT"` (sizes >= 1,
     /// weights >= 1, at least one entry). The same size may appear twice; its
     /// weights then add up.
-    pub fn parse_list(s: &str) -> Result<Self, String> {
+    pub fn parse_list(s: &str) -> Result<Self, SizeSpecError> {
         if s.is_empty() {
-            return Err("expected at least one SIZE:WEIGHT entry such as 16:1,512:3".to_owned());
+            return Err(SizeSpecError::EmptyList);
         }
         let entries = s
             .split(',')
@@ -93,17 +141,19 @@ impl SizeSpec {
     }
 }
 
-fn parse_list_entry(entry: &str, whole: &str) -> Result<(usize, u32), String> {
+fn parse_list_entry(entry: &str, whole: &str) -> Result<(usize, u32), SizeSpecError> {
     let (size, weight) = entry
         .split_once(':')
         .and_then(|(size, weight)| Some((parse_decimal(size)?, parse_decimal(weight)?)))
-        .ok_or_else(|| {
-            format!("bad entry '{entry}' in '{whole}': expected SIZE:WEIGHT such as 512:3")
+        .ok_or_else(|| SizeSpecError::EntryShape {
+            entry: entry.to_string(),
+            whole: whole.to_string(),
         })?;
     if size == 0 || weight == 0 {
-        return Err(format!(
-            "bad entry '{entry}' in '{whole}': size and weight must both be at least 1"
-        ));
+        return Err(SizeSpecError::EntryZero {
+            entry: entry.to_string(),
+            whole: whole.to_string(),
+        });
     }
     Ok((size, weight))
 }

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 
 use crate::common::memcached::Memcached;
-use kvbench::protocol::{memcache_binary as bin, memcache_text as text};
+use kvbench::protocol::memcache::{binary as bin, text};
 
 /// Sends `request` and reads until `decode` returns one complete reply,
 /// checking that it used every byte that came (one reply per request).

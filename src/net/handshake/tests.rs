@@ -2,6 +2,7 @@
 //! and which error each refusal becomes.
 
 use super::*;
+use crate::protocol::wire::Protocol;
 use crate::target::Auth;
 use crate::target::Endpoint;
 use std::io::Cursor;
@@ -170,7 +171,7 @@ fn memcache_binary_auth_error_is_an_auth_error() {
 #[test]
 fn memcached_has_no_handshake() {
     for p in [Protocol::MemcacheText, Protocol::MemcacheBinary] {
-        let plan = Handshake::for_target(&target_speaking(None, 0, p));
+        let plan = handshake_for(&target_speaking(None, 0, p));
         assert!(plan.request.is_empty());
         assert_eq!(plan.replies(), 0);
         let (r, written) = run(b"", &target_speaking(None, 0, p));

@@ -4,6 +4,7 @@
 
 use super::{ExportManager, Judgement, Save, Subject, SweepView};
 use crate::config::Config;
+use crate::error::OutputError;
 use crate::report::ReportInput;
 use crate::results::Results;
 use crate::results::verdict::Verdict;
@@ -14,7 +15,7 @@ use crate::warnings::Shown;
 pub struct Written {
     /// Every output that could not be written, each named; empty when all
     /// were. Each output is attempted whatever became of the others.
-    pub failures: Vec<String>,
+    pub failures: Vec<OutputError>,
     /// A save after some phase failed.
     pub save_failed: bool,
     /// The warnings for stderr, as the text report shows them.

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::json::Json;
-use super::{Exporter, Subject};
+use super::{Exporter, Subject, Unrendered};
 
 /// `--html-out-file`, and the name the page gives the run.
 pub struct Html {
@@ -26,9 +26,11 @@ impl Html {
 }
 
 impl Exporter for Html {
-    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, String> {
+    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, Unrendered> {
         let json = Json.render(subject)?;
-        crate::html::page_of_json(&self.label, &json).map(String::into_bytes)
+        crate::html::page_of_json(&self.label, &json)
+            .map(String::into_bytes)
+            .map_err(Unrendered::Page)
     }
 }
 

@@ -3,13 +3,13 @@
 //! ([`crate::report::sweep::json`]), the suite's of every test
 //! ([`crate::suite::json`]).
 
-use super::{Exporter, Subject};
+use super::{Exporter, Subject, Unrendered};
 
 /// `--json-out-file`.
 pub struct Json;
 
 impl Exporter for Json {
-    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, String> {
+    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, Unrendered> {
         Ok(match subject {
             Subject::Run(input) => crate::report::json::render(input),
             Subject::Sweep(v) => crate::report::sweep::json(
@@ -19,9 +19,13 @@ impl Exporter for Json {
                 v.config.sweep.cell_count(),
                 v.stop,
             ),
-            Subject::Suite(v) => crate::report::json::pretty(&crate::suite::json::suite_document(
-                v.done, v.inputs, v.planned, v.complete,
-            )),
+            Subject::Suite(v) => {
+                let doc =
+                    crate::suite::json::suite_document(v.done, v.inputs, v.planned, v.complete);
+                let mut bytes = serde_json::to_vec_pretty(&doc).map_err(Unrendered::Encode)?;
+                bytes.push(b'\n');
+                bytes
+            }
         })
     }
 }

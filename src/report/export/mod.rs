@@ -30,6 +30,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
+use crate::error::OutputError;
+use crate::html::PageError;
 use crate::report::files::Target;
 use crate::report::{ReportInput, note};
 use crate::results::verdict::Verdict;
@@ -76,7 +78,16 @@ pub struct SuiteView<'a> {
 /// Renders a subject into one file format.
 pub trait Exporter {
     /// The bytes of `subject`; `Err` says why there are none.
-    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, String>;
+    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, Unrendered>;
+}
+
+/// Why an exporter made no bytes.
+#[derive(Debug)]
+pub enum Unrendered {
+    /// The JSON document could not be encoded.
+    Encode(serde_json::Error),
+    /// The page could not be drawn from the JSON document.
+    Page(PageError),
 }
 
 /// Which write of the outputs this is.
@@ -141,10 +152,32 @@ impl Destination {
     }
 
     /// Why a write failed, naming the flag and the path.
-    fn failed(&self, e: impl std::fmt::Display) -> String {
-        match &self.path {
-            Some(path) => format!("cannot write {} {}: {e}", self.flag, path.display()),
-            None => format!("cannot write the report: {e}"),
+    fn failed(&self, source: io::Error) -> OutputError {
+        OutputError::Write {
+            what: self.what(),
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Why there were no bytes to write.
+    fn unrendered(&self, e: Unrendered) -> OutputError {
+        match e {
+            Unrendered::Encode(e) => OutputError::Encode(e),
+            Unrendered::Page(source) => OutputError::Page {
+                what: self.what(),
+                path: self.path.clone(),
+                source,
+            },
+        }
+    }
+
+    /// The flag, or `the report` for stdout.
+    fn what(&self) -> &'static str {
+        if self.path.is_some() {
+            self.flag
+        } else {
+            "the report"
         }
     }
 
@@ -230,7 +263,7 @@ impl ExportManager {
     }
 
     /// Writes every output `save` calls for; the failures, each named.
-    fn save(&self, subject: &Subject<'_>, save: Save) -> Vec<String> {
+    fn save(&self, subject: &Subject<'_>, save: Save) -> Vec<OutputError> {
         let mut failures = Vec::new();
         for export in &self.exports {
             if save == Save::Progress && !export.each_phase {
@@ -247,12 +280,13 @@ impl ExportManager {
             if save == Save::Progress && !target.rewritable() {
                 continue;
             }
-            let written = export.exporter.render(subject).and_then(|bytes| {
-                target
-                    .write(&bytes)
-                    .or_else(quiet_broken_pipe)
-                    .map_err(|e| e.to_string())
-            });
+            let written = match export.exporter.render(subject) {
+                Ok(bytes) => target.write(&bytes).or_else(quiet_broken_pipe),
+                Err(e) => {
+                    failures.push(d.unrendered(e));
+                    continue;
+                }
+            };
             if let Err(e) = written {
                 failures.push(d.failed(e));
             }

@@ -3,6 +3,7 @@
 //! rewritten after every test, and the final copy at the end.
 
 use super::{ExportManager, Judgement, Save, Subject, SuiteView};
+use crate::error::OutputError;
 use crate::report::ReportInput;
 use crate::results::verdict::Verdict;
 use crate::suite::StepResult;
@@ -10,7 +11,7 @@ use crate::suite::StepResult;
 /// What the end of a suite wrote.
 pub struct SuiteWritten {
     /// Every output that could not be written, each named.
-    pub failures: Vec<String>,
+    pub failures: Vec<OutputError>,
     /// A save after some test failed.
     pub save_failed: bool,
     /// Every test's findings, each named by its test.

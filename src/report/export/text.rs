@@ -2,7 +2,7 @@
 //! benchmark ([`crate::report::text`]), every cell and the comparison for a
 //! sweep ([`crate::report::sweep::text`]), the suite's table of tests.
 
-use super::{Exporter, Subject};
+use super::{Exporter, Subject, Unrendered};
 use crate::suite::OutputMode;
 use crate::suite::output;
 
@@ -10,7 +10,7 @@ use crate::suite::output;
 pub struct Text;
 
 impl Exporter for Text {
-    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, String> {
+    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, Unrendered> {
         Ok(match subject {
             Subject::Run(input) => crate::report::text::render(input),
             Subject::Sweep(v) => crate::report::sweep::text(

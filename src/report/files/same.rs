@@ -16,7 +16,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::{Target, directory_of};
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::report::hdr;
 use crate::workload::ops::OpTable;
 

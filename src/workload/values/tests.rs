@@ -52,15 +52,16 @@ fn range_parses_min_and_max() {
 #[test]
 fn range_rejects_malformed_zero_and_inverted_input() {
     for bad in ["", "10", "10-", "-10", "a-b", "10-20-30", " 10-20", "+1-2"] {
-        let err = SizeSpec::parse_range(bad).unwrap_err();
+        let err = SizeSpec::parse_range(bad).unwrap_err().to_string();
         assert!(err.contains("expected MIN-MAX"), "{bad}: {err}");
     }
     assert!(
         SizeSpec::parse_range("0-10")
             .unwrap_err()
+            .to_string()
             .contains("at least 1")
     );
-    let err = SizeSpec::parse_range("20-10").unwrap_err();
+    let err = SizeSpec::parse_range("20-10").unwrap_err().to_string();
     assert!(err.contains("above maximum"), "{err}");
 }
 
@@ -82,12 +83,13 @@ fn list_errors_name_the_bad_entry() {
         ("16:0", "'16:0'"),
         ("16:1:2", "'16:1:2'"),
     ] {
-        let err = SizeSpec::parse_list(input).unwrap_err();
+        let err = SizeSpec::parse_list(input).unwrap_err().to_string();
         assert!(err.contains(entry), "{input}: {err}");
     }
     assert!(
         SizeSpec::parse_list("")
             .unwrap_err()
+            .to_string()
             .contains("at least one")
     );
 }

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::SameFileCheck;
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::report::files::Target;
 use crate::workload::keys::KeyPattern;
 use crate::workload::mix::Ratio;

@@ -8,11 +8,12 @@ use clap::Parser;
 use super::PlanClock;
 use crate::cli::Args;
 use crate::config::{Config, Stop};
+use crate::error::UsageError;
 use crate::results::Phase;
 
-fn config(args: &str) -> Result<Config, String> {
+fn config(args: &str) -> Result<Config, UsageError> {
     let full = std::iter::once("kvbench").chain(args.split_whitespace());
-    Config::from_args(Args::try_parse_from(full).unwrap()).map_err(|e| e.to_string())
+    Config::from_args(Args::try_parse_from(full).unwrap())
 }
 
 fn secs(s: u64) -> Duration {
@@ -83,5 +84,5 @@ fn progress_interval_defaults_to_ten_seconds_and_zero_turns_it_off() {
         None
     );
     let e = config("--progress-interval -1").unwrap_err();
-    assert!(e.contains("--progress-interval"), "{e}");
+    assert_eq!(e.flag, "--progress-interval", "{e}");
 }

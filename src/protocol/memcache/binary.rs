@@ -7,7 +7,7 @@
 //! opaque is checked so that a response out of order is caught rather than
 //! timed against the wrong request.
 
-use super::error_kind::ServerErrorKind;
+use crate::protocol::error_kind::ServerErrorKind;
 
 /// A request header's magic byte.
 pub const REQUEST_MAGIC: u8 = 0x80;

@@ -11,7 +11,7 @@ use proptest::sample::{Index, select};
 use proptest::test_runner::TestCaseError;
 use proptest::{prop_assert, prop_assert_eq, prop_oneof, proptest};
 
-use super::resp::{Dialect, Reply, decode_as, decode_counting_attributes};
+use super::{Dialect, Reply, decode_as, decode_counting_attributes};
 
 /// A valid RESP3 value, encoded by a test-only encoder that is deliberately
 /// independent of the decoder.

@@ -13,7 +13,7 @@
 //! ends in `END` before its announced length (memcached never sends one; the
 //! connection would otherwise wait for bytes that never come).
 
-use super::error_kind::ServerErrorKind;
+use crate::protocol::error_kind::ServerErrorKind;
 
 /// The longest reply line accepted (memcached's keys are at most 250 bytes,
 /// its error lines short); a longer unterminated line is a protocol error.

@@ -4,26 +4,20 @@
 
 use std::io;
 
-use crate::config::UsageError;
-use crate::net::ConnectError;
-use crate::run::RunError;
+use crate::error::{ConnectError, DiscoverError, RunError, UsageError};
 use crate::target::Endpoint;
 
 /// Turns a connection failure into advice that names the flag to change; a
 /// failure of this machine (no event loop, no timer) is no usage error and gets
 /// no advice about the server.
-pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> RunError {
+pub fn connect_advice(e: ConnectError, endpoint: &Endpoint) -> RunError {
     let place = match endpoint {
         Endpoint::Unix(_) => "--unix-socket",
         Endpoint::Tcp { .. } => "--server/--port",
     };
-    let usage = match e {
-        ConnectError::ClusterNode { node, source } => return node_advice(node, source, endpoint),
-        ConnectError::Local { .. } => {
-            return RunError::Failed(format!(
-                "{e}; this is a limit of this machine, not of the server: check the open-file limit (ulimit -n) and the kernel's limits on epoll instances and timers"
-            ));
-        }
+    let usage = match &e {
+        ConnectError::ClusterNode { .. } => return node_advice(e, endpoint),
+        ConnectError::Local { .. } => return RunError::ThisMachine(e),
         // A TLS port drops a plain client at its first bytes.
         ConnectError::Io { source, .. }
             if matches!(
@@ -80,9 +74,12 @@ pub fn connect_advice(e: &ConnectError, endpoint: &Endpoint) -> RunError {
 /// A cluster node the seed named failed: unreachable, it is named with the
 /// seed that announced it (no flag of the command line points at it); any
 /// other failure (a password, a certificate) keeps its flag and names the node.
-fn node_advice(node: &str, source: &ConnectError, seed: &Endpoint) -> RunError {
+fn node_advice(e: ConnectError, seed: &Endpoint) -> RunError {
+    let ConnectError::ClusterNode { node, source } = e else {
+        return connect_advice(e, seed);
+    };
     let unreachable = matches!(
-        source,
+        *source,
         ConnectError::Io { .. } | ConnectError::Resolve(_) | ConnectError::TimedOut { .. }
     );
     if unreachable {
@@ -93,12 +90,24 @@ fn node_advice(node: &str, source: &ConnectError, seed: &Endpoint) -> RunError {
             ),
         ));
     }
-    match connect_advice(source, seed) {
+    match connect_advice(*source, seed) {
         RunError::Usage(usage) => RunError::Usage(UsageError::new(
             &usage.flag,
             format!("the cluster node {node}: {}", usage.message),
         )),
         other => other,
+    }
+}
+
+impl DiscoverError {
+    /// The run's error: exit 2 with a message naming `--cluster-mode` (or the
+    /// connection flag at fault) for what the user can fix.
+    pub fn into_run_error(self, seed: &Endpoint) -> RunError {
+        match self {
+            DiscoverError::Connect(e) => connect_advice(e, seed),
+            DiscoverError::Io { .. } => RunError::Topology(self),
+            _ => RunError::Usage(UsageError::new("--cluster-mode", self.to_string())),
+        }
     }
 }
 
@@ -113,9 +122,12 @@ mod tests {
             what: "the timer (timerfd)",
             source: std::io::Error::from_raw_os_error(24),
         };
-        let RunError::Failed(message) = connect_advice(&local, &endpoint) else {
-            panic!("a local failure was made a usage error");
-        };
+        let failure = connect_advice(local, &endpoint);
+        assert!(
+            matches!(failure, RunError::ThisMachine(_)),
+            "a local failure was made a usage error"
+        );
+        let message = failure.to_string();
         assert!(message.contains("timerfd"), "{message}");
         assert!(message.contains("this machine"), "{message}");
         assert!(!message.contains("server running"), "{message}");
@@ -124,7 +136,7 @@ mod tests {
             endpoint: "127.0.0.1:1".into(),
             source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
         };
-        let RunError::Usage(usage) = connect_advice(&remote, &endpoint) else {
+        let RunError::Usage(usage) = connect_advice(remote, &endpoint) else {
             panic!("an unreachable server is a usage error");
         };
         assert!(usage.to_string().contains("server running"), "{usage}");
@@ -144,7 +156,7 @@ mod tests {
                 source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
             }),
         };
-        let RunError::Usage(usage) = connect_advice(&refused, &seed) else {
+        let RunError::Usage(usage) = connect_advice(refused, &seed) else {
             panic!("an unreachable node is a usage error");
         };
         assert_eq!(usage.flag, "--cluster-mode");
@@ -156,7 +168,7 @@ mod tests {
             node: "10.0.0.9:7005".into(),
             source: Box::new(ConnectError::Auth("WRONGPASS".into())),
         };
-        let RunError::Usage(usage) = connect_advice(&auth, &seed) else {
+        let RunError::Usage(usage) = connect_advice(auth, &seed) else {
             panic!("a refused password is a usage error");
         };
         assert_eq!(usage.flag, "--authenticate");

@@ -1,6 +1,6 @@
 //! The value types RESP3 adds to RESP2 (the protocol after `HELLO 3`), read
-//! by the same stateless decoder ([`super::resp::decode_as`] with
-//! [`Dialect::Resp3`](super::resp::Dialect::Resp3)).
+//! by the same stateless decoder ([`super::decode_as`] with
+//! [`Dialect::Resp3`](super::Dialect::Resp3)).
 //!
 //! | byte | type | decoded as |
 //! |---|---|---|
@@ -18,7 +18,7 @@
 //! Streamed strings and aggregates (`$?`, `*?`) are not accepted: Redis
 //! never sends them, and accepting them would need decoder state.
 
-use super::resp::{
+use super::{
     DecodeError, MAX_ARRAY_LEN, Reply, Step, checked_length, read_bulk, read_line, read_number,
 };
 

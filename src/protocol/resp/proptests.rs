@@ -9,8 +9,8 @@ use proptest::sample::{Index, select};
 use proptest::test_runner::TestCaseError;
 use proptest::{prop_assert, prop_assert_eq, prop_oneof, proptest};
 
-use super::resp::{Dialect, Reply, decode, decode_as, encode_get, encode_set};
 use super::tests::parse_command;
+use super::{Dialect, Reply, decode, decode_as, encode_get, encode_set};
 
 /// A valid reply of any shape, built by the strategy and encoded by a
 /// test-only encoder that is deliberately independent of the decoder.

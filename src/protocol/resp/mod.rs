@@ -1,6 +1,8 @@
-//! RESP, the Redis serialization protocol: the reply decoder (RESP2, and with
-//! [`Dialect::Resp3`] the types RESP3 adds, in [`super::resp3`]), the request
-//! encoders, and the grouping of server error replies by kind.
+//! RESP, the Redis serialization protocol (`-P redis`, `resp2`, `resp3`).
+//! This file is the reply decoder (RESP2, and with [`Dialect::Resp3`] the
+//! types [`resp3`] adds) and the request encoders ([`encode_command`]);
+//! beside it, the rest of what kvbench knows of RESP: [`outcome`],
+//! [`handshake`], [`control`], [`options`].
 //!
 //! The decoder is stateless. It is handed whatever bytes have arrived so far
 //! and answers whether they begin with one complete reply, so the connection
@@ -15,10 +17,22 @@
 
 use thiserror::Error;
 
-pub use super::error_kind::ServerErrorKind;
+pub use crate::protocol::error_kind::ServerErrorKind;
 pub use encode::{encode_command, encode_get, encode_set};
 
+pub mod control;
 mod encode;
+pub mod handshake;
+pub mod options;
+pub mod outcome;
+pub mod resp3;
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod resp3_proptests;
+#[cfg(test)]
+mod tests;
 
 /// The deepest array nesting accepted; the top-level array is level one.
 /// Any array header inside this many open arrays, even an empty or nil one,
@@ -268,10 +282,10 @@ fn read_value(
         b'*' if depth >= MAX_DEPTH => Err(DecodeError::TooDeep),
         b'*' => read_array_header(buf, start),
         other if dialect == Dialect::Resp3 => {
-            if super::resp3::is_aggregate(other) && depth >= MAX_DEPTH {
+            if resp3::is_aggregate(other) && depth >= MAX_DEPTH {
                 return Err(DecodeError::TooDeep);
             }
-            super::resp3::read_value(buf, other, start)
+            resp3::read_value(buf, other, start)
         }
         other => Err(DecodeError::InvalidType(other)),
     }

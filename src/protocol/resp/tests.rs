@@ -1,7 +1,7 @@
 //! Example-based tests of the RESP2 decoder, encoders and error grouping:
 //! wire transcripts in, exact replies and consumed lengths out.
 
-use super::resp::{
+use super::{
     DecodeError, MAX_ARRAY_LEN, MAX_BULK_LEN, MAX_DEPTH, MAX_LINE_LEN, Reply, ServerErrorKind,
     decode, encode_command, encode_get, encode_set,
 };

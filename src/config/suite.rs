@@ -1,0 +1,323 @@
+//! What `kvbench suite` takes: redis-benchmark's flags
+//! ([`crate::cli::SuiteArgs`]) turned into a [`SuitePlan`], one validated
+//! [`Config`] per step, every mistake refused before any connection.
+//!
+//! Each step's configuration goes through the benchmark's own validation
+//! (memtier-style [`Args`] built from the suite's flags), so a suite test
+//! and a `--command` run of the same command are configured alike; an error
+//! names the suite's flag (`-c`, `-n`), not the memtier flag it became.
+//! Running the plan is [`crate::suite`].
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::cli::{Args, NumList, RequestsArg, SuiteArgs};
+use crate::command::CommandSpec;
+use crate::command::suite::{self, SuiteTest};
+use crate::config::Config;
+use crate::error::UsageError;
+use crate::workload::ops::{OpTable, RandInt};
+
+/// redis-benchmark's defaults.
+const DEFAULT_CLIENTS: usize = 50;
+const DEFAULT_REQUESTS: u64 = 100_000;
+const DEFAULT_DATA_SIZE: usize = 3;
+/// `__rand_int__` has 12 digits, so `-r` stops at 10^12.
+const MAX_KEYSPACE: u64 = 1_000_000_000_000;
+/// The longest LRANGE reads 600 elements; the preparation pushes at least
+/// that many, so every LRANGE test reads full replies even with a small -n.
+const LRANGE_PREPARE_MIN: u64 = 600;
+/// The tests whose nil reply is a miss: the value is absent or the
+/// collection empty.
+const HIT_TESTS: [&str; 5] = ["get", "lpop", "rpop", "spop", "zpopmin"];
+
+/// How the results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputMode {
+    /// kvbench's table.
+    Table,
+    /// redis-benchmark's `-q`: one line per test.
+    Quiet,
+    /// redis-benchmark's `--csv`.
+    Csv,
+}
+
+/// What the user should know before the suite starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SuiteWarning {
+    /// No `-r`: every `__rand_int__` is the placeholder's text, so SET, GET,
+    /// INCR, SADD, HSET, ZADD and MSET each touch one key.
+    OneKey,
+    /// `-n` did not divide by `-c`; every connection sends the same count.
+    RoundedRequests {
+        /// `-n` as given.
+        asked: u64,
+        /// What the connections send together.
+        sent: u64,
+    },
+}
+
+impl fmt::Display for SuiteWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SuiteWarning::OneKey => write!(
+                f,
+                "without -r every __rand_int__ is sent as is, so each test hits one key (key:__rand_int__), as in redis-benchmark; add -r 100000 to spread the keys"
+            ),
+            SuiteWarning::RoundedRequests { asked, sent } => write!(
+                f,
+                "-n {asked} does not divide by -c; each test sends {sent} requests (every connection the same count)"
+            ),
+        }
+    }
+}
+
+/// One benchmark of the suite: a test, or LRANGE's preparation.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The test.
+    pub test: &'static SuiteTest,
+    /// True for "LPUSH (needed to benchmark LRANGE)".
+    pub preparation: bool,
+    /// The command sent, with its placeholders: the test's own, or its form
+    /// without `-r` ([`SuiteTest::command_sent`]).
+    pub command: &'static str,
+    /// Its validated configuration.
+    pub config: Config,
+}
+
+impl Step {
+    /// The row name in reports and compare: `SET`, `LRANGE_100`, or the
+    /// preparation's title.
+    pub fn name(&self) -> String {
+        if self.preparation {
+            self.test.title.to_string()
+        } else {
+            self.test.name.to_ascii_uppercase()
+        }
+    }
+}
+
+/// The validated suite.
+#[derive(Debug, Clone)]
+pub struct SuitePlan {
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+    /// How results print.
+    pub output: OutputMode,
+    /// `-l`: run the steps again until interrupted.
+    pub repeat: bool,
+    /// Where the JSON goes.
+    pub json_out_file: Option<PathBuf>,
+    /// Where the HTML page goes.
+    pub html_out_file: Option<PathBuf>,
+    /// Said once, before the first test.
+    pub warnings: Vec<SuiteWarning>,
+    /// `--allow-invalid`: a test that is not valid still exits 0.
+    pub allow_invalid: bool,
+}
+
+impl SuitePlan {
+    /// Validates `a`; every error names the flag and the fix.
+    pub fn from_args(a: &SuiteArgs) -> Result<SuitePlan, UsageError> {
+        if let Some(word) = a.command.first() {
+            let advice = "kvbench suite runs redis-benchmark's named tests, not a trailing command; use -t NAME, or kvbench --command \"...\" for any command";
+            // After -a, a stray word may be the password of `-a USER PASSWORD`
+            // (the user goes with --user): it is not shown.
+            if a.password.is_some() {
+                return Err(UsageError::new(
+                    "-a",
+                    format!(
+                        "a word of {} characters follows the flags (not shown: it may be a password; -a takes the password alone, --user the ACL user); {advice}",
+                        word.chars().count()
+                    ),
+                ));
+            }
+            return Err(UsageError::new(word, advice));
+        }
+        let tests = suite::select(a.tests.as_deref().unwrap_or(""))
+            .map_err(|e| UsageError::new("-t", format!("{e}; e.g. -t set,get,lrange_100")))?;
+        if a.keepalive == Some(0) {
+            return Err(UsageError::new(
+                "-k",
+                "0 (a new connection per request) is not supported: kvbench keeps connections open; use -k 1 or drop -k",
+            ));
+        }
+        if let Some(k) = a.keepalive.filter(|k| *k > 1) {
+            return Err(UsageError::new(
+                "-k",
+                format!("'{k}' is neither 1 nor 0; use -k 1"),
+            ));
+        }
+        let connections = a.clients.unwrap_or(DEFAULT_CLIENTS);
+        if connections == 0 {
+            return Err(UsageError::new("-c", "must be at least 1; e.g. -c 50"));
+        }
+        let threads = a.threads.unwrap_or(1);
+        if threads == 0 || threads > connections {
+            return Err(UsageError::new(
+                "--threads",
+                format!("must be between 1 and -c ({connections}); e.g. --threads 1"),
+            ));
+        }
+        if connections % threads != 0 {
+            let lower = connections - connections % threads;
+            return Err(UsageError::new(
+                "-c",
+                format!(
+                    "{connections} connections do not split evenly over --threads {threads}; use -c {lower} or -c {}",
+                    lower + threads
+                ),
+            ));
+        }
+        let requests = a.requests.unwrap_or(DEFAULT_REQUESTS);
+        if requests == 0 {
+            return Err(UsageError::new("-n", "must be at least 1; e.g. -n 100000"));
+        }
+        if a.requests.is_some() && a.test_time.is_some() {
+            return Err(UsageError::new(
+                "--test-time",
+                "bounds each test by time, -n by requests; give one of them",
+            ));
+        }
+        let rand_int = match a.keyspace {
+            None => RandInt::Literal,
+            Some(n) if (1..=MAX_KEYSPACE).contains(&n) => RandInt::Below(n),
+            Some(n) => {
+                return Err(UsageError::new(
+                    "-r",
+                    format!(
+                        "{n} is outside 1..=10^12 (__rand_int__ has 12 digits); e.g. -r 100000"
+                    ),
+                ));
+            }
+        };
+        if a.data_size == Some(0) {
+            return Err(UsageError::new("-d", "must be at least 1 byte; e.g. -d 3"));
+        }
+        let per_connection = requests.div_ceil(connections as u64);
+        let mut warnings = Vec::new();
+        if rand_int == RandInt::Literal && tests.iter().any(|t| t.command.contains("__rand_int__"))
+        {
+            warnings.push(SuiteWarning::OneKey);
+        }
+        let sent = per_connection * connections as u64;
+        if a.test_time.is_none() && sent != requests {
+            warnings.push(SuiteWarning::RoundedRequests {
+                asked: requests,
+                sent,
+            });
+        }
+        let base = base_args(a, threads, connections / threads);
+        let mut steps = Vec::new();
+        let mut prepared = false;
+        for test in tests {
+            if let Some(prepare) = test.prepare.filter(|_| !prepared) {
+                prepared = true;
+                let count = requests.max(LRANGE_PREPARE_MIN);
+                let mut args = base.clone();
+                // Counted even in a timed suite: LRANGE needs a known list.
+                args.test_time = None;
+                args.requests = Some(RequestsArg::Count(count.div_ceil(connections as u64)));
+                args.warmup_time = None;
+                args.run_count = None;
+                steps.push(step(args, prepare, true, rand_int)?);
+            }
+            let mut args = base.clone();
+            if a.test_time.is_none() {
+                args.requests = Some(RequestsArg::Count(per_connection));
+            }
+            steps.push(step(args, test, false, rand_int)?);
+        }
+        Ok(SuitePlan {
+            steps,
+            output: if a.csv {
+                OutputMode::Csv
+            } else if a.quiet {
+                OutputMode::Quiet
+            } else {
+                OutputMode::Table
+            },
+            repeat: a.repeat,
+            json_out_file: a.json_out_file.clone(),
+            html_out_file: a.html_out_file.clone(),
+            warnings,
+            allow_invalid: a.allow_invalid,
+        })
+    }
+}
+
+/// The memtier-style arguments every step shares.
+fn base_args(a: &SuiteArgs, threads: usize, clients: usize) -> Args {
+    let authenticate = match (&a.user, &a.password) {
+        (Some(user), Some(password)) => Some(format!("{user}:{password}")),
+        (None, Some(password)) => Some(password.clone()),
+        _ => None,
+    };
+    Args {
+        server: a.host.clone(),
+        port: a.port,
+        unix_socket: a.socket.clone(),
+        authenticate,
+        select_db: a.dbnum,
+        threads: Some(NumList::One(threads as u64)),
+        clients: Some(NumList::One(clients as u64)),
+        pipeline: a.pipeline.map(|p| NumList::One(p as u64)),
+        data_size: Some(NumList::One(a.data_size.unwrap_or(DEFAULT_DATA_SIZE) as u64)),
+        test_time: a.test_time,
+        warmup_time: a.warmup_time,
+        run_count: a.run_count,
+        seed: a.seed,
+        max_error_share: a.max_error_share,
+        allow_invalid: a.allow_invalid,
+        ..Args::default()
+    }
+}
+
+/// One step's configuration: the memtier-style checks, then the test's own
+/// op table in place of the `--command` one.
+fn step(
+    mut args: Args,
+    test: &'static SuiteTest,
+    preparation: bool,
+    rand_int: RandInt,
+) -> Result<Step, UsageError> {
+    // A flag error names kvbench's memtier flag; say which suite flag it is.
+    let fix = |e: UsageError| {
+        let flag = match e.flag.as_str() {
+            "--server" | "--host" => "-h",
+            "--port" => "-p",
+            "--unix-socket" => "-s",
+            "--authenticate" => "-a",
+            "--clients" => "-c",
+            "--threads" => "--threads",
+            "--pipeline" => "-P",
+            "--data-size" => "-d",
+            "--requests" => "-n",
+            other => other,
+        };
+        UsageError::new(flag, e.message)
+    };
+    let command = test.command_sent(rand_int != RandInt::Literal);
+    args.command = Some(vec![command.to_string()]);
+    let mut config = Config::from_args(args).map_err(fix)?;
+    let spec = CommandSpec::parse(command)
+        .map_err(|e| UsageError::new("-t", format!("{}: {e}", test.name)))?;
+    config.ops = Arc::new(OpTable::suite_test(
+        spec,
+        test.inline,
+        test.counted_as,
+        HIT_TESTS.contains(&test.name),
+        rand_int,
+    ));
+    Ok(Step {
+        test,
+        preparation,
+        command,
+        config,
+    })
+}
+
+#[cfg(test)]
+mod tests;

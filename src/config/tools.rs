@@ -1,0 +1,113 @@
+//! What `kvbench compare` and `kvbench report` take: their options, built
+//! from what the user typed ([`crate::cli::CompareArgs`],
+//! [`crate::cli::ReportArgs`]), so that [`crate::compare`] and
+//! [`crate::html`] never see clap's structs. Their files are checked where
+//! they are read; nothing here can fail.
+
+use std::path::PathBuf;
+
+use crate::cli::{self, CompareArgs, ReportArgs};
+
+/// How `kvbench compare` writes the comparison (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareFormat {
+    /// Aligned columns.
+    Text,
+    /// Markdown tables.
+    Markdown,
+    /// One CSV table.
+    Csv,
+}
+
+/// How `kvbench compare` lays out files and rows (`--layout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareLayout {
+    /// A line per op row and file, with every figure, its ratio and a verdict.
+    Rows,
+    /// A line per op row, a column per file, and the ratio column, for
+    /// throughput, average and p99 latency.
+    Columns,
+}
+
+/// `kvbench compare`'s options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompareOptions {
+    /// The JSON reports; the first is the baseline.
+    pub files: Vec<PathBuf>,
+    /// `--format`.
+    pub format: CompareFormat,
+    /// `--layout`.
+    pub layout: CompareLayout,
+}
+
+impl CompareOptions {
+    /// The options `a` asks for.
+    pub fn from_args(a: &CompareArgs) -> CompareOptions {
+        CompareOptions {
+            files: a.files.clone(),
+            format: match a.format {
+                cli::CompareFormat::Text => CompareFormat::Text,
+                cli::CompareFormat::Markdown => CompareFormat::Markdown,
+                cli::CompareFormat::Csv => CompareFormat::Csv,
+            },
+            layout: match a.layout {
+                cli::CompareLayout::Rows => CompareLayout::Rows,
+                cli::CompareLayout::Columns => CompareLayout::Columns,
+            },
+        }
+    }
+}
+
+/// `kvbench report`'s options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// The JSON reports drawn on the page.
+    pub files: Vec<PathBuf>,
+    /// `-o`: the page's file; stdout without it.
+    pub output: Option<PathBuf>,
+}
+
+impl ReportOptions {
+    /// The options `a` asks for.
+    pub fn from_args(a: &ReportArgs) -> ReportOptions {
+        ReportOptions {
+            files: a.files.clone(),
+            output: a.output.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{CompareFormat, CompareLayout, CompareOptions, ReportOptions};
+    use crate::cli::{CompareArgs, ReportArgs};
+
+    #[test]
+    fn compare_options_keep_the_files_in_order_with_the_chosen_format_and_layout() {
+        let a =
+            CompareArgs::try_parse_from(["compare", "a.json", "b.json", "--format", "md"]).unwrap();
+        let o = CompareOptions::from_args(&a);
+        assert_eq!(o.files, [a.files[0].clone(), a.files[1].clone()]);
+        assert_eq!(o.format, CompareFormat::Markdown);
+        assert_eq!(o.layout, CompareLayout::Rows);
+        let a = CompareArgs::try_parse_from([
+            "compare", "a.json", "--format", "csv", "--layout", "columns",
+        ])
+        .unwrap();
+        let o = CompareOptions::from_args(&a);
+        assert_eq!(
+            (o.format, o.layout),
+            (CompareFormat::Csv, CompareLayout::Columns)
+        );
+    }
+
+    #[test]
+    fn report_options_keep_the_output() {
+        let a = ReportArgs::try_parse_from(["report", "a.json", "-o", "page.html"]).unwrap();
+        let o = ReportOptions::from_args(&a);
+        assert_eq!(o.output.as_deref(), Some("page.html".as_ref()));
+        assert_eq!(o.files.len(), 1);
+    }
+}
