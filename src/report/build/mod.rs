@@ -1,7 +1,7 @@
 //! The report built once per save: [`report`] turns the configuration, the
 //! results, the verdict and the warnings of a [`ReportInput`] into the typed
 //! [`crate::report::model::Report`], which every JSON file is the serialization of
-//! ([`crate::report::json::JsonExporter`]), and which `compare`, `merge`
+//! ([`crate::report::json::render`]), and which `compare`, `merge`
 //! and `kvbench report` read back.
 //!
 //! memtier's keys, their order and memtier's rounding are the model's and
