@@ -32,6 +32,8 @@ pub fn report(input: &ReportInput<'_>) -> Report {
     let c = input.config;
     let sections = input.results.sections();
     let sections = sections.iter().filter_map(|s| {
+        // Every title the results give is one of memtier's, which parse;
+        // the model keys a section by its parsed title.
         let title = SectionTitle::parse(&s.title)?;
         Some((title, section::section(s, c)))
     });
