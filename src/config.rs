@@ -31,6 +31,7 @@ pub mod sweep;
 mod tools;
 
 use crate::cli::Args;
+use crate::error::UsageError;
 use crate::target::Target;
 use crate::warnings::WarningKind;
 use crate::workload::keys::{KeyPattern, KeyRange};
@@ -54,10 +55,6 @@ use start_at::build_start;
 pub use suite::SuitePlan;
 pub use sweep::{Cell, Sweep};
 pub use tools::{CompareFormat, CompareLayout, CompareOptions, ReportOptions};
-
-/// The error type lives in [`crate::error`]; this path stays for the code
-/// (`merge/`) that still imports it from here.
-pub use crate::error::UsageError;
 
 /// When a run (or the warm-up) ends.
 #[derive(Debug, Clone, Copy, PartialEq)]

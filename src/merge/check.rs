@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::merge::digest::Digest;
 use crate::report::model::kvbench::Kvbench;
 use crate::report::model::shard::ShardInfo;

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use hdrhistogram::Histogram;
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::merge::check::{self, SetCheck, SetInfo, ShardFile};
 use crate::merge::digest::{self, Digest};
 use crate::merge::integrity;

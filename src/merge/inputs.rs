@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 
 /// The most files one merge reads: one per machine of a sharded run, which
 /// is far more machines than one server or cluster is driven by; a list

@@ -20,7 +20,7 @@
 
 use hdrhistogram::Histogram;
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::merge::check::ShardFile;
 use crate::merge::rows::{TOTALS, WAITS};
 use crate::merge::run::section_of;

@@ -45,7 +45,7 @@ mod tests;
 pub mod text;
 
 use crate::cli::MergeArgs;
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::report::files::{SameFileCheck, Target};
 
 pub use document::Merge;

@@ -6,7 +6,7 @@
 //! replies over the time the slowest took — the sum of the rates when they
 //! ran equally long, and never more than it.
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::merge::check::ShardFile;
 use crate::merge::combine::{RowSum, ShardRow, add_named};
 use crate::merge::open_loop::OpenLoopSum;

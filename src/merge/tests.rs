@@ -4,7 +4,7 @@ use clap::Parser;
 use serde_json::{Value, json};
 
 use crate::cli::{Args, MergeFormat, Subcommand};
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::merge::check::{self, SetCheck, SetInfo, ShardFile};
 use crate::merge::combine::{RowSum, add_named};
 use crate::merge::digest::Digest;
