@@ -113,28 +113,47 @@ fn sections(
     out
 }
 
-/// The spread of the first run's starts, each corrected by its machine's
-/// clock offset (local minus reference: the reference time is local minus
-/// offset).
+/// The spread of the first run's starts on the reference clock.
 fn skew(machines: &[Machine]) -> Option<Skew> {
-    let mut starts = Vec::with_capacity(machines.len());
-    let mut corrected = true;
-    for m in machines {
-        let start = m.first_start_ms? as f64;
-        let offset = m
-            .shard
-            .as_ref()
-            .and_then(|s| s.clock.as_ref())
-            .and_then(|c| c.offset_start_ms);
-        corrected &= offset.is_some();
-        starts.push(start - offset.unwrap_or(0.0));
-    }
-    let min = starts.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = starts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Some(Skew {
+    let starts = machines
+        .iter()
+        .map(|m| {
+            let offset = m
+                .shard
+                .as_ref()
+                .and_then(|s| s.clock.as_ref())
+                .and_then(|c| c.offset_start_ms);
+            Some((m.first_start_ms? as f64, offset))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(spread(&starts))
+}
+
+/// The spread of `(start ms on the machine's clock, its offset)`: an offset
+/// is the reference's time minus the machine's (`run/clock.rs`), so a start
+/// on the reference's clock is the machine's start plus its offset. A set
+/// with any offset missing is left uncorrected, and says so.
+pub(super) fn spread(starts: &[(f64, Option<f64>)]) -> Skew {
+    let corrected = starts.iter().all(|(_, offset)| offset.is_some());
+    let on_reference = |&(start, offset): &(f64, Option<f64>)| {
+        if corrected {
+            start + offset.unwrap_or(0.0)
+        } else {
+            start
+        }
+    };
+    let min = starts
+        .iter()
+        .map(on_reference)
+        .fold(f64::INFINITY, f64::min);
+    let max = starts
+        .iter()
+        .map(on_reference)
+        .fold(f64::NEG_INFINITY, f64::max);
+    Skew {
         spread_ms: max - min,
         corrected,
-    })
+    }
 }
 
 /// GET-like hits over hits plus misses, percent.

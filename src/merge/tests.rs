@@ -232,3 +232,21 @@ fn the_merge_flags_parse_and_a_bad_format_is_refused() {
     let help = Args::try_parse_from(["kvbench", "merge", "--help"]).unwrap_err();
     assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
 }
+
+#[test]
+fn a_start_is_corrected_onto_the_reference_clock_by_adding_its_offset() {
+    use crate::merge::document::spread;
+    // A machine whose clock is 600 ms behind the server's (offset +600)
+    // started at its 1000 ms, that is the server's 1600 ms: the same instant
+    // as a machine in step with the server starting at 1600 ms.
+    let together = spread(&[(1000.0, Some(600.0)), (1600.0, Some(0.0))]);
+    assert!(together.corrected);
+    assert!(together.spread_ms.abs() < 1e-9, "{together:?}");
+    // Equal local starts 600 ms apart on the server's clock.
+    let apart = spread(&[(1000.0, Some(600.0)), (1000.0, Some(0.0))]);
+    assert!((apart.spread_ms - 600.0).abs() < 1e-9, "{apart:?}");
+    // One offset missing: the raw spread, said to be uncorrected.
+    let raw = spread(&[(1000.0, Some(600.0)), (1200.0, None)]);
+    assert!(!raw.corrected);
+    assert!((raw.spread_ms - 200.0).abs() < 1e-9, "{raw:?}");
+}
