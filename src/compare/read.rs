@@ -181,9 +181,18 @@ pub fn spread(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     })
 }
 
-/// Keys of `kvbench.config` that differ between any two runs and say
-/// nothing about the workload.
-const UNCOMPARED: [&str; 1] = ["seed"];
+/// Keys of `kvbench.config` that say nothing about the workload: the seed
+/// (different for every run), and the settings that only name or shape an
+/// output (which percentiles are printed, where files and metrics go).
+const UNCOMPARED: [&str; 7] = [
+    "seed",
+    "percentiles",
+    "hdr_file_prefix",
+    "html_out_file",
+    "metrics_listen",
+    "metrics_linger_s",
+    "statsd",
+];
 
 /// `kvbench.config` and `kvbench.server` as `key → shown value`; nothing for
 /// a memtier file.

@@ -5,6 +5,7 @@
 //! file whose own verdict is not valid is [`invalid`]'s.
 
 mod invalid;
+mod settings;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

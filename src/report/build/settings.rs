@@ -29,6 +29,7 @@ enum PinningSetting<'a> {
 #[derive(Serialize)]
 struct KvbenchConfig<'a> {
     target: String,
+    protocol: &'static str,
     authenticate: Option<String>,
     select_db: u32,
     connection_timeout_s: f64,
@@ -41,6 +42,7 @@ struct KvbenchConfig<'a> {
     test_time_s: Option<f64>,
     run_count: u32,
     warmup_time_s: f64,
+    prefill: bool,
     key_prefix: &'a str,
     key_minimum: u64,
     key_maximum: u64,
@@ -139,6 +141,7 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
     });
     KvbenchConfig {
         target: c.target.endpoint.to_string(),
+        protocol: c.target.protocol.name(),
         authenticate: c.target.auth.as_ref().map(|a| a.redacted()),
         select_db: c.target.db,
         connection_timeout_s: c.target.connect_timeout.as_secs_f64(),
@@ -158,6 +161,7 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
         },
         run_count: c.run_count,
         warmup_time_s: c.warmup.as_secs_f64(),
+        prefill: c.prefill,
         key_prefix: &c.keys.prefix,
         key_minimum: c.keys.range.min,
         key_maximum: c.keys.range.max,
