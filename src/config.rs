@@ -28,11 +28,12 @@ pub mod shard;
 pub mod start_at;
 pub mod suite;
 pub mod sweep;
+pub mod target;
 mod tools;
 
 use crate::cli::Args;
-use crate::target::Target;
-use crate::warnings::WarningKind;
+use crate::config::target::Target;
+use crate::report::warnings::WarningKind;
 use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::OpTable;

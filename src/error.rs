@@ -14,16 +14,16 @@
 //! - a codec's decode errors ([`crate::protocol::resp::DecodeError`],
 //!   [`crate::protocol::wire::WireError`], memcached's text and binary ones);
 //! - a parser's rejection of one value, which its caller wraps into a
-//!   [`UsageError`] with the flag: [`crate::command::CommandError`],
+//!   [`UsageError`] with the flag: [`crate::protocol::command::CommandError`],
 //!   [`crate::workload::keys::KeyPatternError`],
-//!   [`crate::workload::values::SizeSpecError`], [`crate::target::UriError`];
+//!   [`crate::workload::values::SizeSpecError`], [`crate::config::target::UriError`];
 //! - a generator's refusal of parameters that `config` has already checked
 //!   with the flag: [`crate::workload::keys::KeyGenError`];
-//! - a pure reading of a reply: the slot map's [`crate::cluster::map::MapError`]
+//! - a pure reading of a reply: the slot map's [`crate::engine::cluster::map::MapError`]
 //!   (carried by [`DiscoverError::Map`]);
 //! - a part of an error here that its own module explains: TLS's
-//!   [`crate::net::TlsFailure`] (in [`ConnectError::Tls`]), the page's
-//!   [`crate::html::PageError`] (in [`OutputError::Page`]);
+//!   [`crate::engine::net::TlsFailure`] (in [`ConnectError::Tls`]), the page's
+//!   [`crate::report::html::PageError`] (in [`OutputError::Page`]);
 //! - the typed report's errors, in [`crate::report::model`].
 //!
 //! # Messages
@@ -47,9 +47,9 @@ use std::path::PathBuf;
 
 use hdrhistogram::errors::CreationError;
 
-use crate::cluster::map::MapError;
-use crate::html::PageError;
-use crate::net::TlsFailure;
+use crate::engine::cluster::map::MapError;
+use crate::engine::net::TlsFailure;
+use crate::report::html::PageError;
 
 mod advice;
 

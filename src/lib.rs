@@ -69,34 +69,10 @@
 //! - [`html`]: `kvbench report` and `--html-out-file`, a self-contained HTML page of SVG charts.
 
 pub mod cli;
-pub mod client;
-pub mod cluster;
-pub mod command;
-pub mod compare;
 pub mod config;
-pub mod conn;
-pub mod crew;
+pub mod engine;
 pub mod error;
-pub mod html;
-pub mod interrupt;
-pub mod merge;
-pub mod metrics;
-pub mod net;
-pub mod placement;
 pub mod protocol;
 pub mod report;
-pub mod request;
-pub mod results;
-pub mod run;
-pub mod schedule;
-pub mod server;
-pub mod stats;
-pub mod suite;
-pub mod sweep;
-pub mod sysinfo;
-pub mod target;
-pub mod timer;
-pub mod variance;
-pub mod warnings;
-pub mod worker;
+pub mod tools;
 pub mod workload;

@@ -6,17 +6,17 @@ use clap::Parser;
 
 use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::{CompareOptions, Config, ReportOptions, SuitePlan};
+use kvbench::engine::interrupt::Interrupt;
+use kvbench::engine::results::verdict::{self, Verdict};
+use kvbench::engine::run;
+use kvbench::engine::sweep;
 use kvbench::error::{OutputError, RunError};
-use kvbench::interrupt::Interrupt;
-use kvbench::metrics::Live;
 use kvbench::report::export::ExportManager;
 use kvbench::report::files::Target;
+use kvbench::report::metrics::Live;
 use kvbench::report::sink::Sinks;
+use kvbench::report::warnings;
 use kvbench::report::{self, progress::Progress};
-use kvbench::results::verdict::{self, Verdict};
-use kvbench::run;
-use kvbench::sweep;
-use kvbench::warnings;
 
 /// `eprintln!` that never panics on a closed stderr (see [`report::note`]).
 macro_rules! say {
@@ -215,7 +215,7 @@ fn parse<T: Parser>(args: impl Iterator<Item = String>) -> Result<T, ExitCode> {
 }
 
 fn compare(args: &cli::CompareArgs) -> ExitCode {
-    match kvbench::compare::run(&CompareOptions::from_args(args)) {
+    match kvbench::tools::compare::run(&CompareOptions::from_args(args)) {
         Ok(comparison) => {
             // A closed stdout (`| head`) is the reader's choice, not a failure.
             let _ = std::io::Write::write_all(
@@ -235,7 +235,7 @@ fn compare(args: &cli::CompareArgs) -> ExitCode {
 
 /// `kvbench merge`: the merged tables on stdout, the merged report with `-o`.
 fn merge(args: &cli::MergeArgs) -> ExitCode {
-    match kvbench::merge::run(args) {
+    match kvbench::tools::merge::run(args) {
         Ok((merged, text)) => {
             print(&text);
             let reasons = merged
@@ -253,7 +253,7 @@ fn merge(args: &cli::MergeArgs) -> ExitCode {
 
 /// `kvbench report`: the HTML page on stdout, or in `-o`.
 fn html_report(args: &cli::ReportArgs) -> ExitCode {
-    match kvbench::html::run(&ReportOptions::from_args(args)) {
+    match kvbench::report::html::run(&ReportOptions::from_args(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail_usage(&e.to_string()),
     }
@@ -276,7 +276,8 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         ));
     }
     if let Some(html) = &plan.html_out_file {
-        if let Err(e) = kvbench::html::PageFile::check(html, plan.json_out_file.as_deref()) {
+        if let Err(e) = kvbench::report::html::PageFile::check(html, plan.json_out_file.as_deref())
+        {
             return fail_usage(&e.to_string());
         }
     }
@@ -287,19 +288,19 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         Ok(interrupt) => interrupt,
         Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
     };
-    print(&kvbench::suite::output::header(plan.output));
+    print(&kvbench::tools::suite::output::header(plan.output));
     let planned = plan.steps.len();
     let mut outputs =
         ExportManager::for_suite(plan.json_out_file.as_deref(), plan.html_out_file.as_deref());
     let mut said: Vec<&'static str> = Vec::new();
-    let mut on_step = |done: &[kvbench::suite::StepResult]| {
+    let mut on_step = |done: &[kvbench::tools::suite::StepResult]| {
         let Some(last) = done.last() else {
             return;
         };
         // Judged once: its row, its warnings and every later save agree.
         let judged = outputs.step(done, planned);
-        let figures = kvbench::suite::figures(last);
-        print(&kvbench::suite::output::row(
+        let figures = kvbench::tools::suite::figures(last);
+        print(&kvbench::tools::suite::output::row(
             plan.output,
             &last.step,
             &figures,
@@ -307,7 +308,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         ));
         for warning in &judged.warnings {
             let kind = warning.kind();
-            if kvbench::suite::said_once(kind) {
+            if kvbench::tools::suite::said_once(kind) {
                 if said.contains(&kind) {
                     continue;
                 }
@@ -315,11 +316,11 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             }
             say!("kvbench: warning: [{}] {warning}", last.step.name());
         }
-        if let Some(line) = kvbench::suite::output::errors_line(last, &judged.warnings) {
+        if let Some(line) = kvbench::tools::suite::output::errors_line(last, &judged.warnings) {
             say!("kvbench: warning: {line}");
         }
     };
-    let done = match kvbench::suite::run(&plan, &interrupt, &mut on_step) {
+    let done = match kvbench::tools::suite::run(&plan, &interrupt, &mut on_step) {
         Ok(done) => done,
         Err(e) => return run_error(e, &interrupt),
     };

@@ -5,7 +5,7 @@ use crate::cli::{Args, RequestsArg};
 use crate::config::compat::memtier_reconnects;
 use crate::config::data::{build_values, list_of};
 use crate::config::{Arrival, FaultPolicy, Rate, Stop, Sweep, seconds};
-use crate::conn::MAX_PIPELINE;
+use crate::engine::conn::MAX_PIPELINE;
 use crate::error::UsageError;
 use crate::workload::mix::Ratio;
 

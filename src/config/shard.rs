@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::Args;
 use crate::config::{Config, Rate};
+use crate::engine::request::derive_seed;
 use crate::error::UsageError;
-use crate::request::derive_seed;
 use crate::workload::keys::KeyRange;
 
 /// Where the shard's identity came from.

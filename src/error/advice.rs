@@ -4,8 +4,8 @@
 
 use std::io;
 
+use crate::config::target::Endpoint;
 use crate::error::{ConnectError, DiscoverError, RunError, UsageError};
-use crate::target::Endpoint;
 
 /// Turns a connection failure into advice that names the flag to change; a
 /// failure of this machine (no event loop, no timer) is no usage error and gets
@@ -147,7 +147,7 @@ mod tests {
         let seed = Endpoint::Tcp {
             host: "127.0.0.1".into(),
             port: 7000,
-            family: crate::target::AddressFamily::Any,
+            family: crate::config::target::AddressFamily::Any,
         };
         let refused = ConnectError::ClusterNode {
             node: "10.0.0.9:7005".into(),

@@ -16,12 +16,12 @@ use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use serde_json::{Map, Value, json};
 
 use crate::config::{Config, Stop};
+use crate::engine::results::verdict::Verdict;
+use crate::engine::results::{PhaseResult, Section, rate};
+use crate::engine::stats::series::{OpSecond, Second};
+use crate::engine::stats::{ErrorCounts, OpStats, Stats, max_us, percentile_us};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::{ReportInput, distribution, evidence, json_cluster, json_shard, open_loop};
-use crate::results::verdict::Verdict;
-use crate::results::{PhaseResult, Section, rate};
-use crate::stats::series::{OpSecond, Second};
-use crate::stats::{ErrorCounts, OpStats, Stats, max_us, percentile_us};
 
 use crate::workload::ops::OpTable;
 
@@ -316,7 +316,7 @@ fn error_object(e: &ErrorCounts) -> Value {
 /// A phase summary's `incomplete`: `null` for a phase that offered its whole
 /// load; otherwise its reason (`interrupted` for a phase cut short by a signal
 /// or by `--max-errors`, `connections_lost`) and the same in words.
-fn incomplete_json(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Value {
+fn incomplete_json(c: &Config, r: &crate::engine::results::Results, p: &PhaseResult) -> Value {
     if p.interrupted {
         let cause = match r.interrupted {
             Some((phase, 0)) if phase == p.phase => format!(
@@ -337,7 +337,7 @@ fn incomplete_json(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> 
     )
 }
 
-fn phase_summary(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Value {
+fn phase_summary(c: &Config, r: &crate::engine::results::Results, p: &PhaseResult) -> Value {
     let (histograms, per_second) = crate::report::json_histograms::phase_json(&p.ops(&c.ops), p);
     let mut v = json!({
         "phase": p.phase.to_string(),
@@ -365,7 +365,7 @@ fn phase_summary(c: &Config, r: &crate::results::Results, p: &PhaseResult) -> Va
 }
 
 /// `kvbench.variance`: the spread of the runs' ops/sec; `null` for one run.
-fn variance_json(r: &crate::results::Results) -> Value {
+fn variance_json(r: &crate::engine::results::Results) -> Value {
     let Some(v) = r.variance() else {
         return Value::Null;
     };
@@ -400,7 +400,7 @@ fn kvbench_object(input: &ReportInput<'_>) -> Value {
         "config": crate::report::json_config::kvbench_config(c),
         "runs": r.runs.iter().map(|run| phase_summary(c, r, run)).collect::<Vec<_>>(),
         "server": r.server.as_ref().map(evidence::context_json),
-        "placement": r.placement.as_ref().map(crate::placement::Placement::json),
+        "placement": r.placement.as_ref().map(crate::engine::placement::Placement::json),
         "shard": json_shard::shard_json(c, r),
         "prefill": r.prefill.as_ref().map(|p| phase_summary(c, r, p)),
         "variance": variance_json(r),

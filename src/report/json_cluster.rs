@@ -7,10 +7,10 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::Config;
+use crate::engine::results::{PhaseResult, Results, rate};
+use crate::engine::stats::{Stats, percentile_us};
 use crate::report::json::{ms, round};
 use crate::report::shards::{self, Shard};
-use crate::results::{PhaseResult, Results, rate};
-use crate::stats::{Stats, percentile_us};
 
 /// The phase's `cluster` object; `None` without `--cluster-mode`.
 pub fn phase_json(c: &Config, results: &Results, p: &PhaseResult) -> Option<Value> {

@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::config::target::{AddressFamily, Endpoint};
 use crate::config::{Config, NO_CONNECT_TIMEOUT, Pinning, RangeSharing, Seeding, Stop};
-use crate::net::TlsVersion;
-use crate::target::{AddressFamily, Endpoint};
+use crate::engine::net::TlsVersion;
 use crate::workload::values::SizeSpec;
 
 fn host_port(c: &Config) -> (Value, Value, Value) {

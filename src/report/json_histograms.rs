@@ -8,8 +8,8 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
+use crate::engine::results::PhaseResult;
 use crate::report::json::compressed;
-use crate::results::PhaseResult;
 use crate::workload::ops::OpTable;
 
 /// `(histograms, histograms_per_second)` of one phase, keyed by command

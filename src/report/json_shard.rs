@@ -10,9 +10,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::config::Config;
+use crate::engine::results::Results;
+use crate::engine::run::clock::CLOCK_SAMPLES;
 use crate::report::json::round;
-use crate::results::Results;
-use crate::run::clock::CLOCK_SAMPLES;
 
 /// `kvbench.shard`: `null` on one machine without `--start-at`.
 pub fn shard_json(c: &Config, r: &Results) -> Value {
@@ -68,7 +68,7 @@ pub fn shard_line(out: &mut String, c: &Config, r: &Results) {
 }
 
 /// The phase's actual start minus its planned one, ms; `null` unless aligned.
-pub fn phase_lag(r: &Results, phase: crate::results::Phase) -> Value {
+pub fn phase_lag(r: &Results, phase: crate::engine::results::Phase) -> Value {
     r.timing
         .as_ref()
         .and_then(|t| t.lag_ms(phase))

@@ -14,11 +14,13 @@ pub mod evidence;
 pub mod export;
 pub mod files;
 pub mod hdr;
+pub mod html;
 pub mod json;
 pub mod json_cluster;
 pub mod json_config;
 pub mod json_histograms;
 pub mod json_shard;
+pub mod metrics;
 pub mod model;
 pub mod open_loop;
 pub mod progress;
@@ -27,16 +29,17 @@ pub mod sink;
 pub mod sweep;
 pub mod text;
 pub mod text_summary;
+pub mod warnings;
 
 use std::io;
 
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
-use crate::results::Results;
-use crate::results::verdict::Verdict;
-use crate::stats::{OpStats, Stats};
-use crate::warnings::Warning;
+use crate::engine::results::Results;
+use crate::engine::results::verdict::Verdict;
+use crate::engine::stats::{OpStats, Stats};
+use crate::report::warnings::Warning;
 
 /// What every exporter gets.
 pub struct ReportInput<'a> {
@@ -60,7 +63,7 @@ impl<'a> ReportInput<'a> {
             config,
             results,
             complete,
-            warnings: crate::warnings::collect(config, results),
+            warnings: crate::report::warnings::collect(config, results),
             verdict: Verdict::of_results(config, results),
         }
     }
@@ -120,7 +123,7 @@ pub fn percentile_label(p: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::latency_histogram;
+    use crate::engine::stats::latency_histogram;
 
     #[test]
     fn distribution_ends_at_one_hundred_percent_and_rises() {

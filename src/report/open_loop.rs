@@ -9,10 +9,10 @@ use hdrhistogram::Histogram;
 use serde_json::{Map, Value, json};
 
 use crate::config::{Config, Headline};
+use crate::engine::results::{PhaseResult, Section};
+use crate::engine::stats::{OpStats, max_us, percentile_us};
 use crate::report::json::{compressed, ms, percentile_key};
 use crate::report::percentile_label;
-use crate::results::{PhaseResult, Section};
-use crate::stats::{OpStats, max_us, percentile_us};
 
 /// One sentence saying what the headline latency measures in this run.
 pub fn latency_meaning(config: &Config) -> String {
@@ -185,7 +185,7 @@ pub fn run_json(config: &Config, run: &PhaseResult) -> Value {
         "target_ops_per_sec": rate.total_per_sec,
         "arrival": rate.arrival.name(),
         "achieved_ops_per_sec": (run.ops_per_sec() * 100.0).round() / 100.0,
-        "met": crate::warnings::rate_check(config, run).is_none(),
+        "met": crate::report::warnings::rate_check(config, run).is_none(),
         "never_sent": run.unsent,
         "backlog_per_second": run.series.iter().map(|s| s.backlog).collect::<Vec<_>>(),
         "busiest_thread_cpu_percent": (run.busiest_thread_cpu_percent() * 10.0).round() / 10.0,

@@ -13,9 +13,9 @@
 use std::time::Duration;
 
 use crate::config::Stop;
-use crate::results::{Phase, PhaseResult};
-use crate::stats::Stats;
-use crate::stats::series::Second;
+use crate::engine::results::{Phase, PhaseResult};
+use crate::engine::stats::Stats;
+use crate::engine::stats::series::Second;
 
 /// Watches a run live.
 pub trait Sink {

@@ -6,11 +6,11 @@
 use std::fmt::Write;
 
 use crate::config::Config;
+use crate::engine::results::{Phase, Section, rate};
+use crate::engine::stats::{ErrorCounts, OpStats};
 use crate::protocol::resp::ServerErrorKind;
+use crate::report::warnings::Shown;
 use crate::report::{ReportInput, evidence, hit_rate_percent, hit_stats, open_loop};
-use crate::results::{Phase, Section, rate};
-use crate::stats::{ErrorCounts, OpStats};
-use crate::warnings::Shown;
 
 /// The lines after the tables: hit rate, replies, latency meaning, phases,
 /// run-to-run spread, errors, interruptions, seed and warnings.

@@ -30,14 +30,14 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
+use crate::engine::results::verdict::Verdict;
+use crate::engine::sweep::{CellResult, SweepStop};
 use crate::error::OutputError;
-use crate::html::PageError;
 use crate::report::files::Target;
+use crate::report::html::PageError;
+use crate::report::warnings::Warning;
 use crate::report::{ReportInput, note};
-use crate::results::verdict::Verdict;
-use crate::suite::StepResult;
-use crate::sweep::{CellResult, SweepStop};
-use crate::warnings::Warning;
+use crate::tools::suite::StepResult;
 
 pub use benchmark::Written;
 
@@ -122,7 +122,7 @@ impl Judgement {
     fn input<'a>(
         &self,
         config: &'a Config,
-        results: &'a crate::results::Results,
+        results: &'a crate::engine::results::Results,
         complete: bool,
     ) -> ReportInput<'a> {
         ReportInput {

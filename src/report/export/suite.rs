@@ -3,10 +3,10 @@
 //! rewritten after every test, and the final copy at the end.
 
 use super::{ExportManager, Judgement, Save, Subject, SuiteView};
+use crate::engine::results::verdict::Verdict;
 use crate::error::OutputError;
 use crate::report::ReportInput;
-use crate::results::verdict::Verdict;
-use crate::suite::StepResult;
+use crate::tools::suite::StepResult;
 
 /// What the end of a suite wrote.
 pub struct SuiteWritten {

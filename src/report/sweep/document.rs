@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 
 use super::{summary, verdict};
 use crate::config::Config;
+use crate::engine::sweep::{CellResult, SweepStop};
 use crate::report::ReportInput;
 use crate::report::json::{SCHEMA_VERSION, document, percentile_key};
-use crate::sweep::{CellResult, SweepStop};
 
 /// The sweep's JSON: every cell's memtier-compatible document, the summary,
 /// and the cell a stop cut (`kvbench.interrupted`).

@@ -6,8 +6,8 @@ use clap::Parser;
 use super::{RunSpread, SummaryRow, stop_lines, table};
 use crate::cli::Args;
 use crate::config::Config;
-use crate::results::{Phase, Results};
-use crate::sweep::{CellResult, SweepStop};
+use crate::engine::results::{Phase, Results};
+use crate::engine::sweep::{CellResult, SweepStop};
 
 fn row(label: &str, ops: f64, spread: Option<RunSpread>) -> SummaryRow {
     SummaryRow {

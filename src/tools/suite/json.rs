@@ -1,0 +1,126 @@
+//! The suite's JSON report: `suite.tests`, one entry per step, each holding
+//! the complete report of that test (the layout of docs/output.md, so the
+//! typed model reads it), and a `kvbench` object saying whether the suite
+//! finished. `compare` reads it back through [`read`].
+
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::engine::results::verdict::Verdict;
+use crate::report::ReportInput;
+use crate::report::json::{SCHEMA_VERSION, document};
+use crate::report::model::kvbench;
+use crate::report::model::{ModelError, Report};
+use crate::tools::suite::StepResult;
+
+/// The whole document.
+/// `inputs` are the tests' report inputs, in order, each judged once.
+pub fn suite_document(
+    done: &[StepResult],
+    inputs: &[ReportInput<'_>],
+    planned: usize,
+    complete: bool,
+) -> Value {
+    let mut verdicts = Vec::new();
+    let tests: Vec<Value> = done
+        .iter()
+        .zip(inputs)
+        .map(|(r, input)| {
+            verdicts.push((r.step.name(), input.verdict.clone()));
+            json!({
+                "test": r.step.name(),
+                "title": r.step.test.title,
+                "command": r.step.command,
+                "inline": r.step.test.inline,
+                "preparation": r.step.preparation,
+                "report": document(input),
+            })
+        })
+        .collect();
+    json!({
+        "suite": { "tests": tests },
+        "kvbench": {
+            "schema_version": SCHEMA_VERSION,
+            "tool_version": env!("CARGO_PKG_VERSION"),
+            "complete": complete,
+            "tests_planned": planned,
+            "tests_completed": done.len(),
+            "verdict": Verdict::of_parts(verdicts.iter().map(|(n, v)| (n.clone(), v))).to_json(),
+        },
+    })
+}
+
+/// One test as read back.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SuiteEntry {
+    /// `SET`, `LRANGE_100`, or the preparation's title.
+    pub test: String,
+    /// redis-benchmark's title.
+    pub title: String,
+    /// True for LRANGE's preparation.
+    #[serde(default)]
+    pub preparation: bool,
+    /// The test's report.
+    pub report: Report,
+}
+
+/// `suite`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SuiteBody {
+    /// The tests, in the order run.
+    pub tests: Vec<SuiteEntry>,
+}
+
+/// `kvbench` of a suite file: whether the suite finished, and whether its
+/// tests measure what was asked for.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SuiteProgress {
+    /// Every planned test ran and nothing cut the suite short.
+    pub complete: bool,
+    /// Tests planned (the LRANGE preparation counts as one).
+    pub tests_planned: usize,
+    /// Tests that ran.
+    pub tests_completed: usize,
+    /// Every test's verdict findings, each `phase` prefixed by its test
+    /// (`SET RUN #1`); `None` in a file written before the verdict.
+    #[serde(default)]
+    pub verdict: Option<kvbench::Verdict>,
+}
+
+/// A suite file.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SuiteDocument {
+    /// The tests.
+    pub suite: SuiteBody,
+    /// Whether it finished; `None` in a file without it.
+    #[serde(default)]
+    pub kvbench: Option<SuiteProgress>,
+}
+
+/// Only the key that tells a suite file from the others.
+#[derive(Deserialize)]
+struct Probe {
+    suite: Option<serde::de::IgnoredAny>,
+}
+
+/// The suite document in `path`, or `None` when the file is no suite file
+/// (or not JSON: the caller's own reader then says what is wrong).
+pub fn read(path: &Path) -> Result<Option<SuiteDocument>, ModelError> {
+    let file = path.display().to_string();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(None);
+    };
+    match serde_json::from_str::<Probe>(&text) {
+        Ok(Probe { suite: Some(_) }) => {}
+        _ => return Ok(None),
+    }
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| ModelError {
+            file,
+            path: ".suite".into(),
+            message: e.to_string(),
+        })
+}
