@@ -18,10 +18,10 @@ use kvbench::report::sink::Sinks;
 use kvbench::report::warnings;
 use kvbench::report::{self, progress::Progress};
 
-/// `eprintln!` that never panics on a closed stderr (see [`report::note`]).
+/// `eprintln!` that never panics on a closed stderr (see [`kvbench::error::note`]).
 macro_rules! say {
     ($($arg:tt)*) => {
-        report::note(format_args!($($arg)*))
+        kvbench::error::note(format_args!($($arg)*))
     };
 }
 

@@ -11,14 +11,15 @@ use std::thread::{self, JoinHandle};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 
 use crate::config::{Config, Pinning};
+use crate::engine::advice::connect_advice;
 use crate::engine::cluster::topology::WorkerCluster;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::placement::{self, Facts, Placement, ServerCpus};
 use crate::engine::server::Info;
 use crate::engine::sysinfo;
 use crate::engine::worker::{Command, Report, WorkerBuilder};
+use crate::error::RunError;
 use crate::error::UsageError;
-use crate::error::{RunError, connect_advice};
 
 /// Workers and their channels.
 pub struct Crew {

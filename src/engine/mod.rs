@@ -2,6 +2,7 @@
 //! clients, cluster routing, timers, placement, the control connection, and the
 //! result data and live events they produce (outputs observe them from `report`).
 
+pub mod advice;
 pub mod client;
 pub mod cluster;
 pub mod conn;

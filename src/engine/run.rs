@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::config::{Config, Stop};
+use crate::engine::advice::connect_advice;
 use crate::engine::crew::{self, Crew};
 use crate::engine::interrupt::Interrupt;
 use crate::engine::results::{Phase, PhaseResult, Results, ServerContext};
@@ -19,7 +20,7 @@ use crate::engine::stats::series::SeriesBuilder;
 use crate::engine::stats::{ErrorCounts, Stats};
 use crate::engine::sysinfo;
 use crate::engine::worker::{Command, Report};
-use crate::error::{Before, RunError, UsageError, connect_advice};
+use crate::error::{Before, RunError, UsageError};
 use crate::report::sink::{Sink, Sinks};
 use hdr_files::HdrFiles;
 

@@ -9,8 +9,8 @@ use crate::engine::interrupt::Interrupt;
 use crate::engine::results::{Phase, Results};
 use crate::engine::run;
 use crate::error::RunError;
+use crate::report::progress::Progress;
 use crate::report::sink::{Sink, Sinks};
-use crate::report::{self, progress::Progress};
 
 /// One finished (or partly finished) cell.
 #[derive(Debug, Clone)]
@@ -68,7 +68,7 @@ pub fn run(
         if !config.sweep.warmup_each_cell && cell.index > 0 {
             cell.config.warmup = std::time::Duration::ZERO;
         }
-        report::note(format_args!(
+        crate::error::note(format_args!(
             "[CELL {}/{}] {}",
             cell.index + 1,
             total,

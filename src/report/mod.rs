@@ -31,8 +31,6 @@ pub mod text;
 pub mod text_summary;
 pub mod warnings;
 
-use std::io;
-
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
@@ -67,15 +65,6 @@ impl<'a> ReportInput<'a> {
             verdict: Verdict::of_results(config, results),
         }
     }
-}
-
-/// One line on stderr that never panics, unlike `eprintln!`: when stderr is a
-/// pipe its reader closed (`kvbench ... 2>&1 | head -1`), the messages end
-/// quietly and the run and its result files go on.
-pub fn note(args: std::fmt::Arguments<'_>) {
-    use std::io::Write;
-    let mut err = io::stderr().lock();
-    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
 }
 
 /// The effective configuration for `--show-config`, password redacted.

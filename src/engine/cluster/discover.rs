@@ -13,8 +13,9 @@ use crate::engine::server::Control;
 use crate::error::DiscoverError;
 use crate::protocol::value::Value;
 
-use super::map::{MapError, Node, SlotMap, node_of, slot_number};
+use super::map::{Node, SlotMap, node_of, slot_number};
 use super::topology::Topology;
+use crate::error::MapError;
 
 /// `target` with its address replaced by `node`'s: same credentials, TLS,
 /// database, protocol and timeouts.

@@ -112,7 +112,7 @@ where
             // Without the thread, asks are refused (the request channel is
             // disconnected) and the run goes on with the map it has: MOVED
             // still updates it one slot at a time.
-            crate::report::note(format_args!(
+            crate::error::note(format_args!(
                 "kvbench: cannot start the cluster topology refresher ({e}); slots are updated from MOVED replies only"
             ));
             None

@@ -19,7 +19,6 @@ mod tls_tests;
 use handshake::handshake;
 pub use handshake::handshake_for;
 pub use tls::{TlsClient, TlsSettings, TlsVersion};
-pub use tls_failure::TlsFailure;
 pub use tls_stream::TlsStream;
 
 use std::io::{self, Read, Write};

@@ -8,15 +8,7 @@ use rustls::pki_types::UnixTime;
 use rustls::{AlertDescription, CertificateError, OtherError};
 
 use crate::engine::net::tls::TlsClient;
-
-/// A TLS failure explained: the flag to change and how.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TlsFailure {
-    /// The flag at fault.
-    pub flag: &'static str,
-    /// What went wrong and the fix.
-    pub message: String,
-}
+use crate::error::TlsFailure;
 
 /// Explains a rustls error met while connecting with `tls`.
 pub fn explain(error: &rustls::Error, tls: &TlsClient) -> TlsFailure {

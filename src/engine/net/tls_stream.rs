@@ -31,8 +31,9 @@ use rustls::{ClientConnection, StreamOwned};
 use crate::config::target::Target;
 use crate::engine::net::io_failure;
 use crate::engine::net::tls::TlsClient;
-use crate::engine::net::tls_failure::{self, TlsFailure};
+use crate::engine::net::tls_failure;
 use crate::error::ConnectError;
+use crate::error::TlsFailure;
 
 /// A client TLS session and the non-blocking socket it runs on.
 #[derive(Debug)]

@@ -41,7 +41,7 @@ impl Sink for HdrFiles {
             return;
         };
         self.logs = IntervalLogs::create(prefix, &self.config.ops, phase, SystemTime::now())
-            .map_err(|e| crate::report::note(format_args!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display())))
+            .map_err(|e| crate::error::note(format_args!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display())))
             .ok();
     }
 
@@ -51,7 +51,7 @@ impl Sink for HdrFiles {
         if let Some(logs) = self.logs.as_mut()
             && let Err(e) = logs.write_second(second, merged)
         {
-            crate::report::note(format_args!(
+            crate::error::note(format_args!(
                 "kvbench: cannot write an interval log: {e}; no more intervals are written"
             ));
             self.logs = None;
@@ -71,7 +71,7 @@ impl Sink for HdrFiles {
             .map_or(Ok(()), IntervalLogs::finish)
             .and_then(|()| hdr::write_distributions(prefix, &self.config.ops, result));
         if let Err(e) = written {
-            crate::report::note(format_args!(
+            crate::error::note(format_args!(
                 "kvbench: cannot write the HdrHistogram files of {} under --hdr-file-prefix {}: {e}",
                 result.phase,
                 prefix.display()

@@ -176,7 +176,7 @@ pub(super) fn await_phase(
     let wait = planned.saturating_duration_since(Instant::now());
     if wait > SAY_WAIT_OVER && timing.lags.is_empty() {
         // A wait of minutes must not look like a hang.
-        crate::report::note(format_args!(
+        crate::error::note(format_args!(
             "kvbench: waiting {:.1} s for the planned start of {phase} (--start-at); Ctrl-C stops",
             wait.as_secs_f64()
         ));

@@ -33,10 +33,11 @@ use crate::config::Config;
 use crate::engine::results::verdict::Verdict;
 use crate::engine::sweep::{CellResult, SweepStop};
 use crate::error::OutputError;
+use crate::error::PageError;
+use crate::error::note;
+use crate::report::ReportInput;
 use crate::report::files::Target;
-use crate::report::html::PageError;
 use crate::report::warnings::Warning;
-use crate::report::{ReportInput, note};
 use crate::tools::suite::StepResult;
 
 pub use benchmark::Written;

@@ -43,9 +43,10 @@ pub use page_file::PageFile;
 
 use crate::config::ReportOptions;
 use crate::error::UsageError;
+use crate::error::{ModelError, PageError};
 use crate::report::files::{SameFileCheck, Target};
 use crate::report::html::svg::escape;
-use crate::report::model::{self, Document, ModelError, Report, SweepDocument};
+use crate::report::model::{self, Document, Report, SweepDocument};
 use crate::tools::suite::json::SuiteDocument;
 
 /// One file of the page.
@@ -208,19 +209,6 @@ pub fn page(sources: &[Source]) -> String {
     }
     out.push_str("</main>\n</body>\n</html>\n");
     out
-}
-
-/// Why the page of a JSON document could not be drawn. The bytes are the
-/// JSON report kvbench just wrote, so either is kvbench's fault, not the
-/// user's; [`crate::error::OutputError::Page`] names the file it was for.
-#[derive(Debug, thiserror::Error)]
-pub enum PageError {
-    /// The bytes are not UTF-8.
-    #[error(transparent)]
-    NotUtf8(#[from] std::str::Utf8Error),
-    /// The report model could not read them.
-    #[error(transparent)]
-    Model(#[from] ModelError),
 }
 
 /// The page of one JSON document (`--html-out-file` of a run, a sweep or a

@@ -28,7 +28,7 @@ use crate::engine::results::{Phase, PhaseResult};
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
 use crate::error::UsageError;
-use crate::report::note;
+use crate::error::note;
 use crate::report::sink::Sink;
 use crate::workload::ops::OpTable;
 use board::Board;

@@ -20,7 +20,7 @@ use crate::engine::results::{Phase, PhaseResult};
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
 use crate::error::UsageError;
-use crate::report::note;
+use crate::error::note;
 use crate::report::sink::Sink;
 
 /// The largest datagram sent: StatsD's advice for a LAN (1500-byte

@@ -3,7 +3,7 @@
 //! what Redis 7.0 sends.
 
 use super::{fields, from_shards, from_slots, unknown_subcommand};
-use crate::engine::cluster::map::MapError;
+use crate::error::MapError;
 use crate::protocol::value::Value;
 
 fn bulk(s: &str) -> Value {

@@ -93,7 +93,7 @@ fn unassigned_ranges_are_named_in_the_message() {
         .to_string();
     assert!(text.starts_with("slot 7 has no master (1 of"), "{text}");
     let many: Vec<(u16, u16)> = (0..10).map(|i| (i * 10, i * 10 + 1)).collect();
-    let text = super::describe_ranges(&many);
+    let text = crate::error::describe_ranges(&many);
     assert!(text.contains("70-71 and 2 more ranges"), "{text}");
     assert!(!text.contains("80-81"), "{text}");
 }
