@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use crate::cli::Args;
 use crate::config::MAX_SEED;
-use crate::engine::request::derive_seed;
 use crate::error::UsageError;
+use crate::workload::seed::derive_seed;
 
 /// How each connection's RNG seed is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,8 +6,8 @@
 use crate::cli::Args;
 use crate::config::compat::connect_timeout_secs;
 use crate::config::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
+use crate::config::tls::{TlsClient, TlsSettings, TlsVersion};
 use crate::config::{KeySpace, NO_CONNECT_TIMEOUT, seconds};
-use crate::engine::net::{TlsClient, TlsSettings, TlsVersion};
 use crate::error::UsageError;
 use crate::protocol::options::{Setting, Unsupported};
 use crate::protocol::wire::Protocol;

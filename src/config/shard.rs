@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::Args;
 use crate::config::{Config, Rate};
-use crate::engine::request::derive_seed;
 use crate::error::UsageError;
 use crate::workload::keys::KeyRange;
+use crate::workload::seed::derive_seed;
 
 /// Where the shard's identity came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use std::time::Duration;
 use percent_encoding::percent_decode_str;
 use url::Url;
 
-use crate::engine::net::TlsClient;
+use crate::config::tls::TlsClient;
 use crate::protocol::wire::Protocol;
 
 /// Which address family to use when the server is given as a name.

@@ -18,20 +18,6 @@ use crate::workload::mix::OpCycle;
 use crate::workload::ops::{Encoding, OpTable, RandInt};
 use crate::workload::values::ValuePool;
 
-/// Derives independent seeds from one master seed (SplitMix64's finalizer, from
-/// Steele, Lea & Flood, "Fast splittable pseudorandom number generators", 2014):
-/// nearby inputs give unrelated outputs, so seeds 1 and 2 do not give similar streams.
-pub fn derive_seed(master: u64, parts: &[u64]) -> u64 {
-    let mut z = master;
-    for &p in parts {
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_add(p);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-    }
-    z
-}
-
 /// What the connection keeps of a request it queued: enough to count its
 /// reply in the right row and, later, to send it again elsewhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -429,14 +415,5 @@ mod tests {
         s.encode_next(&mut out, b"k", &values, 41).unwrap();
         assert_eq!(&out[..2], &[0x80, 0x00], "a binary GET");
         assert_eq!(&out[12..16], &41u32.to_be_bytes(), "carries its opaque");
-    }
-
-    #[test]
-    fn derived_seeds_differ_for_neighbouring_inputs() {
-        let a = derive_seed(1, &[0, 0]);
-        let b = derive_seed(1, &[0, 1]);
-        let c = derive_seed(2, &[0, 0]);
-        assert!(a != b && a != c && b != c);
-        assert_eq!(a, derive_seed(1, &[0, 0]));
     }
 }

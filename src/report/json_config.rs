@@ -5,8 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::target::{AddressFamily, Endpoint};
+use crate::config::tls::TlsVersion;
 use crate::config::{Config, NO_CONNECT_TIMEOUT, Pinning, RangeSharing, Seeding, Stop};
-use crate::engine::net::TlsVersion;
 use crate::workload::values::SizeSpec;
 
 fn host_port(c: &Config) -> (Value, Value, Value) {

@@ -41,11 +41,6 @@ const MAX_START_READ_BUFFER: usize = 256 * 1024;
 /// taken are in flight and cost only their in-flight queue entry.
 pub const WRITE_BUDGET: usize = 256 * 1024;
 
-/// The deepest `--pipeline` accepted. The in-flight queue holds one entry per
-/// request in the window, so this bounds it at `MAX_PIPELINE` × [`IN_FLIGHT_BYTES`]
-/// per connection (3.5 MiB).
-pub const MAX_PIPELINE: usize = 65_536;
-
 /// The memory of one in-flight queue entry.
 pub const IN_FLIGHT_BYTES: usize = std::mem::size_of::<InFlight>();
 
@@ -405,6 +400,7 @@ impl Conn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::MAX_PIPELINE;
 
     #[test]
     fn the_memory_formula_of_the_design_doc_holds() {

@@ -9,16 +9,13 @@
 //! reported as a usage error before any thread starts.
 
 mod handshake;
-pub mod tls;
 mod tls_failure;
-mod tls_key;
 mod tls_stream;
 #[cfg(test)]
 mod tls_tests;
 
 use handshake::handshake;
 pub use handshake::handshake_for;
-pub use tls::{TlsClient, TlsSettings, TlsVersion};
 pub use tls_stream::TlsStream;
 
 use std::io::{self, Read, Write};

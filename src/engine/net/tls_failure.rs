@@ -7,7 +7,7 @@
 use rustls::pki_types::UnixTime;
 use rustls::{AlertDescription, CertificateError, OtherError};
 
-use crate::engine::net::tls::TlsClient;
+use crate::config::tls::TlsClient;
 use crate::error::TlsFailure;
 
 /// Explains a rustls error met while connecting with `tls`.
@@ -159,7 +159,7 @@ pub fn rustls_error(e: &std::io::Error) -> Option<&rustls::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::net::tls::TlsSettings;
+    use crate::config::tls::TlsSettings;
     use rustls::InvalidMessage;
 
     fn client(with_cert: bool) -> TlsClient {

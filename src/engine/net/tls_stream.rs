@@ -29,8 +29,8 @@ use std::net::TcpStream;
 use rustls::{ClientConnection, StreamOwned};
 
 use crate::config::target::Target;
+use crate::config::tls::TlsClient;
 use crate::engine::net::io_failure;
-use crate::engine::net::tls::TlsClient;
 use crate::engine::net::tls_failure;
 use crate::error::ConnectError;
 use crate::error::TlsFailure;

@@ -13,8 +13,8 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
 
+use crate::config::tls::{TlsClient, TlsSettings};
 use crate::engine::net::TlsStream;
-use crate::engine::net::tls::{TlsClient, TlsSettings};
 
 /// A self-signed certificate for 127.0.0.1 and its key, made for these tests
 /// only (`openssl req -x509 -newkey ec ... -days 36500`); it protects nothing.

@@ -37,11 +37,11 @@ use crate::engine::cluster::topology::WorkerCluster;
 use crate::engine::conn::Conn;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::net;
-use crate::engine::request::derive_seed;
 use crate::engine::stats::{NodeStats, Stats};
 use crate::engine::timer::Timer;
 use crate::error::ConnectError;
 use crate::protocol::handshake::Handshake;
+use crate::workload::seed::derive_seed;
 use crate::workload::values::ValuePool;
 
 /// How long requests still in flight at a phase's deadline are awaited before

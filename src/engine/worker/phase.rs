@@ -10,13 +10,14 @@ use crate::config::Stop;
 use crate::engine::client::Fill;
 use crate::engine::conn::{CloseReason, ConnState};
 use crate::engine::interrupt::INTERRUPT_DRAIN;
-use crate::engine::request::{RequestSource, derive_seed};
+use crate::engine::request::RequestSource;
 use crate::engine::schedule::Schedule;
 use crate::engine::stats::errors::ProtocolFault;
 use crate::engine::timer::thread_cpu_time;
 use crate::engine::worker::{
     Command, DRAIN_LIMIT, PREFILL_PIPELINE, PhaseEnd, Report, Wake, Worker,
 };
+use crate::workload::seed::derive_seed;
 
 /// When a phase stops sending and how long its replies are awaited: at the
 /// deadline (`--test-time`) with [`DRAIN_LIMIT`], or at an interrupt with

@@ -3,7 +3,8 @@
 //! kinds silenced with `--no-warning` are counted instead of shown. The JSON
 //! keeps every cell's warnings, silenced or not (machines read them).
 
-use crate::report::warnings::{Warning, WarningKind};
+use crate::config::WarningKind;
+use crate::report::warnings::Warning;
 
 /// What the human outputs show of a run's or a sweep's warnings.
 #[derive(Debug, Default, PartialEq)]
@@ -122,7 +123,8 @@ fn cell_list(cells: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::{Shown, cell_list};
-    use crate::report::warnings::{Warning, WarningKind};
+    use crate::config::WarningKind;
+    use crate::report::warnings::Warning;
 
     fn short(secs: f64) -> Warning {
         Warning::ShortRun { secs }

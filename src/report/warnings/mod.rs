@@ -9,18 +9,16 @@ pub mod checks;
 pub mod cluster;
 mod display;
 pub mod human;
-mod kind;
 mod memcached;
 pub mod redirects;
 pub mod stall;
 
-use crate::config::Headline;
+use crate::config::{Headline, WarningKind};
 use crate::protocol::resp::ServerErrorKind;
 
 pub use checks::{collect, rate_check};
 pub use cluster::HotShardCause;
 pub use human::Shown;
-pub use kind::WarningKind;
 pub use redirects::RedirectLoop;
 pub use stall::QuietSecond;
 

@@ -1,44 +1,46 @@
 //! [`WarningKind`]: the stable names of the warnings, as the JSON's `kind`
-//! writes them and `--no-warning` reads them.
+//! writes them and `--no-warning` reads them. It lives in `config` because
+//! `--no-warning` is validated here; the warnings themselves are
+//! `report::warnings`.
 
 use crate::error::UsageError;
 
-/// Which kind a [`super::Warning`] is, without its numbers.
+/// Which kind a [`crate::report::warnings::Warning`] is, without its numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WarningKind {
-    /// [`super::Warning::RateNotMet`].
+    /// [`crate::report::warnings::Warning::RateNotMet`].
     RateNotMet,
-    /// [`super::Warning::ClientBound`].
+    /// [`crate::report::warnings::Warning::ClientBound`].
     ClientBound,
-    /// [`super::Warning::KeyRangeTooSmall`].
+    /// [`crate::report::warnings::Warning::KeyRangeTooSmall`].
     KeyRangeTooSmall,
-    /// [`super::Warning::GetsMostlyMiss`].
+    /// [`crate::report::warnings::Warning::GetsMostlyMiss`].
     GetsMostlyMiss,
-    /// [`super::Warning::SameMachine`].
+    /// [`crate::report::warnings::Warning::SameMachine`].
     SameMachine,
-    /// [`super::Warning::DatasetTooLarge`].
+    /// [`crate::report::warnings::Warning::DatasetTooLarge`].
     DatasetTooLarge,
-    /// [`super::Warning::ShortRun`].
+    /// [`crate::report::warnings::Warning::ShortRun`].
     ShortRun,
-    /// [`super::Warning::ErrorReplies`].
+    /// [`crate::report::warnings::Warning::ErrorReplies`].
     ErrorReplies,
-    /// [`super::Warning::CountMismatch`].
+    /// [`crate::report::warnings::Warning::CountMismatch`].
     CountMismatch,
-    /// [`super::Warning::ServerRestarted`].
+    /// [`crate::report::warnings::Warning::ServerRestarted`].
     ServerRestarted,
-    /// [`super::Warning::EvidenceLost`].
+    /// [`crate::report::warnings::Warning::EvidenceLost`].
     EvidenceLost,
-    /// [`super::Warning::FsyncAlways`].
+    /// [`crate::report::warnings::Warning::FsyncAlways`].
     FsyncAlways,
-    /// [`super::Warning::BackgroundSave`].
+    /// [`crate::report::warnings::Warning::BackgroundSave`].
     BackgroundSave,
-    /// [`super::Warning::RunsDisagree`].
+    /// [`crate::report::warnings::Warning::RunsDisagree`].
     RunsDisagree,
-    /// [`super::Warning::LatencyMeasuresDiverge`].
+    /// [`crate::report::warnings::Warning::LatencyMeasuresDiverge`].
     LatencyMeasuresDiverge,
-    /// [`super::Warning::HotShard`].
+    /// [`crate::report::warnings::Warning::HotShard`].
     HotShard,
-    /// [`super::Warning::Stall`].
+    /// [`crate::report::warnings::Warning::Stall`].
     Stall,
 }
 

@@ -3,7 +3,7 @@
 //! built once while the configuration is validated, and the translation of a
 //! failed TLS handshake into a message that names the flag to change.
 //!
-//! What a failed handshake means for the user is `net/tls_failure.rs`.
+//! What a failed handshake means for the user is `engine/net/tls_failure.rs`.
 //!
 //! Everything here can fail only before the first connection: a file that does
 //! not read or parse, a certificate without its key, a key that does not match.
