@@ -1,20 +1,22 @@
 //! The outline of kvbench: parse, validate, run, report. The one place that exits.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 
 use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::{CompareOptions, Config, ReportOptions, SuitePlan};
 use kvbench::engine::interrupt::Interrupt;
-use kvbench::engine::results::verdict::{self, Verdict};
 use kvbench::engine::run;
-use kvbench::engine::sweep;
+use kvbench::engine::sink::Sinks;
+use kvbench::engine::sweep::{self, CellOutputs};
 use kvbench::error::{OutputError, RunError};
 use kvbench::report::export::ExportManager;
 use kvbench::report::files::Target;
+use kvbench::report::hdr_files::HdrFiles;
 use kvbench::report::metrics::Live;
-use kvbench::report::sink::Sinks;
+use kvbench::report::verdict::{self, Verdict};
 use kvbench::report::warnings;
 use kvbench::report::{self, progress::Progress};
 
@@ -69,7 +71,12 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     };
     let mut progress = Progress::new(config, true);
     let mut outputs = ExportManager::for_benchmark(config);
-    let mut live = Sinks::new().with(&mut progress).with(&mut metrics);
+    // The HDR files are one more exporter on the per-second feed.
+    let mut hdr = HdrFiles::new(Arc::new(config.clone()));
+    let mut live = Sinks::new()
+        .with(&mut progress)
+        .with(&mut metrics)
+        .with(&mut hdr);
     let results = match run::run(
         config.clone(),
         config.prefill,
@@ -104,9 +111,18 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     };
     let mut outputs = ExportManager::for_benchmark(config);
     let mut live = Sinks::new().with(&mut metrics);
-    let cells = match sweep::run(config, interrupt, &mut live, &mut |cells| {
-        outputs.cells(config, cells)
-    }) {
+    // Each cell its own progress line and HDR files.
+    let mut cell_outputs = |cell: &Config| CellOutputs {
+        before: Box::new(Progress::new(cell, true)),
+        after: Box::new(HdrFiles::new(Arc::new(cell.clone()))),
+    };
+    let cells = match sweep::run(
+        config,
+        interrupt,
+        &mut live,
+        &mut cell_outputs,
+        &mut |cells| outputs.cells(config, cells),
+    ) {
         Ok(cells) => cells,
         Err(e) => return run_error(e, interrupt),
     };

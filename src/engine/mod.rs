@@ -15,6 +15,7 @@ pub mod results;
 pub mod run;
 pub mod schedule;
 pub mod server;
+pub mod sink;
 pub mod stats;
 pub mod sweep;
 pub mod sysinfo;

@@ -12,7 +12,6 @@ use std::time::{Duration, SystemTime};
 
 pub mod cluster;
 pub mod variance;
-pub mod verdict;
 
 use crate::engine::placement::Placement;
 use crate::engine::results::variance::Variance;

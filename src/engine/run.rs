@@ -16,17 +16,15 @@ use crate::engine::interrupt::Interrupt;
 use crate::engine::results::{Phase, PhaseResult, Results, ServerContext};
 use crate::engine::server::cluster::NodeLinks;
 use crate::engine::server::{Control, ControlLink, Info, PhaseEvidence};
+use crate::engine::sink::Sink;
 use crate::engine::stats::series::SeriesBuilder;
 use crate::engine::stats::{ErrorCounts, Stats};
 use crate::engine::sysinfo;
 use crate::engine::worker::{Command, Report};
 use crate::error::{Before, RunError, UsageError};
-use crate::report::sink::{Sink, Sinks};
-use hdr_files::HdrFiles;
 
 pub mod clock;
 mod cluster;
-mod hdr_files;
 pub mod start;
 
 use start::{Go, Plan};
@@ -78,9 +76,6 @@ pub fn run(
     let nodes = cluster.as_ref().map_or(1, |c| c.nodes.len().max(1));
     check_fd_limit(&config, nodes)?;
     let config = Arc::new(config);
-    // The HDR files are one more exporter on the per-second feed.
-    let mut hdr = HdrFiles::new(config.clone());
-    let mut live = Sinks::new().with(live).with(&mut hdr);
     let empty = Stats::for_config(&config).map_err(RunError::Histograms)?;
     let placement = crew::plan(&config, server_info.as_ref())?;
     let workers = cluster
@@ -127,7 +122,7 @@ pub fn run(
                 return Err(RunError::Interrupted(Before::Start));
             }
         }
-        let mut result = master.phase(phase, stop, &mut live);
+        let mut result = master.phase(phase, stop, &mut *live);
         result.interrupted = interrupt.stop_requested();
         match phase {
             Phase::Prefill => results.prefill = Some(result),

@@ -3,14 +3,15 @@
 //! once before the first cell and the warm-up before every cell or only the first.
 //! A stop (a signal, `--max-errors`) ends the sweep where it comes, and the
 //! sweep says which cell it cut ([`SweepStop`]).
+//! Each cell's own outputs (its progress line, its HDR files) are `report`'s:
+//! the caller makes them for each cell's configuration ([`CellOutputs`]).
 
 use crate::config::{Cell, Config};
 use crate::engine::interrupt::Interrupt;
 use crate::engine::results::{Phase, Results};
 use crate::engine::run;
+use crate::engine::sink::{Sink, Sinks};
 use crate::error::RunError;
-use crate::report::progress::Progress;
-use crate::report::sink::{Sink, Sinks};
 
 /// One finished (or partly finished) cell.
 #[derive(Debug, Clone)]
@@ -45,13 +46,23 @@ pub struct SweepStop {
     pub signal: i32,
 }
 
-/// Runs every cell, each with its own progress line and `live` beside it
-/// (told of each cell). `on_progress` sees all cells so far after every phase of
+/// The live outputs one cell has of its own, made by the caller for that
+/// cell's configuration: the engine only places them around the sweep's `live`.
+pub struct CellOutputs {
+    /// Fed before `live` (the cell's progress line).
+    pub before: Box<dyn Sink>,
+    /// Fed after `live` (the cell's HDR files).
+    pub after: Box<dyn Sink>,
+}
+
+/// Runs every cell, each with the outputs `outputs` makes for it and `live`
+/// between them (told of each cell). `on_progress` sees all cells so far after every phase of
 /// every cell, so the sweep file can be saved as it grows.
 pub fn run(
     config: &Config,
     interrupt: &Interrupt,
     live: &mut dyn Sink,
+    outputs: &mut dyn FnMut(&Config) -> CellOutputs,
     on_progress: &mut dyn FnMut(&[CellResult]),
 ) -> Result<Swept, RunError> {
     let cells = config.cells();
@@ -74,9 +85,12 @@ pub fn run(
             total,
             cell.label()
         ));
-        let mut progress = Progress::new(&cell.config, true);
+        let mut own = outputs(&cell.config);
         live.start_cell(cell.index, &cell.label());
-        let mut sinks = Sinks::new().with(&mut progress).with(&mut *live);
+        let mut sinks = Sinks::new()
+            .with(&mut *own.before)
+            .with(&mut *live)
+            .with(&mut *own.after);
         let results = {
             let finished = &done;
             let mut partial = |r: &Results| {

@@ -16,11 +16,11 @@ use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use serde_json::{Map, Value, json};
 
 use crate::config::{Config, Stop};
-use crate::engine::results::verdict::Verdict;
 use crate::engine::results::{PhaseResult, Section, rate};
 use crate::engine::stats::series::{OpSecond, Second};
 use crate::engine::stats::{ErrorCounts, OpStats, Stats, max_us, percentile_us};
 use crate::protocol::resp::ServerErrorKind;
+use crate::report::verdict::Verdict;
 use crate::report::{ReportInput, distribution, evidence, json_cluster, json_shard, open_loop};
 
 use crate::workload::ops::OpTable;

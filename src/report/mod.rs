@@ -14,6 +14,7 @@ pub mod evidence;
 pub mod export;
 pub mod files;
 pub mod hdr;
+pub mod hdr_files;
 pub mod html;
 pub mod json;
 pub mod json_cluster;
@@ -25,18 +26,18 @@ pub mod model;
 pub mod open_loop;
 pub mod progress;
 pub mod shards;
-pub mod sink;
 pub mod sweep;
 pub mod text;
 pub mod text_summary;
+pub mod verdict;
 pub mod warnings;
 
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
 use crate::engine::results::Results;
-use crate::engine::results::verdict::Verdict;
 use crate::engine::stats::{OpStats, Stats};
+use crate::report::verdict::Verdict;
 use crate::report::warnings::Warning;
 
 /// What every exporter gets.

@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 
 use crate::config::{Config, Stop};
 use crate::engine::results::{Phase, PhaseResult, rate};
+use crate::engine::sink::Sink;
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
-use crate::report::sink::Sink;
 
 use line::{Field, short_duration, short_left};
 use plan::PlanClock;

@@ -5,10 +5,10 @@
 use super::{ExportManager, Judgement, Save, Subject, SweepView};
 use crate::config::Config;
 use crate::engine::results::Results;
-use crate::engine::results::verdict::Verdict;
 use crate::engine::sweep::{CellResult, Swept};
 use crate::error::OutputError;
 use crate::report::ReportInput;
+use crate::report::verdict::Verdict;
 use crate::report::warnings::Shown;
 
 /// What the end of a run wrote.

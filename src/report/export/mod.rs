@@ -30,13 +30,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
-use crate::engine::results::verdict::Verdict;
 use crate::engine::sweep::{CellResult, SweepStop};
 use crate::error::OutputError;
 use crate::error::PageError;
 use crate::error::note;
 use crate::report::ReportInput;
 use crate::report::files::Target;
+use crate::report::verdict::Verdict;
 use crate::report::warnings::Warning;
 use crate::tools::suite::StepResult;
 

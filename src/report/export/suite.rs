@@ -3,9 +3,9 @@
 //! rewritten after every test, and the final copy at the end.
 
 use super::{ExportManager, Judgement, Save, Subject, SuiteView};
-use crate::engine::results::verdict::Verdict;
 use crate::error::OutputError;
 use crate::report::ReportInput;
+use crate::report::verdict::Verdict;
 use crate::tools::suite::StepResult;
 
 /// What the end of a suite wrote.

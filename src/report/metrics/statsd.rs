@@ -17,11 +17,11 @@ use std::time::Duration;
 
 use crate::config::{Config, StatsdTarget, Stop};
 use crate::engine::results::{Phase, PhaseResult};
+use crate::engine::sink::Sink;
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
 use crate::error::UsageError;
 use crate::error::note;
-use crate::report::sink::Sink;
 
 /// The largest datagram sent: StatsD's advice for a LAN (1500-byte
 /// Ethernet frames less the IP and UDP headers, with room to spare).

@@ -6,10 +6,10 @@
 use std::fmt::Write;
 
 use crate::cli::MergeFormat;
-use crate::engine::results::verdict::invalid_text;
 use crate::engine::stats::percentile_us;
 use crate::report::model::kvbench::Verdict;
 use crate::report::model::shard::ShardRow;
+use crate::report::verdict::invalid_text;
 use crate::tools::merge::check::join;
 use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
 

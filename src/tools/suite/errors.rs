@@ -6,9 +6,9 @@
 
 use std::fmt;
 
-use crate::engine::results::verdict::Verdict;
 use crate::engine::stats::OpStats;
 use crate::protocol::error_kind::ServerErrorKind;
+use crate::report::verdict::Verdict;
 use crate::tools::suite::StepResult;
 
 /// The error replies of one step's headline figures.

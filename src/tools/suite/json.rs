@@ -8,12 +8,12 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::engine::results::verdict::Verdict;
 use crate::error::ModelError;
 use crate::report::ReportInput;
 use crate::report::json::{SCHEMA_VERSION, document};
 use crate::report::model::Report;
 use crate::report::model::kvbench;
+use crate::report::verdict::Verdict;
 use crate::tools::suite::StepResult;
 
 /// The whole document.

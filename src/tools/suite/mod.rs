@@ -17,6 +17,8 @@ mod figures;
 pub mod json;
 pub mod output;
 
+use std::sync::Arc;
+
 pub use errors::StepErrors;
 pub use figures::{Figures, figures};
 
@@ -25,6 +27,7 @@ use crate::engine::interrupt::Interrupt;
 use crate::engine::results::Results;
 use crate::engine::run;
 use crate::error::RunError;
+use crate::report::hdr_files::HdrFiles;
 
 /// Warnings about the setting rather than one test's figures (the same
 /// machine, short runs, fsync): said for the first test only, since every
@@ -68,14 +71,9 @@ pub fn run(
             done.clear();
         }
         for step in &plan.steps {
-            let mut quiet = crate::report::sink::Quiet;
-            let results = run::run(
-                step.config.clone(),
-                false,
-                interrupt,
-                &mut quiet,
-                &mut |_| {},
-            )?;
+            // No progress line; the HDR files, as for any run.
+            let mut hdr = HdrFiles::new(Arc::new(step.config.clone()));
+            let results = run::run(step.config.clone(), false, interrupt, &mut hdr, &mut |_| {})?;
             done.push(StepResult {
                 step: step.clone(),
                 results,

@@ -12,7 +12,7 @@
 
 use std::fmt::Write;
 
-use crate::engine::results::verdict::Verdict;
+use crate::report::verdict::Verdict;
 use crate::report::warnings::Warning;
 use crate::tools::suite::{Figures, OutputMode, Step, StepResult};
 

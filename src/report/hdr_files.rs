@@ -1,5 +1,6 @@
 //! The HdrHistogram files of each measured run under `--hdr-file-prefix`, an
-//! exporter on the live pipeline ([`Sink`]): the per-second interval logs are
+//! exporter on the live pipeline ([`Sink`]), added by whoever starts a run
+//! (`main`, the sweep's per-cell outputs, the suite): the per-second interval logs are
 //! opened as a run starts and get each second's merged histograms, the
 //! distributions are written as it ends. A file that cannot be written is
 //! reported; the benchmark goes on.
@@ -10,13 +11,13 @@ use std::time::{Duration, SystemTime};
 
 use crate::config::{Config, Stop};
 use crate::engine::results::{Phase, PhaseResult};
+use crate::engine::sink::Sink;
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
 use crate::report::hdr::{self, IntervalLogs};
-use crate::report::sink::Sink;
 
 /// The HDR files of the runs of one benchmark.
-pub(super) struct HdrFiles {
+pub struct HdrFiles {
     config: Arc<Config>,
     /// The interval logs of the run in progress (none between runs, without
     /// the flag, or after a write failed).
@@ -25,7 +26,7 @@ pub(super) struct HdrFiles {
 
 impl HdrFiles {
     /// The HDR files `config` asks for (none without `--hdr-file-prefix`).
-    pub(super) fn new(config: Arc<Config>) -> Self {
+    pub fn new(config: Arc<Config>) -> Self {
         HdrFiles { config, logs: None }
     }
 

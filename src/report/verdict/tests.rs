@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
-use crate::engine::results::verdict::{Reason, Verdict};
 use crate::engine::results::{Phase, PhaseResult, Results};
 use crate::engine::stats::Stats;
 use crate::engine::stats::errors::ProtocolFault;
 use crate::protocol::resp::{DecodeError, ServerErrorKind};
 use crate::protocol::wire::WireError;
 use crate::report::cluster_fixture::standalone_config;
+use crate::report::verdict::{Reason, Verdict};
 
 fn run(n: u32, replies: u64) -> PhaseResult {
     let mut stats = Stats::new(2).unwrap();

@@ -4,9 +4,10 @@
 //!
 //! The master calls a [`Sink`] at three moments of every phase: it starts,
 //! a second of it is complete (every worker has reported it), it ends. The
-//! HDR interval logs are a sink too (the master adds them itself). The file
-//! reports (text, JSON, HTML) are fed once per phase and at the end instead
-//! ([`super::export`]). A sink runs on the master's thread, never
+//! HDR interval logs are a sink too, which the caller of a run adds
+//! (`report::hdr_files`). The file reports (text, JSON, HTML) are fed once per
+//! phase and at the end instead (`report::export`). The engine emits these
+//! events and knows none of the outputs that observe them. A sink runs on the master's thread, never
 //! on a worker's, so it may take its time without touching the hot path; it
 //! must not block for long (a slow scrape is answered on another thread).
 

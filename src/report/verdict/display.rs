@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::engine::results::Phase;
-use crate::engine::results::verdict::Reason;
+use crate::report::verdict::Reason;
 
 fn percent(part: u64, whole: u64) -> f64 {
     if whole == 0 {
