@@ -304,19 +304,19 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         Ok(interrupt) => interrupt,
         Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
     };
-    print(&kvbench::tools::suite::output::header(plan.output));
+    print(&kvbench::report::suite::output::header(plan.output));
     let planned = plan.steps.len();
     let mut outputs =
         ExportManager::for_suite(plan.json_out_file.as_deref(), plan.html_out_file.as_deref());
     let mut said: Vec<&'static str> = Vec::new();
-    let mut on_step = |done: &[kvbench::tools::suite::StepResult]| {
+    let mut on_step = |done: &[kvbench::report::suite::StepResult]| {
         let Some(last) = done.last() else {
             return;
         };
         // Judged once: its row, its warnings and every later save agree.
         let judged = outputs.step(done, planned);
-        let figures = kvbench::tools::suite::figures(last);
-        print(&kvbench::tools::suite::output::row(
+        let figures = kvbench::report::suite::figures(last);
+        print(&kvbench::report::suite::output::row(
             plan.output,
             &last.step,
             &figures,
@@ -324,7 +324,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         ));
         for warning in &judged.warnings {
             let kind = warning.kind();
-            if kvbench::tools::suite::said_once(kind) {
+            if kvbench::report::suite::said_once(kind) {
                 if said.contains(&kind) {
                     continue;
                 }
@@ -332,7 +332,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             }
             say!("kvbench: warning: [{}] {warning}", last.step.name());
         }
-        if let Some(line) = kvbench::tools::suite::output::errors_line(last, &judged.warnings) {
+        if let Some(line) = kvbench::report::suite::output::errors_line(last, &judged.warnings) {
             say!("kvbench: warning: {line}");
         }
     };

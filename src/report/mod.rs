@@ -26,6 +26,7 @@ pub mod model;
 pub mod open_loop;
 pub mod progress;
 pub mod shards;
+pub mod suite;
 pub mod sweep;
 pub mod text;
 pub mod text_summary;

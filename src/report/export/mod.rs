@@ -36,9 +36,9 @@ use crate::error::PageError;
 use crate::error::note;
 use crate::report::ReportInput;
 use crate::report::files::Target;
+use crate::report::suite::StepResult;
 use crate::report::verdict::Verdict;
 use crate::report::warnings::Warning;
-use crate::tools::suite::StepResult;
 
 pub use benchmark::Written;
 

@@ -1,7 +1,7 @@
 //! The HTML report: one self-contained page (inline CSS and SVG, no
 //! script, no external address) rendered from kvbench JSON files read
 //! through the typed model (and `kvbench suite` files through
-//! [`crate::tools::suite::json`]), for `kvbench report` and `--html-out-file`.
+//! [`crate::report::suite::json`]), for `kvbench report` and `--html-out-file`.
 //!
 //! - [`scale`]: scales, ticks and their labels;
 //! - [`svg`]: escaping and the chart builder;
@@ -47,7 +47,7 @@ use crate::error::{ModelError, PageError};
 use crate::report::files::{SameFileCheck, Target};
 use crate::report::html::svg::escape;
 use crate::report::model::{self, Document, Report, SweepDocument};
-use crate::tools::suite::json::SuiteDocument;
+use crate::report::suite::json::SuiteDocument;
 
 /// One file of the page.
 #[derive(Debug, Clone)]

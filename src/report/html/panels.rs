@@ -142,7 +142,7 @@ pub fn warnings(sources: &[Source]) -> String {
                     *seen == w
                         || (is_suite
                             && seen.kind == w.kind
-                            && crate::tools::suite::said_once(&w.kind))
+                            && crate::report::suite::said_once(&w.kind))
                 });
                 if !repeated {
                     listed.push((w, cell.clone()));

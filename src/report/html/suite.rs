@@ -16,7 +16,7 @@ use crate::report::html::svg::{Axis, Chart, Series, TickFormat};
 use crate::report::html::{Content, Source, of_kind, verdict};
 use crate::report::model::Report;
 use crate::report::model::section::OpRow;
-use crate::tools::suite::json::{SuiteDocument, SuiteEntry};
+use crate::report::suite::json::{SuiteDocument, SuiteEntry};
 
 /// Reads one latency of a test's `Totals`, ms.
 type TestLatency = fn(&OpRow) -> Option<f64>;

@@ -6,7 +6,7 @@
 
 use crate::report::html::tests::{charts, circles};
 use crate::report::html::{Content, Source, page, parse, suite};
-use crate::tools::suite::json::SuiteDocument;
+use crate::report::suite::json::SuiteDocument;
 
 const FIXTURE: &str = include_str!("fixture.json");
 

@@ -58,7 +58,7 @@ pub fn entries(path: &Path, label: &str, alone: bool) -> Result<Vec<Entry>, Usag
 /// A `kvbench suite` file as one entry with a row per test, or `None` for
 /// any other file.
 fn suite(path: &Path, label: &str) -> Result<Option<Entry>, UsageError> {
-    let suite = crate::tools::suite::json::read(path).map_err(|e| {
+    let suite = crate::report::suite::json::read(path).map_err(|e| {
         UsageError::new(
             &e.file,
             format!(

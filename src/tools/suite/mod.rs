@@ -3,59 +3,20 @@
 //! cross-check — through the same op table, workers and reports as a
 //! `--command` run.
 //!
-//! What it owns:
-//! - the plan it runs, [`SuitePlan`]: redis-benchmark's flags turned into one
-//!   validated configuration per step, built in [`crate::config::suite`];
-//! - [`run()`]: the steps in order, LRANGE's preparation first and apart;
-//! - [`figures()`]: the numbers each output prints (in `figures.rs`);
-//! - [`StepErrors`]: a step's error replies, which mark its row, and
-//!   [`StepResult::verdict`], whether the step is a measurement (in `errors.rs`);
-//! - [`output`] (text table, `-q`, `--csv`) and [`json`] (a section per test).
-
-mod errors;
-mod figures;
-pub mod json;
-pub mod output;
+//! What it owns: [`run()`], the steps in order, LRANGE's preparation first
+//! and apart. The plan it runs, [`SuitePlan`] (redis-benchmark's flags turned
+//! into one validated configuration per step), is built in
+//! [`crate::config::suite`]; what the steps' results become (figures, the text
+//! table, `-q`, `--csv`, the JSON document) is [`crate::report::suite`].
 
 use std::sync::Arc;
 
-pub use errors::StepErrors;
-pub use figures::{Figures, figures};
-
-pub use crate::config::suite::{OutputMode, Step, SuitePlan, SuiteWarning};
+use crate::config::suite::SuitePlan;
 use crate::engine::interrupt::Interrupt;
-use crate::engine::results::Results;
 use crate::engine::run;
 use crate::error::RunError;
 use crate::report::hdr_files::HdrFiles;
-
-/// Warnings about the setting rather than one test's figures (the same
-/// machine, short runs, fsync): said for the first test only, since every
-/// test would repeat them. The others (count mismatches, error replies) are
-/// said for each test they concern.
-const SAID_ONCE: [&str; 7] = [
-    "same_machine",
-    "short_run",
-    "fsync_always",
-    "dataset_too_large",
-    "background_save",
-    "key_range_too_small",
-    "client_bound",
-];
-
-/// True when a warning of `kind` is said for the first test only.
-pub fn said_once(kind: &str) -> bool {
-    SAID_ONCE.contains(&kind)
-}
-
-/// One step's results.
-#[derive(Debug)]
-pub struct StepResult {
-    /// What ran.
-    pub step: Step,
-    /// What it measured.
-    pub results: Results,
-}
+use crate::report::suite::StepResult;
 
 /// Runs every step in order (again and again with `-l`); `on_step` sees the
 /// results so far after each step, so they are printed and saved at once.
@@ -88,6 +49,3 @@ pub fn run(
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

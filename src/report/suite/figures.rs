@@ -4,7 +4,7 @@
 
 use crate::engine::results::rate;
 use crate::engine::stats::{max_us, percentile_us};
-use crate::tools::suite::{StepErrors, StepResult};
+use crate::report::suite::{StepErrors, StepResult};
 
 /// The numbers every output prints for one step, latencies in ms.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -12,9 +12,10 @@
 
 use std::fmt::Write;
 
+use crate::config::suite::{OutputMode, Step};
+use crate::report::suite::{Figures, StepResult};
 use crate::report::verdict::Verdict;
 use crate::report::warnings::Warning;
-use crate::tools::suite::{Figures, OutputMode, Step, StepResult};
 
 /// redis-benchmark's CSV header, exactly.
 pub const CSV_HEADER: &str = "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"";

@@ -8,8 +8,8 @@ use std::fmt;
 
 use crate::engine::stats::OpStats;
 use crate::protocol::error_kind::ServerErrorKind;
+use crate::report::suite::StepResult;
 use crate::report::verdict::Verdict;
-use crate::tools::suite::StepResult;
 
 /// The error replies of one step's headline figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +114,7 @@ impl StepResult {
 mod tests {
     use crate::engine::stats::OpStats;
     use crate::protocol::error_kind::ServerErrorKind;
-    use crate::tools::suite::StepErrors;
+    use crate::report::suite::StepErrors;
 
     fn totals(count: u64, by_kind: &[(ServerErrorKind, u64)]) -> OpStats {
         let mut s = OpStats::new().unwrap();

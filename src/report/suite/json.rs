@@ -13,8 +13,8 @@ use crate::report::ReportInput;
 use crate::report::json::{SCHEMA_VERSION, document};
 use crate::report::model::Report;
 use crate::report::model::kvbench;
+use crate::report::suite::StepResult;
 use crate::report::verdict::Verdict;
-use crate::tools::suite::StepResult;
 
 /// The whole document.
 /// `inputs` are the tests' report inputs, in order, each judged once.

@@ -4,12 +4,13 @@ use clap::Parser;
 
 use crate::cli::SuiteArgs;
 use crate::config::SuitePlan;
+use crate::config::suite::OutputMode;
 use crate::engine::results::{Phase, PhaseResult, Results};
 use crate::engine::stats::Stats;
 use crate::protocol::error_kind::ServerErrorKind;
+use crate::report::suite::output::{CSV_HEADER, errors_line, row};
+use crate::report::suite::{StepResult, figures};
 use crate::report::warnings::Warning;
-use crate::tools::suite::output::{CSV_HEADER, errors_line, row};
-use crate::tools::suite::{OutputMode, StepResult, figures};
 
 /// A finished `-t set` step whose runs each got `(replies, errors)`.
 fn set_step(runs: &[(u64, u64)]) -> StepResult {
