@@ -1,9 +1,10 @@
 //! TLS settings: memtier's `--tls`, `--cert`, `--key`, `--cacert`,
 //! `--tls-skip-verify`, `--sni` and `--tls-protocols` turned into one rustls [`ClientConfig`],
-//! built once while the configuration is validated, and the translation of a
-//! failed TLS handshake into a message that names the flag to change.
+//! built once while the configuration is validated. The sockets that use it
+//! are `engine::net`'s.
 //!
-//! What a failed handshake means for the user is `engine/net/tls_failure.rs`.
+//! What a failed handshake means for the user (a message that names the flag
+//! to change) is `engine/net/tls_failure.rs`.
 //!
 //! Everything here can fail only before the first connection: a file that does
 //! not read or parse, a certificate without its key, a key that does not match.
