@@ -1,3 +1,6 @@
+//! The suite's outputs tested on hand-made step results: figures, the error
+//! line, the text/csv rows.
+
 use std::time::Duration;
 
 use clap::Parser;
