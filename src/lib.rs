@@ -39,7 +39,8 @@
 //!    [`engine::conn`], [`engine::client`], [`engine::request`],
 //!    [`engine::schedule`]), Redis Cluster routing ([`engine::cluster`]), the
 //!    control connection ([`engine::server`]), this machine ([`engine::sysinfo`]),
-//!    signals ([`engine::interrupt`]), and what a run produces: counters and
+//!    signals ([`engine::interrupt`]), the flag a connection failure points at
+//!    ([`engine::advice`]), and what a run produces: counters and
 //!    histograms ([`engine::stats`]), the result data ([`engine::results`]) and
 //!    the live events of [`engine::sink::Sink`], which the outputs observe. The
 //!    engine knows no output: whoever starts a run adds them to its sinks.

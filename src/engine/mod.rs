@@ -1,6 +1,7 @@
 //! Running a benchmark: the master, the worker threads, their connections and
 //! clients, cluster routing, timers, placement, the control connection, and the
-//! result data and live events they produce (outputs observe them from `report`).
+//! result data and live events they produce (outputs observe them from `report`),
+//! and the advice a failure to connect gets ([`advice`]).
 
 pub mod advice;
 pub mod client;
