@@ -46,6 +46,7 @@ fmt:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	python3 scripts/check-layout.py
 
 doc:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps

@@ -8,10 +8,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use kvbench::command::{CommandSpec, suite};
+use kvbench::engine::stats::latency_histogram;
+use kvbench::protocol::command::{CommandSpec, suite};
 use kvbench::protocol::resp;
 use kvbench::protocol::template::{Fill, RespTemplate};
-use kvbench::stats::latency_histogram;
 use kvbench::workload::keys::{KeyGen, KeyPattern, KeyRange};
 
 fn decoding(c: &mut Criterion) {
@@ -103,7 +103,7 @@ fn templates(c: &mut Criterion) {
 fn request_stream(c: &mut Criterion) {
     use clap::Parser;
     use kvbench::config::{Config, Stop};
-    use kvbench::request::RequestSource;
+    use kvbench::engine::request::RequestSource;
     use kvbench::workload::values::ValuePool;
 
     let mut group = c.benchmark_group("request");

@@ -28,12 +28,15 @@ pub mod shard;
 pub mod start_at;
 pub mod suite;
 pub mod sweep;
+pub mod target;
+pub mod tls;
+mod tls_key;
 mod tools;
+mod warning_kind;
 
 use crate::cli::Args;
+use crate::config::target::Target;
 use crate::error::UsageError;
-use crate::target::Target;
-use crate::warnings::WarningKind;
 use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::OpTable;
@@ -43,6 +46,7 @@ pub use compat::{MEMTIER_CONSTANT_SEED, NO_CONNECT_TIMEOUT, RangeSharing, Seedin
 use compat::{build_seed, build_semantics};
 use connection::build_target;
 use data::build_keys;
+pub use load::MAX_PIPELINE;
 use load::{build_faults, build_rate, build_stop, build_sweep};
 pub use metrics::{LiveMetrics, StatsdTarget};
 pub use output::InputFile;
@@ -55,6 +59,7 @@ use start_at::build_start;
 pub use suite::SuitePlan;
 pub use sweep::{Cell, Sweep};
 pub use tools::{CompareFormat, CompareLayout, CompareOptions, ReportOptions};
+pub use warning_kind::WarningKind;
 
 /// When a run (or the warm-up) ends.
 #[derive(Debug, Clone, Copy, PartialEq)]

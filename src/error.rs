@@ -4,9 +4,19 @@
 //! An error type lives here when it crosses a module boundary on its way to
 //! the user: `main` turns it into an exit code ([`UsageError`], [`RunError`],
 //! [`OutputError`]), or one module raises it and another turns it into advice
-//! ([`ConnectError`] and [`DiscoverError`], which [`connect_advice`] and
+//! ([`ConnectError`] and [`DiscoverError`], which
+//! [`crate::engine::advice::connect_advice`] and
 //! [`DiscoverError::into_run_error`] make into a [`RunError`] naming the flag
 //! to change).
+//!
+//! This module is the bottom layer and imports nothing from the crate, so the
+//! small errors that the ones here carry live here too, in their own files:
+//! the slot map's [`MapError`] (in [`DiscoverError::Map`]), TLS's
+//! [`TlsFailure`] (in [`ConnectError::Tls`]), and the typed report's
+//! [`ModelError`] with the page's [`PageError`] (in [`OutputError::Page`]).
+//! The code that raises them stays with its module (`engine::cluster::map`,
+//! `engine::net`, `report::model`, `report::html`). [`note`] is the one
+//! stderr printer, here so that every layer can use it.
 //!
 //! An error that is one module's own vocabulary stays next to the code that
 //! raises it, so that the code and the words for its failures are read
@@ -14,17 +24,11 @@
 //! - a codec's decode errors ([`crate::protocol::resp::DecodeError`],
 //!   [`crate::protocol::wire::WireError`], memcached's text and binary ones);
 //! - a parser's rejection of one value, which its caller wraps into a
-//!   [`UsageError`] with the flag: [`crate::command::CommandError`],
+//!   [`UsageError`] with the flag: [`crate::protocol::command::CommandError`],
 //!   [`crate::workload::keys::KeyPatternError`],
-//!   [`crate::workload::values::SizeSpecError`], [`crate::target::UriError`];
+//!   [`crate::workload::values::SizeSpecError`], [`crate::config::target::UriError`];
 //! - a generator's refusal of parameters that `config` has already checked
-//!   with the flag: [`crate::workload::keys::KeyGenError`];
-//! - a pure reading of a reply: the slot map's [`crate::cluster::map::MapError`]
-//!   (carried by [`DiscoverError::Map`]);
-//! - a part of an error here that its own module explains: TLS's
-//!   [`crate::net::TlsFailure`] (in [`ConnectError::Tls`]), the page's
-//!   [`crate::html::PageError`] (in [`OutputError::Page`]);
-//! - the typed report's errors, in [`crate::report::model`].
+//!   with the flag: [`crate::workload::keys::KeyGenError`].
 //!
 //! # Messages
 //! `Display` is what the user reads after `kvbench: error: ` (an output
@@ -47,13 +51,15 @@ use std::path::PathBuf;
 
 use hdrhistogram::errors::CreationError;
 
-use crate::cluster::map::MapError;
-use crate::html::PageError;
-use crate::net::TlsFailure;
+mod report;
+mod say;
+mod slot_map;
+mod tls;
 
-mod advice;
-
-pub use advice::connect_advice;
+pub use report::{ModelError, PageError};
+pub use say::note;
+pub use slot_map::{MapError, describe_ranges};
+pub use tls::TlsFailure;
 
 /// A mistake the user can fix: which flag, what is wrong, what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

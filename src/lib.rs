@@ -3,102 +3,64 @@
 //! numbers can be trusted.
 //!
 //! # Layout
-//! What the user typed, and what was built from it:
-//! - [`cli`]: the command line (clap), also the shape of a `--config` file.
-//! - [`config`]: the validated [`config::Config`], sweeps expanded into cells;
-//!   every usage error names its flag. Also the subcommands' options
-//!   ([`config::CompareOptions`], [`config::ReportOptions`], [`config::SuitePlan`]):
-//!   outside `cli`, `config` and `main` only [`merge`] still takes clap's struct.
-//! - [`target`]: server address, credentials (redacted everywhere), URI parsing.
-//! - [`error`]: the errors that reach the user: [`error::UsageError`] (the flag and
-//!   the fix, exit 2), [`error::RunError`] (the server and the advice), the
-//!   connection's and the cluster discovery's errors turned into that advice
-//!   ([`error::connect_advice`]), and [`error::OutputError`] for a report that could
-//!   not be written; its docs say which errors stay in their modules.
+//! Eight top-level modules in layers, listed from the bottom. A module uses only
+//! the modules listed before it here, never one after it (`main.rs` and this
+//! file may use any; test code may build its inputs from any layer). `make lint`
+//! runs `scripts/check-layout.py`, which fails on any import cycle between them.
 //!
-//! The wire and the workload (pure, no I/O):
-//! - [`protocol`]: one folder per protocol family, [`protocol::resp`] (RESP2/RESP3)
-//!   and [`protocol::memcache`] (text/binary), each with its codecs (`Ok(None)` =
-//!   incomplete), request encoding, handshake, control-connection counters and the
-//!   settings it refuses; [`protocol::wire::Protocol`] (`-P`) dispatches to them with
-//!   one exhaustive `match` per concern, every reply reduced to one protocol-neutral
-//!   outcome; [`protocol::template`] encodes a command template once and fills it per
-//!   request.
-//! - [`cluster`]: Redis Cluster's key slots, hash tags, slot map and redirects (pure).
-//! - [`command`]: commands as text (`--command`, redis-benchmark's suite) parsed into
-//!   arguments of literal parts and placeholders.
-//! - [`workload`]: the op table ([`workload::ops`]: SET/GET or `--command` lines, each
-//!   a template, key pattern, weight and stats row), the mix cycle, key patterns, value
-//!   sizes; generators take `&mut impl Rng`.
-//! - [`request`]: one connection's request stream for a phase, and seed derivation.
-//! - [`schedule`]: open-loop intended send times (`--rate`).
-//!
-//! Running:
-//! - [`net`]: connecting, TLS (`--tls`, rustls), and driving the protocol's handshake
-//!   (blocking, before the clock starts).
-//! - [`conn`]: one connection's state machine, buffers, in-flight queue, per-reply timing.
-//! - [`client`]: one client's request stream and schedule, routed to one connection
-//!   per node ([`client::route`]: one server, or a cluster's slot map), and the
-//!   redirects it follows.
-//! - [`worker`]: one thread: mio `Poll`, its connections, timerfd wake-ups,
-//!   reconnects, per-second reports to the master.
-//! - [`timer`]: the timerfd, and a thread's CPU time.
-//! - [`crew`]: spawning and pinning the workers.
-//! - [`run`]: the master: preflight, phases (prefill, warm-up, runs), evidence, error budget;
-//!   [`run::start`]: `--start-at`'s aligned phases; [`run::clock`]: the offset against the
-//!   server's `TIME` (docs/scale-out.md).
-//! - [`sweep`]: running every cell of a sweep.
-//! - [`suite`]: `kvbench suite`, redis-benchmark's tests each as its own benchmark.
-//! - [`interrupt`]: SIGINT/SIGTERM and the `--max-errors` stop.
-//! - [`server`]: the control connection's socket and what it reads into `Info`: INFO,
-//!   CONFIG GET, SLOWLOG; memcached's `stats`.
-//! - [`sysinfo`]: this machine: its addresses, memory, open-file limit.
-//!
-//! Results and reports:
-//! - [`stats`]: counters and HdrHistograms per row of the op table, merged with `+=`;
-//!   per-second series.
-//! - [`results`]: finished phases, best/worst/aggregate views.
-//! - [`variance`]: run-to-run spread of `-x` runs.
-//! - [`warnings`]: what the reader must know before trusting a result.
-//! - [`report`]: text, JSON and HdrHistogram exporters, progress line, atomic writes;
-//!   [`report::model`], the typed report: [`report::build`] makes it once per
-//!   save from the results, every JSON file is its serialization, and
-//!   `compare`, `merge` and `kvbench report` read files back into it.
-//! - [`metrics`]: live metrics while a run goes: the `--metrics-listen`
-//!   Prometheus / OpenMetrics endpoint and memtier's StatsD feed.
-//! - [`compare`]: `kvbench compare`, reports side by side.
-//! - [`merge`]: `kvbench merge`, the exact merge of several machines' reports.
-//! - [`html`]: `kvbench report` and `--html-out-file`, a self-contained HTML page of SVG charts.
+//! 0. [`error`]: the errors that reach the user: [`error::UsageError`] (the flag
+//!    and the fix, exit 2), [`error::RunError`] (the server and the advice),
+//!    [`error::OutputError`] for a report that could not be written, and the small
+//!    errors they carry ([`error::TlsFailure`], [`error::MapError`],
+//!    [`error::ModelError`], [`error::PageError`]); [`error::note`], the one
+//!    stderr printer. It imports nothing from the crate.
+//! 1. [`protocol`]: the wire, pure, no I/O. One folder per protocol family,
+//!    [`protocol::resp`] (RESP2/RESP3) and [`protocol::memcache`] (text/binary),
+//!    each with its codecs (`Ok(None)` = incomplete), request encoding, handshake,
+//!    control-connection counters and the settings it refuses;
+//!    [`protocol::wire::Protocol`] (`-P`) dispatches to them with one exhaustive
+//!    `match` per concern; [`protocol::command`]: commands as text (`--command`,
+//!    redis-benchmark's suite) parsed into literal parts and placeholders;
+//!    [`protocol::template`] encodes one once and fills it per request.
+//! 2. [`workload`]: what to send, pure: the op table ([`workload::ops`]), the mix
+//!    cycle, key patterns, value sizes, and [`workload::seed`] (one master seed
+//!    made into one per thread and client); generators take `&mut impl Rng`.
+//! 3. [`cli`]: the command line (clap), also the shape of a `--config` file.
+//! 4. [`config`]: what was built from it: the validated [`config::Config`], sweeps
+//!    expanded into cells, every usage error naming its flag; the subcommands'
+//!    options; [`config::target`] (server address, credentials redacted
+//!    everywhere, URI parsing), [`config::tls`] (the TLS settings made into one
+//!    rustls client config) and the limits and names that validation checks
+//!    ([`config::MAX_PIPELINE`], [`config::WarningKind`] for `--no-warning`).
+//! 5. [`engine`]: running a benchmark. The master ([`engine::run`]: preflight,
+//!    phases, evidence, error budget), the sweep runner ([`engine::sweep`]), the
+//!    worker threads ([`engine::worker`], [`engine::crew`], [`engine::timer`],
+//!    [`engine::placement`]), their connections and clients ([`engine::net`],
+//!    [`engine::conn`], [`engine::client`], [`engine::request`],
+//!    [`engine::schedule`]), Redis Cluster routing ([`engine::cluster`]), the
+//!    control connection ([`engine::server`]), this machine ([`engine::sysinfo`]),
+//!    signals ([`engine::interrupt`]), the flag a connection failure points at
+//!    ([`engine::advice`]), and what a run produces: counters and
+//!    histograms ([`engine::stats`]), the result data ([`engine::results`]) and
+//!    the live events of [`engine::sink::Sink`], which the outputs observe. The
+//!    engine knows no output: whoever starts a run adds them to its sinks.
+//! 6. [`report`]: what results become: the text, JSON, HdrHistogram, HTML
+//!    ([`report::html`]), md/csv exporters behind one manager
+//!    ([`report::export`]), the typed report ([`report::model`]: [`report::build`]
+//!    makes it once per save from the results, every JSON file is its
+//!    serialization, and `compare`, `merge` and `kvbench report` read files back
+//!    into it), the
+//!    progress line, live metrics ([`report::metrics`]), the verdict
+//!    ([`report::verdict`]), the warnings ([`report::warnings`]) and the suite's
+//!    outputs ([`report::suite`]).
+//! 7. [`tools`]: the subcommands built on all of it: [`tools::suite`] (running a
+//!    redis-benchmark plan), [`tools::compare`] and [`tools::merge`].
 
 pub mod cli;
-pub mod client;
-pub mod cluster;
-pub mod command;
-pub mod compare;
 pub mod config;
-pub mod conn;
-pub mod crew;
+pub mod engine;
 pub mod error;
-pub mod html;
-pub mod interrupt;
-pub mod merge;
-pub mod metrics;
-pub mod net;
-pub mod placement;
 pub mod protocol;
 pub mod report;
-pub mod request;
-pub mod results;
-pub mod run;
-pub mod schedule;
-pub mod server;
-pub mod stats;
-pub mod suite;
-pub mod sweep;
-pub mod sysinfo;
-pub mod target;
-pub mod timer;
-pub mod variance;
-pub mod warnings;
-pub mod worker;
+pub mod tools;
 pub mod workload;

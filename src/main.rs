@@ -1,27 +1,29 @@
 //! The outline of kvbench: parse, validate, run, report. The one place that exits.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 
 use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::{CompareOptions, Config, ReportOptions, SuitePlan};
+use kvbench::engine::interrupt::Interrupt;
+use kvbench::engine::run;
+use kvbench::engine::sink::Sinks;
+use kvbench::engine::sweep::{self, CellOutputs};
 use kvbench::error::{OutputError, RunError};
-use kvbench::interrupt::Interrupt;
-use kvbench::metrics::Live;
 use kvbench::report::export::ExportManager;
 use kvbench::report::files::Target;
-use kvbench::report::sink::Sinks;
+use kvbench::report::hdr_files::HdrFiles;
+use kvbench::report::metrics::Live;
+use kvbench::report::verdict::{self, Verdict};
+use kvbench::report::warnings;
 use kvbench::report::{self, progress::Progress};
-use kvbench::results::verdict::{self, Verdict};
-use kvbench::run;
-use kvbench::sweep;
-use kvbench::warnings;
 
-/// `eprintln!` that never panics on a closed stderr (see [`report::note`]).
+/// `eprintln!` that never panics on a closed stderr (see [`kvbench::error::note`]).
 macro_rules! say {
     ($($arg:tt)*) => {
-        report::note(format_args!($($arg)*))
+        kvbench::error::note(format_args!($($arg)*))
     };
 }
 
@@ -69,7 +71,12 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     };
     let mut progress = Progress::new(config, true);
     let mut outputs = ExportManager::for_benchmark(config);
-    let mut live = Sinks::new().with(&mut progress).with(&mut metrics);
+    // The HDR files are one more exporter on the per-second feed.
+    let mut hdr = HdrFiles::new(Arc::new(config.clone()));
+    let mut live = Sinks::new()
+        .with(&mut progress)
+        .with(&mut metrics)
+        .with(&mut hdr);
     let results = match run::run(
         config.clone(),
         config.prefill,
@@ -104,9 +111,18 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     };
     let mut outputs = ExportManager::for_benchmark(config);
     let mut live = Sinks::new().with(&mut metrics);
-    let cells = match sweep::run(config, interrupt, &mut live, &mut |cells| {
-        outputs.cells(config, cells)
-    }) {
+    // Each cell its own progress line and HDR files.
+    let mut cell_outputs = |cell: &Config| CellOutputs {
+        before: Box::new(Progress::new(cell, true)),
+        after: Box::new(HdrFiles::new(Arc::new(cell.clone()))),
+    };
+    let cells = match sweep::run(
+        config,
+        interrupt,
+        &mut live,
+        &mut cell_outputs,
+        &mut |cells| outputs.cells(config, cells),
+    ) {
         Ok(cells) => cells,
         Err(e) => return run_error(e, interrupt),
     };
@@ -215,7 +231,7 @@ fn parse<T: Parser>(args: impl Iterator<Item = String>) -> Result<T, ExitCode> {
 }
 
 fn compare(args: &cli::CompareArgs) -> ExitCode {
-    match kvbench::compare::run(&CompareOptions::from_args(args)) {
+    match kvbench::tools::compare::run(&CompareOptions::from_args(args)) {
         Ok(comparison) => {
             // A closed stdout (`| head`) is the reader's choice, not a failure.
             let _ = std::io::Write::write_all(
@@ -235,7 +251,7 @@ fn compare(args: &cli::CompareArgs) -> ExitCode {
 
 /// `kvbench merge`: the merged tables on stdout, the merged report with `-o`.
 fn merge(args: &cli::MergeArgs) -> ExitCode {
-    match kvbench::merge::run(args) {
+    match kvbench::tools::merge::run(args) {
         Ok((merged, text)) => {
             print(&text);
             let reasons = merged
@@ -253,7 +269,7 @@ fn merge(args: &cli::MergeArgs) -> ExitCode {
 
 /// `kvbench report`: the HTML page on stdout, or in `-o`.
 fn html_report(args: &cli::ReportArgs) -> ExitCode {
-    match kvbench::html::run(&ReportOptions::from_args(args)) {
+    match kvbench::report::html::run(&ReportOptions::from_args(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail_usage(&e.to_string()),
     }
@@ -276,7 +292,8 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         ));
     }
     if let Some(html) = &plan.html_out_file {
-        if let Err(e) = kvbench::html::PageFile::check(html, plan.json_out_file.as_deref()) {
+        if let Err(e) = kvbench::report::html::PageFile::check(html, plan.json_out_file.as_deref())
+        {
             return fail_usage(&e.to_string());
         }
     }
@@ -287,19 +304,19 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         Ok(interrupt) => interrupt,
         Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
     };
-    print(&kvbench::suite::output::header(plan.output));
+    print(&kvbench::report::suite::output::header(plan.output));
     let planned = plan.steps.len();
     let mut outputs =
         ExportManager::for_suite(plan.json_out_file.as_deref(), plan.html_out_file.as_deref());
     let mut said: Vec<&'static str> = Vec::new();
-    let mut on_step = |done: &[kvbench::suite::StepResult]| {
+    let mut on_step = |done: &[kvbench::report::suite::StepResult]| {
         let Some(last) = done.last() else {
             return;
         };
         // Judged once: its row, its warnings and every later save agree.
         let judged = outputs.step(done, planned);
-        let figures = kvbench::suite::figures(last);
-        print(&kvbench::suite::output::row(
+        let figures = kvbench::report::suite::figures(last);
+        print(&kvbench::report::suite::output::row(
             plan.output,
             &last.step,
             &figures,
@@ -307,7 +324,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         ));
         for warning in &judged.warnings {
             let kind = warning.kind();
-            if kvbench::suite::said_once(kind) {
+            if kvbench::report::suite::said_once(kind) {
                 if said.contains(&kind) {
                     continue;
                 }
@@ -315,11 +332,11 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             }
             say!("kvbench: warning: [{}] {warning}", last.step.name());
         }
-        if let Some(line) = kvbench::suite::output::errors_line(last, &judged.warnings) {
+        if let Some(line) = kvbench::report::suite::output::errors_line(last, &judged.warnings) {
             say!("kvbench: warning: {line}");
         }
     };
-    let done = match kvbench::suite::run(&plan, &interrupt, &mut on_step) {
+    let done = match kvbench::tools::suite::run(&plan, &interrupt, &mut on_step) {
         Ok(done) => done,
         Err(e) => return run_error(e, &interrupt),
     };

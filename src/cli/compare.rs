@@ -1,5 +1,5 @@
 //! `kvbench compare`'s flags: what the user typed. The comparison itself is
-//! [`crate::compare`].
+//! [`crate::tools::compare`].
 
 use std::path::PathBuf;
 

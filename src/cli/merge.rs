@@ -1,5 +1,5 @@
 //! `kvbench merge`'s flags: what the user typed. The merge itself is
-//! [`crate::merge`].
+//! [`crate::tools::merge`].
 
 use std::path::PathBuf;
 

@@ -1,5 +1,5 @@
 //! `kvbench report`'s flags: what the user typed. The page itself is
-//! [`crate::html`].
+//! [`crate::report::html`].
 
 use std::path::PathBuf;
 

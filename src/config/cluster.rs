@@ -4,9 +4,9 @@
 //! Unix socket).
 
 use crate::cli::Args;
+use crate::config::target::{Endpoint, Target};
 use crate::error::UsageError;
 use crate::protocol::options::Setting;
-use crate::target::{Endpoint, Target};
 
 /// Redirects one request may follow before it counts as an error. redis-cli
 /// follows without bound, which for a load generator risks a request that

@@ -4,10 +4,10 @@
 //! refused here, before any connection, naming the flag and the fix.
 
 use crate::cli::Args;
-use crate::command::CommandSpec;
 use crate::config::KeySpace;
 use crate::config::data::key_pattern;
 use crate::error::UsageError;
+use crate::protocol::command::CommandSpec;
 use crate::workload::keys::{KeyPattern, PatternKind};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::{Breakdown, MAX_OPS, OpTable};

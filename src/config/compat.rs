@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::cli::Args;
 use crate::config::MAX_SEED;
 use crate::error::UsageError;
-use crate::request::derive_seed;
+use crate::workload::seed::derive_seed;
 
 /// How each connection's RNG seed is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,12 +5,12 @@
 
 use crate::cli::Args;
 use crate::config::compat::connect_timeout_secs;
+use crate::config::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
+use crate::config::tls::{TlsClient, TlsSettings, TlsVersion};
 use crate::config::{KeySpace, NO_CONNECT_TIMEOUT, seconds};
 use crate::error::UsageError;
-use crate::net::{TlsClient, TlsSettings, TlsVersion};
 use crate::protocol::options::{Setting, Unsupported};
 use crate::protocol::wire::Protocol;
-use crate::target::{AddressFamily, Auth, Endpoint, Target, parse_uri};
 use crate::workload::ops::OpTable;
 
 pub(super) fn build_target(a: &Args) -> Result<Target, UsageError> {

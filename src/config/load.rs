@@ -5,9 +5,14 @@ use crate::cli::{Args, RequestsArg};
 use crate::config::compat::memtier_reconnects;
 use crate::config::data::{build_values, list_of};
 use crate::config::{Arrival, FaultPolicy, Rate, Stop, Sweep, seconds};
-use crate::conn::MAX_PIPELINE;
 use crate::error::UsageError;
 use crate::workload::mix::Ratio;
+
+/// The deepest `--pipeline` accepted. The in-flight queue holds one entry per
+/// request in the window, so this bounds it at `MAX_PIPELINE` ×
+/// [`crate::engine::conn::IN_FLIGHT_BYTES`]
+/// per connection (3.5 MiB).
+pub const MAX_PIPELINE: usize = 65_536;
 
 /// `--max-error-share`'s default, percent: one error reply in a hundred
 /// already means the rate counts refusals as well as work.

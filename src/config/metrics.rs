@@ -1,6 +1,6 @@
 //! The live metrics options, validated: `--metrics-listen` and
 //! `--metrics-linger` (the Prometheus / OpenMetrics endpoint) and memtier's
-//! `--statsd-*` flags. What they feed is in [`crate::metrics`].
+//! `--statsd-*` flags. What they feed is in [`crate::report::metrics`].
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;

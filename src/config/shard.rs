@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use crate::cli::Args;
 use crate::config::{Config, Rate};
 use crate::error::UsageError;
-use crate::request::derive_seed;
 use crate::workload::keys::KeyRange;
+use crate::workload::seed::derive_seed;
 
 /// Where the shard's identity came from; the report's `shard.source` is its
 /// [`ShardSource::name`].

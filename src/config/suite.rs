@@ -6,17 +6,17 @@
 //! (memtier-style [`Args`] built from the suite's flags), so a suite test
 //! and a `--command` run of the same command are configured alike; an error
 //! names the suite's flag (`-c`, `-n`), not the memtier flag it became.
-//! Running the plan is [`crate::suite`].
+//! Running the plan is [`crate::tools::suite`].
 
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::cli::{Args, NumList, RequestsArg, SuiteArgs};
-use crate::command::CommandSpec;
-use crate::command::suite::{self, SuiteTest};
 use crate::config::Config;
 use crate::error::UsageError;
+use crate::protocol::command::CommandSpec;
+use crate::protocol::command::suite::{self, SuiteTest};
 use crate::workload::ops::{OpTable, RandInt};
 
 /// redis-benchmark's defaults.

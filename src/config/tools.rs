@@ -1,7 +1,7 @@
 //! What `kvbench compare` and `kvbench report` take: their options, built
 //! from what the user typed ([`crate::cli::CompareArgs`],
-//! [`crate::cli::ReportArgs`]), so that [`crate::compare`] and
-//! [`crate::html`] never see clap's structs. Their files are checked where
+//! [`crate::cli::ReportArgs`]), so that [`crate::tools::compare`] and
+//! [`crate::report::html`] never see clap's structs. Their files are checked where
 //! they are read; nothing here can fail.
 
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 //! here touches a socket or a clock, so the connection code can feed it
 //! whatever the kernel delivered and the tests can feed it whatever a
 //! hostile server might send. The blocking I/O that drives the handshake
-//! and the control connection stays in [`crate::net`] and [`crate::server`].
+//! and the control connection stays in [`crate::engine::net`] and [`crate::engine::server`].
 //!
 //! - [`resp`]: RESP2 and RESP3 (`-P redis|resp2|resp3`).
 //! - [`memcache`]: memcached's text and binary protocols.
@@ -25,6 +25,7 @@
 //! refused by memcached), [`value`] (owned RESP replies for the control
 //! connection and the cluster's slot map).
 
+pub mod command;
 pub mod control;
 pub mod error_kind;
 pub mod handshake;

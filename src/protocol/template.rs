@@ -11,7 +11,7 @@
 
 use std::ops::Range;
 
-use crate::command::{CommandSpec, MAX_PARTS, Part};
+use crate::protocol::command::{CommandSpec, MAX_PARTS, Part};
 
 /// What fills the placeholders of one request. Each call draws anew, so two
 /// `__key__` in one command are two keys.

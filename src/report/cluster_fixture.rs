@@ -8,13 +8,13 @@ use clap::Parser;
 
 use crate::cli::Args;
 use crate::config::{ClusterOptions, Config};
-use crate::results::{
+use crate::engine::results::{
     ClusterContext, ClusterNode, NodeEvidence, NodeRole, Phase, PhaseResult, Results,
 };
-use crate::server::PhaseEvidence;
-use crate::server::info::Info;
-use crate::stats::series::{OpSecond, Second};
-use crate::stats::{NodeStats, Stats};
+use crate::engine::server::PhaseEvidence;
+use crate::engine::server::info::Info;
+use crate::engine::stats::series::{OpSecond, Second};
+use crate::engine::stats::{NodeStats, Stats};
 
 /// The nodes, out of address order on purpose (the reports sort them).
 pub const NODES: [&str; 3] = ["127.0.0.1:7002", "127.0.0.1:7000", "127.0.0.1:7001"];

@@ -6,12 +6,12 @@
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::engine::results::Results;
 use crate::report::ReportInput;
 use crate::report::build;
 use crate::report::cluster_fixture::{
     ASK, EVEN_SLOTS, MOVED, NODES, SECS, cluster_config, cluster_results, standalone_config,
 };
-use crate::results::Results;
 
 const ARGS: [&str; 2] = ["--test-time", "10"];
 /// 7002 answers 3000, 7000 2000, 7001 1000.

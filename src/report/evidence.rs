@@ -6,11 +6,11 @@
 
 use std::fmt::Write;
 
-use crate::results::cluster::writes_uncomparable;
-use crate::results::{PhaseResult, ServerContext};
-use crate::server::PhaseEvidence;
-use crate::server::info::Software;
-use crate::stats::Stats;
+use crate::engine::results::cluster::writes_uncomparable;
+use crate::engine::results::{PhaseResult, ServerContext};
+use crate::engine::server::PhaseEvidence;
+use crate::engine::server::info::Software;
+use crate::engine::stats::Stats;
 use crate::workload::ops::{OpTable, Witness};
 
 /// The INFO sections kept in the JSON.
@@ -78,12 +78,12 @@ fn calls_text(e: &PhaseEvidence, command: &str) -> String {
 }
 
 /// Whose counts a phase's evidence line gives: in `--cluster-mode` the sum
-/// over the nodes (see [`crate::server::cluster::sum_evidence`]), said so.
+/// over the nodes (see [`crate::engine::server::cluster::sum_evidence`]), said so.
 fn whose(p: &PhaseResult) -> String {
     let replicas = p
         .nodes
         .iter()
-        .filter(|n| !crate::server::cluster::counted(n))
+        .filter(|n| !crate::engine::server::cluster::counted(n))
         .count();
     match (p.nodes.len(), replicas) {
         (0, _) => String::new(),
@@ -108,7 +108,7 @@ pub fn phase_line(out: &mut String, p: &PhaseResult, ops: &OpTable, db: u32) {
     let replies = p.stats.replies();
     let ops = p.ops(ops);
     let mut witnesses = ops.witnesses();
-    if ops.default_pair || matches!(p.phase, crate::results::Phase::Prefill) {
+    if ops.default_pair || matches!(p.phase, crate::engine::results::Phase::Prefill) {
         // The SET/GET line keeps both commands, sent or not, as it always has.
         for (name, command) in [("SET", "set"), ("GET", "get")] {
             if !witnesses.iter().any(|w| w.command == command) {

@@ -18,8 +18,8 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use serde::Serialize;
 
+use crate::engine::stats::ErrorCounts;
 use crate::report::{ReportInput, build};
-use crate::stats::ErrorCounts;
 
 /// Version of the `kvbench` object's layout; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -15,25 +15,28 @@ pub mod evidence;
 pub mod export;
 pub mod files;
 pub mod hdr;
+pub mod hdr_files;
+pub mod html;
 pub mod json;
+pub mod metrics;
 pub mod model;
 pub mod open_loop;
 pub mod progress;
 pub mod shards;
-pub mod sink;
+pub mod suite;
 pub mod sweep;
 pub mod text;
 pub mod text_summary;
-
-use std::io;
+pub mod verdict;
+pub mod warnings;
 
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
-use crate::results::Results;
-use crate::results::verdict::Verdict;
-use crate::stats::{OpStats, Stats};
-use crate::warnings::Warning;
+use crate::engine::results::Results;
+use crate::engine::stats::{OpStats, Stats};
+use crate::report::verdict::Verdict;
+use crate::report::warnings::Warning;
 
 /// What every exporter gets.
 pub struct ReportInput<'a> {
@@ -57,19 +60,10 @@ impl<'a> ReportInput<'a> {
             config,
             results,
             complete,
-            warnings: crate::warnings::collect(config, results),
+            warnings: crate::report::warnings::collect(config, results),
             verdict: Verdict::of_results(config, results),
         }
     }
-}
-
-/// One line on stderr that never panics, unlike `eprintln!`: when stderr is a
-/// pipe its reader closed (`kvbench ... 2>&1 | head -1`), the messages end
-/// quietly and the run and its result files go on.
-pub fn note(args: std::fmt::Arguments<'_>) {
-    use std::io::Write;
-    let mut err = io::stderr().lock();
-    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
 }
 
 /// The effective configuration for `--show-config`, password redacted.
@@ -116,7 +110,7 @@ pub fn percentile_label(p: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::latency_histogram;
+    use crate::engine::stats::latency_histogram;
 
     #[test]
     fn distribution_ends_at_one_hundred_percent_and_rises() {

@@ -6,9 +6,9 @@
 use std::fmt::Write;
 
 use crate::config::{Config, Headline};
+use crate::engine::results::{PhaseResult, Section};
+use crate::engine::stats::{max_us, percentile_us};
 use crate::report::percentile_label;
-use crate::results::{PhaseResult, Section};
-use crate::stats::{max_us, percentile_us};
 
 /// One sentence saying what the headline latency measures in this run.
 pub fn latency_meaning(config: &Config) -> String {

@@ -16,10 +16,10 @@ use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use crate::config::{Config, Stop};
-use crate::report::sink::Sink;
-use crate::results::{Phase, PhaseResult, rate};
-use crate::stats::Stats;
-use crate::stats::series::Second;
+use crate::engine::results::{Phase, PhaseResult, rate};
+use crate::engine::sink::Sink;
+use crate::engine::stats::Stats;
+use crate::engine::stats::series::Second;
 
 use line::{Field, short_duration, short_left};
 use plan::PlanClock;

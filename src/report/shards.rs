@@ -12,8 +12,8 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::results::{NodeRole, PhaseResult, Results, rate};
-use crate::stats::{NodeStats, OpStats, Stats, percentile_us};
+use crate::engine::results::{NodeRole, PhaseResult, Results, rate};
+use crate::engine::stats::{NodeStats, OpStats, Stats, percentile_us};
 use crate::workload::ops::OpTable;
 
 /// The latency percentiles of the shard rows. Fixed rather than

@@ -9,15 +9,15 @@
 use std::fmt::Write;
 
 use crate::config::Config;
+use crate::engine::results::Phase;
+use crate::engine::results::rate;
+use crate::engine::stats::percentile_us;
+use crate::engine::sweep::{CellResult, SweepStop};
 use crate::report::text::render_cell;
 use crate::report::text_summary::warning_lines;
+use crate::report::verdict::{Finding, Reason, Verdict};
+use crate::report::warnings::{self, Shown};
 use crate::report::{ReportInput, hit_rate_percent, percentile_label};
-use crate::results::Phase;
-use crate::results::rate;
-use crate::results::verdict::{Finding, Reason, Verdict};
-use crate::stats::percentile_us;
-use crate::sweep::{CellResult, SweepStop};
-use crate::warnings::{self, Shown};
 
 mod document;
 

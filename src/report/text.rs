@@ -10,10 +10,10 @@
 use std::fmt::Write;
 
 use crate::config::{Config, Stop};
+use crate::engine::results::{PhaseResult, Section, rate};
+use crate::engine::stats::{OpStats, percentile_us};
 use crate::report::text_summary::summary;
 use crate::report::{ReportInput, distribution, percentile_label, shards};
-use crate::results::{PhaseResult, Section, rate};
-use crate::stats::{OpStats, percentile_us};
 
 /// The memtier-style text report.
 pub fn render(input: &ReportInput<'_>) -> Vec<u8> {

@@ -6,11 +6,11 @@
 use std::fmt::Write;
 
 use crate::config::Config;
+use crate::engine::results::{Phase, Section, rate};
+use crate::engine::stats::{ErrorCounts, OpStats};
 use crate::protocol::resp::ServerErrorKind;
+use crate::report::warnings::Shown;
 use crate::report::{ReportInput, evidence, hit_rate_percent, hit_stats, open_loop};
-use crate::results::{Phase, Section, rate};
-use crate::stats::{ErrorCounts, OpStats};
-use crate::warnings::Shown;
 
 /// The lines after the tables: hit rate, replies, latency meaning, phases,
 /// run-to-run spread, errors, interruptions, seed and warnings.
@@ -265,7 +265,7 @@ pub(crate) fn warning_lines(out: &mut String, shown: &Shown) {
 
 /// `Shard: 2 of 4 (slurm), host h, start lag 3.1 ms, clock offset +0.4 ms`,
 /// or nothing on one machine without `--start-at`.
-pub fn shard_line(out: &mut String, c: &Config, r: &crate::results::Results) {
+pub fn shard_line(out: &mut String, c: &Config, r: &crate::engine::results::Results) {
     if c.shard.is_none() && c.start_at.is_none() {
         return;
     }

@@ -9,7 +9,7 @@
 //! counts every line of one command name in one row, while `line` gives each
 //! line its own.
 
-use crate::command::CommandSpec;
+use crate::protocol::command::CommandSpec;
 use crate::protocol::template::RespTemplate;
 use crate::workload::keys::KeyPattern;
 use crate::workload::mix::Ratio;
@@ -52,7 +52,7 @@ impl Encoding {
     /// The dedicated encoder for `spec`, when it is exactly SET or GET of
     /// one lone key (and value).
     fn of(spec: &CommandSpec) -> Encoding {
-        use crate::command::Part;
+        use crate::protocol::command::Part;
         let literal = |arg: &[Part], text: &[u8]| matches!(arg, [Part::Literal(b)] if b == text);
         match spec.args.as_slice() {
             [name, key, data]
@@ -291,7 +291,7 @@ impl OpTable {
         let key_arg = spec
             .args
             .iter()
-            .position(|arg| arg.contains(&crate::command::Part::Key))
+            .position(|arg| arg.contains(&crate::protocol::command::Part::Key))
             .or((spec.args.len() > 1).then_some(1));
         self.ops.push(OpDef {
             template: RespTemplate::new(&spec, false),
@@ -345,7 +345,7 @@ impl OpTable {
     /// at most `max_value` bytes: every placeholder at its largest, and the
     /// literal bytes and framing.
     pub fn max_request_bytes(&self, prefix: usize, max_value: usize) -> usize {
-        use crate::command::Part;
+        use crate::protocol::command::Part;
         self.ops
             .iter()
             .map(|op| {

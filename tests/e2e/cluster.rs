@@ -15,7 +15,7 @@ use crate::common::cluster::kvbench::{
 };
 use crate::common::cluster::{Cluster, Role};
 use crate::common::{assert_no_faults, total, u, warning_kinds};
-use kvbench::cluster::slot::key_slot;
+use kvbench::engine::cluster::slot::key_slot;
 
 // ---------------------------------------------------------------------------
 // The harness, on its own.

@@ -17,7 +17,7 @@ use crate::common::cluster::kvbench::{
 };
 use crate::common::cluster::{Cluster, wait};
 use crate::common::{assert_no_faults, total, u};
-use kvbench::cluster::slot::key_slot;
+use kvbench::engine::cluster::slot::key_slot;
 
 /// Every key of these tests carries this hash tag, so all of them live in one slot.
 const TAGGED: &str = "{t}:";

@@ -17,11 +17,11 @@ use crate::common::cluster::scripted::{Data, Node};
 use crate::common::{Redis, free_port, info_u64, kvbench_at};
 use clap::Parser;
 use kvbench::cli::Args;
-use kvbench::cluster::discover::discover;
 use kvbench::config::Config;
+use kvbench::engine::cluster::discover::discover;
 
 /// The target `--cluster-mode -p port` builds.
-fn target(port: u16) -> kvbench::target::Target {
+fn target(port: u16) -> kvbench::config::target::Target {
     let args = Args::try_parse_from([
         "kvbench",
         "-s",

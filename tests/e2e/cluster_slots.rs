@@ -5,9 +5,9 @@
 
 use crate::common::cluster::Cluster;
 use crate::common::pipeline;
-use kvbench::cluster::map::SlotMap;
-use kvbench::cluster::redirect::{self, RedirectKind};
-use kvbench::cluster::slot::{key_slot, numbered_key_slot};
+use kvbench::engine::cluster::map::SlotMap;
+use kvbench::engine::cluster::redirect::{self, RedirectKind};
+use kvbench::engine::cluster::slot::{key_slot, numbered_key_slot};
 use kvbench::protocol::value::{self, Value};
 
 /// `CLUSTER SLOTS` as kvbench's owned value.

@@ -7,7 +7,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::{Redis, kvbench_at, refused_before_connecting};
-use kvbench::conn::{IN_FLIGHT_BYTES, MAX_PIPELINE, WRITE_BUDGET};
+use kvbench::config::MAX_PIPELINE;
+use kvbench::engine::conn::{IN_FLIGHT_BYTES, WRITE_BUDGET};
 
 const MIB: u64 = 1024 * 1024;
 

@@ -11,8 +11,8 @@ use serde_json::{Map, Value, json};
 use crate::common::{TempDir, decode_histogram, read_json};
 use clap::Parser;
 use kvbench::cli::MergeArgs;
+use kvbench::engine::stats::latency_histogram;
 use kvbench::report::json::{compressed, ms, percentile_key};
-use kvbench::stats::latency_histogram;
 
 const PERCENTILES: [f64; 6] = [50.0, 90.0, 99.0, 99.9, 99.99, 100.0];
 const SECONDS: u64 = 3;
@@ -189,7 +189,7 @@ fn merge_split(n: usize, per_shard: usize) -> (Value, Vec<OpSamples>, Vec<u64>) 
     argv.extend(files.iter().map(|f| f.display().to_string()));
     argv.extend(["-o".into(), out.display().to_string()]);
     let args = MergeArgs::try_parse_from(argv).unwrap();
-    kvbench::merge::run(&args).unwrap();
+    kvbench::tools::merge::run(&args).unwrap();
     (read_json(&out), union, durations)
 }
 

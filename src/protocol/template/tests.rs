@@ -3,7 +3,7 @@
 //! back (as a server would read it) to the drawn keys and values.
 
 use super::{Fill, RespTemplate};
-use crate::command::CommandSpec;
+use crate::protocol::command::CommandSpec;
 use crate::protocol::resp::encode_command;
 
 /// Keys 7, 8, 9 …; values "v0", "v11", "v222" …; random numbers 42, 43 …

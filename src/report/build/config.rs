@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::config::target::{AddressFamily, Endpoint};
 use crate::config::{Config, NO_CONNECT_TIMEOUT, RangeSharing, Stop};
-use crate::target::{AddressFamily, Endpoint};
 use crate::workload::values::SizeSpec;
 
 /// memtier's switches, written as the strings `"true"` / `"false"`.

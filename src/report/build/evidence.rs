@@ -5,7 +5,10 @@
 //! node's share of the phase.
 
 use crate::config::Config;
-use crate::placement;
+use crate::engine::placement;
+use crate::engine::results::{self, Phase, PhaseResult, Results, rate};
+use crate::engine::run::clock::CLOCK_SAMPLES;
+use crate::engine::stats::{Stats, percentile_us};
 use crate::report::evidence::{SECTIONS, client_count, cpu_per_1000};
 use crate::report::json::{ms, round};
 use crate::report::model::cluster::{NodeLatency, NodeSummary, PerSecond, PhaseCluster, Redirects};
@@ -15,9 +18,6 @@ use crate::report::model::server::{
 };
 use crate::report::model::shard::{ShardClock, ShardInfo, ShardLate};
 use crate::report::shards::{self, Shard};
-use crate::results::{self, Phase, PhaseResult, Results, rate};
-use crate::run::clock::CLOCK_SAMPLES;
-use crate::stats::{Stats, percentile_us};
 use crate::workload::ops::OpTable;
 
 /// `kvbench.server`: what the server is.
@@ -82,7 +82,7 @@ pub fn phase(p: &PhaseResult, ops: &OpTable, db: u32) -> Option<ServerEvidence> 
         used_memory_after: e.after.u64("used_memory"),
     };
     let slowlog = e.slowlog.as_ref().map(|entries| {
-        let entry = |s: &crate::server::SlowlogEntry| SlowlogEntry {
+        let entry = |s: &crate::engine::server::SlowlogEntry| SlowlogEntry {
             id: s.id,
             timestamp: s.timestamp,
             duration_us: s.duration_us,

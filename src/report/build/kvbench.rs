@@ -7,6 +7,8 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
 use crate::config::Config;
+use crate::engine::results::{PhaseResult, Results, Section};
+use crate::engine::stats::{ErrorCounts, Stats};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::ReportInput;
 use crate::report::build::{evidence, open_loop, section, settings};
@@ -17,10 +19,8 @@ use crate::report::model::kvbench::{
     SectionVerdict, Variance, Verdict, VerdictReason, Warning,
 };
 use crate::report::model::named::Named;
-use crate::results::verdict;
-use crate::results::{PhaseResult, Results, Section};
-use crate::stats::{ErrorCounts, Stats};
-use crate::warnings;
+use crate::report::verdict;
+use crate::report::warnings;
 use crate::workload::ops::OpTable;
 
 /// The `kvbench` object of one report.
@@ -79,7 +79,7 @@ pub fn kvbench(input: &ReportInput<'_>) -> Kvbench {
 }
 
 /// One warning as the reports store it.
-pub fn warning(w: &warnings::Warning, silenced: &[warnings::WarningKind]) -> Warning {
+pub fn warning(w: &warnings::Warning, silenced: &[crate::config::WarningKind]) -> Warning {
     Warning {
         kind: w.kind().into(),
         message: w.to_string(),

@@ -6,13 +6,13 @@
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
+use crate::engine::results::PhaseResult;
+use crate::engine::stats::{OpStats, max_us, percentile_us};
 use crate::report::json::{compressed, ms, percentile_key, round};
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::kvbench::{LatencyBlock, OpenLoop};
 use crate::report::model::named::Named;
 use crate::report::open_loop::mean_of;
-use crate::results::PhaseResult;
-use crate::stats::{OpStats, max_us, percentile_us};
 
 /// The `open_loop` object of a run; `None` for a closed loop.
 pub fn open_loop(c: &Config, run: &PhaseResult) -> Option<OpenLoop> {
@@ -37,7 +37,7 @@ pub fn open_loop(c: &Config, run: &PhaseResult) -> Option<OpenLoop> {
         target_ops_per_sec: rate.total_per_sec,
         arrival: rate.arrival,
         achieved_ops_per_sec: round(run.ops_per_sec(), 2),
-        met: crate::warnings::rate_check(c, run).is_none(),
+        met: crate::report::warnings::rate_check(c, run).is_none(),
         never_sent: run.unsent,
         backlog_per_second: run.series.iter().map(|s| s.backlog).collect(),
         busiest_thread_cpu_percent: round(run.busiest_thread_cpu_percent(), 1),

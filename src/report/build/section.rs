@@ -6,6 +6,9 @@
 use std::time::Duration;
 
 use crate::config::Config;
+use crate::engine::results::{self, rate};
+use crate::engine::stats::series::OpSecond;
+use crate::engine::stats::{OpStats, max_us, percentile_us};
 use crate::report::distribution;
 use crate::report::json::{compressed, connection_errors, millis, ms, percentile_key, round};
 use crate::report::model::histogram::{CompressedHistogram, HistogramLog};
@@ -13,9 +16,6 @@ use crate::report::model::named::Named;
 use crate::report::model::section::{
     DistributionPoint, OpRow, Percentiles, Runtime, Second, Section,
 };
-use crate::results::{self, rate};
-use crate::stats::series::OpSecond;
-use crate::stats::{OpStats, max_us, percentile_us};
 
 /// One memtier section of `s`.
 pub fn section(s: &results::Section<'_>, c: &Config) -> Section {

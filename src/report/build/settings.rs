@@ -4,8 +4,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::config::tls::TlsVersion;
 use crate::config::{Config, Pinning, RangeSharing, Seeding, Stop};
-use crate::net::TlsVersion;
 use crate::report::build::config::{object, path, pattern_params};
 
 /// `-n`: a count, `allkeys`, or nothing for a timed run.

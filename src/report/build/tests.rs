@@ -8,20 +8,20 @@
 use std::time::{Duration, SystemTime};
 
 use crate::config::Config;
-use crate::placement::{Placement, Reason, ServerCpus};
+use crate::engine::placement::{Placement, Reason, ServerCpus};
+use crate::engine::results::{Phase, PhaseResult, Results, ServerContext};
+use crate::engine::run::Timing;
+use crate::engine::run::clock::ClockSample;
+use crate::engine::server::info::Info;
+use crate::engine::server::{PhaseEvidence, SlowlogEntry};
+use crate::engine::stats::Stats;
+use crate::engine::stats::series::{OpSecond, Second};
 use crate::report::ReportInput;
 use crate::report::cluster_fixture::{
     EVEN_SLOTS, cluster_config, cluster_results, standalone_config,
 };
 use crate::report::json::pretty;
 use crate::report::model::parse;
-use crate::results::{Phase, PhaseResult, Results, ServerContext};
-use crate::run::Timing;
-use crate::run::clock::ClockSample;
-use crate::server::info::Info;
-use crate::server::{PhaseEvidence, SlowlogEntry};
-use crate::stats::Stats;
-use crate::stats::series::{OpSecond, Second};
 
 fn stats(c: &Config, scale: u64) -> Stats {
     let open = c.rate.is_some();

@@ -4,12 +4,12 @@
 
 use super::{ExportManager, Judgement, Save, Subject, SweepView};
 use crate::config::Config;
+use crate::engine::results::Results;
+use crate::engine::sweep::{CellResult, Swept};
 use crate::error::OutputError;
 use crate::report::ReportInput;
-use crate::results::Results;
-use crate::results::verdict::Verdict;
-use crate::sweep::{CellResult, Swept};
-use crate::warnings::Shown;
+use crate::report::verdict::Verdict;
+use crate::report::warnings::Shown;
 
 /// What the end of a run wrote.
 pub struct Written {

@@ -1,5 +1,5 @@
 //! The HTML page (`--html-out-file`): drawn from the JSON document's bytes,
-//! read back into the typed model ([`crate::html::page_of_json`]), so the page
+//! read back into the typed model ([`crate::report::html::page_of_json`]), so the page
 //! of a run is the page `kvbench report` draws of its JSON file. Rendering
 //! costs milliseconds next to a phase, so it is rewritten after every phase.
 
@@ -28,7 +28,7 @@ impl Html {
 impl Exporter for Html {
     fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, Unrendered> {
         let json = Json.render(subject)?;
-        crate::html::page_of_json(&self.label, &json)
+        crate::report::html::page_of_json(&self.label, &json)
             .map(String::into_bytes)
             .map_err(Unrendered::Page)
     }

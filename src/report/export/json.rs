@@ -1,7 +1,7 @@
 //! The JSON file: memtier's document for a benchmark
 //! ([`crate::report::json`]), the sweep's document of every cell
 //! ([`crate::report::sweep::json`]), the suite's of every test
-//! ([`crate::suite::json`]).
+//! ([`crate::report::suite::json`]).
 
 use super::{Exporter, Subject, Unrendered};
 
@@ -20,8 +20,9 @@ impl Exporter for Json {
                 v.stop,
             ),
             Subject::Suite(v) => {
-                let doc =
-                    crate::suite::json::suite_document(v.done, v.inputs, v.planned, v.complete);
+                let doc = crate::report::suite::json::suite_document(
+                    v.done, v.inputs, v.planned, v.complete,
+                );
                 let mut bytes = serde_json::to_vec_pretty(&doc).map_err(Unrendered::Encode)?;
                 bytes.push(b'\n');
                 bytes

@@ -30,14 +30,15 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
+use crate::engine::sweep::{CellResult, SweepStop};
 use crate::error::OutputError;
-use crate::html::PageError;
+use crate::error::PageError;
+use crate::error::note;
+use crate::report::ReportInput;
 use crate::report::files::Target;
-use crate::report::{ReportInput, note};
-use crate::results::verdict::Verdict;
-use crate::suite::StepResult;
-use crate::sweep::{CellResult, SweepStop};
-use crate::warnings::Warning;
+use crate::report::suite::StepResult;
+use crate::report::verdict::Verdict;
+use crate::report::warnings::Warning;
 
 pub use benchmark::Written;
 
@@ -122,7 +123,7 @@ impl Judgement {
     fn input<'a>(
         &self,
         config: &'a Config,
-        results: &'a crate::results::Results,
+        results: &'a crate::engine::results::Results,
         complete: bool,
     ) -> ReportInput<'a> {
         ReportInput {

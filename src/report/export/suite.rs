@@ -5,8 +5,8 @@
 use super::{ExportManager, Judgement, Save, Subject, SuiteView};
 use crate::error::OutputError;
 use crate::report::ReportInput;
-use crate::results::verdict::Verdict;
-use crate::suite::StepResult;
+use crate::report::suite::StepResult;
+use crate::report::verdict::Verdict;
 
 /// What the end of a suite wrote.
 pub struct SuiteWritten {

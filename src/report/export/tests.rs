@@ -7,9 +7,9 @@ use clap::Parser;
 use super::ExportManager;
 use crate::cli::Args;
 use crate::config::Config;
-use crate::results::{Phase, PhaseResult, Results};
-use crate::stats::Stats;
-use crate::sweep::{CellResult, Swept};
+use crate::engine::results::{Phase, PhaseResult, Results};
+use crate::engine::stats::Stats;
+use crate::engine::sweep::{CellResult, Swept};
 
 /// One measured run of 1000 replies: a valid result.
 fn measured() -> Results {

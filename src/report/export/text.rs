@@ -3,8 +3,8 @@
 //! sweep ([`crate::report::sweep::text`]), the suite's table of tests.
 
 use super::{Exporter, Subject, Unrendered};
-use crate::suite::OutputMode;
-use crate::suite::output;
+use crate::config::suite::OutputMode;
+use crate::report::suite::output;
 
 /// The text report.
 pub struct Text;
@@ -23,7 +23,7 @@ impl Exporter for Text {
             Subject::Suite(v) => {
                 let mut out = output::header(OutputMode::Table);
                 for (r, input) in v.done.iter().zip(v.inputs) {
-                    let figures = crate::suite::figures(r);
+                    let figures = crate::report::suite::figures(r);
                     out.push_str(&output::row(
                         OutputMode::Table,
                         &r.step,

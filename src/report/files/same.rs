@@ -84,7 +84,12 @@ struct HdrFiles<'a> {
 
 impl<'a> HdrFiles<'a> {
     fn new(prefix: &'a Path, ops: &'a OpTable, runs: u32) -> HdrFiles<'a> {
-        let first = hdr::file_name(prefix, crate::results::Phase::Run(1), "TOTALS", "txt");
+        let first = hdr::file_name(
+            prefix,
+            crate::engine::results::Phase::Run(1),
+            "TOTALS",
+            "txt",
+        );
         let dir = fs::canonicalize(directory_of(&first)).unwrap_or_default();
         let mut files = HdrFiles {
             prefix,

@@ -11,8 +11,8 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::Deserializer;
 
 use super::{file_name, gmt_date, percentile_distribution, whole_run_log};
-use crate::results::Phase;
-use crate::stats::latency_histogram;
+use crate::engine::results::Phase;
+use crate::engine::stats::latency_histogram;
 
 /// memtier's files of one op: its `.hgrm` and `.txt`.
 const MEMTIER: [(&str, &str, &str); 3] = [

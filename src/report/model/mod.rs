@@ -35,6 +35,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::error::ModelError;
 use crate::report::model::kvbench::Kvbench;
 use crate::report::model::named::Named;
 use crate::report::model::section::{Section, SectionTitle};
@@ -309,25 +310,6 @@ impl Serialize for Document {
         }
     }
 }
-
-/// Why a file could not be read into the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelError {
-    /// The file, as given.
-    pub file: String,
-    /// The jq path of the field at fault (`.` for the whole document).
-    pub path: String,
-    /// What is wrong, with serde's line and column.
-    pub message: String,
-}
-
-impl fmt::Display for ModelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: at {}: {}", self.file, self.path, self.message)
-    }
-}
-
-impl std::error::Error for ModelError {}
 
 /// Only the key that tells a sweep from a report.
 #[derive(Deserialize)]

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::named::Named;
-use crate::placement::Reason;
+use crate::engine::placement::Reason;
 
 /// `server` of a phase: INFO around it and the difference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -100,7 +100,7 @@ fn the_aggregate_is_the_headline_of_several_runs() {
 }
 
 /// The error of reading `text`.
-fn error(text: &str) -> crate::report::model::ModelError {
+fn error(text: &str) -> crate::error::ModelError {
     parse("bad.json", text).unwrap_err()
 }
 

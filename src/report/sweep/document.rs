@@ -5,6 +5,7 @@
 
 use super::{summary, verdict};
 use crate::config::Config;
+use crate::engine::sweep::{CellResult, SweepStop};
 use crate::report::ReportInput;
 use crate::report::build;
 use crate::report::json::{SCHEMA_VERSION, percentile_key, pretty, round};
@@ -13,7 +14,6 @@ use crate::report::model::named::Named;
 use crate::report::model::{
     Sweep, SweepDocument, SweepInterrupted, SweepKvbench, SweepParameter, SweepRow, SweepSpread,
 };
-use crate::sweep::{CellResult, SweepStop};
 
 /// The sweep's JSON: every cell's memtier-compatible document, the summary,
 /// and the cell a stop cut (`kvbench.interrupted`).

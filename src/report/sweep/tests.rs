@@ -6,8 +6,8 @@ use clap::Parser;
 use super::{RunSpread, SummaryRow, stop_lines, table};
 use crate::cli::Args;
 use crate::config::Config;
-use crate::results::{Phase, Results};
-use crate::sweep::{CellResult, SweepStop};
+use crate::engine::results::{Phase, Results};
+use crate::engine::sweep::{CellResult, SweepStop};
 
 fn row(label: &str, ops: f64, spread: Option<RunSpread>) -> SummaryRow {
     SummaryRow {
@@ -137,7 +137,7 @@ fn sweep_file(stop: Option<SweepStop>) -> Vec<u8> {
         .cells()
         .into_iter()
         .map(|cell| {
-            let mut stats = crate::stats::Stats::new(cell.config.ops.rows.len()).unwrap();
+            let mut stats = crate::engine::stats::Stats::new(cell.config.ops.rows.len()).unwrap();
             for v in 1..(100 + cell.index as u64 * 50) {
                 stats.ops[0].record(v * 13);
                 stats.ops[1].record(v * 7);
@@ -146,7 +146,7 @@ fn sweep_file(stop: Option<SweepStop>) -> Vec<u8> {
             stats.ops[1].misses = 7;
             let run = |n: u32| {
                 let took = std::time::Duration::from_millis(1000 + u64::from(n) * 7);
-                crate::results::PhaseResult::of_stats(Phase::Run(n), stats.clone(), took)
+                crate::engine::results::PhaseResult::of_stats(Phase::Run(n), stats.clone(), took)
             };
             let results = Results {
                 runs: vec![run(1), run(2)],

@@ -8,8 +8,8 @@ use clap::Parser;
 use super::PlanClock;
 use crate::cli::Args;
 use crate::config::{Config, Stop};
+use crate::engine::results::Phase;
 use crate::error::UsageError;
-use crate::results::Phase;
 
 fn config(args: &str) -> Result<Config, UsageError> {
     let full = std::iter::once("kvbench").chain(args.split_whitespace());

@@ -1,0 +1,24 @@
+//! Running a benchmark: the master, the worker threads, their connections and
+//! clients, cluster routing, timers, placement, the control connection, and the
+//! result data and live events they produce (outputs observe them from `report`),
+//! and the advice a failure to connect gets ([`advice`]).
+
+pub mod advice;
+pub mod client;
+pub mod cluster;
+pub mod conn;
+pub mod crew;
+pub mod interrupt;
+pub mod net;
+pub mod placement;
+pub mod request;
+pub mod results;
+pub mod run;
+pub mod schedule;
+pub mod server;
+pub mod sink;
+pub mod stats;
+pub mod sweep;
+pub mod sysinfo;
+pub mod timer;
+pub mod worker;

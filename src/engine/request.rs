@@ -1,0 +1,419 @@
+//! What one connection sends next: its op cycle over the op table, a key
+//! generator per op, its RNG and budget.
+//!
+//! Each connection owns a [`RequestSource`] seeded from the master seed, its thread
+//! and its own index, so the key sequence of every connection is reproducible and
+//! independent of how the event loop happens to interleave connections.
+
+use std::sync::Arc;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::config::{Config, RangeSharing, Stop};
+use crate::protocol::template::Fill;
+use crate::protocol::wire::Protocol;
+use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
+use crate::workload::mix::OpCycle;
+use crate::workload::ops::{Encoding, OpTable, RandInt};
+use crate::workload::values::ValuePool;
+
+/// What the connection keeps of a request it queued: enough to count its
+/// reply in the right row and, later, to send it again elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Queued {
+    /// The op's index in the table.
+    pub op: u16,
+    /// The stats row it is counted in.
+    pub row: u16,
+    /// True when a nil reply is a miss (GET-like commands).
+    pub counts_hits: bool,
+    /// Its first key number (0 for a command without `__key__`).
+    pub key: u64,
+    /// Its encoded length in bytes.
+    pub len: u32,
+    /// `--cluster-mode`: redirects and retries it has followed so far.
+    pub redirects: u8,
+    /// An `ASKING` sent ahead of a redirected request: its reply answers
+    /// no request of the workload and is not counted.
+    pub asking: bool,
+}
+
+impl Queued {
+    /// The `ASKING` that precedes a request sent after `-ASK`.
+    pub const ASKING: Queued = Queued {
+        op: 0,
+        row: 0,
+        counts_hits: false,
+        key: 0,
+        len: 0,
+        redirects: 0,
+        asking: true,
+    };
+}
+
+/// The request stream of one connection during one phase.
+pub struct RequestSource {
+    cycle: OpCycle,
+    ops: Arc<OpTable>,
+    /// One key generator per op, each walking its op's own pattern.
+    keys: Vec<KeyGen>,
+    /// What `__rand_int__` draws from; `None` sends the placeholder's text.
+    rand_range: Option<KeyRange>,
+    rng: SmallRng,
+    /// Requests left in this phase; `None` when the phase is time-bound.
+    remaining: Option<u64>,
+    /// The wire the pair's SET and GET are encoded for.
+    protocol: Protocol,
+}
+
+/// The placeholders of one request, drawn from the connection's generators.
+struct Draw<'a, 'v> {
+    keys: &'a mut KeyGen,
+    rng: &'a mut SmallRng,
+    values: &'v ValuePool,
+    rand_range: Option<KeyRange>,
+    /// The first key drawn, kept in the in-flight entry.
+    first_key: Option<u64>,
+}
+
+impl<'v> Fill<'v> for Draw<'_, 'v> {
+    #[inline]
+    fn key(&mut self) -> u64 {
+        let key = self.keys.next(self.rng);
+        self.first_key.get_or_insert(key);
+        key
+    }
+
+    #[inline]
+    fn data(&mut self) -> &'v [u8] {
+        self.values.next(self.rng)
+    }
+
+    #[inline]
+    fn rand_int(&mut self) -> Option<u64> {
+        let range = self.rand_range?;
+        Some(self.rng.random_range(range.min..=range.max))
+    }
+}
+
+/// The placeholders of a request sent again: its first key as before.
+struct Again<'a, 'v> {
+    first: Option<u64>,
+    draw: Draw<'a, 'v>,
+}
+
+impl<'v> Fill<'v> for Again<'_, 'v> {
+    #[inline]
+    fn key(&mut self) -> u64 {
+        match self.first.take() {
+            Some(key) => key,
+            None => self.draw.key(),
+        }
+    }
+
+    #[inline]
+    fn data(&mut self) -> &'v [u8] {
+        self.draw.data()
+    }
+
+    #[inline]
+    fn rand_int(&mut self) -> Option<u64> {
+        self.draw.rand_int()
+    }
+}
+
+impl RequestSource {
+    /// The source of connection `slot` (of `slots` in the whole run) for one phase.
+    /// `stop` decides its budget; `seed` must already be derived for this
+    /// connection and phase.
+    pub fn new(
+        config: &Config,
+        stop: Stop,
+        slot: u64,
+        slots: u64,
+        seed: u64,
+    ) -> Result<Self, KeyGenError> {
+        let keys = &config.keys;
+        let semantics = &config.semantics;
+        let remaining = match stop {
+            Stop::Requests(n) => Some(n),
+            // memtier: every connection walks the whole range.
+            Stop::AllKeys if semantics.range_sharing == RangeSharing::Whole => {
+                Some(keys.range.len())
+            }
+            // The first `len % slots` connections take one extra key, exactly as
+            // the slices of `KeyRange::slice`; when there are more connections
+            // than keys, the surplus connections send nothing.
+            Stop::AllKeys => {
+                let len = keys.range.len();
+                Some(len / slots + u64::from(slot < len % slots))
+            }
+            Stop::Time(_) => None,
+        };
+        // Only a sequential walk's start depends on the slot; P keeps its own
+        // slice under either semantics.
+        let start = |pattern: KeyPattern| match pattern {
+            KeyPattern::Sequential => semantics.walk_slot(slot),
+            _ => slot,
+        };
+        let ops = Arc::clone(&config.ops);
+        let gens = ops
+            .ops
+            .iter()
+            .map(|op| KeyGen::new(op.pattern, keys.range, start(op.pattern), slots))
+            .collect::<Result<_, _>>()?;
+        let rand_range = match ops.rand_int {
+            RandInt::KeyRange => Some(keys.range),
+            RandInt::Below(n) => Some(KeyRange {
+                min: 0,
+                max: n.saturating_sub(1),
+            }),
+            RandInt::Literal => None,
+        };
+        Ok(RequestSource {
+            cycle: OpCycle::new(&ops.weights(config.ratio)),
+            ops,
+            keys: gens,
+            rand_range,
+            rng: SmallRng::seed_from_u64(semantics.connection_seed(
+                config.stream_seed(),
+                slot,
+                seed,
+            )),
+            remaining,
+            protocol: config.target.protocol,
+        })
+    }
+
+    /// The prefill stream of connection `slot` of `slots`: SETs of its own slice of
+    /// the key range, each key once, in order.
+    pub fn prefill(config: &Config, slot: u64, slots: u64, seed: u64) -> Result<Self, KeyGenError> {
+        let range = config.keys.range;
+        let len = range.len();
+        Ok(RequestSource {
+            cycle: OpCycle::new(&[1]),
+            ops: Arc::new(OpTable::prefill()),
+            // Sequential from the start of this connection's slice, for exactly the
+            // slice's length: the slices tile the range, so every key is written
+            // once, even with more connections than keys.
+            keys: vec![KeyGen::new(KeyPattern::Sequential, range, slot, slots)?],
+            rand_range: Some(range),
+            rng: SmallRng::seed_from_u64(seed),
+            remaining: Some(len / slots + u64::from(slot < len % slots)),
+            protocol: config.target.protocol,
+        })
+    }
+
+    /// True when the budget is spent.
+    #[inline]
+    pub fn exhausted(&self) -> bool {
+        self.remaining == Some(0)
+    }
+
+    /// Takes one request from the budget; false when it is spent.
+    #[inline]
+    fn take(&mut self) -> bool {
+        match self.remaining.as_mut() {
+            Some(0) => false,
+            Some(left) => {
+                *left -= 1;
+                true
+            }
+            None => true,
+        }
+    }
+
+    /// Takes the next request's op without encoding it: the request was due but
+    /// will never be sent (the phase ended first), and is counted under its
+    /// op's row, which is returned. `None` when the budget is spent.
+    #[inline]
+    pub fn skip_next(&mut self) -> Option<usize> {
+        if !self.take() {
+            return None;
+        }
+        let op = self.cycle.next();
+        self.ops.ops.get(op).map(|op| usize::from(op.row))
+    }
+
+    /// Appends the next request to `out`; returns what the in-flight entry keeps
+    /// of it, or `None` when the budget is spent. Allocation-free apart from
+    /// `out` growing. `opaque` is echoed by memcached's binary protocol, which
+    /// lets the connection check that responses come back in order.
+    #[inline]
+    pub fn encode_next(
+        &mut self,
+        out: &mut Vec<u8>,
+        prefix: &[u8],
+        values: &ValuePool,
+        opaque: u32,
+    ) -> Option<Queued> {
+        if !self.take() {
+            return None;
+        }
+        let index = self.cycle.next();
+        let (op, keys) = (self.ops.ops.get(index)?, self.keys.get_mut(index)?);
+        // The pair's dedicated encoders draw the key, then the value, as the
+        // template does, so a seed gives the same requests either way.
+        let (len, first_key) = match op.encoding {
+            Encoding::Set => {
+                let key = keys.next(&mut self.rng);
+                let value = values.next(&mut self.rng);
+                let len = self.protocol.encode_set(out, prefix, key, value, opaque);
+                (len, Some(key))
+            }
+            Encoding::Get => {
+                let key = keys.next(&mut self.rng);
+                (
+                    self.protocol.encode_get(out, prefix, key, opaque),
+                    Some(key),
+                )
+            }
+            Encoding::Template => {
+                let mut draw = Draw {
+                    keys,
+                    rng: &mut self.rng,
+                    values,
+                    rand_range: self.rand_range,
+                    first_key: None,
+                };
+                (op.template.encode(out, prefix, &mut draw), draw.first_key)
+            }
+        };
+        let row = op.row;
+        Some(Queued {
+            op: index as u16,
+            row,
+            counts_hits: self
+                .ops
+                .rows
+                .get(usize::from(row))
+                .is_some_and(|r| r.counts_hits),
+            key: first_key.unwrap_or(0),
+            len: u32::try_from(len).unwrap_or(u32::MAX),
+            redirects: 0,
+            asking: false,
+        })
+    }
+
+    /// Appends `queued`'s request again (after a redirect): the same op and
+    /// first key, fresh values and further keys. Returns what to keep of it,
+    /// with its redirect count carried over.
+    pub fn encode_again(
+        &mut self,
+        queued: Queued,
+        out: &mut Vec<u8>,
+        prefix: &[u8],
+        values: &ValuePool,
+    ) -> Queued {
+        let index = usize::from(queued.op);
+        let (Some(op), Some(keys)) = (self.ops.ops.get(index), self.keys.get_mut(index)) else {
+            return queued;
+        };
+        let len = match op.encoding {
+            // Only a cluster redirects, and a cluster speaks RESP (memcached
+            // refuses --cluster-mode), which carries no opaque.
+            Encoding::Set => {
+                let value = values.next(&mut self.rng);
+                self.protocol.encode_set(out, prefix, queued.key, value, 0)
+            }
+            Encoding::Get => self.protocol.encode_get(out, prefix, queued.key, 0),
+            Encoding::Template => {
+                let mut draw = Again {
+                    first: Some(queued.key),
+                    draw: Draw {
+                        keys,
+                        rng: &mut self.rng,
+                        values,
+                        rand_range: self.rand_range,
+                        first_key: None,
+                    },
+                };
+                op.template.encode(out, prefix, &mut draw)
+            }
+        };
+        Queued {
+            len: u32::try_from(len).unwrap_or(u32::MAX),
+            ..queued
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config_with(args: &[&str]) -> Config {
+        use clap::Parser;
+        let mut full = vec!["kvbench"];
+        full.extend_from_slice(args);
+        Config::from_args(crate::cli::Args::try_parse_from(full).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn allkeys_budgets_sum_to_the_range_even_with_more_connections_than_keys() {
+        for (max, slots) in [(9u64, 4u64), (9, 25), (999, 6)] {
+            let c = config_with(&[
+                "--key-minimum",
+                "0",
+                "--key-maximum",
+                &max.to_string(),
+                "-n",
+                "allkeys",
+            ]);
+            let total: u64 = (0..slots)
+                .map(|slot| {
+                    let mut s = RequestSource::new(&c, Stop::AllKeys, slot, slots, 1).unwrap();
+                    let mut out = Vec::new();
+                    let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+                    std::iter::from_fn(|| s.encode_next(&mut out, b"k", &values, 0)).count() as u64
+                })
+                .sum();
+            assert_eq!(total, max + 1, "range 0..={max} over {slots} connections");
+        }
+    }
+
+    #[test]
+    fn the_pairs_encoders_and_its_templates_write_the_same_bytes() {
+        let c = config_with(&["--ratio", "1:1", "-d", "7"]);
+        let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+        let mut s = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+        let mut fast = Vec::new();
+        while s.encode_next(&mut fast, b"k", &values, 0).is_some() {}
+        // The same stream through the general templates.
+        let mut t = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+        let mut table = (*t.ops).clone();
+        for op in &mut table.ops {
+            op.encoding = Encoding::Template;
+        }
+        t.ops = Arc::new(table);
+        let mut general = Vec::new();
+        while t.encode_next(&mut general, b"k", &values, 0).is_some() {}
+        assert_eq!(fast, general);
+        assert!(fast.starts_with(b"*3\r\n$3\r\nSET\r\n$"));
+    }
+
+    #[test]
+    fn the_pair_is_encoded_for_the_protocol_of_the_run() {
+        let values_for =
+            |c: &Config| ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+        let c = config_with(&["-P", "memcache_text", "--ratio", "1:1", "-d", "3"]);
+        let values = values_for(&c);
+        let mut s = RequestSource::new(&c, Stop::Requests(2), 0, 1, 9).unwrap();
+        let mut out = Vec::new();
+        while s.encode_next(&mut out, b"k", &values, 0).is_some() {}
+        let text = String::from_utf8_lossy(&out);
+        assert!(
+            text.starts_with("set k") && text.contains(" 0 0 3\r\n"),
+            "{text}"
+        );
+        assert!(text.contains("\r\nget k"), "{text}");
+        let c = config_with(&["-P", "memcache_binary", "--ratio", "0:1"]);
+        let values = values_for(&c);
+        let mut s = RequestSource::new(&c, Stop::Requests(1), 0, 1, 9).unwrap();
+        out.clear();
+        s.encode_next(&mut out, b"k", &values, 41).unwrap();
+        assert_eq!(&out[..2], &[0x80, 0x00], "a binary GET");
+        assert_eq!(&out[12..16], &41u32.to_be_bytes(), "carries its opaque");
+    }
+}

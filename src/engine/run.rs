@@ -1,0 +1,378 @@
+//! The master: preflight, spawning and pinning workers, and the schedule of phases.
+//!
+//! Each phase starts when every worker has been told its common start instant and
+//! ends when every worker has sent its last report for it, so no run contains
+//! another's traffic: the master's receive loop is the barrier. Per-second reports
+//! are merged into the phase's totals with `+=` and into the per-second series.
+//! With `--start-at`, a phase first waits for its planned start ([`start`]).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::config::{Config, Stop};
+use crate::engine::advice::connect_advice;
+use crate::engine::crew::{self, Crew};
+use crate::engine::interrupt::Interrupt;
+use crate::engine::results::{Phase, PhaseResult, Results, ServerContext};
+use crate::engine::server::cluster::NodeLinks;
+use crate::engine::server::{Control, ControlLink, Info, PhaseEvidence};
+use crate::engine::sink::Sink;
+use crate::engine::stats::series::SeriesBuilder;
+use crate::engine::stats::{ErrorCounts, Stats};
+use crate::engine::sysinfo;
+use crate::engine::worker::{Command, Report};
+use crate::error::{Before, RunError, UsageError};
+
+pub mod clock;
+mod cluster;
+pub mod start;
+
+use start::{Go, Plan};
+pub use start::{Late, Timing};
+
+/// A setup failure, unless a signal caused it: an interrupted `connect` or
+/// handshake read fails with `EINTR`, which is the user's Ctrl-C, not a fault.
+fn unless_interrupted(interrupt: &Interrupt, e: RunError) -> RunError {
+    if interrupt.stop_requested() {
+        RunError::Interrupted(Before::Connecting)
+    } else {
+        e
+    }
+}
+
+/// Runs the whole schedule: prefill (if asked), warm-up (if any), then each
+/// measured run, with the server's evidence around each. After each phase
+/// `on_phase` sees the results so far, so they can be saved at once.
+/// `prefill` says whether to run the prefill phase (a sweep runs it in its first
+/// cell only; `config.prefill` keeps saying the range was prefilled).
+pub fn run(
+    config: Config,
+    prefill: bool,
+    interrupt: &Interrupt,
+    live: &mut dyn Sink,
+    on_phase: &mut dyn FnMut(&Results),
+) -> Result<Results, RunError> {
+    // One connection first, so that a wrong address or password is one clear
+    // error rather than a failure in every thread. It also reads where a local
+    // server runs, for the CPU plan, and closes before the workers connect, so
+    // it never takes a slot of a server that allows just enough clients.
+    let mut preflight = Control::open(&config.target)
+        .map_err(|e| unless_interrupted(interrupt, connect_advice(e, &config.target.endpoint)))?;
+    let server_info = preflight.info();
+    // `--cluster-mode`: the slot map before any benchmark connection, so
+    // that a seed that is no cluster node, or slots without a master, are
+    // one clear error at once.
+    // Lives until the run ends: it holds the topology refresher.
+    let mut cluster = match config.cluster {
+        Some(options) => {
+            let start = cluster::start(&config, options, &mut preflight);
+            Some(start.map_err(|e| unless_interrupted(interrupt, e))?)
+        }
+        None => None,
+    };
+    drop(preflight);
+    // A cluster client holds a connection per node it talks to, and the
+    // master a control connection per node.
+    let nodes = cluster.as_ref().map_or(1, |c| c.nodes.len().max(1));
+    check_fd_limit(&config, nodes)?;
+    let config = Arc::new(config);
+    let empty = Stats::for_config(&config).map_err(RunError::Histograms)?;
+    let placement = crew::plan(&config, server_info.as_ref())?;
+    let workers = cluster
+        .as_mut()
+        .map(|c| std::mem::take(&mut c.workers))
+        .unwrap_or_default();
+    let crew = crew::spawn(&config, &placement, interrupt, workers)
+        .map_err(|e| unless_interrupted(interrupt, e))?;
+    if let Err(e) = crew::await_ready(&crew, &config) {
+        crew.shutdown();
+        return Err(unless_interrupted(interrupt, e));
+    }
+    let mut master = Master {
+        budget: ErrorBudget {
+            max: config.faults.max_errors,
+            seen: 0,
+            interrupt: interrupt.clone(),
+        },
+        // Opened once the workers are connected: with maxclients exactly
+        // full it is the one refused, and the report says the evidence is lost.
+        control: ControlLink::open(&config.target),
+        nodes: cluster
+            .as_ref()
+            .map(|c| NodeLinks::open(&config.target, &c.nodes)),
+        crew,
+        config,
+        empty,
+    };
+    let mut results = Results {
+        planned_runs: master.config.run_count,
+        server: master.server_context(),
+        placement: Some(placement),
+        cluster: cluster.as_ref().map(|c| c.context.clone()),
+        ..Results::default()
+    };
+    let plan = Plan::new(&master.config);
+    results.timing = Timing::begin(&master.config, master.control.get());
+    for (phase, stop) in schedule(&master.config, prefill) {
+        match start::await_phase(plan, phase, &mut results, interrupt) {
+            Go::Now => {}
+            Go::Never => break,
+            Go::Interrupted => {
+                master.crew.shutdown();
+                return Err(RunError::Interrupted(Before::Start));
+            }
+        }
+        let mut result = master.phase(phase, stop, &mut *live);
+        result.interrupted = interrupt.stop_requested();
+        match phase {
+            Phase::Prefill => results.prefill = Some(result),
+            Phase::Warmup => results.warmup = Some(result),
+            Phase::Run(_) => results.runs.push(result),
+        }
+        if interrupt.stop_requested() {
+            // 0 stands for the error budget, which is no signal.
+            let signal = interrupt.signal().unwrap_or(0);
+            // The phase in progress was cut short: keep what it measured, run no more.
+            results.interrupted = Some((phase, signal));
+        }
+        on_phase(&results);
+        if results.interrupted.is_some() {
+            break;
+        }
+    }
+    if let Some(timing) = results.timing.as_mut() {
+        timing.clock_end = master.control.get().and_then(clock::measure);
+    }
+    master.crew.shutdown();
+    Ok(results)
+}
+
+/// Every connection, each worker's poll and timer, the control connection and
+/// some slack for files must fit under the open-file limit; raise the soft
+/// limit if that is enough, otherwise say which number to change.
+fn check_fd_limit(config: &Config, nodes: usize) -> Result<(), UsageError> {
+    let connections = config.connections() * nodes;
+    let needed = (connections + nodes + 2 * config.threads + 64) as u64;
+    sysinfo::ensure_fd_limit(needed).map_err(|(soft, hard)| {
+        UsageError::new(
+            "--clients",
+            format!(
+                "{connections} connections need about {needed} open files, but the limit is {soft} (hard limit {hard}); raise it (ulimit -n {needed}, or LimitNOFILE for a service) or lower --threads/--clients"
+            ),
+        )
+    })
+}
+
+/// The phases in order: prefill, warm-up, runs 1..=N.
+fn schedule(config: &Config, prefill: bool) -> Vec<(Phase, Stop)> {
+    let mut phases = Vec::new();
+    if prefill {
+        phases.push((Phase::Prefill, Stop::AllKeys));
+    }
+    if !config.warmup.is_zero() {
+        phases.push((Phase::Warmup, Stop::Time(config.warmup)));
+    }
+    for n in 1..=config.run_count {
+        phases.push((Phase::Run(n), config.stop));
+    }
+    phases
+}
+
+/// The master's state across phases.
+struct Master {
+    crew: Crew,
+    config: Arc<Config>,
+    empty: Stats,
+    /// The control connection for server evidence (the seed's, in
+    /// `--cluster-mode`, where it serves the slow log).
+    control: ControlLink,
+    /// `--cluster-mode`: a control connection to every node.
+    nodes: Option<NodeLinks>,
+    /// `--max-errors`, counted over all phases.
+    budget: ErrorBudget,
+}
+
+/// `--max-errors`: once more errors than this were counted, the run stops the
+/// way an interrupt stops it, and keeps what it measured.
+struct ErrorBudget {
+    max: Option<u64>,
+    seen: u64,
+    interrupt: Interrupt,
+}
+
+impl ErrorBudget {
+    fn add(&mut self, errors: &ErrorCounts) {
+        self.seen += errors.total();
+        if self.max.is_some_and(|max| self.seen > max) {
+            self.interrupt.abort();
+        }
+    }
+}
+
+impl Master {
+    /// What the server is, read once before the first phase.
+    fn server_context(&mut self) -> Option<ServerContext> {
+        let control = self.control.get()?;
+        let info = control.info()?;
+        Some(ServerContext {
+            appendfsync: control.config_get("appendfsync"),
+            save: control.config_get("save"),
+            info,
+        })
+    }
+
+    /// INFO from the control connection, reopening it once if the server went
+    /// away (a restart during the phase breaks it like any other connection).
+    fn info(&mut self) -> Option<Info> {
+        self.control.info()
+    }
+
+    /// One phase, with INFO read before and after it (and the slow log, for
+    /// measured runs with `--slowlog`).
+    fn phase(&mut self, phase: Phase, stop: Stop, live: &mut dyn Sink) -> PhaseResult {
+        let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
+        // Only this phase's failures explain this phase's missing evidence.
+        let _ = self.control.take_lost();
+        if let Some(nodes) = &mut self.nodes {
+            nodes.clear_lost();
+        }
+        let nodes_before = self.nodes.as_mut().map(NodeLinks::infos);
+        let before = if nodes_before.is_some() {
+            None
+        } else {
+            self.info()
+        };
+        if slowlog && let Some(c) = self.control.get() {
+            c.slowlog_reset();
+        }
+        let mut result = run_phase(
+            &self.crew,
+            &self.config,
+            phase,
+            stop,
+            &self.empty,
+            &mut self.budget,
+            live,
+        );
+        // The slow log first, so that the INFO below is not in it.
+        let slowlog = match self.control.get() {
+            Some(c) if slowlog => c.slowlog_get(SLOWLOG_ENTRIES),
+            _ => None,
+        };
+        if let (Some(links), Some(before)) = (self.nodes.as_mut(), nodes_before) {
+            let after = links.infos();
+            let found = cluster::phase_evidence(links, before, after, slowlog);
+            result.nodes = found.nodes;
+            result.server = found.sum;
+            result.evidence_lost = found.lost;
+            return result;
+        }
+        let after = self.info();
+        result.server = before.zip(after).map(|(before, after)| PhaseEvidence {
+            before,
+            after,
+            slowlog,
+        });
+        if result.server.is_none() {
+            result.evidence_lost = self.control.take_lost();
+        }
+        result
+    }
+}
+
+/// How many slow-log entries are read after a run.
+const SLOWLOG_ENTRIES: usize = 128;
+
+/// The master's side of one phase: start every worker, merge their per-second
+/// reports, and return when each has sent its last one.
+fn run_phase(
+    crew: &Crew,
+    config: &Config,
+    phase: Phase,
+    stop: Stop,
+    empty: &Stats,
+    budget: &mut ErrorBudget,
+    live: &mut dyn Sink,
+) -> PhaseResult {
+    let index = phase.seed_index();
+    let started_wall = SystemTime::now();
+    let started_at = Instant::now();
+    for tx in &crew.commands {
+        let _ = tx.send(Command::Phase {
+            index,
+            stop,
+            started_at,
+            prefill: phase == Phase::Prefill,
+        });
+    }
+    live.start_phase(phase, stop);
+    let mut series = SeriesBuilder::new(config.threads, &config.output.percentiles);
+    let mut total = empty.clone();
+    let mut finished = 0;
+    let mut ended_at = started_at;
+    let mut open = vec![config.clients; config.threads];
+    let mut thread_cpu = vec![Duration::ZERO; config.threads];
+    let mut unsent = 0;
+    // The run ends when the last thread stopped sending; what follows is the drain.
+    let mut sent_until = started_at;
+    let (mut down, mut given_up, mut stalled) = (0, 0, 0);
+    while finished < crew.handles.len() {
+        let Ok(report) = crew.reports.recv() else {
+            break;
+        };
+        let Report::Second {
+            thread,
+            second,
+            stats,
+            last,
+            finished_at,
+            open_connections,
+            backlog,
+            end,
+        } = report
+        else {
+            continue;
+        };
+        total += &*stats;
+        budget.add(&stats.errors);
+        if let Some(slot) = open.get_mut(thread) {
+            *slot = open_connections;
+        }
+        if let (Some(end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
+            *cpu = end.cpu_time;
+            unsent += end.unsent;
+            down += end.down;
+            given_up += end.given_up;
+            stalled += usize::from(end.stalled);
+            sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
+        }
+        let completed = series.add(second, &stats, backlog, &mut |s, m| live.interval(s, m));
+        // The final, partial second is summed up by `end_phase` instead.
+        if let (Some(done), false) = (completed, last) {
+            live.second(done, &total, started_at.elapsed(), open.iter().sum());
+        }
+        if last {
+            finished += 1;
+            ended_at = ended_at.max(finished_at);
+        }
+    }
+    let result = PhaseResult {
+        phase,
+        started_wall,
+        duration: sent_until.saturating_duration_since(started_at),
+        drain: ended_at.saturating_duration_since(sent_until),
+        connections_down: down,
+        connections_given_up: given_up,
+        stalled_workers: stalled,
+        stats: total,
+        series: series.finish(&mut |s, m| live.interval(s, m)),
+        thread_cpu,
+        unsent,
+        server: None,
+        interrupted: false,
+        evidence_lost: None,
+        nodes: Vec::new(),
+    };
+    live.end_phase(&result);
+    result
+}

@@ -1,0 +1,178 @@
+//! The master's part of a `--cluster-mode` run: the topology discovered
+//! before any benchmark connection opens, what the results say about it,
+//! the refresher and each worker's start, and the per-node evidence.
+
+use std::sync::Arc;
+
+use crate::config::{ClusterOptions, Config};
+use crate::engine::cluster::discover::discover_on;
+use crate::engine::cluster::map::Node;
+use crate::engine::cluster::refresh::{self, MIN_REFRESH_INTERVAL, Refresher};
+use crate::engine::cluster::topology::{Topology, WorkerCluster};
+use crate::engine::results::{ClusterContext, ClusterNode, NodeRole};
+use crate::engine::server::cluster::{NodeLinks, sum_evidence};
+use crate::engine::server::{Control, Info, PhaseEvidence, SlowlogEntry};
+
+use crate::error::RunError;
+
+/// What a cluster run starts with.
+pub(super) struct ClusterStart {
+    /// For `Results.cluster`.
+    pub context: ClusterContext,
+    /// One per worker thread, for `crew::spawn`.
+    pub workers: Vec<WorkerCluster>,
+    /// Kept until the run ends; dropping it stops the thread.
+    #[allow(dead_code, reason = "held for its Drop, which stops the refresher")]
+    pub refresher: Refresher,
+    /// Every node with its role at discovery, for the per-node evidence.
+    pub nodes: Vec<(Node, NodeRole)>,
+}
+
+/// Discovers the cluster from the seed (`--server`/`--port`) over the
+/// preflight's connection: an error the user can fix (no cluster,
+/// unassigned slots) is exit 2, at once.
+pub(super) fn start(
+    config: &Config,
+    options: ClusterOptions,
+    seed: &mut Control,
+) -> Result<ClusterStart, RunError> {
+    let topology =
+        discover_on(seed, &config.target).map_err(|e| e.into_run_error(&config.target.endpoint))?;
+    let context = context(&topology, options);
+    let nodes = roles(&topology);
+    let (refresher, handles) = refresh::spawn(
+        config.target.clone(),
+        topology.all_nodes(),
+        config.threads,
+        MIN_REFRESH_INTERVAL,
+    );
+    let topology = Arc::new(topology);
+    let workers = handles
+        .into_iter()
+        .map(|refresh| WorkerCluster {
+            topology: Arc::clone(&topology),
+            refresh,
+        })
+        .collect();
+    Ok(ClusterStart {
+        context,
+        workers,
+        refresher,
+        nodes,
+    })
+}
+
+/// Masters, then each master's replicas.
+fn roles(topology: &Topology) -> Vec<(Node, NodeRole)> {
+    let masters = topology
+        .map
+        .nodes
+        .iter()
+        .map(|n| (n.clone(), NodeRole::Master));
+    let replicas = topology
+        .replicas
+        .iter()
+        .flatten()
+        .map(|n| (n.clone(), NodeRole::Replica));
+    let mut all: Vec<(Node, NodeRole)> = Vec::new();
+    for (node, role) in masters.chain(replicas) {
+        if !all.iter().any(|(n, _)| n.address() == node.address()) {
+            all.push((node, role));
+        }
+    }
+    all
+}
+
+/// The nodes as the results name them: masters with their slots, then
+/// replicas with their master.
+pub(super) fn context(topology: &Topology, options: ClusterOptions) -> ClusterContext {
+    let slots = topology.map.slots_per_node();
+    let mut nodes: Vec<ClusterNode> = topology
+        .map
+        .nodes
+        .iter()
+        .zip(slots)
+        .map(|(node, slots)| ClusterNode {
+            address: node.address(),
+            role: NodeRole::Master,
+            slots,
+            master: None,
+        })
+        .collect();
+    for (master, replicas) in topology.map.nodes.iter().zip(&topology.replicas) {
+        for replica in replicas {
+            nodes.push(ClusterNode {
+                address: replica.address(),
+                role: NodeRole::Replica,
+                slots: 0,
+                master: Some(master.address()),
+            });
+        }
+    }
+    ClusterContext { nodes, options }
+}
+
+/// A phase's evidence from every node: each node's own, the masters' sum
+/// (with the seed's slow log) or why there is none.
+pub(super) struct NodesEvidence {
+    pub nodes: Vec<crate::engine::results::NodeEvidence>,
+    pub sum: Option<PhaseEvidence>,
+    pub lost: Option<String>,
+}
+
+/// Pairs the INFO read before and after a phase into evidence.
+pub(super) fn phase_evidence(
+    links: &mut NodeLinks,
+    before: Vec<Option<Info>>,
+    after: Vec<Option<Info>>,
+    slowlog: Option<Vec<SlowlogEntry>>,
+) -> NodesEvidence {
+    let (nodes, lost) = links.evidence(before, after);
+    // A sum without one of the masters would be compared as if complete.
+    let sum = match lost {
+        None => sum_evidence(&nodes).map(|sum| PhaseEvidence { slowlog, ..sum }),
+        Some(_) => None,
+    };
+    NodesEvidence { nodes, sum, lost }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{context, roles};
+    use crate::config::ClusterOptions;
+    use crate::engine::cluster::map::{Node, SlotMap};
+    use crate::engine::cluster::topology::Topology;
+    use crate::engine::results::NodeRole;
+
+    fn node(port: u16) -> Node {
+        Node {
+            host: "127.0.0.1".into(),
+            port,
+            id: None,
+        }
+    }
+
+    #[test]
+    fn the_context_lists_masters_with_their_slots_then_replicas_with_their_master() {
+        let map = SlotMap::from_ranges([(0, 99, node(1)), (100, 16383, node(2))]).unwrap();
+        let topology = Topology {
+            map,
+            replicas: vec![vec![node(3)], vec![]],
+        };
+        let c = context(&topology, ClusterOptions::default());
+        let summary: Vec<(&str, NodeRole, usize, Option<&str>)> = c
+            .nodes
+            .iter()
+            .map(|n| (n.address.as_str(), n.role, n.slots, n.master.as_deref()))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("127.0.0.1:1", NodeRole::Master, 100, None),
+                ("127.0.0.1:2", NodeRole::Master, 16284, None),
+                ("127.0.0.1:3", NodeRole::Replica, 0, Some("127.0.0.1:1")),
+            ]
+        );
+        assert_eq!(roles(&topology).len(), 3);
+    }
+}

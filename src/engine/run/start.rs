@@ -1,0 +1,280 @@
+//! Aligned phases (`--start-at`): the planned start of each phase on this
+//! machine's clock, the wait until it, and what a shard records of it — each
+//! phase's lag, the first phase late beyond `--start-tolerance`, and the
+//! clock offsets of [`crate::engine::run::clock`].
+//!
+//! The first phase after the prefill starts at `T`; with `--test-time`, run
+//! *k* starts at `T + warm-up + (k − 1) × (test time + --run-gap)`, so every
+//! run of every shard covers the same wall-clock window. The prefill is not
+//! aligned: it runs as soon as the connections are ready. With `-n` only the
+//! first phase is aligned, since a run's end is not known in advance.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::config::{Config, StartAt, Stop};
+use crate::engine::interrupt::Interrupt;
+use crate::engine::results::{Phase, Results};
+use crate::engine::run::clock::{self, ClockSample};
+use crate::engine::server::Control;
+
+/// What a sharded or aligned run records about its timing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timing {
+    /// `--start-at`, when given.
+    pub start_at: Option<SystemTime>,
+    /// Each aligned phase's actual start minus its planned start, ms.
+    pub lags: Vec<(Phase, f64)>,
+    /// The phase that was reached later than `--start-tolerance` (and not run).
+    pub late: Option<Late>,
+    /// The clock offset against the server before the first phase.
+    pub clock_start: Option<ClockSample>,
+    /// The clock offset against the server after the last phase.
+    pub clock_end: Option<ClockSample>,
+}
+
+/// A planned start reached too late.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Late {
+    /// The phase that was due.
+    pub phase: Phase,
+    /// How late, ms.
+    pub lag_ms: f64,
+    /// `--start-tolerance`.
+    pub tolerance: Duration,
+}
+
+impl Timing {
+    /// The record of a sharded or aligned run, with the clock offset
+    /// measured on `control`; `None` for any other run, which reads no
+    /// clock, so that its `TIME` calls stay out of every other run's server
+    /// account.
+    pub(super) fn begin(config: &Config, control: Option<&mut Control>) -> Option<Timing> {
+        if config.shard.is_none() && config.start_at.is_none() {
+            return None;
+        }
+        Some(Timing {
+            start_at: config.start_at.map(|s| s.at),
+            clock_start: control.and_then(clock::measure),
+            ..Timing::default()
+        })
+    }
+
+    /// The lag of `phase`, if it was aligned.
+    pub fn lag_ms(&self, phase: Phase) -> Option<f64> {
+        self.lags
+            .iter()
+            .find(|(p, _)| *p == phase)
+            .map(|(_, lag)| *lag)
+    }
+
+    /// The lag of the first aligned phase.
+    pub fn first_lag_ms(&self) -> Option<f64> {
+        self.lags.first().map(|(_, lag)| *lag)
+    }
+
+    /// Why this shard stopped early, in words (exit code 4).
+    pub fn late_message(&self) -> Option<String> {
+        let late = self.late?;
+        Some(format!(
+            "{} was reached {:.1} ms after its planned start, more than --start-tolerance {:.1} s: this shard's windows no longer match the other shards', so it ran no more phases; the report holds the phases before it. Give the prefill or the connections more time (a later --start-at) or raise --start-tolerance",
+            late.phase,
+            late.lag_ms,
+            late.tolerance.as_secs_f64()
+        ))
+    }
+}
+
+/// The planned starts, on this machine's monotonic clock.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Plan {
+    /// `T` as an `Instant`.
+    at: Instant,
+    start: StartAt,
+    warmup: Duration,
+    stop: Stop,
+}
+
+/// How a wait for a planned start ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Reached {
+    /// At or after the planned start, within the tolerance; the lag.
+    OnTime(Duration),
+    /// Later than the tolerance; the lag.
+    Late(Duration),
+    /// A signal arrived while waiting.
+    Interrupted,
+}
+
+/// Sleeps at most this long between looks at the interrupt flag, so that a
+/// Ctrl-C during a long wait ends it at once.
+const WAIT_SLICE: Duration = Duration::from_millis(20);
+
+impl Plan {
+    /// The plan of `config`, `None` without `--start-at`. `T` is converted to
+    /// an `Instant` once, now: later steps of the wall clock (NTP) do not move
+    /// the phases of a run already under way.
+    pub(super) fn new(config: &Config) -> Option<Plan> {
+        let start = config.start_at?;
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        let at = match start.at.duration_since(wall) {
+            Ok(ahead) => now + ahead,
+            Err(e) => now.checked_sub(e.duration()).unwrap_or(now),
+        };
+        Some(Plan {
+            at,
+            start,
+            warmup: config.warmup,
+            stop: config.stop,
+        })
+    }
+
+    /// When `phase` is planned to start; `None` when it starts as soon as
+    /// the phase before it ends.
+    pub(super) fn planned(&self, phase: Phase) -> Option<Instant> {
+        match (phase, self.stop) {
+            (Phase::Prefill, _) => None,
+            (Phase::Warmup, _) => Some(self.at),
+            (Phase::Run(k), Stop::Time(run)) => {
+                let earlier = (run + self.start.run_gap) * k.saturating_sub(1);
+                Some(self.at + self.warmup + earlier)
+            }
+            (Phase::Run(1), _) if self.warmup.is_zero() => Some(self.at),
+            (Phase::Run(_), _) => None,
+        }
+    }
+
+    /// `--start-tolerance`.
+    pub(super) fn tolerance(&self) -> Duration {
+        self.start.tolerance
+    }
+}
+
+/// Whether the master may start a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Go {
+    /// Now: it is not aligned, or its planned start came.
+    Now,
+    /// No more phases: the start was missed, or a signal came after the
+    /// prefill (the results say which).
+    Never,
+    /// A signal came before anything was measured.
+    Interrupted,
+}
+
+/// Waits for `phase`'s planned start, if it has one, and records in
+/// `results` how late it was reached, or that it was missed.
+pub(super) fn await_phase(
+    plan: Option<Plan>,
+    phase: Phase,
+    results: &mut Results,
+    interrupt: &Interrupt,
+) -> Go {
+    let Some((plan, planned)) = plan.and_then(|p| Some((p, p.planned(phase)?))) else {
+        return Go::Now;
+    };
+    let timing = results.timing.get_or_insert_with(Timing::default);
+    let wait = planned.saturating_duration_since(Instant::now());
+    if wait > SAY_WAIT_OVER && timing.lags.is_empty() {
+        // A wait of minutes must not look like a hang.
+        crate::error::note(format_args!(
+            "kvbench: waiting {:.1} s for the planned start of {phase} (--start-at); Ctrl-C stops",
+            wait.as_secs_f64()
+        ));
+    }
+    match wait_until(planned, plan.tolerance(), interrupt) {
+        Reached::OnTime(lag) => {
+            timing.lags.push((phase, lag.as_secs_f64() * 1e3));
+            Go::Now
+        }
+        Reached::Late(lag) => {
+            timing.late = Some(Late {
+                phase,
+                lag_ms: lag.as_secs_f64() * 1e3,
+                tolerance: plan.tolerance(),
+            });
+            Go::Never
+        }
+        Reached::Interrupted if results.prefill.is_none() => Go::Interrupted,
+        Reached::Interrupted => {
+            // The prefill's results are kept: the wait is what was cut short.
+            results.interrupted = Some((phase, interrupt.signal().unwrap_or(0)));
+            Go::Never
+        }
+    }
+}
+
+/// A wait for the first planned start longer than this is said on stderr.
+const SAY_WAIT_OVER: Duration = Duration::from_secs(1);
+
+/// Waits until `planned`, looking at `interrupt` every [`WAIT_SLICE`].
+pub(super) fn wait_until(planned: Instant, tolerance: Duration, interrupt: &Interrupt) -> Reached {
+    loop {
+        if interrupt.stop_requested() {
+            return Reached::Interrupted;
+        }
+        let now = Instant::now();
+        if now >= planned {
+            let lag = now - planned;
+            return if lag > tolerance {
+                Reached::Late(lag)
+            } else {
+                Reached::OnTime(lag)
+            };
+        }
+        std::thread::sleep((planned - now).min(WAIT_SLICE));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(warmup: u64, stop: Stop) -> Plan {
+        Plan {
+            at: Instant::now(),
+            start: StartAt {
+                at: SystemTime::now(),
+                tolerance: Duration::from_secs(1),
+                run_gap: Duration::from_secs(5),
+            },
+            warmup: Duration::from_secs(warmup),
+            stop,
+        }
+    }
+
+    #[test]
+    fn timed_runs_start_at_fixed_boundaries() {
+        let p = plan(10, Stop::Time(Duration::from_secs(60)));
+        let after = |phase| p.planned(phase).map(|i| i - p.at);
+        assert_eq!(after(Phase::Prefill), None);
+        assert_eq!(after(Phase::Warmup), Some(Duration::ZERO));
+        assert_eq!(after(Phase::Run(1)), Some(Duration::from_secs(10)));
+        assert_eq!(after(Phase::Run(3)), Some(Duration::from_secs(10 + 2 * 65)));
+    }
+
+    #[test]
+    fn request_bound_runs_align_the_first_phase_only() {
+        let p = plan(0, Stop::Requests(100));
+        assert_eq!(p.planned(Phase::Run(1)), Some(p.at));
+        assert_eq!(p.planned(Phase::Run(2)), None);
+        let warm = plan(3, Stop::Requests(100));
+        assert_eq!(warm.planned(Phase::Warmup), Some(warm.at));
+        assert_eq!(warm.planned(Phase::Run(1)), None);
+    }
+
+    #[test]
+    fn a_wait_reports_its_lag_against_the_tolerance() {
+        let interrupt = Interrupt::default();
+        let past = Instant::now() - Duration::from_secs(3);
+        assert!(matches!(
+            wait_until(past, Duration::from_secs(1), &interrupt),
+            Reached::Late(lag) if lag >= Duration::from_secs(3)
+        ));
+        let soon = Instant::now() + Duration::from_millis(30);
+        match wait_until(soon, Duration::from_secs(1), &interrupt) {
+            Reached::OnTime(lag) => assert!(lag < Duration::from_secs(1), "{lag:?}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(Instant::now() >= soon);
+    }
+}

@@ -1,0 +1,292 @@
+//! Server evidence from every node of a cluster: one control connection per
+//! node, INFO from each before and after a phase, and their sum, which the
+//! cross-check compares with kvbench's totals.
+//!
+//! Which nodes the sum covers follows what Redis counts (measured on Redis
+//! 7.0.15, see docs/cluster.md "Per-shard evidence"): a replica's
+//! `INFO commandstats` counts every write it receives by replication, so
+//! adding replicas would count each write twice. The sum covers the nodes
+//! that were masters before or after the phase; a node whose role changed
+//! (a failover) makes the write counts of that phase uncomparable, while
+//! reads, which replicas serve only after `READONLY`, still compare.
+
+use std::collections::BTreeMap;
+
+use crate::config::target::Target;
+use crate::engine::cluster::discover::node_target;
+use crate::engine::cluster::map::Node;
+use crate::engine::results::{NodeEvidence, NodeRole};
+
+use super::{ControlLink, Info, PhaseEvidence};
+
+/// The role INFO's `replication` section names (`role:master`, `role:slave`).
+pub fn role_of(info: &Info) -> Option<NodeRole> {
+    match info.get("role")? {
+        "master" => Some(NodeRole::Master),
+        "slave" | "replica" => Some(NodeRole::Replica),
+        _ => None,
+    }
+}
+
+/// One control connection per node, in discovery order (masters first).
+pub struct NodeLinks {
+    links: Vec<(Node, NodeRole, ControlLink)>,
+}
+
+impl NodeLinks {
+    /// Opens a control connection to each node; a failure is kept by its
+    /// link and reported with the phase whose evidence it costs.
+    pub fn open(target: &Target, nodes: &[(Node, NodeRole)]) -> NodeLinks {
+        let links = nodes
+            .iter()
+            .map(|(node, role)| {
+                let link = ControlLink::open(&node_target(target, node));
+                (node.clone(), *role, link)
+            })
+            .collect();
+        NodeLinks { links }
+    }
+
+    /// INFO from every node, in order; `None` where a node did not answer.
+    pub fn infos(&mut self) -> Vec<Option<Info>> {
+        self.links.iter_mut().map(|(_, _, l)| l.info()).collect()
+    }
+
+    /// Forgets failures from before this phase.
+    pub fn clear_lost(&mut self) {
+        for (_, _, link) in &mut self.links {
+            let _ = link.take_lost();
+        }
+    }
+
+    /// Each node's evidence from INFO read before and after a phase, and
+    /// why a node's is missing, if one is.
+    pub fn evidence(
+        &mut self,
+        before: Vec<Option<Info>>,
+        after: Vec<Option<Info>>,
+    ) -> (Vec<NodeEvidence>, Option<String>) {
+        let mut nodes = Vec::with_capacity(self.links.len());
+        let mut lost = Vec::new();
+        for ((node, discovered, link), (before, after)) in
+            self.links.iter_mut().zip(before.into_iter().zip(after))
+        {
+            let Some((before, after)) = before.zip(after) else {
+                let why = link
+                    .take_lost()
+                    .unwrap_or_else(|| "it does not answer INFO".to_string());
+                lost.push(format!("{}: {why}", node.address()));
+                continue;
+            };
+            nodes.push(NodeEvidence {
+                address: node.address(),
+                role_before: role_of(&before).unwrap_or(*discovered),
+                role_after: role_of(&after).unwrap_or(*discovered),
+                evidence: PhaseEvidence {
+                    before,
+                    after,
+                    slowlog: None,
+                },
+            });
+        }
+        let lost = (!lost.is_empty()).then(|| {
+            format!(
+                "no evidence from {} of {} nodes, so no sum to compare with: {}",
+                lost.len(),
+                self.links.len(),
+                lost.join("; ")
+            )
+        });
+        (nodes, lost)
+    }
+}
+
+/// True when `node` belongs in the sum: a master before or after the phase.
+pub fn counted(node: &NodeEvidence) -> bool {
+    node.role_before == NodeRole::Master || node.role_after == NodeRole::Master
+}
+
+/// The evidence of the cluster as one server: every counted node's INFO
+/// before and after, summed ([`sum_infos`]), and of the other nodes (replicas
+/// throughout) only their reads and their `rejected_calls`: a request sent to a replica is
+/// answered `-MOVED` there, and counted nowhere else. A node that restarted
+/// during the phase counts from zero (its counters restarted), and the sum's
+/// `run_id` is the same before and after, so the sum is not taken for a
+/// restart of the whole cluster; each node's own evidence still says it.
+pub fn sum_evidence(nodes: &[NodeEvidence]) -> Option<PhaseEvidence> {
+    let empty = |info: &Info| Info {
+        fields: BTreeMap::new(),
+        section_of: BTreeMap::new(),
+        ..info.clone()
+    };
+    let share = |node: &NodeEvidence, info: &Info| {
+        if counted(node) {
+            info.clone()
+        } else {
+            rejected_only(info)
+        }
+    };
+    let mut befores = Vec::with_capacity(nodes.len());
+    let mut afters = Vec::with_capacity(nodes.len());
+    // The counted nodes first: the sum's text fields come from the first.
+    let mut order: Vec<&NodeEvidence> = nodes.iter().collect();
+    order.sort_by_key(|n| !counted(n));
+    if !order.first().is_some_and(|n| counted(n)) {
+        return None;
+    }
+    for node in order {
+        let e = &node.evidence;
+        befores.push(if e.restarted() {
+            empty(&e.before)
+        } else {
+            share(node, &e.before)
+        });
+        afters.push(share(node, &e.after));
+    }
+    let mut before = sum_infos(&befores.iter().collect::<Vec<_>>())?;
+    let after = sum_infos(&afters.iter().collect::<Vec<_>>())?;
+    match after.get("run_id") {
+        Some(id) => {
+            before.fields.insert("run_id".into(), id.to_string());
+        }
+        None => {
+            before.fields.remove("run_id");
+        }
+    }
+    Some(PhaseEvidence {
+        before,
+        after,
+        slowlog: None,
+    })
+}
+
+/// Only the `rejected_calls` of each command: what a replica answered its
+/// clients without running it; and the calls of read commands, which a
+/// replica runs only for clients (`--read-from replica|any`), never by
+/// replication.
+fn rejected_only(info: &Info) -> Info {
+    let mut only = Info {
+        fields: BTreeMap::new(),
+        section_of: BTreeMap::new(),
+        ..info.clone()
+    };
+    for field in info.fields.keys() {
+        let Some(command) = field.strip_prefix("cmdstat_") else {
+            continue;
+        };
+        if crate::workload::ops::is_read_command(&command.to_ascii_uppercase()) {
+            if let Some(value) = info.fields.get(field) {
+                only.fields.insert(field.clone(), value.clone());
+            }
+            if let Some(section) = info.section_of.get(field) {
+                only.section_of.insert(field.clone(), section.clone());
+            }
+            continue;
+        }
+        let rejected = info.rejected_calls(command);
+        only.fields.insert(
+            field.clone(),
+            format!("calls=0,usec=0,usec_per_call=0.00,rejected_calls={rejected},failed_calls=0"),
+        );
+        if let Some(section) = info.section_of.get(field) {
+            only.section_of.insert(field.clone(), section.clone());
+        }
+    }
+    only
+}
+
+/// Sections whose numbers describe one process, not a share of the work:
+/// taken from the first node and never added.
+const NOT_ADDED: [&str; 4] = ["Server", "Replication", "Cluster", "Modules"];
+
+/// The INFO of several nodes as if of one server: numbers added (calls,
+/// rejected and failed calls, hits, misses, keys, CPU seconds, memory,
+/// forks), including each `name=value` part of fields such as
+/// `cmdstat_get` and `db0`; text and the Server, Replication, Cluster and
+/// Modules sections from the first. `usec_per_call` is recomputed and
+/// `avg_ttl` taken from the first. `None` for no nodes.
+pub fn sum_infos(infos: &[&Info]) -> Option<Info> {
+    let (first, rest) = infos.split_first()?;
+    let mut sum = (*first).clone();
+    for info in rest {
+        for (field, value) in &info.fields {
+            let section = info.section_of.get(field).map_or("", String::as_str);
+            if NOT_ADDED.iter().any(|s| s.eq_ignore_ascii_case(section)) {
+                continue;
+            }
+            let Some(mine) = sum.fields.get_mut(field) else {
+                sum.fields.insert(field.clone(), value.clone());
+                sum.section_of.insert(field.clone(), section.to_string());
+                continue;
+            };
+            if let Some(added) = add_values(mine, value) {
+                *mine = added;
+            }
+        }
+    }
+    for (field, value) in sum.fields.iter_mut() {
+        if field.starts_with("cmdstat_") {
+            *value = with_usec_per_call(value);
+        }
+    }
+    Some(sum)
+}
+
+/// `a + b` for two numbers, or part by part for two `name=number,…` lists;
+/// `None` (keep `a`) for text.
+fn add_values(a: &str, b: &str) -> Option<String> {
+    if let Some(n) = add_numbers(a, b) {
+        return Some(n);
+    }
+    if !a.contains('=') {
+        return None;
+    }
+    let parts: Option<Vec<String>> = a
+        .split(',')
+        .map(|part| {
+            let (name, mine) = part.split_once('=')?;
+            let theirs = b
+                .split(',')
+                .find_map(|p| p.strip_prefix(name)?.strip_prefix('='));
+            Some(match theirs {
+                _ if name == "avg_ttl" || name == "usec_per_call" => part.to_string(),
+                Some(theirs) => format!("{name}={}", add_numbers(mine, theirs)?),
+                None => part.to_string(),
+            })
+        })
+        .collect();
+    parts.map(|p| p.join(","))
+}
+
+fn add_numbers(a: &str, b: &str) -> Option<String> {
+    if let (Ok(x), Ok(y)) = (a.parse::<u64>(), b.parse::<u64>()) {
+        return Some(x.saturating_add(y).to_string());
+    }
+    let (x, y) = (a.parse::<f64>().ok()?, b.parse::<f64>().ok()?);
+    (x.is_finite() && y.is_finite()).then(|| format!("{:.6}", x + y))
+}
+
+/// A `cmdstat_*` value with `usec_per_call` made `usec / calls` again.
+fn with_usec_per_call(value: &str) -> String {
+    let part = |name: &str| {
+        value
+            .split(',')
+            .find_map(|p| p.strip_prefix(name)?.strip_prefix('='))
+            .and_then(|v| v.parse::<f64>().ok())
+    };
+    let (Some(calls), Some(usec)) = (part("calls"), part("usec")) else {
+        return value.to_string();
+    };
+    let per_call = if calls > 0.0 { usec / calls } else { 0.0 };
+    value
+        .split(',')
+        .map(|p| match p.split_once('=') {
+            Some(("usec_per_call", _)) => format!("usec_per_call={per_call:.2}"),
+            _ => p.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[cfg(test)]
+mod tests;

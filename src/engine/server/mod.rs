@@ -1,0 +1,323 @@
+//! Server evidence: what the server itself says about a run.
+//!
+//! A control connection, separate from the benchmark's, reads `INFO all` before
+//! and after every phase (and, with `--slowlog`, resets and reads the slow log).
+//! The deltas are the independent witness of kvbench's own counts: SET and GET
+//! calls, keyspace hits and misses, CPU seconds, forks for background saves. A
+//! target that does not answer INFO (some proxies) simply yields no evidence.
+//! memcached answers `stats` instead, read into the same [`Info`] ([`memcached`]).
+//! What is sent and how each answer is known to be whole is the protocol's
+//! ([`crate::protocol::control`]); this module owns the socket and the `Info`.
+
+pub mod cluster;
+pub mod info;
+pub mod memcached;
+
+use std::io::{self, Read, Write};
+use std::time::SystemTime;
+
+use crate::config::target::Target;
+use crate::engine::net::{self, BlockingStream};
+use crate::error::ConnectError;
+use crate::protocol::control::Counters;
+use crate::protocol::value::{self, Value};
+use crate::protocol::wire::Protocol;
+
+pub use info::Info;
+
+/// One slow-log entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlowlogEntry {
+    /// Entry id.
+    pub id: i64,
+    /// Unix time the command was logged.
+    pub timestamp: i64,
+    /// Execution time in µs.
+    pub duration_us: i64,
+    /// The command and its arguments (the server may truncate them).
+    pub command: Vec<String>,
+}
+
+/// What the server said around one phase.
+#[derive(Debug, Clone)]
+pub struct PhaseEvidence {
+    /// INFO just before the phase started.
+    pub before: Info,
+    /// INFO just after it ended.
+    pub after: Info,
+    /// `--slowlog`: the entries logged during the phase.
+    pub slowlog: Option<Vec<SlowlogEntry>>,
+}
+
+impl PhaseEvidence {
+    /// True when the server process changed during the phase (a restart): its
+    /// counters started again from zero, so deltas cover only the new process.
+    pub fn restarted(&self) -> bool {
+        self.before.get("run_id") != self.after.get("run_id")
+    }
+
+    /// The "before" value of a counter: zero after a restart.
+    fn base(&self, value: impl Fn(&Info) -> f64) -> f64 {
+        if self.restarted() {
+            0.0
+        } else {
+            value(&self.before)
+        }
+    }
+
+    /// Growth of an integer INFO field over the phase (0 if absent).
+    pub fn delta(&self, field: &str) -> u64 {
+        let before = self.base(|i| i.u64(field).unwrap_or(0) as f64) as u64;
+        self.after.u64(field).unwrap_or(0).saturating_sub(before)
+    }
+
+    /// Calls of one command (lower-case name) during the phase.
+    pub fn calls(&self, command: &str) -> u64 {
+        let before = self.base(|i| i.calls(command) as f64) as u64;
+        self.after.calls(command).saturating_sub(before)
+    }
+
+    /// Calls of one command refused before they ran (Redis 7 `rejected_calls`:
+    /// `-OOM` under maxmemory, for one); not part of [`Self::calls`].
+    pub fn rejected_calls(&self, command: &str) -> u64 {
+        let before = self.base(|i| i.rejected_calls(command) as f64) as u64;
+        self.after.rejected_calls(command).saturating_sub(before)
+    }
+
+    /// Calls that ran and failed (Redis 7 `failed_calls`; already in [`Self::calls`]).
+    pub fn failed_calls(&self, command: &str) -> u64 {
+        let before = self.base(|i| i.failed_calls(command) as f64) as u64;
+        self.after.failed_calls(command).saturating_sub(before)
+    }
+
+    /// Every request of one command the server answered, run or refused: what
+    /// kvbench's own count of replies must match.
+    pub fn answered(&self, command: &str) -> u64 {
+        self.calls(command) + self.rejected_calls(command)
+    }
+
+    /// Server CPU seconds (user + system, all its threads) used during the phase.
+    pub fn cpu_seconds(&self) -> f64 {
+        let cpu =
+            |i: &Info| i.f64("used_cpu_user").unwrap_or(0.0) + i.f64("used_cpu_sys").unwrap_or(0.0);
+        (cpu(&self.after) - self.base(cpu)).max(0.0)
+    }
+}
+
+/// The master's control connection across phases: reopened when it broke (a
+/// restart breaks it like any other connection), and keeping why it failed, so
+/// that evidence missing for that reason is reported, never silent. A target
+/// that answers INFO with an error (some proxies) is no failure.
+pub struct ControlLink {
+    target: Target,
+    control: Option<Control>,
+    lost: Option<String>,
+}
+
+impl ControlLink {
+    /// Opens the control connection; a failure is kept for [`Self::take_lost`].
+    pub fn open(target: &Target) -> ControlLink {
+        let mut link = ControlLink {
+            target: target.clone(),
+            control: None,
+            lost: None,
+        };
+        link.reopen();
+        link
+    }
+
+    fn reopen(&mut self) {
+        match Control::open(&self.target) {
+            Ok(control) => self.control = Some(control),
+            Err(e) => {
+                self.control = None;
+                self.lost = Some(format!("the control connection could not open: {e}"));
+            }
+        }
+    }
+
+    /// The open connection, for CONFIG and SLOWLOG.
+    pub fn get(&mut self) -> Option<&mut Control> {
+        self.control.as_mut()
+    }
+
+    /// INFO, reopening the connection once if it failed.
+    pub fn info(&mut self) -> Option<Info> {
+        if let Some(Ok(found)) = self.control.as_mut().map(Control::info_checked) {
+            return found;
+        }
+        self.reopen();
+        match self.control.as_mut().map(Control::info_checked) {
+            Some(Ok(found)) => found,
+            Some(Err(e)) => {
+                self.lost = Some(format!("INFO on the control connection failed: {e}"));
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Why the connection last failed, if it did since the last call.
+    pub fn take_lost(&mut self) -> Option<String> {
+        self.lost.take()
+    }
+}
+
+/// The largest reply the control connection reads, which bounds its buffer.
+const MAX_CONTROL_REPLY: usize = 16 * 1024 * 1024;
+
+/// A blocking connection for INFO and friends, in
+/// [`Protocol::control`]'s protocol.
+pub struct Control {
+    stream: BlockingStream,
+    buf: Vec<u8>,
+    protocol: Protocol,
+    /// The handshake authenticated (memcached's SASL speaks only binary).
+    logged_in: bool,
+}
+
+impl Control {
+    /// Connects and authenticates like a benchmark connection, in the
+    /// protocol [`Protocol::control`] names.
+    pub fn open(target: &Target) -> Result<Control, ConnectError> {
+        let mut target = target.clone();
+        target.protocol = target.protocol.control();
+        Ok(Control {
+            stream: net::connect_blocking(&target)?.0,
+            buf: Vec::with_capacity(16 * 1024),
+            protocol: target.protocol,
+            logged_in: target.auth.is_some(),
+        })
+    }
+
+    /// Sends one command and waits for its reply.
+    pub fn command(&mut self, args: &[&str]) -> io::Result<Value> {
+        let mut out = Vec::new();
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        self.protocol
+            .encode_control_command(&mut out, &args)
+            .map_err(|why| io::Error::new(io::ErrorKind::Unsupported, why))?;
+        self.stream.write_all(&out)?;
+        self.read_until(|buf| match value::parse(buf) {
+            Ok(Some((v, _))) => Some(Ok(v)),
+            Ok(None) => None,
+            Err(e) => Some(Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                e.to_string(),
+            ))),
+        })
+    }
+
+    /// Reads into the buffer until `done` has an answer (bounded by
+    /// [`MAX_CONTROL_REPLY`]).
+    fn read_until<T>(&mut self, done: impl Fn(&[u8]) -> Option<io::Result<T>>) -> io::Result<T> {
+        self.buf.clear();
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            if let Some(answer) = done(&self.buf) {
+                return answer;
+            }
+            let n = self.stream.read(&mut chunk)?;
+            if n == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the server closed the control connection",
+                ));
+            }
+            if self.buf.len() + n > MAX_CONTROL_REPLY {
+                // INFO all and 128 slow-log entries are far below this: anything
+                // larger is a broken or hostile server, not evidence.
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "a control reply of more than 16 MiB",
+                ));
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// `INFO all`, parsed; `None` when the target does not answer it.
+    pub fn info(&mut self) -> Option<Info> {
+        self.info_checked().ok().flatten()
+    }
+
+    /// `INFO all`, telling a target that answers without INFO (`Ok(None)`: an
+    /// error reply, as from some proxies) from a connection that failed (`Err`).
+    pub fn info_checked(&mut self) -> io::Result<Option<Info>> {
+        let mut request = Vec::new();
+        let (protocol, logged_in) = (self.protocol, self.logged_in);
+        protocol.encode_counters_request(logged_in, &mut request);
+        self.stream.write_all(&request)?;
+        let counters = self.read_until(|buf| match protocol.decode_counters(logged_in, buf) {
+            Ok(found) => found.map(Ok),
+            Err(e) => Some(Err(io::Error::new(io::ErrorKind::InvalidData, e))),
+        })?;
+        let now = SystemTime::now();
+        Ok(counters.map(|counters| match counters {
+            Counters::Info(text) => Info::parse(&text, now),
+            Counters::Stats(text) => memcached::parse_stats(&text, now),
+        }))
+    }
+
+    /// `CONFIG GET name`; `None` when CONFIG is disabled or the name unknown.
+    pub fn config_get(&mut self, name: &str) -> Option<String> {
+        let reply = self.command(&["CONFIG", "GET", name]).ok()?;
+        reply.array()?.get(1)?.text()
+    }
+
+    /// Empties the slow log; false when the target refuses.
+    pub fn slowlog_reset(&mut self) -> bool {
+        matches!(self.command(&["SLOWLOG", "RESET"]), Ok(Value::Simple(_)))
+    }
+
+    /// The newest `count` slow-log entries, oldest first.
+    pub fn slowlog_get(&mut self, count: usize) -> Option<Vec<SlowlogEntry>> {
+        let reply = self.command(&["SLOWLOG", "GET", &count.to_string()]).ok()?;
+        // The control connection's own commands are not the run's: the
+        // SLOWLOG RESET that started the log, and INFO or CONFIG.
+        let ours = |e: &SlowlogEntry| {
+            e.command.first().is_some_and(|c| {
+                ["SLOWLOG", "INFO", "CONFIG"]
+                    .iter()
+                    .any(|x| x.eq_ignore_ascii_case(c))
+            })
+        };
+        let mut entries: Vec<SlowlogEntry> = reply
+            .array()?
+            .iter()
+            .filter_map(slowlog_entry)
+            .filter(|e| !ours(e))
+            .collect();
+        entries.reverse();
+        Some(entries)
+    }
+}
+
+fn slowlog_entry(v: &Value) -> Option<SlowlogEntry> {
+    let fields = v.array()?;
+    Some(SlowlogEntry {
+        id: fields.first()?.integer()?,
+        timestamp: fields.get(1)?.integer()?,
+        duration_us: fields.get(2)?.integer()?,
+        command: fields
+            .get(3)?
+            .array()?
+            .iter()
+            .filter_map(Value::text)
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slowlog_entries_parse_from_their_wire_shape() {
+        let wire = b"*6\r\n:7\r\n:1700000000\r\n:1234\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n$9\r\n127.0.0.1\r\n$0\r\n\r\n";
+        let (v, _) = value::parse(wire).unwrap().unwrap();
+        let e = slowlog_entry(&v).unwrap();
+        assert_eq!((e.id, e.duration_us), (7, 1234));
+        assert_eq!(e.command, vec!["GET", "k"]);
+    }
+}

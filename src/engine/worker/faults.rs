@@ -1,0 +1,184 @@
+//! What a worker does about faults: a connection that breaks (reset, refused,
+//! timed out, garbled) is reconnected with exponential backoff, while the others
+//! carry on; a request unanswered for `--request-timeout` resets its connection;
+//! `--reconnect-interval` recycles connections on purpose. Every case is counted.
+
+use std::cmp::Reverse;
+use std::time::{Duration, Instant};
+
+use mio::{Interest, Token};
+
+use crate::config::target::Endpoint;
+use crate::engine::conn::{CloseReason, ConnState};
+use crate::engine::net::{self, Stream};
+use crate::engine::worker::{Wake, Worker};
+
+/// The first reconnect waits this long; each further attempt multiplies it by
+/// `--reconnect-backoff-factor`, up to [`MAX_BACKOFF`].
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+/// The longest wait between two reconnect attempts.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+impl Worker {
+    /// After I/O on connection `i`: recycle it if `--reconnect-interval` says so,
+    /// and queue a reconnect if it closed and may come back.
+    pub(super) fn after_io(&mut self, i: usize, now: Instant, sending: bool) {
+        let policy = &self.config.faults;
+        let (Some(conn), Some(link)) = (self.conns.get_mut(i), self.links.get_mut(i)) else {
+            return;
+        };
+        if conn.take_became_ready() {
+            link.reconnect_attempts = 0;
+        }
+        let has_more = self.clients.get(link.client).is_some_and(|c| c.has_more());
+        if conn.wants_recycle() && has_more {
+            conn.close(CloseReason::Recycle, &mut self.stats);
+        }
+        if conn.state() == ConnState::Closed
+            && !link.reconnect_queued
+            && conn.closed_by() != Some(CloseReason::Recycle)
+            && self.router.ask_refresh()
+        {
+            // A cluster node that broke may be failing over: the refresh finds
+            // the replica that takes its slots (asks coalesce, one a second).
+            self.stats.errors.refreshes += 1;
+        }
+        if conn.state() != ConnState::Closed
+            || link.reconnect_queued
+            || !sending
+            || !policy.reconnect
+        {
+            return;
+        }
+        let attempts = link.reconnect_attempts;
+        if policy.max_reconnect_attempts > 0 && attempts >= policy.max_reconnect_attempts {
+            return;
+        }
+        let delay = if conn.closed_by() == Some(CloseReason::Recycle) {
+            Duration::ZERO
+        } else {
+            backoff(attempts, policy.backoff_factor)
+        };
+        link.reconnect_queued = true;
+        self.wakeups
+            .push(Reverse((now + delay, i, Wake::Reconnect)));
+    }
+
+    /// Starts a non-blocking connect for connection `i`; its outcome arrives as a
+    /// writable event.
+    pub(super) fn start_reconnect(&mut self, i: usize, now: Instant, sending: bool) {
+        let (Some(conn), Some(link)) = (self.conns.get_mut(i), self.links.get_mut(i)) else {
+            return;
+        };
+        link.reconnect_queued = false;
+        if !sending || conn.state() != ConnState::Closed {
+            return;
+        }
+        link.reconnect_attempts += 1;
+        self.stats.errors.reconnects += 1;
+        let handshake = self.handshakes.pick(link.readonly);
+        match Stream::start_connect(&self.config.target, link.addr) {
+            Ok(stream) => {
+                conn.reconnect(stream, &handshake.request);
+                let registered = self.poll.registry().register(
+                    conn.stream_mut(),
+                    Token(i),
+                    Interest::READABLE | Interest::WRITABLE,
+                );
+                if registered.is_err() {
+                    conn.close(CloseReason::Refused, &mut self.stats);
+                }
+            }
+            Err(_) => {
+                self.stats.errors.refused += 1;
+            }
+        }
+        self.after_io(i, now, sending);
+    }
+
+    /// `--cluster-mode`: opens a connection from client `c` to `node`, a node
+    /// first met during the run (after a MOVED, an ASK or a refresh). The
+    /// connect completes in the event loop; until then the client's request
+    /// for that node waits.
+    pub(super) fn open_link(&mut self, c: usize, node: usize) {
+        let Some(n) = self.router.nodes().get(node) else {
+            return;
+        };
+        let family = match &self.config.target.endpoint {
+            Endpoint::Tcp { family, .. } => *family,
+            Endpoint::Unix(_) => return,
+        };
+        let Ok(addr) = net::resolve(&n.host, n.port, family) else {
+            self.stats.errors.refused += 1;
+            return;
+        };
+        let Ok(stream) = Stream::start_connect(&self.config.target, Some(addr)) else {
+            self.stats.errors.refused += 1;
+            return;
+        };
+        let index = self.conns.len();
+        let readonly = self.router.is_replica(node);
+        let handshake = self.handshakes.pick(readonly);
+        let mut conn = super::new_conn(&self.config, stream)
+            .for_node(node)
+            .reading_replica(readonly)
+            .connecting(&handshake.request);
+        conn.set_pipeline(self.pipeline);
+        let registered = self.poll.registry().register(
+            conn.stream_mut(),
+            Token(index),
+            Interest::READABLE | Interest::WRITABLE,
+        );
+        if registered.is_err() {
+            conn.close(CloseReason::Refused, &mut self.stats);
+        }
+        self.conns.push(conn);
+        self.links.push(super::Link {
+            client: c,
+            addr: Some(addr),
+            reconnect_attempts: 0,
+            reconnect_queued: false,
+            readonly,
+        });
+        if let Some(client) = self.clients.get_mut(c) {
+            client.link(node, index);
+        }
+    }
+
+    /// `--request-timeout`: resets every connection whose oldest request has
+    /// waited longer (replies are ordered, so one lost reply blocks the rest).
+    pub(super) fn expire_requests(&mut self, now: Instant, sending: bool) {
+        let Some(timeout) = self.config.faults.request_timeout else {
+            return;
+        };
+        for i in 0..self.conns.len() {
+            let expired = self.conns[i]
+                .oldest_sent_at()
+                .is_some_and(|t| now.saturating_duration_since(t) > timeout);
+            if expired {
+                self.conns[i].close(CloseReason::Timeout, &mut self.stats);
+                self.after_io(i, now, sending);
+            }
+        }
+    }
+}
+
+/// The wait before reconnect attempt `attempts` (0-based).
+pub fn backoff(attempts: u32, factor: f64) -> Duration {
+    let scale = factor.max(1.0).powi(attempts.min(64) as i32);
+    FIRST_BACKOFF.mul_f64(scale.min(1e6)).min(MAX_BACKOFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_by_the_factor_and_is_capped() {
+        assert_eq!(backoff(0, 2.0), Duration::from_millis(100));
+        assert_eq!(backoff(1, 2.0), Duration::from_millis(200));
+        assert_eq!(backoff(3, 2.0), Duration::from_millis(800));
+        assert_eq!(backoff(30, 2.0), MAX_BACKOFF);
+        assert_eq!(backoff(5, 1.0), FIRST_BACKOFF);
+    }
+}

@@ -1,0 +1,112 @@
+//! The suite's printed forms: kvbench's table, redis-benchmark's `-q` lines
+//! and its `--csv`, each written a row at a time as the tests finish, so a
+//! long suite shows its progress and an interrupt loses nothing printed.
+//!
+//! A test whose replies include errors has them at the end of its `-q` line
+//! and table row (`(1000 of 1000 replies were errors: ERR)`), since its rate
+//! then counts refusals; `--csv` keeps redis-benchmark's columns exactly, for
+//! the scripts that parse it, and the errors go to stderr only
+//! ([`errors_line`], said in every mode). A test whose verdict is not valid
+//! ends its row with `[INVALID: <reason kinds>]`; the reasons themselves go to
+//! stderr and the suite's JSON, and the suite exits 3.
+
+use std::fmt::Write;
+
+use crate::config::suite::{OutputMode, Step};
+use crate::report::suite::{Figures, StepResult};
+use crate::report::verdict::Verdict;
+use crate::report::warnings::Warning;
+
+/// redis-benchmark's CSV header, exactly.
+pub const CSV_HEADER: &str = "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"";
+
+/// The widest title, "LPUSH (needed to benchmark LRANGE)", and a margin.
+const TITLE_WIDTH: usize = 36;
+
+/// What comes before the first row.
+pub fn header(mode: OutputMode) -> String {
+    match mode {
+        OutputMode::Csv => format!("{CSV_HEADER}\n"),
+        OutputMode::Quiet => String::new(),
+        OutputMode::Table => format!(
+            "{:<TITLE_WIDTH$} {:>12} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}\n",
+            "test",
+            "requests/s",
+            "avg ms",
+            "p50 ms",
+            "p99 ms",
+            "p99.9 ms",
+            "max ms",
+            "hit rate",
+            "CPU µs/req"
+        ),
+    }
+}
+
+/// One step's row; a step whose verdict is not valid ends with
+/// `[INVALID: error_replies]` (not in `--csv`).
+pub fn row(mode: OutputMode, step: &Step, f: &Figures, verdict: &Verdict) -> String {
+    let title = step.test.title;
+    match mode {
+        // redis-benchmark quotes every field and gives rps two decimals,
+        // latencies three.
+        OutputMode::Csv => format!(
+            "\"{title}\",\"{:.2}\",\"{:.3}\",\"{:.3}\",\"{:.3}\",\"{:.3}\",\"{:.3}\",\"{:.3}\"\n",
+            f.rps, f.avg_ms, f.min_ms, f.p50_ms, f.p95_ms, f.p99_ms, f.max_ms
+        ),
+        OutputMode::Quiet => format!(
+            "{title}: {:.2} requests per second, p50={:.3} msec{}\n",
+            f.rps,
+            f.p50_ms,
+            marker(f, verdict)
+        ),
+        OutputMode::Table => {
+            let hit = f
+                .hit_rate_percent
+                .map_or("-".to_string(), |h| format!("{h:.1} %"));
+            let cpu = f
+                .cpu_us_per_request
+                .map_or("-".to_string(), |c| format!("{c:.2}"));
+            let mut line = String::new();
+            let _ = writeln!(
+                line,
+                "{title:<TITLE_WIDTH$} {:>12.2} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {hit:>8} {cpu:>10}{}",
+                f.rps,
+                f.avg_ms,
+                f.p50_ms,
+                f.p99_ms,
+                f.p999_ms,
+                f.max_ms,
+                marker(f, verdict)
+            );
+            line
+        }
+    }
+}
+
+/// What follows a row's figures: nothing, or a space and the errors, then
+/// the kinds of the verdict's reasons when the step is not valid.
+fn marker(f: &Figures, verdict: &Verdict) -> String {
+    let mut out = f.errors.map_or(String::new(), |e| format!(" {e}"));
+    if !verdict.valid() {
+        let mut kinds: Vec<&str> = verdict.findings.iter().map(|f| f.reason.kind()).collect();
+        kinds.dedup();
+        let _ = write!(out, " [INVALID: {}]", kinds.join(", "));
+    }
+    out
+}
+
+/// The stderr line about a step's error replies (without `kvbench: warning: `),
+/// said in every output mode; `None` when it had none, or when the step's own
+/// `warnings` already hold the error-replies warning, which gives the same
+/// numbers with their likely cause: one line per test with errors either way.
+pub fn errors_line(r: &StepResult, warnings: &[Warning]) -> Option<String> {
+    let errors = r.errors()?;
+    if warnings
+        .iter()
+        .any(|w| matches!(w, Warning::ErrorReplies { .. }))
+    {
+        return None;
+    }
+    Some(errors.line(&r.step.name()))
+}

@@ -1,0 +1,397 @@
+//! The verdict: whether a result is a measurement of the workload asked for.
+//!
+//! Warnings are things to know; the verdict is the decision. A result is not
+//! valid when its numbers do not describe the workload that was asked for:
+//! part of the load was never offered (connections lost, nodes down, an
+//! interrupt, a missed start, requests never sent), the replies were mostly
+//! refusals (error replies above `--max-error-share`), the server's bytes were
+//! not replies (protocol errors), or nothing was measured at all. The exit
+//! code follows the verdict (3 when not valid, unless `--allow-invalid`).
+//!
+//! Each reason carries its numbers, and its `Display` names the cause in the
+//! terms of what was counted and what to change, the way [`crate::report::warnings`]
+//! do; [`Reason::kind`] is the stable name the JSON carries.
+
+mod display;
+
+use crate::config::Config;
+use crate::engine::results::{Phase, PhaseResult, Results, Section};
+use crate::engine::stats::errors::{ErrorCounts, ProtocolFault};
+use crate::protocol::resp::ServerErrorKind;
+
+/// Requests due but never sent (open loop) or not sent because their cluster
+/// node was down, as a share of the requests due, above which the result does
+/// not describe the load asked for.
+pub const MAX_NEVER_SENT_SHARE: f64 = 0.01;
+
+/// The exit code of a benchmark that ran but whose verdict is not valid.
+pub const INVALID_EXIT_CODE: u8 = 3;
+
+/// Why a result is not a measurement of the workload asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// A signal or `--max-errors` cut the benchmark short.
+    Interrupted {
+        /// The phase that was cut.
+        phase: Phase,
+        /// The signal, or `None` for the `--max-errors` stop.
+        signal: Option<i32>,
+    },
+    /// Connections closed for good: their share of the load was never offered.
+    ConnectionsLost {
+        /// Connections given up when sending stopped.
+        given_up: usize,
+        /// Connections of the run.
+        connections: usize,
+    },
+    /// `--cluster-mode`: requests not sent because their node was down.
+    NodesDown {
+        /// Requests not sent.
+        not_sent: u64,
+        /// Requests due (sent or not).
+        due: u64,
+    },
+    /// Open loop: requests due before the deadline that were never sent.
+    NeverSent {
+        /// Requests never sent.
+        never_sent: u64,
+        /// Requests due.
+        due: u64,
+    },
+    /// Too many replies were errors: the rate counts refusals.
+    ErrorReplies {
+        /// Error replies.
+        errors: u64,
+        /// All replies.
+        replies: u64,
+        /// The most frequent kind, and how many.
+        top: Option<(ServerErrorKind, u64)>,
+        /// `--max-error-share`, a fraction.
+        limit: f64,
+    },
+    /// Requests sent and never answered: lost with their connection, or
+    /// timed out.
+    RequestsLost {
+        /// Requests lost in flight.
+        lost: u64,
+        /// Requests sent.
+        sent: u64,
+        /// The failures that lost them.
+        errors: ErrorCounts,
+        /// `--max-error-share`, a fraction.
+        limit: f64,
+    },
+    /// The server sent bytes that are not replies.
+    ProtocolErrors {
+        /// Connections closed for it.
+        count: u64,
+        /// The first fault's cause.
+        first: Option<ProtocolFault>,
+    },
+    /// No reply came for the stall limit: the phase stopped early.
+    NoProgress {
+        /// Worker threads that stopped.
+        workers: usize,
+        /// The limit, seconds.
+        limit_secs: f64,
+        /// `--request-timeout` set it (else the default of request-bound runs).
+        from_flag: bool,
+    },
+    /// Not one request was answered.
+    NothingMeasured {
+        /// The failures counted instead.
+        errors: ErrorCounts,
+    },
+    /// A signal or `--max-errors` stopped a sweep before a cell measured
+    /// anything: the cells after it never ran.
+    SweepCut {
+        /// The cell that was to run, `pipeline=4`.
+        cell: String,
+        /// Cells measured.
+        done: usize,
+        /// Cells planned.
+        planned: usize,
+        /// The signal, or `None` for the `--max-errors` stop.
+        signal: Option<i32>,
+    },
+    /// A sharded or `--start-at` run reached its planned start too late.
+    LateStart {
+        /// What was late, by how much.
+        message: String,
+    },
+}
+
+impl Reason {
+    /// A short stable name for the JSON.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Reason::Interrupted { .. } | Reason::SweepCut { .. } => "interrupted",
+            Reason::ConnectionsLost { .. } => "connections_lost",
+            Reason::NodesDown { .. } => "nodes_down",
+            Reason::NeverSent { .. } => "never_sent",
+            Reason::ErrorReplies { .. } => "error_replies",
+            Reason::RequestsLost { .. } => "requests_lost",
+            Reason::ProtocolErrors { .. } => "protocol_errors",
+            Reason::NoProgress { .. } => "no_progress",
+            Reason::NothingMeasured { .. } => "nothing_measured",
+            Reason::LateStart { .. } => "late_start",
+        }
+    }
+}
+
+/// One reason, and the part of the result it was found in (`RUN #2`,
+/// `PREFILL`; `None` for the whole result).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// Where: a phase's name.
+    pub phase: Option<String>,
+    /// Why.
+    pub reason: Reason,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.phase {
+            Some(phase) => write!(f, "{phase}: {}", self.reason),
+            None => write!(f, "{}", self.reason),
+        }
+    }
+}
+
+/// Whether a result (a run, an aggregate, a whole file) can be trusted.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Verdict {
+    /// Why not; empty when the result is valid.
+    pub findings: Vec<Finding>,
+}
+
+impl Verdict {
+    /// True when nothing makes the result invalid.
+    pub fn valid(&self) -> bool {
+        self.findings.is_empty()
+    }
+
+    /// The verdict of a section of the report: the runs it merges, judged
+    /// together.
+    pub fn of_section(config: &Config, section: &Section<'_>) -> Verdict {
+        Verdict {
+            findings: judge(config, &section.runs)
+                .into_iter()
+                .map(|reason| Finding {
+                    phase: None,
+                    reason,
+                })
+                .collect(),
+        }
+    }
+
+    /// The verdict of a whole benchmark: each measured run and the prefill
+    /// judged on its own (a run that is not valid makes the file not valid,
+    /// whatever the others did), then what concerns the whole: an interrupt,
+    /// a late start, a benchmark that ended before any run.
+    pub fn of_results(config: &Config, results: &Results) -> Verdict {
+        let mut findings = Vec::new();
+        let phases = results.prefill.iter().chain(&results.runs);
+        for phase in phases {
+            for reason in judge(config, &[phase]) {
+                // An interrupt is said once, for the whole result, below.
+                if !matches!(reason, Reason::Interrupted { .. }) {
+                    findings.push(Finding {
+                        phase: Some(phase.phase.to_string()),
+                        reason,
+                    });
+                }
+            }
+        }
+        if let Some((phase, signal)) = results.interrupted {
+            findings.push(Finding {
+                phase: None,
+                reason: Reason::Interrupted {
+                    phase,
+                    signal: (signal != 0).then_some(signal),
+                },
+            });
+        }
+        if let Some(message) = results.timing.as_ref().and_then(|t| t.late_message()) {
+            findings.push(Finding {
+                phase: None,
+                reason: Reason::LateStart { message },
+            });
+        }
+        if results.runs.is_empty() && results.interrupted.is_none() {
+            // Ended before its first run (a prefill that stalled, say): the
+            // prefill's findings say why, and nothing was measured.
+            findings.push(Finding {
+                phase: None,
+                reason: Reason::NothingMeasured {
+                    errors: results
+                        .prefill
+                        .as_ref()
+                        .map(|p| p.stats.errors)
+                        .unwrap_or_default(),
+                },
+            });
+        }
+        Verdict { findings }
+    }
+
+    /// The verdict of several results judged as one (a sweep's cells, a
+    /// suite's tests): every finding of each, prefixed with its label.
+    pub fn of_parts<'a>(parts: impl IntoIterator<Item = (String, &'a Verdict)>) -> Verdict {
+        let mut findings = Vec::new();
+        for (label, verdict) in parts {
+            for f in &verdict.findings {
+                findings.push(Finding {
+                    phase: Some(match &f.phase {
+                        Some(phase) => format!("{label} {phase}"),
+                        None => label.clone(),
+                    }),
+                    reason: f.reason.clone(),
+                });
+            }
+        }
+        Verdict { findings }
+    }
+
+    /// Each finding as a line: `RUN #1: 970 of 1000 replies …`.
+    pub fn lines(&self) -> Vec<String> {
+        self.findings.iter().map(Finding::to_string).collect()
+    }
+
+    /// The lines that open the text report of a result that is not valid;
+    /// empty when it is valid, so a clean run's report is memtier's layout.
+    pub fn text(&self, allow_invalid: bool) -> String {
+        invalid_text(&self.lines(), allow_invalid)
+    }
+}
+
+/// The opening of a text report whose result is not valid, one `  - ` line
+/// per reason (`reasons`, as [`Verdict::lines`] gives them); empty when
+/// there is none. Shared by every report that carries a verdict (a run, a
+/// sweep, a merged set).
+pub fn invalid_text(reasons: &[String], allow_invalid: bool) -> String {
+    if reasons.is_empty() {
+        return String::new();
+    }
+    let code = if allow_invalid {
+        "exit code 0: --allow-invalid".to_string()
+    } else {
+        format!("exit code {INVALID_EXIT_CODE}")
+    };
+    let mut out =
+        format!("INVALID RESULT: these numbers do not measure the workload asked for ({code})\n");
+    for reason in reasons {
+        out.push_str("  - ");
+        out.push_str(reason);
+        out.push('\n');
+    }
+    out.push('\n');
+    out
+}
+
+/// The reasons why `phases`, judged together, do not measure what was asked.
+fn judge(config: &Config, phases: &[&PhaseResult]) -> Vec<Reason> {
+    let mut stats = match phases.first() {
+        Some(first) => first.stats.clone(),
+        None => return Vec::new(),
+    };
+    for p in &phases[1..] {
+        stats += &p.stats;
+    }
+    let limit = config.faults.max_error_share;
+    let e = stats.errors;
+    let replies = stats.replies();
+    let never_sent: u64 = phases.iter().map(|p| p.unsent).sum();
+    let sent = replies + e.lost_requests;
+    let due = sent + never_sent + e.node_down;
+    let mut reasons = Vec::new();
+    if let Some(p) = phases.iter().find(|p| p.interrupted) {
+        reasons.push(Reason::Interrupted {
+            phase: p.phase,
+            signal: None,
+        });
+    }
+    let given_up = phases
+        .iter()
+        .map(|p| p.connections_given_up)
+        .max()
+        .unwrap_or(0);
+    if given_up > 0 {
+        reasons.push(Reason::ConnectionsLost {
+            given_up,
+            connections: config.connections(),
+        });
+    }
+    let stalled = phases.iter().map(|p| p.stalled_workers).max().unwrap_or(0);
+    if stalled > 0 {
+        let limit = config
+            .stall_limit(crate::config::Stop::Requests(1))
+            .unwrap_or_default();
+        reasons.push(Reason::NoProgress {
+            workers: stalled,
+            limit_secs: limit.as_secs_f64(),
+            from_flag: config.faults.request_timeout.is_some(),
+        });
+    }
+    if replies == 0 {
+        // Nothing else is worth saying about shares of nothing.
+        if e.protocol > 0 {
+            reasons.push(Reason::ProtocolErrors {
+                count: e.protocol,
+                first: e.first_protocol_fault,
+            });
+        }
+        reasons.push(Reason::NothingMeasured { errors: e });
+        return reasons;
+    }
+    if e.node_down > 0 && share(e.node_down, due) > MAX_NEVER_SENT_SHARE {
+        reasons.push(Reason::NodesDown {
+            not_sent: e.node_down,
+            due,
+        });
+    }
+    if never_sent > 0 && share(never_sent, due) > MAX_NEVER_SENT_SHARE {
+        reasons.push(Reason::NeverSent { never_sent, due });
+    }
+    let errors = stats.error_replies();
+    if errors > 0 && share(errors, replies) > limit {
+        let top = ServerErrorKind::ALL
+            .iter()
+            .zip(e.server)
+            .filter(|(_, n)| *n > 0)
+            .max_by_key(|(_, n)| *n)
+            .map(|(k, n)| (*k, n));
+        reasons.push(Reason::ErrorReplies {
+            errors,
+            replies,
+            top,
+            limit,
+        });
+    }
+    if e.lost_requests > 0 && share(e.lost_requests, sent) > limit {
+        reasons.push(Reason::RequestsLost {
+            lost: e.lost_requests,
+            sent,
+            errors: e,
+            limit,
+        });
+    }
+    if e.protocol > 0 {
+        reasons.push(Reason::ProtocolErrors {
+            count: e.protocol,
+            first: e.first_protocol_fault,
+        });
+    }
+    reasons
+}
+
+fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+#[cfg(test)]
+mod tests;

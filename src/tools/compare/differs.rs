@@ -1,0 +1,98 @@
+//! The block after compare's tables: each file's GET hit rate, and the
+//! settings that differ between the files (`kvbench.config`, and
+//! `kvbench.server` as `server.*`), a column per file — so a table whose
+//! files differ by more than the one change meant shows it
+//! (`pipeline 1 vs 16`, `server.version 7.0.15 vs 7.2.4`).
+
+use std::fmt::Write;
+
+use crate::tools::compare::{Entry, Format, aligned};
+
+/// The keys whose values differ between the files that have settings, in
+/// the order they first appear. A memtier file (no `kvbench` object) shows
+/// `-` and is not counted as differing.
+pub fn differing_keys(entries: &[Entry]) -> Vec<&str> {
+    let known: Vec<&Entry> = entries.iter().filter(|e| !e.settings.is_empty()).collect();
+    let mut keys: Vec<&str> = Vec::new();
+    for e in &known {
+        for (k, _) in &e.settings {
+            if !keys.contains(&k.as_str()) {
+                keys.push(k);
+            }
+        }
+    }
+    keys.retain(|k| {
+        let first = known.first().and_then(|e| e.setting(k));
+        known.iter().any(|e| e.setting(k) != first)
+    });
+    keys
+}
+
+/// Each file's value of `key`, `-` where it has none.
+fn values(entries: &[Entry], key: &str) -> Vec<String> {
+    entries
+        .iter()
+        .map(|e| e.setting(key).unwrap_or("-").to_string())
+        .collect()
+}
+
+/// What to say when no setting differs.
+fn nothing_differs(entries: &[Entry]) -> &'static str {
+    if entries.iter().filter(|e| !e.settings.is_empty()).count() < 2 {
+        "differs: not known (only kvbench files carry their settings)"
+    } else {
+        "differs: nothing in kvbench.config or kvbench.server"
+    }
+}
+
+/// The block in `format` (text or Markdown).
+pub fn render(entries: &[Entry], format: Format) -> String {
+    let keys = differing_keys(entries);
+    let mut header = vec!["files".to_string()];
+    header.extend(entries.iter().map(|e| e.label.clone()));
+    let mut hit = vec!["GET hit rate %".to_string()];
+    hit.extend(
+        entries
+            .iter()
+            .map(|e| e.hit_rate_percent.map_or("-".into(), |h| format!("{h:.2}"))),
+    );
+    let mut out = String::new();
+    match format {
+        Format::Markdown => {
+            let line = |cells: &[String]| {
+                let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+                format!("| {} |", cells.join(" | "))
+            };
+            let _ = writeln!(out, "{}", line(&header));
+            let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
+            let _ = writeln!(out, "{}", line(&hit));
+            for k in &keys {
+                let mut cells = vec![format!("differs: {k}")];
+                cells.extend(values(entries, k));
+                let _ = writeln!(out, "{}", line(&cells));
+            }
+            if keys.is_empty() {
+                // A blank line first: a plain line right under a table
+                // would be read as one more row.
+                let _ = writeln!(out, "\n{}", nothing_differs(entries));
+            }
+        }
+        Format::Text | Format::Csv => {
+            let mut rows = vec![header, hit];
+            if !keys.is_empty() {
+                rows.push(vec!["differs:".to_string()]);
+            }
+            for k in &keys {
+                let mut cells = vec![format!("  {k}")];
+                cells.extend(values(entries, k));
+                rows.push(cells);
+            }
+            aligned(&mut out, &rows, |_| true);
+            if keys.is_empty() {
+                // Its own line: as a cell it would widen the first column.
+                let _ = writeln!(out, "{}", nothing_differs(entries));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,248 @@
+//! Reading result files into compare's entries: a report's headline rows
+//! with the run-to-run spread of each judged figure (from its `RUN #n
+//! RESULTS` sections), its settings, hit rate and verdict; a sweep's cells
+//! (each with its own verdict); a suite's tests.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::error::UsageError;
+use crate::report::model::kvbench::Verdict;
+use crate::report::model::section::{self, Section, SectionTitle};
+use crate::report::model::{self, Document, Report};
+use crate::tools::compare::verdict::Judged;
+use crate::tools::compare::{Entry, OpRow};
+
+/// The entries of the file at `path`, labelled `label`: one for a report or
+/// a suite, one per cell for a sweep. A sweep given `alone` labels its
+/// entries by the cell only.
+pub fn entries(path: &Path, label: &str, alone: bool) -> Result<Vec<Entry>, UsageError> {
+    let shown = path.display().to_string();
+    if let Some(entry) = suite(path, label)? {
+        return Ok(vec![entry]);
+    }
+    let document = model::read(path).map_err(|e| {
+        UsageError::new(
+            &e.file,
+            format!(
+                "at {}: {}; give files written by --json-out-file",
+                e.path, e.message
+            ),
+        )
+    })?;
+    match document {
+        Document::Sweep(sweep) => sweep
+            .sweep
+            .cells
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                let name = cell
+                    .kvbench
+                    .as_ref()
+                    .and_then(|k| k.cell.as_ref())
+                    .map_or(format!("cell {}", i + 1), |c| c.label.clone());
+                let label = if alone {
+                    name
+                } else {
+                    format!("{label} [{name}]")
+                };
+                entry(cell, label, &shown)
+            })
+            .collect(),
+        Document::Report(report) => Ok(vec![entry(&report, label.to_string(), &shown)?]),
+    }
+}
+
+/// A `kvbench suite` file as one entry with a row per test, or `None` for
+/// any other file.
+fn suite(path: &Path, label: &str) -> Result<Option<Entry>, UsageError> {
+    let suite = crate::report::suite::json::read(path).map_err(|e| {
+        UsageError::new(
+            &e.file,
+            format!(
+                "at {}: {}; give files written by kvbench suite --json-out-file",
+                e.path, e.message
+            ),
+        )
+    })?;
+    let Some(suite) = suite else {
+        return Ok(None);
+    };
+    let tests = &suite.suite.tests;
+    let named = tests
+        .iter()
+        .filter_map(|t| t.report.headline().map(|s| (t.test.as_str(), s)));
+    let mut entry = Entry::per_test(label.to_string(), named);
+    // Each test's row is judged against that test's own runs.
+    for (name, row) in &mut entry.rows {
+        if let Some(test) = tests.iter().find(|t| t.test == *name) {
+            row.spread = spreads(&test.report, "Totals");
+        }
+    }
+    // The settings are the suite's, the same for every test but the command.
+    if let Some(first) = tests.first() {
+        entry.settings = settings(&first.report);
+    }
+    // Each test's row is as valid as that test; the notice holds the suite's
+    // verdict, every test's reasons named by the test.
+    entry.verdict = suite.kvbench.and_then(|k| k.verdict);
+    entry.invalid_rows = tests
+        .iter()
+        .filter(|t| invalid(t.report.kvbench.as_ref().and_then(|k| k.verdict.as_ref())))
+        .map(|t| t.test.clone())
+        .collect();
+    if entry.invalid_rows.is_empty() && invalid(entry.verdict.as_ref()) {
+        // A suite judged invalid whose tests carry no verdict of their own:
+        // no row of it is known to be sound.
+        entry.invalid_rows = entry.rows.iter().map(|(n, _)| n.clone()).collect();
+    }
+    Ok(Some(entry))
+}
+
+/// The headline section of one report, with its spreads and settings.
+fn entry(report: &Report, label: String, shown: &str) -> Result<Entry, UsageError> {
+    let section: &Section = report.headline().ok_or_else(|| {
+        UsageError::new(
+            shown,
+            "has no ALL STATS or AGGREGATED AVERAGE RESULTS section; is it a finished kvbench or memtier report?",
+        )
+    })?;
+    let rows: Vec<(String, OpRow)> = section
+        .rows
+        .iter()
+        .map(|(name, row)| {
+            let mut figures = OpRow::of(row);
+            figures.spread = spreads(report, name);
+            (name.to_string(), figures)
+        })
+        .collect();
+    let verdict = report.kvbench.as_ref().and_then(|k| k.verdict.clone());
+    // The whole result is judged: one run of refusals spoils its aggregate.
+    let invalid_rows = if invalid(verdict.as_ref()) {
+        rows.iter().map(|(n, _)| n.clone()).collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Entry {
+        label,
+        rows,
+        settings: settings(report),
+        hit_rate_percent: report.kvbench.as_ref().and_then(|k| k.hit_rate_percent),
+        verdict,
+        invalid_rows,
+    })
+}
+
+/// True for a verdict that is there and says not valid; a missing one is
+/// not known, never invalid.
+fn invalid(verdict: Option<&Verdict>) -> bool {
+    verdict.is_some_and(|v| !v.valid)
+}
+
+/// The latency at percentile `p` of a row, ms: the printed one, or else the
+/// row's histogram's (a report written with `--print-percentiles 50,95`
+/// still has p99 in its histogram).
+pub fn percentile_ms(row: &section::OpRow, p: f64) -> Option<f64> {
+    if let Some(v) = row.percentiles.at_ms(p) {
+        return Some(v);
+    }
+    let histogram = row.histogram().ok().flatten()?;
+    (!histogram.is_empty()).then(|| histogram.value_at_quantile(p / 100.0) as f64 / 1000.0)
+}
+
+/// Run-to-run max/min of each judged figure of row `name`, over the
+/// report's completed `RUN #n RESULTS` sections.
+fn spreads(report: &Report, name: &str) -> [Option<f64>; 4] {
+    let runs: Vec<OpRow> = report
+        .sections
+        .iter()
+        .filter(|(title, s)| matches!(title, SectionTitle::Run(_)) && !s.runtime.interrupted)
+        .filter_map(|(_, s)| s.row(name).map(OpRow::of))
+        .collect();
+    Judged::ALL.map(|metric| spread(runs.iter().map(|r| metric.of(r))))
+}
+
+/// Highest over lowest of two values or more; `None` for fewer or when one
+/// is missing. Two zeros do not differ; a zero beside a positive value is an
+/// unbounded spread.
+pub fn spread(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let values: Option<Vec<f64>> = values.collect();
+    let values = values.filter(|v| v.len() >= 2)?;
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some(if max <= 0.0 {
+        1.0
+    } else if min <= 0.0 {
+        f64::INFINITY
+    } else {
+        max / min
+    })
+}
+
+/// Keys of `kvbench.config` that say nothing about the workload: the seed
+/// (different for every run), and the settings that only name or shape an
+/// output (which percentiles are printed, where files and metrics go).
+const UNCOMPARED: [&str; 7] = [
+    "seed",
+    "percentiles",
+    "hdr_file_prefix",
+    "html_out_file",
+    "metrics_listen",
+    "metrics_linger_s",
+    "statsd",
+];
+
+/// `kvbench.config` and `kvbench.server` as `key → shown value`; nothing for
+/// a memtier file.
+fn settings(report: &Report) -> Vec<(String, String)> {
+    let Some(kv) = report.kvbench.as_ref() else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, String)> = kv
+        .config
+        .iter()
+        .filter(|(k, _)| !UNCOMPARED.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), shown(v)))
+        .collect();
+    if let Some(s) = &kv.server {
+        let text = |v: &Option<String>| match v.as_deref() {
+            None => "-".to_string(),
+            Some("") => "\"\"".to_string(),
+            Some(s) => s.to_string(),
+        };
+        let number = |v: Option<u64>| v.map_or("-".into(), |v| v.to_string());
+        let flag = |v: Option<bool>| v.map_or("-".into(), |v| if v { "yes" } else { "no" }.into());
+        out.extend([
+            ("server.version".to_string(), text(&s.version)),
+            ("server.mode".to_string(), text(&s.mode)),
+            ("server.os".to_string(), text(&s.os)),
+            ("server.maxmemory".to_string(), number(s.maxmemory)),
+            (
+                "server.maxmemory_policy".to_string(),
+                text(&s.maxmemory_policy),
+            ),
+            ("server.appendonly".to_string(), flag(s.appendonly)),
+            ("server.appendfsync".to_string(), text(&s.appendfsync)),
+            ("server.save".to_string(), text(&s.save)),
+            (
+                "server.io_threads_active".to_string(),
+                number(s.io_threads_active),
+            ),
+        ]);
+    }
+    out
+}
+
+/// A setting as people read it: strings bare, `null` as `-`, lists joined
+/// with commas, objects as compact JSON.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::Null => "-".into(),
+        Value::String(s) if s.is_empty() => "\"\"".into(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(shown).collect::<Vec<_>>().join(","),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,319 @@
+//! The merged report: the same document a single machine writes (memtier's
+//! sections recomputed from the merged sums, the `kvbench` object with the
+//! merged runs and totals), plus `kvbench.shards` (each machine's own
+//! figures) and `kvbench.merged` (which files, what was missing, and the
+//! digest of every measurement it holds).
+//!
+//! What is not merged, and why: the server's evidence per phase (on a
+//! shared server each machine's INFO before and after already counts the
+//! others' traffic, so a sum would count it N times), the warm-up and the
+//! prefill (not measured), and the placement (one machine's CPUs). Those
+//! are `null`; the server context is the first file's. The verdict is every
+//! machine's reasons, each naming its file ([`verdict`]).
+
+use crate::report::json::round;
+use crate::report::model::Report;
+use crate::report::model::kvbench::{Kvbench, OpTotals, Variance, Verdict, VerdictReason, Warning};
+use crate::report::model::named::Named;
+use crate::report::model::section::SectionTitle;
+use crate::report::model::shard::Merged;
+use crate::tools::merge::check::{SetInfo, join};
+use crate::tools::merge::combine::RowSum;
+use crate::tools::merge::fold::{Fold, Machine};
+use crate::tools::merge::rows::Layout;
+use crate::tools::merge::run::{self, RunSum, sum_errors};
+
+/// Above this spread of the machines' corrected start times, the merged
+/// rate mixes seconds in which not every machine was sending.
+pub const START_SKEW_WARN_MS: f64 = 100.0;
+
+/// The spread of the machines' first-run start times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skew {
+    /// Latest minus earliest start, ms.
+    pub spread_ms: f64,
+    /// Every machine had a measured clock offset to correct by.
+    pub corrected: bool,
+}
+
+/// Everything `kvbench merge` produced.
+#[derive(Debug, Clone)]
+pub struct Merge {
+    /// The document written with `-o`.
+    pub report: Report,
+    /// The merged runs, in order.
+    pub runs: Vec<RunSum>,
+    /// Machines (files) merged.
+    pub machines: usize,
+    /// The first run's start spread.
+    pub skew: Option<Skew>,
+    /// What the set checks found.
+    pub set: SetInfo,
+}
+
+/// The merged report of the files folded in.
+pub fn merge(fold: Fold, set: SetInfo) -> Merge {
+    let Fold {
+        frame: mut report,
+        kvbench: first,
+        layout,
+        runs,
+        machines,
+        ..
+    } = fold;
+    report.sections = sections(&runs, &layout);
+    let skew = skew(&machines);
+    report.kvbench = Some(kvbench(
+        first,
+        &machines,
+        &runs,
+        &layout,
+        &set,
+        skew.as_ref(),
+    ));
+    Merge {
+        report,
+        runs,
+        machines: machines.len(),
+        skew,
+        set,
+    }
+}
+
+/// `ALL STATS` for one run; else each run, BEST, WORST and the aggregate.
+fn sections(
+    runs: &[RunSum],
+    layout: &Layout,
+) -> Vec<(SectionTitle, crate::report::model::section::Section)> {
+    if runs.len() == 1 {
+        return vec![(SectionTitle::AllStats, runs[0].section(layout, true))];
+    }
+    let mut out: Vec<_> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (SectionTitle::Run(i as u32 + 1), r.section(layout, true)))
+        .collect();
+    // A run cut short is reported, never ranked (as for one machine).
+    let ranked = || runs.iter().filter(|r| !r.interrupted);
+    let by_rate = |a: &&RunSum, b: &&RunSum| a.ops_per_sec().total_cmp(&b.ops_per_sec());
+    if let Some(best) = ranked().max_by(by_rate) {
+        out.push((SectionTitle::Best, best.section(layout, true)));
+    }
+    if let Some(worst) = ranked().min_by(by_rate) {
+        out.push((SectionTitle::Worst, worst.section(layout, true)));
+    }
+    // The aggregate merges the runs that ran to their end, as for one machine.
+    let completed: Vec<RunSum> = ranked().cloned().collect();
+    if let Some(all) = run::aggregate(&completed) {
+        out.push((
+            SectionTitle::Aggregated(completed.len() as u32),
+            all.section(layout, false),
+        ));
+    }
+    out
+}
+
+/// The spread of the first run's starts on the reference clock.
+fn skew(machines: &[Machine]) -> Option<Skew> {
+    let starts = machines
+        .iter()
+        .map(|m| {
+            let offset = m
+                .shard
+                .as_ref()
+                .and_then(|s| s.clock.as_ref())
+                .and_then(|c| c.offset_start_ms);
+            Some((m.first_start_ms? as f64, offset))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(spread(&starts))
+}
+
+/// The spread of `(start ms on the machine's clock, its offset)`: an offset
+/// is the reference's time minus the machine's (`run/clock.rs`), so a start
+/// on the reference's clock is the machine's start plus its offset. A set
+/// with any offset missing is left uncorrected, and says so.
+pub(super) fn spread(starts: &[(f64, Option<f64>)]) -> Skew {
+    let corrected = starts.iter().all(|(_, offset)| offset.is_some());
+    let on_reference = |&(start, offset): &(f64, Option<f64>)| {
+        if corrected {
+            start + offset.unwrap_or(0.0)
+        } else {
+            start
+        }
+    };
+    let min = starts
+        .iter()
+        .map(on_reference)
+        .fold(f64::INFINITY, f64::min);
+    let max = starts
+        .iter()
+        .map(on_reference)
+        .fold(f64::NEG_INFINITY, f64::max);
+    Skew {
+        spread_ms: max - min,
+        corrected,
+    }
+}
+
+/// GET-like hits over hits plus misses, percent.
+pub fn hit_rate(t: &OpTotals) -> Option<f64> {
+    let answered = t.hits + t.misses;
+    (answered > 0).then(|| 100.0 * t.hits as f64 / answered as f64)
+}
+
+fn kvbench(
+    first: Kvbench,
+    machines: &[Machine],
+    runs: &[RunSum],
+    layout: &Layout,
+    set: &SetInfo,
+    skew: Option<&Skew>,
+) -> Kvbench {
+    let mut k = first;
+    k.complete = !set.partial() && machines.iter().all(|m| m.complete);
+    k.runs_completed = runs.iter().filter(|r| !r.interrupted).count() as u32;
+    k.runs = runs
+        .iter()
+        .map(|r| r.summary(layout, machines.len()))
+        .collect();
+    let mut all: Vec<RowSum> = vec![RowSum::new(); layout.rows.len()];
+    let mut errors = None;
+    for r in runs {
+        for (a, b) in all.iter_mut().zip(&r.rows) {
+            a.add(b, false);
+        }
+        if let Some(e) = &r.errors {
+            sum_errors(&mut errors, e);
+        }
+    }
+    let mut hits = RowSum::new();
+    for a in &all {
+        hits.add(a, false);
+    }
+    k.totals = Some(Named(
+        layout
+            .rows
+            .iter()
+            .zip(&all)
+            .map(|((_, c), s)| (c.clone(), s.totals_json()))
+            .collect(),
+    ));
+    k.hit_rate_percent = hit_rate(&hits.totals).map(|p| round(p, 4));
+    k.errors = errors;
+    k.warmup = None;
+    k.prefill = None;
+    k.placement = None;
+    k.shard = None;
+    k.variance = variance(runs);
+    if k.interrupted.is_none() {
+        k.interrupted = machines.iter().find_map(|m| m.interrupted.clone());
+    }
+    k.warnings = warnings(machines, set, skew);
+    k.verdict = Some(verdict(machines, set));
+    k.shards = Some(machines.iter().map(|m| m.row.clone()).collect());
+    k.merged = Some(Merged {
+        files: machines.iter().map(|m| m.path.clone()).collect(),
+        partial: set.partial(),
+        missing: set.missing.clone(),
+        sha256: machines
+            .iter()
+            .flat_map(|m| m.measurements.iter().map(|d| d.0.clone()))
+            .collect(),
+    });
+    k
+}
+
+fn variance(runs: &[RunSum]) -> Option<Variance> {
+    let rates: Vec<f64> = runs
+        .iter()
+        .filter(|r| !r.interrupted)
+        .map(RunSum::ops_per_sec)
+        .collect();
+    let v = crate::engine::results::variance::Variance::of(&rates)?;
+    Some(Variance {
+        ops_per_sec: v.rates.iter().map(|x| round(*x, 2)).collect(),
+        mean: round(v.mean, 2),
+        median: round(v.median, 2),
+        min: round(v.min, 2),
+        max: round(v.max, 2),
+        max_over_min: round(v.max_over_min(), 4),
+        cv: round(v.cv(), 6),
+        ci95_low: round(v.mean - v.ci95_half_width, 2),
+        ci95_high: round(v.mean + v.ci95_half_width, 2),
+        noisy: v.is_noisy(),
+    })
+}
+
+/// The merged set's verdict: every machine's reasons, each naming its file
+/// (a machine whose result is not valid makes the sum not valid), and the
+/// shards a partial merge lacks, whose load the sum does not hold.
+pub fn verdict(machines: &[Machine], set: &SetInfo) -> Verdict {
+    let mut reasons = Vec::new();
+    if set.partial() {
+        reasons.push(VerdictReason {
+            kind: "shards_missing".into(),
+            message: shards_missing(set),
+            phase: None,
+        });
+    }
+    for f in machines {
+        for r in f.verdict.iter().flat_map(|v| &v.reasons) {
+            reasons.push(VerdictReason {
+                kind: r.kind.clone(),
+                message: r.message.clone(),
+                phase: Some(match &r.phase {
+                    Some(phase) => format!("{} {phase}", f.path),
+                    None => f.path.clone(),
+                }),
+            });
+        }
+    }
+    Verdict {
+        valid: reasons.is_empty(),
+        reasons,
+        sections: None,
+    }
+}
+
+/// What a partial set lacks, as its warning and its verdict say it.
+fn shards_missing(set: &SetInfo) -> String {
+    format!(
+        "shard(s) {} of {} missing (--allow-partial): the totals and rates are those of the machines merged, not of the whole load",
+        join(&set.missing),
+        set.count.unwrap_or(0)
+    )
+}
+
+/// Every machine's warnings, each naming its file, and the merge's own.
+fn warnings(machines: &[Machine], set: &SetInfo, skew: Option<&Skew>) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if set.partial() {
+        out.push(Warning {
+            kind: "shards_missing".into(),
+            message: shards_missing(set),
+            silenced: false,
+        });
+    }
+    if let Some(s) = skew.filter(|s| s.spread_ms > START_SKEW_WARN_MS) {
+        out.push(Warning {
+            kind: "start_skew".into(),
+            message: format!(
+                "the machines started RUN #1 {:.0} ms apart{}: during that time not every machine was sending, so the merged rate is below the sum of steady rates; plan a common start (--start-at)",
+                s.spread_ms,
+                if s.corrected { " (clock offsets corrected)" } else { " (clock offsets not measured)" }
+            ),
+            silenced: false,
+        });
+    }
+    for f in machines {
+        for w in &f.warnings {
+            out.push(Warning {
+                kind: w.kind.clone(),
+                message: format!("{}: {}", f.path, w.message),
+                silenced: w.silenced,
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,315 @@
+//! One measured run added over the machines, and what is written of it: its
+//! memtier section and its `kvbench.runs[i]` summary.
+//!
+//! The run's window is the longest machine's run time: every machine sends
+//! from the common planned start, so the merged rate is every machine's
+//! replies over the time the slowest took — the sum of the rates when they
+//! ran equally long, and never more than it.
+
+use crate::error::UsageError;
+use crate::report::json::{compressed, round};
+use crate::report::model::histogram::CompressedHistogram;
+use crate::report::model::kvbench::{Errors, Incomplete, PhaseSummary};
+use crate::report::model::named::Named;
+use crate::report::model::section::{Runtime, Section, SectionTitle};
+use crate::tools::merge::check::ShardFile;
+use crate::tools::merge::combine::{RowSum, ShardRow, add_named};
+use crate::tools::merge::open_loop::OpenLoopSum;
+use crate::tools::merge::rows::{self, Layout, TOTALS, WAITS};
+
+/// One run over every machine (or, from [`aggregate`], every run).
+#[derive(Debug, Clone)]
+pub struct RunSum {
+    /// `RUN #1`.
+    pub phase: String,
+    /// The earliest machine's start, ms since the epoch.
+    pub start_ms: u64,
+    /// The latest machine's finish, ms since the epoch.
+    pub finish_ms: u64,
+    /// The longest machine's run time, ms (the aggregate: their sum).
+    pub duration_ms: u64,
+    /// Some machine's run was cut short.
+    pub interrupted: bool,
+    /// One sum per op row, in the layout's order.
+    pub rows: Vec<RowSum>,
+    /// Every row together.
+    pub totals: RowSum,
+    /// memtier's Connection Errors, every machine.
+    pub connection_errors: u64,
+    /// The longest drain, ms.
+    pub drain_ms: u64,
+    /// Connections down at the end, every machine.
+    pub connections_down: u64,
+    /// The first machine's reason, if one did not offer its load.
+    pub incomplete: Option<Incomplete>,
+    /// Every machine's worker threads.
+    pub thread_cpu_s: Vec<f64>,
+    /// Errors by kind, every machine.
+    pub errors: Option<Errors>,
+    /// The machines' `open_loop`s summed (`None` in a closed loop).
+    pub open_loop: Option<OpenLoopSum>,
+}
+
+/// The section holding run `i` (from 0) of a file: `ALL STATS` for a
+/// single run, `RUN #n RESULTS` otherwise.
+pub fn section_of(f: &ShardFile, i: usize) -> Option<&Section> {
+    if f.kvbench.runs.len() == 1 {
+        f.report
+            .section(SectionTitle::AllStats)
+            .or_else(|| f.report.section(SectionTitle::Run(1)))
+    } else {
+        f.report.section(SectionTitle::Run(i as u32 + 1))
+    }
+}
+
+fn add_errors(a: &mut Errors, b: &Errors) {
+    add_named(&mut a.server, &b.server);
+    a.connection += b.connection;
+    a.refused += b.refused;
+    a.timeouts += b.timeouts;
+    a.reconnects += b.reconnects;
+    a.protocol += b.protocol;
+    a.lost_requests += b.lost_requests;
+    a.pushes += b.pushes;
+    a.attributes += b.attributes;
+}
+
+/// Adds `b` into `a` (`None` when neither has errors).
+pub fn sum_errors(a: &mut Option<Errors>, b: &Errors) {
+    match a {
+        Some(a) => add_errors(a, b),
+        None => *a = Some(b.clone()),
+    }
+}
+
+/// Run `i` of one file, as one machine's sum, to be added to the others'
+/// with [`add_machine`].
+pub fn of_file(f: &ShardFile, i: usize, layout: &Layout) -> Result<RunSum, UsageError> {
+    let summary = &f.kvbench.runs[i];
+    let refuse = |what: String| UsageError::new(&f.path, what);
+    let section =
+        section_of(f, i).ok_or_else(|| refuse(format!("no section for {}", summary.phase)))?;
+    let duration_s = summary.duration_ms as f64 / 1000.0;
+    let mut sums = Vec::with_capacity(layout.rows.len());
+    for (row_key, command) in &layout.rows {
+        let row = section
+            .row(row_key)
+            .ok_or_else(|| refuse(format!("{} has no {row_key} row", summary.phase)))?;
+        let shard = ShardRow {
+            row,
+            totals: summary.totals.get(command),
+            histogram: summary.histograms.as_ref().and_then(|h| h.get(command)),
+            per_second: summary
+                .histograms_per_second
+                .as_ref()
+                .and_then(|h| h.get(command)),
+            duration_s,
+        };
+        let mut sum = RowSum::new();
+        sum.add_shard(&shard)
+            .map_err(|e| refuse(format!("{} {row_key}: {e}", summary.phase)))?;
+        sums.push(sum);
+    }
+    let connection_errors = section.row(TOTALS).map_or(0, |t| t.connection_errors);
+    Ok(RunSum {
+        phase: summary.phase.clone(),
+        start_ms: section.runtime.start_time_ms,
+        finish_ms: section.runtime.finish_time_ms,
+        duration_ms: summary.duration_ms,
+        interrupted: section.runtime.interrupted,
+        totals: total_of(&sums),
+        rows: sums,
+        connection_errors,
+        drain_ms: summary.drain_ms,
+        connections_down: summary.connections_down_at_end,
+        incomplete: summary.incomplete.clone(),
+        thread_cpu_s: summary.thread_cpu_s.clone(),
+        errors: Some(summary.errors.clone()),
+        open_loop: summary
+            .open_loop
+            .as_ref()
+            .map(OpenLoopSum::of)
+            .transpose()
+            .map_err(|e| refuse(format!("{} open_loop: {e}", summary.phase)))?,
+    })
+}
+
+fn total_of(rows: &[RowSum]) -> RowSum {
+    let mut t = RowSum::new();
+    for r in rows {
+        t.add(r, true);
+    }
+    t
+}
+
+/// Adds another machine's run: the same window, so its seconds line up.
+pub fn add_machine(acc: &mut RunSum, one: &RunSum) {
+    combine_into(acc, one, true);
+    acc.duration_ms = acc.duration_ms.max(one.duration_ms);
+    acc.drain_ms = acc.drain_ms.max(one.drain_ms);
+}
+
+fn combine_into(acc: &mut RunSum, one: &RunSum, with_seconds: bool) {
+    acc.start_ms = acc.start_ms.min(one.start_ms);
+    acc.finish_ms = acc.finish_ms.max(one.finish_ms);
+    acc.interrupted |= one.interrupted;
+    for (a, b) in acc.rows.iter_mut().zip(&one.rows) {
+        a.add(b, with_seconds);
+    }
+    acc.totals.add(&one.totals, with_seconds);
+    acc.connection_errors += one.connection_errors;
+    acc.connections_down += one.connections_down;
+    if acc.incomplete.is_none() {
+        acc.incomplete.clone_from(&one.incomplete);
+    }
+    acc.thread_cpu_s.extend_from_slice(&one.thread_cpu_s);
+    if let Some(e) = &one.errors {
+        sum_errors(&mut acc.errors, e);
+    }
+    match (&mut acc.open_loop, &one.open_loop) {
+        (Some(a), Some(b)) => a.add(b),
+        (None, Some(b)) => acc.open_loop = Some(b.clone()),
+        _ => {}
+    }
+}
+
+/// Every merged run together: their run times add, as in one machine's
+/// aggregate, and it has no series.
+pub fn aggregate(runs: &[RunSum]) -> Option<RunSum> {
+    let (first, rest) = runs.split_first()?;
+    let mut acc = first.clone();
+    for r in acc.rows.iter_mut().chain(std::iter::once(&mut acc.totals)) {
+        r.seconds.clear();
+    }
+    for r in rest {
+        combine_into(&mut acc, r, false);
+        acc.duration_ms += r.duration_ms;
+    }
+    acc.phase = format!("AGGREGATED AVERAGE RESULTS ({} runs)", runs.len());
+    Some(acc)
+}
+
+impl RunSum {
+    /// The run time, s.
+    pub fn duration_s(&self) -> f64 {
+        self.duration_ms as f64 / 1000.0
+    }
+
+    /// Replies per second of the window.
+    pub fn ops_per_sec(&self) -> f64 {
+        let s = self.duration_s();
+        if s > 0.0 {
+            self.totals.totals.count as f64 / s
+        } else {
+            0.0
+        }
+    }
+
+    /// The memtier section; `series`: with the per-second series.
+    pub fn section(&self, layout: &Layout, series: bool) -> Section {
+        let d = self.duration_s();
+        let mut rows = Named::default();
+        for ((row_key, _), sum) in layout.rows.iter().zip(&self.rows) {
+            rows.0
+                .push((row_key.clone(), rows::op_row(sum, d, layout, 0, series)));
+        }
+        if layout.waits {
+            rows.0.push((
+                WAITS.to_string(),
+                rows::waits_row(&self.totals, d, layout, series),
+            ));
+        }
+        rows.0.push((
+            TOTALS.to_string(),
+            rows::op_row(&self.totals, d, layout, self.connection_errors, series),
+        ));
+        let mut distributions = Named::default();
+        if layout.distributions {
+            for ((_, command), sum) in layout.rows.iter().zip(&self.rows) {
+                distributions
+                    .0
+                    .push((command.clone(), rows::distribution_points(sum)));
+            }
+            if layout.waits {
+                distributions.0.push((
+                    "WAIT".to_string(),
+                    vec![crate::report::model::section::DistributionPoint {
+                        at_most_ms: 0.0,
+                        percent: 100.0,
+                    }],
+                ));
+            }
+        }
+        Section {
+            runtime: Runtime {
+                start_time_ms: self.start_ms,
+                finish_time_ms: self.finish_ms,
+                total_duration_ms: self.duration_ms,
+                time_unit: "MILLISECONDS".to_string(),
+                interrupted: self.interrupted,
+            },
+            rows,
+            distributions,
+        }
+    }
+
+    /// `kvbench.runs[i]`, with the merged histograms. `machines`: how many
+    /// files were merged (the open loop is merged only when each had one).
+    pub fn summary(&self, layout: &Layout, machines: usize) -> PhaseSummary {
+        let open_loop = self
+            .open_loop
+            .as_ref()
+            .filter(|o| o.machines == machines)
+            .map(|o| o.open_loop(self.ops_per_sec(), &layout.percentiles));
+        let d = self.duration_s().max(1e-9);
+        let t = &self.totals.totals;
+        let mut totals = Named::default();
+        let mut histograms = Named::default();
+        let mut per_second = Named::default();
+        for ((_, command), sum) in layout.rows.iter().zip(&self.rows) {
+            totals.0.push((command.clone(), sum.totals_json()));
+            histograms.0.push((
+                command.clone(),
+                CompressedHistogram(compressed(&sum.histogram)),
+            ));
+            let seconds: Vec<(String, CompressedHistogram)> = sum
+                .seconds
+                .iter()
+                .filter(|(_, s)| !s.histogram.is_empty())
+                .map(|(k, s)| (k.to_string(), CompressedHistogram(compressed(&s.histogram))))
+                .collect();
+            per_second.0.push((command.clone(), Named(seconds)));
+        }
+        PhaseSummary {
+            phase: self.phase.clone(),
+            start_time_ms: self.start_ms,
+            duration_ms: self.duration_ms,
+            drain_ms: self.drain_ms,
+            connections_down_at_end: self.connections_down,
+            incomplete: self.incomplete.clone(),
+            ops_per_sec: round(t.count as f64 / d, 2),
+            successes_per_sec: round(t.count.saturating_sub(t.errors) as f64 / d, 2),
+            errors_per_sec: round(t.errors as f64 / d, 2),
+            thread_cpu_s: self.thread_cpu_s.clone(),
+            totals,
+            errors: self.errors.clone().unwrap_or_else(|| Errors {
+                server: Named::default(),
+                connection: 0,
+                refused: 0,
+                timeouts: 0,
+                reconnects: 0,
+                protocol: 0,
+                lost_requests: 0,
+                pushes: 0,
+                attributes: 0,
+            }),
+            open_loop,
+            server: None,
+            cluster: None,
+            all_stats: None,
+            start_lag_ms: None,
+            histograms: Some(histograms),
+            histograms_per_second: Some(per_second),
+        }
+    }
+}

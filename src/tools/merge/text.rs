@@ -1,0 +1,203 @@
+//! The tables `kvbench merge` prints: the whitepaper's table of each run
+//! (total QPS, hit rate, p50/p99/p99.9, machines × threads × clients), the
+//! machines' own rows, and the start skew line — as aligned text or as
+//! Markdown.
+
+use std::fmt::Write;
+
+use crate::cli::MergeFormat;
+use crate::engine::stats::percentile_us;
+use crate::report::model::kvbench::Verdict;
+use crate::report::model::shard::ShardRow;
+use crate::report::verdict::invalid_text;
+use crate::tools::merge::check::join;
+use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
+
+/// The percentiles of the run table, as the whitepaper prints them.
+const PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
+
+/// Columns of text, aligned left; numbers align right.
+const LEFT: [&str; 3] = ["Host", "File", "Machines × t × c"];
+
+/// A table: titles and rows of cells, printed by [`render_table`].
+struct Table {
+    titles: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+fn render_table(out: &mut String, t: &Table, format: MergeFormat) {
+    match format {
+        MergeFormat::Md => {
+            let _ = writeln!(out, "| {} |", t.titles.join(" | "));
+            let rule: Vec<&str> = t.titles.iter().map(|_| "---:").collect();
+            let _ = writeln!(out, "|{}|", rule.join("|"));
+            for r in &t.rows {
+                let _ = writeln!(out, "| {} |", r.join(" | "));
+            }
+        }
+        MergeFormat::Text => {
+            let widths: Vec<usize> = (0..t.titles.len())
+                .map(|i| {
+                    t.rows
+                        .iter()
+                        .map(|r| r.get(i).map_or(0, String::len))
+                        .chain(std::iter::once(t.titles[i].chars().count()))
+                        .max()
+                        .unwrap_or(0)
+                })
+                .collect();
+            let line = |cells: &[String]| {
+                let padded: Vec<String> = cells
+                    .iter()
+                    .zip(&widths)
+                    .enumerate()
+                    .map(|(i, (c, w))| {
+                        let pad = w.saturating_sub(c.chars().count());
+                        if i == 0 || LEFT.contains(&t.titles[i].as_str()) {
+                            format!("{c}{}", " ".repeat(pad))
+                        } else {
+                            format!("{}{c}", " ".repeat(pad))
+                        }
+                    })
+                    .collect();
+                padded.join("  ").trim_end().to_string()
+            };
+            let _ = writeln!(out, "{}", line(&t.titles));
+            let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
+            let _ = writeln!(out, "{}", "-".repeat(total));
+            for r in &t.rows {
+                let _ = writeln!(out, "{}", line(r));
+            }
+        }
+    }
+}
+
+fn opt(v: Option<f64>, places: usize) -> String {
+    v.map_or("---".to_string(), |v| format!("{v:.places$}"))
+}
+
+/// Everything printed on stdout.
+pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool) -> String {
+    let k = m.report.kvbench.as_ref();
+    // A set that is not a measurement says so before any number.
+    let reasons = k.and_then(|k| k.verdict.as_ref()).map(Verdict::lines);
+    let mut out = invalid_text(&reasons.unwrap_or_default(), allow_invalid);
+    let config = k.map(|k| &k.config);
+    let setting = |key: &str| {
+        config
+            .and_then(|c| c.get(key))
+            .and_then(serde_json::Value::as_u64)
+            .map_or("?".to_string(), |v| v.to_string())
+    };
+    let shape = format!(
+        "{} × {} × {}",
+        m.machines,
+        setting("threads"),
+        setting("clients_per_thread")
+    );
+    let mut titles = vec!["Run".to_string(), "Total QPS".into(), "Hit rate".into()];
+    titles.extend(PERCENTILES.map(|p| format!("p{p} ms")));
+    titles.push("Machines × t × c".into());
+    let rows = m
+        .runs
+        .iter()
+        .map(|r| {
+            let h = &r.totals.histogram;
+            let mut row = vec![
+                r.phase.clone(),
+                format!("{:.2}", r.ops_per_sec()),
+                opt(hit_rate(&r.totals.totals), 2)
+                    + if hit_rate(&r.totals.totals).is_some() {
+                        " %"
+                    } else {
+                        ""
+                    },
+            ];
+            row.extend(PERCENTILES.map(|p| {
+                let v = (!h.is_empty()).then(|| percentile_us(h, p) as f64 / 1000.0);
+                opt(v, 3)
+            }));
+            row.push(shape.clone());
+            row
+        })
+        .collect();
+    render_table(&mut out, &Table { titles, rows }, format);
+    out.push('\n');
+    if let Some(shards) = k.and_then(|k| k.shards.as_ref()) {
+        render_table(&mut out, &shard_table(shards), format);
+        out.push('\n');
+    }
+    notes(&mut out, m);
+    out
+}
+
+fn shard_table(shards: &[ShardRow]) -> Table {
+    let titles = [
+        "Shard",
+        "Host",
+        "Ops/sec",
+        "Hit rate",
+        "p99 ms",
+        "Start lag ms",
+        "Clock offset ms",
+        "File",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = shards
+        .iter()
+        .map(|s| {
+            vec![
+                s.index.map_or("-".into(), |i| i.to_string()),
+                s.host.clone().unwrap_or_else(|| "?".into()),
+                format!("{:.2}", s.ops_per_sec),
+                opt(s.hit_rate, 2),
+                opt(s.p99_ms, 3),
+                opt(s.start_lag_ms, 1),
+                opt(s.clock_offset_ms, 1),
+                s.file.clone(),
+            ]
+        })
+        .collect();
+    Table { titles, rows }
+}
+
+/// The skew line and what the reader must know about the set.
+fn notes(out: &mut String, m: &Merge) {
+    if let Some(s) = &m.skew {
+        let how = if s.corrected {
+            "corrected by each machine's clock offset"
+        } else {
+            "clock offsets not measured: uncorrected"
+        };
+        let _ = writeln!(
+            out,
+            "Start skew: RUN #1 started within {:.1} ms across the machines ({how})",
+            s.spread_ms
+        );
+        if s.spread_ms > START_SKEW_WARN_MS {
+            let _ = writeln!(
+                out,
+                "warning: the start skew is over {START_SKEW_WARN_MS:.0} ms: not every machine was sending during the first seconds; plan a common start (--start-at)"
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "Rates: every machine's replies over the longest machine's run time; percentiles from the merged histograms."
+    );
+    if m.set.partial() {
+        let _ = writeln!(
+            out,
+            "warning: partial set: shard(s) {} of {} missing",
+            join(&m.set.missing),
+            m.set.count.unwrap_or(0)
+        );
+    }
+    if m.set.ad_hoc {
+        let _ = writeln!(
+            out,
+            "note: the files carry no shard object: merged as an ad-hoc set; kvbench cannot tell whether a machine is missing"
+        );
+    }
+}

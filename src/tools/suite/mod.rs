@@ -1,0 +1,51 @@
+//! `kvbench suite`: redis-benchmark's tests ([`crate::protocol::command::suite`]), each
+//! run as its own benchmark — its own connections, phases and server
+//! cross-check — through the same op table, workers and reports as a
+//! `--command` run.
+//!
+//! What it owns: [`run()`], the steps in order, LRANGE's preparation first
+//! and apart. The plan it runs, [`SuitePlan`] (redis-benchmark's flags turned
+//! into one validated configuration per step), is built in
+//! [`crate::config::suite`]; what the steps' results become (figures, the text
+//! table, `-q`, `--csv`, the JSON document) is [`crate::report::suite`].
+
+use std::sync::Arc;
+
+use crate::config::suite::SuitePlan;
+use crate::engine::interrupt::Interrupt;
+use crate::engine::run;
+use crate::error::RunError;
+use crate::report::hdr_files::HdrFiles;
+use crate::report::suite::StepResult;
+
+/// Runs every step in order (again and again with `-l`); `on_step` sees the
+/// results so far after each step, so they are printed and saved at once.
+pub fn run(
+    plan: &SuitePlan,
+    interrupt: &Interrupt,
+    on_step: &mut dyn FnMut(&[StepResult]),
+) -> Result<Vec<StepResult>, RunError> {
+    let mut done: Vec<StepResult> = Vec::new();
+    loop {
+        if plan.repeat {
+            // A loop round replaces the last one's results.
+            done.clear();
+        }
+        for step in &plan.steps {
+            // No progress line; the HDR files, as for any run.
+            let mut hdr = HdrFiles::new(Arc::new(step.config.clone()));
+            let results = run::run(step.config.clone(), false, interrupt, &mut hdr, &mut |_| {})?;
+            done.push(StepResult {
+                step: step.clone(),
+                results,
+            });
+            on_step(&done);
+            if interrupt.stop_requested() {
+                return Ok(done);
+            }
+        }
+        if !plan.repeat {
+            return Ok(done);
+        }
+    }
+}
