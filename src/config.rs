@@ -58,7 +58,9 @@ pub use start_at::StartAt;
 use start_at::build_start;
 pub use suite::SuitePlan;
 pub use sweep::{Cell, Sweep};
-pub use tools::{CompareFormat, CompareLayout, CompareOptions, ReportOptions};
+pub use tools::{
+    CompareFormat, CompareLayout, CompareOptions, MergeFormat, MergeOptions, ReportOptions,
+};
 pub use warning_kind::WarningKind;
 
 /// When a run (or the warm-up) ends.

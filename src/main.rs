@@ -6,7 +6,7 @@ use std::sync::Arc;
 use clap::Parser;
 
 use kvbench::cli::{self, Args, Subcommand};
-use kvbench::config::{CompareOptions, Config, ReportOptions, SuitePlan};
+use kvbench::config::{CompareOptions, Config, MergeOptions, ReportOptions, SuitePlan};
 use kvbench::engine::interrupt::Interrupt;
 use kvbench::engine::run;
 use kvbench::engine::sink::Sinks;
@@ -251,7 +251,8 @@ fn compare(args: &cli::CompareArgs) -> ExitCode {
 
 /// `kvbench merge`: the merged tables on stdout, the merged report with `-o`.
 fn merge(args: &cli::MergeArgs) -> ExitCode {
-    match kvbench::tools::merge::run(args) {
+    let args = MergeOptions::from_args(args);
+    match kvbench::tools::merge::run(&args) {
         Ok((merged, text)) => {
             print(&text);
             let reasons = merged

@@ -1,12 +1,13 @@
-//! What `kvbench compare` and `kvbench report` take: their options, built
-//! from what the user typed ([`crate::cli::CompareArgs`],
-//! [`crate::cli::ReportArgs`]), so that [`crate::tools::compare`] and
+//! What `kvbench compare`, `kvbench merge` and `kvbench report` take: their
+//! options, built from what the user typed ([`crate::cli::CompareArgs`],
+//! [`crate::cli::MergeArgs`], [`crate::cli::ReportArgs`]), so that
+//! [`crate::tools::compare`], [`crate::tools::merge`] and
 //! [`crate::report::html`] never see clap's structs. Their files are checked where
 //! they are read; nothing here can fail.
 
 use std::path::PathBuf;
 
-use crate::cli::{self, CompareArgs, ReportArgs};
+use crate::cli::{self, CompareArgs, MergeArgs, ReportArgs};
 
 /// How `kvbench compare` writes the comparison (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +59,46 @@ impl CompareOptions {
     }
 }
 
+/// How `kvbench merge` prints its tables (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeFormat {
+    /// Aligned columns.
+    Text,
+    /// Markdown tables.
+    Markdown,
+}
+
+/// `kvbench merge`'s options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeOptions {
+    /// The machines' JSON reports, in the order given.
+    pub files: Vec<PathBuf>,
+    /// `-o`: the merged report's file (`-` for stdout).
+    pub output: Option<PathBuf>,
+    /// `--allow-partial`: a set with shards missing merges all the same.
+    pub allow_partial: bool,
+    /// `--allow-invalid`: a merged verdict that is not valid exits 0.
+    pub allow_invalid: bool,
+    /// `--format`.
+    pub format: MergeFormat,
+}
+
+impl MergeOptions {
+    /// The options `a` asks for.
+    pub fn from_args(a: &MergeArgs) -> MergeOptions {
+        MergeOptions {
+            files: a.files.clone(),
+            output: a.output.clone(),
+            allow_partial: a.allow_partial,
+            allow_invalid: a.allow_invalid,
+            format: match a.format {
+                cli::MergeFormat::Text => MergeFormat::Text,
+                cli::MergeFormat::Md => MergeFormat::Markdown,
+            },
+        }
+    }
+}
+
 /// `kvbench report`'s options.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReportOptions {
@@ -81,8 +122,10 @@ impl ReportOptions {
 mod tests {
     use clap::Parser;
 
-    use super::{CompareFormat, CompareLayout, CompareOptions, ReportOptions};
-    use crate::cli::{CompareArgs, ReportArgs};
+    use super::{
+        CompareFormat, CompareLayout, CompareOptions, MergeFormat, MergeOptions, ReportOptions,
+    };
+    use crate::cli::{CompareArgs, MergeArgs, ReportArgs};
 
     #[test]
     fn compare_options_keep_the_files_in_order_with_the_chosen_format_and_layout() {
@@ -109,5 +152,25 @@ mod tests {
         let o = ReportOptions::from_args(&a);
         assert_eq!(o.output.as_deref(), Some("page.html".as_ref()));
         assert_eq!(o.files.len(), 1);
+    }
+
+    #[test]
+    fn merge_options_keep_the_files_the_output_and_the_flags() {
+        let a = MergeArgs::try_parse_from([
+            "merge",
+            "a.json",
+            "b.json",
+            "-o",
+            "m.json",
+            "--format",
+            "md",
+            "--allow-partial",
+        ])
+        .unwrap();
+        let o = MergeOptions::from_args(&a);
+        assert_eq!(o.files.len(), 2);
+        assert_eq!(o.output.as_deref(), Some("m.json".as_ref()));
+        assert_eq!(o.format, MergeFormat::Markdown);
+        assert!(o.allow_partial && !o.allow_invalid);
     }
 }

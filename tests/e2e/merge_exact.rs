@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::common::{TempDir, decode_histogram, read_json};
 use clap::Parser;
 use kvbench::cli::MergeArgs;
+use kvbench::config::MergeOptions;
 use kvbench::engine::stats::latency_histogram;
 use kvbench::report::json::{compressed, ms, percentile_key};
 
@@ -189,7 +190,7 @@ fn merge_split(n: usize, per_shard: usize) -> (Value, Vec<OpSamples>, Vec<u64>) 
     argv.extend(files.iter().map(|f| f.display().to_string()));
     argv.extend(["-o".into(), out.display().to_string()]);
     let args = MergeArgs::try_parse_from(argv).unwrap();
-    kvbench::tools::merge::run(&args).unwrap();
+    kvbench::tools::merge::run(&MergeOptions::from_args(&args)).unwrap();
     (read_json(&out), union, durations)
 }
 

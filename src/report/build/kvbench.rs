@@ -248,8 +248,12 @@ fn histograms(ops: &OpTable, p: &PhaseResult) -> (Histograms, Named<Histograms>)
 
 /// `kvbench.variance`: the spread of the runs' ops/sec; `None` for one run.
 fn variance(r: &Results) -> Option<Variance> {
-    let v = r.variance()?;
-    Some(Variance {
+    r.variance().map(|v| variance_of(&v))
+}
+
+/// The spread of the runs' ops/sec as the JSON writes it (a merged set's too).
+pub fn variance_of(v: &crate::engine::results::variance::Variance) -> Variance {
+    Variance {
         ops_per_sec: v.rates.iter().map(|x| round(*x, 2)).collect(),
         mean: round(v.mean, 2),
         median: round(v.median, 2),
@@ -260,5 +264,5 @@ fn variance(r: &Results) -> Option<Variance> {
         ci95_low: round(v.mean - v.ci95_half_width, 2),
         ci95_high: round(v.mean + v.ci95_half_width, 2),
         noisy: v.is_noisy(),
-    })
+    }
 }

@@ -231,18 +231,7 @@ fn variance(runs: &[RunSum]) -> Option<Variance> {
         .map(RunSum::ops_per_sec)
         .collect();
     let v = crate::engine::results::variance::Variance::of(&rates)?;
-    Some(Variance {
-        ops_per_sec: v.rates.iter().map(|x| round(*x, 2)).collect(),
-        mean: round(v.mean, 2),
-        median: round(v.median, 2),
-        min: round(v.min, 2),
-        max: round(v.max, 2),
-        max_over_min: round(v.max_over_min(), 4),
-        cv: round(v.cv(), 6),
-        ci95_low: round(v.mean - v.ci95_half_width, 2),
-        ci95_high: round(v.mean + v.ci95_half_width, 2),
-        noisy: v.is_noisy(),
-    })
+    Some(crate::report::build::kvbench::variance_of(&v))
 }
 
 /// The merged set's verdict: every machine's reasons, each naming its file

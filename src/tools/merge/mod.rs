@@ -44,7 +44,7 @@ pub mod run;
 mod tests;
 pub mod text;
 
-use crate::cli::MergeArgs;
+use crate::config::MergeOptions;
 use crate::error::UsageError;
 use crate::report::files::{SameFileCheck, Target};
 
@@ -54,7 +54,7 @@ pub use document::Merge;
 /// (atomically, by a temporary file and a rename), never over one of the
 /// files merged. Returns the merge and the
 /// text for stdout, which is empty when `-o -` writes the JSON there.
-pub fn run(args: &MergeArgs) -> Result<(Merge, String), UsageError> {
+pub fn run(args: &MergeOptions) -> Result<(Merge, String), UsageError> {
     let usage = |e: std::io::Error| {
         let path = args.output.as_deref().unwrap_or(std::path::Path::new("-"));
         UsageError::new(

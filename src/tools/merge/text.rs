@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::cli::MergeFormat;
+use crate::config::MergeFormat;
 use crate::engine::stats::percentile_us;
 use crate::report::model::kvbench::Verdict;
 use crate::report::model::shard::ShardRow;
@@ -27,7 +27,7 @@ struct Table {
 
 fn render_table(out: &mut String, t: &Table, format: MergeFormat) {
     match format {
-        MergeFormat::Md => {
+        MergeFormat::Markdown => {
             let _ = writeln!(out, "| {} |", t.titles.join(" | "));
             let rule: Vec<&str> = t.titles.iter().map(|_| "---:").collect();
             let _ = writeln!(out, "|{}|", rule.join("|"));
