@@ -1,0 +1,76 @@
+//! Tests of [`super`]: one connection's request stream.
+
+use super::*;
+
+fn config_with(args: &[&str]) -> Config {
+    use clap::Parser;
+    let mut full = vec!["kvbench"];
+    full.extend_from_slice(args);
+    Config::from_args(crate::cli::Args::try_parse_from(full).unwrap()).unwrap()
+}
+
+#[test]
+fn allkeys_budgets_sum_to_the_range_even_with_more_connections_than_keys() {
+    for (max, slots) in [(9u64, 4u64), (9, 25), (999, 6)] {
+        let c = config_with(&[
+            "--key-minimum",
+            "0",
+            "--key-maximum",
+            &max.to_string(),
+            "-n",
+            "allkeys",
+        ]);
+        let total: u64 = (0..slots)
+            .map(|slot| {
+                let mut s = RequestSource::new(&c, Stop::AllKeys, slot, slots, 1).unwrap();
+                let mut out = Vec::new();
+                let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+                std::iter::from_fn(|| s.encode_next(&mut out, b"k", &values, 0)).count() as u64
+            })
+            .sum();
+        assert_eq!(total, max + 1, "range 0..={max} over {slots} connections");
+    }
+}
+
+#[test]
+fn the_pairs_encoders_and_its_templates_write_the_same_bytes() {
+    let c = config_with(&["--ratio", "1:1", "-d", "7"]);
+    let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+    let mut s = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+    let mut fast = Vec::new();
+    while s.encode_next(&mut fast, b"k", &values, 0).is_some() {}
+    // The same stream through the general templates.
+    let mut t = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+    let mut table = (*t.ops).clone();
+    for op in &mut table.ops {
+        op.encoding = Encoding::Template;
+    }
+    t.ops = Arc::new(table);
+    let mut general = Vec::new();
+    while t.encode_next(&mut general, b"k", &values, 0).is_some() {}
+    assert_eq!(fast, general);
+    assert!(fast.starts_with(b"*3\r\n$3\r\nSET\r\n$"));
+}
+
+#[test]
+fn the_pair_is_encoded_for_the_protocol_of_the_run() {
+    let values_for = |c: &Config| ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+    let c = config_with(&["-P", "memcache_text", "--ratio", "1:1", "-d", "3"]);
+    let values = values_for(&c);
+    let mut s = RequestSource::new(&c, Stop::Requests(2), 0, 1, 9).unwrap();
+    let mut out = Vec::new();
+    while s.encode_next(&mut out, b"k", &values, 0).is_some() {}
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.starts_with("set k") && text.contains(" 0 0 3\r\n"),
+        "{text}"
+    );
+    assert!(text.contains("\r\nget k"), "{text}");
+    let c = config_with(&["-P", "memcache_binary", "--ratio", "0:1"]);
+    let values = values_for(&c);
+    let mut s = RequestSource::new(&c, Stop::Requests(1), 0, 1, 9).unwrap();
+    out.clear();
+    s.encode_next(&mut out, b"k", &values, 41).unwrap();
+    assert_eq!(&out[..2], &[0x80, 0x00], "a binary GET");
+    assert_eq!(&out[12..16], &41u32.to_be_bytes(), "carries its opaque");
+}
