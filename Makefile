@@ -47,6 +47,7 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	python3 scripts/check-layout.py
+	python3 scripts/check-errors.py
 
 doc:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps

@@ -51,7 +51,7 @@ enum NumListRepr {
 }
 
 impl TryFrom<NumListRepr> for NumList {
-    type Error = String;
+    type Error = NumListError;
 
     fn try_from(repr: NumListRepr) -> Result<Self, Self::Error> {
         match repr {
@@ -62,19 +62,38 @@ impl TryFrom<NumListRepr> for NumList {
     }
 }
 
+/// Why a comma list of whole numbers is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NumListError {
+    /// `[]` in a config file.
+    #[error("the list is empty")]
+    Empty,
+    /// A part that is not a whole number, and the list it is in.
+    #[error("'{part}' in '{list}' is not a whole number")]
+    NotANumber {
+        /// The part, as written.
+        part: String,
+        /// The whole list.
+        list: String,
+    },
+}
+
 impl NumList {
     /// The values, in order; an error names the part that is not a number.
-    pub fn values(&self) -> Result<Vec<u64>, String> {
+    pub fn values(&self) -> Result<Vec<u64>, NumListError> {
         match self {
             NumList::One(n) => Ok(vec![*n]),
-            NumList::Many(v) if v.is_empty() => Err("the list is empty".into()),
+            NumList::Many(v) if v.is_empty() => Err(NumListError::Empty),
             NumList::Many(v) => Ok(v.clone()),
             NumList::Text(t) => t
                 .split(',')
                 .map(|p| {
                     p.trim()
                         .parse::<u64>()
-                        .map_err(|_| format!("'{p}' in '{t}' is not a whole number"))
+                        .map_err(|_| NumListError::NotANumber {
+                            part: p.to_string(),
+                            list: t.clone(),
+                        })
                 })
                 .collect(),
         }
@@ -82,7 +101,7 @@ impl NumList {
 }
 
 impl FromStr for NumList {
-    type Err = String;
+    type Err = NumListError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let list = NumList::Text(s.to_string());

@@ -172,7 +172,9 @@ pub(super) fn list_of(
     default: u64,
 ) -> Result<Vec<u64>, UsageError> {
     let values = match arg {
-        Some(list) => list.values().map_err(|e| UsageError::new(flag, e))?,
+        Some(list) => list
+            .values()
+            .map_err(|e| UsageError::new(flag, e.to_string()))?,
         None => vec![default],
     };
     if values.contains(&0) {

@@ -7,6 +7,7 @@
 use super::memcache;
 use super::resp;
 use super::wire::Protocol;
+use crate::protocol::wire::WireError;
 
 /// The server's own counters as the control connection received them, in
 /// the form they came.
@@ -17,6 +18,12 @@ pub enum Counters {
     /// memcached `stats`: `STAT name value` lines.
     Stats(String),
 }
+
+/// A protocol without the control connection's commands (CONFIG, SLOWLOG,
+/// TIME): memcached answers a RESP command with `ERROR`, never a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("memcached answers no Redis commands")]
+pub struct NoControlCommands;
 
 impl Protocol {
     /// The protocol the control connection speaks: the run's, except that
@@ -40,15 +47,17 @@ impl Protocol {
     ///
     /// Why the protocol has no such commands (memcached answers a RESP
     /// command with `ERROR`, never a value).
-    pub fn encode_control_command(self, out: &mut Vec<u8>, args: &[&[u8]]) -> Result<(), String> {
+    pub fn encode_control_command(
+        self,
+        out: &mut Vec<u8>,
+        args: &[&[u8]],
+    ) -> Result<(), NoControlCommands> {
         match self {
             Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
                 resp::encode_command(out, args);
                 Ok(())
             }
-            Protocol::MemcacheText | Protocol::MemcacheBinary => {
-                Err("memcached answers no Redis commands".into())
-            }
+            Protocol::MemcacheText | Protocol::MemcacheBinary => Err(NoControlCommands),
         }
     }
 
@@ -70,12 +79,12 @@ impl Protocol {
     ///
     /// # Errors
     ///
-    /// A message when the bytes are no such reply.
+    /// Why the bytes are no such reply.
     pub fn decode_counters(
         self,
         logged_in: bool,
         buf: &[u8],
-    ) -> Result<Option<Option<Counters>>, String> {
+    ) -> Result<Option<Option<Counters>>, WireError> {
         match self {
             Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
                 resp::control::decode_counters(buf)

@@ -11,6 +11,7 @@ use super::error_kind::ServerErrorKind;
 use super::memcache;
 use super::resp::{self, Dialect};
 use super::wire::Protocol;
+use crate::protocol::wire::WireError;
 
 /// The credentials a connection logs in with (`-a`), borrowed from the target.
 #[derive(Debug, Clone, Copy)]
@@ -118,8 +119,8 @@ impl Handshake {
     ///
     /// # Errors
     ///
-    /// A message when the bytes are no reply of the handshake's protocol.
-    pub fn read_reply(&self, index: usize, buf: &[u8]) -> Result<Option<Answer>, String> {
+    /// Why the bytes are no reply of the handshake's protocol.
+    pub fn read_reply(&self, index: usize, buf: &[u8]) -> Result<Option<Answer>, WireError> {
         let step = self.steps.get(index).copied();
         match self.protocol {
             Protocol::Redis | Protocol::Resp2 => resp::handshake::read(step, Dialect::Resp2, buf),

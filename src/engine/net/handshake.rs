@@ -54,7 +54,7 @@ pub(super) fn handshake<S: Read + Write>(
                     break;
                 }
                 Ok(None) => read_more(stream, &mut buf).map_err(io_err)?,
-                Err(e) => return Err(ConnectError::Protocol(e)),
+                Err(e) => return Err(ConnectError::Protocol(e.to_string())),
             }
         }
     }

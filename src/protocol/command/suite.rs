@@ -152,11 +152,27 @@ impl SuiteTest {
     }
 }
 
+/// A `-t` name that is neither a test nor a group.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "'{name}' is not a test; choose from {} (or the groups ping, lrange)",
+    known()
+)]
+pub struct UnknownTest {
+    /// The name, lower-cased.
+    pub name: String,
+}
+
+/// Every test's name, comma-separated.
+fn known() -> String {
+    TESTS.iter().map(|t| t.name).collect::<Vec<_>>().join(",")
+}
+
 /// The tests `-t LIST` selects, in the suite's order (as redis-benchmark
 /// runs them, whatever the order of the list). Names are case-insensitive;
 /// redis-benchmark's group names also work: `ping` (both PINGs) and `lrange`
 /// (all four LRANGEs). An empty list selects the default run.
-pub fn select(list: &str) -> Result<Vec<&'static SuiteTest>, String> {
+pub fn select(list: &str) -> Result<Vec<&'static SuiteTest>, UnknownTest> {
     let wanted: Vec<String> = list
         .split(',')
         .map(|s| s.trim().to_ascii_lowercase())
@@ -170,11 +186,7 @@ pub fn select(list: &str) -> Result<Vec<&'static SuiteTest>, String> {
             .iter()
             .any(|t| t.name == name || group_of(t.name) == Some(name.as_str()));
         if !known {
-            let names: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
-            return Err(format!(
-                "'{name}' is not a test; choose from {} (or the groups ping, lrange)",
-                names.join(",")
-            ));
+            return Err(UnknownTest { name: name.clone() });
         }
     }
     Ok(TESTS
@@ -280,7 +292,7 @@ mod tests {
         );
         let xadd: Vec<&str> = select("xadd").unwrap().iter().map(|t| t.name).collect();
         assert_eq!(xadd, ["xadd"]);
-        let e = select("set,hgetall").unwrap_err();
+        let e = select("set,hgetall").unwrap_err().to_string();
         assert!(
             e.contains("'hgetall' is not a test") && e.contains("lrange_600"),
             "{e}"

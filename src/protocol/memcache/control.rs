@@ -6,6 +6,7 @@
 
 use super::binary;
 use crate::protocol::control::Counters;
+use crate::protocol::wire::WireError;
 
 /// Appends `stats`: the binary request when `binary`, else the text one.
 pub(in crate::protocol) fn encode_counters_request(binary: bool, out: &mut Vec<u8>) {
@@ -21,11 +22,11 @@ pub(in crate::protocol) fn encode_counters_request(binary: bool, out: &mut Vec<u
 pub(in crate::protocol) fn decode_counters(
     binary: bool,
     buf: &[u8],
-) -> Result<Option<Option<Counters>>, String> {
+) -> Result<Option<Option<Counters>>, WireError> {
     if binary {
         return match binary::stats_as_text(buf) {
             Ok(found) => Ok(found.map(|text| Some(Counters::Stats(text)))),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e.into()),
         };
     }
     if !stats_complete(buf) {

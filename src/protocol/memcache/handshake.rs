@@ -9,6 +9,7 @@
 
 use super::binary::{self, Status};
 use crate::protocol::handshake::{Answer, Handshake, Login, Refusal, Step};
+use crate::protocol::wire::WireError;
 
 /// Appends the binary protocol's SASL `PLAIN` step when there are credentials.
 pub(in crate::protocol) fn plan(plan: &mut Handshake, login: Option<Login<'_>>) {
@@ -25,13 +26,17 @@ pub(in crate::protocol) fn plan(plan: &mut Handshake, login: Option<Login<'_>>) 
 
 /// Decodes and checks the SASL response at the start of `buf`: `Ok(None)`
 /// while it is incomplete.
-pub(in crate::protocol) fn read(buf: &[u8]) -> Result<Option<Answer>, String> {
-    let Some((response, used)) = binary::decode(buf).map_err(|e| e.to_string())? else {
+pub(in crate::protocol) fn read(buf: &[u8]) -> Result<Option<Answer>, WireError> {
+    let Some((response, used)) = binary::decode(buf)? else {
         return Ok(None);
     };
     let verdict = match response.status {
         _ if response.opaque != binary::SASL_OPAQUE => {
-            return Err("a binary response to no SASL request".into());
+            // A response to no SASL request of ours.
+            return Err(WireError::OutOfOrder {
+                expected: binary::SASL_OPAQUE,
+                got: response.opaque,
+            });
         }
         Status::NoError => Ok(()),
         Status::AuthError => Err(Refusal::Auth(

@@ -5,6 +5,7 @@
 use super::encode_command;
 use crate::protocol::control::Counters;
 use crate::protocol::value;
+use crate::protocol::wire::WireError;
 
 /// Appends `INFO all`.
 pub(in crate::protocol) fn encode_counters_request(out: &mut Vec<u8>) {
@@ -13,10 +14,12 @@ pub(in crate::protocol) fn encode_counters_request(out: &mut Vec<u8>) {
 
 /// Reads `INFO all`'s reply: `Ok(None)` while it is incomplete, `Ok(Some(None))`
 /// for an error reply.
-pub(in crate::protocol) fn decode_counters(buf: &[u8]) -> Result<Option<Option<Counters>>, String> {
+pub(in crate::protocol) fn decode_counters(
+    buf: &[u8],
+) -> Result<Option<Option<Counters>>, WireError> {
     match value::parse(buf) {
         Ok(Some((reply, _))) => Ok(Some(reply.text().map(Counters::Info))),
         Ok(None) => Ok(None),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e.into()),
     }
 }

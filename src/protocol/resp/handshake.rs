@@ -9,6 +9,7 @@
 
 use super::{Dialect, Reply, ServerErrorKind, decode_as, encode_command};
 use crate::protocol::handshake::{Answer, Handshake, Login, Refusal, Step};
+use crate::protocol::wire::WireError;
 
 /// Appends RESP's steps to `plan`: `HELLO version` when a version is named
 /// (`-P resp2|resp3`), the credentials, the database, and `PING`.
@@ -66,8 +67,8 @@ pub(in crate::protocol) fn read(
     step: Option<Step>,
     dialect: Dialect,
     buf: &[u8],
-) -> Result<Option<Answer>, String> {
-    let Some((reply, used)) = decode_as(buf, dialect).map_err(|e| e.to_string())? else {
+) -> Result<Option<Answer>, WireError> {
+    let Some((reply, used)) = decode_as(buf, dialect)? else {
         return Ok(None);
     };
     let error_kind = match reply {

@@ -13,6 +13,7 @@ use hdrhistogram::Histogram;
 
 use crate::report::html::verdict;
 use crate::report::model::Report;
+use crate::report::model::histogram::HistogramError;
 use crate::report::model::kvbench::LatencyBlock;
 use crate::report::model::named::Named;
 use crate::report::model::section::{OpRow, Second, Section, SectionTitle};
@@ -157,7 +158,7 @@ pub struct Spectrum {
 /// histograms. Histograms that do not decode are named in `notes`.
 pub fn spectra(report: &Report, notes: &mut Vec<String>) -> Vec<Spectrum> {
     let mut out: Vec<Spectrum> = Vec::new();
-    let mut add = |name: String, decoded: Result<Histogram<u64>, String>| match decoded {
+    let mut add = |name: String, decoded: Result<Histogram<u64>, HistogramError>| match decoded {
         Ok(h) => match out.iter_mut().find(|s| s.name == name) {
             Some(s) => {
                 if let Err(e) = s.histogram.add(&h) {
@@ -177,24 +178,18 @@ pub fn spectra(report: &Report, notes: &mut Vec<String>) -> Vec<Spectrum> {
     for run in runs {
         if let Some(ol) = run.open_loop.as_ref().filter(|_| open_loop) {
             for (row, kind, blocks) in interleave(&ol.response_time, &ol.service_time) {
-                add(
-                    format!("{row} {kind}"),
-                    blocks.compressed.decode().map_err(|e| e.to_string()),
-                );
+                add(format!("{row} {kind}"), blocks.compressed.decode());
             }
         } else if let Some(histograms) = &run.histograms {
             for (op, compressed) in histograms.iter() {
-                add(
-                    op.to_string(),
-                    compressed.decode().map_err(|e| e.to_string()),
-                );
+                add(op.to_string(), compressed.decode());
             }
         }
     }
     if runs.is_empty() {
         if let Some(section) = report.headline() {
             for (name, row) in rows_with_replies(section).filter(|(n, _)| *n != "Totals") {
-                if let Some(decoded) = row.histogram().map_err(|e| e.to_string()).transpose() {
+                if let Some(decoded) = row.histogram().transpose() {
                     add(name.to_string(), decoded);
                 }
             }
