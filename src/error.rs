@@ -22,13 +22,20 @@
 //! raises it, so that the code and the words for its failures are read
 //! together, and it never reaches `main` on its own:
 //! - a codec's decode errors ([`crate::protocol::resp::DecodeError`],
-//!   [`crate::protocol::wire::WireError`], memcached's text and binary ones);
+//!   [`crate::protocol::wire::WireError`], memcached's text and binary ones),
+//!   also for the handshake's and the control connection's replies, and
+//!   [`crate::protocol::control::NoControlCommands`];
 //! - a parser's rejection of one value, which its caller wraps into a
 //!   [`UsageError`] with the flag: [`crate::protocol::command::CommandError`],
 //!   [`crate::workload::keys::KeyPatternError`],
-//!   [`crate::workload::values::SizeSpecError`], [`crate::config::target::UriError`];
+//!   [`crate::workload::values::SizeSpecError`], [`crate::config::target::UriError`],
+//!   the command line's comma lists (`NumListError`) and suite test names
+//!   ([`crate::protocol::command::suite::UnknownTest`]);
 //! - a generator's refusal of parameters that `config` has already checked
 //!   with the flag: [`crate::workload::keys::KeyGenError`].
+//!
+//! No function returns an error as a `String` (`make lint` checks it with
+//! `scripts/check-errors.py`).
 //!
 //! # Messages
 //! `Display` is what the user reads after `kvbench: error: ` (an output
