@@ -31,6 +31,8 @@
 
 pub mod check;
 pub mod cluster;
+#[cfg(test)]
+mod cluster_tests;
 pub mod combine;
 pub mod digest;
 pub mod document;
