@@ -105,13 +105,16 @@ fn merged(files: &[ShardFile]) -> Option<PhaseCluster> {
     acc.unwrap().summary(&layout, files.len()).cluster
 }
 
+/// Latencies (µs), each `(value, times)`.
+type Samples = &'static [(u64, u64)];
+
 // Machine A: two masters over 1 s; machine B: the same two in the other
 // order and a third, over 2 s, with a longer redirect series.
-const A_7000: &[(u64, u64)] = &[(100, 90), (5_000, 10)];
-const A_7001: &[(u64, u64)] = &[(200, 50)];
-const B_7001: &[(u64, u64)] = &[(300, 99), (40_000, 1)];
-const B_7002: &[(u64, u64)] = &[(150, 20)];
-const B_7000: &[(u64, u64)] = &[(120, 10), (9_000, 30)];
+const A_7000: Samples = &[(100, 90), (5_000, 10)];
+const A_7001: Samples = &[(200, 50)];
+const B_7001: Samples = &[(300, 99), (40_000, 1)];
+const B_7002: Samples = &[(150, 20)];
+const B_7000: Samples = &[(120, 10), (9_000, 30)];
 
 fn machine_a() -> ShardFile {
     let nodes = vec![
@@ -143,8 +146,7 @@ fn two_machines_nodes_add_by_address_and_read_their_percentiles_from_the_union()
         addresses,
         ["127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002"]
     );
-    let parts: [(&[(u64, u64)], &[(u64, u64)]); 3] =
-        [(A_7000, B_7000), (A_7001, B_7001), (&[], B_7002)];
+    let parts: [(Samples, Samples); 3] = [(A_7000, B_7000), (A_7001, B_7001), (&[], B_7002)];
     for (n, (a, b)) in c.nodes.iter().zip(parts) {
         // The union recorded on its own, sample by sample.
         let mut union = empty_histogram();
