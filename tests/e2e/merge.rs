@@ -4,8 +4,10 @@
 //! histograms; the merged file validates against the schema and `kvbench
 //! compare` reads it; sets that do not belong together are refused with
 //! exit 2, naming the file and the problem ([`trust`]: files edited or
-//! given twice).
+//! given twice); [`cluster`]: two `--cluster-mode` shards merge their
+//! per-master table.
 
+mod cluster;
 mod trust;
 
 use std::path::{Path, PathBuf};

@@ -10,8 +10,9 @@ use crate::engine::results::{self, Phase, PhaseResult, Results, rate};
 use crate::engine::run::clock::CLOCK_SAMPLES;
 use crate::engine::stats::{Stats, percentile_us};
 use crate::report::evidence::{SECTIONS, client_count, cpu_per_1000};
-use crate::report::json::{ms, round};
+use crate::report::json::{compressed, ms, round};
 use crate::report::model::cluster::{NodeLatency, NodeSummary, PerSecond, PhaseCluster, Redirects};
+use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
 use crate::report::model::server::{
     CommandDelta, Delta, Placement, ServerContext, ServerEvidence, SlowlogEntry,
@@ -166,8 +167,9 @@ pub fn cluster(c: &Config, results: &Results, p: &PhaseResult) -> Option<PhaseCl
     })
 }
 
-/// One node: exact counts, its rate and share, latency from its histogram,
-/// and the server's calls on it when its evidence exists.
+/// One node: exact counts, its rate and share, latency from its histogram
+/// (and the histogram itself, for `kvbench merge`), and the server's calls
+/// on it when its evidence exists.
 fn node(s: &Shard<'_>, p: &PhaseResult) -> NodeSummary {
     let n = s.stats;
     let h = &n.latency_us;
@@ -190,6 +192,7 @@ fn node(s: &Shard<'_>, p: &PhaseResult) -> NodeSummary {
             p99_ms: ms(percentile_us(h, 99.0) as f64),
             p99_9_ms: ms(percentile_us(h, 99.9) as f64),
         },
+        latency_histogram: Some(CompressedHistogram(compressed(h))),
         server_calls: s.server_calls.clone().map(Named),
     }
 }

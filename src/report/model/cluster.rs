@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
 
 /// A phase's `cluster` object.
@@ -51,6 +52,11 @@ pub struct NodeSummary {
     pub replica_reads: u64,
     /// Its latency, from its merged histogram.
     pub latency: NodeLatency,
+    /// That histogram (µs), compressed as the runs' `histograms` are, so
+    /// that `kvbench merge` can add the machines' and read the percentiles
+    /// of the union; absent from files written before it was kept.
+    #[serde(default)]
+    pub latency_histogram: Option<CompressedHistogram>,
     /// The node's `cmdstat` calls by command; `null` without its evidence.
     pub server_calls: Option<Named<u64>>,
 }

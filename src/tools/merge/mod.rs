@@ -23,12 +23,16 @@
 //! - [`fold`]: the files read and added one at a time;
 //! - [`combine`]: the sums of one row;
 //! - [`mod@run`]: one run over the machines, its section and summary;
+//! - [`cluster`]: `--cluster-mode`'s per-node table, merged;
 //! - [`open_loop`]: `--rate`'s latency blocks, merged;
 //! - [`rows`]: a sum written back as memtier's op row;
 //! - [`document`]: the merged report;
 //! - [`text`]: the tables printed.
 
 pub mod check;
+pub mod cluster;
+#[cfg(test)]
+mod cluster_tests;
 pub mod combine;
 pub mod digest;
 pub mod document;

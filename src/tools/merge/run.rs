@@ -13,6 +13,7 @@ use crate::report::model::kvbench::{Errors, Incomplete, PhaseSummary};
 use crate::report::model::named::Named;
 use crate::report::model::section::{Runtime, Section, SectionTitle};
 use crate::tools::merge::check::ShardFile;
+use crate::tools::merge::cluster::ClusterSum;
 use crate::tools::merge::combine::{RowSum, ShardRow, add_named};
 use crate::tools::merge::open_loop::OpenLoopSum;
 use crate::tools::merge::rows::{self, Layout, TOTALS, WAITS};
@@ -48,6 +49,9 @@ pub struct RunSum {
     pub errors: Option<Errors>,
     /// The machines' `open_loop`s summed (`None` in a closed loop).
     pub open_loop: Option<OpenLoopSum>,
+    /// The machines' `cluster` objects summed; `None` as soon as one
+    /// machine's run lacks it or a node's histogram.
+    pub cluster: Option<ClusterSum>,
 }
 
 /// The section holding run `i` (from 0) of a file: `ALL STATS` for a
@@ -131,6 +135,13 @@ pub fn of_file(f: &ShardFile, i: usize, layout: &Layout) -> Result<RunSum, Usage
             .map(OpenLoopSum::of)
             .transpose()
             .map_err(|e| refuse(format!("{} open_loop: {e}", summary.phase)))?,
+        cluster: summary
+            .cluster
+            .as_ref()
+            .map(ClusterSum::of)
+            .transpose()
+            .map_err(|e| refuse(format!("{} {e}", summary.phase)))?
+            .flatten(),
     })
 }
 
@@ -171,6 +182,16 @@ fn combine_into(acc: &mut RunSum, one: &RunSum, with_seconds: bool) {
         (None, Some(b)) => acc.open_loop = Some(b.clone()),
         _ => {}
     }
+    // One machine without the per-node table (or its histograms) leaves
+    // the merged run without one: a table of some machines' replies would
+    // read as the whole load's.
+    acc.cluster = match (acc.cluster.take(), &one.cluster) {
+        (Some(mut a), Some(b)) => {
+            a.add(b);
+            Some(a)
+        }
+        _ => None,
+    };
 }
 
 /// Every merged run together: their run times add, as in one machine's
@@ -178,6 +199,9 @@ fn combine_into(acc: &mut RunSum, one: &RunSum, with_seconds: bool) {
 pub fn aggregate(runs: &[RunSum]) -> Option<RunSum> {
     let (first, rest) = runs.split_first()?;
     let mut acc = first.clone();
+    // The aggregate is a section only: `kvbench.runs` has no entry for it,
+    // so it carries no cluster object (as for one machine).
+    acc.cluster = None;
     for r in acc.rows.iter_mut().chain(std::iter::once(&mut acc.totals)) {
         r.seconds.clear();
     }
@@ -305,7 +329,10 @@ impl RunSum {
             }),
             open_loop,
             server: None,
-            cluster: None,
+            cluster: self
+                .cluster
+                .as_ref()
+                .map(|c| c.phase_cluster(self.duration_s())),
             all_stats: None,
             start_lag_ms: None,
             histograms: Some(histograms),

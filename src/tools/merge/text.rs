@@ -1,7 +1,7 @@
 //! The tables `kvbench merge` prints: the whitepaper's table of each run
 //! (total QPS, hit rate, p50/p99/p99.9, machines × threads × clients), the
-//! machines' own rows, and the start skew line — as aligned text or as
-//! Markdown.
+//! merged per-node table of a `--cluster-mode` set, the machines' own rows,
+//! and the start skew line — as aligned text or as Markdown.
 
 use std::fmt::Write;
 
@@ -17,7 +17,7 @@ use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
 const PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
 
 /// Columns of text, aligned left; numbers align right.
-const LEFT: [&str; 3] = ["Host", "File", "Machines × t × c"];
+const LEFT: [&str; 5] = ["Host", "File", "Machines × t × c", "Node", "Role"];
 
 /// A table: titles and rows of cells, printed by [`render_table`].
 struct Table {
@@ -123,6 +123,10 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool) -> String {
         .collect();
     render_table(&mut out, &Table { titles, rows }, format);
     out.push('\n');
+    if let Some(nodes) = node_table(m) {
+        render_table(&mut out, &nodes, format);
+        out.push('\n');
+    }
     if let Some(shards) = k.and_then(|k| k.shards.as_ref()) {
         render_table(&mut out, &shard_table(shards), format);
         out.push('\n');
@@ -162,6 +166,52 @@ fn shard_table(shards: &[ShardRow]) -> Table {
     Table { titles, rows }
 }
 
+/// The merged nodes of every run that has them, one row per node; `None`
+/// when no run has a merged `cluster` object.
+fn node_table(m: &Merge) -> Option<Table> {
+    let mut titles = ["Run", "Node", "Role", "Slots", "Ops/sec", "Share"]
+        .map(String::from)
+        .to_vec();
+    titles.extend(PERCENTILES.map(|p| format!("p{p} ms")));
+    let runs = m.report.kvbench.as_ref().map_or(&[][..], |k| &k.runs[..]);
+    let mut rows = Vec::new();
+    for r in runs {
+        for n in r.cluster.iter().flat_map(|c| &c.nodes) {
+            let mut row = vec![
+                r.phase.clone(),
+                n.address.clone(),
+                n.role.clone().unwrap_or_else(|| "?".into()),
+                n.slots.map_or("?".into(), |s| s.to_string()),
+                format!("{:.2}", n.ops_per_sec),
+                format!("{:.2} %", 100.0 * n.share),
+            ];
+            let l = &n.latency;
+            row.extend([l.p50_ms, l.p99_ms, l.p99_9_ms].map(|v| format!("{v:.3}")));
+            rows.push(row);
+        }
+    }
+    (!rows.is_empty()).then_some(Table { titles, rows })
+}
+
+/// The runs of a `--cluster-mode` set whose per-node table was not merged.
+fn runs_without_nodes(m: &Merge) -> Vec<&str> {
+    let cluster_mode = m
+        .report
+        .kvbench
+        .as_ref()
+        .and_then(|k| k.config.get("cluster_mode"))
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
+    if !cluster_mode {
+        return Vec::new();
+    }
+    m.runs
+        .iter()
+        .filter(|r| r.cluster.is_none())
+        .map(|r| r.phase.as_str())
+        .collect()
+}
+
 /// The skew line and what the reader must know about the set.
 fn notes(out: &mut String, m: &Merge) {
     if let Some(s) = &m.skew {
@@ -186,6 +236,14 @@ fn notes(out: &mut String, m: &Merge) {
         out,
         "Rates: every machine's replies over the longest machine's run time; percentiles from the merged histograms."
     );
+    let without = runs_without_nodes(m);
+    if !without.is_empty() {
+        let _ = writeln!(
+            out,
+            "note: {}: no merged per-node table (kvbench.runs[i].cluster is null): a file's run has no cluster object, or its nodes have no latency_histogram (written by an older kvbench)",
+            without.join(", ")
+        );
+    }
     if m.set.partial() {
         let _ = writeln!(
             out,
