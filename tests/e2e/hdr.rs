@@ -318,7 +318,10 @@ fn each_measured_run_of_a_closed_loop_gets_an_interval_log_and_a_distribution_pe
 #[test]
 fn an_open_loop_run_logs_its_response_times_second_by_second() {
     let dir = TempDir::new("hdr-rate");
-    let doc = run_with_hdr_files("--rate 1000 --test-time 2 -t 1 -c 2 --ratio 1:1", &dir);
+    let doc = run_with_hdr_files(
+        "--rate 1000 --test-time 2 -t 1 -c 2 --ratio 1:1 --allow-invalid",
+        &dir,
+    );
     assert_eq!(file_names(&dir.0), expected_names(1));
     let section = &doc["ALL STATS"];
     let intervals = check_run(&dir, 1, section);

@@ -178,7 +178,8 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
     ]);
     run_ok(redis.port, &args);
     let rate_json = dir.path("b/r.json");
-    let mut args = vec!["--test-time", "2", "--rate", "2000"];
+    // A busy machine may not offer the whole rate: the page is drawn all the same.
+    let mut args = vec!["--test-time", "2", "--rate", "2000", "--allow-invalid"];
     args.extend(common);
     args.extend(["--json-out-file", s(&rate_json)]);
     run_ok(redis.port, &args);

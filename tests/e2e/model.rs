@@ -181,7 +181,7 @@ fn sweep_and_open_loop_files_round_trip() {
         &redis,
         &dir,
         "rate.json",
-        "-t 1 -c 2 --test-time 1 --rate 400",
+        "-t 1 -c 2 --test-time 1 --rate 400 --allow-invalid",
     );
     let r = report(round_trip(&path));
     let k = r.kvbench.unwrap();

@@ -259,7 +259,8 @@ fn dataset_too_large_fires_beyond_maxmemory_and_not_for_a_small_dataset() {
 
 /// A 2 s SET run at a modest rate, in the background.
 // Long enough that a test thread slowed by a busy machine still acts during the run.
-const BRIEF_SETS: &str = "-t 1 -c 1 --key-maximum 5000 --ratio 1:0 --test-time 3 --rate 2000";
+const BRIEF_SETS: &str =
+    "-t 1 -c 1 --key-maximum 5000 --ratio 1:0 --test-time 3 --rate 2000 --allow-invalid";
 
 #[test]
 fn count_mismatch_fires_when_another_client_sets_during_the_run() {
