@@ -354,7 +354,9 @@ fn runs_disagree_fires_when_a_server_pause_halves_one_run_and_not_for_one_run() 
     // Two 4 s runs; the server is paused for 2 s early in the first, which so
     // completes about half the requests of the second: max/min near 2. The
     // runs are long enough that a pause sent a second late on a loaded
-    // machine still falls inside the first run.
+    // machine still falls inside the first run. The two runs' rates are
+    // compared, so no other test's load may slow one of them.
+    let _alone = common::machine::alone();
     let redis = Redis::start();
     let dir = TempDir::new("warnings");
     let mut child = spawn_json(
