@@ -119,13 +119,16 @@ fn a_server_stall_shows_in_response_time_and_in_service_time_only_for_requests_i
 }
 
 #[test]
-fn without_a_stall_the_same_load_keeps_response_time_p99_9_under_50_ms() {
+fn without_a_stall_the_same_load_keeps_response_time_p99_9_far_below_the_stalls() {
     let _load = machine::alone();
     let redis = Redis::start();
     let Report { doc, .. } = redis.kvbench_json(STALL_LOAD);
     let totals = &doc["ALL STATS"]["Totals"];
     let p999 = f(&totals["Percentile Latencies"]["p99.90"]);
-    assert!(p999 < 50.0, "response time p99.9 {p999} ms, want < 50");
+    // The stall's run has p99.9 >= 300 ms; a busy 2-core machine alone can
+    // take this one to ~50 ms (debug build, the server on the same CPUs), so
+    // the bound is half the stall's, not the quiet machine's few ms.
+    assert!(p999 < 150.0, "response time p99.9 {p999} ms, want < 150");
     let slow = samples_at_least(&row_histogram(totals), SLOW_US);
     assert!(
         slow < 1000,
