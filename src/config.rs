@@ -13,11 +13,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
-
+mod bounds;
 pub mod cluster;
 mod commands;
 mod compat;
+mod config_file;
 mod connection;
 mod data;
 mod file_values;
@@ -41,9 +41,11 @@ use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::OpTable;
 use crate::workload::values::SizeSpec;
+use bounds::{at_least_one, seconds};
 pub use cluster::{ClusterOptions, ReadFrom};
 pub use compat::{MEMTIER_CONSTANT_SEED, NO_CONNECT_TIMEOUT, RangeSharing, Seeding, Semantics};
 use compat::{build_seed, build_semantics};
+use config_file::{merge, read_config_file};
 use connection::build_target;
 use data::build_keys;
 pub use load::MAX_PIPELINE;
@@ -289,38 +291,6 @@ impl Config {
     }
 }
 
-fn read_config_file(path: &PathBuf) -> Result<Args, UsageError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError::new("--config", format!("cannot read {}: {e}", path.display())))?;
-    let args = toml::from_str(&text).map_err(|e| file_values::parse_error(path, &text, &e))?;
-    file_values::reject_non_finite(path, &text)?;
-    Ok(args)
-}
-
-/// Command-line values win over the file. Flags that were not typed are `None` (or
-/// `false` for switches, which the command line can only turn on), so they leave
-/// the file's value in place.
-fn merge(file: Args, cli: Args) -> Result<Args, UsageError> {
-    let fail = |e: serde_json::Error| {
-        UsageError::new(
-            "--config",
-            format!("cannot merge with the command line: {e}"),
-        )
-    };
-    let mut base = serde_json::to_value(file).map_err(fail)?;
-    let over = serde_json::to_value(&cli).map_err(fail)?;
-    if let (Value::Object(base), Value::Object(over)) = (&mut base, over) {
-        for (key, value) in over {
-            if !matches!(value, Value::Null | Value::Bool(false)) {
-                base.insert(key, value);
-            }
-        }
-    }
-    let mut merged: Args = serde_json::from_value(base).map_err(fail)?;
-    merged.config = cli.config;
-    Ok(merged)
-}
-
 fn build(a: Args) -> Result<Config, UsageError> {
     let sweep = build_sweep(&a)?;
     let shard = build_shard(&a)?;
@@ -398,48 +368,8 @@ pub const DEFAULT_PROGRESS_INTERVAL_SECS: f64 = 10.0;
 /// The largest seed a JSON reader (JavaScript, jq) holds exactly: 2^53 − 1.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 
-fn at_least_one(flag: &str, value: u32) -> Result<usize, UsageError> {
-    if value == 0 {
-        return Err(UsageError::new(
-            flag,
-            format!("must be at least 1 (got 0); use {flag} 1"),
-        ));
-    }
-    Ok(value as usize)
-}
-
 /// The longest duration any seconds flag takes: 10^7 s, about 116 days.
 pub const MAX_SECONDS: f64 = 1e7;
-
-fn seconds(flag: &str, secs: f64, zero_ok: bool) -> Result<Duration, UsageError> {
-    if secs > MAX_SECONDS {
-        return Err(UsageError::new(
-            flag,
-            format!(
-                "must be at most {MAX_SECONDS} seconds, about 116 days (got {})",
-                shown(secs)
-            ),
-        ));
-    }
-    if !secs.is_finite() || secs < 0.0 || (secs == 0.0 && !zero_ok) {
-        let floor = if zero_ok { "0 or more" } else { "more than 0" };
-        return Err(UsageError::new(
-            flag,
-            format!("must be {floor} seconds (got {})", shown(secs)),
-        ));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-/// A number as typed, in exponent form when huge: `{}` writes 1e300 with
-/// 300 zeros, which would make a usage error hundreds of characters long.
-fn shown(secs: f64) -> String {
-    if secs.abs() < MAX_SECONDS * 10.0 {
-        secs.to_string()
-    } else {
-        format!("{secs:e}")
-    }
-}
 
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,7 @@
 //! otherwise lose, and the one-line messages for a file the typed parse refuses.
 //!
 //! The file is laid under the command line through JSON (see `merge` in
-//! `config.rs`), and JSON has no infinity and no NaN: `rate = inf` or
+//! `config/config_file.rs`), and JSON has no infinity and no NaN: `rate = inf` or
 //! `test-time = nan` would become "not given" and be silently dropped, where
 //! `--rate inf` on the command line is refused. So a non-finite number anywhere
 //! in the file is refused first, naming its key, exactly as the flag would be.

@@ -2,6 +2,7 @@
 //! never sent kept apart from the replies.
 
 use super::*;
+use crate::protocol::resp::ServerErrorKind;
 
 #[test]
 fn merging_histograms_keeps_every_sample() {
