@@ -293,7 +293,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         ));
     }
     if let Some(html) = &plan.html_out_file {
-        if let Err(e) = kvbench::report::html::PageFile::check(html, plan.json_out_file.as_deref())
+        if let Err(e) = kvbench::report::html::check_page_file(html, plan.json_out_file.as_deref())
         {
             return fail_usage(&e.to_string());
         }

@@ -176,14 +176,6 @@ fn access_writable(path: &Path) -> io::Result<()> {
     }
 }
 
-/// The text report's destination: `--out-file`, or stdout.
-pub fn text_target(config: &Config) -> io::Result<Target> {
-    match &config.output.out_file {
-        Some(path) => Target::of(path),
-        None => Ok(Target::Stdout),
-    }
-}
-
 /// Checks every output path before any connection opens, so that a report is
 /// never lost at the end of a run and never destroys a file: each is
 /// writable, and none names a file the run reads (`--config`, `--auth-file`,

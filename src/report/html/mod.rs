@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-pub use page_file::PageFile;
+pub use page_file::check_page_file;
 
 use crate::config::ReportOptions;
 use crate::error::UsageError;
