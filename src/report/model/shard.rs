@@ -91,7 +91,7 @@ pub struct ShardRow {
 }
 
 /// `kvbench.merged`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Merged {
     /// The files merged, in the order given.
     pub files: Vec<String>,
@@ -106,4 +106,17 @@ pub struct Merged {
     /// Absent from files merged before it was written.
     #[serde(default)]
     pub sha256: Vec<String>,
+    /// How far apart the machines started RUN #1, ms on the reference
+    /// clock (each start corrected by its machine's clock offset when
+    /// every machine measured one); absent when a start is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_skew_ms: Option<f64>,
+    /// Whether `start_skew_ms` is corrected by the clock offsets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks_corrected: Option<bool>,
+    /// Per run, the common window's length, s: the span in which every
+    /// machine was sending, which the merged rates are over. Empty for a
+    /// set of runs made one after the other (no shard object).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub common_window_s: Vec<f64>,
 }

@@ -232,10 +232,23 @@ fn notes(out: &mut String, m: &Merge) {
             );
         }
     }
-    let _ = writeln!(
-        out,
-        "Rates: every machine's replies over the longest machine's run time; percentiles from the merged histograms."
-    );
+    let windows: Vec<String> = m
+        .runs
+        .iter()
+        .filter_map(|r| Some(format!("{} {:.3} s", r.phase, r.window?.seconds())))
+        .collect();
+    if windows.is_empty() {
+        let _ = writeln!(
+            out,
+            "Rates: every machine's replies over the longest machine's run time; percentiles from the merged histograms."
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "Rates: the replies inside the common window, in which every machine was sending ({}); percentiles from the merged histograms.",
+            windows.join(", ")
+        );
+    }
     let without = runs_without_nodes(m);
     if !without.is_empty() {
         let _ = writeln!(
