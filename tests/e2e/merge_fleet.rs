@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use crate::common::memcached::Memcached;
-use crate::common::{Redis, TempDir, f, kvbench, kvbench_at, read_json, total, u};
+use crate::common::{Redis, TempDir, f, info, info_u64, kvbench, kvbench_at, read_json, total, u};
 
 /// `--start-at` `ahead` from now, as epoch seconds.
 fn start_in(ahead: Duration) -> String {
@@ -313,4 +313,112 @@ fn max_skew_refuses_a_set_that_did_not_start_together() {
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("--max-skew 0.05"), "{stderr}");
+}
+
+/// The server's CPU seconds so far (user + system).
+fn server_cpu_s(port: u16) -> f64 {
+    let field = |name: &str| info(port, "cpu", name).parse::<f64>().unwrap();
+    field("used_cpu_user") + field("used_cpu_sys")
+}
+
+#[test]
+fn each_round_shows_every_machines_and_the_servers_cpu_and_network() {
+    let redis = Redis::start();
+    let dir = TempDir::new("merge-fleet-rounds");
+    let at = start_in(Duration::from_secs(3));
+    let mut args = SET.to_vec();
+    args.extend(["-x", "2", "--start-at", &at]);
+    let net_in = || info_u64(redis.port, "stats", "total_net_input_bytes");
+    let (in_before, cpu_before) = (net_in(), server_cpu_s(redis.port));
+    let children: Vec<Child> = (0..2)
+        .map(|i| shard(redis.port, i, 2, &dir, &args, None))
+        .collect();
+    for (i, c) in children.into_iter().enumerate() {
+        wait_ok(c, &format!("shard {i}"));
+    }
+    let (in_after, cpu_after) = (net_in(), server_cpu_s(redis.port));
+    let merged = merge(&dir, 2, &[]);
+    let rounds = merged["kvbench"]["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 2);
+    let (mut server_in, mut server_cpu) = (0.0, 0.0);
+    for (i, round) in rounds.iter().enumerate() {
+        assert_eq!(round["phase"], format!("RUN #{}", i + 1));
+        assert_eq!(
+            round["ops_per_sec"],
+            merged["kvbench"]["runs"][i]["ops_per_sec"]
+        );
+        let clients = round["clients"].as_array().unwrap();
+        assert_eq!(clients.len(), 2, "{round}");
+        for (k, c) in clients.iter().enumerate() {
+            let doc = read_json(&dir.path(&format!("s{k}.json")));
+            let run = &doc["kvbench"]["runs"][i];
+            assert_eq!(run["client"]["interface"], "lo", "{}", run["client"]);
+            // kvbench's CPU holds its worker threads' and little more.
+            let threads: f64 = run["thread_cpu_s"].as_array().unwrap().iter().map(f).sum();
+            let process = f(&run["client"]["process_cpu_s"]);
+            assert!(
+                process >= threads * 0.95 && process <= threads * 1.5 + 0.2,
+                "process {process} s, threads {threads} s"
+            );
+            assert_eq!(
+                c["process_cpu_percent"],
+                run["client"]["process_cpu_percent"]
+            );
+            let (own, machine) = (f(&c["process_cpu_percent"]), f(&c["machine_cpu_percent"]));
+            let cores = f(&run["client"]["cores"]);
+            assert!(
+                machine <= 100.0 && machine >= own / cores * 0.9,
+                "machine {machine} %, kvbench {own} % of one of {cores} cores"
+            );
+            // Loopback receives every byte it sends, this set's both ways
+            // among them.
+            let (rx, tx) = (f(&c["net_rx_bytes_per_sec"]), f(&c["net_tx_bytes_per_sec"]));
+            assert!((rx - tx).abs() <= 0.02 * tx, "lo rx {rx}, tx {tx}");
+        }
+        let servers = round["servers"].as_array().unwrap();
+        assert_eq!(servers.len(), 1, "{round}");
+        let s = &servers[0];
+        let seconds = f(&s["seconds"]);
+        assert!((1.9..4.0).contains(&seconds), "{s}");
+        server_in += f(&s["net_input_bytes_per_sec"]) * seconds;
+        server_cpu += f(&s["cpu_percent"]) / 100.0 * seconds;
+        // What both machines sent is what the server read (loopback also
+        // carries the server's replies and other processes' bytes).
+        let sent: f64 = clients
+            .iter()
+            .map(|c| f(&c["net_tx_bytes_per_sec"]))
+            .sum::<f64>()
+            / 2.0;
+        assert!(sent >= f(&s["net_input_bytes_per_sec"]) * 0.9, "{round}");
+    }
+    // The rounds hold nearly all the server read and spent over the set:
+    // between them it only answered INFO and TIME.
+    let read = (in_after - in_before) as f64;
+    assert!(
+        server_in >= 0.95 * read && server_in <= 1.01 * read,
+        "rounds {server_in} bytes, INFO {read}"
+    );
+    let spent = cpu_after - cpu_before;
+    assert!(
+        server_cpu >= 0.8 * spent && server_cpu <= 1.05 * spent + 0.02,
+        "rounds {server_cpu} s, INFO {spent} s"
+    );
+    let text = String::from_utf8(
+        kvbench(&[
+            "merge",
+            dir.path("s0.json").to_str().unwrap(),
+            dir.path("s1.json").to_str().unwrap(),
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains("Process CPU  Host CPU  Net in MB/s"),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.contains("server ")).count(),
+        2,
+        "{text}"
+    );
 }

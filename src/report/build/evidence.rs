@@ -99,6 +99,14 @@ pub fn server_evidence(
         keyspace_misses: e.delta("keyspace_misses"),
         total_forks: e.delta("total_forks"),
         cpu_s: micro(e.cpu_seconds()),
+        net_input_bytes: e
+            .after
+            .get("total_net_input_bytes")
+            .map(|_| e.delta("total_net_input_bytes")),
+        net_output_bytes: e
+            .after
+            .get("total_net_output_bytes")
+            .map(|_| e.delta("total_net_output_bytes")),
         keys_before: e.before.keys(db),
         keys_after: e.after.keys(db),
         used_memory_before: e.before.u64("used_memory"),

@@ -15,10 +15,11 @@ use serde_json::{Map, Value};
 use crate::config::{Arrival, Headline};
 use crate::report::model::cluster::PhaseCluster;
 use crate::report::model::histogram::CompressedHistogram;
+use crate::report::model::host::ClientUse;
 use crate::report::model::named::Named;
 use crate::report::model::section::Section;
 use crate::report::model::server::{Placement, ServerContext, ServerEvidence};
-use crate::report::model::shard::{Merged, ShardInfo, ShardRow};
+use crate::report::model::shard::{Merged, Round, ShardInfo, ShardRow};
 
 /// `kvbench` in a single report (or a sweep's cell).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,6 +84,10 @@ pub struct Kvbench {
     /// In a merged file: what was merged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<Merged>,
+    /// In a merged file: each run's totals beside every machine's and
+    /// server's CPU and network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<Vec<Round>>,
 }
 
 /// A phase summary (`runs[i]`, `warmup`, `prefill`).
@@ -125,6 +130,11 @@ pub struct PhaseSummary {
     pub open_loop: Option<OpenLoop>,
     /// The server's own account of the phase.
     pub server: Option<ServerEvidence>,
+    /// This client machine's CPU and network during the phase (absent from
+    /// files written before it, and from a merged file, whose machines'
+    /// are in `kvbench.rounds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientUse>,
     /// Each row's whole latency histogram, by command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<Named<CompressedHistogram>>,

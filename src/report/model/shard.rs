@@ -120,3 +120,62 @@ pub struct Merged {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub common_window_s: Vec<f64>,
 }
+
+/// `kvbench.rounds[i]` in a merged file: one run of the set as the
+/// whitepaper tabulates it — the total rate, hit rate and percentiles, and
+/// what every client machine and every server did meanwhile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    /// `RUN #1`.
+    pub phase: String,
+    /// The set's replies per second (over the common window).
+    pub ops_per_sec: f64,
+    /// GET hits over hits plus misses, percent.
+    pub hit_rate_percent: Option<f64>,
+    /// The merged p50, ms.
+    pub p50_ms: Option<f64>,
+    /// The merged p99, ms.
+    pub p99_ms: Option<f64>,
+    /// The merged p99.9, ms.
+    pub p99_9_ms: Option<f64>,
+    /// Each client machine, in the files' order.
+    pub clients: Vec<RoundClient>,
+    /// Each server process the set drove.
+    pub servers: Vec<RoundServer>,
+}
+
+/// One client machine's run in a [`Round`] (its `runs[i].client`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundClient {
+    /// Its shard index.
+    pub index: Option<u32>,
+    /// Its host name.
+    pub host: Option<String>,
+    /// Its file.
+    pub file: String,
+    /// kvbench's CPU, percent of one core; `null` when its file has no
+    /// `client` (an older kvbench).
+    pub process_cpu_percent: Option<f64>,
+    /// The machine's CPU, percent of all cores.
+    pub machine_cpu_percent: Option<f64>,
+    /// Bytes per second received on its interface towards the target.
+    pub net_rx_bytes_per_sec: Option<f64>,
+    /// Bytes per second sent.
+    pub net_tx_bytes_per_sec: Option<f64>,
+}
+
+/// One server's run in a [`Round`], from its INFO over the set's window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundServer {
+    /// INFO's `run_id` (memcached's pid and start time).
+    pub run_id: String,
+    /// Seconds between the earliest INFO before and the latest after, by
+    /// the server's clock (`server_time_usec`; the run time without it).
+    pub seconds: f64,
+    /// Its CPU (`used_cpu_user` + `used_cpu_sys`), percent of one core.
+    pub cpu_percent: f64,
+    /// Bytes per second it read from its clients.
+    pub net_input_bytes_per_sec: Option<f64>,
+    /// Bytes per second it wrote to them.
+    pub net_output_bytes_per_sec: Option<f64>,
+}

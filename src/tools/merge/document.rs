@@ -258,6 +258,12 @@ fn kvbench(
     k.warnings = warnings(machines, runs, set, skew);
     k.verdict = Some(verdict(machines, set));
     k.shards = Some(machines.iter().map(|m| m.row.clone()).collect());
+    let mut rounds = super::rounds::rounds(runs);
+    if set.ad_hoc {
+        // Runs made one after the other share no window on the server.
+        rounds.iter_mut().for_each(|r| r.servers.clear());
+    }
+    k.rounds = Some(rounds);
     k.merged = Some(Merged {
         files: machines.iter().map(|m| m.path.clone()).collect(),
         partial: set.partial(),

@@ -185,7 +185,8 @@ impl ServerSum {
         };
     }
 
-    fn phase_evidence(&self) -> PhaseEvidence {
+    /// INFO before and after, as one phase's evidence.
+    pub fn phase_evidence(&self) -> PhaseEvidence {
         PhaseEvidence {
             before: self.before.clone(),
             after: self.after.clone(),

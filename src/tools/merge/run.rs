@@ -7,16 +7,16 @@
 //! ran equally long, and never more than it.
 
 use crate::error::UsageError;
-use crate::report::json::{compressed, round};
-use crate::report::model::histogram::CompressedHistogram;
-use crate::report::model::kvbench::{Errors, Incomplete, PhaseSummary};
+use crate::report::model::kvbench::{Errors, Incomplete};
 use crate::report::model::named::Named;
 use crate::report::model::section::{Runtime, Section, SectionTitle};
+use crate::report::model::shard::RoundClient;
 use crate::tools::merge::check::ShardFile;
 use crate::tools::merge::cluster::ClusterSum;
 use crate::tools::merge::combine::{RowSum, ShardRow, add_named};
 use crate::tools::merge::evidence::EvidenceSum;
 use crate::tools::merge::open_loop::OpenLoopSum;
+use crate::tools::merge::rounds;
 use crate::tools::merge::rows::{self, Layout, TOTALS, WAITS};
 use crate::tools::merge::window::{MachineRun, Window};
 
@@ -58,6 +58,8 @@ pub struct RunSum {
     pub evidence: EvidenceSum,
     /// Each machine's start, run time and per-second replies.
     pub machine_runs: Vec<MachineRun>,
+    /// Each machine's CPU and network during the run.
+    pub clients: Vec<RoundClient>,
     /// The span in which every machine was sending ([`RunSum::set_window`]).
     pub window: Option<Window>,
     /// Per op row, then the totals: the run time its rates are over (the
@@ -166,6 +168,7 @@ pub fn of_file(f: &ShardFile, i: usize, layout: &Layout) -> Result<RunSum, Usage
             .flatten(),
         evidence: EvidenceSum::of(summary, select_db(f)),
         machine_runs: vec![machine],
+        clients: vec![rounds::client_of(f, summary)],
         window: None,
         rates_over_s: None,
     })
@@ -230,6 +233,7 @@ fn combine_into(acc: &mut RunSum, one: &RunSum, with_seconds: bool) {
     };
     acc.evidence.add(&one.evidence);
     acc.machine_runs.extend_from_slice(&one.machine_runs);
+    acc.clients.extend_from_slice(&one.clients);
 }
 
 /// Every merged run together: their run times add, as in one machine's
@@ -242,6 +246,7 @@ pub fn aggregate(runs: &[RunSum]) -> Option<RunSum> {
     acc.cluster = None;
     acc.evidence = EvidenceSum::default();
     acc.machine_runs.clear();
+    acc.clients.clear();
     acc.window = None;
     // Each run's rates are over its own window: the aggregate's over the
     // sum of those times, as its run time is the sum of the runs'.
@@ -354,69 +359,6 @@ impl RunSum {
             },
             rows,
             distributions,
-        }
-    }
-
-    /// `kvbench.runs[i]`, with the merged histograms. `machines`: how many
-    /// files were merged (the open loop is merged only when each had one).
-    pub fn summary(&self, layout: &Layout, machines: usize) -> PhaseSummary {
-        let open_loop = self
-            .open_loop
-            .as_ref()
-            .filter(|o| o.machines == machines)
-            .map(|o| o.open_loop(self.ops_per_sec(), &layout.percentiles));
-        let d = self.rate_time_s(self.rows.len()).max(1e-9);
-        let t = &self.totals.totals;
-        let mut totals = Named::default();
-        let mut histograms = Named::default();
-        let mut per_second = Named::default();
-        for ((_, command), sum) in layout.rows.iter().zip(&self.rows) {
-            totals.0.push((command.clone(), sum.totals_json()));
-            histograms.0.push((
-                command.clone(),
-                CompressedHistogram(compressed(&sum.histogram)),
-            ));
-            let seconds: Vec<(String, CompressedHistogram)> = sum
-                .seconds
-                .iter()
-                .filter(|(_, s)| !s.histogram.is_empty())
-                .map(|(k, s)| (k.to_string(), CompressedHistogram(compressed(&s.histogram))))
-                .collect();
-            per_second.0.push((command.clone(), Named(seconds)));
-        }
-        PhaseSummary {
-            phase: self.phase.clone(),
-            start_time_ms: self.start_ms,
-            duration_ms: self.duration_ms,
-            drain_ms: self.drain_ms,
-            connections_down_at_end: self.connections_down,
-            incomplete: self.incomplete.clone(),
-            ops_per_sec: round(t.count as f64 / d, 2),
-            successes_per_sec: round(t.count.saturating_sub(t.errors) as f64 / d, 2),
-            errors_per_sec: round(t.errors as f64 / d, 2),
-            thread_cpu_s: self.thread_cpu_s.clone(),
-            totals,
-            errors: self.errors.clone().unwrap_or_else(|| Errors {
-                server: Named::default(),
-                connection: 0,
-                refused: 0,
-                timeouts: 0,
-                reconnects: 0,
-                protocol: 0,
-                lost_requests: 0,
-                pushes: 0,
-                attributes: 0,
-            }),
-            open_loop,
-            server: self.evidence.server(),
-            cluster: self
-                .cluster
-                .as_ref()
-                .map(|c| c.phase_cluster(self.duration_s())),
-            all_stats: None,
-            start_lag_ms: None,
-            histograms: Some(histograms),
-            histograms_per_second: Some(per_second),
         }
     }
 }
