@@ -422,3 +422,94 @@ fn each_round_shows_every_machines_and_the_servers_cpu_and_network() {
         "{text}"
     );
 }
+
+#[test]
+fn shards_that_each_drive_their_own_server_merge_with_a_table_per_target() {
+    let servers = [Redis::start(), Redis::start()];
+    let dir = TempDir::new("merge-fleet-targets");
+    let at = start_in(Duration::from_secs(3));
+    let mut args = SET.to_vec();
+    args.extend(["--start-at", &at]);
+    let children: Vec<Child> = servers
+        .iter()
+        .enumerate()
+        .map(|(i, s)| shard(s.port, i as u32, 2, &dir, &args, None))
+        .collect();
+    for (i, c) in children.into_iter().enumerate() {
+        wait_ok(c, &format!("shard {i}"));
+    }
+    let merged = merge(&dir, 2, &[]);
+    // Each server is judged against its own machine: no false mismatch.
+    assert_eq!(mismatches(&merged), Vec::<String>::new());
+    let target = merged["kvbench"]["target"].as_str().unwrap();
+    for s in &servers {
+        assert!(target.contains(&format!(":{}", s.port)), "{target}");
+    }
+    // Two servers: no one `server` object stands for the run.
+    assert!(merged["kvbench"]["runs"][0]["server"].is_null());
+    let round = &merged["kvbench"]["rounds"][0];
+    let listed = round["servers"].as_array().unwrap();
+    assert_eq!(listed.len(), 2, "{round}");
+    for (i, s) in servers.iter().enumerate() {
+        let doc = read_json(&dir.path(&format!("s{i}.json")));
+        let row = listed
+            .iter()
+            .find(|r| {
+                r["target"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!(":{}", s.port))
+            })
+            .unwrap_or_else(|| panic!("no row for server {i}: {round}"));
+        assert!(f(&row["cpu_percent"]) > 0.0, "{row}");
+        // Every SET the server counted is its one machine's.
+        assert_eq!(total(&doc, "SET", "count"), s.calls("set"));
+    }
+    assert_eq!(
+        total(&merged, "SET", "count"),
+        servers.iter().map(|s| s.calls("set")).sum::<u64>()
+    );
+    let text = String::from_utf8(
+        kvbench(&[
+            "merge",
+            dir.path("s0.json").to_str().unwrap(),
+            dir.path("s1.json").to_str().unwrap(),
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(text.contains("Target"), "{text}");
+    for s in &servers {
+        assert!(text.contains(&format!("127.0.0.1:{}", s.port)), "{text}");
+    }
+    // Plain files (no shard object) of two servers stay two workloads.
+    let plain: Vec<String> = servers
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let p = dir.path(&format!("plain{i}.json"));
+            let out = kvbench_at(s.port)
+                .args([
+                    "-t",
+                    "1",
+                    "-c",
+                    "1",
+                    "-n",
+                    "200",
+                    "--json-out-file",
+                    p.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            p.display().to_string()
+        })
+        .collect();
+    let out = kvbench(&["merge", &plain[0], &plain[1]]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("target"));
+}

@@ -147,6 +147,10 @@ pub struct Round {
 /// One client machine's run in a [`Round`] (its `runs[i].client`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoundClient {
+    /// The server it drove (`kvbench.target`).
+    pub target: String,
+    /// Its own replies per second in this run.
+    pub ops_per_sec: f64,
     /// Its shard index.
     pub index: Option<u32>,
     /// Its host name.
@@ -169,6 +173,8 @@ pub struct RoundClient {
 pub struct RoundServer {
     /// INFO's `run_id` (memcached's pid and start time).
     pub run_id: String,
+    /// The target the machines gave for it.
+    pub target: String,
     /// Seconds between the earliest INFO before and the latest after, by
     /// the server's clock (`server_time_usec`; the run time without it).
     pub seconds: f64,

@@ -127,22 +127,25 @@ pub fn from_text(file: &str, text: &str) -> Result<ShardFile, UsageError> {
     })
 }
 
-/// The workload's settings: `kvbench.config` without the per-machine keys.
-fn workload(config: &Map<String, Value>) -> BTreeMap<&str, &Value> {
+/// The workload's settings: `kvbench.config` without the per-machine keys
+/// (and, for shards, the target: each shard may drive its own server).
+fn workload(config: &Map<String, Value>, sharded: bool) -> BTreeMap<&str, &Value> {
     config
         .iter()
         .filter(|(key, _)| {
-            !PER_MACHINE_KEYS.contains(&key.as_str())
-                && !key.starts_with("shard")
-                && !key.starts_with("start_at")
+            let own = PER_MACHINE_KEYS.contains(&key.as_str())
+                || key.starts_with("shard")
+                || key.starts_with("start_at");
+            let target = sharded && key.as_str() == "target";
+            !(own || target)
         })
         .map(|(k, v)| (k.as_str(), v))
         .collect()
 }
 
 /// The workload settings in which `b` differs from `a`, as `key (a vs b)`.
-fn differences(a: &Map<String, Value>, b: &Map<String, Value>) -> Vec<String> {
-    let (wa, wb) = (workload(a), workload(b));
+fn differences(a: &Map<String, Value>, b: &Map<String, Value>, sharded: bool) -> Vec<String> {
+    let (wa, wb) = (workload(a, sharded), workload(b, sharded));
     let mut keys: Vec<&str> = wa.keys().chain(wb.keys()).copied().collect();
     keys.sort_unstable();
     keys.dedup();
@@ -185,7 +188,8 @@ impl SetCheck {
     /// Admits `f`, whose measurements are `measurements`
     /// ([`crate::tools::merge::digest::measurements`]).
     pub fn admit(&mut self, f: &ShardFile, measurements: &[Digest]) -> Result<(), UsageError> {
-        let diff = differences(&self.config, &f.kvbench.config);
+        let sharded = self.shard.is_some() && f.shard().is_some();
+        let diff = differences(&self.config, &f.kvbench.config, sharded);
         if !diff.is_empty() {
             return Err(refuse(
                 &f.path,

@@ -19,6 +19,8 @@ use crate::report::warnings::checks::MISMATCH_FRACTION;
 pub struct ServerSum {
     /// INFO's `run_id` (memcached's: its pid and start time).
     pub identity: String,
+    /// The target the machines gave (`host:port`), the first machine's.
+    pub target: String,
     /// The earliest INFO before the run.
     pub before: Info,
     /// The latest INFO after it.
@@ -57,8 +59,9 @@ fn progress(info: &Info) -> u64 {
 }
 
 impl EvidenceSum {
-    /// One machine's run; `db` from its `kvbench.config.select_db`.
-    pub fn of(summary: &PhaseSummary, db: u32) -> EvidenceSum {
+    /// One machine's run against `target`; `db` from its
+    /// `kvbench.config.select_db`.
+    pub fn of(summary: &PhaseSummary, db: u32, target: &str) -> EvidenceSum {
         let mut sum = EvidenceSum {
             db,
             ..EvidenceSum::default()
@@ -87,6 +90,7 @@ impl EvidenceSum {
         });
         sum.servers.push(ServerSum {
             identity,
+            target: target.to_string(),
             before,
             after,
             replies: commands

@@ -18,6 +18,8 @@ use crate::tools::merge::run::RunSum;
 pub fn client_of(f: &ShardFile, summary: &PhaseSummary) -> RoundClient {
     let c = summary.client.as_ref();
     RoundClient {
+        target: f.kvbench.target.clone(),
+        ops_per_sec: summary.ops_per_sec,
         index: f.shard().map(|s| s.index),
         host: f.shard().and_then(|s| s.host.clone()),
         file: f.path.clone(),
@@ -45,6 +47,7 @@ fn server_row(s: &ServerSum, run_s: f64) -> RoundServer {
     };
     RoundServer {
         run_id: s.identity.clone(),
+        target: s.target.clone(),
         seconds: round(seconds, 3),
         cpu_percent: round(100.0 * e.cpu_seconds() / seconds, 1),
         net_input_bytes_per_sec: per_sec("total_net_input_bytes"),

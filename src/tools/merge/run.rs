@@ -166,7 +166,7 @@ pub fn of_file(f: &ShardFile, i: usize, layout: &Layout) -> Result<RunSum, Usage
             .transpose()
             .map_err(|e| refuse(format!("{} {e}", summary.phase)))?
             .flatten(),
-        evidence: EvidenceSum::of(summary, select_db(f)),
+        evidence: EvidenceSum::of(summary, select_db(f), &f.kvbench.target),
         machine_runs: vec![machine],
         clients: vec![rounds::client_of(f, summary)],
         window: None,

@@ -138,6 +138,10 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool) -> String {
         render_table(&mut out, &shard_table(shards), format);
         out.push('\n');
     }
+    if let Some(t) = k.and_then(|k| k.rounds.as_deref()).and_then(target_table) {
+        render_table(&mut out, &t, format);
+        out.push('\n');
+    }
     if let Some(t) = k.and_then(|k| k.rounds.as_deref()).and_then(resource_table) {
         render_table(&mut out, &t, format);
         out.push('\n');
@@ -175,6 +179,38 @@ fn shard_table(shards: &[ShardRow]) -> Table {
         })
         .collect();
     Table { titles, rows }
+}
+
+/// A set whose shards drove several standalone servers: each round per
+/// target, its machines, their rate and the server's CPU; `None` for one.
+fn target_table(rounds: &[Round]) -> Option<Table> {
+    let mut targets: Vec<&str> = Vec::new();
+    for c in rounds.iter().flat_map(|r| &r.clients) {
+        if !targets.contains(&c.target.as_str()) {
+            targets.push(&c.target);
+        }
+    }
+    if targets.len() < 2 {
+        return None;
+    }
+    let titles = ["Run", "Target", "Machines", "Ops/sec", "Server CPU"]
+        .map(String::from)
+        .to_vec();
+    let mut rows = Vec::new();
+    for r in rounds {
+        for t in &targets {
+            let machines: Vec<_> = r.clients.iter().filter(|c| c.target == *t).collect();
+            let server = r.servers.iter().find(|s| s.target == *t);
+            rows.push(vec![
+                r.phase.clone(),
+                t.to_string(),
+                machines.len().to_string(),
+                format!("{:.2}", machines.iter().map(|c| c.ops_per_sec).sum::<f64>()),
+                server.map_or("-".into(), |s| format!("{:.1} %", s.cpu_percent)),
+            ]);
+        }
+    }
+    Some(Table { titles, rows })
 }
 
 /// Each round's client machines and servers: CPU and network, the columns
