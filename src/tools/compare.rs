@@ -100,6 +100,27 @@ pub struct Entry {
     /// whose verdict is not valid; for a suite, the tests whose own verdict
     /// is not valid.
     pub invalid_rows: Vec<String>,
+    /// The machines behind the figures: one, or a merged set's.
+    pub fleet: Option<Fleet>,
+}
+
+/// How many machines, threads and connections made a file's load: the
+/// whitepaper's tables compare sets of 1–8 machines side by side.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fleet {
+    /// Client machines (`kvbench.shards` of a merged file; else 1).
+    pub machines: u64,
+    /// `-t` per machine.
+    pub threads: u64,
+    /// `-c` per thread.
+    pub clients: u64,
+    /// The headline Totals ops/sec over the machines.
+    pub ops_per_machine: f64,
+    /// Server shards: a cluster's masters, a merged set's standalone
+    /// servers, else 1.
+    pub servers: u64,
+    /// The headline Totals ops/sec over the server shards.
+    pub ops_per_server: f64,
 }
 
 impl Entry {

@@ -421,6 +421,36 @@ fn each_round_shows_every_machines_and_the_servers_cpu_and_network() {
         2,
         "{text}"
     );
+    // compare sets the merged set beside one machine, as the whitepaper's
+    // tables of 1, 2, 4, 8 machines do.
+    let out = kvbench(&[
+        "compare",
+        dir.path("merged.json").to_str().unwrap(),
+        dir.path("s0.json").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let cells = |title: &str| -> Vec<String> {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(title))
+            .unwrap_or_else(|| panic!("{title}: {text}"));
+        line[title.len()..]
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(cells("machines"), ["2", "1"]);
+    assert_eq!(cells("connections"), ["4", "2"]);
+    assert_eq!(cells("server shards"), ["1", "1"]);
+    let per: Vec<f64> = cells("ops/sec per machine")
+        .iter()
+        .map(|c| c.parse().unwrap())
+        .collect();
+    let merged_total = f(&merged["AGGREGATED AVERAGE RESULTS (2 runs)"]["Totals"]["Ops/sec"]);
+    assert!(
+        (per[0] - merged_total / 2.0).abs() < 0.01,
+        "{per:?} vs {merged_total}"
+    );
 }
 
 #[test]

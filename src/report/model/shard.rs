@@ -148,8 +148,10 @@ pub struct Round {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoundClient {
     /// The server it drove (`kvbench.target`).
+    #[serde(default)]
     pub target: String,
     /// Its own replies per second in this run.
+    #[serde(default)]
     pub ops_per_sec: f64,
     /// Its shard index.
     pub index: Option<u32>,
@@ -174,6 +176,7 @@ pub struct RoundServer {
     /// INFO's `run_id` (memcached's pid and start time).
     pub run_id: String,
     /// The target the machines gave for it.
+    #[serde(default)]
     pub target: String,
     /// Seconds between the earliest INFO before and the latest after, by
     /// the server's clock (`server_time_usec`; the run time without it).

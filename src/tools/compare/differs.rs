@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use crate::tools::compare::{Entry, Format, aligned};
+use crate::tools::compare::{Entry, Fleet, Format, aligned};
 
 /// The keys whose values differ between the files that have settings, in
 /// the order they first appear. A memtier file (no `kvbench` object) shows
@@ -36,6 +36,41 @@ fn values(entries: &[Entry], key: &str) -> Vec<String> {
         .collect()
 }
 
+/// Machines, threads × connections, connections in all and ops/sec per
+/// machine, a row each, when some file is a merged set (the whitepaper's
+/// tables of 1/2/4/8 machines); none otherwise.
+fn fleet_rows(entries: &[Entry]) -> Vec<Vec<String>> {
+    if !entries
+        .iter()
+        .any(|e| e.fleet.is_some_and(|f| f.machines > 1))
+    {
+        return Vec::new();
+    }
+    let row = |title: &str, cell: &dyn Fn(&Fleet) -> String| {
+        let mut r = vec![title.to_string()];
+        r.extend(
+            entries
+                .iter()
+                .map(|e| e.fleet.as_ref().map_or("-".into(), cell)),
+        );
+        r
+    };
+    vec![
+        row("machines", &|f| f.machines.to_string()),
+        row("threads × connections", &|f| {
+            format!("{} × {}", f.threads, f.clients)
+        }),
+        row("connections", &|f| {
+            (f.machines * f.threads * f.clients).to_string()
+        }),
+        row("ops/sec per machine", &|f| {
+            format!("{:.2}", f.ops_per_machine)
+        }),
+        row("server shards", &|f| f.servers.to_string()),
+        row("ops/sec per shard", &|f| format!("{:.2}", f.ops_per_server)),
+    ]
+}
+
 /// What to say when no setting differs.
 fn nothing_differs(entries: &[Entry]) -> &'static str {
     if entries.iter().filter(|e| !e.settings.is_empty()).count() < 2 {
@@ -56,6 +91,7 @@ pub fn render(entries: &[Entry], format: Format) -> String {
             .iter()
             .map(|e| e.hit_rate_percent.map_or("-".into(), |h| format!("{h:.2}"))),
     );
+    let fleet = fleet_rows(entries);
     let mut out = String::new();
     match format {
         Format::Markdown => {
@@ -66,6 +102,9 @@ pub fn render(entries: &[Entry], format: Format) -> String {
             let _ = writeln!(out, "{}", line(&header));
             let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
             let _ = writeln!(out, "{}", line(&hit));
+            for r in &fleet {
+                let _ = writeln!(out, "{}", line(r));
+            }
             for k in &keys {
                 let mut cells = vec![format!("differs: {k}")];
                 cells.extend(values(entries, k));
@@ -79,6 +118,7 @@ pub fn render(entries: &[Entry], format: Format) -> String {
         }
         Format::Text | Format::Csv => {
             let mut rows = vec![header, hit];
+            rows.extend(fleet);
             if !keys.is_empty() {
                 rows.push(vec!["differs:".to_string()]);
             }

@@ -11,6 +11,7 @@ use crate::error::UsageError;
 use crate::report::model::kvbench::Verdict;
 use crate::report::model::section::{self, Section, SectionTitle};
 use crate::report::model::{self, Document, Report};
+use crate::tools::compare::Fleet;
 use crate::tools::compare::verdict::Judged;
 use crate::tools::compare::{Entry, OpRow};
 
@@ -125,13 +126,50 @@ fn entry(report: &Report, label: String, shown: &str) -> Result<Entry, UsageErro
     } else {
         Vec::new()
     };
+    let fleet = fleet(report, &rows);
     Ok(Entry {
+        fleet,
         label,
         rows,
         settings: settings(report),
         hit_rate_percent: report.kvbench.as_ref().and_then(|k| k.hit_rate_percent),
         verdict,
         invalid_rows,
+    })
+}
+
+/// The machines, threads and connections of a kvbench report; `None` for a
+/// memtier file.
+fn fleet(report: &Report, rows: &[(String, OpRow)]) -> Option<Fleet> {
+    let k = report.kvbench.as_ref()?;
+    let setting = |key: &str| k.config.get(key).and_then(serde_json::Value::as_u64);
+    let machines = k.shards.as_ref().map_or(1, |s| s.len().max(1) as u64);
+    let totals = rows
+        .iter()
+        .find(|(n, _)| n == "Totals")
+        .map(|(_, r)| r.ops_per_sec);
+    let run = k.runs.first();
+    let masters = run.and_then(|r| r.cluster.as_ref()).map(|c| {
+        let masters = c
+            .nodes
+            .iter()
+            .filter(|n| n.role.as_deref() == Some("master"));
+        masters.count() as u64
+    });
+    let standalone = k
+        .rounds
+        .as_ref()
+        .and_then(|r| r.first())
+        .map(|r| r.servers.len() as u64);
+    let servers = masters.or(standalone).unwrap_or(1).max(1);
+    let total = totals.unwrap_or(0.0);
+    Some(Fleet {
+        machines,
+        threads: setting("threads")?,
+        clients: setting("clients_per_thread")?,
+        ops_per_machine: total / machines as f64,
+        servers,
+        ops_per_server: total / servers as f64,
     })
 }
 
