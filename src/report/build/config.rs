@@ -11,6 +11,7 @@
 
 use std::path::PathBuf;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -19,7 +20,7 @@ use crate::config::{Config, NO_CONNECT_TIMEOUT, RangeSharing, Stop};
 use crate::workload::values::SizeSpec;
 
 /// memtier's switches, written as the strings `"true"` / `"false"`.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Switch {
     True,
@@ -35,17 +36,26 @@ impl From<bool> for Switch {
 /// memtier's `configuration`: every key memtier writes, in its order and
 /// with its JSON types (integers as integers, switches as `"true"`/`"false"`,
 /// unset paths as `null`). Settings kvbench does not have keep memtier's
-/// "off" value; docs/output.md lists each.
-#[derive(Serialize)]
+/// "off" value; docs/output.md lists each. The password is never written.
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "memtierConfiguration")]
 struct MemtierConfiguration {
+    /// Host name or address; `null` with a UNIX socket.
     server: Option<String>,
+    /// TCP port; `null` with a UNIX socket.
     port: Option<u16>,
+    /// Always empty; the target is in `kvbench.target`.
     uri: &'static str,
+    /// UNIX socket path, or `null` over TCP.
     #[serde(rename = "unix socket")]
     unix_socket: Option<String>,
+    /// `-4` (`AF_INET`), `-6` (`AF_INET6`) or neither (`Unspecified`).
     #[serde(rename = "address family")]
     address_family: &'static str,
+    /// `-P`, as memtier writes it.
+    #[schemars(schema_with = "crate::report::model::schema::protocol")]
     protocol: &'static str,
+    /// `--out-file`, or `null` when the text report goes to stdout.
     out_file: Option<String>,
     tls: Switch,
     cert: Option<String>,
@@ -53,22 +63,47 @@ struct MemtierConfiguration {
     cacert: Option<String>,
     tls_skip_verify: Switch,
     sni: Option<String>,
+    /// Always `null`: kvbench writes no per-client files.
     client_stats: Option<String>,
+    /// `-x`, measured runs.
+    #[schemars(range(min = 1))]
     run_count: u32,
     debug: u32,
+    /// `-n` per client per run; 0 when the runs are timed (`--test-time`);
+    /// with `-n allkeys` the requests of the busiest connection (the whole
+    /// range under `--memtier-compat`).
     requests: u64,
-    /// memtier's rate_limit is per connection.
+    /// Per-connection rate (memtier's meaning), rounded to an integer:
+    /// `--rate-limiting`, or `--rate` / connections; 0 in a closed loop. The
+    /// exact rate is `kvbench.config.rate_ops_per_sec`.
     rate_limit: u64,
+    /// Connections per thread (`-c`).
+    #[schemars(range(min = 1))]
     clients: usize,
+    /// Worker threads (`-t`).
+    #[schemars(range(min = 1))]
     threads: usize,
+    /// Seconds per run, rounded to an integer as memtier writes it (exact in
+    /// `kvbench.config.test_time_s`); 0 when the runs are counted in
+    /// requests.
     test_time: u64,
+    /// SET:GET ratio.
+    #[schemars(regex(pattern = "^[0-9]+:[0-9]+$"))]
     ratio: String,
+    /// Requests in flight per connection.
+    #[schemars(range(min = 1))]
     pipeline: usize,
+    /// Fixed value size in bytes; 0 with `--data-size-range` or
+    /// `--data-size-list`.
     data_size: usize,
     data_offset: u64,
     random_data: Switch,
+    /// `MIN:MAX` bytes, or `0:0` when unused.
+    #[schemars(regex(pattern = "^[0-9]+:[0-9]+$"))]
     data_size_range: String,
+    /// `SIZE:WEIGHT,...`, or empty when unused.
     data_size_list: String,
+    /// `R`, memtier's default; kvbench draws sizes independently of the key.
     data_size_pattern: &'static str,
     expiry_range: &'static str,
     data_import: Option<String>,
@@ -78,15 +113,26 @@ struct MemtierConfiguration {
     key_prefix: String,
     key_minimum: u64,
     key_maximum: u64,
+    /// SET:GET key patterns (`S`, `R`, `G`, `P`, `Z`).
+    #[schemars(regex(pattern = "^[A-Z]:[A-Z]$"))]
     key_pattern: String,
+    /// Standard deviation of the G pattern; 0 when unused.
     key_stddev: f64,
+    /// Centre of the G pattern; 0 when unused.
     key_median: f64,
+    /// Exponent of the Z pattern; 0 when unused.
     key_zipf_exp: f64,
+    /// `--reconnect-interval`: requests per connection before a planned
+    /// reconnect; 0 = never.
     reconnect_interval: u64,
+    /// Seconds, an integer as in memtier; 0 means none (`--memtier-compat`'s
+    /// default).
     connection_timeout: u64,
     thread_conn_start_min_jitter_micros: u64,
     thread_conn_start_max_jitter_micros: u64,
     multi_key_get: u64,
+    /// Empty, `<redacted>` or `USER:<redacted>`; the password is never
+    /// written.
     authenticate: String,
     #[serde(rename = "select-db")]
     select_db: u32,
@@ -100,6 +146,11 @@ struct MemtierConfiguration {
     wait_timeout: &'static str,
     #[serde(rename = "print-all-runs")]
     print_all_runs: Switch,
+}
+
+/// The schema of memtier's `configuration` as kvbench writes it.
+pub fn memtier_configuration_schema(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<MemtierConfiguration>()
 }
 
 /// A struct of these settings as the model's open map.

@@ -21,15 +21,20 @@ pub mod histogram;
 pub mod kvbench;
 mod locate;
 pub mod named;
+pub mod open_loop;
+pub mod percentiles;
+pub mod schema;
 pub mod section;
 pub mod server;
 pub mod shard;
 #[cfg(test)]
 mod tests;
+pub mod verdict;
 
 use std::fmt;
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -40,27 +45,37 @@ use crate::report::model::kvbench::Kvbench;
 use crate::report::model::named::Named;
 use crate::report::model::section::{Section, SectionTitle};
 
-/// memtier's `run information`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// memtier's `run information`: `Requests per client` for counted runs,
+/// `Seconds` for timed ones.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(
+    rename = "runInformation",
+    extend("oneOf" = [{"required": ["Requests per client"]}, {"required": ["Seconds"]}])
+)]
 pub struct RunInformation {
     /// Worker threads.
     #[serde(rename = "Threads")]
+    #[schemars(range(min = 1))]
     pub threads: u32,
     /// Clients per thread.
     #[serde(rename = "Connections per thread")]
+    #[schemars(range(min = 1))]
     pub connections_per_thread: u32,
-    /// Counted runs.
+    /// `-n` per client per run (with `-n allkeys` the busiest connection's
+    /// share); absent for timed runs.
     #[serde(
         rename = "Requests per client",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub requests_per_client: Option<u64>,
-    /// Timed runs.
+    /// `--test-time`, rounded to an integer as memtier writes it; present
+    /// instead of `Requests per client` for timed runs.
     #[serde(rename = "Seconds", default, skip_serializing_if = "Option::is_none")]
     pub seconds: Option<u64>,
-    /// `2`.
+    /// memtier's JSON format version, `2`.
     #[serde(rename = "Format version")]
+    #[schemars(schema_with = "schema::format_version")]
     pub format_version: u32,
 }
 
@@ -104,6 +119,9 @@ impl Report {
             .map(|(_, s)| s)
     }
 }
+
+/// memtier's JSON format version, the one `run information` says.
+pub const FORMAT_VERSION: u32 = 2;
 
 const CONFIGURATION: &str = "configuration";
 const RUN_INFORMATION: &str = "run information";
@@ -171,7 +189,7 @@ impl<'de> Deserialize<'de> for Report {
 }
 
 /// The swept flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum SweepParameter {
     /// `--threads`.
@@ -186,18 +204,22 @@ pub enum SweepParameter {
     Ratio,
 }
 
-/// A row of the sweep's summary table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A row of the sweep's summary table, per cell with a measured run (a cut
+/// one too, marked `cut`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "sweepRow")]
 pub struct SweepRow {
-    /// The cell's label.
+    /// The swept values, `pipeline=16`.
     pub cell: String,
     /// Total ops/sec.
     pub ops_per_sec: f64,
     /// SET ops/sec.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64")]
     pub set_ops_per_sec: Option<f64>,
     /// GET ops/sec.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64")]
     pub get_ops_per_sec: Option<f64>,
     /// ms.
     pub avg_latency_ms: f64,
@@ -207,25 +229,28 @@ pub struct SweepRow {
     pub p99_latency_ms: f64,
     /// ms.
     pub p99_9_latency_ms: f64,
-    /// `p50.00` → ms for each `--print-percentiles` (absent from files
-    /// written before it).
+    /// `p50.00` → ms for each `--print-percentiles`, keyed as in the
+    /// sections (absent from files written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::percentiles_ms")]
     pub latency_percentiles_ms: Option<Named<f64>>,
     /// GET hit rate.
     pub hit_rate_percent: Option<f64>,
     /// Total ops/sec over the first cell's.
     pub ratio_to_first: f64,
-    /// The cell was cut short by a stop (false in files written before it).
+    /// A stop (a signal, `--max-errors`) cut the cell short: its numbers
+    /// cover a partial run, or the runs that ended before the cut one; the
+    /// text marks the row (cut). False in files written before it.
     #[serde(default)]
     pub cut: bool,
-    /// The cell's slowest and fastest run; `null` with one run (absent from
-    /// files written before it).
+    /// The total ops/sec of the cell's slowest and fastest completed run;
+    /// `null` with fewer than two (absent from files written before it).
     #[serde(default)]
     pub ops_per_sec_spread: Option<SweepSpread>,
 }
 
 /// `ops_per_sec_spread` of a sweep's summary row.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SweepSpread {
     /// The slowest run's total ops/sec.
     pub min: f64,
@@ -236,47 +261,55 @@ pub struct SweepSpread {
 }
 
 /// `sweep`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Sweep {
     /// The swept flags.
     pub parameters: Vec<SweepParameter>,
-    /// One complete report per cell.
+    /// One report per finished or started cell, in sweep order; each is a
+    /// complete memtier-compatible document whose `kvbench.cell` says which
+    /// cell it is.
+    #[schemars(schema_with = "schema::cells")]
     pub cells: Vec<Report>,
     /// The summary table.
     pub summary: Vec<SweepRow>,
 }
 
 /// The sweep document's own `kvbench`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SweepKvbench {
-    /// Layout version.
+    /// Version of this object's layout; bumped on incompatible changes.
+    #[schemars(schema_with = "schema::schema_version")]
     pub schema_version: u32,
     /// kvbench's version.
     pub tool_version: String,
-    /// Every cell finished.
+    /// True once every cell has finished all its runs.
     pub complete: bool,
     /// Cells in the sweep.
+    #[schemars(range(min = 2))]
     pub cells_planned: u32,
     /// Cells finished.
     pub cells_completed: u32,
-    /// The cell a stop cut; `null` for a sweep run to its end (absent from
+    /// The cell a stop cut (its own document says `kvbench.interrupted` and
+    /// `complete: false`); `null` for a sweep run to its end (absent from
     /// sweeps written before it).
     #[serde(default)]
     pub interrupted: Option<SweepInterrupted>,
-    /// Every cell's verdict findings (absent from sweeps written before it).
+    /// Every cell's findings, each phase prefixed by its cell; the exit code
+    /// follows it (absent from sweeps written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "kvbench::Verdict")]
     pub verdict: Option<kvbench::Verdict>,
 }
 
 /// The sweep's `kvbench.interrupted`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SweepInterrupted {
     /// The cut cell's index, from 0.
     pub index: u32,
     /// Its label, `pipeline=4`.
     pub cell: String,
-    /// The phase cut, `RUN #1`; `null` when the cell had measured nothing
-    /// and is not among the cells.
+    /// The phase cut (`RUN #n`, `WARM-UP` or `PREFILL`); `null` when the
+    /// cell had measured nothing yet and is not among the cells.
     pub phase: Option<String>,
     /// Why.
     pub cause: kvbench::InterruptCause,
@@ -284,8 +317,11 @@ pub struct SweepInterrupted {
     pub signal: Option<i32>,
 }
 
-/// A sweep file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A sweep (comma lists for `--threads`, `--clients`, `--pipeline`,
+/// `--data-size`, `--ratio`): every cell as a complete benchmark report, and
+/// the comparison table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "sweepDocument")]
 pub struct SweepDocument {
     /// The cells and the summary.
     pub sweep: Sweep,

@@ -3,13 +3,15 @@
 //! and, in a file written by `kvbench merge`, `shards` (a row per machine)
 //! and `merged` (which files, and whether the set was complete).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ShardSource;
+use crate::report::model::schema;
 
 /// The machine's clock against the coordinator's, measured at the start and
 /// at the end of the benchmark.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShardClock {
     /// Server minus local time before the first phase, ms.
     #[serde(default)]
@@ -26,14 +28,19 @@ pub struct ShardClock {
 }
 
 /// `kvbench.shard`: one machine of a sharded run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "shard")]
 pub struct ShardInfo {
-    /// From 0.
+    /// This shard, from 0 (0 on one machine).
     pub index: u32,
-    /// Machines in the set.
+    /// Shards of the run (1 on one machine).
+    #[schemars(range(min = 1))]
     pub count: u32,
-    /// Where the index came from; `None` when absent or unknown to this reader.
+    /// Where index and count came from: `--shard-index`/`--shard-count`, or
+    /// the launcher's environment; `null` on one machine (or, read back,
+    /// unknown to this reader).
     #[serde(default, deserialize_with = "lenient_source")]
+    #[schemars(schema_with = "schema::shard_source")]
     pub source: Option<ShardSource>,
     /// The machine's host name.
     #[serde(default)]
@@ -41,19 +48,24 @@ pub struct ShardInfo {
     /// `--start-at`: the planned common start, ms since the epoch.
     #[serde(default)]
     pub start_at_ms: Option<u64>,
-    /// How late this machine started against the plan, ms.
+    /// The first aligned phase's actual start minus its planned start, ms;
+    /// `null` without `--start-at`.
     #[serde(default)]
+    #[schemars(range(min = 0))]
     pub start_lag_ms: Option<f64>,
-    /// The planned start reached later than `--start-tolerance` (exit 4).
+    /// The planned start this shard reached later than `--start-tolerance`;
+    /// it ran no more phases and exited with code 4. `null` otherwise.
     #[serde(default)]
     pub late: Option<ShardLate>,
-    /// Its clock against the server's `TIME`.
+    /// This machine's clock against the server's `TIME`: the lowest-round-trip
+    /// of several samples, offset = server time − middle of the round trip;
+    /// `null` when the server has no `TIME` (memcached).
     #[serde(default)]
     pub clock: Option<ShardClock>,
 }
 
 /// `kvbench.shard.late`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShardLate {
     /// `RUN #2`, `WARM-UP`.
     pub phase: String,
@@ -70,7 +82,7 @@ fn lenient_source<'de, D: serde::Deserializer<'de>>(
 }
 
 /// `kvbench.shards[i]` of a merged file: one machine's own figures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShardRow {
     /// Its shard index; `None` for a plain (unsharded) file.
     pub index: Option<u32>,
@@ -91,7 +103,7 @@ pub struct ShardRow {
 }
 
 /// `kvbench.merged`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Merged {
     /// The files merged, in the order given.
     pub files: Vec<String>,
