@@ -99,10 +99,12 @@ struct KvbenchConfig<'a> {
     /// `per-connection` (kvbench: every connection and phase its own seed),
     /// `shared` (memtier's default: every connection the same seed in every
     /// run), `per-client` (memtier's `--distinct-client-seed`).
+    #[schemars(schema_with = "crate::report::model::schema::seeding")]
     seeding: &'static str,
     /// How S and `-n allkeys` share the key range: `split` (kvbench: each
     /// connection its slice) or `whole` (memtier: each connection the whole
     /// range).
+    #[schemars(schema_with = "crate::report::model::schema::range_sharing")]
     range_sharing: &'static str,
     /// Broken connections are reconnected.
     reconnect: bool,
@@ -117,6 +119,7 @@ struct KvbenchConfig<'a> {
     commands: Option<Vec<CommandLine<'a>>>,
     /// `--command-stats-breakdown` (`command` or `line`); `null` for the
     /// SET/GET pair.
+    #[schemars(schema_with = "crate::report::model::schema::breakdown_or_null")]
     command_stats_breakdown: Option<&'static str>,
     /// `--cluster-mode`.
     cluster_mode: bool,
@@ -124,6 +127,7 @@ struct KvbenchConfig<'a> {
     max_redirects: Option<u32>,
     /// `--read-from` (`primary`, `replica`, `any`); `null` without
     /// `--cluster-mode`.
+    #[schemars(schema_with = "crate::report::model::schema::read_from_or_null")]
     read_from: Option<&'static str>,
     /// `--start-tolerance`: how late a shard may reach a planned start;
     /// `null` without `--start-at`.
@@ -152,7 +156,7 @@ struct TlsSetting {
     /// `--cert`/`--key` given (mutual TLS).
     client_certificate: bool,
     /// `TLSv1.2`, `TLSv1.3`.
-    #[schemars(length(min = 1))]
+    #[schemars(schema_with = "crate::report::model::schema::tls_versions")]
     protocols: Vec<&'static str>,
 }
 
@@ -172,6 +176,23 @@ struct Statsd<'a> {
     port: u16,
     prefix: &'a str,
     run_label: &'a str,
+}
+
+/// `config.seeding`'s name of `s`.
+pub fn seeding_name(s: Seeding) -> &'static str {
+    match s {
+        Seeding::PerConnection => "per-connection",
+        Seeding::Shared => "shared",
+        Seeding::PerClient => "per-client",
+    }
+}
+
+/// `config.range_sharing`'s name of `r`.
+pub fn range_sharing_name(r: RangeSharing) -> &'static str {
+    match r {
+        RangeSharing::Split => "split",
+        RangeSharing::Whole => "whole",
+    }
 }
 
 /// The schema of `kvbench.config` as kvbench writes it.
@@ -252,15 +273,8 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
         arrival: c.rate.map(|r| r.arrival.name()),
         hdr_file_prefix: path(c.output.hdr_file_prefix.as_ref()),
         memtier_compat: c.semantics.memtier_compat,
-        seeding: match c.semantics.seeding {
-            Seeding::PerConnection => "per-connection",
-            Seeding::Shared => "shared",
-            Seeding::PerClient => "per-client",
-        },
-        range_sharing: match c.semantics.range_sharing {
-            RangeSharing::Split => "split",
-            RangeSharing::Whole => "whole",
-        },
+        seeding: seeding_name(c.semantics.seeding),
+        range_sharing: range_sharing_name(c.semantics.range_sharing),
         reconnect: c.faults.reconnect,
         max_reconnect_attempts: c.faults.max_reconnect_attempts,
         tls,

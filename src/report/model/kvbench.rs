@@ -7,7 +7,9 @@
 //! stays a `serde_json::Value` map: it is the `--show-config` object, which
 //! grows with every flag, and has no shape this reader should fix. The
 //! server's side (INFO, placement) is in [`crate::report::model::server`],
-//! a cluster run's nodes in [`crate::report::model::cluster`].
+//! a cluster run's nodes in [`crate::report::model::cluster`], the open
+//! loop in [`crate::report::model::open_loop`] and the verdict in
+//! [`crate::report::model::verdict`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -30,7 +32,7 @@ pub const HISTOGRAM_UNIT: &str = "microseconds";
 /// lacks (exact integer totals, the warm-up, errors by kind, the seed, the
 /// complete configuration).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(rename = "kvbench")]
+#[schemars(rename = "kvbench", transform = schema::require_verdict)]
 pub struct Kvbench {
     /// Version of this object's layout; bumped on incompatible changes.
     #[schemars(schema_with = "schema::schema_version")]

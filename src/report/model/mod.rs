@@ -9,7 +9,8 @@
 //! - [`Report`]: memtier's sections (`ALL STATS`, `RUN #n RESULTS`, …) with
 //!   their op rows kept by name ([`section`]), and the `kvbench` object
 //!   ([`kvbench`]); a memtier_benchmark file reads too, without `kvbench`;
-//! - reading a file with errors that name the file and the field's jq path.
+//! - reading a file with errors that name the file and the field's jq path;
+//! - docs/output.schema.json, generated from these types ([`schema`]).
 //!
 //! Reading tolerates unknown keys, so a newer kvbench's file still reads: at
 //! the top level they are kept in [`Report::other`] and written back; inside
@@ -212,22 +213,27 @@ pub struct SweepRow {
     /// The swept values, `pipeline=16`.
     pub cell: String,
     /// Total ops/sec.
+    #[schemars(range(min = 0))]
     pub ops_per_sec: f64,
     /// SET ops/sec.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "f64")]
+    #[schemars(with = "f64", range(min = 0))]
     pub set_ops_per_sec: Option<f64>,
     /// GET ops/sec.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "f64")]
+    #[schemars(with = "f64", range(min = 0))]
     pub get_ops_per_sec: Option<f64>,
     /// ms.
+    #[schemars(range(min = 0))]
     pub avg_latency_ms: f64,
     /// ms.
+    #[schemars(range(min = 0))]
     pub p50_latency_ms: f64,
     /// ms.
+    #[schemars(range(min = 0))]
     pub p99_latency_ms: f64,
     /// ms.
+    #[schemars(range(min = 0))]
     pub p99_9_latency_ms: f64,
     /// `p50.00` → ms for each `--print-percentiles`, keyed as in the
     /// sections (absent from files written before it).
@@ -237,6 +243,7 @@ pub struct SweepRow {
     /// GET hit rate.
     pub hit_rate_percent: Option<f64>,
     /// Total ops/sec over the first cell's.
+    #[schemars(range(min = 0))]
     pub ratio_to_first: f64,
     /// A stop (a signal, `--max-errors`) cut the cell short: its numbers
     /// cover a partial run, or the runs that ended before the cut one; the
@@ -253,10 +260,13 @@ pub struct SweepRow {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SweepSpread {
     /// The slowest run's total ops/sec.
+    #[schemars(range(min = 0))]
     pub min: f64,
     /// The fastest run's.
+    #[schemars(range(min = 0))]
     pub max: f64,
     /// max / min.
+    #[schemars(range(min = 0))]
     pub max_over_min: f64,
 }
 
@@ -276,6 +286,7 @@ pub struct Sweep {
 
 /// The sweep document's own `kvbench`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = schema::require_verdict)]
 pub struct SweepKvbench {
     /// Version of this object's layout; bumped on incompatible changes.
     #[schemars(schema_with = "schema::schema_version")]

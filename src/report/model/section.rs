@@ -174,7 +174,7 @@ pub struct Second {
     /// `Count` over the whole second, the partial last one included (never
     /// scaled up), so it equals `Count` (kvbench only).
     #[serde(rename = "Ops/sec", default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "f64")]
+    #[schemars(with = "f64", range(min = 0))]
     pub ops_per_sec: Option<f64>,
     /// Mean latency, ms.
     #[serde(
@@ -182,7 +182,7 @@ pub struct Second {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "f64")]
+    #[schemars(with = "f64", range(min = 0))]
     pub average_latency_ms: Option<f64>,
     /// Sum of latencies, ms.
     #[serde(
@@ -198,7 +198,7 @@ pub struct Second {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "f64")]
+    #[schemars(with = "f64", range(min = 0))]
     pub min_latency_ms: Option<f64>,
     /// ms.
     #[serde(
@@ -206,7 +206,7 @@ pub struct Second {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "f64")]
+    #[schemars(with = "f64", range(min = 0))]
     pub max_latency_ms: Option<f64>,
     /// `p50.00` → ms, for that second.
     #[serde(flatten)]
@@ -236,11 +236,11 @@ pub struct OpRow {
     pub misses_per_sec: f64,
     /// `--cluster-mode` only: `-MOVED` redirects followed, per second.
     #[serde(rename = "MOVED/sec", default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "f64")]
+    #[schemars(with = "f64", range(min = 0))]
     pub moved_per_sec: Option<f64>,
     /// `--cluster-mode` only: `-ASK` redirects followed, per second.
     #[serde(rename = "ASK/sec", default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "f64")]
+    #[schemars(with = "f64", range(min = 0))]
     pub ask_per_sec: Option<f64>,
     /// Connection errors per second (`Totals` only; 0 elsewhere).
     #[serde(rename = "Connection Errors/sec")]

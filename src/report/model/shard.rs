@@ -19,11 +19,14 @@ pub struct ShardClock {
     /// The same at the end, ms.
     #[serde(default)]
     pub offset_end_ms: Option<f64>,
-    /// Round trip of the best sample, ms.
+    /// Round trip of the sample kept, ms: the offset is known to within half
+    /// of it.
     #[serde(default)]
+    #[schemars(range(min = 0))]
     pub rtt_ms: Option<f64>,
-    /// Samples taken.
+    /// `TIME` round trips per measurement.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub samples: Option<u64>,
 }
 
@@ -68,8 +71,10 @@ pub struct ShardInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShardLate {
     /// `RUN #2`, `WARM-UP`.
+    #[schemars(regex(pattern = r"^(RUN #[0-9]+|WARM-UP)$"))]
     pub phase: String,
     /// How late, ms.
+    #[schemars(range(min = 0))]
     pub lag_ms: f64,
 }
 
@@ -89,10 +94,13 @@ pub struct ShardRow {
     /// Its host, when it said.
     pub host: Option<String>,
     /// Its total ops/sec over all its runs.
+    #[schemars(range(min = 0))]
     pub ops_per_sec: f64,
-    /// Its hit rate, percent.
+    /// Its GET hit rate, percent.
+    #[schemars(range(min = 0, max = 100))]
     pub hit_rate: Option<f64>,
-    /// Its p99 over all its runs, ms.
+    /// Its p99 latency over all its runs, ms.
+    #[schemars(range(min = 0))]
     pub p99_ms: Option<f64>,
     /// How late it started against the plan, ms.
     pub start_lag_ms: Option<f64>,
@@ -117,5 +125,6 @@ pub struct Merged {
     /// to `kvbench merge` brings its own list); no measurement is in it twice.
     /// Absent from files merged before it was written.
     #[serde(default)]
+    #[schemars(inner(regex(pattern = "^[0-9a-f]{64}$")), extend("uniqueItems" = true))]
     pub sha256: Vec<String>,
 }

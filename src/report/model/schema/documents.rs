@@ -18,9 +18,10 @@ use crate::report::model::section::{
 use crate::report::model::{
     CONFIGURATION, Document, KVBENCH, RUN_INFORMATION, Report, RunInformation, SweepDocument,
 };
+use crate::report::suite::json::SuiteDocument;
 
 const TITLE: &str = "kvbench JSON report (--json-out-file)";
-const DESCRIPTION: &str = "The document kvbench writes with --json-out-file: one benchmark, or a sweep. The memtier_benchmark-compatible part (configuration, run information and the result sections) keeps memtier's keys and layout; the kvbench object holds what memtier lacks. Units unless a field says otherwise: latencies in milliseconds, compressed histograms in microseconds, rates per second, KB = 1024 bytes, times in milliseconds since the Unix epoch. The file is rewritten atomically after every phase; kvbench.complete is false until the last write. Generated from kvbench's report model (make schema); see docs/output.md.";
+const DESCRIPTION: &str = "The document kvbench writes with --json-out-file: one benchmark, a sweep, or a kvbench suite file. The memtier_benchmark-compatible part (configuration, run information and the result sections) keeps memtier's keys and layout; the kvbench object holds what memtier lacks. Units unless a field says otherwise: latencies in milliseconds, compressed histograms in microseconds, rates per second, KB = 1024 bytes, times in milliseconds since the Unix epoch. The file is rewritten atomically after every phase; kvbench.complete is false until the last write. Generated from kvbench's report model (make schema); see docs/output.md.";
 
 impl<T: JsonSchema> JsonSchema for Named<T> {
     fn inline_schema() -> bool {
@@ -125,7 +126,27 @@ impl JsonSchema for Report {
 
 impl JsonSchema for Document {
     fn schema_name() -> Cow<'static, str> {
-        "kvbenchReport".into()
+        "benchmarkDocument".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A single benchmark's report, or a sweep's.",
+            "oneOf": [
+                generator.subschema_for::<Report>(),
+                generator.subschema_for::<SweepDocument>()
+            ]
+        })
+    }
+}
+
+/// Any file `--json-out-file` writes: a [`Document`] (`kvbench` and its
+/// sweeps) or a `kvbench suite` file.
+pub(super) struct Written;
+
+impl JsonSchema for Written {
+    fn schema_name() -> Cow<'static, str> {
+        "kvbenchJson".into()
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
@@ -134,7 +155,8 @@ impl JsonSchema for Document {
             "description": DESCRIPTION,
             "oneOf": [
                 generator.subschema_for::<Report>(),
-                generator.subschema_for::<SweepDocument>()
+                generator.subschema_for::<SweepDocument>(),
+                generator.subschema_for::<SuiteDocument>()
             ]
         })
     }

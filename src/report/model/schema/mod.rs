@@ -2,11 +2,11 @@
 //! what this version of kvbench writes.
 //!
 //! The model's types derive `JsonSchema` (their doc comments become the
-//! `description`s); the types with hand-written serde impls ([`Document`],
-//! [`Report`], [`Section`], [`Percentiles`], [`Named`]) get hand-written
-//! schemas ([`documents`]) that say what their serializers write. The schema is strict
-//! where reading is tolerant: every object of kvbench's lists its keys and
-//! refuses others ([`strict`]), so a test that validates a real report
+//! `description`s); the types with hand-written serde impls (`Document`,
+//! `Report`, `Section`, `Percentiles`, `Named`) get hand-written schemas
+//! (`documents.rs`) that say what their serializers write. The schema is
+//! strict where reading is tolerant: every object of kvbench's lists its
+//! keys and refuses others, so a test that validates a real report
 //! catches a key written by mistake, while a newer file still reads.
 //!
 //! `make schema` rewrites docs/output.schema.json; a unit test fails when
@@ -20,16 +20,20 @@ use schemars::{JsonSchema, Schema, json_schema};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::config::{Arrival, Headline, ShardSource};
+use crate::config::target::AddressFamily;
+use crate::config::tls::TlsVersion;
+use crate::config::{Arrival, Headline, RangeSharing, ReadFrom, Seeding, ShardSource};
 use crate::engine::placement::Reason;
 use crate::engine::results::Phase;
 use crate::protocol::error_kind::ServerErrorKind;
 use crate::protocol::wire::Protocol;
+use crate::report::build;
 use crate::report::json::SCHEMA_VERSION;
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::kvbench::PhaseSummary;
 use crate::report::model::section::SectionTitle;
-use crate::report::model::{Document, FORMAT_VERSION, KVBENCH, Report};
+use crate::report::model::{FORMAT_VERSION, KVBENCH, Report};
+use crate::workload::ops::Breakdown;
 
 /// A percentile's key (`p50.00`, `p99.999`, memtier's `p100.0`), as
 /// [`crate::report::json::percentile_key`] writes it.
@@ -49,7 +53,9 @@ pub fn document_schema() -> String {
     let settings = SchemaSettings::draft2020_12()
         .for_serialize()
         .with_transform(RecursiveTransform(strict));
-    let schema = settings.into_generator().into_root_schema_for::<Document>();
+    let schema = settings
+        .into_generator()
+        .into_root_schema_for::<documents::Written>();
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
@@ -129,6 +135,14 @@ pub fn by_command_by_second(generator: &mut SchemaGenerator) -> Schema {
     json_schema!({ "type": "object", "patternProperties": { COMMAND_KEY: seconds } })
 }
 
+/// Requires `verdict`, which kvbench always writes but skips when reading
+/// back a file without it.
+pub fn require_verdict(schema: &mut Schema) {
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        required.push("verdict".into());
+    }
+}
+
 /// `schema_version`: this version's layout, and no other.
 pub fn schema_version(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "const": SCHEMA_VERSION })
@@ -204,6 +218,59 @@ variants_of!(
     serialized,
     [Flags, Kubernetes, Slurm, OpenMpi, Pmi]
 );
+
+variants_of!(
+    address_family,
+    AddressFamily,
+    |f| Value::from(build::config::address_family_name(f)),
+    [Any, V4, V6]
+);
+variants_of!(
+    seeding,
+    Seeding,
+    |s| Value::from(build::settings::seeding_name(s)),
+    [PerConnection, Shared, PerClient]
+);
+variants_of!(
+    range_sharing,
+    RangeSharing,
+    |r| Value::from(build::settings::range_sharing_name(r)),
+    [Split, Whole]
+);
+variants_of!(
+    read_from,
+    ReadFrom,
+    |r: ReadFrom| Value::from(r.as_str()),
+    [Primary, Replica, Any]
+);
+variants_of!(
+    breakdown,
+    Breakdown,
+    |b: Breakdown| Value::from(b.name()),
+    [Command, Line]
+);
+variants_of!(
+    tls_version,
+    TlsVersion,
+    |v: TlsVersion| Value::from(v.name()),
+    [Tls12, Tls13]
+);
+
+/// `config.tls.protocols`: the versions offered, at least one.
+pub fn tls_versions(generator: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "array", "items": tls_version(generator), "minItems": 1 })
+}
+
+/// `config.read_from`: a [`ReadFrom`], or `null` without `--cluster-mode`.
+pub fn read_from_or_null(generator: &mut SchemaGenerator) -> Schema {
+    or_null(read_from(generator))
+}
+
+/// `config.command_stats_breakdown`: a [`Breakdown`], or `null` for the
+/// SET/GET pair.
+pub fn breakdown_or_null(generator: &mut SchemaGenerator) -> Schema {
+    or_null(breakdown(generator))
+}
 
 /// `schema` that also takes `null`.
 fn or_null(mut schema: Schema) -> Schema {
