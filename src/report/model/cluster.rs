@@ -27,7 +27,8 @@ pub struct PhaseCluster {
     pub per_second: PerSecond,
 }
 
-/// One node of `cluster.nodes`.
+/// One node of `cluster.nodes`: a cluster node that answered during the
+/// phase (a reply or a redirect).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "clusterNode")]
 pub struct NodeSummary {
@@ -49,13 +50,13 @@ pub struct NodeSummary {
     pub hits: u64,
     /// Nil replies.
     pub misses: u64,
-    /// Error replies.
+    /// Error replies (redirects past `--max-redirects` included).
     pub errors: u64,
     /// `-MOVED` replies it sent that were followed.
     pub moved: u64,
     /// `-ASK` replies it sent that were followed.
     pub ask: u64,
-    /// Reads it answered as a replica.
+    /// Reads it answered as a replica (`--read-from replica` or `any`).
     pub replica_reads: u64,
     /// Its latency, from its merged histogram.
     pub latency: NodeLatency,
@@ -75,7 +76,7 @@ pub struct NodeSummary {
 pub struct NodeLatency {
     /// Exact mean.
     pub avg_ms: f64,
-    /// Median.
+    /// Median, from the node's histogram merged over every thread.
     pub p50_ms: f64,
     /// 99th percentile.
     pub p99_ms: f64,
@@ -96,7 +97,8 @@ pub struct Redirects {
     pub node_down: u64,
     /// Slot-map refreshes asked for.
     pub refreshes: u64,
-    /// `ASKING` answered with an error (absent from files written before it
+    /// `ASKING` answered with an error (sent to the node an `-ASK` named):
+    /// the request after it was not served as asked (absent from files written before it
     /// was counted).
     #[serde(default)]
     pub asking_refused: u64,

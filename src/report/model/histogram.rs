@@ -45,7 +45,9 @@ impl CompressedHistogram {
 /// `Histogram log format`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HistogramLog {
-    /// The whole histogram of the row.
+    /// The HdrHistogram of the row's latencies, values in MICROSECONDS: V2
+    /// encoding compressed with deflate (zlib), then base64 (standard
+    /// alphabet, padded); starts with `HISTF`.
     #[serde(rename = "Compressed Histogram")]
     pub compressed: CompressedHistogram,
 }

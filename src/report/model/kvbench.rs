@@ -155,7 +155,8 @@ pub struct PhaseSummary {
     /// Connections that were closed or reconnecting when sending stopped.
     #[serde(default)]
     pub connections_down_at_end: u64,
-    /// `null`, or why the phase did not offer its whole load.
+    /// `null`, or why the phase did not offer its whole load (see
+    /// `reason`).
     #[serde(default)]
     pub incomplete: Option<Incomplete>,
     /// All replies per second of run time.
@@ -173,7 +174,9 @@ pub struct PhaseSummary {
     pub errors_per_sec: f64,
     /// CPU seconds (user + system) each worker thread used in the phase.
     pub thread_cpu_s: Vec<f64>,
-    /// Exact counts by command.
+    /// Exact counts by command: `SET` and `GET` for the default pair;
+    /// `HSET`, `LRANGE`, … (a repeated line numbered, `GET#2`) for
+    /// `--command` runs.
     #[schemars(schema_with = "schema::by_command::<OpTotals>")]
     pub totals: Named<OpTotals>,
     /// Errors by kind.
@@ -328,7 +331,7 @@ pub struct Interrupted {
     /// `RUN #n`, `WARM-UP`, `PREFILL`.
     #[schemars(regex(pattern = r"^(RUN #[0-9]+|WARM-UP|PREFILL)$"))]
     pub phase: String,
-    /// Why.
+    /// A SIGINT/SIGTERM, or more errors than `--max-errors`.
     pub cause: InterruptCause,
     /// The signal number; `null` for `max-errors`.
     #[schemars(range(min = 1))]

@@ -15,17 +15,17 @@ use crate::report::model::schema;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "latencyBlock")]
 pub struct LatencyBlock {
-    /// Samples.
+    /// Samples (replies, or requests never sent).
     #[serde(rename = "Count")]
     pub count: u64,
-    /// ms.
+    /// Mean, ms.
     #[serde(rename = "Average Latency")]
     pub average_latency_ms: f64,
     /// `p50.00` → ms.
     #[serde(flatten)]
     #[schemars(schema_with = "schema::percentiles_ms")]
     pub percentiles_ms: Named<f64>,
-    /// ms.
+    /// Highest, ms.
     #[serde(rename = "Max Latency")]
     pub max_latency_ms: f64,
     /// µs, V2 + deflate + base64.

@@ -184,7 +184,7 @@ pub struct Second {
     )]
     #[schemars(with = "f64", range(min = 0))]
     pub average_latency_ms: Option<f64>,
-    /// Sum of latencies, ms.
+    /// Sum of latencies, ms, rounded to an integer.
     #[serde(
         rename = "Accumulated Latency",
         default,
@@ -192,7 +192,7 @@ pub struct Second {
     )]
     #[schemars(with = "u64")]
     pub accumulated_latency_ms: Option<u64>,
-    /// ms.
+    /// Lowest latency that second, ms.
     #[serde(
         rename = "Min Latency",
         default,
@@ -200,7 +200,7 @@ pub struct Second {
     )]
     #[schemars(with = "f64", range(min = 0))]
     pub min_latency_ms: Option<f64>,
-    /// ms.
+    /// Highest latency that second, ms.
     #[serde(
         rename = "Max Latency",
         default,
@@ -234,7 +234,8 @@ pub struct OpRow {
     #[serde(rename = "Misses/sec")]
     #[schemars(range(min = 0))]
     pub misses_per_sec: f64,
-    /// `--cluster-mode` only: `-MOVED` redirects followed, per second.
+    /// `--cluster-mode` only, as memtier: `-MOVED` redirects followed, per
+    /// second (the request counts once, at the node that answered it).
     #[serde(rename = "MOVED/sec", default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "f64", range(min = 0))]
     pub moved_per_sec: Option<f64>,
@@ -242,14 +243,18 @@ pub struct OpRow {
     #[serde(rename = "ASK/sec", default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "f64", range(min = 0))]
     pub ask_per_sec: Option<f64>,
-    /// Connection errors per second (`Totals` only; 0 elsewhere).
+    /// `Connection Errors` over the section's duration; 0 in every row but
+    /// `Totals`, as memtier.
     #[serde(rename = "Connection Errors/sec")]
     #[schemars(range(min = 0))]
     pub connection_errors_per_sec: f64,
-    /// Connection errors.
+    /// `Totals` row: connections lost (closed or reset by the peer),
+    /// reconnects refused and request timeouts (each resets its connection),
+    /// as memtier counts every reconnect it has to attempt; 0 in the other
+    /// rows, as memtier. The kinds are apart in `kvbench.errors`.
     #[serde(rename = "Connection Errors")]
     pub connection_errors: u64,
-    /// Mean latency, ms.
+    /// Mean latency, ms (also for `Totals`, where memtier writes 0.0).
     #[serde(rename = "Latency")]
     #[schemars(range(min = 0))]
     pub latency_ms: f64,
@@ -257,14 +262,14 @@ pub struct OpRow {
     #[serde(rename = "Average Latency")]
     #[schemars(range(min = 0))]
     pub average_latency_ms: f64,
-    /// Sum of latencies, ms.
+    /// Sum of all latencies, ms, rounded to an integer.
     #[serde(rename = "Accumulated Latency")]
     pub accumulated_latency_ms: u64,
-    /// ms; 0 when `Count` is 0.
+    /// Lowest latency, ms; 0 when `Count` is 0.
     #[serde(rename = "Min Latency")]
     #[schemars(range(min = 0))]
     pub min_latency_ms: f64,
-    /// ms.
+    /// Highest latency, ms; 0 when `Count` is 0.
     #[serde(rename = "Max Latency")]
     #[schemars(range(min = 0))]
     pub max_latency_ms: f64,
@@ -291,7 +296,8 @@ pub struct OpRow {
     #[serde(rename = "Time-Serie")]
     #[schemars(schema_with = "schema::by_second::<Second>")]
     pub time_serie: Named<Second>,
-    /// Printed percentiles and the whole histogram.
+    /// Latency at each `--print-percentiles` value, ms, and the whole
+    /// histogram.
     #[serde(rename = "Percentile Latencies")]
     pub percentiles: Percentiles,
 }

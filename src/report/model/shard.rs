@@ -13,10 +13,12 @@ use crate::report::model::schema;
 /// at the end of the benchmark.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShardClock {
-    /// Server minus local time before the first phase, ms.
+    /// Server minus local time before the first phase, ms (positive: the
+    /// server is ahead).
     #[serde(default)]
     pub offset_start_ms: Option<f64>,
-    /// The same at the end, ms.
+    /// The same after the last phase, ms; their difference is the drift
+    /// over the run.
     #[serde(default)]
     pub offset_end_ms: Option<f64>,
     /// Round trip of the sample kept, ms: the offset is known to within half

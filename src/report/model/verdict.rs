@@ -14,7 +14,7 @@ use crate::report::model::named::Named;
 pub struct Verdict {
     /// No reason makes the result invalid.
     pub valid: bool,
-    /// Why not.
+    /// Why the result is not valid; empty when it is.
     pub reasons: Vec<VerdictReason>,
     /// Each result section's own, by title (`ALL STATS`, `RUN #1 RESULTS`);
     /// absent in a sweep's or suite's.
@@ -42,7 +42,7 @@ impl Verdict {
 pub struct SectionVerdict {
     /// No reason makes the section invalid.
     pub valid: bool,
-    /// Why not.
+    /// Why the section is not valid; empty when it is.
     pub reasons: Vec<VerdictReason>,
 }
 
