@@ -26,7 +26,7 @@ pub enum SweepParameter {
 /// A row of the sweep's summary table, per cell with a measured run (a cut
 /// one too, marked `cut`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(rename = "sweepRow")]
+#[schemars(rename = "sweepRow", transform = schema::require_set_get_rates)]
 pub struct SweepRow {
     /// The swept values, `pipeline=16`.
     pub cell: String,

@@ -49,7 +49,9 @@ pub struct SectionVerdict {
 /// One reason a result is not valid. `kind` stays a string, as a warning's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct VerdictReason {
-    /// Stable name of the reason (`error_replies`, docs/verdict.md).
+    /// Stable name of the reason (`error_replies`, docs/verdict.md); a
+    /// string, so that a kind added later still reads.
+    #[schemars(regex(pattern = r"^[a-z_]+$"))]
     pub kind: String,
     /// The cause, with its numbers, and what to change.
     pub message: String,

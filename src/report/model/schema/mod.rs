@@ -135,12 +135,22 @@ pub fn by_command_by_second(generator: &mut SchemaGenerator) -> Schema {
     json_schema!({ "type": "object", "patternProperties": { COMMAND_KEY: seconds } })
 }
 
-/// Requires `verdict`, which kvbench always writes but skips when reading
-/// back a file without it.
-pub fn require_verdict(schema: &mut Schema) {
+/// Requires `keys` of an object: fields kvbench always writes, kept absent
+/// when a file read back lacked them (so serde skips them when `None`).
+fn require(schema: &mut Schema, keys: &[&str]) {
     if let Some(Value::Array(required)) = schema.get_mut("required") {
-        required.push("verdict".into());
+        required.extend(keys.iter().map(|k| Value::from(*k)));
     }
+}
+
+/// `kvbench.verdict`, always written.
+pub fn require_verdict(schema: &mut Schema) {
+    require(schema, &["verdict"]);
+}
+
+/// A sweep row's SET and GET rates, always written.
+pub fn require_set_get_rates(schema: &mut Schema) {
+    require(schema, &["set_ops_per_sec", "get_ops_per_sec"]);
 }
 
 /// `schema_version`: this version's layout, and no other.
