@@ -21,6 +21,7 @@ deps:
 	@scripts/ensure-slurm.sh
 	@scripts/ensure-prometheus.sh
 	@scripts/ensure-chromium.sh
+	@scripts/ensure-faketime.sh
 
 # A real short benchmark against a private redis-server (about 20 s).
 demo: deps release

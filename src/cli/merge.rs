@@ -36,10 +36,31 @@ pub struct MergeArgs {
     /// Exit 0 even when the merged verdict says the result is not valid
     #[arg(long)]
     pub allow_invalid: bool,
+    /// Refuse the set (exit 2) when the machines started RUN #1 more than SECS apart (clock offsets corrected)
+    #[arg(long, value_name = "SECS", value_parser = non_negative_seconds)]
+    pub max_skew: Option<f64>,
     /// Format of the tables printed on stdout
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
     pub format: MergeFormat,
     /// Print help
     #[arg(long, action = ArgAction::Help)]
     pub help: Option<bool>,
+}
+
+/// `--max-skew`: seconds, zero or more.
+fn non_negative_seconds(text: &str) -> Result<f64, crate::error::UsageError> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 => Ok(s),
+        _ => Err(crate::error::UsageError::new(
+            "--max-skew",
+            crate::cli::seconds::seconds_for(text).map_or_else(
+                || {
+                    format!(
+                        "'{text}' is not seconds; give zero or more seconds, e.g. --max-skew 0.05"
+                    )
+                },
+                |s| format!("takes seconds without a unit (got '{text}'); give --max-skew {s}"),
+            ),
+        )),
+    }
 }

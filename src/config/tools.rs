@@ -81,6 +81,8 @@ pub struct MergeOptions {
     pub allow_invalid: bool,
     /// `--format`.
     pub format: MergeFormat,
+    /// `--max-skew`: the most the machines' RUN #1 starts may be apart.
+    pub max_skew: Option<std::time::Duration>,
 }
 
 impl MergeOptions {
@@ -91,6 +93,7 @@ impl MergeOptions {
             output: a.output.clone(),
             allow_partial: a.allow_partial,
             allow_invalid: a.allow_invalid,
+            max_skew: a.max_skew.map(std::time::Duration::from_secs_f64),
             format: match a.format {
                 cli::MergeFormat::Text => MergeFormat::Text,
                 cli::MergeFormat::Md => MergeFormat::Markdown,

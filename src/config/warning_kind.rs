@@ -67,7 +67,7 @@ impl WarningKind {
     ];
 
     /// The stable name: the JSON's `kind`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             WarningKind::RateNotMet => "rate_not_met",
             WarningKind::ClientBound => "client_bound",

@@ -8,6 +8,7 @@ pub mod client;
 pub mod cluster;
 pub mod conn;
 pub mod crew;
+pub mod host;
 pub mod interrupt;
 pub mod net;
 pub mod placement;

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 pub mod cluster;
 pub mod variance;
 
+use crate::engine::host::HostPhase;
 use crate::engine::placement::Placement;
 use crate::engine::results::variance::Variance;
 use crate::engine::server::{Info, PhaseEvidence};
@@ -108,6 +109,9 @@ pub struct PhaseResult {
     /// `--cluster-mode`: each node's own evidence (`server` then holds their
     /// sum); empty for one server.
     pub nodes: Vec<NodeEvidence>,
+    /// This process's and this machine's CPU and the interface's bytes over
+    /// the phase ([`crate::engine::host`]).
+    pub host: Option<HostPhase>,
 }
 
 /// Why a phase that ran to its end still did not offer its whole load.
@@ -208,6 +212,7 @@ impl PhaseResult {
             interrupted: false,
             evidence_lost: None,
             nodes: Vec::new(),
+            host: None,
         }
     }
 }

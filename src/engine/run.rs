@@ -12,6 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::config::{Config, Stop};
 use crate::engine::advice::connect_advice;
 use crate::engine::crew::{self, Crew};
+use crate::engine::host::{HostMeter, HostPhase};
 use crate::engine::interrupt::Interrupt;
 use crate::engine::results::{Phase, PhaseResult, Results, ServerContext};
 use crate::engine::server::cluster::NodeLinks;
@@ -100,6 +101,7 @@ pub fn run(
         nodes: cluster
             .as_ref()
             .map(|c| NodeLinks::open(&config.target, &c.nodes)),
+        meter: HostMeter::for_target(&config.target.endpoint),
         crew,
         config,
         empty,
@@ -190,6 +192,8 @@ struct Master {
     nodes: Option<NodeLinks>,
     /// `--max-errors`, counted over all phases.
     budget: ErrorBudget,
+    /// This machine's CPU and network, read around and during each phase.
+    meter: HostMeter,
 }
 
 /// `--max-errors`: once more errors than this were counted, the run stops the
@@ -245,15 +249,7 @@ impl Master {
         if slowlog && let Some(c) = self.control.get() {
             c.slowlog_reset();
         }
-        let mut result = run_phase(
-            &self.crew,
-            &self.config,
-            phase,
-            stop,
-            &self.empty,
-            &mut self.budget,
-            live,
-        );
+        let mut result = self.run_phase(phase, stop, live);
         // The slow log first, so that the INFO below is not in it.
         let slowlog = match self.control.get() {
             Some(c) if slowlog => c.slowlog_get(SLOWLOG_ENTRIES),
@@ -283,96 +279,104 @@ impl Master {
 /// How many slow-log entries are read after a run.
 const SLOWLOG_ENTRIES: usize = 128;
 
-/// The master's side of one phase: start every worker, merge their per-second
-/// reports, and return when each has sent its last one.
-fn run_phase(
-    crew: &Crew,
-    config: &Config,
-    phase: Phase,
-    stop: Stop,
-    empty: &Stats,
-    budget: &mut ErrorBudget,
-    live: &mut dyn Sink,
-) -> PhaseResult {
-    let index = phase.seed_index();
-    let started_wall = SystemTime::now();
-    let started_at = Instant::now();
-    for tx in &crew.commands {
-        let _ = tx.send(Command::Phase {
-            index,
-            stop,
-            started_at,
-            prefill: phase == Phase::Prefill,
-        });
-    }
-    live.start_phase(phase, stop);
-    let mut series = SeriesBuilder::new(config.threads, &config.output.percentiles);
-    let mut total = empty.clone();
-    let mut finished = 0;
-    let mut ended_at = started_at;
-    let mut open = vec![config.clients; config.threads];
-    let mut thread_cpu = vec![Duration::ZERO; config.threads];
-    let mut unsent = 0;
-    // The run ends when the last thread stopped sending; what follows is the drain.
-    let mut sent_until = started_at;
-    let (mut down, mut given_up, mut stalled) = (0, 0, 0);
-    while finished < crew.handles.len() {
-        let Ok(report) = crew.reports.recv() else {
-            break;
+impl Master {
+    /// The master's side of one phase: start every worker, merge their per-second
+    /// reports, and return when each has sent its last one.
+    fn run_phase(&mut self, phase: Phase, stop: Stop, live: &mut dyn Sink) -> PhaseResult {
+        let (crew, config, empty, meter) = (&self.crew, &self.config, &self.empty, &self.meter);
+        let budget = &mut self.budget;
+        let index = phase.seed_index();
+        let started_wall = SystemTime::now();
+        let started_at = Instant::now();
+        for tx in &crew.commands {
+            let _ = tx.send(Command::Phase {
+                index,
+                stop,
+                started_at,
+                prefill: phase == Phase::Prefill,
+            });
+        }
+        live.start_phase(phase, stop);
+        let host_start = meter.read();
+        let mut host_last = host_start;
+        let mut host_series = Vec::new();
+        let mut series = SeriesBuilder::new(config.threads, &config.output.percentiles);
+        let mut total = empty.clone();
+        let mut finished = 0;
+        let mut ended_at = started_at;
+        let mut open = vec![config.clients; config.threads];
+        let mut thread_cpu = vec![Duration::ZERO; config.threads];
+        let mut unsent = 0;
+        // The run ends when the last thread stopped sending; what follows is the drain.
+        let mut sent_until = started_at;
+        let (mut down, mut given_up, mut stalled) = (0, 0, 0);
+        while finished < crew.handles.len() {
+            let Ok(report) = crew.reports.recv() else {
+                break;
+            };
+            let Report::Second {
+                thread,
+                second,
+                stats,
+                last,
+                finished_at,
+                open_connections,
+                backlog,
+                end,
+            } = report
+            else {
+                continue;
+            };
+            total += &*stats;
+            budget.add(&stats.errors);
+            if let Some(slot) = open.get_mut(thread) {
+                *slot = open_connections;
+            }
+            if let (Some(end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
+                *cpu = end.cpu_time;
+                unsent += end.unsent;
+                down += end.down;
+                given_up += end.given_up;
+                stalled += usize::from(end.stalled);
+                sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
+            }
+            let completed = series.add(second, &stats, backlog, &mut |s, m| live.interval(s, m));
+            // The final, partial second is summed up by `end_phase` instead.
+            if let (Some(done), false) = (completed, last) {
+                live.second(done, &total, started_at.elapsed(), open.iter().sum());
+                let now = meter.read();
+                host_series.push(now.since(&host_last));
+                host_last = now;
+            }
+            if last {
+                finished += 1;
+                ended_at = ended_at.max(finished_at);
+            }
+        }
+        let result = PhaseResult {
+            phase,
+            started_wall,
+            duration: sent_until.saturating_duration_since(started_at),
+            drain: ended_at.saturating_duration_since(sent_until),
+            connections_down: down,
+            connections_given_up: given_up,
+            stalled_workers: stalled,
+            stats: total,
+            series: series.finish(&mut |s, m| live.interval(s, m)),
+            thread_cpu,
+            unsent,
+            server: None,
+            interrupted: false,
+            evidence_lost: None,
+            nodes: Vec::new(),
+            host: Some(HostPhase {
+                interface: meter.interface.clone(),
+                cores: meter.cores,
+                whole: meter.read().since(&host_start),
+                per_second: host_series,
+            }),
         };
-        let Report::Second {
-            thread,
-            second,
-            stats,
-            last,
-            finished_at,
-            open_connections,
-            backlog,
-            end,
-        } = report
-        else {
-            continue;
-        };
-        total += &*stats;
-        budget.add(&stats.errors);
-        if let Some(slot) = open.get_mut(thread) {
-            *slot = open_connections;
-        }
-        if let (Some(end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
-            *cpu = end.cpu_time;
-            unsent += end.unsent;
-            down += end.down;
-            given_up += end.given_up;
-            stalled += usize::from(end.stalled);
-            sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
-        }
-        let completed = series.add(second, &stats, backlog, &mut |s, m| live.interval(s, m));
-        // The final, partial second is summed up by `end_phase` instead.
-        if let (Some(done), false) = (completed, last) {
-            live.second(done, &total, started_at.elapsed(), open.iter().sum());
-        }
-        if last {
-            finished += 1;
-            ended_at = ended_at.max(finished_at);
-        }
+        live.end_phase(&result);
+        result
     }
-    let result = PhaseResult {
-        phase,
-        started_wall,
-        duration: sent_until.saturating_duration_since(started_at),
-        drain: ended_at.saturating_duration_since(sent_until),
-        connections_down: down,
-        connections_given_up: given_up,
-        stalled_workers: stalled,
-        stats: total,
-        series: series.finish(&mut |s, m| live.interval(s, m)),
-        thread_cpu,
-        unsent,
-        server: None,
-        interrupted: false,
-        evidence_lost: None,
-        nodes: Vec::new(),
-    };
-    live.end_phase(&result);
-    result
 }

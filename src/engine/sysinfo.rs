@@ -1,5 +1,6 @@
 //! Facts about the machine kvbench runs on that warnings need: whether the
-//! target is this machine, and how much memory is available.
+//! target is this machine, how much memory is available, and which interface
+//! holds an address.
 
 use std::net::IpAddr;
 
@@ -26,6 +27,30 @@ pub fn local_addresses() -> Vec<IpAddr> {
     // SAFETY: `list` came from getifaddrs and is freed exactly once.
     unsafe { libc::freeifaddrs(list) };
     out
+}
+
+/// The name of the interface that holds `ip` (`lo` for 127.0.0.1).
+pub fn interface_of(ip: IpAddr) -> Option<String> {
+    let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
+    // SAFETY: getifaddrs fills `list` with a linked list we free below.
+    if unsafe { libc::getifaddrs(&mut list) } != 0 {
+        return None;
+    }
+    let mut found = None;
+    let mut cursor = list;
+    while !cursor.is_null() && found.is_none() {
+        // SAFETY: `cursor` is a node of the list getifaddrs returned, not yet freed.
+        let entry = unsafe { &*cursor };
+        if sockaddr_ip(entry.ifa_addr) == Some(ip) && !entry.ifa_name.is_null() {
+            // SAFETY: `ifa_name` is a NUL-terminated string owned by the list.
+            let name = unsafe { std::ffi::CStr::from_ptr(entry.ifa_name) };
+            found = Some(name.to_string_lossy().into_owned());
+        }
+        cursor = entry.ifa_next;
+    }
+    // SAFETY: `list` came from getifaddrs and is freed exactly once.
+    unsafe { libc::freeifaddrs(list) };
+    found
 }
 
 fn sockaddr_ip(addr: *const libc::sockaddr) -> Option<IpAddr> {

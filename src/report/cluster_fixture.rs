@@ -120,6 +120,7 @@ pub fn cluster_results(counts: [u64; 3], slots: [usize; 3]) -> Results {
         interrupted: false,
         evidence_lost: None,
         nodes: evidence,
+        host: None,
     };
     let nodes = NODES
         .iter()

@@ -45,6 +45,7 @@ mod memory;
 mod memtier_compat;
 mod merge;
 mod merge_exact;
+mod merge_fleet;
 mod metrics;
 mod model;
 mod outputs;

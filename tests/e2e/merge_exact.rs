@@ -163,7 +163,14 @@ fn shard_file(index: usize, count: usize, ops: &[OpSamples], duration_ms: u64) -
 
 /// Splits a stream into `n` shards, merges their files, and returns the
 /// merged document with the union of every op's samples (whole, per second).
-fn merge_split(n: usize, per_shard: usize) -> (Value, Vec<OpSamples>, Vec<u64>) {
+/// A shard's start, run time and replies per second.
+struct ShardRun {
+    start_ms: f64,
+    duration_ms: f64,
+    per_second: Vec<u64>,
+}
+
+fn merge_split(n: usize, per_shard: usize) -> (Value, Vec<OpSamples>, Vec<ShardRun>) {
     let dir = TempDir::new("merge-exact");
     let mut union: Vec<OpSamples> = OPS.iter().map(|_| OpSamples::new()).collect();
     let mut samples = Samples(n as u64 * 7919);
@@ -179,7 +186,13 @@ fn merge_split(n: usize, per_shard: usize) -> (Value, Vec<OpSamples>, Vec<u64>) 
             union[op].record(v, second);
         }
         let duration_ms = 3000 + 10 * shard as u64;
-        durations.push(duration_ms);
+        durations.push(ShardRun {
+            start_ms: 1_000_000.0 + shard as f64,
+            duration_ms: duration_ms as f64,
+            per_second: (0..SECONDS as usize)
+                .map(|s| ops.iter().map(|o| o.seconds[s].len()).sum())
+                .collect(),
+        });
         let path = dir.path(&format!("shard{shard}.json"));
         let doc = shard_file(shard, n, &ops, duration_ms);
         std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
@@ -249,10 +262,44 @@ fn merged_percentiles_equal_those_of_all_samples_for_any_number_of_shards() {
             &all,
             &format!("{n} shards Totals"),
         );
-        // The rate is every reply over the longest shard's run time.
-        let longest_s = *durations.iter().max().unwrap() as f64 / 1000.0;
-        let want = (all.len() as f64 / longest_s * 100.0).round() / 100.0;
+        // The rate is the replies inside the common window (the latest
+        // start to the earliest end), a second cut by its edge counting in
+        // proportion, over the window's length.
+        let from = durations
+            .iter()
+            .map(|r| r.start_ms)
+            .fold(f64::MIN, f64::max);
+        let to = durations
+            .iter()
+            .map(|r| r.start_ms + r.duration_ms)
+            .fold(f64::MAX, f64::min);
+        let inside: f64 = durations
+            .iter()
+            .flat_map(|r| {
+                let end = r.start_ms + r.duration_ms;
+                r.per_second.iter().enumerate().map(move |(k, &c)| {
+                    let a = r.start_ms + 1000.0 * k as f64;
+                    // Second k is [k s, k + 1 s) of the run, cut by its end.
+                    let b = (a + 1000.0).min(end);
+                    c as f64 * ((b.min(to) - a.max(from)).max(0.0) / (b - a))
+                })
+            })
+            .sum();
+        let want = (inside / ((to - from) / 1000.0) * 100.0).round() / 100.0;
         assert_eq!(totals["Ops/sec"].as_f64(), Some(want), "{n} shards Ops/sec");
+        // Longer than the window, the plain sum's rate is lower here: the
+        // window leaves out no second in which a shard sent alone, only the
+        // ends of the longer runs' last seconds.
+        let longest_s = durations.iter().map(|r| r.duration_ms).fold(0.0, f64::max) / 1000.0;
+        let plain = all.len() as f64 / longest_s;
+        assert!(
+            want >= plain * 0.99 && want <= plain * 1.05,
+            "{n} shards: window rate {want} vs plain {plain}"
+        );
+        assert_eq!(
+            doc["kvbench"]["merged"]["common_window_s"][0].as_f64(),
+            Some(((to - from) / 1000.0 * 1000.0).round() / 1000.0)
+        );
         assert_eq!(doc["kvbench"]["shards"].as_array().map(Vec::len), Some(n));
         assert_eq!(doc["kvbench"]["merged"]["partial"], false);
     }

@@ -15,6 +15,7 @@
 //! | `bytes` | `used_memory` | bytes used to store items |
 //! | `rusage_user` / `rusage_system` | `used_cpu_user` / `used_cpu_sys` | the process's CPU seconds |
 //! | `pid` | `process_id` | the server process, for the CPU plan |
+//! | `bytes_read` / `bytes_written` | `total_net_input_bytes` / `total_net_output_bytes` | bytes read from and written to the clients |
 //! | `pid` and `time − uptime` | `run_id` | one process's identity, so a restart is seen |
 //!
 //! What Redis has and memcached does not (forks, persistence, maxmemory
@@ -26,13 +27,15 @@ use std::time::SystemTime;
 use crate::engine::server::info::{Info, Software};
 
 /// The memcached counters entered under a Redis name as well: (memcached, Redis, Redis section).
-const SAME_AS: [(&str, &str, &str); 6] = [
+const SAME_AS: [(&str, &str, &str); 8] = [
     ("get_hits", "keyspace_hits", "Stats"),
     ("get_misses", "keyspace_misses", "Stats"),
     ("bytes", "used_memory", "Memory"),
     ("rusage_user", "used_cpu_user", "CPU"),
     ("rusage_system", "used_cpu_sys", "CPU"),
     ("pid", "process_id", "Server"),
+    ("bytes_read", "total_net_input_bytes", "Stats"),
+    ("bytes_written", "total_net_output_bytes", "Stats"),
 ];
 
 /// Parses the reply to `stats` (`STAT name value` lines, then `END`).

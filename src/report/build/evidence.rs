@@ -8,6 +8,7 @@ use crate::config::Config;
 use crate::engine::placement;
 use crate::engine::results::{self, Phase, PhaseResult, Results, rate};
 use crate::engine::run::clock::CLOCK_SAMPLES;
+use crate::engine::server::PhaseEvidence;
 use crate::engine::stats::{Stats, percentile_us};
 use crate::report::evidence::{SECTIONS, client_count, cpu_per_1000};
 use crate::report::json::{compressed, ms, round};
@@ -50,18 +51,39 @@ fn micro(v: f64) -> f64 {
 /// `None` without the server's evidence.
 pub fn phase(p: &PhaseResult, ops: &OpTable, db: u32) -> Option<ServerEvidence> {
     let e = p.server.as_ref()?;
+    let replies = p
+        .ops(ops)
+        .witnesses()
+        .into_iter()
+        .map(|w| {
+            let n = client_count(&p.stats, &w);
+            (w.command, n)
+        })
+        .collect();
+    Some(server_evidence(e, replies, db, p.stats.replies()))
+}
+
+/// The `server` object of INFO around a phase: `replies` is kvbench's count
+/// of each witnessed command (lower case), `all_replies` every reply.
+/// `kvbench merge` builds a set's object with it too.
+pub fn server_evidence(
+    e: &PhaseEvidence,
+    replies: Vec<(String, u64)>,
+    db: u32,
+    all_replies: u64,
+) -> ServerEvidence {
     let object = |v: serde_json::Value| match v {
         serde_json::Value::Object(m) => m,
         _ => serde_json::Map::new(),
     };
-    let commands = p.ops(ops).witnesses().into_iter().map(|w| {
+    let commands = replies.into_iter().map(|(command, kvbench_replies)| {
         let counts = CommandDelta {
-            calls: e.calls(&w.command),
-            rejected_calls: e.rejected_calls(&w.command),
-            failed_calls: e.failed_calls(&w.command),
-            kvbench_replies: client_count(&p.stats, &w),
+            calls: e.calls(&command),
+            rejected_calls: e.rejected_calls(&command),
+            failed_calls: e.failed_calls(&command),
+            kvbench_replies,
         };
-        (w.command, counts)
+        (command, counts)
     });
     let delta = Delta {
         server_restarted: e.restarted(),
@@ -77,6 +99,14 @@ pub fn phase(p: &PhaseResult, ops: &OpTable, db: u32) -> Option<ServerEvidence> 
         keyspace_misses: e.delta("keyspace_misses"),
         total_forks: e.delta("total_forks"),
         cpu_s: micro(e.cpu_seconds()),
+        net_input_bytes: e
+            .after
+            .get("total_net_input_bytes")
+            .map(|_| e.delta("total_net_input_bytes")),
+        net_output_bytes: e
+            .after
+            .get("total_net_output_bytes")
+            .map(|_| e.delta("total_net_output_bytes")),
         keys_before: e.before.keys(db),
         keys_after: e.after.keys(db),
         used_memory_before: e.before.u64("used_memory"),
@@ -91,13 +121,13 @@ pub fn phase(p: &PhaseResult, ops: &OpTable, db: u32) -> Option<ServerEvidence> 
         };
         entries.iter().map(entry).collect()
     });
-    Some(ServerEvidence {
+    ServerEvidence {
         info_before: object(e.before.sections_json(&SECTIONS)),
         info_after: object(e.after.sections_json(&SECTIONS)),
         delta,
-        cpu_s_per_1000_requests: cpu_per_1000(e, p.stats.replies()).map(micro),
+        cpu_s_per_1000_requests: cpu_per_1000(e, all_replies).map(micro),
         slowlog,
-    })
+    }
 }
 
 /// `kvbench.placement`: where the worker threads run, and why.

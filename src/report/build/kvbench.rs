@@ -75,6 +75,7 @@ pub fn kvbench(input: &ReportInput<'_>) -> Kvbench {
         cell: None,
         shards: None,
         merged: None,
+        rounds: None,
     }
 }
 
@@ -211,6 +212,7 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         errors: errors(&p.stats.errors),
         open_loop: open_loop::open_loop(c, p),
         server: evidence::phase(p, &c.ops, c.target.db),
+        client: super::host::client(p),
         histograms: Some(histograms),
         histograms_per_second: Some(per_second),
         cluster: evidence::cluster(c, r, p),

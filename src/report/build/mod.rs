@@ -17,6 +17,7 @@
 
 pub mod config;
 pub mod evidence;
+pub mod host;
 pub mod kvbench;
 pub mod open_loop;
 pub mod section;

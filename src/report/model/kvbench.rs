@@ -17,12 +17,13 @@ use serde_json::{Map, Value};
 
 use crate::report::model::cluster::PhaseCluster;
 use crate::report::model::histogram::CompressedHistogram;
+use crate::report::model::host::ClientUse;
 use crate::report::model::named::Named;
 pub use crate::report::model::open_loop::{LatencyBlock, OpenLoop};
 use crate::report::model::schema;
 use crate::report::model::section::Section;
 use crate::report::model::server::{Placement, ServerContext, ServerEvidence};
-use crate::report::model::shard::{Merged, ShardInfo, ShardRow};
+use crate::report::model::shard::{Merged, Round, ShardInfo, ShardRow};
 pub use crate::report::model::verdict::{SectionVerdict, Verdict, VerdictReason};
 
 /// The units of every `Compressed Histogram`.
@@ -126,6 +127,13 @@ pub struct Kvbench {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Merged")]
     pub merged: Option<Merged>,
+    /// Written by `kvbench merge` only: each run of the set with its total
+    /// rate, hit rate and percentiles, beside every client machine (its
+    /// `runs[i].client`) and every server (INFO over the set's window: CPU
+    /// and network).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<Round>")]
+    pub rounds: Option<Vec<Round>>,
 }
 
 /// A phase summary (`runs[i]`, `warmup`, `prefill`).
@@ -186,6 +194,12 @@ pub struct PhaseSummary {
     /// The server's own account of the phase; `null` when it does not
     /// answer INFO.
     pub server: Option<ServerEvidence>,
+    /// This client machine's CPU and network during the phase (absent from
+    /// files written before it, and from a merged file, whose machines'
+    /// are in `kvbench.rounds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ClientUse")]
+    pub client: Option<ClientUse>,
     /// Each row's whole latency histogram of the phase, by command (`SET`,
     /// `GET`, `HSET`) as `totals` is: what `kvbench merge` adds across
     /// machines.

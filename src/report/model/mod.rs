@@ -19,6 +19,7 @@
 
 pub mod cluster;
 pub mod histogram;
+pub mod host;
 pub mod kvbench;
 mod locate;
 pub mod named;

@@ -83,6 +83,15 @@ pub struct Delta {
     /// Server CPU seconds, user + system.
     #[schemars(range(min = 0))]
     pub cpu_s: f64,
+    /// Bytes the server read from its clients (`total_net_input_bytes`;
+    /// memcached's `bytes_read`); absent when the server does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    pub net_input_bytes: Option<u64>,
+    /// Bytes it wrote to them (`total_net_output_bytes`; `bytes_written`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    pub net_output_bytes: Option<u64>,
     /// Keys before.
     pub keys_before: u64,
     /// Keys after.

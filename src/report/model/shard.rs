@@ -113,7 +113,7 @@ pub struct ShardRow {
 }
 
 /// `kvbench.merged`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Merged {
     /// The files merged, in the order given.
     pub files: Vec<String>,
@@ -129,4 +129,92 @@ pub struct Merged {
     #[serde(default)]
     #[schemars(inner(regex(pattern = "^[0-9a-f]{64}$")), extend("uniqueItems" = true))]
     pub sha256: Vec<String>,
+    /// How far apart the machines started RUN #1, ms on the reference
+    /// clock (each start corrected by its machine's clock offset when
+    /// every machine measured one); absent when a start is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64", range(min = 0))]
+    pub start_skew_ms: Option<f64>,
+    /// Whether `start_skew_ms` is corrected by the clock offsets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub clocks_corrected: Option<bool>,
+    /// Per run, the common window's length, s: the span in which every
+    /// machine was sending, which the merged rates are over. Empty for a
+    /// set of runs made one after the other (no shard object).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(inner(range(min = 0)))]
+    pub common_window_s: Vec<f64>,
+}
+
+/// `kvbench.rounds[i]` in a merged file: one run of the set as the
+/// whitepaper tabulates it — the total rate, hit rate and percentiles, and
+/// what every client machine and every server did meanwhile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Round {
+    /// `RUN #1`.
+    pub phase: String,
+    /// The set's replies per second (over the common window).
+    #[schemars(range(min = 0))]
+    pub ops_per_sec: f64,
+    /// GET hits over hits plus misses, percent.
+    #[schemars(range(min = 0, max = 100))]
+    pub hit_rate_percent: Option<f64>,
+    /// The merged p50, ms.
+    #[schemars(range(min = 0))]
+    pub p50_ms: Option<f64>,
+    /// The merged p99, ms.
+    #[schemars(range(min = 0))]
+    pub p99_ms: Option<f64>,
+    /// The merged p99.9, ms.
+    #[schemars(range(min = 0))]
+    pub p99_9_ms: Option<f64>,
+    /// Each client machine, in the files' order.
+    pub clients: Vec<RoundClient>,
+    /// Each server process the set drove.
+    pub servers: Vec<RoundServer>,
+}
+
+/// One client machine's run in a [`Round`] (its `runs[i].client`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RoundClient {
+    /// Its shard index.
+    pub index: Option<u32>,
+    /// Its host name.
+    pub host: Option<String>,
+    /// Its file.
+    pub file: String,
+    /// kvbench's CPU, percent of one core; `null` when its file has no
+    /// `client` (an older kvbench).
+    #[schemars(range(min = 0))]
+    pub process_cpu_percent: Option<f64>,
+    /// The machine's CPU, percent of all cores.
+    #[schemars(range(min = 0, max = 100))]
+    pub machine_cpu_percent: Option<f64>,
+    /// Bytes per second received on its interface towards the target.
+    #[schemars(range(min = 0))]
+    pub net_rx_bytes_per_sec: Option<f64>,
+    /// Bytes per second sent.
+    #[schemars(range(min = 0))]
+    pub net_tx_bytes_per_sec: Option<f64>,
+}
+
+/// One server's run in a [`Round`], from its INFO over the set's window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RoundServer {
+    /// INFO's `run_id` (memcached's pid and start time).
+    pub run_id: String,
+    /// Seconds between the earliest INFO before and the latest after, by
+    /// the server's clock (`server_time_usec`; the run time without it).
+    #[schemars(range(min = 0))]
+    pub seconds: f64,
+    /// Its CPU (`used_cpu_user` + `used_cpu_sys`), percent of one core.
+    #[schemars(range(min = 0))]
+    pub cpu_percent: f64,
+    /// Bytes per second it read from its clients.
+    #[schemars(range(min = 0))]
+    pub net_input_bytes_per_sec: Option<f64>,
+    /// Bytes per second it wrote to them.
+    #[schemars(range(min = 0))]
+    pub net_output_bytes_per_sec: Option<f64>,
 }

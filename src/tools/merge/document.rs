@@ -4,13 +4,21 @@
 //! figures) and `kvbench.merged` (which files, what was missing, and the
 //! digest of every measurement it holds).
 //!
-//! What is not merged, and why: the server's evidence per phase (on a
-//! shared server each machine's INFO before and after already counts the
-//! others' traffic, so a sum would count it N times), the warm-up and the
-//! prefill (not measured), and the placement (one machine's CPUs). Those
-//! are `null`; the server context is the first file's. The verdict is every
+//! The server's evidence of each run is the set's ([`super::evidence`]): on a
+//! shared server each machine's INFO already counts the others' traffic, so
+//! the machines of one server are taken together over their common window,
+//! not added, and the server's calls are judged once against every
+//! machine's replies (the shards' own files leave that judgement to the
+//! merge). An ad-hoc set (files without a shard object, run one after the
+//! other) has no common window: its runs carry no `server`, and each file's
+//! own judgement stands. What is not merged, and why: the warm-up and the
+//! prefill (not measured) and the placement (one machine's CPUs). Those are
+//! `null`; the server context is the first file's. The verdict is every
 //! machine's reasons, each naming its file ([`verdict`]).
 
+use crate::config::WarningKind;
+use crate::error::UsageError;
+use crate::report::build;
 use crate::report::json::round;
 use crate::report::model::Report;
 use crate::report::model::kvbench::{Kvbench, OpTotals, Variance, Verdict, VerdictReason, Warning};
@@ -26,6 +34,9 @@ use crate::tools::merge::run::{self, RunSum, sum_errors};
 /// Above this spread of the machines' corrected start times, the merged
 /// rate mixes seconds in which not every machine was sending.
 pub const START_SKEW_WARN_MS: f64 = 100.0;
+
+/// A shard's own count check, which the merge makes for the whole set.
+const COUNT_MISMATCH: &str = WarningKind::CountMismatch.as_str();
 
 /// The spread of the machines' first-run start times.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +72,10 @@ pub fn merge(fold: Fold, set: SetInfo) -> Merge {
         machines,
         ..
     } = fold;
+    let mut runs = runs;
+    for r in &mut runs {
+        r.set_window(set.ad_hoc);
+    }
     report.sections = sections(&runs, &layout);
     let skew = skew(&machines);
     report.kvbench = Some(kvbench(
@@ -156,6 +171,32 @@ pub(super) fn spread(starts: &[(f64, Option<f64>)]) -> Skew {
     }
 }
 
+/// `--max-skew`: a set whose machines started RUN #1 further apart than
+/// `max` did not run together, and is refused.
+pub fn check_skew(skew: Option<&Skew>, max: std::time::Duration) -> Result<(), UsageError> {
+    let limit_ms = max.as_secs_f64() * 1000.0;
+    match skew {
+        Some(s) if s.spread_ms <= limit_ms => Ok(()),
+        Some(s) => Err(UsageError::new(
+            "--max-skew",
+            format!(
+                "the machines started RUN #1 {:.1} ms apart{}, more than --max-skew {}: the set did not run together; start the shards at one time (--start-at barrier, or one --start-at T) and run them again, or raise --max-skew",
+                s.spread_ms,
+                if s.corrected {
+                    " (clock offsets corrected)"
+                } else {
+                    " (clock offsets not measured)"
+                },
+                max.as_secs_f64()
+            ),
+        )),
+        None => Err(UsageError::new(
+            "--max-skew",
+            "a file does not say when its RUN #1 started, so the skew cannot be checked; leave --max-skew out for these files",
+        )),
+    }
+}
+
 /// GET-like hits over hits plus misses, percent.
 pub fn hit_rate(t: &OpTotals) -> Option<f64> {
     let answered = t.hits + t.misses;
@@ -177,6 +218,11 @@ fn kvbench(
         .iter()
         .map(|r| r.summary(layout, machines.len()))
         .collect();
+    if set.ad_hoc {
+        for r in &mut k.runs {
+            r.server = None;
+        }
+    }
     let mut all: Vec<RowSum> = vec![RowSum::new(); layout.rows.len()];
     let mut errors = None;
     for r in runs {
@@ -209,9 +255,15 @@ fn kvbench(
     if k.interrupted.is_none() {
         k.interrupted = machines.iter().find_map(|m| m.interrupted.clone());
     }
-    k.warnings = warnings(machines, set, skew);
+    k.warnings = warnings(machines, runs, set, skew);
     k.verdict = Some(verdict(machines, set));
     k.shards = Some(machines.iter().map(|m| m.row.clone()).collect());
+    let mut rounds = super::rounds::rounds(runs);
+    if set.ad_hoc {
+        // Runs made one after the other share no window on the server.
+        rounds.iter_mut().for_each(|r| r.servers.clear());
+    }
+    k.rounds = Some(rounds);
     k.merged = Some(Merged {
         files: machines.iter().map(|m| m.path.clone()).collect(),
         partial: set.partial(),
@@ -219,6 +271,12 @@ fn kvbench(
         sha256: machines
             .iter()
             .flat_map(|m| m.measurements.iter().map(|d| d.0.clone()))
+            .collect(),
+        start_skew_ms: skew.map(|s| round(s.spread_ms, 3)),
+        clocks_corrected: skew.map(|s| s.corrected),
+        common_window_s: runs
+            .iter()
+            .filter_map(|r| Some(round(r.window?.seconds(), 3)))
             .collect(),
     });
     k
@@ -274,9 +332,24 @@ fn shards_missing(set: &SetInfo) -> String {
     )
 }
 
-/// Every machine's warnings, each naming its file, and the merge's own.
-fn warnings(machines: &[Machine], set: &SetInfo, skew: Option<&Skew>) -> Vec<Warning> {
+/// Every machine's warnings, each naming its file, and the merge's own:
+/// in a sharded set, the servers' counts judged against the set's replies,
+/// in place of the judgement of each shard (older shards made one, against
+/// a server that also counted the other shards).
+fn warnings(
+    machines: &[Machine],
+    runs: &[RunSum],
+    set: &SetInfo,
+    skew: Option<&Skew>,
+) -> Vec<Warning> {
     let mut out = Vec::new();
+    let judged = !set.ad_hoc;
+    if judged {
+        for r in runs {
+            let found = r.evidence.mismatches(&r.phase);
+            out.extend(found.iter().map(|w| build::kvbench::warning(w, &[])));
+        }
+    }
     if set.partial() {
         out.push(Warning {
             kind: "shards_missing".into(),
@@ -297,6 +370,9 @@ fn warnings(machines: &[Machine], set: &SetInfo, skew: Option<&Skew>) -> Vec<War
     }
     for f in machines {
         for w in &f.warnings {
+            if judged && w.kind == COUNT_MISMATCH {
+                continue;
+            }
             out.push(Warning {
                 kind: w.kind.clone(),
                 message: format!("{}: {}", f.path, w.message),

@@ -246,6 +246,7 @@ fn a_relabelled_copy_keeps_its_digest_and_other_samples_do_not() {
         partial: false,
         missing: Vec::new(),
         sha256: vec!["0".repeat(64), "1".repeat(64)],
+        ..Default::default()
     });
     let held = digest::measurements(&merged);
     assert_eq!(held.len(), 2);

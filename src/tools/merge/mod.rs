@@ -22,9 +22,15 @@
 //! - [`digest`]: the SHA-256 that identifies a measurement;
 //! - [`fold`]: the files read and added one at a time;
 //! - [`combine`]: the sums of one row;
-//! - [`mod@run`]: one run over the machines, its section and summary;
+//! - [`mod@run`]: one run over the machines and its section;
+//! - [`summary`]: a merged run as `kvbench.runs[i]`;
 //! - [`cluster`]: `--cluster-mode`'s per-node table, merged;
+//! - [`evidence`]: the servers' account of each run, judged once for the set;
 //! - [`open_loop`]: `--rate`'s latency blocks, merged;
+//! - [`window`]: the span in which every machine was sending, and the
+//!   rates over it;
+//! - [`rounds`]: each run's totals beside every machine's and server's CPU
+//!   and network;
 //! - [`rows`]: a sum written back as memtier's op row;
 //! - [`document`]: the merged report;
 //! - [`text`]: the tables printed.
@@ -36,17 +42,21 @@ mod cluster_tests;
 pub mod combine;
 pub mod digest;
 pub mod document;
+pub mod evidence;
 pub mod fold;
 pub mod inputs;
 pub mod integrity;
 #[cfg(test)]
 mod integrity_tests;
 pub mod open_loop;
+pub mod rounds;
 pub mod rows;
 pub mod run;
+pub mod summary;
 #[cfg(test)]
 mod tests;
 pub mod text;
+pub mod window;
 
 use crate::config::MergeOptions;
 use crate::error::UsageError;
@@ -87,6 +97,9 @@ pub fn run(args: &MergeOptions) -> Result<(Merge, String), UsageError> {
     let paths = inputs::check(&args.files)?;
     let (fold, set) = fold::read_all(&paths, args.allow_partial)?;
     let merged = document::merge(fold, set);
+    if let Some(max) = args.max_skew {
+        document::check_skew(merged.skew.as_ref(), max)?;
+    }
     if let Some(t) = &target {
         let mut bytes = serde_json::to_vec_pretty(&merged.report)
             .map_err(|e| UsageError::new("-o", format!("cannot encode the merged report: {e}")))?;

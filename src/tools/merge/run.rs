@@ -7,16 +7,18 @@
 //! ran equally long, and never more than it.
 
 use crate::error::UsageError;
-use crate::report::json::{compressed, round};
-use crate::report::model::histogram::CompressedHistogram;
-use crate::report::model::kvbench::{Errors, Incomplete, PhaseSummary};
+use crate::report::model::kvbench::{Errors, Incomplete};
 use crate::report::model::named::Named;
 use crate::report::model::section::{Runtime, Section, SectionTitle};
+use crate::report::model::shard::RoundClient;
 use crate::tools::merge::check::ShardFile;
 use crate::tools::merge::cluster::ClusterSum;
 use crate::tools::merge::combine::{RowSum, ShardRow, add_named};
+use crate::tools::merge::evidence::EvidenceSum;
 use crate::tools::merge::open_loop::OpenLoopSum;
+use crate::tools::merge::rounds;
 use crate::tools::merge::rows::{self, Layout, TOTALS, WAITS};
+use crate::tools::merge::window::{MachineRun, Window};
 
 /// One run over every machine (or, from [`aggregate`], every run).
 #[derive(Debug, Clone)]
@@ -52,6 +54,17 @@ pub struct RunSum {
     /// The machines' `cluster` objects summed; `None` as soon as one
     /// machine's run lacks it or a node's histogram.
     pub cluster: Option<ClusterSum>,
+    /// The servers' account of the run, per server.
+    pub evidence: EvidenceSum,
+    /// Each machine's start, run time and per-second replies.
+    pub machine_runs: Vec<MachineRun>,
+    /// Each machine's CPU and network during the run.
+    pub clients: Vec<RoundClient>,
+    /// The span in which every machine was sending ([`RunSum::set_window`]).
+    pub window: Option<Window>,
+    /// Per op row, then the totals: the run time its rates are over (the
+    /// window's, [`Window::duration_s`]); `None`: [`RunSum::duration_s`].
+    pub rates_over_s: Option<Vec<f64>>,
 }
 
 /// The section holding run `i` (from 0) of a file: `ALL STATS` for a
@@ -115,13 +128,24 @@ pub fn of_file(f: &ShardFile, i: usize, layout: &Layout) -> Result<RunSum, Usage
         sums.push(sum);
     }
     let connection_errors = section.row(TOTALS).map_or(0, |t| t.connection_errors);
+    let totals = total_of(&sums);
+    let offset = f
+        .shard()
+        .and_then(|s| s.clock.as_ref())
+        .and_then(|c| c.offset_start_ms);
+    let counts = |r: &RowSum| r.seconds.iter().map(|(k, s)| (*k, s.count)).collect();
+    let machine = MachineRun {
+        start_ms: section.runtime.start_time_ms as f64 + offset.unwrap_or(0.0),
+        duration_ms: summary.duration_ms as f64,
+        seconds: sums.iter().chain([&totals]).map(counts).collect(),
+    };
     Ok(RunSum {
         phase: summary.phase.clone(),
         start_ms: section.runtime.start_time_ms,
         finish_ms: section.runtime.finish_time_ms,
         duration_ms: summary.duration_ms,
         interrupted: section.runtime.interrupted,
-        totals: total_of(&sums),
+        totals,
         rows: sums,
         connection_errors,
         drain_ms: summary.drain_ms,
@@ -142,7 +166,22 @@ pub fn of_file(f: &ShardFile, i: usize, layout: &Layout) -> Result<RunSum, Usage
             .transpose()
             .map_err(|e| refuse(format!("{} {e}", summary.phase)))?
             .flatten(),
+        evidence: EvidenceSum::of(summary, select_db(f)),
+        machine_runs: vec![machine],
+        clients: vec![rounds::client_of(f, summary)],
+        window: None,
+        rates_over_s: None,
     })
+}
+
+/// `kvbench.config.select_db` (0 when absent).
+fn select_db(f: &ShardFile) -> u32 {
+    let db = f
+        .kvbench
+        .config
+        .get("select_db")
+        .and_then(serde_json::Value::as_u64);
+    db.map_or(0, |d| d as u32)
 }
 
 fn total_of(rows: &[RowSum]) -> RowSum {
@@ -192,6 +231,9 @@ fn combine_into(acc: &mut RunSum, one: &RunSum, with_seconds: bool) {
         }
         _ => None,
     };
+    acc.evidence.add(&one.evidence);
+    acc.machine_runs.extend_from_slice(&one.machine_runs);
+    acc.clients.extend_from_slice(&one.clients);
 }
 
 /// Every merged run together: their run times add, as in one machine's
@@ -202,6 +244,17 @@ pub fn aggregate(runs: &[RunSum]) -> Option<RunSum> {
     // The aggregate is a section only: `kvbench.runs` has no entry for it,
     // so it carries no cluster object (as for one machine).
     acc.cluster = None;
+    acc.evidence = EvidenceSum::default();
+    acc.machine_runs.clear();
+    acc.clients.clear();
+    acc.window = None;
+    // Each run's rates are over its own window: the aggregate's over the
+    // sum of those times, as its run time is the sum of the runs'.
+    acc.rates_over_s = runs.iter().all(|r| r.rates_over_s.is_some()).then(|| {
+        (0..=first.rows.len())
+            .map(|i| runs.iter().map(|r| r.rate_time_s(i)).sum())
+            .collect()
+    });
     for r in acc.rows.iter_mut().chain(std::iter::once(&mut acc.totals)) {
         r.seconds.clear();
     }
@@ -219,9 +272,34 @@ impl RunSum {
         self.duration_ms as f64 / 1000.0
     }
 
-    /// Replies per second of the window.
+    /// Finds the common window of a set whose machines ran at once (not
+    /// `ad_hoc`), and the run time each row's rates are over.
+    pub fn set_window(&mut self, ad_hoc: bool) {
+        self.window = if ad_hoc {
+            None
+        } else {
+            Window::common(&self.machine_runs)
+        };
+        let Some(w) = self.window else {
+            return;
+        };
+        let rows = self.rows.iter().chain([&self.totals]).enumerate();
+        let times = rows.map(|(i, r)| {
+            w.duration_s(&self.machine_runs, i, r.totals.count)
+                .unwrap_or_else(|| self.duration_s())
+        });
+        self.rates_over_s = Some(times.collect());
+    }
+
+    /// The run time row `i`'s rates are over (the totals: the rows' count).
+    pub fn rate_time_s(&self, i: usize) -> f64 {
+        let over = self.rates_over_s.as_ref().and_then(|v| v.get(i));
+        over.copied().unwrap_or_else(|| self.duration_s())
+    }
+
+    /// Replies per second of the common window.
     pub fn ops_per_sec(&self) -> f64 {
-        let s = self.duration_s();
+        let s = self.rate_time_s(self.rows.len());
         if s > 0.0 {
             self.totals.totals.count as f64 / s
         } else {
@@ -233,9 +311,10 @@ impl RunSum {
     pub fn section(&self, layout: &Layout, series: bool) -> Section {
         let d = self.duration_s();
         let mut rows = Named::default();
-        for ((row_key, _), sum) in layout.rows.iter().zip(&self.rows) {
+        for (i, ((row_key, _), sum)) in layout.rows.iter().zip(&self.rows).enumerate() {
+            let over = self.rate_time_s(i);
             rows.0
-                .push((row_key.clone(), rows::op_row(sum, d, layout, 0, series)));
+                .push((row_key.clone(), rows::op_row(sum, over, layout, 0, series)));
         }
         if layout.waits {
             rows.0.push((
@@ -245,7 +324,13 @@ impl RunSum {
         }
         rows.0.push((
             TOTALS.to_string(),
-            rows::op_row(&self.totals, d, layout, self.connection_errors, series),
+            rows::op_row(
+                &self.totals,
+                self.rate_time_s(self.rows.len()),
+                layout,
+                self.connection_errors,
+                series,
+            ),
         ));
         let mut distributions = Named::default();
         if layout.distributions {
@@ -274,69 +359,6 @@ impl RunSum {
             },
             rows,
             distributions,
-        }
-    }
-
-    /// `kvbench.runs[i]`, with the merged histograms. `machines`: how many
-    /// files were merged (the open loop is merged only when each had one).
-    pub fn summary(&self, layout: &Layout, machines: usize) -> PhaseSummary {
-        let open_loop = self
-            .open_loop
-            .as_ref()
-            .filter(|o| o.machines == machines)
-            .map(|o| o.open_loop(self.ops_per_sec(), &layout.percentiles));
-        let d = self.duration_s().max(1e-9);
-        let t = &self.totals.totals;
-        let mut totals = Named::default();
-        let mut histograms = Named::default();
-        let mut per_second = Named::default();
-        for ((_, command), sum) in layout.rows.iter().zip(&self.rows) {
-            totals.0.push((command.clone(), sum.totals_json()));
-            histograms.0.push((
-                command.clone(),
-                CompressedHistogram(compressed(&sum.histogram)),
-            ));
-            let seconds: Vec<(String, CompressedHistogram)> = sum
-                .seconds
-                .iter()
-                .filter(|(_, s)| !s.histogram.is_empty())
-                .map(|(k, s)| (k.to_string(), CompressedHistogram(compressed(&s.histogram))))
-                .collect();
-            per_second.0.push((command.clone(), Named(seconds)));
-        }
-        PhaseSummary {
-            phase: self.phase.clone(),
-            start_time_ms: self.start_ms,
-            duration_ms: self.duration_ms,
-            drain_ms: self.drain_ms,
-            connections_down_at_end: self.connections_down,
-            incomplete: self.incomplete.clone(),
-            ops_per_sec: round(t.count as f64 / d, 2),
-            successes_per_sec: round(t.count.saturating_sub(t.errors) as f64 / d, 2),
-            errors_per_sec: round(t.errors as f64 / d, 2),
-            thread_cpu_s: self.thread_cpu_s.clone(),
-            totals,
-            errors: self.errors.clone().unwrap_or_else(|| Errors {
-                server: Named::default(),
-                connection: 0,
-                refused: 0,
-                timeouts: 0,
-                reconnects: 0,
-                protocol: 0,
-                lost_requests: 0,
-                pushes: 0,
-                attributes: 0,
-            }),
-            open_loop,
-            server: None,
-            cluster: self
-                .cluster
-                .as_ref()
-                .map(|c| c.phase_cluster(self.duration_s())),
-            all_stats: None,
-            start_lag_ms: None,
-            histograms: Some(histograms),
-            histograms_per_second: Some(per_second),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use crate::config::MergeFormat;
 use crate::engine::stats::percentile_us;
 use crate::report::model::kvbench::Verdict;
-use crate::report::model::shard::ShardRow;
+use crate::report::model::shard::{Round, ShardRow};
 use crate::report::verdict::invalid_text;
 use crate::tools::merge::check::join;
 use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
@@ -17,7 +17,14 @@ use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
 const PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
 
 /// Columns of text, aligned left; numbers align right.
-const LEFT: [&str; 5] = ["Host", "File", "Machines × t × c", "Node", "Role"];
+const LEFT: [&str; 6] = [
+    "Host",
+    "File",
+    "Machines × t × c",
+    "Node",
+    "Role",
+    "Machine",
+];
 
 /// A table: titles and rows of cells, printed by [`render_table`].
 struct Table {
@@ -131,6 +138,10 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool) -> String {
         render_table(&mut out, &shard_table(shards), format);
         out.push('\n');
     }
+    if let Some(t) = k.and_then(|k| k.rounds.as_deref()).and_then(resource_table) {
+        render_table(&mut out, &t, format);
+        out.push('\n');
+    }
     notes(&mut out, m);
     out
 }
@@ -164,6 +175,56 @@ fn shard_table(shards: &[ShardRow]) -> Table {
         })
         .collect();
     Table { titles, rows }
+}
+
+/// Each round's client machines and servers: CPU and network, the columns
+/// the method watches; `None` when no file recorded them. Process CPU is
+/// kvbench's (a client row) or the server's (a server row), percent of one
+/// core; Host CPU the client machine's, percent of all its cores; MB are
+/// 10^6 bytes, as the interface counters count them.
+fn resource_table(rounds: &[Round]) -> Option<Table> {
+    let titles = [
+        "Run",
+        "Machine",
+        "Process CPU",
+        "Host CPU",
+        "Net in MB/s",
+        "Net out MB/s",
+    ]
+    .map(String::from)
+    .to_vec();
+    let percent = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1} %"));
+    let mb = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.2}", v / 1e6));
+    let mut rows = Vec::new();
+    for r in rounds {
+        for c in r.clients.iter().filter(|c| c.process_cpu_percent.is_some()) {
+            let name = match (c.index, &c.host) {
+                (Some(i), Some(h)) => format!("{i} {h}"),
+                (None, Some(h)) => h.clone(),
+                _ => c.file.clone(),
+            };
+            rows.push(vec![
+                r.phase.clone(),
+                name,
+                percent(c.process_cpu_percent),
+                percent(c.machine_cpu_percent),
+                mb(c.net_rx_bytes_per_sec),
+                mb(c.net_tx_bytes_per_sec),
+            ]);
+        }
+        for s in &r.servers {
+            let id: String = s.run_id.chars().take(8).collect();
+            rows.push(vec![
+                r.phase.clone(),
+                format!("server {id}"),
+                percent(Some(s.cpu_percent)),
+                "-".into(),
+                mb(s.net_input_bytes_per_sec),
+                mb(s.net_output_bytes_per_sec),
+            ]);
+        }
+    }
+    (!rows.is_empty()).then_some(Table { titles, rows })
 }
 
 /// The merged nodes of every run that has them, one row per node; `None`
@@ -232,10 +293,23 @@ fn notes(out: &mut String, m: &Merge) {
             );
         }
     }
-    let _ = writeln!(
-        out,
-        "Rates: every machine's replies over the longest machine's run time; percentiles from the merged histograms."
-    );
+    let windows: Vec<String> = m
+        .runs
+        .iter()
+        .filter_map(|r| Some(format!("{} {:.3} s", r.phase, r.window?.seconds())))
+        .collect();
+    if windows.is_empty() {
+        let _ = writeln!(
+            out,
+            "Rates: every machine's replies over the longest machine's run time; percentiles from the merged histograms."
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "Rates: the replies inside the common window, in which every machine was sending ({}); percentiles from the merged histograms.",
+            windows.join(", ")
+        );
+    }
     let without = runs_without_nodes(m);
     if !without.is_empty() {
         let _ = writeln!(

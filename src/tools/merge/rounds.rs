@@ -1,0 +1,78 @@
+//! `kvbench.rounds`: each merged run as the whitepaper tabulates a round —
+//! the set's rate, hit rate and p50/p99/p99.9, beside what every client
+//! machine (its `runs[i].client`: kvbench's CPU, the machine's CPU, its
+//! interface's bytes) and every server (its INFO over the set's window:
+//! CPU and network) did meanwhile. A client saturated at 100 % or a server
+//! at its one core's limit says which side the number measures.
+
+use crate::engine::stats::percentile_us;
+use crate::report::json::round;
+use crate::report::model::kvbench::PhaseSummary;
+use crate::report::model::shard::{Round, RoundClient, RoundServer};
+use crate::tools::merge::check::ShardFile;
+use crate::tools::merge::document::hit_rate;
+use crate::tools::merge::evidence::ServerSum;
+use crate::tools::merge::run::RunSum;
+
+/// One machine's row of a round, from its file's run.
+pub fn client_of(f: &ShardFile, summary: &PhaseSummary) -> RoundClient {
+    let c = summary.client.as_ref();
+    RoundClient {
+        index: f.shard().map(|s| s.index),
+        host: f.shard().and_then(|s| s.host.clone()),
+        file: f.path.clone(),
+        process_cpu_percent: c.map(|c| c.process_cpu_percent),
+        machine_cpu_percent: c.map(|c| c.machine_cpu_percent),
+        net_rx_bytes_per_sec: c.and_then(|c| c.net_rx_bytes_per_sec),
+        net_tx_bytes_per_sec: c.and_then(|c| c.net_tx_bytes_per_sec),
+    }
+}
+
+/// The server's seconds between its two INFOs, by its own clock.
+fn server_seconds(s: &ServerSum) -> Option<f64> {
+    let at = |i: &crate::engine::server::Info| i.u64("server_time_usec");
+    let (before, after) = (at(&s.before)?, at(&s.after)?);
+    (after > before).then(|| (after - before) as f64 / 1e6)
+}
+
+fn server_row(s: &ServerSum, run_s: f64) -> RoundServer {
+    let e = s.phase_evidence();
+    let seconds = server_seconds(s).unwrap_or(run_s).max(1e-9);
+    let per_sec = |field: &str| {
+        s.after
+            .get(field)
+            .map(|_| round(e.delta(field) as f64 / seconds, 1))
+    };
+    RoundServer {
+        run_id: s.identity.clone(),
+        seconds: round(seconds, 3),
+        cpu_percent: round(100.0 * e.cpu_seconds() / seconds, 1),
+        net_input_bytes_per_sec: per_sec("total_net_input_bytes"),
+        net_output_bytes_per_sec: per_sec("total_net_output_bytes"),
+    }
+}
+
+/// The rounds of the merged runs.
+pub fn rounds(runs: &[RunSum]) -> Vec<Round> {
+    runs.iter()
+        .map(|r| {
+            let h = &r.totals.histogram;
+            let p = |q: f64| (!h.is_empty()).then(|| round(percentile_us(h, q) as f64 / 1000.0, 3));
+            Round {
+                phase: r.phase.clone(),
+                ops_per_sec: round(r.ops_per_sec(), 2),
+                hit_rate_percent: hit_rate(&r.totals.totals).map(|v| round(v, 2)),
+                p50_ms: p(50.0),
+                p99_ms: p(99.0),
+                p99_9_ms: p(99.9),
+                clients: r.clients.clone(),
+                servers: r
+                    .evidence
+                    .servers
+                    .iter()
+                    .map(|s| server_row(s, r.duration_s()))
+                    .collect(),
+            }
+        })
+        .collect()
+}

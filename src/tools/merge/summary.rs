@@ -1,0 +1,77 @@
+//! A merged run written as `kvbench.runs[i]`: its rates over the common
+//! window, its exact totals and the merged histograms (whole and per
+//! second), the set's server evidence, and the merged `open_loop` and
+//! `cluster` objects.
+
+use crate::report::json::{compressed, round};
+use crate::report::model::histogram::CompressedHistogram;
+use crate::report::model::kvbench::{Errors, PhaseSummary};
+use crate::report::model::named::Named;
+use crate::tools::merge::rows::Layout;
+use crate::tools::merge::run::RunSum;
+
+impl RunSum {
+    /// `kvbench.runs[i]`, with the merged histograms. `machines`: how many
+    /// files were merged (the open loop is merged only when each had one).
+    pub fn summary(&self, layout: &Layout, machines: usize) -> PhaseSummary {
+        let open_loop = self
+            .open_loop
+            .as_ref()
+            .filter(|o| o.machines == machines)
+            .map(|o| o.open_loop(self.ops_per_sec(), &layout.percentiles));
+        let d = self.rate_time_s(self.rows.len()).max(1e-9);
+        let t = &self.totals.totals;
+        let mut totals = Named::default();
+        let mut histograms = Named::default();
+        let mut per_second = Named::default();
+        for ((_, command), sum) in layout.rows.iter().zip(&self.rows) {
+            totals.0.push((command.clone(), sum.totals_json()));
+            histograms.0.push((
+                command.clone(),
+                CompressedHistogram(compressed(&sum.histogram)),
+            ));
+            let seconds: Vec<(String, CompressedHistogram)> = sum
+                .seconds
+                .iter()
+                .filter(|(_, s)| !s.histogram.is_empty())
+                .map(|(k, s)| (k.to_string(), CompressedHistogram(compressed(&s.histogram))))
+                .collect();
+            per_second.0.push((command.clone(), Named(seconds)));
+        }
+        PhaseSummary {
+            phase: self.phase.clone(),
+            start_time_ms: self.start_ms,
+            duration_ms: self.duration_ms,
+            drain_ms: self.drain_ms,
+            connections_down_at_end: self.connections_down,
+            incomplete: self.incomplete.clone(),
+            ops_per_sec: round(t.count as f64 / d, 2),
+            successes_per_sec: round(t.count.saturating_sub(t.errors) as f64 / d, 2),
+            errors_per_sec: round(t.errors as f64 / d, 2),
+            thread_cpu_s: self.thread_cpu_s.clone(),
+            totals,
+            errors: self.errors.clone().unwrap_or_else(|| Errors {
+                server: Named::default(),
+                connection: 0,
+                refused: 0,
+                timeouts: 0,
+                reconnects: 0,
+                protocol: 0,
+                lost_requests: 0,
+                pushes: 0,
+                attributes: 0,
+            }),
+            open_loop,
+            server: self.evidence.server(),
+            client: None,
+            cluster: self
+                .cluster
+                .as_ref()
+                .map(|c| c.phase_cluster(self.duration_s())),
+            all_stats: None,
+            start_lag_ms: None,
+            histograms: Some(histograms),
+            histograms_per_second: Some(per_second),
+        }
+    }
+}
