@@ -341,3 +341,68 @@ fn a_report_with_a_silenced_warning_validates_and_silenced_is_only_true() {
     first["silenced"] = Value::Bool(false);
     assert!(!validator().is_valid(&broken));
 }
+
+/// A sweep document validates as a sweep, each cell as a report that says
+/// which cell it is; a cell without `kvbench.cell` is refused.
+#[test]
+fn a_sweep_validates_and_each_cell_names_itself() {
+    let doc = valid_report(
+        "-t 1 -c 2 -n 100 --ratio 1:1 --key-maximum 100 --pipeline 1,4",
+        "a two-cell sweep",
+    );
+    let cells = doc["sweep"]["cells"].as_array().expect("sweep.cells");
+    assert_eq!(cells.len(), 2);
+    assert_eq!(doc["kvbench"]["cells_completed"], 2);
+    for (i, cell) in cells.iter().enumerate() {
+        assert_eq!(cell["kvbench"]["cell"]["index"], i);
+        // 2 connections x 100 requests in every cell.
+        assert_eq!(cell["ALL STATS"]["Totals"]["Count"], 200);
+    }
+    let validator = validator();
+    let mut broken = doc.clone();
+    broken["sweep"]["cells"][1]["kvbench"]
+        .as_object_mut()
+        .unwrap()
+        .remove("cell");
+    assert!(!validator.is_valid(&broken), "a cell without kvbench.cell");
+    let mut broken = doc.clone();
+    broken["kvbench"]["schema_version"] = 0.into();
+    assert!(!validator.is_valid(&broken), "a sweep's schema_version 0");
+}
+
+/// A `kvbench suite` file validates: each test's report as a report, and the
+/// suite's own progress object.
+#[test]
+fn a_suite_file_validates() {
+    let redis = Redis::start();
+    let dir = TempDir::new("schema-suite");
+    let path = dir.path("suite.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kvbench"))
+        .args(["suite", "-p", &redis.port.to_string()])
+        .args("-t set,get -n 200 -c 2 -r 100".split_whitespace())
+        .args(["--json-out-file", path.to_str().unwrap()])
+        .env_remove("KVBENCH_AUTH")
+        .output()
+        .expect("run kvbench suite");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = read_json(&path);
+    let validator = validator();
+    assert_valid(&validator, &doc, "a suite file");
+    let tests = doc["suite"]["tests"].as_array().expect("suite.tests");
+    assert_eq!(tests.len(), 2);
+    assert_eq!(doc["kvbench"]["tests_completed"], 2);
+    for test in tests {
+        assert_eq!(test["report"]["ALL STATS"]["Totals"]["Count"], 200);
+    }
+    // A test's report is held to the report's schema.
+    let mut broken = doc.clone();
+    broken["suite"]["tests"][0]["report"]["kvbench"]["extra"] = true.into();
+    assert!(
+        !validator.is_valid(&broken),
+        "an unknown key in a test's report"
+    );
+}

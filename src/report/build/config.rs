@@ -11,6 +11,7 @@
 
 use std::path::PathBuf;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -18,8 +19,16 @@ use crate::config::target::{AddressFamily, Endpoint};
 use crate::config::{Config, NO_CONNECT_TIMEOUT, RangeSharing, Stop};
 use crate::workload::values::SizeSpec;
 
+/// What memtier writes for a setting kvbench does not have: the builder
+/// writes these and the schema holds each to its value.
+const NO_URI: &str = "";
+const NO_RANGE: &str = "0:0";
+const NO_WAIT_TIMEOUT: &str = "0-0";
+const RANDOM_SIZES: &str = "R";
+const NONE: u64 = 0;
+
 /// memtier's switches, written as the strings `"true"` / `"false"`.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Switch {
     True,
@@ -35,17 +44,28 @@ impl From<bool> for Switch {
 /// memtier's `configuration`: every key memtier writes, in its order and
 /// with its JSON types (integers as integers, switches as `"true"`/`"false"`,
 /// unset paths as `null`). Settings kvbench does not have keep memtier's
-/// "off" value; docs/output.md lists each.
-#[derive(Serialize)]
+/// "off" value; docs/output.md lists each. The password is never written.
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "memtierConfiguration")]
 struct MemtierConfiguration {
+    /// Host name or address; `null` with a UNIX socket.
     server: Option<String>,
+    /// TCP port; `null` with a UNIX socket.
     port: Option<u16>,
+    /// Always empty; the target is in `kvbench.target`.
+    #[schemars(extend("const" = NO_URI))]
     uri: &'static str,
+    /// UNIX socket path, or `null` over TCP.
     #[serde(rename = "unix socket")]
     unix_socket: Option<String>,
+    /// `-4` (`AF_INET`), `-6` (`AF_INET6`) or neither (`Unspecified`).
     #[serde(rename = "address family")]
+    #[schemars(schema_with = "crate::report::model::schema::address_family")]
     address_family: &'static str,
+    /// `-P`, as memtier writes it.
+    #[schemars(schema_with = "crate::report::model::schema::protocol")]
     protocol: &'static str,
+    /// `--out-file`, or `null` when the text report goes to stdout.
     out_file: Option<String>,
     tls: Switch,
     cert: Option<String>,
@@ -53,53 +73,119 @@ struct MemtierConfiguration {
     cacert: Option<String>,
     tls_skip_verify: Switch,
     sni: Option<String>,
+    /// Always `null`: kvbench writes no per-client files.
+    #[schemars(extend("const" = None::<String>))]
     client_stats: Option<String>,
+    /// `-x`, measured runs.
+    #[schemars(range(min = 1))]
     run_count: u32,
-    debug: u32,
+    #[schemars(extend("const" = NONE))]
+    debug: u64,
+    /// `-n` per client per run; 0 when the runs are timed (`--test-time`);
+    /// with `-n allkeys` the requests of the busiest connection (the whole
+    /// range under `--memtier-compat`).
     requests: u64,
-    /// memtier's rate_limit is per connection.
+    /// Per-connection rate (memtier's meaning), rounded to an integer:
+    /// `--rate-limiting`, or `--rate` / connections; 0 in a closed loop. The
+    /// exact rate is `kvbench.config.rate_ops_per_sec`.
     rate_limit: u64,
+    /// Connections per thread (`-c`).
+    #[schemars(range(min = 1))]
     clients: usize,
+    /// Worker threads (`-t`).
+    #[schemars(range(min = 1))]
     threads: usize,
+    /// Seconds per run, rounded to an integer as memtier writes it (exact in
+    /// `kvbench.config.test_time_s`); 0 when the runs are counted in
+    /// requests.
     test_time: u64,
+    /// SET:GET ratio.
+    #[schemars(regex(pattern = "^[0-9]+:[0-9]+$"))]
     ratio: String,
+    /// Requests in flight per connection.
+    #[schemars(range(min = 1))]
     pipeline: usize,
+    /// Fixed value size in bytes; 0 with `--data-size-range` or
+    /// `--data-size-list`.
     data_size: usize,
+    #[schemars(extend("const" = NONE))]
     data_offset: u64,
     random_data: Switch,
+    /// `MIN:MAX` bytes, or `0:0` when unused.
+    #[schemars(regex(pattern = "^[0-9]+:[0-9]+$"))]
     data_size_range: String,
+    /// `SIZE:WEIGHT,...`, or empty when unused.
     data_size_list: String,
+    /// `R`, memtier's default; kvbench draws sizes independently of the key.
+    #[schemars(extend("const" = RANDOM_SIZES))]
     data_size_pattern: &'static str,
+    #[schemars(extend("const" = NO_RANGE))]
     expiry_range: &'static str,
+    #[schemars(extend("const" = None::<String>))]
     data_import: Option<String>,
+    #[schemars(extend("const" = Switch::False))]
     data_verify: Switch,
+    #[schemars(extend("const" = Switch::False))]
     verify_only: Switch,
+    #[schemars(extend("const" = Switch::False))]
     generate_keys: Switch,
     key_prefix: String,
     key_minimum: u64,
     key_maximum: u64,
+    /// SET:GET key patterns (`S`, `R`, `G`, `P`, `Z`).
+    #[schemars(regex(pattern = "^[A-Z]:[A-Z]$"))]
     key_pattern: String,
+    /// Standard deviation of the G pattern; 0 when unused.
     key_stddev: f64,
+    /// Centre of the G pattern; 0 when unused.
     key_median: f64,
+    /// Exponent of the Z pattern; 0 when unused.
     key_zipf_exp: f64,
+    /// `--reconnect-interval`: requests per connection before a planned
+    /// reconnect; 0 = never.
     reconnect_interval: u64,
+    /// Seconds, an integer as in memtier; 0 means none (`--memtier-compat`'s
+    /// default).
     connection_timeout: u64,
+    #[schemars(extend("const" = NONE))]
     thread_conn_start_min_jitter_micros: u64,
+    #[schemars(extend("const" = NONE))]
     thread_conn_start_max_jitter_micros: u64,
+    #[schemars(extend("const" = NONE))]
     multi_key_get: u64,
+    /// Empty, `<redacted>` or `USER:<redacted>`; the password is never
+    /// written.
     authenticate: String,
     #[serde(rename = "select-db")]
     select_db: u32,
     #[serde(rename = "no-expiry")]
+    #[schemars(extend("const" = Switch::False))]
     no_expiry: Switch,
     #[serde(rename = "wait-ratio")]
+    #[schemars(extend("const" = NO_RANGE))]
     wait_ratio: &'static str,
     #[serde(rename = "num-slaves")]
+    #[schemars(extend("const" = NO_RANGE))]
     num_slaves: &'static str,
     #[serde(rename = "wait-timeout")]
+    #[schemars(extend("const" = NO_WAIT_TIMEOUT))]
     wait_timeout: &'static str,
     #[serde(rename = "print-all-runs")]
     print_all_runs: Switch,
+}
+
+/// memtier's name of `family`.
+pub fn address_family_name(family: AddressFamily) -> &'static str {
+    match family {
+        AddressFamily::Any => "Unspecified",
+        AddressFamily::V4 => "AF_INET",
+        AddressFamily::V6 => "AF_INET6",
+    }
+}
+
+/// The schema of memtier's `configuration` as kvbench writes it.
+pub fn memtier_configuration_schema(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<MemtierConfiguration>()
 }
 
 /// A struct of these settings as the model's open map.
@@ -127,12 +213,8 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         Endpoint::Unix(p) => (None, None, Some(p.display().to_string())),
     };
     let address_family = match &c.target.endpoint {
-        Endpoint::Tcp { family, .. } => match family {
-            AddressFamily::Any => "Unspecified",
-            AddressFamily::V4 => "AF_INET",
-            AddressFamily::V6 => "AF_INET6",
-        },
-        Endpoint::Unix(_) => "Unspecified",
+        Endpoint::Tcp { family, .. } => address_family_name(*family),
+        Endpoint::Unix(_) => address_family_name(AddressFamily::Any),
     };
     let (requests, test_time) = match c.stop {
         Stop::Requests(n) => (n, 0),
@@ -156,7 +238,7 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
     object(MemtierConfiguration {
         server,
         port,
-        uri: "",
+        uri: NO_URI,
         unix_socket,
         address_family,
         protocol: c.target.protocol.name(),
@@ -169,7 +251,7 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         sni: tls.and_then(|t| t.sni.clone()),
         client_stats: None,
         run_count: c.run_count,
-        debug: 0,
+        debug: NONE,
         requests,
         rate_limit: c
             .rate
@@ -183,12 +265,12 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
             SizeSpec::Fixed(n) => n,
             _ => 0,
         },
-        data_offset: 0,
+        data_offset: NONE,
         random_data: c.random_data.into(),
         data_size_range,
         data_size_list,
-        data_size_pattern: "R",
-        expiry_range: "0:0",
+        data_size_pattern: RANDOM_SIZES,
+        expiry_range: NO_RANGE,
         data_import: None,
         data_verify: Switch::False,
         verify_only: Switch::False,
@@ -202,9 +284,9 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         key_zipf_exp,
         reconnect_interval: c.faults.reconnect_interval,
         connection_timeout,
-        thread_conn_start_min_jitter_micros: 0,
-        thread_conn_start_max_jitter_micros: 0,
-        multi_key_get: 0,
+        thread_conn_start_min_jitter_micros: NONE,
+        thread_conn_start_max_jitter_micros: NONE,
+        multi_key_get: NONE,
         authenticate: c
             .target
             .auth
@@ -212,9 +294,9 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
             .map_or(String::new(), |a| a.redacted()),
         select_db: c.target.db,
         no_expiry: Switch::False,
-        wait_ratio: "0:0",
-        num_slaves: "0:0",
-        wait_timeout: "0-0",
+        wait_ratio: NO_RANGE,
+        num_slaves: NO_RANGE,
+        wait_timeout: NO_WAIT_TIMEOUT,
         print_all_runs: c.output.print_all_runs.into(),
     })
 }

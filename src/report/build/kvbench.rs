@@ -42,7 +42,7 @@ pub fn kvbench(input: &ReportInput<'_>) -> Kvbench {
         seed: c.seed,
         target: c.target.display_redacted(),
         latency: crate::report::open_loop::latency_meaning(c),
-        latency_unit_of_histograms: "microseconds".into(),
+        latency_unit_of_histograms: crate::report::model::kvbench::HISTOGRAM_UNIT.into(),
         config: settings::kvbench_config(c),
         runs: r.runs.iter().map(|run| phase_summary(c, r, run)).collect(),
         server: r.server.as_ref().map(evidence::context),

@@ -60,7 +60,7 @@ fn run_information(c: &Config) -> RunInformation {
         connections_per_thread: c.clients as u32,
         requests_per_client,
         seconds,
-        format_version: 2,
+        format_version: crate::report::model::FORMAT_VERSION,
     }
 }
 

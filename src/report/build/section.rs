@@ -23,7 +23,7 @@ pub fn section(s: &results::Section<'_>, c: &Config) -> Section {
         start_time_ms: millis(s.started_wall),
         finish_time_ms: millis(s.finished_wall),
         total_duration_ms: s.duration.as_millis() as u64,
-        time_unit: "MILLISECONDS".into(),
+        time_unit: crate::report::model::section::TIME_UNIT.into(),
         interrupted: s.interrupted,
     };
     let shape = RowShape {

@@ -1,6 +1,7 @@
 //! `kvbench.config` and `--show-config`: every effective setting, typed,
 //! one key per flag, the password redacted.
 
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -9,15 +10,19 @@ use crate::config::{Config, Pinning, RangeSharing, Seeding, Stop};
 use crate::report::build::config::{object, path, pattern_params};
 
 /// `-n`: a count, `allkeys`, or nothing for a timed run.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 #[serde(untagged)]
 enum Requests {
     Count(u64),
+    #[schemars(extend("const" = ALLKEYS))]
     Word(&'static str),
 }
 
-/// `--cpus`: `off`, `auto` or the CPUs.
-#[derive(Serialize)]
+const ALLKEYS: &str = "allkeys";
+
+/// `--cpus`: `off` (`--no-pin`), `auto` (round-robin over the allowed CPUs)
+/// or the CPU list of `--cpus`.
+#[derive(Serialize, JsonSchema)]
 #[serde(untagged)]
 enum PinningSetting<'a> {
     Word(&'static str),
@@ -25,70 +30,138 @@ enum PinningSetting<'a> {
 }
 
 /// Every effective setting, typed: the `kvbench.config` object and
-/// `--show-config`.
-#[derive(Serialize)]
+/// `--show-config`. The password is never written.
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "kvbenchConfig")]
 struct KvbenchConfig<'a> {
+    /// `host:port`, `[v6]:port` or `unix:PATH`.
     target: String,
+    /// `-P`: the wire protocol.
+    #[schemars(schema_with = "crate::report::model::schema::protocol")]
     protocol: &'static str,
+    /// `null`, `<redacted>` or `USER:<redacted>`.
     authenticate: Option<String>,
     select_db: u32,
+    /// Seconds.
+    #[schemars(range(min = 0))]
     connection_timeout_s: f64,
+    #[schemars(range(min = 1))]
     threads: usize,
+    #[schemars(range(min = 1))]
     clients_per_thread: usize,
+    /// threads x clients_per_thread.
+    #[schemars(range(min = 1))]
     connections: usize,
+    #[schemars(range(min = 1))]
     pipeline: usize,
+    /// SET:GET.
+    #[schemars(regex(pattern = "^[0-9]+:[0-9]+$"))]
     ratio: String,
+    /// Per client per run; `null` when the runs are timed.
     requests_per_client: Option<Requests>,
+    /// Seconds per run; `null` when the runs are counted in requests.
+    #[schemars(range(min = 0))]
     test_time_s: Option<f64>,
+    #[schemars(range(min = 1))]
     run_count: u32,
+    /// Seconds; 0 for none.
+    #[schemars(range(min = 0))]
     warmup_time_s: f64,
+    /// `--prefill`: the key range was written before the first measured
+    /// phase.
     prefill: bool,
     key_prefix: &'a str,
     key_minimum: u64,
     key_maximum: u64,
+    #[schemars(regex(pattern = "^[A-Z]:[A-Z]$"))]
     key_pattern: &'a str,
     key_median: f64,
     key_stddev: f64,
     key_zipf_exp: f64,
+    /// Value sizes: `32`, `MIN-MAX` or `SIZE:WEIGHT,...`.
     data_size: String,
+    #[schemars(range(min = 0))]
     mean_value_bytes: f64,
     random_data: bool,
+    #[schemars(length(min = 1))]
     percentiles: &'a [f64],
+    #[schemars(range(max = 9007199254740991u64))]
     seed: u64,
+    /// `--rate` in total requests per second; `null` in a closed loop.
     rate_ops_per_sec: Option<f64>,
+    /// `--arrival`; `null` in a closed loop.
+    #[schemars(schema_with = "crate::report::model::schema::arrival_or_null")]
     arrival: Option<&'static str>,
+    /// `--hdr-file-prefix`, or `null`.
     hdr_file_prefix: Option<String>,
+    /// `--memtier-compat`: memtier's semantics (docs/memtier-compat.md).
     memtier_compat: bool,
+    /// `per-connection` (kvbench: every connection and phase its own seed),
+    /// `shared` (memtier's default: every connection the same seed in every
+    /// run), `per-client` (memtier's `--distinct-client-seed`).
+    #[schemars(schema_with = "crate::report::model::schema::seeding")]
     seeding: &'static str,
+    /// How S and `-n allkeys` share the key range: `split` (kvbench: each
+    /// connection its slice) or `whole` (memtier: each connection the whole
+    /// range).
+    #[schemars(schema_with = "crate::report::model::schema::range_sharing")]
     range_sharing: &'static str,
+    /// Broken connections are reconnected.
     reconnect: bool,
+    /// Attempts per outage; 0 = no limit.
     max_reconnect_attempts: u32,
+    /// `--tls` (or `rediss://`): what was verified and offered; `null` in
+    /// plain text.
     tls: Option<TlsSetting>,
     pinning: PinningSetting<'a>,
+    /// The `--command` lines with their weight, key pattern letter and report
+    /// row (memtier's name); `null` for the SET/GET pair.
     commands: Option<Vec<CommandLine<'a>>>,
+    /// `--command-stats-breakdown` (`command` or `line`); `null` for the
+    /// SET/GET pair.
+    #[schemars(schema_with = "crate::report::model::schema::breakdown_or_null")]
     command_stats_breakdown: Option<&'static str>,
+    /// `--cluster-mode`.
     cluster_mode: bool,
+    /// `--max-redirects`; `null` without `--cluster-mode`.
     max_redirects: Option<u32>,
+    /// `--read-from` (`primary`, `replica`, `any`); `null` without
+    /// `--cluster-mode`.
+    #[schemars(schema_with = "crate::report::model::schema::read_from_or_null")]
     read_from: Option<&'static str>,
+    /// `--start-tolerance`: how late a shard may reach a planned start;
+    /// `null` without `--start-at`.
     start_tolerance_s: Option<f64>,
+    /// `--run-gap`: seconds between one run's planned end and the next run's
+    /// planned start; `null` without `--start-at`.
     run_gap_s: Option<f64>,
+    /// `--html-out-file`, or `null`.
     html_out_file: Option<String>,
+    /// `--metrics-listen`: the address /metrics was served on, or `null`.
     metrics_listen: Option<String>,
+    /// `--metrics-linger`: seconds the endpoint kept serving after the run.
+    #[schemars(range(min = 0))]
     metrics_linger_s: f64,
+    /// `--statsd-host` and its companions, or `null`.
     statsd: Option<Statsd<'a>>,
 }
 
 /// `--tls` as `kvbench.config.tls`: what was verified and offered.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct TlsSetting {
+    /// The name the certificate is checked against: `--sni`, else the host.
     server_name: String,
+    /// `false` with `--tls-skip-verify`.
     verify: bool,
+    /// `--cert`/`--key` given (mutual TLS).
     client_certificate: bool,
+    /// `TLSv1.2`, `TLSv1.3`.
+    #[schemars(schema_with = "crate::report::model::schema::tls_versions")]
     protocols: Vec<&'static str>,
 }
 
 /// A `--command` line as given, with what was made of it.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct CommandLine<'a> {
     command: &'a str,
     ratio: u32,
@@ -97,12 +170,34 @@ struct CommandLine<'a> {
 }
 
 /// `--statsd-host`'s target.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Statsd<'a> {
     host: &'a str,
     port: u16,
     prefix: &'a str,
     run_label: &'a str,
+}
+
+/// `config.seeding`'s name of `s`.
+pub fn seeding_name(s: Seeding) -> &'static str {
+    match s {
+        Seeding::PerConnection => "per-connection",
+        Seeding::Shared => "shared",
+        Seeding::PerClient => "per-client",
+    }
+}
+
+/// `config.range_sharing`'s name of `r`.
+pub fn range_sharing_name(r: RangeSharing) -> &'static str {
+    match r {
+        RangeSharing::Split => "split",
+        RangeSharing::Whole => "whole",
+    }
+}
+
+/// The schema of `kvbench.config` as kvbench writes it.
+pub fn kvbench_config_schema(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<KvbenchConfig<'static>>()
 }
 
 /// Every effective setting of `c`, for the `kvbench.config` object.
@@ -152,7 +247,7 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
         ratio: c.ratio.to_string(),
         requests_per_client: match c.stop {
             Stop::Requests(n) => Some(Requests::Count(n)),
-            Stop::AllKeys => Some(Requests::Word("allkeys")),
+            Stop::AllKeys => Some(Requests::Word(ALLKEYS)),
             Stop::Time(_) => None,
         },
         test_time_s: match c.stop {
@@ -178,15 +273,8 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
         arrival: c.rate.map(|r| r.arrival.name()),
         hdr_file_prefix: path(c.output.hdr_file_prefix.as_ref()),
         memtier_compat: c.semantics.memtier_compat,
-        seeding: match c.semantics.seeding {
-            Seeding::PerConnection => "per-connection",
-            Seeding::Shared => "shared",
-            Seeding::PerClient => "per-client",
-        },
-        range_sharing: match c.semantics.range_sharing {
-            RangeSharing::Split => "split",
-            RangeSharing::Whole => "whole",
-        },
+        seeding: seeding_name(c.semantics.seeding),
+        range_sharing: range_sharing_name(c.semantics.range_sharing),
         reconnect: c.faults.reconnect,
         max_reconnect_attempts: c.faults.max_reconnect_attempts,
         tls,

@@ -5,14 +5,21 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::Deserializer as HistogramDeserializer;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A compressed HdrHistogram as the report carries it (V2 + deflate,
 /// base64; values in µs), decoded only when asked: most readers want the
 /// printed percentiles, and decoding every row of a big file costs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// The text is standard base64, padded; the bytes are an HdrHistogram's V2
+/// encoding compressed with deflate (zlib), starting `HISTF`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
-pub struct CompressedHistogram(pub String);
+pub struct CompressedHistogram(
+    #[schemars(regex(pattern = r"^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"))]
+    pub String,
+);
 
 /// Why a compressed histogram did not decode.
 #[derive(Debug, thiserror::Error)]
@@ -36,9 +43,11 @@ impl CompressedHistogram {
 }
 
 /// `Histogram log format`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HistogramLog {
-    /// The whole histogram of the row.
+    /// The HdrHistogram of the row's latencies, values in MICROSECONDS: V2
+    /// encoding compressed with deflate (zlib), then base64 (standard
+    /// alphabet, padded); starts with `HISTF`.
     #[serde(rename = "Compressed Histogram")]
     pub compressed: CompressedHistogram,
 }

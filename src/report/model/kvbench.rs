@@ -7,263 +7,303 @@
 //! stays a `serde_json::Value` map: it is the `--show-config` object, which
 //! grows with every flag, and has no shape this reader should fix. The
 //! server's side (INFO, placement) is in [`crate::report::model::server`],
-//! a cluster run's nodes in [`crate::report::model::cluster`].
+//! a cluster run's nodes in [`crate::report::model::cluster`], the open
+//! loop in [`crate::report::model::open_loop`] and the verdict in
+//! [`crate::report::model::verdict`].
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::config::{Arrival, Headline};
 use crate::report::model::cluster::PhaseCluster;
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::host::ClientUse;
 use crate::report::model::named::Named;
+pub use crate::report::model::open_loop::{LatencyBlock, OpenLoop};
+use crate::report::model::schema;
 use crate::report::model::section::Section;
 use crate::report::model::server::{Placement, ServerContext, ServerEvidence};
 use crate::report::model::shard::{Merged, Round, ShardInfo, ShardRow};
+pub use crate::report::model::verdict::{SectionVerdict, Verdict, VerdictReason};
 
-/// `kvbench` in a single report (or a sweep's cell).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The units of every `Compressed Histogram`.
+pub const HISTOGRAM_UNIT: &str = "microseconds";
+
+/// `kvbench` in a single report (or a sweep's cell): what memtier's layout
+/// lacks (exact integer totals, the warm-up, errors by kind, the seed, the
+/// complete configuration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "kvbench", transform = schema::require_verdict)]
 pub struct Kvbench {
-    /// Version of this object's layout.
+    /// Version of this object's layout; bumped on incompatible changes.
+    #[schemars(schema_with = "schema::schema_version")]
     pub schema_version: u32,
     /// kvbench's version.
+    #[schemars(regex(pattern = r"^[0-9]+\.[0-9]+\.[0-9]+"))]
     pub tool_version: String,
-    /// False in a snapshot or when a run was incomplete.
+    /// False in a snapshot written after an earlier phase, or when a run was
+    /// incomplete; true once every planned run has finished.
     pub complete: bool,
     /// `-x`.
+    #[schemars(range(min = 1))]
     pub runs_planned: u32,
-    /// Measured runs that ran to their end.
+    /// Measured runs finished so far (the warm-up is not counted).
     pub runs_completed: u32,
-    /// Master seed.
+    /// Master seed; `--seed` with this value repeats the key sequences.
+    /// Below 2^53, so every JSON reader keeps it exact.
+    #[schemars(range(max = 9007199254740991u64))]
     pub seed: u64,
-    /// `host:port`, `[v6]:port` or `unix:PATH`.
+    /// Server address (`host:port`, `[v6]:port` or `unix:PATH`), with
+    /// ` (auth <redacted>)` when credentials are used.
     pub target: String,
-    /// What a latency measures, in words.
+    /// What a latency measures, in words (service time in a closed loop).
     pub latency: String,
-    /// `"microseconds"`.
+    /// Unit of the values in every `Compressed Histogram`: `"microseconds"`.
+    #[schemars(extend("const" = HISTOGRAM_UNIT))]
     pub latency_unit_of_histograms: String,
-    /// Every effective setting (open: one key per flag).
+    /// Every effective setting, typed (also printed by `--show-config`); the
+    /// password is never written.
+    #[schemars(schema_with = "crate::report::build::settings::kvbench_config_schema")]
     pub config: Map<String, Value>,
-    /// One summary per finished measured run.
+    /// One summary per completed measured run, in order.
+    #[schemars(schema_with = "schema::runs")]
     pub runs: Vec<PhaseSummary>,
-    /// What the server is.
+    /// What the server is (from INFO and CONFIG GET before the first phase);
+    /// `null` when it does not answer INFO.
     pub server: Option<ServerContext>,
-    /// Where the worker threads ran.
+    /// Where the worker threads ran and why (docs/design.md, CPU placement);
+    /// `null` only in files written before the workers started.
     #[serde(default)]
     pub placement: Option<Placement>,
-    /// Which shard of a multi-machine run, and its timing; `null` on one
-    /// machine without `--start-at` (absent from reports before shards).
+    /// Which shard of a multi-machine run this report is, and its timing
+    /// (docs/scale-out.md); `null` on one machine without `--start-at`
+    /// (absent from reports before shards).
     #[serde(default)]
     pub shard: Option<ShardInfo>,
-    /// `--prefill`'s phase.
+    /// `--prefill`: every key of the range written once before the warm-up;
+    /// `null` without it.
+    #[schemars(schema_with = "schema::prefill")]
     pub prefill: Option<PhaseSummary>,
-    /// Spread of the runs' ops/sec, with `-x 2` or more.
+    /// With `-x 2` or more: the spread of the runs' total ops/sec; `null`
+    /// for one run.
     pub variance: Option<Variance>,
-    /// The phase cut short, and why.
+    /// The phase that was cut short and why: a SIGINT or SIGTERM, or
+    /// `--max-errors`; `null` when the run was not stopped early.
+    /// `complete` is then false.
     pub interrupted: Option<Interrupted>,
-    /// The warm-up, with its section under `ALL STATS`.
+    /// The warm-up (`--warmup-time`) with its section under `ALL STATS`,
+    /// excluded from every other number; `null` when there was none.
+    #[schemars(schema_with = "schema::warmup")]
     pub warmup: Option<PhaseSummary>,
-    /// Exact counts over all finished runs, by command.
+    /// Exact counts over all completed measured runs, by command (zeros
+    /// before the first run completes).
+    #[schemars(schema_with = "schema::by_command::<OpTotals>")]
     pub totals: Option<Named<OpTotals>>,
-    /// GET hits over hits plus misses, percent.
+    /// GET hits / (hits + misses) x 100 over all completed runs, 4 decimals;
+    /// `null` when no GET was answered.
+    #[schemars(range(min = 0, max = 100))]
     pub hit_rate_percent: Option<f64>,
-    /// Errors over all finished runs.
+    /// Errors over all completed measured runs.
+    #[schemars(with = "Errors")]
     pub errors: Option<Errors>,
-    /// What to know before trusting the numbers.
+    /// What the reader must know before trusting the numbers, with advice.
     pub warnings: Vec<Warning>,
     /// Whether the numbers measure the workload asked for (absent from
     /// reports written before the verdict).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Verdict")]
     pub verdict: Option<Verdict>,
-    /// In a sweep's cell: which cell.
+    /// In a sweep: which cell this report is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Cell")]
     pub cell: Option<Cell>,
-    /// In a merged file: one row per machine.
+    /// Written by `kvbench merge` only: one row per merged file (machine),
+    /// with its own figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<ShardRow>")]
     pub shards: Option<Vec<ShardRow>>,
-    /// In a merged file: what was merged.
+    /// Written by `kvbench merge` only: which files, and whether the set was
+    /// complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Merged")]
     pub merged: Option<Merged>,
-    /// In a merged file: each run's totals beside every machine's and
-    /// server's CPU and network.
+    /// Written by `kvbench merge` only: each run of the set with its total
+    /// rate, hit rate and percentiles, beside every client machine (its
+    /// `runs[i].client`) and every server (INFO over the set's window: CPU
+    /// and network).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<Round>")]
     pub rounds: Option<Vec<Round>>,
 }
 
 /// A phase summary (`runs[i]`, `warmup`, `prefill`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "phase")]
 pub struct PhaseSummary {
     /// `"RUN #1"`, `"WARM-UP"`, `"PREFILL"`.
+    #[schemars(regex(pattern = r"^(RUN #[0-9]+|WARM-UP|PREFILL)$"))]
     pub phase: String,
-    /// ms since the epoch.
+    /// Wall-clock start, ms since the epoch.
     pub start_time_ms: u64,
-    /// With `--start-at`: actual start minus planned start, ms; `null` for
-    /// a phase that was not aligned.
+    /// With `--start-at`: this phase's actual start minus its planned start,
+    /// ms (at most `--start-tolerance`); `null` for a phase that was not
+    /// aligned (the prefill, later phases of a `-n` run, every phase without
+    /// `--start-at`).
     #[serde(default)]
+    #[schemars(range(min = 0))]
     pub start_lag_ms: Option<f64>,
-    /// Run time, ms.
+    /// The run time, ms: from the common start until the last thread
+    /// stopped sending (the deadline, an interrupt, or its last reply when it
+    /// ran out of requests). The drain is `drain_ms`, apart.
     pub duration_ms: u64,
-    /// Time spent awaiting replies in flight, ms.
+    /// How long the replies in flight when sending stopped were awaited, ms
+    /// (at most 5 s); not in `duration_ms`.
     #[serde(default)]
     pub drain_ms: u64,
-    /// Connections down when sending stopped.
+    /// Connections that were closed or reconnecting when sending stopped.
     #[serde(default)]
     pub connections_down_at_end: u64,
-    /// Why the phase's load was not all offered.
+    /// `null`, or why the phase did not offer its whole load (see
+    /// `reason`).
     #[serde(default)]
     pub incomplete: Option<Incomplete>,
-    /// Replies per second of run time.
+    /// All replies per second of run time.
+    #[schemars(range(min = 0))]
     pub ops_per_sec: f64,
-    /// Replies that were not errors, per second.
+    /// Replies that were not errors, per second: `ops_per_sec` minus
+    /// `errors_per_sec`.
     #[serde(default)]
+    #[schemars(range(min = 0))]
     pub successes_per_sec: f64,
-    /// Error replies per second.
+    /// Error replies (`-OOM`, `-ERR`, …) per second; memtier's `Ops/sec`
+    /// counts them as operations.
     #[serde(default)]
+    #[schemars(range(min = 0))]
     pub errors_per_sec: f64,
-    /// CPU seconds of each worker thread.
+    /// CPU seconds (user + system) each worker thread used in the phase.
     pub thread_cpu_s: Vec<f64>,
-    /// Exact counts by command.
+    /// Exact counts by command: `SET` and `GET` for the default pair;
+    /// `HSET`, `LRANGE`, … (a repeated line numbered, `GET#2`) for
+    /// `--command` runs.
+    #[schemars(schema_with = "schema::by_command::<OpTotals>")]
     pub totals: Named<OpTotals>,
     /// Errors by kind.
     pub errors: Errors,
-    /// With `--rate` or `--rate-limiting`.
+    /// With `--rate` or `--rate-limiting`; `null` in a closed loop.
     pub open_loop: Option<OpenLoop>,
-    /// The server's own account of the phase.
+    /// The server's own account of the phase; `null` when it does not
+    /// answer INFO.
     pub server: Option<ServerEvidence>,
     /// This client machine's CPU and network during the phase (absent from
     /// files written before it, and from a merged file, whose machines'
     /// are in `kvbench.rounds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ClientUse")]
     pub client: Option<ClientUse>,
-    /// Each row's whole latency histogram, by command.
+    /// Each row's whole latency histogram of the phase, by command (`SET`,
+    /// `GET`, `HSET`) as `totals` is: what `kvbench merge` adds across
+    /// machines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::by_command::<CompressedHistogram>")]
     pub histograms: Option<Named<CompressedHistogram>>,
-    /// Each row's histogram of each second (keyed as `Time-Serie`), by command.
+    /// Each row's latency histogram of each second, by command, then by the
+    /// second as in `Time-Serie`; a second without replies is left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::by_command_by_second")]
     pub histograms_per_second: Option<Named<Named<CompressedHistogram>>>,
-    /// `--cluster-mode` only: the nodes and what routing cost.
+    /// `--cluster-mode` only (absent for one server): each node that
+    /// answered, and what routing cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "PhaseCluster")]
     pub cluster: Option<PhaseCluster>,
-    /// The warm-up's full section.
+    /// Warm-up only: its full section in memtier's layout.
     #[serde(rename = "ALL STATS", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Section")]
     pub all_stats: Option<Section>,
 }
 
 /// `incomplete`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Incomplete {
-    /// Stable name (`connections_lost`).
+    /// Stable name: `interrupted` (a signal or `--max-errors` cut the phase
+    /// short; it is left out of BEST, WORST and the aggregate) or
+    /// `connections_lost`.
     pub reason: String,
     /// In words.
     pub message: String,
 }
 
-/// Exact counts of one command.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Exact counts of one command, not rates.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "opTotals")]
 pub struct OpTotals {
-    /// Replies.
+    /// Replies received.
     pub count: u64,
-    /// Replies carrying a value.
+    /// GET replies carrying a value (0 for SET).
     pub hits: u64,
-    /// Nil replies.
+    /// GET nil replies (0 for SET).
     pub misses: u64,
-    /// Error replies.
+    /// Error replies (`-ERR …`).
     pub errors: u64,
-    /// Request bytes.
+    /// Request bytes of the replies received, counted at the reply as
+    /// memtier does: a request lost in flight adds nothing.
     pub bytes_tx: u64,
-    /// Reply bytes.
+    /// Reply bytes received.
     pub bytes_rx: u64,
-    /// Exact sum of the latencies, µs (absent from reports before it was written).
+    /// Exact sum of the row's latencies in microseconds (the mean is this
+    /// over `count`); absent from files written before it was added.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub latency_sum_us: Option<u64>,
     /// With `--command`: error replies by first word (`ERR`, `OOM`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Named<u64>")]
     pub errors_by_kind: Option<Named<u64>>,
     /// With `--command`: the command's name (`HSET`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub command: Option<String>,
 }
 
 /// `errors`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "errors")]
 pub struct Errors {
-    /// Error replies by first word (`ERR`, `OOM`, …, `OTHER`).
+    /// Error replies by their first word (`ERR`, `OOM`, …, `OTHER` for any
+    /// other), every kind written.
+    #[schemars(schema_with = "schema::server_error_kinds")]
     pub server: Named<u64>,
-    /// Connections lost.
+    /// Connections lost (closed or failed) during the phase.
     pub connection: u64,
-    /// Reconnects refused.
+    /// Reconnect attempts refused: the connect failed, or the handshake got
+    /// an error reply.
     pub refused: u64,
-    /// Request timeouts.
+    /// Requests unanswered within `--request-timeout`; each resets its
+    /// connection.
     pub timeouts: u64,
-    /// Reconnects made.
+    /// Reconnects started, after a fault or on purpose
+    /// (`--reconnect-interval`).
     pub reconnects: u64,
     /// Replies that could not be parsed.
     pub protocol: u64,
-    /// Requests sent and never answered.
+    /// Requests sent but never answered because their connection was lost.
     pub lost_requests: u64,
-    /// RESP3 push frames received (absent from reports before RESP3).
+    /// RESP3 push frames (invalidations, pub/sub messages): answering no
+    /// request, counted apart (absent from reports before RESP3).
     #[serde(default)]
     pub pushes: u64,
-    /// RESP3 attribute frames skipped (absent from reports before they were counted).
+    /// RESP3 attribute frames the server sent before or inside replies:
+    /// validated, skipped and counted (absent from reports before they were
+    /// counted).
     #[serde(default)]
     pub attributes: u64,
 }
 
-/// A latency block of `open_loop`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LatencyBlock {
-    /// Samples.
-    #[serde(rename = "Count")]
-    pub count: u64,
-    /// ms.
-    #[serde(rename = "Average Latency")]
-    pub average_latency_ms: f64,
-    /// `p50.00` → ms.
-    #[serde(flatten)]
-    pub percentiles_ms: Named<f64>,
-    /// ms.
-    #[serde(rename = "Max Latency")]
-    pub max_latency_ms: f64,
-    /// µs, V2 + deflate + base64.
-    #[serde(rename = "Compressed Histogram")]
-    pub compressed: CompressedHistogram,
-}
-
-/// `open_loop`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OpenLoop {
-    /// The asked rate.
-    pub target_ops_per_sec: f64,
-    /// Arrival process.
-    pub arrival: Arrival,
-    /// The achieved rate.
-    pub achieved_ops_per_sec: f64,
-    /// False when `rate_not_met` was raised.
-    pub met: bool,
-    /// Requests due and never sent.
-    pub never_sent: u64,
-    /// Requests due and unsent at the end of each second.
-    pub backlog_per_second: Vec<u64>,
-    /// The busiest worker's CPU use.
-    pub busiest_thread_cpu_percent: f64,
-    /// Actual minus intended send; `null` when the lag was not recorded.
-    pub schedule_lag: Option<LatencyBlock>,
-    /// What the memtier sections show.
-    pub headline: Headline,
-    /// Reply minus actual send, by row; `null` for a row without it.
-    pub service_time: Named<Option<LatencyBlock>>,
-    /// Reply minus intended send, by row.
-    pub response_time: Named<LatencyBlock>,
-    /// The requests never sent, by row: deadline minus intended send (empty
-    /// in a file written before kvbench kept them apart from the replies).
-    #[serde(default)]
-    pub never_sent_wait: Named<Option<LatencyBlock>>,
-}
-
 /// `kvbench.variance`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Variance {
-    /// Each run's total ops/sec.
+    /// Each run's total ops/sec, in run order.
+    #[schemars(length(min = 2))]
     pub ops_per_sec: Vec<f64>,
     /// Mean.
     pub mean: f64,
@@ -274,19 +314,22 @@ pub struct Variance {
     /// Highest.
     pub max: f64,
     /// max / min.
+    #[schemars(range(min = 1))]
     pub max_over_min: f64,
     /// Sample standard deviation / mean.
+    #[schemars(range(min = 0))]
     pub cv: f64,
-    /// 95 % CI of the mean, low end.
+    /// 95 % confidence interval of the mean (Student's t), lower end.
     pub ci95_low: f64,
     /// High end.
     pub ci95_high: f64,
-    /// max/min above 1.10.
+    /// max/min above 1.10: differences between configurations below the
+    /// spread are noise.
     pub noisy: bool,
 }
 
 /// What cut a phase short.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum InterruptCause {
     /// SIGINT or SIGTERM.
     #[serde(rename = "signal")]
@@ -297,18 +340,20 @@ pub enum InterruptCause {
 }
 
 /// `kvbench.interrupted`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Interrupted {
     /// `RUN #n`, `WARM-UP`, `PREFILL`.
+    #[schemars(regex(pattern = r"^(RUN #[0-9]+|WARM-UP|PREFILL)$"))]
     pub phase: String,
-    /// Why.
+    /// A SIGINT/SIGTERM, or more errors than `--max-errors`.
     pub cause: InterruptCause,
-    /// The signal number.
+    /// The signal number; `null` for `max-errors`.
+    #[schemars(range(min = 1))]
     pub signal: Option<i32>,
 }
 
 /// `kvbench.cell`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Cell {
     /// From 0.
     pub index: u32,
@@ -320,61 +365,16 @@ pub struct Cell {
 
 /// One warning. `kind` stays a string: a reader must keep a kind added by a
 /// newer kvbench rather than refuse the file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Warning {
     /// Stable name (`rate_not_met`).
+    #[schemars(regex(pattern = r"^[a-z_]+$"))]
     pub kind: String,
     /// What happened and what to change.
     pub message: String,
-    /// `--no-warning` left it out of the text report and stderr; written
-    /// only when true.
+    /// `--no-warning` left this kind out of the text report and stderr;
+    /// written only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[schemars(schema_with = "schema::only_true")]
     pub silenced: bool,
-}
-
-/// `kvbench.verdict`: the whole result's, and each section's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verdict {
-    /// No reason makes the result invalid.
-    pub valid: bool,
-    /// Why not.
-    pub reasons: Vec<VerdictReason>,
-    /// Each result section's own, by title (absent in a sweep's or suite's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sections: Option<Named<SectionVerdict>>,
-}
-
-impl Verdict {
-    /// Each reason as a line, `RUN #1: message`, as the text report and
-    /// stderr show them.
-    pub fn lines(&self) -> Vec<String> {
-        self.reasons
-            .iter()
-            .map(|r| match &r.phase {
-                Some(phase) => format!("{phase}: {}", r.message),
-                None => r.message.clone(),
-            })
-            .collect()
-    }
-}
-
-/// One section's verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SectionVerdict {
-    /// No reason makes the section invalid.
-    pub valid: bool,
-    /// Why not.
-    pub reasons: Vec<VerdictReason>,
-}
-
-/// One reason a result is not valid. `kind` stays a string, as a warning's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VerdictReason {
-    /// Stable name (`error_replies`).
-    pub kind: String,
-    /// The cause, with its numbers, and what to change.
-    pub message: String,
-    /// Where it was found (`RUN #2`, a sweep cell, a suite test).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<String>,
 }

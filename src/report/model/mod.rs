@@ -9,7 +9,8 @@
 //! - [`Report`]: memtier's sections (`ALL STATS`, `RUN #n RESULTS`, …) with
 //!   their op rows kept by name ([`section`]), and the `kvbench` object
 //!   ([`kvbench`]); a memtier_benchmark file reads too, without `kvbench`;
-//! - reading a file with errors that name the file and the field's jq path.
+//! - reading a file with errors that name the file and the field's jq path;
+//! - docs/output.schema.json, generated from these types ([`schema`]).
 //!
 //! Reading tolerates unknown keys, so a newer kvbench's file still reads: at
 //! the top level they are kept in [`Report::other`] and written back; inside
@@ -22,15 +23,21 @@ pub mod host;
 pub mod kvbench;
 mod locate;
 pub mod named;
+pub mod open_loop;
+pub mod percentiles;
+pub mod schema;
 pub mod section;
 pub mod server;
 pub mod shard;
+pub mod sweep;
 #[cfg(test)]
 mod tests;
+pub mod verdict;
 
 use std::fmt;
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -40,28 +47,41 @@ use crate::error::ModelError;
 use crate::report::model::kvbench::Kvbench;
 use crate::report::model::named::Named;
 use crate::report::model::section::{Section, SectionTitle};
+pub use crate::report::model::sweep::{
+    Sweep, SweepDocument, SweepInterrupted, SweepKvbench, SweepParameter, SweepRow, SweepSpread,
+};
 
-/// memtier's `run information`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// memtier's `run information`: `Requests per client` for counted runs,
+/// `Seconds` for timed ones.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(
+    rename = "runInformation",
+    extend("oneOf" = [{"required": ["Requests per client"]}, {"required": ["Seconds"]}])
+)]
 pub struct RunInformation {
     /// Worker threads.
     #[serde(rename = "Threads")]
+    #[schemars(range(min = 1))]
     pub threads: u32,
     /// Clients per thread.
     #[serde(rename = "Connections per thread")]
+    #[schemars(range(min = 1))]
     pub connections_per_thread: u32,
-    /// Counted runs.
+    /// `-n` per client per run (with `-n allkeys` the busiest connection's
+    /// share); absent for timed runs.
     #[serde(
         rename = "Requests per client",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub requests_per_client: Option<u64>,
-    /// Timed runs.
+    /// `--test-time`, rounded to an integer as memtier writes it; present
+    /// instead of `Requests per client` for timed runs.
     #[serde(rename = "Seconds", default, skip_serializing_if = "Option::is_none")]
     pub seconds: Option<u64>,
-    /// `2`.
+    /// memtier's JSON format version, `2`.
     #[serde(rename = "Format version")]
+    #[schemars(schema_with = "schema::format_version")]
     pub format_version: u32,
 }
 
@@ -105,6 +125,9 @@ impl Report {
             .map(|(_, s)| s)
     }
 }
+
+/// memtier's JSON format version, the one `run information` says.
+pub const FORMAT_VERSION: u32 = 2;
 
 const CONFIGURATION: &str = "configuration";
 const RUN_INFORMATION: &str = "run information";
@@ -169,129 +192,6 @@ impl<'de> Deserialize<'de> for Report {
 
         deserializer.deserialize_map(ReportVisitor)
     }
-}
-
-/// The swept flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SweepParameter {
-    /// `--threads`.
-    Threads,
-    /// `--clients`.
-    Clients,
-    /// `--pipeline`.
-    Pipeline,
-    /// `--data-size`.
-    DataSize,
-    /// `--ratio`.
-    Ratio,
-}
-
-/// A row of the sweep's summary table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SweepRow {
-    /// The cell's label.
-    pub cell: String,
-    /// Total ops/sec.
-    pub ops_per_sec: f64,
-    /// SET ops/sec.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub set_ops_per_sec: Option<f64>,
-    /// GET ops/sec.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub get_ops_per_sec: Option<f64>,
-    /// ms.
-    pub avg_latency_ms: f64,
-    /// ms.
-    pub p50_latency_ms: f64,
-    /// ms.
-    pub p99_latency_ms: f64,
-    /// ms.
-    pub p99_9_latency_ms: f64,
-    /// `p50.00` → ms for each `--print-percentiles` (absent from files
-    /// written before it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_percentiles_ms: Option<Named<f64>>,
-    /// GET hit rate.
-    pub hit_rate_percent: Option<f64>,
-    /// Total ops/sec over the first cell's.
-    pub ratio_to_first: f64,
-    /// The cell was cut short by a stop (false in files written before it).
-    #[serde(default)]
-    pub cut: bool,
-    /// The cell's slowest and fastest run; `null` with one run (absent from
-    /// files written before it).
-    #[serde(default)]
-    pub ops_per_sec_spread: Option<SweepSpread>,
-}
-
-/// `ops_per_sec_spread` of a sweep's summary row.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct SweepSpread {
-    /// The slowest run's total ops/sec.
-    pub min: f64,
-    /// The fastest run's.
-    pub max: f64,
-    /// max / min.
-    pub max_over_min: f64,
-}
-
-/// `sweep`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sweep {
-    /// The swept flags.
-    pub parameters: Vec<SweepParameter>,
-    /// One complete report per cell.
-    pub cells: Vec<Report>,
-    /// The summary table.
-    pub summary: Vec<SweepRow>,
-}
-
-/// The sweep document's own `kvbench`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SweepKvbench {
-    /// Layout version.
-    pub schema_version: u32,
-    /// kvbench's version.
-    pub tool_version: String,
-    /// Every cell finished.
-    pub complete: bool,
-    /// Cells in the sweep.
-    pub cells_planned: u32,
-    /// Cells finished.
-    pub cells_completed: u32,
-    /// The cell a stop cut; `null` for a sweep run to its end (absent from
-    /// sweeps written before it).
-    #[serde(default)]
-    pub interrupted: Option<SweepInterrupted>,
-    /// Every cell's verdict findings (absent from sweeps written before it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<kvbench::Verdict>,
-}
-
-/// The sweep's `kvbench.interrupted`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SweepInterrupted {
-    /// The cut cell's index, from 0.
-    pub index: u32,
-    /// Its label, `pipeline=4`.
-    pub cell: String,
-    /// The phase cut, `RUN #1`; `null` when the cell had measured nothing
-    /// and is not among the cells.
-    pub phase: Option<String>,
-    /// Why.
-    pub cause: kvbench::InterruptCause,
-    /// The signal number.
-    pub signal: Option<i32>,
-}
-
-/// A sweep file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SweepDocument {
-    /// The cells and the summary.
-    pub sweep: Sweep,
-    /// Progress of the sweep.
-    pub kvbench: SweepKvbench,
 }
 
 /// Any file `--json-out-file` writes.

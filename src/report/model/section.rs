@@ -9,13 +9,20 @@
 use std::fmt;
 
 use hdrhistogram::Histogram;
+use schemars::JsonSchema;
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::report::json::percentile_key;
-use crate::report::model::histogram::{HistogramError, HistogramLog};
+use crate::report::model::histogram::HistogramError;
 use crate::report::model::named::Named;
+pub use crate::report::model::percentiles::Percentiles;
+use crate::report::model::schema;
+
+/// `Runtime`'s `Time unit`.
+pub const TIME_UNIT: &str = "MILLISECONDS";
+/// The row of every command together.
+pub const TOTALS_ROW: &str = "Totals";
 
 /// Which section of a report a top-level key is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,114 +113,68 @@ pub mod text_bool {
 }
 
 /// A section's `Runtime`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "runtime")]
 pub struct Runtime {
-    /// Milliseconds since the Unix epoch.
+    /// Wall-clock start, ms since the Unix epoch.
     #[serde(rename = "Start time")]
     pub start_time_ms: u64,
-    /// Start plus duration, ms since the epoch.
+    /// Wall-clock end of the phase (for the aggregate: the end of the last
+    /// run), ms since the epoch.
     #[serde(rename = "Finish time")]
     pub finish_time_ms: u64,
-    /// Run time, ms.
+    /// Run time, ms; for the aggregate, the sum of the runs' durations.
     #[serde(rename = "Total duration")]
     pub total_duration_ms: u64,
     /// `"MILLISECONDS"`.
     #[serde(rename = "Time unit")]
+    #[schemars(extend("const" = TIME_UNIT))]
     pub time_unit: String,
-    /// Whether the phase was cut short.
+    /// `"true"` when a signal or `--max-errors` cut this phase short (see
+    /// `kvbench.interrupted`); otherwise `"false"`.
     #[serde(rename = "Interrupted", with = "text_bool")]
+    #[schemars(schema_with = "schema::text_bool")]
     pub interrupted: bool,
 }
 
-/// One point of a latency distribution.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// One point of memtier's latency distribution: percent of requests at or
+/// below a latency, at percentile steps that halve towards 100 (first point
+/// 0 percent, last 100).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "distributionPoint")]
 pub struct DistributionPoint {
     /// Latency, ms.
     #[serde(rename = "<=msec")]
+    #[schemars(range(min = 0))]
     pub at_most_ms: f64,
     /// Percent of requests at or below it.
+    #[schemars(range(min = 0, max = 100))]
     pub percent: f64,
-}
-
-/// `Percentile Latencies`: one key per printed percentile, and the histogram.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Percentiles {
-    /// `p50.00` → ms, in the file's order.
-    pub values_ms: Named<f64>,
-    /// The whole histogram; memtier and kvbench always write it.
-    pub histogram: Option<HistogramLog>,
-}
-
-const HISTOGRAM_KEY: &str = "Histogram log format";
-
-impl Percentiles {
-    /// The latency at percentile `p` (`99.0`), ms, if the report printed it.
-    pub fn at_ms(&self, p: f64) -> Option<f64> {
-        // Files written before kvbench cut p100.00 to memtier's p100.0 keep
-        // the longer key.
-        self.values_ms
-            .get(&percentile_key(p))
-            .or_else(|| self.values_ms.get(&format!("p{p:.2}")))
-            .copied()
-    }
-}
-
-impl Serialize for Percentiles {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        for (k, v) in self.values_ms.iter() {
-            map.serialize_entry(k, v)?;
-        }
-        if let Some(h) = &self.histogram {
-            map.serialize_entry(HISTOGRAM_KEY, h)?;
-        }
-        map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for Percentiles {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PercentilesVisitor;
-
-        impl<'de> Visitor<'de> for PercentilesVisitor {
-            type Value = Percentiles;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of percentiles and a histogram")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Percentiles, A::Error> {
-                let mut out = Percentiles::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == HISTOGRAM_KEY {
-                        out.histogram = Some(map.next_value()?);
-                    } else {
-                        out.values_ms.0.push((key, map.next_value()?));
-                    }
-                }
-                Ok(out)
-            }
-        }
-
-        deserializer.deserialize_map(PercentilesVisitor)
-    }
 }
 
 /// One second of a row's `Time-Serie`. memtier writes no `Ops/sec` there,
 /// and neither tool writes latencies for a second without replies.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "timeSerieSecond")]
+// memtier's files may lack the byte counts and `Ops/sec`; kvbench writes them
+// for every second.
+#[schemars(extend("required" = ["Bytes RX", "Bytes TX", "Count", "Ops/sec"]))]
 pub struct Second {
     /// Reply bytes received that second.
     #[serde(rename = "Bytes RX", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub bytes_rx: Option<u64>,
     /// Request bytes queued that second.
     #[serde(rename = "Bytes TX", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub bytes_tx: Option<u64>,
     /// Replies received that second.
     #[serde(rename = "Count")]
     pub count: u64,
-    /// `Count` over one whole second (kvbench only).
+    /// `Count` over the whole second, the partial last one included (never
+    /// scaled up), so it equals `Count` (kvbench only).
     #[serde(rename = "Ops/sec", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64", range(min = 0))]
     pub ops_per_sec: Option<f64>,
     /// Mean latency, ms.
     #[serde(
@@ -221,91 +182,122 @@ pub struct Second {
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "f64", range(min = 0))]
     pub average_latency_ms: Option<f64>,
-    /// Sum of latencies, ms.
+    /// Sum of latencies, ms, rounded to an integer.
     #[serde(
         rename = "Accumulated Latency",
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "u64")]
     pub accumulated_latency_ms: Option<u64>,
-    /// ms.
+    /// Lowest latency that second, ms.
     #[serde(
         rename = "Min Latency",
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "f64", range(min = 0))]
     pub min_latency_ms: Option<f64>,
-    /// ms.
+    /// Highest latency that second, ms.
     #[serde(
         rename = "Max Latency",
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "f64", range(min = 0))]
     pub max_latency_ms: Option<f64>,
     /// `p50.00` → ms, for that second.
     #[serde(flatten)]
+    #[schemars(schema_with = "schema::percentiles_ms")]
     pub percentiles_ms: Named<f64>,
 }
 
-/// An op row (`Sets`, `Gets`, `Waits`, `Totals`, `Hsets`, …).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// An op row (`Sets`, `Gets`, `Waits`, `Totals`, `Hsets`, …): an
+/// operation's counts, rates, latencies, per-second series and percentiles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "op")]
 pub struct OpRow {
     /// Replies received, error replies included.
     #[serde(rename = "Count")]
     pub count: u64,
     /// `Count` per second of the section's duration.
     #[serde(rename = "Ops/sec")]
+    #[schemars(range(min = 0))]
     pub ops_per_sec: f64,
     /// Replies carrying a value, per second.
     #[serde(rename = "Hits/sec")]
+    #[schemars(range(min = 0))]
     pub hits_per_sec: f64,
     /// Nil replies, per second.
     #[serde(rename = "Misses/sec")]
+    #[schemars(range(min = 0))]
     pub misses_per_sec: f64,
-    /// `--cluster-mode` only: `-MOVED` redirects followed, per second.
+    /// `--cluster-mode` only, as memtier: `-MOVED` redirects followed, per
+    /// second (the request counts once, at the node that answered it).
     #[serde(rename = "MOVED/sec", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64", range(min = 0))]
     pub moved_per_sec: Option<f64>,
     /// `--cluster-mode` only: `-ASK` redirects followed, per second.
     #[serde(rename = "ASK/sec", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64", range(min = 0))]
     pub ask_per_sec: Option<f64>,
-    /// Connection errors per second (`Totals` only; 0 elsewhere).
+    /// `Connection Errors` over the section's duration; 0 in every row but
+    /// `Totals`, as memtier.
     #[serde(rename = "Connection Errors/sec")]
+    #[schemars(range(min = 0))]
     pub connection_errors_per_sec: f64,
-    /// Connection errors.
+    /// `Totals` row: connections lost (closed or reset by the peer),
+    /// reconnects refused and request timeouts (each resets its connection),
+    /// as memtier counts every reconnect it has to attempt; 0 in the other
+    /// rows, as memtier. The kinds are apart in `kvbench.errors`.
     #[serde(rename = "Connection Errors")]
     pub connection_errors: u64,
-    /// Mean latency, ms.
+    /// Mean latency, ms (also for `Totals`, where memtier writes 0.0).
     #[serde(rename = "Latency")]
+    #[schemars(range(min = 0))]
     pub latency_ms: f64,
     /// Mean latency, ms (the same value as `Latency` in kvbench's files).
     #[serde(rename = "Average Latency")]
+    #[schemars(range(min = 0))]
     pub average_latency_ms: f64,
-    /// Sum of latencies, ms.
+    /// Sum of all latencies, ms, rounded to an integer.
     #[serde(rename = "Accumulated Latency")]
     pub accumulated_latency_ms: u64,
-    /// ms; 0 when `Count` is 0.
+    /// Lowest latency, ms; 0 when `Count` is 0.
     #[serde(rename = "Min Latency")]
+    #[schemars(range(min = 0))]
     pub min_latency_ms: f64,
-    /// ms.
+    /// Highest latency, ms; 0 when `Count` is 0.
     #[serde(rename = "Max Latency")]
+    #[schemars(range(min = 0))]
     pub max_latency_ms: f64,
     /// Received plus sent, KB per second.
     #[serde(rename = "KB/sec")]
+    #[schemars(range(min = 0))]
     pub kb_per_sec: f64,
     /// The same as `KB/sec`.
     #[serde(rename = "KB/sec RX/TX")]
+    #[schemars(range(min = 0))]
     pub kb_per_sec_rx_tx: f64,
     /// Received, KB per second.
     #[serde(rename = "KB/sec RX")]
+    #[schemars(range(min = 0))]
     pub kb_per_sec_rx: f64,
     /// Sent, KB per second.
     #[serde(rename = "KB/sec TX")]
+    #[schemars(range(min = 0))]
     pub kb_per_sec_tx: f64,
-    /// Per-second series keyed by the second since the phase's start.
+    /// Per-second series keyed by the second since the start of the phase
+    /// (`"0"`, `"1"`, …), merged over all connections of all threads. The
+    /// last second may be partial (replies drained after the deadline).
+    /// Empty for the aggregate and for `Waits`.
     #[serde(rename = "Time-Serie")]
+    #[schemars(schema_with = "schema::by_second::<Second>")]
     pub time_serie: Named<Second>,
-    /// Printed percentiles and the whole histogram.
+    /// Latency at each `--print-percentiles` value, ms, and the whole
+    /// histogram.
     #[serde(rename = "Percentile Latencies")]
     pub percentiles: Percentiles,
 }
@@ -332,7 +324,7 @@ pub struct Section {
     pub distributions: Named<Vec<DistributionPoint>>,
 }
 
-const RUNTIME_KEY: &str = "Runtime";
+pub(crate) const RUNTIME_KEY: &str = "Runtime";
 
 /// A distribution is keyed by the command in capitals (`SET`, `HSET`); a row
 /// by memtier's capitalised plural (`Sets`, `Hsets`, `Totals`).

@@ -6,54 +6,71 @@
 //! INFO's sections stay `serde_json::Value` maps: their fields are the
 //! server's, and differ between versions and servers.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::named::Named;
+use super::schema;
 use crate::engine::placement::Reason;
 
 /// `server` of a phase: INFO around it and the difference.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "serverEvidence")]
 pub struct ServerEvidence {
-    /// INFO before, `{section: {field: value}}`.
+    /// INFO server, memory, persistence, stats, cpu, keyspace, commandstats
+    /// just before the phase: `{section: {field: value}}`, numbers as
+    /// numbers.
     pub info_before: Map<String, Value>,
-    /// INFO after.
+    /// The same just after the phase.
     pub info_after: Map<String, Value>,
     /// After minus before.
     pub delta: Delta,
     /// Server CPU seconds per 1000 requests.
+    #[schemars(range(min = 0))]
     pub cpu_s_per_1000_requests: Option<f64>,
-    /// `--slowlog` entries.
+    /// `--slowlog`: entries logged during the run, oldest first; `null`
+    /// otherwise.
     pub slowlog: Option<Vec<SlowlogEntry>>,
 }
 
 /// `delta`. The per-command calls are optional: they are SET's and GET's
 /// today, and a report of other commands has other names.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Delta {
-    /// The server's run_id changed during the phase.
+    /// The server's run_id changed during the phase: its counters
+    /// restarted, and the deltas cover the new process only.
     pub server_restarted: bool,
-    /// `cmdstat_set` calls.
+    /// `cmdstat_set` calls during the phase: the witness of `Sets` `Count`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub set_calls: Option<u64>,
-    /// `cmdstat_get` calls.
+    /// `cmdstat_get` calls during the phase: the witness of `Gets` `Count`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub get_calls: Option<u64>,
-    /// SETs refused before they ran.
+    /// `cmdstat_set` rejected_calls (Redis 7): SETs refused before they
+    /// ran, e.g. `-OOM`; not part of `set_calls`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub set_rejected_calls: Option<u64>,
-    /// GETs refused before they ran.
+    /// `cmdstat_get` rejected_calls (Redis 7); not part of `get_calls`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub get_rejected_calls: Option<u64>,
-    /// SETs that ran and failed.
+    /// `cmdstat_set` failed_calls (Redis 7): SETs that ran and answered an
+    /// error; part of `set_calls`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub set_failed_calls: Option<u64>,
-    /// GETs that ran and failed.
+    /// `cmdstat_get` failed_calls (Redis 7); part of `get_calls`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub get_failed_calls: Option<u64>,
     /// Per command of the op table (`set`, `hset`, …): the server's calls
     /// beside kvbench's replies. Absent in files written before the op table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Named<CommandDelta>")]
     pub commands: Option<Named<CommandDelta>>,
     /// `total_commands_processed`.
     pub total_commands_processed: u64,
@@ -61,16 +78,19 @@ pub struct Delta {
     pub keyspace_hits: u64,
     /// `keyspace_misses`.
     pub keyspace_misses: u64,
-    /// `total_forks`.
+    /// `total_forks`: forks (RDB saves, AOF rewrites) during the phase.
     pub total_forks: u64,
-    /// Server CPU seconds.
+    /// Server CPU seconds, user + system.
+    #[schemars(range(min = 0))]
     pub cpu_s: f64,
     /// Bytes the server read from its clients (`total_net_input_bytes`;
     /// memcached's `bytes_read`); absent when the server does not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub net_input_bytes: Option<u64>,
     /// Bytes it wrote to them (`total_net_output_bytes`; `bytes_written`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub net_output_bytes: Option<u64>,
     /// Keys before.
     pub keys_before: u64,
@@ -83,7 +103,7 @@ pub struct Delta {
 }
 
 /// One command's counts in `delta.commands`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CommandDelta {
     /// The server's `cmdstat_<name>` calls.
     pub calls: u64,
@@ -96,7 +116,7 @@ pub struct CommandDelta {
 }
 
 /// One slow log entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SlowlogEntry {
     /// The server's id.
     pub id: i64,
@@ -109,7 +129,7 @@ pub struct SlowlogEntry {
 }
 
 /// `kvbench.server`: what the server is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ServerContext {
     /// `redis_version`.
     pub version: Option<String>,
@@ -123,31 +143,37 @@ pub struct ServerContext {
     pub maxmemory_policy: Option<String>,
     /// AOF on.
     pub appendonly: Option<bool>,
-    /// `always`, `everysec`, `no`.
+    /// `always`, `everysec`, `no`; `null` when CONFIG GET is refused.
     pub appendfsync: Option<String>,
-    /// RDB save points.
+    /// RDB save points; empty when snapshots are off; `null` when CONFIG
+    /// GET is refused.
     pub save: Option<String>,
     /// I/O threads.
     pub io_threads_active: Option<u64>,
 }
 
 /// `kvbench.placement`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Placement {
-    /// The CPU of each worker; `None` = not pinned.
+    /// The CPU each worker thread was pinned to, by thread; `null` = not
+    /// pinned (the kernel places it).
     pub thread_cpus: Vec<Option<u32>>,
     /// CPUs this process may use.
     pub available_cpus: Vec<u32>,
     /// The server runs on this machine.
     pub server_local: bool,
-    /// The local server's pid.
+    /// The local server's process id (INFO server process_id), when it was
+    /// found in /proc.
     pub server_pid: Option<u32>,
-    /// The local server's allowed CPUs.
+    /// The union of the CPUs the local server's threads may run on
+    /// (io-threads included).
     pub server_cpus: Option<Vec<u32>>,
-    /// The local server's threads.
+    /// How many threads the local server has.
+    #[schemars(range(min = 1))]
     pub server_threads: Option<u32>,
-    /// Why.
+    /// Why the threads were placed so.
+    #[schemars(schema_with = "schema::placement_reason")]
     pub reason: Reason,
-    /// In words.
+    /// The report's Placement line.
     pub summary: String,
 }

@@ -3,37 +3,49 @@
 //! and, in a file written by `kvbench merge`, `shards` (a row per machine)
 //! and `merged` (which files, and whether the set was complete).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ShardSource;
+use crate::report::model::schema;
 
 /// The machine's clock against the coordinator's, measured at the start and
 /// at the end of the benchmark.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShardClock {
-    /// Server minus local time before the first phase, ms.
+    /// Server minus local time before the first phase, ms (positive: the
+    /// server is ahead).
     #[serde(default)]
     pub offset_start_ms: Option<f64>,
-    /// The same at the end, ms.
+    /// The same after the last phase, ms; their difference is the drift
+    /// over the run.
     #[serde(default)]
     pub offset_end_ms: Option<f64>,
-    /// Round trip of the best sample, ms.
+    /// Round trip of the sample kept, ms: the offset is known to within half
+    /// of it.
     #[serde(default)]
+    #[schemars(range(min = 0))]
     pub rtt_ms: Option<f64>,
-    /// Samples taken.
+    /// `TIME` round trips per measurement.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub samples: Option<u64>,
 }
 
 /// `kvbench.shard`: one machine of a sharded run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "shard")]
 pub struct ShardInfo {
-    /// From 0.
+    /// This shard, from 0 (0 on one machine).
     pub index: u32,
-    /// Machines in the set.
+    /// Shards of the run (1 on one machine).
+    #[schemars(range(min = 1))]
     pub count: u32,
-    /// Where the index came from; `None` when absent or unknown to this reader.
+    /// Where index and count came from: `--shard-index`/`--shard-count`, or
+    /// the launcher's environment; `null` on one machine (or, read back,
+    /// unknown to this reader).
     #[serde(default, deserialize_with = "lenient_source")]
+    #[schemars(schema_with = "schema::shard_source")]
     pub source: Option<ShardSource>,
     /// The machine's host name.
     #[serde(default)]
@@ -41,23 +53,30 @@ pub struct ShardInfo {
     /// `--start-at`: the planned common start, ms since the epoch.
     #[serde(default)]
     pub start_at_ms: Option<u64>,
-    /// How late this machine started against the plan, ms.
+    /// The first aligned phase's actual start minus its planned start, ms;
+    /// `null` without `--start-at`.
     #[serde(default)]
+    #[schemars(range(min = 0))]
     pub start_lag_ms: Option<f64>,
-    /// The planned start reached later than `--start-tolerance` (exit 4).
+    /// The planned start this shard reached later than `--start-tolerance`;
+    /// it ran no more phases and exited with code 4. `null` otherwise.
     #[serde(default)]
     pub late: Option<ShardLate>,
-    /// Its clock against the server's `TIME`.
+    /// This machine's clock against the server's `TIME`: the lowest-round-trip
+    /// of several samples, offset = server time − middle of the round trip;
+    /// `null` when the server has no `TIME` (memcached).
     #[serde(default)]
     pub clock: Option<ShardClock>,
 }
 
 /// `kvbench.shard.late`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShardLate {
     /// `RUN #2`, `WARM-UP`.
+    #[schemars(regex(pattern = r"^(RUN #[0-9]+|WARM-UP)$"))]
     pub phase: String,
     /// How late, ms.
+    #[schemars(range(min = 0))]
     pub lag_ms: f64,
 }
 
@@ -70,17 +89,20 @@ fn lenient_source<'de, D: serde::Deserializer<'de>>(
 }
 
 /// `kvbench.shards[i]` of a merged file: one machine's own figures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShardRow {
     /// Its shard index; `None` for a plain (unsharded) file.
     pub index: Option<u32>,
     /// Its host, when it said.
     pub host: Option<String>,
     /// Its total ops/sec over all its runs.
+    #[schemars(range(min = 0))]
     pub ops_per_sec: f64,
-    /// Its hit rate, percent.
+    /// Its GET hit rate, percent.
+    #[schemars(range(min = 0, max = 100))]
     pub hit_rate: Option<f64>,
-    /// Its p99 over all its runs, ms.
+    /// Its p99 latency over all its runs, ms.
+    #[schemars(range(min = 0))]
     pub p99_ms: Option<f64>,
     /// How late it started against the plan, ms.
     pub start_lag_ms: Option<f64>,
@@ -91,7 +113,7 @@ pub struct ShardRow {
 }
 
 /// `kvbench.merged`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Merged {
     /// The files merged, in the order given.
     pub files: Vec<String>,
@@ -105,38 +127,47 @@ pub struct Merged {
     /// to `kvbench merge` brings its own list); no measurement is in it twice.
     /// Absent from files merged before it was written.
     #[serde(default)]
+    #[schemars(inner(regex(pattern = "^[0-9a-f]{64}$")), extend("uniqueItems" = true))]
     pub sha256: Vec<String>,
     /// How far apart the machines started RUN #1, ms on the reference
     /// clock (each start corrected by its machine's clock offset when
     /// every machine measured one); absent when a start is unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64", range(min = 0))]
     pub start_skew_ms: Option<f64>,
     /// Whether `start_skew_ms` is corrected by the clock offsets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
     pub clocks_corrected: Option<bool>,
     /// Per run, the common window's length, s: the span in which every
     /// machine was sending, which the merged rates are over. Empty for a
     /// set of runs made one after the other (no shard object).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(inner(range(min = 0)))]
     pub common_window_s: Vec<f64>,
 }
 
 /// `kvbench.rounds[i]` in a merged file: one run of the set as the
 /// whitepaper tabulates it — the total rate, hit rate and percentiles, and
 /// what every client machine and every server did meanwhile.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Round {
     /// `RUN #1`.
     pub phase: String,
     /// The set's replies per second (over the common window).
+    #[schemars(range(min = 0))]
     pub ops_per_sec: f64,
     /// GET hits over hits plus misses, percent.
+    #[schemars(range(min = 0, max = 100))]
     pub hit_rate_percent: Option<f64>,
     /// The merged p50, ms.
+    #[schemars(range(min = 0))]
     pub p50_ms: Option<f64>,
     /// The merged p99, ms.
+    #[schemars(range(min = 0))]
     pub p99_ms: Option<f64>,
     /// The merged p99.9, ms.
+    #[schemars(range(min = 0))]
     pub p99_9_ms: Option<f64>,
     /// Each client machine, in the files' order.
     pub clients: Vec<RoundClient>,
@@ -145,7 +176,7 @@ pub struct Round {
 }
 
 /// One client machine's run in a [`Round`] (its `runs[i].client`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RoundClient {
     /// The server it drove (`kvbench.target`).
     #[serde(default)]
@@ -161,17 +192,21 @@ pub struct RoundClient {
     pub file: String,
     /// kvbench's CPU, percent of one core; `null` when its file has no
     /// `client` (an older kvbench).
+    #[schemars(range(min = 0))]
     pub process_cpu_percent: Option<f64>,
     /// The machine's CPU, percent of all cores.
+    #[schemars(range(min = 0, max = 100))]
     pub machine_cpu_percent: Option<f64>,
     /// Bytes per second received on its interface towards the target.
+    #[schemars(range(min = 0))]
     pub net_rx_bytes_per_sec: Option<f64>,
     /// Bytes per second sent.
+    #[schemars(range(min = 0))]
     pub net_tx_bytes_per_sec: Option<f64>,
 }
 
 /// One server's run in a [`Round`], from its INFO over the set's window.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RoundServer {
     /// INFO's `run_id` (memcached's pid and start time).
     pub run_id: String,
@@ -180,11 +215,15 @@ pub struct RoundServer {
     pub target: String,
     /// Seconds between the earliest INFO before and the latest after, by
     /// the server's clock (`server_time_usec`; the run time without it).
+    #[schemars(range(min = 0))]
     pub seconds: f64,
     /// Its CPU (`used_cpu_user` + `used_cpu_sys`), percent of one core.
+    #[schemars(range(min = 0))]
     pub cpu_percent: f64,
     /// Bytes per second it read from its clients.
+    #[schemars(range(min = 0))]
     pub net_input_bytes_per_sec: Option<f64>,
     /// Bytes per second it wrote to them.
+    #[schemars(range(min = 0))]
     pub net_output_bytes_per_sec: Option<f64>,
 }

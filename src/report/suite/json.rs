@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ModelError;
@@ -49,7 +50,7 @@ pub fn suite_document(
 }
 
 /// One test.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SuiteEntry {
     /// `SET`, `LRANGE_100`, or the preparation's title.
     pub test: String,
@@ -71,7 +72,7 @@ pub struct SuiteEntry {
 }
 
 /// `suite`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SuiteBody {
     /// The tests, in the order run.
     pub tests: Vec<SuiteEntry>,
@@ -79,10 +80,11 @@ pub struct SuiteBody {
 
 /// `kvbench` of a suite file: whether the suite finished, and whether its
 /// tests measure what was asked for.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SuiteProgress {
     /// Layout version (absent from files written before it was read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "crate::report::model::schema::schema_version")]
     pub schema_version: Option<u32>,
     /// kvbench's version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,8 +101,9 @@ pub struct SuiteProgress {
     pub verdict: Option<kvbench::Verdict>,
 }
 
-/// A suite file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A suite file (`kvbench suite --json-out-file`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "suiteDocument")]
 pub struct SuiteDocument {
     /// The tests.
     pub suite: SuiteBody,
