@@ -3,7 +3,15 @@ CARGO ?= cargo
 SHELL := bash
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all build release demo demo-check test lint fmt doc deps clean bench
+.PHONY: all build release demo demo-deps demo-check test lint fmt doc deps clean bench install
+
+# `make install`: the binary, its shell completions and its man page under
+# $(DESTDIR)$(PREFIX). BIN is the binary installed: the release build by
+# default (built first); another path is installed as it is, unbuilt.
+PREFIX ?= /usr/local
+DESTDIR ?=
+RELEASE_BIN := target/release/kvbench
+BIN ?= $(RELEASE_BIN)
 
 all: build
 
@@ -13,17 +21,21 @@ build:
 release:
 	$(CARGO) build --release
 
-# Installs what the demo and the tests need (Debian's redis-server; Slurm and
-# munge for tests/e2e/slurm.rs; prometheus for tests/e2e/metrics.rs; chromium
-# for tests/e2e/html.rs).
+# Installs what the tests need (Debian's redis-server, memcached, sasl2-bin and
+# openssl; Slurm and munge for tests/e2e/slurm.rs; prometheus for
+# tests/e2e/metrics.rs; chromium for tests/e2e/html.rs).
 deps:
 	@scripts/ensure-redis.sh
 	@scripts/ensure-slurm.sh
 	@scripts/ensure-prometheus.sh
 	@scripts/ensure-chromium.sh
 
+# Installs what the demo needs, and nothing else: redis-server.
+demo-deps:
+	@scripts/ensure-redis.sh --demo-only
+
 # A real short benchmark against a private redis-server (about 20 s).
-demo: deps release
+demo: demo-deps release
 	scripts/demo.sh
 
 # Runs the demo and checks that it wrote a complete JSON report.
@@ -60,6 +72,17 @@ test: deps lint doc
 	set -o pipefail; $(CARGO) test 2>&1 | tee target/test.log
 	$(MAKE) demo-check
 	@awk '/^test result:/ {p += $$4; f += $$6} END {printf "tests: %d passed, %d failed\n", p, f}' target/test.log
+
+install: $(if $(filter $(RELEASE_BIN),$(BIN)),release)
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
+	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
+	  "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 755 "$(BIN)" "$(DESTDIR)$(PREFIX)/bin/kvbench"
+	"$(BIN)" man --dir "$(DESTDIR)$(PREFIX)/share/man/man1"
+	"$(BIN)" completions bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvbench"
+	"$(BIN)" completions zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kvbench"
+	"$(BIN)" completions fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvbench.fish"
 
 clean:
 	$(CARGO) clean

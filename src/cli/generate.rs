@@ -50,12 +50,16 @@ pub struct CompletionsArgs {
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "kvbench man",
-    about = "Print kvbench's man page (roff) on stdout, e.g. kvbench man > kvbench.1; man ./kvbench.1",
+    about = "Print kvbench's man page (roff) on stdout, e.g. kvbench man > kvbench.1; man ./kvbench.1; or write every page (kvbench.1, kvbench-compare.1, ...) into a directory with --dir",
     max_term_width = 100,
     // The benchmark's flags disable clap's help; this one is declared below.
     disable_help_flag = true
 )]
 pub struct ManArgs {
+    /// Write kvbench.1 and a page per subcommand (kvbench-compare.1, ...) into this
+    /// existing directory instead of printing kvbench.1
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
     /// Print help
     #[arg(long, action = ArgAction::Help)]
     pub help: Option<bool>,
@@ -68,10 +72,15 @@ pub fn completions(shell: CompletionShell) -> Vec<u8> {
     out
 }
 
-/// The man page, in roff: the benchmark's flags, then the subcommands, each
-/// with its one-line description (`kvbench help SUBCOMMAND` has its flags).
+/// The man page kvbench.1, in roff: the benchmark's flags, then the
+/// subcommands, each with its one-line description and its own page.
 pub fn man_page() -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
     clap_mangen::Man::new(Args::command()).render(&mut out)?;
     Ok(out)
+}
+
+/// Writes kvbench.1 and kvbench-SUBCOMMAND.1 for every subcommand into `dir`.
+pub fn man_pages_to(dir: &std::path::Path) -> std::io::Result<()> {
+    clap_mangen::generate_to(Args::command(), dir)
 }

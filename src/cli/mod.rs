@@ -27,7 +27,9 @@ mod suite;
 mod values;
 
 pub use compare::{CompareArgs, CompareFormat, CompareLayout};
-pub use generate::{CompletionShell, CompletionsArgs, ManArgs, completions, man_page};
+pub use generate::{
+    CompletionShell, CompletionsArgs, ManArgs, completions, man_page, man_pages_to,
+};
 pub use memtier::unsupported_memtier_flag;
 pub use merge::{MergeArgs, MergeFormat};
 pub use report::ReportArgs;

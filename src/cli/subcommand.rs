@@ -55,29 +55,29 @@ pub struct HelpArgs {
     pub help: Option<bool>,
 }
 
-/// The help `kvbench help [SUBCOMMAND]` prints, or an error naming the
-/// subcommands when there is none of that name.
+/// The help `kvbench help [SUBCOMMAND]` prints, the very text of `kvbench
+/// [SUBCOMMAND] --help`, or an error naming the subcommands when there is
+/// none of that name.
 pub fn help_text(subcommand: Option<&str>) -> Result<String, UsageError> {
-    let mut top = Args::command();
-    let Some(name) = subcommand else {
-        return Ok(top.render_help().to_string());
-    };
-    let names: Vec<String> = top
-        .get_subcommands()
-        .map(|s| s.get_name().to_string())
-        .collect();
-    match top.find_subcommand_mut(name) {
-        Some(sub) => {
-            let mut sub = sub.clone().bin_name(format!("kvbench {name}"));
-            Ok(sub.render_help().to_string())
+    let top = Args::command();
+    let names: Vec<&str> = top.get_subcommands().map(|s| s.get_name()).collect();
+    let argv: Vec<&str> = match subcommand {
+        None => vec!["kvbench", "--help"],
+        Some(name) if names.contains(&name) => vec!["kvbench", name, "--help"],
+        Some(name) => {
+            return Err(UsageError {
+                flag: "kvbench help".to_string(),
+                message: format!(
+                    "no subcommand {name:?}; use one of: {}; e.g. kvbench help compare",
+                    names.join(", ")
+                ),
+            });
         }
-        None => Err(UsageError {
-            flag: "kvbench help".to_string(),
-            message: format!(
-                "no subcommand {name:?}; use one of: {}; e.g. kvbench help compare",
-                names.join(", ")
-            ),
-        }),
+    };
+    // --help "fails" with the help as its message.
+    match top.clone().try_get_matches_from(argv) {
+        Err(e) if e.kind() == ErrorKind::DisplayHelp => Ok(e.render().to_string()),
+        _ => Ok(top.clone().render_long_help().to_string()),
     }
 }
 

@@ -862,3 +862,50 @@ fn bad_shards_and_start_times_exit_2_naming_the_flag() {
     ];
     assert_all_rejected(&cases);
 }
+
+#[test]
+fn subcommands_without_their_arguments_name_them_with_an_example() {
+    assert_all_rejected(&[
+        case("compare without files", "compare", "kvbench compare")
+            .mentions("<FILE>... is required")
+            .mentions("e.g. kvbench compare before.json after.json")
+            .mentions("see kvbench compare --help")
+            .lacks("not provided:;"),
+        case("report without files", "report", "kvbench report")
+            .mentions("<FILE>... is required")
+            .mentions("e.g. kvbench report run.json -o run.html"),
+        case(
+            "merge without files",
+            "merge --allow-partial",
+            "kvbench merge",
+        )
+        .mentions("<FILE>... is required")
+        .mentions("e.g. kvbench merge shard-0.json shard-1.json"),
+        case(
+            "completions without a shell",
+            "completions",
+            "kvbench completions",
+        )
+        .mentions("<SHELL> is required")
+        .mentions("e.g. kvbench completions bash"),
+        case("completions for tcsh", "completions tcsh", "<SHELL>")
+            .mentions("use one of: bash, zsh, fish")
+            .mentions("see kvbench completions --help"),
+        // memtier's -h is the server; alone it asks for one, and says where help is.
+        case("-h alone", "-h", "--server")
+            .mentions("e.g. --server 127.0.0.1")
+            .mentions("help is --help or kvbench help")
+            .lacks("use one of: ;"),
+        case("a flag without its value", "--test-time", "--test-time")
+            .mentions("e.g. --test-time 10"),
+        case(
+            "a choice without its value",
+            "compare a.json --format",
+            "--format",
+        )
+        .mentions("use one of: text, md, csv")
+        .mentions("see kvbench compare --help"),
+        case("help for no such subcommand", "help nope", "kvbench help")
+            .mentions("use one of: suite, compare"),
+    ]);
+}
