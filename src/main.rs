@@ -358,16 +358,11 @@ fn man_pages(dir: Option<&std::path::Path>) -> ExitCode {
             Err(e) => fail(&format!("cannot render the man page: {e}")),
         };
     };
-    if !dir.is_dir() {
-        return fail_usage(&format!(
-            "--dir: {} is not a directory; make it first (mkdir -p {0})",
-            dir.display()
-        ));
-    }
+    // A missing directory is the user's to make: a usage error.
     match cli::man_pages_to(dir) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&format!(
-            "--dir: cannot write the man pages into {}: {e}",
+        Err(e) => fail_usage(&format!(
+            "--dir: cannot write the man pages into {}: {e}; give an existing, writable directory (mkdir -p it first)",
             dir.display()
         )),
     }

@@ -353,8 +353,9 @@ pub struct Args {
     #[arg(long, help_heading = "Output")]
     #[serde(default)]
     pub hide_histogram: bool,
-    /// Without a terminal, a plain progress line on stderr every SECS seconds,
-    /// so a log shows the run is alive; 0 prints none [default: 10]
+    /// Without a terminal, a plain progress line on stderr after each phase's
+    /// first second, then every SECS seconds, so a log shows the run is alive;
+    /// 0 prints none [default: 10]
     #[arg(long, value_name = "SECS", help_heading = "Output")]
     pub progress_interval: Option<f64>,
     /// Print the effective configuration before running

@@ -110,7 +110,7 @@ fn describe_parse_error(path: &Path, text: &str, e: &toml::de::Error) -> UsageEr
         let message = format!("{file}: unknown key '{unknown}'{at}; {hint}");
         return UsageError::new("--config", message);
     }
-    let detail = shorten(&in_our_words(message));
+    let detail = shorten(&super::config_file::in_our_words(message));
     let key = line.and_then(|n| key_on_line(text, n));
     // A `[section]` header: the file's keys are flat.
     if let Some(header) = line
@@ -151,44 +151,6 @@ fn describe_parse_error(path: &Path, text: &str, e: &toml::de::Error) -> UsageEr
         _ => format!("{file}{at}: {detail}"),
     };
     UsageError::new("--config", message)
-}
-
-/// toml's and serde's wording of what is wrong, in kvbench's: no grammar
-/// terms ("literal string", "expected nothing"), no type names of kvbench's
-/// own code ("untagged enum NumListRepr").
-fn in_our_words(message: &str) -> String {
-    let said = |text: &str| text.to_string();
-    if message.contains("untagged enum NumListRepr") {
-        return said("must be a whole number, or a list of them to sweep ([1, 4])");
-    }
-    if message.contains("untagged enum RequestsArg") {
-        return said("must be a whole number of requests, or \"allkeys\"");
-    }
-    if message.contains("untagged enum") {
-        return said("is not a value this key takes");
-    }
-    if message.starts_with("string values must be quoted") {
-        return said("has no value, or text without its quotes");
-    }
-    if message.starts_with("key with no value") {
-        return said("is not a line of the form KEY = VALUE");
-    }
-    if message.starts_with("invalid float")
-        || message.starts_with("invalid integer")
-        || message.starts_with("invalid number")
-    {
-        return said("is not a number");
-    }
-    if let Some(rest) = message.strip_prefix("invalid type: ") {
-        if let Some((got, wanted)) = rest.split_once(", expected ") {
-            return format!("takes {wanted}, not {got}");
-        }
-    }
-    // toml's grammar after a comma ("…, expected `=`") says nothing to a user.
-    match message.split_once(", expected") {
-        Some((what, _)) => what.to_string(),
-        None => message.to_string(),
-    }
 }
 
 /// The 1-based line of byte `offset` in `text`.
