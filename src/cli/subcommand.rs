@@ -177,10 +177,15 @@ pub fn usage_error(e: &clap::Error) -> UsageError {
         if let Some(example) = example_value(&flag) {
             message.push_str(&format!("; e.g. {flag} {example}"));
         }
-        if flag == "--server" {
-            message.push_str(
+        // `-h` alone: memtier's (and redis-benchmark's) server, not help.
+        match flag.as_str() {
+            "--server" => message.push_str(
                 "; -h is --server, as in memtier_benchmark: help is --help or kvbench help",
-            );
+            ),
+            "--host" => message.push_str(
+                "; -h is --host, as in redis-benchmark: help is --help or kvbench help suite",
+            ),
+            _ => {}
         }
     }
     message.push_str(&format!("; see {} --help", command_of(e)));

@@ -925,6 +925,9 @@ fn subcommands_without_their_arguments_name_them_with_an_example() {
             .mentions("e.g. --server 127.0.0.1")
             .mentions("help is --help or kvbench help")
             .lacks("use one of: ;"),
+        case("suite -h alone", "suite -h", "--host")
+            .mentions("e.g. --host 127.0.0.1")
+            .mentions("help is --help or kvbench help suite"),
         case("a flag without its value", "--test-time", "--test-time")
             .mentions("e.g. --test-time 10"),
         case(
