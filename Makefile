@@ -1,17 +1,18 @@
-# kvbench — the two commands: `make demo` and `make test`.
+# kvbench — the two commands: `make demo` and `make test` (and `make install`).
 CARGO ?= cargo
 SHELL := bash
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: all build release demo demo-deps demo-check test lint fmt doc deps clean bench install
 
-# `make install`: the binary, its shell completions and its man page under
-# $(DESTDIR)$(PREFIX). BIN is the binary installed: the release build by
-# default (built first); another path is installed as it is, unbuilt.
+# `make install`: the binary, its shell completions and its man pages under
+# $(DESTDIR)$(PREFIX). KVBENCH_BIN (as for scripts/demo.sh) is the binary
+# installed: the release build by default, built first; another path is
+# installed as it is, unbuilt.
 PREFIX ?= /usr/local
 DESTDIR ?=
 RELEASE_BIN := target/release/kvbench
-BIN ?= $(RELEASE_BIN)
+KVBENCH_BIN ?= $(RELEASE_BIN)
 
 all: build
 
@@ -73,16 +74,16 @@ test: deps lint doc
 	$(MAKE) demo-check
 	@awk '/^test result:/ {p += $$4; f += $$6} END {printf "tests: %d passed, %d failed\n", p, f}' target/test.log
 
-install: $(if $(filter $(RELEASE_BIN),$(BIN)),release)
+install: $(if $(filter $(RELEASE_BIN),$(KVBENCH_BIN)),release)
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
 	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
 	  "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
 	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
-	install -m 755 "$(BIN)" "$(DESTDIR)$(PREFIX)/bin/kvbench"
-	"$(BIN)" man --dir "$(DESTDIR)$(PREFIX)/share/man/man1"
-	"$(BIN)" completions bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvbench"
-	"$(BIN)" completions zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kvbench"
-	"$(BIN)" completions fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvbench.fish"
+	install -m 755 "$(KVBENCH_BIN)" "$(DESTDIR)$(PREFIX)/bin/kvbench"
+	"$(KVBENCH_BIN)" man --dir "$(DESTDIR)$(PREFIX)/share/man/man1"
+	"$(KVBENCH_BIN)" completions bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvbench"
+	"$(KVBENCH_BIN)" completions zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kvbench"
+	"$(KVBENCH_BIN)" completions fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvbench.fish"
 
 clean:
 	$(CARGO) clean

@@ -2,7 +2,7 @@
 //! else (`make test` installs every test's servers), and `make install`
 //! puts the binary, its shell completions and its man page under
 //! `$(DESTDIR)$(PREFIX)`, checked by installing the already-built binary
-//! into a scratch directory (`BIN=`, so no second release build).
+//! into a scratch directory (`KVBENCH_BIN=`, so no second release build).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -102,7 +102,7 @@ fn make_install_builds_the_release_binary_unless_given_one() {
     let plan = text(&make(&["-n", "install"]));
     assert!(plan.contains("cargo build --release"), "{plan}");
     assert!(plan.contains("\"/usr/local/bin/kvbench\""), "{plan}");
-    let plan = text(&make(&["-n", "install", "BIN=/bin/true"]));
+    let plan = text(&make(&["-n", "install", "KVBENCH_BIN=/bin/true"]));
     assert!(!plan.contains("cargo build"), "{plan}");
 }
 
@@ -151,7 +151,7 @@ fn make_install_puts_binary_completions_and_man_page_under_prefix() {
     let out = make(&[
         "install",
         &format!("PREFIX={}", prefix.display()),
-        concat!("BIN=", env!("CARGO_BIN_EXE_kvbench")),
+        concat!("KVBENCH_BIN=", env!("CARGO_BIN_EXE_kvbench")),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(!text(&out).contains("cargo build"), "{}", text(&out));
@@ -162,7 +162,7 @@ fn make_install_puts_binary_completions_and_man_page_under_prefix() {
         "install",
         "PREFIX=/opt/kvbench",
         &format!("DESTDIR={}", stage.display()),
-        concat!("BIN=", env!("CARGO_BIN_EXE_kvbench")),
+        concat!("KVBENCH_BIN=", env!("CARGO_BIN_EXE_kvbench")),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_installed(&stage.join("opt/kvbench"));
