@@ -181,3 +181,49 @@ fn version_names_the_commit_it_was_built_from() {
         .unwrap();
     assert!(known.success(), "{commit} is not a commit here");
 }
+
+#[test]
+fn the_build_script_says_the_version_alone_without_git() {
+    let dir = crate::common::TempDir::new("build-script");
+    let exe = dir.path("build-script");
+    // The build script on its own, as cargo compiles it.
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let out = std::process::Command::new(rustc)
+        .args(["--edition", "2024", "-o"])
+        .arg(&exe)
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/build.rs"))
+        .env("CARGO_PKG_VERSION", env!("CARGO_PKG_VERSION"))
+        .output()
+        .expect("run rustc");
+    assert!(out.status.success(), "{out:?}");
+    let expected = format!(
+        "cargo:rustc-env=KVBENCH_VERSION={}\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    // Outside any repository, then with no git at all.
+    let path = std::env::var("PATH").unwrap_or_default();
+    for path in [path.as_str(), "/nonexistent"] {
+        let out = std::process::Command::new(&exe)
+            .current_dir(&dir.0)
+            .env("PATH", path)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "PATH={path}: {out:?}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.starts_with(&expected), "PATH={path}:\n{stdout}");
+        assert!(!stdout.contains("commit"), "PATH={path}:\n{stdout}");
+    }
+    // In this repository, the commit.
+    let out = std::process::Command::new(&exe)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let in_git = std::process::Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert_eq!(stdout.contains(" (commit "), in_git, "{stdout}");
+}
