@@ -301,6 +301,13 @@ fn stray_word(e: &clap::Error) -> Option<UsageError> {
             _ => None,
         })
         .filter(|word| !word.starts_with('-'))?;
+    // A subcommand after the benchmark's flags (`kvbench -p 1 compare a.json`).
+    if Args::command().find_subcommand(word).is_some() {
+        return Some(UsageError {
+            flag: "kvbench".to_string(),
+            message: "a subcommand must be the first word, its flags after it, e.g. kvbench compare before.json after.json; flags before it are the benchmark's; see kvbench help".to_string(),
+        });
+    }
     let similar = match e.get(ContextKind::SuggestedSubcommand) {
         Some(ContextValue::String(name)) => format!("; did you mean the subcommand '{name}'?"),
         // clap lists its suggestions by rising confidence: the best is last.

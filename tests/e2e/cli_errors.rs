@@ -937,6 +937,10 @@ fn subcommands_without_their_arguments_name_them_with_an_example() {
         )
         .mentions("use one of: text, md, csv")
         .mentions("see kvbench compare --help"),
+        case("a subcommand after flags", "-p 1 compare a.json", "kvbench")
+            .mentions("a subcommand must be the first word")
+            .mentions("e.g. kvbench compare before.json after.json")
+            .lacks("compare a.json"),
         case("help for no such subcommand", "help nope", "kvbench help")
             .mentions("use one of: suite, compare"),
     ]);
