@@ -1,9 +1,18 @@
-# kvbench — the two commands: `make demo` and `make test`.
+# kvbench — the two commands: `make demo` and `make test` (and `make install`).
 CARGO ?= cargo
 SHELL := bash
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all build release demo demo-check test lint fmt doc deps clean bench schema
+.PHONY: all build release demo demo-deps demo-check test lint fmt doc deps clean bench install schema
+
+# `make install`: the binary, its shell completions and its man pages under
+# $(DESTDIR)$(PREFIX). KVBENCH_BIN (as for scripts/demo.sh) is the binary
+# installed: the release build by default, built first; another path is
+# installed as it is, unbuilt.
+PREFIX ?= /usr/local
+DESTDIR ?=
+RELEASE_BIN := target/release/kvbench
+KVBENCH_BIN ?= $(RELEASE_BIN)
 
 all: build
 
@@ -13,9 +22,9 @@ build:
 release:
 	$(CARGO) build --release
 
-# Installs what the demo and the tests need (Debian's redis-server; Slurm and
-# munge for tests/e2e/slurm.rs; prometheus for tests/e2e/metrics.rs; chromium
-# for tests/e2e/html.rs).
+# Installs what the tests need (Debian's redis-server, memcached, sasl2-bin and
+# openssl; Slurm and munge for tests/e2e/slurm.rs; prometheus for
+# tests/e2e/metrics.rs; chromium for tests/e2e/html.rs).
 deps:
 	@scripts/ensure-redis.sh
 	@scripts/ensure-slurm.sh
@@ -23,8 +32,12 @@ deps:
 	@scripts/ensure-chromium.sh
 	@scripts/ensure-faketime.sh
 
+# Installs what the demo needs, and nothing else: redis-server.
+demo-deps:
+	@scripts/ensure-redis.sh --demo-only
+
 # A real short benchmark against a private redis-server (about 20 s).
-demo: deps release
+demo: demo-deps release
 	scripts/demo.sh
 
 # Runs the demo and checks that it wrote a complete JSON report.
@@ -66,6 +79,17 @@ test: deps lint doc
 	set -o pipefail; $(CARGO) test 2>&1 | tee target/test.log
 	$(MAKE) demo-check
 	@awk '/^test result:/ {p += $$4; f += $$6} END {printf "tests: %d passed, %d failed\n", p, f}' target/test.log
+
+install: $(if $(filter $(RELEASE_BIN),$(KVBENCH_BIN)),release)
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
+	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
+	  "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 755 "$(KVBENCH_BIN)" "$(DESTDIR)$(PREFIX)/bin/kvbench"
+	"$(KVBENCH_BIN)" man --dir "$(DESTDIR)$(PREFIX)/share/man/man1"
+	"$(KVBENCH_BIN)" completions bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvbench"
+	"$(KVBENCH_BIN)" completions zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kvbench"
+	"$(KVBENCH_BIN)" completions fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvbench.fish"
 
 clean:
 	$(CARGO) clean

@@ -17,6 +17,7 @@ use clap::{ArgAction, Parser};
 use serde::{Deserialize, Serialize};
 
 mod compare;
+mod generate;
 mod memtier;
 mod merge;
 mod report;
@@ -26,11 +27,14 @@ mod suite;
 mod values;
 
 pub use compare::{CompareArgs, CompareFormat, CompareLayout};
+pub use generate::{
+    CompletionShell, CompletionsArgs, ManArgs, completions, man_page, man_pages_to,
+};
 pub use memtier::unsupported_memtier_flag;
 pub use merge::{MergeArgs, MergeFormat};
 pub use report::ReportArgs;
 pub use seconds::seconds_for;
-pub use subcommand::{Subcommand, usage_error};
+pub use subcommand::{HelpArgs, Subcommand, command_line_error, help_text, usage_error};
 pub use suite::{SuiteArgs, suite_usage_error};
 pub use values::{NumList, RequestsArg};
 
@@ -47,7 +51,8 @@ before any load; 3 the benchmark ran but its verdict says the result is not vali
 #[derive(Debug, Default, Clone, Parser, Serialize, Deserialize)]
 #[command(
     name = "kvbench",
-    version,
+    // The package's version and the commit it was built from (build.rs).
+    version = env!("KVBENCH_VERSION"),
     about = "Load generator for Redis-protocol servers (memtier_benchmark-compatible flags)",
     disable_help_flag = true,
     disable_version_flag = true,
@@ -58,6 +63,7 @@ before any load; 3 the benchmark ran but its verdict says the result is not vali
     args_override_self = true,
     // `kvbench -t 2 suite` would drop `-t 2` silently; refuse it instead.
     args_conflicts_with_subcommands = true,
+    // `kvbench help [SUBCOMMAND]` is kvbench's own (Subcommand::Help).
     disable_help_subcommand = true,
     max_term_width = 100,
     after_help = EXIT_CODES
@@ -347,8 +353,9 @@ pub struct Args {
     #[arg(long, help_heading = "Output")]
     #[serde(default)]
     pub hide_histogram: bool,
-    /// Without a terminal, a plain progress line on stderr every SECS seconds,
-    /// so a log shows the run is alive; 0 prints none [default: 10]
+    /// Without a terminal, a plain progress line on stderr after each phase's
+    /// first second, then every SECS seconds, so a log shows the run is alive;
+    /// 0 prints none [default: 10]
     #[arg(long, value_name = "SECS", help_heading = "Output")]
     pub progress_interval: Option<f64>,
     /// Print the effective configuration before running

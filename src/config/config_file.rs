@@ -1,5 +1,6 @@
 //! A `--config` file read and laid under the command line: the file's values
-//! first, every flag typed on the command line over them.
+//! first, every flag typed on the command line over them; and toml's words
+//! for what is wrong with a file put in kvbench's.
 
 use std::path::PathBuf;
 
@@ -40,4 +41,42 @@ pub(super) fn merge(file: Args, cli: Args) -> Result<Args, UsageError> {
     let mut merged: Args = serde_json::from_value(base).map_err(fail)?;
     merged.config = cli.config;
     Ok(merged)
+}
+
+/// toml's and serde's wording of what is wrong, in kvbench's: no grammar
+/// terms ("literal string", "expected nothing"), no type names of kvbench's
+/// own code ("untagged enum NumListRepr").
+pub(super) fn in_our_words(message: &str) -> String {
+    let said = |text: &str| text.to_string();
+    if message.contains("untagged enum NumListRepr") {
+        return said("must be a whole number, or a list of them to sweep ([1, 4])");
+    }
+    if message.contains("untagged enum RequestsArg") {
+        return said("must be a whole number of requests, or \"allkeys\"");
+    }
+    if message.contains("untagged enum") {
+        return said("is not a value this key takes");
+    }
+    if message.starts_with("string values must be quoted") {
+        return said("has no value, or text without its quotes");
+    }
+    if message.starts_with("key with no value") {
+        return said("is not a line of the form KEY = VALUE");
+    }
+    if message.starts_with("invalid float")
+        || message.starts_with("invalid integer")
+        || message.starts_with("invalid number")
+    {
+        return said("is not a number");
+    }
+    if let Some(rest) = message.strip_prefix("invalid type: ") {
+        if let Some((got, wanted)) = rest.split_once(", expected ") {
+            return format!("takes {wanted}, not {got}");
+        }
+    }
+    // toml's grammar after a comma ("…, expected `=`") says nothing to a user.
+    match message.split_once(", expected") {
+        Some((what, _)) => what.to_string(),
+        None => message.to_string(),
+    }
 }

@@ -110,8 +110,19 @@ fn describe_parse_error(path: &Path, text: &str, e: &toml::de::Error) -> UsageEr
         let message = format!("{file}: unknown key '{unknown}'{at}; {hint}");
         return UsageError::new("--config", message);
     }
-    let detail = shorten(message);
+    let detail = shorten(&super::config_file::in_our_words(message));
     let key = line.and_then(|n| key_on_line(text, n));
+    // A `[section]` header: the file's keys are flat.
+    if let Some(header) = line
+        .and_then(|n| text.lines().nth(n - 1))
+        .map(str::trim)
+        .filter(|l| l.starts_with('['))
+    {
+        let message = format!(
+            "{file}{at}: {header} is a section, and the file has none; write its keys at the top, KEY = VALUE (e.g. server = \"127.0.0.1\")"
+        );
+        return UsageError::new("--config", message);
+    }
     let message = match key {
         Some(key) if message.starts_with("duplicate key") => {
             format!("{file}: {key}{at}: duplicate key; give each key once")

@@ -1,13 +1,16 @@
-//! The progress display on stderr: phase, run k of n, elapsed and ETA for the
-//! phase and for the whole plan, ops/sec and latency (p99, or the mean when
-//! p99 is not among `--print-percentiles`).
+//! The progress display on stderr: the phase (`run 1/3`), its elapsed and
+//! planned time, the whole plan's elapsed and planned time, ops/sec and
+//! latency (p99, or the mean when p99 is not among `--print-percentiles`):
+//! `run 1/3 1s/5s · all 7s/18s | 1000 ops/s | p99 0.100 ms | …`. A planned
+//! time counted in requests is estimated from the rate so far (`~`).
 //!
 //! On a terminal one line is redrawn in place every second (`\r`, then clear
 //! to the end of the line), cut to the terminal's width so that it never
 //! wraps: the least important fields are left out first (`line::fit`).
-//! When stderr is a file or a pipe (nohup, CI) a plain line is written every
-//! `--progress-interval` seconds instead, so that a log shows the run is
-//! alive without filling up; either way each finished phase gets a summary line.
+//! When stderr is a file or a pipe (nohup, CI) a plain line is written after
+//! the first second of each phase and then every `--progress-interval`
+//! seconds, so that a log shows the run is alive without filling up; either
+//! way each finished phase gets a summary line.
 
 mod line;
 mod plan;
@@ -21,7 +24,7 @@ use crate::engine::sink::Sink;
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
 
-use line::{Field, short_duration, short_left};
+use line::{Field, short_duration};
 use plan::PlanClock;
 
 /// The width assumed when the terminal does not say (or stderr is none).
@@ -61,6 +64,8 @@ pub struct Progress {
     phase: Phase,
     /// The plan time at which the next log line is due.
     next_due: Duration,
+    /// Whether the current phase has had its first log line.
+    phase_logged: bool,
     /// The last figures seen, for a line written at the end of a phase.
     last: Snapshot,
 }
@@ -91,6 +96,7 @@ impl Progress {
             clock: PlanClock::new(config),
             phase: Phase::Warmup,
             next_due: config.progress_interval.unwrap_or(Duration::MAX),
+            phase_logged: false,
             last: Snapshot {
                 phase_elapsed: Duration::ZERO,
                 done: 0,
@@ -110,6 +116,7 @@ impl Sink for Progress {
         self.last.phase_elapsed = Duration::ZERO;
         self.last.done = 0;
         self.last.latency = None;
+        self.phase_logged = false;
     }
 
     /// A second of the phase is complete.
@@ -135,7 +142,10 @@ impl Sink for Progress {
                 let _ = write!(err, "\r{fitted}\x1b[K");
                 let _ = err.flush();
             }
-            Mode::Log(interval) => self.log_if_due(interval),
+            Mode::Log(interval) => {
+                let first = !self.phase_logged;
+                self.log_if_due(interval, first);
+            }
         }
     }
 
@@ -154,7 +164,7 @@ impl Sink for Progress {
             Mode::Live => {
                 let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
             }
-            Mode::Log(interval) => self.log_if_due(interval),
+            Mode::Log(interval) => self.log_if_due(interval, false),
         }
         let _ = writeln!(
             std::io::stderr().lock(),
@@ -172,22 +182,27 @@ impl Sink for Progress {
 }
 
 impl Progress {
-    /// Writes a plain line if the plan has reached the next due time; due
-    /// times that passed unseen (a long pause between phases) are skipped.
-    fn log_if_due(&mut self, interval: Option<Duration>) {
+    /// Writes a plain line if the plan has reached the next due time, or
+    /// `first` (the phase's first second); due times that passed unseen (a
+    /// long pause between phases) are skipped.
+    fn log_if_due(&mut self, interval: Option<Duration>, first: bool) {
         let Some(interval) = interval else {
             return;
         };
         let now = self.clock.plan_elapsed(Instant::now()) + DUE_SLACK;
-        if now < self.next_due {
+        let due = now >= self.next_due;
+        if !due && !first {
             return;
         }
-        // The first due time after `now`, computed rather than stepped to, so
-        // that a tiny interval over a long pause costs nothing.
-        let passed = (now.as_secs_f64() / interval.as_secs_f64()).floor() + 1.0;
-        self.next_due = interval
-            .mul_f64(passed)
-            .max(self.next_due.saturating_add(interval));
+        if due {
+            // The first due time after `now`, computed rather than stepped to,
+            // so that a tiny interval over a long pause costs nothing.
+            let passed = (now.as_secs_f64() / interval.as_secs_f64()).floor() + 1.0;
+            self.next_due = interval
+                .mul_f64(passed)
+                .max(self.next_due.saturating_add(interval));
+        }
+        self.phase_logged = true;
         let text = line::join(&self.fields());
         let _ = writeln!(std::io::stderr().lock(), "{text}");
     }
@@ -200,18 +215,21 @@ impl Progress {
             .clock
             .phase_left(s.phase_elapsed, s.done, phase_rate(s));
         let plan_left = self.clock.plan_left(phase_left, phase_rate(s));
-        let percent = self.clock.percent(s.phase_elapsed, s.done);
+        // Planned lengths: elapsed plus what is left (for a timed phase, its
+        // --test-time; for a counted one, what is left at its rate).
+        let phase_planned = phase_left.map(|left| s.phase_elapsed + left);
+        let plan_elapsed = self.clock.plan_elapsed(now);
+        let plan_planned = plan_left.map(|left| plan_elapsed + left);
         let mut fields = vec![
             Field {
                 rank: 0,
-                text: format!("[{} {percent:>3.0}%]", self.clock.phase_name(self.phase)),
-            },
-            Field {
-                rank: 2,
                 text: format!(
-                    "{} ETA {}",
+                    "{} {}/{} · all {}/{}",
+                    self.clock.phase_name(self.phase),
                     short_duration(Some(s.phase_elapsed)),
-                    short_left(phase_left)
+                    planned(phase_planned, self.clock.phase_estimated()),
+                    short_duration(Some(plan_elapsed)),
+                    planned(plan_planned, self.clock.plan_estimated()),
                 ),
             },
             Field {
@@ -227,14 +245,6 @@ impl Progress {
                 },
             },
             Field {
-                rank: 4,
-                text: format!(
-                    "plan {} ETA {}",
-                    short_duration(Some(self.clock.plan_elapsed(now))),
-                    short_left(plan_left)
-                ),
-            },
-            Field {
                 rank: 5,
                 text: format!("{} ops", s.done),
             },
@@ -244,9 +254,21 @@ impl Progress {
             },
         ];
         if self.phase == Phase::Prefill {
-            fields[5].text = format!("{} of {} keys", s.done, self.clock.planned());
+            fields[3].text = format!("{} of {} keys", s.done, self.clock.planned());
         }
         fields
+    }
+}
+
+/// A planned length as the line shows it, to the nearest second (the start
+/// of a phase lands a few milliseconds after its planned time); `~` when it
+/// is estimated from a rate, `?` while no rate says.
+fn planned(length: Option<Duration>, estimated: bool) -> String {
+    let text = short_duration(length.map(|d| Duration::from_secs(d.as_secs_f64().round() as u64)));
+    if estimated && length.is_some() {
+        format!("~{text}")
+    } else {
+        text
     }
 }
 

@@ -39,6 +39,7 @@ mod html;
 mod interrupts;
 mod json_schema;
 mod lost_connections;
+mod make_targets;
 mod memcached;
 mod memcached_sasl;
 mod memory;

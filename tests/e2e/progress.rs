@@ -1,7 +1,9 @@
 //! The progress display against a real redis-server: without a terminal a
-//! plain line every `--progress-interval` seconds and none with 0; in a
-//! pseudo-terminal of 80 columns a line redrawn in place that never grows
-//! past the width, and keeps every field on a wide one.
+//! plain line after the first second of each phase and then every
+//! `--progress-interval` seconds, none with 0; every line labels its times
+//! (`run 1/3 1s/5s · all 7s/18s`: the phase's elapsed and planned, the whole
+//! plan's); in a pseudo-terminal of 80 columns a line redrawn in place that
+//! never grows past the width, and keeps every field on a wide one.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -15,15 +17,49 @@ const LOAD: [&str; 4] = ["-t", "1", "-c", "1"];
 fn progress_lines(stderr: &str) -> Vec<&str> {
     stderr
         .lines()
-        .filter(|l| l.starts_with("[RUN #1 of 1"))
+        .filter(|l| l.starts_with("run 1/1 "))
         .collect()
 }
 
-/// The `NN%` of a progress line.
-fn percent(line: &str) -> f64 {
-    let end = line.find("%]").unwrap();
-    let start = line[..end].rfind(' ').unwrap() + 1;
-    line[start..end].parse().unwrap()
+/// Seconds of `12s` or `1m05s`.
+fn seconds(text: &str) -> u64 {
+    let text = text.trim_start_matches('~');
+    match text.split_once('m') {
+        Some((m, s)) => m.parse::<u64>().unwrap() * 60 + seconds(s),
+        None => text.strip_suffix('s').unwrap().parse().unwrap(),
+    }
+}
+
+/// The times of a progress line: the phase's name, its elapsed and planned
+/// seconds, and the plan's.
+#[derive(Debug, PartialEq)]
+struct Times {
+    phase: String,
+    elapsed: u64,
+    planned: u64,
+    all_elapsed: u64,
+    all_planned: u64,
+}
+
+fn times(line: &str) -> Times {
+    let head = line.split(" | ").next().unwrap();
+    let (phase_part, all_part) = head
+        .split_once(" · all ")
+        .unwrap_or_else(|| panic!("no ' · all ' in {line:?}"));
+    let (phase, pair) = phase_part.rsplit_once(' ').unwrap();
+    let split = |pair: &str| {
+        let (a, b) = pair.split_once('/').unwrap_or_else(|| panic!("{line:?}"));
+        (seconds(a), seconds(b))
+    };
+    let (elapsed, planned) = split(pair);
+    let (all_elapsed, all_planned) = split(all_part);
+    Times {
+        phase: phase.to_string(),
+        elapsed,
+        planned,
+        all_elapsed,
+        all_planned,
+    }
 }
 
 #[test]
@@ -36,27 +72,76 @@ fn a_log_gets_a_line_every_interval() {
         .unwrap();
     assert_success(&out, "--test-time 20 --progress-interval 5");
     let stderr = String::from_utf8(out.stderr).unwrap();
-    // Due at 5, 10 and 15 s from the per-second reports, and at 20 s when the
-    // run ends: the last full second's report comes with the end of the run,
-    // so the end of the phase writes that line.
+    // After the first second, then due at 5, 10 and 15 s from the per-second
+    // reports, and at 20 s when the run ends: the last full second's report
+    // comes with the end of the run, so the end of the phase writes that line.
     let lines = progress_lines(&stderr);
-    assert_eq!(lines.len(), 4, "{stderr}");
+    assert_eq!(lines.len(), 5, "{stderr}");
     assert!(
         !stderr.contains('\r'),
         "a log gets no carriage returns: {stderr:?}"
     );
     for line in &lines {
-        assert!(
-            line.contains(" ops/s") && line.contains("ETA") && line.contains("plan "),
-            "{line}"
-        );
+        assert!(line.contains(" ops/s") && line.contains("p99 "), "{line}");
+        assert!(!line.contains("ETA"), "{line}");
     }
-    let percents: Vec<f64> = lines.iter().map(|l| percent(l)).collect();
-    assert!((20.0..=30.0).contains(&percents[0]), "{percents:?}");
-    assert!(percents.windows(2).all(|w| w[0] < w[1]), "{percents:?}");
-    assert_eq!(percents[3], 100.0, "{percents:?}");
+    let times: Vec<Times> = lines.iter().map(|l| times(l)).collect();
+    // The phase's planned length is its --test-time, the plan's the same
+    // (one run, no warm-up), give or take the second the start takes.
+    for t in &times {
+        assert_eq!((t.phase.as_str(), t.planned), ("run 1/1", 20), "{t:?}");
+        assert!((20..=21).contains(&t.all_planned), "{t:?}");
+        assert!(t.all_elapsed >= t.elapsed && t.elapsed <= 20, "{t:?}");
+    }
+    let elapsed: Vec<u64> = times.iter().map(|t| t.elapsed).collect();
+    assert!((1..=2).contains(&elapsed[0]), "{elapsed:?}");
+    assert!((4..=6).contains(&elapsed[1]), "{elapsed:?}");
+    assert!(elapsed.windows(2).all(|w| w[0] < w[1]), "{elapsed:?}");
+    assert!((19..=20).contains(&elapsed[4]), "{elapsed:?}");
     // The phase summary is still there, once.
     assert_eq!(stderr.matches("[RUN #1] ").count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_log_gets_a_line_after_the_first_second_of_each_phase() {
+    let redis = Redis::start();
+    // Shorter than the default 10 s interval: only the phases' first lines.
+    let out = kvbench_at(redis.port)
+        .args(LOAD)
+        .args(["--warmup-time", "2", "--test-time", "3", "-x", "2"])
+        .output()
+        .unwrap();
+    assert_success(&out, "--warmup-time 2 --test-time 3 -x 2");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<Times> = stderr
+        .lines()
+        .filter(|l| l.contains(" · all "))
+        .map(times)
+        .collect();
+    let phases: Vec<(&str, u64)> = lines
+        .iter()
+        .map(|t| (t.phase.as_str(), t.planned))
+        .collect();
+    assert_eq!(
+        phases,
+        [("warm-up", 2), ("run 1/2", 3), ("run 2/2", 3)],
+        "{stderr}"
+    );
+    for t in &lines {
+        assert!((1..=2).contains(&t.elapsed), "{t:?}");
+        // 2 + 3 + 3 s of phases, plus the pauses between them.
+        assert!((8..=14).contains(&t.all_planned), "{t:?}");
+    }
+    assert!(
+        lines
+            .windows(2)
+            .all(|w| w[0].all_elapsed < w[1].all_elapsed),
+        "{lines:?}"
+    );
+    // Each phase's summary, once.
+    for summary in ["[WARM-UP] ", "[RUN #1] ", "[RUN #2] "] {
+        assert_eq!(stderr.matches(summary).count(), 1, "{summary}: {stderr}");
+    }
 }
 
 #[test]
@@ -155,7 +240,7 @@ fn a_terminal_line_never_grows_past_80_columns() {
     let pieces = visible_pieces(&raw);
     let live: Vec<&String> = pieces
         .iter()
-        .filter(|p| p.starts_with("[RUN #1 of 1"))
+        .filter(|p| p.starts_with("run 1/1 "))
         .collect();
     // A redraw after each of seconds 1 to 3 (the 4th ends the run).
     assert!((2..=4).contains(&live.len()), "{pieces:#?}");
@@ -164,6 +249,8 @@ fn a_terminal_line_never_grows_past_80_columns() {
         assert!(width <= 80, "{width} columns: {line}");
         // The most important fields stay; the least important went.
         assert!(line.contains(" ops/s"), "{line}");
+        let t = times(line);
+        assert_eq!(t.planned, 4, "{line}");
         assert!(!line.contains(" conns"), "{line}");
     }
 }
@@ -175,12 +262,12 @@ fn a_wide_terminal_gets_every_field() {
     let pieces = visible_pieces(&raw);
     let live: Vec<&String> = pieces
         .iter()
-        .filter(|p| p.starts_with("[RUN #1 of 1"))
+        .filter(|p| p.starts_with("run 1/1 "))
         .collect();
     assert!((1..=3).contains(&live.len()), "{pieces:#?}");
     for line in &live {
         assert!(line.chars().count() <= 200, "{line}");
-        for field in ["ETA", " ops/s", "p99 ", "plan ", " ops |", " thr 1 conns"] {
+        for field in ["/3s · all ", " ops/s", "p99 ", " ops |", " thr 1 conns"] {
             assert!(line.contains(field), "{field:?} missing: {line}");
         }
     }

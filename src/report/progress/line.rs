@@ -33,8 +33,8 @@ pub fn join(fields: &[Field]) -> String {
 
 /// The fields in display order, joined, at most `width` characters: the
 /// highest-ranked fields are left out until the rest fits; a lone field that is
-/// still too wide is cut. Fields are ASCII-free of control characters, so
-/// characters and columns are the same count here.
+/// still too wide is cut. Fields are free of control characters and wide
+/// characters, so characters and columns are the same count here.
 pub fn fit(fields: &[Field], width: usize) -> String {
     let mut kept: Vec<&Field> = fields.iter().collect();
     while kept.len() > 1 && joined_len(&kept) > width {
@@ -55,12 +55,6 @@ fn joined_len(fields: &[&Field]) -> usize {
     text + SEPARATOR.len() * fields.len().saturating_sub(1)
 }
 
-/// A time left, in whole seconds rounded up: 0.4 s left is `1s`, and `0s`
-/// only when nothing is left.
-pub fn short_left(d: Option<Duration>) -> String {
-    short_duration(d.map(|d| Duration::from_secs(d.as_secs() + u64::from(d.subsec_nanos() > 0))))
-}
-
 /// A duration as a person reads it at a glance: `45s`, `12m05s`, `3h02m`;
 /// `None` (not known yet) is `?`.
 pub fn short_duration(d: Option<Duration>) -> String {
@@ -79,13 +73,13 @@ pub fn short_duration(d: Option<Duration>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Field, fit, join, short_duration, short_left};
+    use super::{Field, fit, join, short_duration};
     use std::time::Duration;
 
     fn fields() -> Vec<Field> {
         [
-            (0, "[RUN 1/3 50%]"),
-            (2, "run 10s ETA 10s"),
+            (0, "run 1/3 10s/20s · all 10s/60s"),
+            (2, "1000 ops"),
             (1, "1000 ops/s"),
             (3, "p99 0.100 ms"),
         ]
@@ -103,26 +97,29 @@ mod tests {
         assert_eq!(line, join(&fields()));
         assert_eq!(
             line,
-            "[RUN 1/3 50%] | run 10s ETA 10s | 1000 ops/s | p99 0.100 ms"
+            "run 1/3 10s/20s · all 10s/60s | 1000 ops | 1000 ops/s | p99 0.100 ms"
         );
     }
 
     #[test]
     fn a_narrow_terminal_loses_the_least_important_fields_first() {
-        // 59 characters in all; without the latency (rank 3) 44.
-        assert_eq!(fit(&fields(), 59), join(&fields()));
+        // 68 characters in all; without the latency (rank 3) 53.
+        assert_eq!(fit(&fields(), 68), join(&fields()));
         assert_eq!(
-            fit(&fields(), 58),
-            "[RUN 1/3 50%] | run 10s ETA 10s | 1000 ops/s"
+            fit(&fields(), 67),
+            "run 1/3 10s/20s · all 10s/60s | 1000 ops | 1000 ops/s"
         );
-        // Then the phase's times (rank 2) go, though they stand before ops/s.
-        assert_eq!(fit(&fields(), 43), "[RUN 1/3 50%] | 1000 ops/s");
-        assert_eq!(fit(&fields(), 25), "[RUN 1/3 50%]");
+        // Then the count (rank 2) goes, though it stands before ops/s.
+        assert_eq!(
+            fit(&fields(), 52),
+            "run 1/3 10s/20s · all 10s/60s | 1000 ops/s"
+        );
+        assert_eq!(fit(&fields(), 41), "run 1/3 10s/20s · all 10s/60s");
     }
 
     #[test]
     fn the_last_field_is_cut_rather_than_wrapped() {
-        assert_eq!(fit(&fields(), 5), "[RUN ");
+        assert_eq!(fit(&fields(), 5), "run 1");
         assert_eq!(fit(&fields(), 0), "");
     }
 
@@ -142,8 +139,5 @@ mod tests {
             short_duration(Some(Duration::from_secs(3 * 3600 + 120))),
             "3h02m"
         );
-        assert_eq!(short_left(Some(Duration::from_millis(1_990))), "2s");
-        assert_eq!(short_left(Some(Duration::ZERO)), "0s");
-        assert_eq!(short_left(None), "?");
     }
 }

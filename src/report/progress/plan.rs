@@ -69,24 +69,25 @@ impl PlanClock {
         self.planned
     }
 
-    /// `PREFILL`, `WARM-UP`, or `RUN #k of n`.
+    /// `prefill`, `warm-up`, or `run k/n`: the phase as the progress line names it.
     pub fn phase_name(&self, phase: Phase) -> String {
         match phase {
-            Phase::Run(k) => format!("RUN #{k} of {}", self.run_count),
-            other => other.to_string(),
+            Phase::Prefill => "prefill".to_string(),
+            Phase::Warmup => "warm-up".to_string(),
+            Phase::Run(k) => format!("run {k}/{}", self.run_count),
         }
     }
 
-    /// How much of the phase is done, 0 to 100.
-    pub fn percent(&self, elapsed: Duration, done: u64) -> f64 {
-        let part = match self.stop {
-            Stop::Time(d) if self.phase != Phase::Prefill => {
-                elapsed.as_secs_f64() / d.as_secs_f64().max(1e-9)
-            }
-            _ if self.planned > 0 => done as f64 / self.planned as f64,
-            _ => 0.0,
-        };
-        (100.0 * part).clamp(0.0, 100.0)
+    /// Whether the current phase's length is an estimate: it is counted in
+    /// requests (or keys), not timed.
+    pub fn phase_estimated(&self) -> bool {
+        !matches!(self.stop, Stop::Time(_)) || self.phase == Phase::Prefill
+    }
+
+    /// Whether the whole plan's length is an estimate: a phase still to come
+    /// (or this one) is counted in requests.
+    pub fn plan_estimated(&self) -> bool {
+        self.phase_estimated() || !matches!(self.run_stop, Stop::Time(_))
     }
 
     /// Time left in the phase; `None` while a counted phase has no rate yet.

@@ -1,4 +1,4 @@
-//! The plan's clock: percentages and ETAs for timed and counted plans, and
+//! The plan's clock: names, times left and which lengths are estimates for timed and counted plans, and
 //! `--progress-interval` as the configuration builds it.
 
 use std::time::{Duration, Instant};
@@ -26,19 +26,18 @@ fn a_timed_plan_knows_its_end_in_every_phase() {
     let mut clock = PlanClock::new(&c);
     let t0 = Instant::now();
     clock.start_phase(Phase::Warmup, Stop::Time(secs(5)), t0);
-    assert_eq!(clock.phase_name(Phase::Warmup), "WARM-UP");
+    assert_eq!(clock.phase_name(Phase::Warmup), "warm-up");
     assert_eq!(clock.phase_left(secs(2), 1000, 500.0), Some(secs(3)));
     // 3 s of warm-up, then three runs of 20 s.
     assert_eq!(clock.plan_left(Some(secs(3)), 500.0), Some(secs(63)));
-    assert_eq!(clock.percent(secs(2), 1000), 40.0);
+    assert!(!clock.phase_estimated() && !clock.plan_estimated());
 
     clock.start_phase(Phase::Run(2), c.stop, t0 + secs(30));
-    assert_eq!(clock.phase_name(Phase::Run(2)), "RUN #2 of 3");
+    assert_eq!(clock.phase_name(Phase::Run(2)), "run 2/3");
     assert_eq!(clock.phase_left(secs(15), 0, 0.0), Some(secs(5)));
     assert_eq!(clock.plan_left(Some(secs(5)), 0.0), Some(secs(25)));
     assert_eq!(clock.plan_elapsed(t0 + secs(45)), secs(45));
-    // Past the end (the drain) is 100 %, never more, and nothing left.
-    assert_eq!(clock.percent(secs(21), 0), 100.0);
+    // Past the end (the drain): nothing left, never less.
     assert_eq!(clock.phase_left(secs(21), 0, 0.0), Some(Duration::ZERO));
 }
 
@@ -49,7 +48,7 @@ fn a_counted_plan_estimates_from_its_rate() {
     let mut clock = PlanClock::new(&c);
     clock.start_phase(Phase::Run(1), c.stop, Instant::now());
     assert_eq!(clock.planned(), 10_000);
-    assert_eq!(clock.percent(secs(1), 2_500), 25.0);
+    assert!(clock.phase_estimated() && clock.plan_estimated());
     // 7500 left at 2500/s, then a whole run of 10 000.
     let left = clock.phase_left(secs(1), 2_500, 2_500.0);
     assert_eq!(left, Some(secs(3)));
@@ -65,11 +64,14 @@ fn the_prefill_counts_keys_and_then_the_timed_runs() {
     let mut clock = PlanClock::new(&c);
     clock.start_phase(Phase::Prefill, Stop::AllKeys, Instant::now());
     assert_eq!(clock.planned(), 1000);
-    assert_eq!(clock.phase_name(Phase::Prefill), "PREFILL");
-    assert_eq!(clock.percent(secs(1), 100), 10.0);
+    assert_eq!(clock.phase_name(Phase::Prefill), "prefill");
+    // The keys are counted; the timed runs after them are not estimates.
+    assert!(clock.phase_estimated() && clock.plan_estimated());
     let left = clock.phase_left(secs(1), 100, 100.0);
     assert_eq!(left, Some(secs(9)));
     assert_eq!(clock.plan_left(left, 100.0), Some(secs(29)));
+    clock.start_phase(Phase::Run(1), c.stop, Instant::now());
+    assert!(!clock.phase_estimated() && !clock.plan_estimated());
 }
 
 #[test]
