@@ -155,7 +155,7 @@ fn a_sharded_set_is_judged_once_against_its_redis_server() {
     let dir = TempDir::new("merge-fleet");
     let at = start_in(Duration::from_secs(3));
     let mut args = SET.to_vec();
-    args.extend(["-x", "2", "--start-at", &at]);
+    args.extend(["-x", "2", "--warmup-time", "1", "--start-at", &at]);
     let children: Vec<Child> = (0..2)
         .map(|i| shard(redis.port, i, 2, &dir, &args, None))
         .collect();
@@ -164,14 +164,40 @@ fn a_sharded_set_is_judged_once_against_its_redis_server() {
     }
     let merged = merge(&dir, 2, &[]);
     assert_judged_clean(&dir, &merged, 2);
-    // Both runs' windows hold every SET the server ever counted.
+    // The runs' and the warm-up's windows hold every SET the server counted.
     let runs = merged["kvbench"]["runs"].as_array().unwrap();
+    let warmup = &merged["kvbench"]["warmup"];
     let witnessed: u64 = runs
         .iter()
+        .chain([warmup])
         .map(|r| u(&r["server"]["delta"]["commands"]["set"]["calls"]))
         .sum();
     assert_eq!(witnessed, redis.calls("set"));
-    assert_eq!(total(&merged, "SET", "count"), redis.calls("set"));
+    let warm_sets = u(&warmup["totals"]["SET"]["count"]);
+    assert_eq!(
+        total(&merged, "SET", "count") + warm_sets,
+        redis.calls("set")
+    );
+    // The warm-up merges as a run does: its counts are both machines'.
+    let shards_warm: u64 = (0..2)
+        .map(|i| read_json(&dir.path(&format!("s{i}.json"))))
+        .map(|d| u(&d["kvbench"]["warmup"]["totals"]["SET"]["count"]))
+        .sum();
+    assert_eq!(warm_sets, shards_warm);
+    assert_eq!(u(&warmup["ALL STATS"]["Sets"]["Count"]), warm_sets);
+    assert_eq!(warmup["phase"], "WARM-UP");
+    let schema: Value =
+        serde_json::from_str(include_str!("../../docs/output.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&merged)
+        .map(|e| format!("{}: {e}", e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "merged file vs schema: {}",
+        errors.join("\n")
+    );
 }
 
 #[test]

@@ -11,9 +11,10 @@
 //! machine's replies (the shards' own files leave that judgement to the
 //! merge). An ad-hoc set (files without a shard object, run one after the
 //! other) has no common window: its runs carry no `server`, and each file's
-//! own judgement stands. What is not merged, and why: the warm-up and the
-//! prefill (not measured) and the placement (one machine's CPUs). Those are
-//! `null`; the server context is the first file's. The verdict is every
+//! own judgement stands. The warm-up merges as a run does (when every file
+//! has one), its `ALL STATS` section included. What is not merged, and why:
+//! the prefill (not measured) and the placement (one machine's CPUs). Those
+//! are `null`; the server context is the first file's. The verdict is every
 //! machine's reasons, each naming its file ([`verdict`]).
 
 use crate::config::WarningKind;
@@ -70,6 +71,7 @@ pub fn merge(fold: Fold, set: SetInfo) -> Merge {
         layout,
         runs,
         machines,
+        warmup,
         ..
     } = fold;
     let mut runs = runs;
@@ -78,14 +80,17 @@ pub fn merge(fold: Fold, set: SetInfo) -> Merge {
     }
     report.sections = sections(&runs, &layout);
     let skew = skew(&machines);
-    report.kvbench = Some(kvbench(
-        first,
-        &machines,
-        &runs,
-        &layout,
-        &set,
-        skew.as_ref(),
-    ));
+    let mut k = kvbench(first, &machines, &runs, &layout, &set, skew.as_ref());
+    k.warmup = warmup.map(|mut w| {
+        w.set_window(set.ad_hoc);
+        let mut summary = w.summary(&layout, machines.len());
+        summary.all_stats = Some(w.section(&layout, true));
+        if set.ad_hoc {
+            summary.server = None;
+        }
+        summary
+    });
+    report.kvbench = Some(k);
     Merge {
         report,
         runs,
@@ -247,7 +252,6 @@ fn kvbench(
     ));
     k.hit_rate_percent = hit_rate(&hits.totals).map(|p| round(p, 4));
     k.errors = errors;
-    k.warmup = None;
     k.prefill = None;
     k.placement = None;
     k.shard = None;

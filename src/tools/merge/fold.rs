@@ -59,6 +59,8 @@ pub struct Fold {
     pub runs: Vec<RunSum>,
     /// One per file, in order.
     pub machines: Vec<Machine>,
+    /// The warm-ups summed; `None` as soon as one file has none.
+    pub warmup: Option<RunSum>,
     set: SetCheck,
 }
 
@@ -93,6 +95,7 @@ impl Fold {
             .map(|i| run::of_file(&first, i, &layout))
             .collect::<Result<Vec<_>, _>>()?;
         let machine = machine(&first, measurements)?;
+        let warmup = run::warmup_of(&first, &layout).transpose()?;
         let ShardFile {
             report: mut frame,
             mut kvbench,
@@ -106,6 +109,7 @@ impl Fold {
             layout,
             runs,
             machines: vec![machine],
+            warmup,
             set,
         })
     }
@@ -118,6 +122,14 @@ impl Fold {
         for (i, acc) in self.runs.iter_mut().enumerate() {
             add_machine(acc, &run::of_file(&f, i, &self.layout)?);
         }
+        // A warm-up of some machines only would read as the whole load's.
+        self.warmup = match (self.warmup.take(), run::warmup_of(&f, &self.layout)) {
+            (Some(mut acc), Some(one)) => {
+                add_machine(&mut acc, &one?);
+                Some(acc)
+            }
+            _ => None,
+        };
         self.machines.push(machine(&f, measurements)?);
         Ok(())
     }

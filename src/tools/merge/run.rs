@@ -103,9 +103,28 @@ pub fn sum_errors(a: &mut Option<Errors>, b: &Errors) {
 /// with [`add_machine`].
 pub fn of_file(f: &ShardFile, i: usize, layout: &Layout) -> Result<RunSum, UsageError> {
     let summary = &f.kvbench.runs[i];
+    let section = section_of(f, i)
+        .ok_or_else(|| UsageError::new(&f.path, format!("no section for {}", summary.phase)))?;
+    of_phase(f, summary, section, layout)
+}
+
+/// The warm-up of one file (its summary and its `ALL STATS`), as one
+/// machine's sum; `None` for a file without one.
+pub fn warmup_of(f: &ShardFile, layout: &Layout) -> Option<Result<RunSum, UsageError>> {
+    let w = f.kvbench.warmup.as_ref()?;
+    let section = w.all_stats.as_ref()?;
+    w.histograms.as_ref()?;
+    Some(of_phase(f, w, section, layout))
+}
+
+/// One phase of one file, from its summary and its memtier section.
+fn of_phase(
+    f: &ShardFile,
+    summary: &crate::report::model::kvbench::PhaseSummary,
+    section: &Section,
+    layout: &Layout,
+) -> Result<RunSum, UsageError> {
     let refuse = |what: String| UsageError::new(&f.path, what);
-    let section =
-        section_of(f, i).ok_or_else(|| refuse(format!("no section for {}", summary.phase)))?;
     let duration_s = summary.duration_ms as f64 / 1000.0;
     let mut sums = Vec::with_capacity(layout.rows.len());
     for (row_key, command) in &layout.rows {
