@@ -8,9 +8,10 @@ use std::fmt::Write;
 
 use crate::tools::compare::{Entry, Fleet, Format, aligned};
 
-/// The keys whose values differ between the files that have settings, in
-/// the order they first appear. A memtier file (no `kvbench` object) shows
-/// `-` and is not counted as differing.
+/// The keys whose values differ between the files that have them, in the
+/// order they first appear. A memtier file has the workload settings of its
+/// `configuration` only: a key it lacks shows `-` and is not counted as
+/// differing.
 pub fn differing_keys(entries: &[Entry]) -> Vec<&str> {
     let known: Vec<&Entry> = entries.iter().filter(|e| !e.settings.is_empty()).collect();
     let mut keys: Vec<&str> = Vec::new();
@@ -22,8 +23,9 @@ pub fn differing_keys(entries: &[Entry]) -> Vec<&str> {
         }
     }
     keys.retain(|k| {
-        let first = known.first().and_then(|e| e.setting(k));
-        known.iter().any(|e| e.setting(k) != first)
+        let mut values = known.iter().filter_map(|e| e.setting(k));
+        let first = values.next();
+        values.any(|v| Some(v) != first)
     });
     keys
 }
@@ -74,7 +76,7 @@ fn fleet_rows(entries: &[Entry]) -> Vec<Vec<String>> {
 /// What to say when no setting differs.
 fn nothing_differs(entries: &[Entry]) -> &'static str {
     if entries.iter().filter(|e| !e.settings.is_empty()).count() < 2 {
-        "differs: not known (only kvbench files carry their settings)"
+        "differs: not known (only kvbench and memtier files carry their settings)"
     } else {
         "differs: nothing in kvbench.config or kvbench.server"
     }

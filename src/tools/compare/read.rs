@@ -232,11 +232,69 @@ const UNCOMPARED: [&str; 7] = [
     "statsd",
 ];
 
-/// `kvbench.config` and `kvbench.server` as `key → shown value`; nothing for
-/// a memtier file.
+/// memtier's `configuration` keys that name a workload setting, with the
+/// `kvbench.config` key that holds the same setting.
+const MEMTIER_SETTINGS: [(&str, &str); 13] = [
+    ("protocol", "protocol"),
+    ("threads", "threads"),
+    ("clients", "clients_per_thread"),
+    ("pipeline", "pipeline"),
+    ("ratio", "ratio"),
+    ("run_count", "run_count"),
+    ("key_prefix", "key_prefix"),
+    ("key_minimum", "key_minimum"),
+    ("key_maximum", "key_maximum"),
+    ("key_pattern", "key_pattern"),
+    ("key_stddev", "key_stddev"),
+    ("key_median", "key_median"),
+    ("select-db", "select_db"),
+];
+
+/// A memtier file's settings from its `configuration`, under kvbench's
+/// names and in kvbench's forms (`test_time 0` is no test time, `random_data
+/// "false"` a boolean, the data size as text), so that a memtier file and a
+/// kvbench file of one workload show no difference.
+fn memtier_settings(c: &serde_json::Map<String, serde_json::Value>) -> Vec<(String, String)> {
+    use serde_json::Value;
+    let mut out: Vec<(String, String)> = Vec::new();
+    if let (Some(server), Some(port)) = (c.get("server").and_then(Value::as_str), c.get("port")) {
+        out.push(("target".into(), format!("{server}:{port}")));
+    }
+    for (theirs, ours) in MEMTIER_SETTINGS {
+        if let Some(v) = c.get(theirs) {
+            out.push((ours.into(), shown(v)));
+        }
+    }
+    let positive = |key: &str| c.get(key).and_then(Value::as_u64).filter(|v| *v > 0);
+    if c.contains_key("test_time") {
+        let t = positive("test_time").map(|t| Value::from(t as f64));
+        out.push(("test_time_s".into(), shown(&t.unwrap_or(Value::Null))));
+    }
+    if c.contains_key("requests") {
+        let n = positive("requests").map(Value::from);
+        out.push((
+            "requests_per_client".into(),
+            shown(&n.unwrap_or(Value::Null)),
+        ));
+    }
+    if let Some(d) = c.get("data_size").and_then(Value::as_u64) {
+        out.push(("data_size".into(), d.to_string()));
+    }
+    if let Some(r) = c.get("random_data").and_then(Value::as_str) {
+        out.push(("random_data".into(), (r == "true").to_string()));
+    }
+    out
+}
+
+/// `kvbench.config` and `kvbench.server` as `key → shown value`; for a
+/// memtier file, the workload settings of its `configuration`.
 fn settings(report: &Report) -> Vec<(String, String)> {
     let Some(kv) = report.kvbench.as_ref() else {
-        return Vec::new();
+        return report
+            .configuration
+            .as_ref()
+            .map(memtier_settings)
+            .unwrap_or_default();
     };
     let mut out: Vec<(String, String)> = kv
         .config
