@@ -23,12 +23,13 @@ use crate::engine::sysinfo;
 use crate::engine::worker::{Command, Report};
 use crate::error::{Before, RunError, UsageError};
 
+pub mod barrier;
 pub mod clock;
 mod cluster;
 pub mod start;
 
+pub use start::{BarrierRecord, Late, Timing};
 use start::{Go, Plan};
-pub use start::{Late, Timing};
 
 /// A setup failure, unless a signal caused it: an interrupted `connect` or
 /// handshake read fails with `EINTR`, which is the user's Ctrl-C, not a fault.
@@ -111,9 +112,39 @@ pub fn run(
         cluster: cluster.as_ref().map(|c| c.context.clone()),
         ..Results::default()
     };
-    let plan = Plan::new(&master.config);
-    results.timing = Timing::begin(&master.config, master.control.get());
-    for (phase, stop) in schedule(&master.config, prefill) {
+    let config = Arc::clone(&master.config);
+    let mut plan = config
+        .start_at
+        .as_ref()
+        .and_then(|s| s.given())
+        .and_then(|t| Plan::new(&config, t));
+    results.timing = Timing::begin(&config, master.control.get());
+    for (phase, stop) in schedule(&config, prefill) {
+        // `--start-at barrier`: the shards meet once each is ready, after
+        // its prefill, and the plan starts from the `T` they agree on.
+        let barrier = config.start_at.as_ref().and_then(|s| s.barrier());
+        if let (Some(barrier), None, false) = (barrier, plan, phase == Phase::Prefill) {
+            let timing = results.timing.get_or_insert_with(Timing::default);
+            let offset = timing.clock_start.map(|c| c.offset_ms);
+            match barrier::meet(&config, barrier, offset, interrupt) {
+                Ok(met) => {
+                    timing.start_at = Some(met.published);
+                    timing.barrier = Some(BarrierRecord {
+                        run_id: barrier.run_id.clone(),
+                        arrival: met.arrival,
+                        waited: met.waited,
+                    });
+                    plan = Plan::new(&config, met.local);
+                }
+                Err(e) => {
+                    master.crew.shutdown();
+                    return Err(e);
+                }
+            }
+        }
+        // The evidence before the wait, so that the phase starts at its
+        // planned instant, not one INFO later.
+        let before = master.before(phase);
         match start::await_phase(plan, phase, &mut results, interrupt) {
             Go::Now => {}
             Go::Never => break,
@@ -122,7 +153,8 @@ pub fn run(
                 return Err(RunError::Interrupted(Before::Start));
             }
         }
-        let mut result = master.phase(phase, stop, &mut *live);
+        let stop = plan.map_or(stop, |p| p.stop(phase, stop));
+        let mut result = master.phase(phase, stop, before, &mut *live);
         result.interrupted = interrupt.stop_requested();
         match phase {
             Phase::Prefill => results.prefill = Some(result),
@@ -227,24 +259,42 @@ impl Master {
         self.control.info()
     }
 
-    /// One phase, with INFO read before and after it (and the slow log, for
-    /// measured runs with `--slowlog`).
-    fn phase(&mut self, phase: Phase, stop: Stop, live: &mut dyn Sink) -> PhaseResult {
+    /// What the server says before `phase`: INFO (every node's, in
+    /// `--cluster-mode`), after resetting the slow log for a measured run
+    /// with `--slowlog`.
+    fn before(&mut self, phase: Phase) -> Evidence {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
         // Only this phase's failures explain this phase's missing evidence.
         let _ = self.control.take_lost();
         if let Some(nodes) = &mut self.nodes {
             nodes.clear_lost();
         }
-        let nodes_before = self.nodes.as_mut().map(NodeLinks::infos);
-        let before = if nodes_before.is_some() {
-            None
-        } else {
-            self.info()
-        };
+        let nodes = self.nodes.as_mut().map(NodeLinks::infos);
+        let info = if nodes.is_some() { None } else { self.info() };
         if slowlog && let Some(c) = self.control.get() {
             c.slowlog_reset();
         }
+        Evidence {
+            info,
+            nodes,
+            slowlog,
+        }
+    }
+
+    /// One phase, with INFO read after it (and the slow log, for measured
+    /// runs with `--slowlog`); `before` is what [`Self::before`] read.
+    fn phase(
+        &mut self,
+        phase: Phase,
+        stop: Stop,
+        before: Evidence,
+        live: &mut dyn Sink,
+    ) -> PhaseResult {
+        let Evidence {
+            info: before,
+            nodes: nodes_before,
+            slowlog,
+        } = before;
         let mut result = run_phase(
             &self.crew,
             &self.config,
@@ -278,6 +328,16 @@ impl Master {
         }
         result
     }
+}
+
+/// What the server said before a phase.
+struct Evidence {
+    /// INFO of the one server.
+    info: Option<Info>,
+    /// `--cluster-mode`: INFO of every node.
+    nodes: Option<Vec<Option<Info>>>,
+    /// Whether the slow log was reset for this phase.
+    slowlog: bool,
 }
 
 /// How many slow-log entries are read after a run.
