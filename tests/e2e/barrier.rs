@@ -253,7 +253,10 @@ fn read_until_mn(s: &mut TcpStream) -> Vec<String> {
         assert!(n > 0, "memcached closed: {text}");
         text.push_str(&String::from_utf8_lossy(&buf[..n]));
     }
-    text.lines().filter(|l| *l != "MN").map(String::from).collect()
+    text.lines()
+        .filter(|l| *l != "MN")
+        .map(String::from)
+        .collect()
 }
 
 #[test]
@@ -262,7 +265,12 @@ fn four_shards_meet_on_a_redis_cluster_node_that_holds_the_barrier_key() {
     let cluster = Cluster::start(3);
     cluster.reset_stats();
     let dir = TempDir::new("barrier-cluster");
-    let docs = four_shards(cluster.seed_port(), "cluster-run", &["--cluster-mode"], &dir);
+    let docs = four_shards(
+        cluster.seed_port(),
+        "cluster-run",
+        &["--cluster-mode"],
+        &dir,
+    );
     assert_aligned(&docs, "cluster-run");
     assert_counts(&docs, &merged(&dir), |c| cluster.sum_calls(c));
     for port in cluster.masters() {
@@ -319,7 +327,14 @@ fn a_barrier_short_of_a_shard_times_out_with_exit_4_and_leaves_no_key() {
 fn a_run_id_that_already_holds_this_shard_is_refused() {
     let redis = Redis::start();
     // What a run stopped half-way leaves: shard 0 checked in.
-    redis.command(&["HSET", "kvbench:barrier:{stale}", "in:0", "1", "arrivals", "1"]);
+    redis.command(&[
+        "HSET",
+        "kvbench:barrier:{stale}",
+        "in:0",
+        "1",
+        "arrivals",
+        "1",
+    ]);
     let out = kvbench_at(redis.port)
         .args(["-t", "1", "-c", "1", "--test-time", "1"])
         .args(["--shard-count", "2", "--shard-index", "0"])
@@ -341,7 +356,14 @@ fn a_barrier_without_a_run_id_is_refused_before_connecting() {
     let redis = Redis::start();
     let stderr = refused_before_connecting(
         &redis,
-        ["--shard-count", "2", "--shard-index", "0", "--start-at", "barrier"],
+        [
+            "--shard-count",
+            "2",
+            "--shard-index",
+            "0",
+            "--start-at",
+            "barrier",
+        ],
     );
     assert!(
         stderr.contains("--run-id") && stderr.contains("SLURM_JOB_ID"),
