@@ -130,14 +130,21 @@ fn assert_aligned(docs: &[Value], run_id: &str) {
         }
         assert!(shard["late"].is_null(), "{shard}");
     }
-    let phases: Vec<(&str, Box<dyn Fn(&Value) -> &Value>)> = vec![
-        ("WARM-UP", Box::new(|d: &Value| &d["kvbench"]["warmup"])),
-        ("RUN #1", Box::new(|d: &Value| &d["kvbench"]["runs"][0])),
-        ("RUN #2", Box::new(|d: &Value| &d["kvbench"]["runs"][1])),
-    ];
-    for (name, phase) in &phases {
-        let starts: Vec<u64> = docs.iter().map(|d| u(&phase(d)["start_time_ms"])).collect();
-        let lags: Vec<f64> = docs.iter().map(|d| f(&phase(d)["start_lag_ms"])).collect();
+    // The warm-up starts at T, run 1 a warm-up later, run 2 a run and a gap later.
+    let planned = [t, t + 1_000, t + 1_000 + 2_000 + 1_000];
+    for (k, (name, planned)) in ["WARM-UP", "RUN #1", "RUN #2"]
+        .iter()
+        .zip(planned)
+        .enumerate()
+    {
+        let starts: Vec<u64> = docs
+            .iter()
+            .map(|d| u(&phase(d, k)["start_time_ms"]))
+            .collect();
+        let lags: Vec<f64> = docs
+            .iter()
+            .map(|d| f(&phase(d, k)["start_lag_ms"]))
+            .collect();
         let spread = starts.iter().max().unwrap() - starts.iter().min().unwrap();
         assert!(
             spread <= 20,
@@ -146,15 +153,20 @@ fn assert_aligned(docs: &[Value], run_id: &str) {
         for lag in &lags {
             assert!((0.0..20.0).contains(lag), "{name} lags {lags:?} ms");
         }
+        for start in &starts {
+            assert!(
+                *start + 20 >= planned && *start <= planned + 20,
+                "{name} started at {starts:?}, planned {planned}"
+            );
+        }
     }
-    // The warm-up starts at T, run 1 a warm-up later, run 2 a run and a gap later.
-    let planned = [t, t + 1_000, t + 1_000 + 2_000 + 1_000];
-    for (((name, phase), planned), doc) in phases.iter().zip(planned).zip(docs.iter().cycle()) {
-        let start = u(&phase(doc)["start_time_ms"]);
-        assert!(
-            start >= planned.saturating_sub(20) && start <= planned + 20,
-            "{name} started at {start}, planned {planned}"
-        );
+}
+
+/// Phase `k` of a report: 0 the warm-up, then the runs.
+fn phase(doc: &Value, k: usize) -> &Value {
+    match k {
+        0 => &doc["kvbench"]["warmup"],
+        _ => &doc["kvbench"]["runs"][k - 1],
     }
 }
 
