@@ -165,7 +165,6 @@ fn the_sbatch_script_runs_the_shards_and_merges_their_files() {
             "KVBENCH_ARGS",
             "-t 1 -c 2 --ratio 1:1 --key-maximum 1000 --test-time 2",
         )
-        .env("KVBENCH_START_DELAY", "5")
         .env("KVBENCH_OUT", &out_dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -185,6 +184,9 @@ fn the_sbatch_script_runs_the_shards_and_merges_their_files() {
         let shard = &doc["kvbench"]["shard"];
         assert_eq!(shard["source"], "slurm", "{shard}");
         assert_eq!(u(&shard["index"]), i, "{shard}");
+        // The script starts the tasks at a barrier named by the job's step.
+        let run_id = shard["barrier"]["run_id"].as_str().unwrap_or_default();
+        assert!(run_id.contains('.'), "{shard}");
         let text = std::fs::read_to_string(out_dir.join(format!("stdout-{i}.txt"))).unwrap();
         assert!(text.contains(&format!("Shard: {i} of 4 (slurm)")), "{text}");
     }
