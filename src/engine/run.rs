@@ -43,7 +43,8 @@ fn unless_interrupted(interrupt: &Interrupt, e: RunError) -> RunError {
 
 /// Runs the whole schedule: prefill (if asked), warm-up (if any), then each
 /// measured run, with the server's evidence around each. After each phase
-/// `on_phase` sees the results so far, so they can be saved at once.
+/// `on_phase` sees the results so far, so they can be saved at once (a
+/// warm-up before an aligned run 1 is saved with that run).
 /// `prefill` says whether to run the prefill phase (a sweep runs it in its first
 /// cell only; `config.prefill` keeps saying the range was prefilled).
 pub fn run(
@@ -167,7 +168,15 @@ pub fn run(
             // The phase in progress was cut short: keep what it measured, run no more.
             results.interrupted = Some((phase, signal));
         }
-        on_phase(&results);
+        // Writing the reports takes from milliseconds to half a second (a
+        // cluster's per-node histograms): between a warm-up and an aligned
+        // run 1 there is no gap for it, so the warm-up is written with run 1.
+        let handoff = phase == Phase::Warmup
+            && results.interrupted.is_none()
+            && plan.is_some_and(|p| p.planned(Phase::Run(1)).is_some());
+        if !handoff {
+            on_phase(&results);
+        }
         if results.interrupted.is_some() {
             break;
         }

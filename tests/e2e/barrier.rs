@@ -23,7 +23,10 @@ use crate::common::{
 
 const SHARDS: u32 = 4;
 
-/// The workload of every shard: a warm-up, two timed runs.
+/// The workload of every shard: a 4 s warm-up (which hands over to run 1
+/// 1 s before its start), two timed runs 3 s apart: room for the drain,
+/// the evidence and a report write (hundreds of ms for a cluster's, in a
+/// debug build on a loaded machine).
 const WORKLOAD: [&str; 16] = [
     "-t",
     "1",
@@ -34,13 +37,13 @@ const WORKLOAD: [&str; 16] = [
     "--key-maximum",
     "1000",
     "--warmup-time",
-    "1",
+    "4",
     "--test-time",
     "2",
     "-x",
     "2",
     "--run-gap",
-    "1",
+    "3",
 ];
 
 /// Shard `index` of [`SHARDS`] at `port` with `extra` target flags.
@@ -108,7 +111,7 @@ fn four_shards(port: u16, run_id: &str, extra: &[&str], dir: &TempDir) -> Vec<Va
 
 /// Every shard met under `run_id`, in four distinct places of arrival, at
 /// one published T; every phase of every shard started within 20 ms of the
-/// others' and within 20 ms of its plan.
+/// others' and at or after its plan.
 fn assert_aligned(docs: &[Value], run_id: &str) {
     let mut arrivals: Vec<u64> = docs
         .iter()
@@ -117,7 +120,12 @@ fn assert_aligned(docs: &[Value], run_id: &str) {
     arrivals.sort_unstable();
     assert_eq!(arrivals, [1, 2, 3, 4]);
     let t = u(&docs[0]["kvbench"]["shard"]["start_at_ms"]);
+    let schema: Value =
+        serde_json::from_str(include_str!("../../docs/output.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
     for (i, doc) in docs.iter().enumerate() {
+        let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "shard {i} vs the schema: {errors:?}");
         let shard = &doc["kvbench"]["shard"];
         assert_eq!(u(&shard["index"]), i as u64, "{shard}");
         assert_eq!(u(&shard["start_at_ms"]), t, "shard {i}: one published T");
@@ -131,7 +139,7 @@ fn assert_aligned(docs: &[Value], run_id: &str) {
         assert!(shard["late"].is_null(), "{shard}");
     }
     // The warm-up starts at T, run 1 a warm-up later, run 2 a run and a gap later.
-    let planned = [t, t + 1_000, t + 1_000 + 2_000 + 1_000];
+    let planned = [t, t + 4_000, t + 4_000 + 2_000 + 3_000];
     for (k, (name, planned)) in ["WARM-UP", "RUN #1", "RUN #2"]
         .iter()
         .zip(planned)
@@ -146,16 +154,26 @@ fn assert_aligned(docs: &[Value], run_id: &str) {
             .map(|d| f(&phase(d, k)["start_lag_ms"]))
             .collect();
         let spread = starts.iter().max().unwrap() - starts.iter().min().unwrap();
+        let before: Vec<String> = docs
+            .iter()
+            .map(|d| {
+                let p = phase(d, k.saturating_sub(1));
+                format!("{}+{} ms", p["duration_ms"], p["drain_ms"])
+            })
+            .collect();
         assert!(
             spread <= 20,
-            "{name} started at {starts:?} (lags {lags:?} ms): more than 20 ms apart"
+            "{name} started at {starts:?} (lags {lags:?} ms; the phase before lasted {before:?}): more than 20 ms apart"
         );
+        // Each at or after its plan, well within --start-tolerance: a loaded
+        // machine wakes every shard late alike, which the spread above
+        // does not see.
         for lag in &lags {
-            assert!((0.0..20.0).contains(lag), "{name} lags {lags:?} ms");
+            assert!((0.0..250.0).contains(lag), "{name} lags {lags:?} ms");
         }
         for start in &starts {
             assert!(
-                *start + 20 >= planned && *start <= planned + 20,
+                *start + 1 >= planned && *start <= planned + 250,
                 "{name} started at {starts:?}, planned {planned}"
             );
         }
@@ -333,6 +351,37 @@ fn a_barrier_short_of_a_shard_times_out_with_exit_4_and_leaves_no_key() {
     assert!(took >= Duration::from_secs(3), "{took:?}");
     assert_eq!(barrier_keys(redis.port), 0, "the keys left with the shards");
     assert_eq!(redis.calls("set") + redis.calls("get"), 0, "no phase ran");
+}
+
+#[test]
+fn a_signal_while_waiting_at_the_barrier_takes_the_arrival_back() {
+    let redis = Redis::start();
+    let child = kvbench_at(redis.port)
+        .args(["-t", "1", "-c", "1", "--test-time", "1"])
+        .args(["--shard-count", "2", "--shard-index", "1"])
+        .args(["--start-at", "barrier", "--run-id", "cut"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while barrier_keys(redis.port) == 0 {
+        assert!(Instant::now() < deadline, "the shard never checked in");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on the pid of our own child, which has not been waited for.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let out = wait_bounded(child, Duration::from_secs(30), "the cut shard");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert!(
+        stderr.contains("while waiting for the planned start"),
+        "{stderr}"
+    );
+    assert_eq!(barrier_keys(redis.port), 0, "its arrival was taken back");
 }
 
 #[test]

@@ -130,9 +130,10 @@ pub(super) enum Reached {
 
 /// How long before an aligned run 1's planned start the warm-up stops
 /// sending: room for its drain (one round trip of each connection, as a
-/// rule), its report and the server's evidence, which would otherwise
-/// all delay run 1.
-pub const HANDOFF: Duration = Duration::from_millis(200);
+/// rule, but up to a second on a machine loaded past its cores), the server's evidence after
+/// it and before run 1 (every node's, in a cluster), which would otherwise
+/// all delay run 1. At most a quarter of the warm-up.
+pub const HANDOFF: Duration = Duration::from_secs(1);
 
 /// Sleeps at most this long between looks at the interrupt flag, so that a
 /// Ctrl-C during a long wait ends it at once.
