@@ -143,8 +143,10 @@ pub fn run(
                 }
             }
         }
-        // The evidence before the wait, so that the phase starts at its
-        // planned instant, not one INFO later.
+        // The evidence before the last moments of the wait, so that the
+        // phase starts at its planned instant, not one INFO later.
+        let first = results.timing.as_ref().is_none_or(|t| t.lags.is_empty());
+        start::approach(plan, phase, first, interrupt);
         let before = master.before(phase);
         match start::await_phase(plan, phase, &mut results, interrupt) {
             Go::Now => {}

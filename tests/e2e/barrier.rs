@@ -246,6 +246,20 @@ fn four_shards_launched_apart_meet_on_a_redis_server_and_start_every_phase_toget
     assert_aligned(&docs, "redis-run");
     assert_counts(&docs, &merged(&dir), |c| redis.calls(c));
     assert_eq!(barrier_keys(redis.port), 0, "the barrier's key is gone");
+    // No barrier command or key inside any shard's evidence: its first
+    // phase's INFO before was read once every shard had left the barrier.
+    for (i, doc) in docs.iter().enumerate() {
+        let server = &doc["kvbench"]["warmup"]["server"];
+        assert_eq!(u(&server["delta"]["keys_before"]), 0, "shard {i}: {server}");
+        for command in ["hsetnx", "hincrby", "hget", "hdel", "pexpire", "del"] {
+            let key = format!("cmdstat_{command}");
+            assert_eq!(
+                server["info_before"]["commandstats"][&key],
+                server["info_after"]["commandstats"][&key],
+                "shard {i}: {command} during the warm-up"
+            );
+        }
+    }
     // The barrier spoke hash commands only: 4 check-ins, 4 arrivals, 4 departures.
     assert_eq!(redis.calls("hsetnx"), 4 + 1, "4 check-ins and one T");
     assert_eq!(redis.calls("del"), 1, "the last one out deleted the key");

@@ -12,8 +12,8 @@
 //! A warm-up followed by an aligned run 1 stops sending [`HANDOFF`] before
 //! run 1's planned start, so that its drain and the server's evidence
 //! happen before that start rather than after it; the evidence before each
-//! aligned phase is read before its wait, so that the phase starts at the
-//! planned instant itself.
+//! aligned phase is read [`EVIDENCE_LEAD`] before its planned start, not
+//! after it, so that the phase starts at the planned instant itself.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -206,6 +206,32 @@ pub(super) enum Go {
     Interrupted,
 }
 
+/// Waits until [`EVIDENCE_LEAD`] before `phase`'s planned start, if it has
+/// one: the server's evidence before the phase is read then, fresh, and
+/// after every shard's barrier commands (the last of which come a poll
+/// after `T` is published, [`crate::engine::run::barrier::MARGIN`] before it).
+/// A wait of over [`SAY_WAIT_OVER`] for the first aligned phase is said.
+pub(super) fn approach(plan: Option<Plan>, phase: Phase, first: bool, interrupt: &Interrupt) {
+    let Some(planned) = plan.and_then(|p| p.planned(phase)) else {
+        return;
+    };
+    let wait = planned.saturating_duration_since(Instant::now());
+    if wait > SAY_WAIT_OVER && first {
+        // A wait of minutes must not look like a hang.
+        crate::error::note(format_args!(
+            "kvbench: waiting {:.1} s for the planned start of {phase} (--start-at); Ctrl-C stops",
+            wait.as_secs_f64()
+        ));
+    }
+    if let Some(then) = planned.checked_sub(EVIDENCE_LEAD) {
+        // Lateness is judged by the wait for the start itself.
+        let _ = wait_until(then, Duration::MAX, interrupt);
+    }
+}
+
+/// How long before a planned start the server's evidence is read.
+pub const EVIDENCE_LEAD: Duration = Duration::from_millis(250);
+
 /// Waits for `phase`'s planned start, if it has one, and records in
 /// `results` how late it was reached, or that it was missed.
 pub(super) fn await_phase(
@@ -218,14 +244,6 @@ pub(super) fn await_phase(
         return Go::Now;
     };
     let timing = results.timing.get_or_insert_with(Timing::default);
-    let wait = planned.saturating_duration_since(Instant::now());
-    if wait > SAY_WAIT_OVER && timing.lags.is_empty() {
-        // A wait of minutes must not look like a hang.
-        crate::error::note(format_args!(
-            "kvbench: waiting {:.1} s for the planned start of {phase} (--start-at); Ctrl-C stops",
-            wait.as_secs_f64()
-        ));
-    }
     match wait_until(planned, plan.tolerance(), interrupt) {
         Reached::OnTime(lag) => {
             timing.lags.push((phase, lag.as_secs_f64() * 1e3));
