@@ -4,10 +4,11 @@
 //! ends when every worker has sent its last report for it, so no run contains
 //! another's traffic: the master's receive loop is the barrier. Per-second reports
 //! are merged into the phase's totals with `+=` and into the per-second series.
-//! With `--start-at`, a phase first waits for its planned start ([`start`]).
+//! With `--start-at`, a phase first waits for its planned start ([`start`]);
+//! with `--start-at barrier` the shards first agree on it ([`barrier`]).
+//! One phase's reports are collected by `collect`.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
 
 use crate::config::{Config, Stop};
 use crate::engine::advice::connect_advice;
@@ -17,16 +18,17 @@ use crate::engine::results::{Phase, PhaseResult, Results, ServerContext};
 use crate::engine::server::cluster::NodeLinks;
 use crate::engine::server::{Control, ControlLink, Info, PhaseEvidence};
 use crate::engine::sink::Sink;
-use crate::engine::stats::series::SeriesBuilder;
 use crate::engine::stats::{ErrorCounts, Stats};
 use crate::engine::sysinfo;
-use crate::engine::worker::{Command, Report};
 use crate::error::{Before, RunError, UsageError};
 
 pub mod barrier;
 pub mod clock;
 mod cluster;
+mod collect;
 pub mod start;
+
+use collect::run_phase;
 
 pub use start::{BarrierRecord, Late, Timing};
 use start::{Go, Plan};
@@ -353,97 +355,3 @@ struct Evidence {
 
 /// How many slow-log entries are read after a run.
 const SLOWLOG_ENTRIES: usize = 128;
-
-/// The master's side of one phase: start every worker, merge their per-second
-/// reports, and return when each has sent its last one.
-fn run_phase(
-    crew: &Crew,
-    config: &Config,
-    phase: Phase,
-    stop: Stop,
-    empty: &Stats,
-    budget: &mut ErrorBudget,
-    live: &mut dyn Sink,
-) -> PhaseResult {
-    let index = phase.seed_index();
-    let started_wall = SystemTime::now();
-    let started_at = Instant::now();
-    for tx in &crew.commands {
-        let _ = tx.send(Command::Phase {
-            index,
-            stop,
-            started_at,
-            prefill: phase == Phase::Prefill,
-        });
-    }
-    live.start_phase(phase, stop);
-    let mut series = SeriesBuilder::new(config.threads, &config.output.percentiles);
-    let mut total = empty.clone();
-    let mut finished = 0;
-    let mut ended_at = started_at;
-    let mut open = vec![config.clients; config.threads];
-    let mut thread_cpu = vec![Duration::ZERO; config.threads];
-    let mut unsent = 0;
-    // The run ends when the last thread stopped sending; what follows is the drain.
-    let mut sent_until = started_at;
-    let (mut down, mut given_up, mut stalled) = (0, 0, 0);
-    while finished < crew.handles.len() {
-        let Ok(report) = crew.reports.recv() else {
-            break;
-        };
-        let Report::Second {
-            thread,
-            second,
-            stats,
-            last,
-            finished_at,
-            open_connections,
-            backlog,
-            end,
-        } = report
-        else {
-            continue;
-        };
-        total += &*stats;
-        budget.add(&stats.errors);
-        if let Some(slot) = open.get_mut(thread) {
-            *slot = open_connections;
-        }
-        if let (Some(end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
-            *cpu = end.cpu_time;
-            unsent += end.unsent;
-            down += end.down;
-            given_up += end.given_up;
-            stalled += usize::from(end.stalled);
-            sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
-        }
-        let completed = series.add(second, &stats, backlog, &mut |s, m| live.interval(s, m));
-        // The final, partial second is summed up by `end_phase` instead.
-        if let (Some(done), false) = (completed, last) {
-            live.second(done, &total, started_at.elapsed(), open.iter().sum());
-        }
-        if last {
-            finished += 1;
-            ended_at = ended_at.max(finished_at);
-        }
-    }
-    let result = PhaseResult {
-        phase,
-        started_wall,
-        duration: sent_until.saturating_duration_since(started_at),
-        drain: ended_at.saturating_duration_since(sent_until),
-        connections_down: down,
-        connections_given_up: given_up,
-        stalled_workers: stalled,
-        stats: total,
-        series: series.finish(&mut |s, m| live.interval(s, m)),
-        thread_cpu,
-        unsent,
-        server: None,
-        interrupted: false,
-        evidence_lost: None,
-        nodes: Vec::new(),
-    };
-    live.end_phase(&result);
-    result
-}
