@@ -188,6 +188,14 @@ pub(super) fn wait(
         return Ok(Outcome::Full(arrival));
     }
     let mut t = None;
+    if arrival < u64::from(want.count) {
+        // A wait of minutes must not look like a hang.
+        crate::error::note(format_args!(
+            "kvbench: arrived {arrival} of {} at the barrier (--start-at barrier); waiting for the others, at most --barrier-timeout {:.0} s; Ctrl-C stops",
+            want.count,
+            want.timeout.as_secs_f64()
+        ));
+    }
     if arrival == u64::from(want.count) {
         let planned = shift(SystemTime::now() + MARGIN, want.offset_ms);
         t = Some(board.publish(micros(planned), ttl)?);

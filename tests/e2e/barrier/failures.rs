@@ -38,6 +38,8 @@ fn a_barrier_short_of_a_shard_times_out_with_exit_4_and_leaves_no_key() {
             stderr.contains("--barrier-timeout 3.0 s") && stderr.contains("of 3 shards arrived"),
             "{stderr}"
         );
+        // The wait was said, so that it does not look like a hang.
+        assert!(stderr.contains("of 3 at the barrier"), "{stderr}");
     }
     // Both waited the timeout, not much longer.
     let took = started.elapsed();
