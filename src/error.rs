@@ -51,18 +51,21 @@
 //! server says the command line is wrong; 1 for any other [`RunError`] and
 //! for an [`OutputError`]; 128 + the signal for [`RunError::Interrupted`].
 //! Exit codes 3 (a result that is not valid) and 4 (a shard that started too
-//! late) come from a finished run's verdict and timing, not from an error.
+//! late) come from a finished run's verdict and timing, not from an error,
+//! except a [`BarrierError::Timeout`], which is 4 as well.
 
 use std::io;
 use std::path::PathBuf;
 
 use hdrhistogram::errors::CreationError;
 
+mod barrier;
 mod report;
 mod say;
 mod slot_map;
 mod tls;
 
+pub use barrier::BarrierError;
 pub use report::{ModelError, PageError};
 pub use say::note;
 pub use slot_map::{MapError, describe_ranges};
@@ -118,6 +121,9 @@ pub enum RunError {
     /// The run's histograms could not be created.
     #[error("cannot create histograms: {0}")]
     Histograms(CreationError),
+    /// `--start-at barrier` did not open (exit code 4 on its timeout).
+    #[error(transparent)]
+    Barrier(#[from] BarrierError),
     /// A signal arrived before anything was measured (exit code 128 + the
     /// signal); the failure it caused (`EINTR`) is no error.
     #[error("interrupted {0}")]

@@ -213,6 +213,10 @@ fn run_error(e: RunError, interrupt: &Interrupt) -> ExitCode {
             say!("kvbench: interrupted by signal {signal} {before}; nothing was measured");
             ExitCode::from(Interrupt::exit_code(signal))
         }
+        RunError::Barrier(e) => {
+            say!("kvbench: error: {e}");
+            ExitCode::from(e.exit_code())
+        }
         e => fail(&e.to_string()),
     }
 }

@@ -273,8 +273,9 @@ pub struct Args {
     /// How many shards the run has; keys, --prefill and --rate are split among them
     #[arg(long, value_name = "N", help_heading = "Shards")]
     pub shard_count: Option<u32>,
-    /// Start the first phase at T: epoch seconds, RFC 3339 (2026-12-01T10:30:00Z)
-    /// or +30s from now; later phases start at fixed boundaries after it
+    /// Start the first phase at T: epoch seconds, RFC 3339 (2026-12-01T10:30:00Z),
+    /// +30s from now, or barrier (the shards agree on T on the server, with --run-id);
+    /// later phases start at fixed boundaries after it
     #[arg(long, value_name = "T", help_heading = "Shards")]
     pub start_at: Option<String>,
     /// Seconds a shard may reach a planned start late before it stops (exit 4) [default: 1]
@@ -283,6 +284,13 @@ pub struct Args {
     /// With --start-at: seconds between one run's planned end and the next's start [default: 5]
     #[arg(long, value_name = "SECS", help_heading = "Shards")]
     pub run_gap: Option<f64>,
+    /// With --start-at barrier: the id every shard of the run shares
+    /// [default: KVBENCH_RUN_ID, or SLURM_JOB_ID.SLURM_STEP_ID]
+    #[arg(long, value_name = "ID", help_heading = "Shards")]
+    pub run_id: Option<String>,
+    /// With --start-at barrier: seconds a shard waits for the others (exit 4) [default: 300]
+    #[arg(long, value_name = "SECS", help_heading = "Shards")]
+    pub barrier_timeout: Option<f64>,
 
     /// Prefix of every key [default: memtier-]
     #[arg(long, value_name = "PREFIX", help_heading = "Keys")]

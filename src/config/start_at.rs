@@ -6,6 +6,10 @@
 //! with an offset (`2026-12-01T10:30:00Z`, `…+02:00`), or `+30s` / `+2m` /
 //! `+1h` from now. RFC 3339 is parsed here by hand: it is one fixed layout,
 //! and a civil date turns into days with Hinnant's `days_from_civil`.
+//! `T` may also be `barrier`: the shards agree on it at run time
+//! ([`barrier`]).
+
+pub mod barrier;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -13,16 +17,46 @@ use crate::cli::Args;
 use crate::config::{MAX_SECONDS, seconds};
 use crate::error::UsageError;
 
+pub use barrier::{Barrier, RunIdSource};
+
 /// When the first phase starts and how the later ones follow.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StartAt {
-    /// The planned start of the first aligned phase.
-    pub at: SystemTime,
+    /// The planned start of the first aligned phase, or how it is agreed.
+    pub point: StartPoint,
     /// `--start-tolerance`: how late a shard may reach a planned start.
     pub tolerance: Duration,
     /// `--run-gap`: the pause between one run's planned end and the next
     /// run's planned start, which covers the drain and the server's evidence.
     pub run_gap: Duration,
+}
+
+/// How the planned start of the first aligned phase is known.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StartPoint {
+    /// Given: `--start-at T`.
+    At(SystemTime),
+    /// `--start-at barrier`: published on the target server by the last
+    /// shard to arrive.
+    Barrier(Barrier),
+}
+
+impl StartAt {
+    /// `T` when it was given; `None` until a barrier publishes it.
+    pub fn given(&self) -> Option<SystemTime> {
+        match self.point {
+            StartPoint::At(at) => Some(at),
+            StartPoint::Barrier(_) => None,
+        }
+    }
+
+    /// The barrier, with `--start-at barrier`.
+    pub fn barrier(&self) -> Option<&Barrier> {
+        match &self.point {
+            StartPoint::Barrier(b) => Some(b),
+            StartPoint::At(_) => None,
+        }
+    }
 }
 
 /// `--start-tolerance`'s default, seconds.
@@ -31,7 +65,7 @@ pub const DEFAULT_TOLERANCE_S: f64 = 1.0;
 /// and INFO, SLOWLOG and the report take milliseconds.
 pub const DEFAULT_RUN_GAP_S: f64 = 5.0;
 
-const HELP: &str = "give epoch seconds (1767225600), RFC 3339 (2026-12-01T10:30:00Z) or a delay from now (+30s, +2m)";
+const HELP: &str = "give epoch seconds (1767225600), RFC 3339 (2026-12-01T10:30:00Z), a delay from now (+30s, +2m) or barrier";
 
 /// Parses `T` as given to `--start-at`, relative forms counted from `now`.
 pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime, UsageError> {
@@ -170,9 +204,33 @@ pub fn check_not_too_far(at: SystemTime, now: SystemTime) -> Result<(), UsageErr
     }
 }
 
-/// `--start-at` with its two companions; `None` without `--start-at`.
+/// `--start-at` with its companions; `None` without `--start-at`.
 /// `sweep` is true for a sweep, whose cells have no fixed boundaries.
 pub(super) fn build_start(a: &Args, sweep: bool) -> Result<Option<StartAt>, UsageError> {
+    build_start_in(a, sweep, &|name| std::env::var(name).ok())
+}
+
+/// [`build_start`] with the environment read through `env`.
+fn build_start_in(
+    a: &Args,
+    sweep: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<StartAt>, UsageError> {
+    let is_barrier = a
+        .start_at
+        .as_deref()
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("barrier"));
+    for (flag, given) in [
+        ("--run-id", a.run_id.is_some()),
+        ("--barrier-timeout", a.barrier_timeout.is_some()),
+    ] {
+        if given && !is_barrier {
+            return Err(UsageError::new(
+                flag,
+                "only applies with --start-at barrier; add it or remove this flag",
+            ));
+        }
+    }
     let Some(text) = a.start_at.as_deref() else {
         for (flag, given) in [
             ("--start-tolerance", a.start_tolerance.is_some()),
@@ -199,12 +257,28 @@ pub(super) fn build_start(a: &Args, sweep: bool) -> Result<Option<StartAt>, Usag
         false,
     )?;
     let run_gap = seconds("--run-gap", a.run_gap.unwrap_or(DEFAULT_RUN_GAP_S), true)?;
-    let now = SystemTime::now();
-    let at = parse_start_at(text, now)?;
-    check_not_past(at, now, tolerance)?;
-    check_not_too_far(at, now)?;
+    let point = if is_barrier {
+        let (run_id, source) = barrier::run_id(a.run_id.as_deref(), env)?;
+        let timeout = seconds(
+            "--barrier-timeout",
+            a.barrier_timeout
+                .unwrap_or(barrier::DEFAULT_BARRIER_TIMEOUT_S),
+            false,
+        )?;
+        StartPoint::Barrier(Barrier {
+            run_id,
+            source,
+            timeout,
+        })
+    } else {
+        let now = SystemTime::now();
+        let at = parse_start_at(text, now)?;
+        check_not_past(at, now, tolerance)?;
+        check_not_too_far(at, now)?;
+        StartPoint::At(at)
+    };
     Ok(Some(StartAt {
-        at,
+        point,
         tolerance,
         run_gap,
     }))
@@ -263,6 +337,43 @@ mod tests {
             let e = parse_start_at(text, epoch(0.0)).unwrap_err();
             assert_eq!(e.flag, "--start-at", "{text}");
         }
+    }
+
+    #[test]
+    fn barrier_takes_a_run_id_and_its_flags_need_it() {
+        let env = |_: &str| None;
+        let mut a = Args {
+            start_at: Some("barrier".into()),
+            run_id: Some("r1".into()),
+            barrier_timeout: Some(5.0),
+            ..Args::default()
+        };
+        let start = build_start_in(&a, false, &env).unwrap().unwrap();
+        let b = start.barrier().unwrap();
+        assert_eq!(
+            (b.run_id.as_str(), b.timeout),
+            ("r1", Duration::from_secs(5))
+        );
+        assert_eq!(start.given(), None);
+        a.run_id = None;
+        assert_eq!(
+            build_start_in(&a, false, &env).unwrap_err().flag,
+            "--run-id"
+        );
+        a.run_id = Some("r1".into());
+        a.barrier_timeout = Some(0.0);
+        let e = build_start_in(&a, false, &env).unwrap_err();
+        assert_eq!(e.flag, "--barrier-timeout");
+        a.start_at = Some("+30s".into());
+        a.barrier_timeout = None;
+        assert_eq!(
+            build_start_in(&a, false, &env).unwrap_err().flag,
+            "--run-id"
+        );
+        a.run_id = None;
+        a.barrier_timeout = Some(3.0);
+        let e = build_start_in(&a, false, &env).unwrap_err();
+        assert_eq!(e.flag, "--barrier-timeout");
     }
 
     #[test]

@@ -4,32 +4,33 @@
 //! ends when every worker has sent its last report for it, so no run contains
 //! another's traffic: the master's receive loop is the barrier. Per-second reports
 //! are merged into the phase's totals with `+=` and into the per-second series.
-//! With `--start-at`, a phase first waits for its planned start ([`start`]).
+//! With `--start-at`, a phase first waits for its planned start ([`start`]);
+//! with `--start-at barrier` the shards first agree on it ([`barrier`]).
+//! One phase's reports are collected by `collect`.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
 
 use crate::config::{Config, Stop};
 use crate::engine::advice::connect_advice;
 use crate::engine::crew::{self, Crew};
-use crate::engine::host::{HostMeter, HostPhase};
+use crate::engine::host::HostMeter;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::results::{Phase, PhaseResult, Results, ServerContext};
 use crate::engine::server::cluster::NodeLinks;
 use crate::engine::server::{Control, ControlLink, Info, PhaseEvidence};
 use crate::engine::sink::Sink;
-use crate::engine::stats::series::SeriesBuilder;
 use crate::engine::stats::{ErrorCounts, Stats};
 use crate::engine::sysinfo;
-use crate::engine::worker::{Command, Report};
 use crate::error::{Before, RunError, UsageError};
 
+pub mod barrier;
 pub mod clock;
 mod cluster;
+mod collect;
 pub mod start;
 
+pub use start::{BarrierRecord, Late, Timing};
 use start::{Go, Plan};
-pub use start::{Late, Timing};
 
 /// A setup failure, unless a signal caused it: an interrupted `connect` or
 /// handshake read fails with `EINTR`, which is the user's Ctrl-C, not a fault.
@@ -43,7 +44,8 @@ fn unless_interrupted(interrupt: &Interrupt, e: RunError) -> RunError {
 
 /// Runs the whole schedule: prefill (if asked), warm-up (if any), then each
 /// measured run, with the server's evidence around each. After each phase
-/// `on_phase` sees the results so far, so they can be saved at once.
+/// `on_phase` sees the results so far, so they can be saved at once (a
+/// warm-up before an aligned run 1 is saved with that run).
 /// `prefill` says whether to run the prefill phase (a sweep runs it in its first
 /// cell only; `config.prefill` keeps saying the range was prefilled).
 pub fn run(
@@ -113,9 +115,41 @@ pub fn run(
         cluster: cluster.as_ref().map(|c| c.context.clone()),
         ..Results::default()
     };
-    let plan = Plan::new(&master.config);
-    results.timing = Timing::begin(&master.config, master.control.get());
-    for (phase, stop) in schedule(&master.config, prefill) {
+    let config = Arc::clone(&master.config);
+    let mut plan = config
+        .start_at
+        .as_ref()
+        .and_then(|s| s.given())
+        .and_then(|t| Plan::new(&config, t));
+    results.timing = Timing::begin(&config, master.control.get());
+    for (phase, stop) in schedule(&config, prefill) {
+        // `--start-at barrier`: the shards meet once each is ready, after
+        // its prefill, and the plan starts from the `T` they agree on.
+        let barrier = config.start_at.as_ref().and_then(|s| s.barrier());
+        if let (Some(barrier), None, false) = (barrier, plan, phase == Phase::Prefill) {
+            let timing = results.timing.get_or_insert_with(Timing::default);
+            let offset = timing.clock_start.map(|c| c.offset_ms);
+            match barrier::meet(&config, barrier, offset, interrupt) {
+                Ok(met) => {
+                    timing.start_at = Some(met.published);
+                    timing.barrier = Some(BarrierRecord {
+                        run_id: barrier.run_id.clone(),
+                        arrival: met.arrival,
+                        waited: met.waited,
+                    });
+                    plan = Plan::new(&config, met.local);
+                }
+                Err(e) => {
+                    master.crew.shutdown();
+                    return Err(e);
+                }
+            }
+        }
+        // The evidence before the last moments of the wait, so that the
+        // phase starts at its planned instant, not one INFO later.
+        let first = results.timing.as_ref().is_none_or(|t| t.lags.is_empty());
+        start::approach(plan, phase, first, interrupt);
+        let before = master.before(phase);
         match start::await_phase(plan, phase, &mut results, interrupt) {
             Go::Now => {}
             Go::Never => break,
@@ -124,7 +158,8 @@ pub fn run(
                 return Err(RunError::Interrupted(Before::Start));
             }
         }
-        let mut result = master.phase(phase, stop, &mut *live);
+        let stop = plan.map_or(stop, |p| p.stop(phase, stop));
+        let mut result = master.phase(phase, stop, before, &mut *live);
         result.interrupted = interrupt.stop_requested();
         match phase {
             Phase::Prefill => results.prefill = Some(result),
@@ -137,7 +172,15 @@ pub fn run(
             // The phase in progress was cut short: keep what it measured, run no more.
             results.interrupted = Some((phase, signal));
         }
-        on_phase(&results);
+        // Writing the reports takes from milliseconds to half a second (a
+        // cluster's per-node histograms): between a warm-up and an aligned
+        // run 1 there is no gap for it, so the warm-up is written with run 1.
+        let handoff = phase == Phase::Warmup
+            && results.interrupted.is_none()
+            && plan.is_some_and(|p| p.planned(Phase::Run(1)).is_some());
+        if !handoff {
+            on_phase(&results);
+        }
         if results.interrupted.is_some() {
             break;
         }
@@ -231,24 +274,42 @@ impl Master {
         self.control.info()
     }
 
-    /// One phase, with INFO read before and after it (and the slow log, for
-    /// measured runs with `--slowlog`).
-    fn phase(&mut self, phase: Phase, stop: Stop, live: &mut dyn Sink) -> PhaseResult {
+    /// What the server says before `phase`: INFO (every node's, in
+    /// `--cluster-mode`), after resetting the slow log for a measured run
+    /// with `--slowlog`.
+    fn before(&mut self, phase: Phase) -> Evidence {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
         // Only this phase's failures explain this phase's missing evidence.
         let _ = self.control.take_lost();
         if let Some(nodes) = &mut self.nodes {
             nodes.clear_lost();
         }
-        let nodes_before = self.nodes.as_mut().map(NodeLinks::infos);
-        let before = if nodes_before.is_some() {
-            None
-        } else {
-            self.info()
-        };
+        let nodes = self.nodes.as_mut().map(NodeLinks::infos);
+        let info = if nodes.is_some() { None } else { self.info() };
         if slowlog && let Some(c) = self.control.get() {
             c.slowlog_reset();
         }
+        Evidence {
+            info,
+            nodes,
+            slowlog,
+        }
+    }
+
+    /// One phase, with INFO read after it (and the slow log, for measured
+    /// runs with `--slowlog`); `before` is what [`Self::before`] read.
+    fn phase(
+        &mut self,
+        phase: Phase,
+        stop: Stop,
+        before: Evidence,
+        live: &mut dyn Sink,
+    ) -> PhaseResult {
+        let Evidence {
+            info: before,
+            nodes: nodes_before,
+            slowlog,
+        } = before;
         let mut result = self.run_phase(phase, stop, live);
         // The slow log first, so that the INFO below is not in it.
         let slowlog = match self.control.get() {
@@ -276,107 +337,15 @@ impl Master {
     }
 }
 
+/// What the server said before a phase.
+struct Evidence {
+    /// INFO of the one server.
+    info: Option<Info>,
+    /// `--cluster-mode`: INFO of every node.
+    nodes: Option<Vec<Option<Info>>>,
+    /// Whether the slow log was reset for this phase.
+    slowlog: bool,
+}
+
 /// How many slow-log entries are read after a run.
 const SLOWLOG_ENTRIES: usize = 128;
-
-impl Master {
-    /// The master's side of one phase: start every worker, merge their per-second
-    /// reports, and return when each has sent its last one.
-    fn run_phase(&mut self, phase: Phase, stop: Stop, live: &mut dyn Sink) -> PhaseResult {
-        let (crew, config, empty, meter) = (&self.crew, &self.config, &self.empty, &self.meter);
-        let budget = &mut self.budget;
-        let index = phase.seed_index();
-        let started_wall = SystemTime::now();
-        let started_at = Instant::now();
-        for tx in &crew.commands {
-            let _ = tx.send(Command::Phase {
-                index,
-                stop,
-                started_at,
-                prefill: phase == Phase::Prefill,
-            });
-        }
-        live.start_phase(phase, stop);
-        let host_start = meter.read();
-        let mut host_last = host_start;
-        let mut host_series = Vec::new();
-        let mut series = SeriesBuilder::new(config.threads, &config.output.percentiles);
-        let mut total = empty.clone();
-        let mut finished = 0;
-        let mut ended_at = started_at;
-        let mut open = vec![config.clients; config.threads];
-        let mut thread_cpu = vec![Duration::ZERO; config.threads];
-        let mut unsent = 0;
-        // The run ends when the last thread stopped sending; what follows is the drain.
-        let mut sent_until = started_at;
-        let (mut down, mut given_up, mut stalled) = (0, 0, 0);
-        while finished < crew.handles.len() {
-            let Ok(report) = crew.reports.recv() else {
-                break;
-            };
-            let Report::Second {
-                thread,
-                second,
-                stats,
-                last,
-                finished_at,
-                open_connections,
-                backlog,
-                end,
-            } = report
-            else {
-                continue;
-            };
-            total += &*stats;
-            budget.add(&stats.errors);
-            if let Some(slot) = open.get_mut(thread) {
-                *slot = open_connections;
-            }
-            if let (Some(end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
-                *cpu = end.cpu_time;
-                unsent += end.unsent;
-                down += end.down;
-                given_up += end.given_up;
-                stalled += usize::from(end.stalled);
-                sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
-            }
-            let completed = series.add(second, &stats, backlog, &mut |s, m| live.interval(s, m));
-            // The final, partial second is summed up by `end_phase` instead.
-            if let (Some(done), false) = (completed, last) {
-                live.second(done, &total, started_at.elapsed(), open.iter().sum());
-                let now = meter.read();
-                host_series.push(now.since(&host_last));
-                host_last = now;
-            }
-            if last {
-                finished += 1;
-                ended_at = ended_at.max(finished_at);
-            }
-        }
-        let result = PhaseResult {
-            phase,
-            started_wall,
-            duration: sent_until.saturating_duration_since(started_at),
-            drain: ended_at.saturating_duration_since(sent_until),
-            connections_down: down,
-            connections_given_up: given_up,
-            stalled_workers: stalled,
-            stats: total,
-            series: series.finish(&mut |s, m| live.interval(s, m)),
-            thread_cpu,
-            unsent,
-            server: None,
-            interrupted: false,
-            evidence_lost: None,
-            nodes: Vec::new(),
-            host: Some(HostPhase {
-                interface: meter.interface.clone(),
-                cores: meter.cores,
-                whole: meter.read().since(&host_start),
-                per_second: host_series,
-            }),
-        };
-        live.end_phase(&result);
-        result
-    }
-}

@@ -1,15 +1,17 @@
 //! The Kubernetes Job in deploy/kubernetes/kvbench-job.yaml, held to what
 //! kvbench reads: the manifest's own environment (names and values, read from
 //! the YAML text) and its own argument list, with Kubernetes' `$(VAR)`
-//! expansion, run once per completion index against a private redis-server;
-//! the pods' files merge into exactly what the server executed. A change to
-//! the manifest that kvbench would not understand breaks this test.
+//! expansion, run once per completion index against a private redis-server,
+//! the pods launched apart as a scheduler would; they meet at the barrier
+//! under the Job's name (`--start-at barrier`, `KVBENCH_RUN_ID`), start
+//! together, and their files merge into exactly what the server executed. A
+//! change to the manifest that kvbench would not understand breaks this test.
 
 use std::collections::HashMap;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use crate::common::{Redis, TempDir, kvbench, read_json, total, u};
+use crate::common::{Redis, TempDir, kvbench, pipeline, read_json, total, u};
 
 const MANIFEST: &str = include_str!("../../deploy/kubernetes/kvbench-job.yaml");
 
@@ -69,8 +71,21 @@ fn expand(arg: &str, env: &HashMap<String, String>) -> String {
 fn the_manifests_shape_is_what_kvbench_reads() {
     assert_eq!(scalar("completionMode"), "Indexed");
     assert!(
-        MANIFEST.contains("kind: ConfigMap") && MANIFEST.contains("configMapKeyRef:"),
-        "the start comes from a ConfigMap"
+        !MANIFEST.contains("kind: ConfigMap"),
+        "no start time is computed in advance"
+    );
+    let field_paths: Vec<&str> = MANIFEST
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("fieldPath:"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        field_paths,
+        [
+            "metadata.annotations['batch.kubernetes.io/job-completion-index']",
+            "metadata.labels['batch.kubernetes.io/job-name']"
+        ],
+        "the index from the Job's annotation, the run id from its name"
     );
     let env = env_entries();
     let names: Vec<&str> = env.iter().map(|(n, _)| n.as_str()).collect();
@@ -79,7 +94,7 @@ fn the_manifests_shape_is_what_kvbench_reads() {
         [
             "JOB_COMPLETION_INDEX",
             "KVBENCH_SHARD_COUNT",
-            "KVBENCH_START_AT"
+            "KVBENCH_RUN_ID"
         ]
     );
     let count = env[1]
@@ -89,10 +104,7 @@ fn the_manifests_shape_is_what_kvbench_reads() {
     assert_eq!(scalar("completions"), count, "one shard per completion");
     assert_eq!(scalar("parallelism"), count, "every shard runs at once");
     let args = manifest_args();
-    assert!(
-        args.contains(&"--start-at=$(KVBENCH_START_AT)".to_string()),
-        "{args:?}"
-    );
+    assert!(args.contains(&"--start-at=barrier".to_string()), "{args:?}");
     let mount = scalar("mountPath");
     assert!(
         args.contains(&format!("--json-out-file={mount}/run-{{shard}}.json")),
@@ -114,11 +126,8 @@ fn the_jobs_pods_as_the_manifest_starts_them_merge_into_the_servers_counts() {
         .expect("KVBENCH_SHARD_COUNT has a literal value")
         .parse()
         .expect("KVBENCH_SHARD_COUNT is a number");
-    let at = (SystemTime::now() + Duration::from_secs(3))
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64();
-    let at = format!("{at:.3}");
+    // What the Job controller's label gives every pod of one Job.
+    let job_name = format!("kvbench-contract-{}", redis.port);
 
     // The manifest's load, scaled to this machine; every flag the test
     // changes must be in the manifest, spelled as kvbench spells it.
@@ -148,12 +157,16 @@ fn the_jobs_pods_as_the_manifest_starts_them_merge_into_the_servers_counts() {
 
     let children: Vec<Child> = (0..count)
         .map(|index| {
+            // Pods are scheduled and pulled apart: the barrier lines them up.
+            if index > 0 {
+                std::thread::sleep(Duration::from_millis(500));
+            }
             let mut pod_env: HashMap<String, String> = HashMap::new();
             for (name, value) in &env {
                 let value = match name.as_str() {
-                    // What Kubernetes fills in from the annotation and the ConfigMap.
+                    // What Kubernetes fills in from the annotation and the label.
                     "JOB_COMPLETION_INDEX" => index.to_string(),
-                    "KVBENCH_START_AT" => at.clone(),
+                    "KVBENCH_RUN_ID" => job_name.clone(),
                     _ => value
                         .clone()
                         .unwrap_or_else(|| panic!("{name} needs a value")),
@@ -189,6 +202,7 @@ fn the_jobs_pods_as_the_manifest_starts_them_merge_into_the_servers_counts() {
                 .to_string()
         })
         .collect();
+    let mut starts = Vec::new();
     for (i, file) in files.iter().enumerate() {
         let doc = read_json(file.as_ref());
         let shard = &doc["kvbench"]["shard"];
@@ -196,7 +210,17 @@ fn the_jobs_pods_as_the_manifest_starts_them_merge_into_the_servers_counts() {
         assert_eq!(u(&shard["index"]), i as u64, "{shard}");
         assert_eq!(u(&shard["count"]), count, "{shard}");
         assert!(shard["late"].is_null(), "{shard}");
+        assert_eq!(shard["barrier"]["run_id"], job_name.as_str(), "{shard}");
+        starts.push(u(&doc["kvbench"]["runs"][0]["start_time_ms"]));
     }
+    let spread = starts.iter().max().unwrap() - starts.iter().min().unwrap();
+    assert!(spread <= 50, "the pods started at {starts:?}");
+    let keys = pipeline(redis.port, &[["KEYS", "kvbench:barrier:*"]]).remove(0);
+    assert_eq!(
+        keys,
+        kvbench::protocol::value::Value::Array(vec![]),
+        "no barrier key is left"
+    );
     let merged = dir.path("total.json");
     let mut merge = vec!["merge"];
     merge.extend(files.iter().map(String::as_str));

@@ -14,6 +14,7 @@
 mod common;
 mod fake_server;
 
+mod barrier;
 mod bench_smoke;
 mod cli_errors;
 mod cli_help;

@@ -7,7 +7,9 @@
 //! `--start-at` is given as epoch seconds computed once, as a batch script
 //! does (deploy/slurm/kvbench.sbatch): a relative `+5s` would be counted by
 //! each task from its own start, giving each its own planned start, and
-//! `kvbench merge` refuses files of different planned starts.
+//! `kvbench merge` refuses files of different planned starts. Or, with
+//! `--start-at barrier`, no time at all: the tasks, launched seconds apart,
+//! meet on the server under the run id `SLURM_JOB_ID.SLURM_STEP_ID`.
 
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -163,7 +165,6 @@ fn the_sbatch_script_runs_the_shards_and_merges_their_files() {
             "KVBENCH_ARGS",
             "-t 1 -c 2 --ratio 1:1 --key-maximum 1000 --test-time 2",
         )
-        .env("KVBENCH_START_DELAY", "5")
         .env("KVBENCH_OUT", &out_dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -183,6 +184,9 @@ fn the_sbatch_script_runs_the_shards_and_merges_their_files() {
         let shard = &doc["kvbench"]["shard"];
         assert_eq!(shard["source"], "slurm", "{shard}");
         assert_eq!(u(&shard["index"]), i, "{shard}");
+        // The script starts the tasks at a barrier named by the job's step.
+        let run_id = shard["barrier"]["run_id"].as_str().unwrap_or_default();
+        assert!(run_id.contains('.'), "{shard}");
         let text = std::fs::read_to_string(out_dir.join(format!("stdout-{i}.txt"))).unwrap();
         assert!(text.contains(&format!("Shard: {i} of 4 (slurm)")), "{text}");
     }
@@ -194,4 +198,104 @@ fn the_sbatch_script_runs_the_shards_and_merges_their_files() {
     );
     assert_eq!(total(&doc, "SET", "count"), sets, "{job_log}");
     assert_eq!(total(&doc, "GET", "count"), gets, "{job_log}");
+}
+
+#[test]
+fn srun_tasks_launched_apart_meet_at_a_barrier_named_by_the_job() {
+    let _alone = crate::common::machine::alone();
+    let slurm = Slurm::start();
+    let redis = Redis::start();
+    redis.reset_stats();
+    let dir = TempDir::new("slurm-barrier");
+    let pattern = dir.path("shard-{shard}.json");
+    // Task I starts I seconds after task 0: the barrier, not the launch,
+    // lines them up.
+    let child = slurm
+        .srun()
+        .args([
+            "-n",
+            &TASKS.to_string(),
+            "--overcommit",
+            "--kill-on-bad-exit=1",
+        ])
+        .args(["sh", "-c", r#"sleep "$SLURM_PROCID"; exec "$0" "$@""#])
+        .arg(env!("CARGO_BIN_EXE_kvbench"))
+        .args(["-s", "127.0.0.1", "-p", &redis.port.to_string()])
+        .args([
+            "-t",
+            "1",
+            "-c",
+            "2",
+            "--ratio",
+            "1:1",
+            "--key-maximum",
+            "1000",
+        ])
+        .args(["--hide-histogram", "--test-time", "2", "--allow-invalid"])
+        .args(["--start-at", "barrier", "--barrier-timeout", "60"])
+        .arg("--json-out-file")
+        .arg(&pattern)
+        .current_dir(&dir.0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run srun");
+    let out = wait_bounded(child, Duration::from_secs(90), &slurm);
+    assert!(
+        out.status.success(),
+        "srun: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        slurm.logs()
+    );
+    let docs: Vec<Value> = (0..TASKS)
+        .map(|i| read_json(&dir.path(&format!("shard-{i}.json"))))
+        .collect();
+    let run_id = docs[0]["kvbench"]["shard"]["barrier"]["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // SLURM_JOB_ID.SLURM_STEP_ID: digits, a dot, digits.
+    let (job, step) = run_id.split_once('.').unwrap_or_else(|| panic!("{run_id}"));
+    assert!(
+        [job, step]
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())),
+        "{run_id}"
+    );
+    let mut arrivals = Vec::new();
+    for (i, doc) in docs.iter().enumerate() {
+        let shard = &doc["kvbench"]["shard"];
+        assert_eq!(shard["source"], "slurm", "task {i}: {shard}");
+        assert_eq!(u(&shard["index"]), i as u64, "{shard}");
+        assert_eq!(shard["barrier"]["run_id"], run_id.as_str(), "{shard}");
+        assert_eq!(
+            shard["start_at_ms"], docs[0]["kvbench"]["shard"]["start_at_ms"],
+            "one published T"
+        );
+        arrivals.push(u(&shard["barrier"]["arrival"]));
+    }
+    arrivals.sort_unstable();
+    assert_eq!(arrivals, [1, 2, 3, 4]);
+    let starts: Vec<u64> = docs
+        .iter()
+        .map(|d| u(&d["kvbench"]["runs"][0]["start_time_ms"]))
+        .collect();
+    let spread = starts.iter().max().unwrap() - starts.iter().min().unwrap();
+    assert!(
+        spread <= 20,
+        "run starts {starts:?} are more than 20 ms apart"
+    );
+    let sets: u64 = docs.iter().map(|d| total(d, "SET", "count")).sum();
+    assert!(sets > 0);
+    assert_eq!(
+        sets,
+        redis.calls("set"),
+        "no barrier command counted as a SET"
+    );
+    assert_eq!(
+        redis.dbsize(),
+        redis.dbsize().min(1001),
+        "no key but the workload's"
+    );
 }

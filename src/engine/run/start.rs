@@ -8,10 +8,16 @@
 //! run of every shard covers the same wall-clock window. The prefill is not
 //! aligned: it runs as soon as the connections are ready. With `-n` only the
 //! first phase is aligned, since a run's end is not known in advance.
+//!
+//! A warm-up followed by an aligned run 1 stops sending [`HANDOFF`] before
+//! run 1's planned start, so that its drain and the server's evidence
+//! happen before that start rather than after it; the evidence before each
+//! aligned phase is read [`EVIDENCE_LEAD`] before its planned start, not
+//! after it, so that the phase starts at the planned instant itself.
 
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::config::{Config, StartAt, Stop};
+use crate::config::{Config, Stop};
 use crate::engine::interrupt::Interrupt;
 use crate::engine::results::{Phase, Results};
 use crate::engine::run::clock::{self, ClockSample};
@@ -20,8 +26,11 @@ use crate::engine::server::Control;
 /// What a sharded or aligned run records about its timing.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Timing {
-    /// `--start-at`, when given.
+    /// `--start-at`, when given; with `--start-at barrier`, the `T` the
+    /// barrier published.
     pub start_at: Option<SystemTime>,
+    /// `--start-at barrier`: what the barrier did.
+    pub barrier: Option<BarrierRecord>,
     /// Each aligned phase's actual start minus its planned start, ms.
     pub lags: Vec<(Phase, f64)>,
     /// The phase that was reached later than `--start-tolerance` (and not run).
@@ -30,6 +39,17 @@ pub struct Timing {
     pub clock_start: Option<ClockSample>,
     /// The clock offset against the server after the last phase.
     pub clock_end: Option<ClockSample>,
+}
+
+/// What `--start-at barrier` did for this shard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarrierRecord {
+    /// `--run-id` (or the launcher's).
+    pub run_id: String,
+    /// This shard's place in the order of arrival, from 1.
+    pub arrival: u64,
+    /// From checking in until `T` was known.
+    pub waited: Duration,
 }
 
 /// A planned start reached too late.
@@ -53,7 +73,7 @@ impl Timing {
             return None;
         }
         Some(Timing {
-            start_at: config.start_at.map(|s| s.at),
+            start_at: config.start_at.as_ref().and_then(|s| s.given()),
             clock_start: control.and_then(clock::measure),
             ..Timing::default()
         })
@@ -89,7 +109,10 @@ impl Timing {
 pub(super) struct Plan {
     /// `T` as an `Instant`.
     at: Instant,
-    start: StartAt,
+    /// `--start-tolerance`.
+    tolerance: Duration,
+    /// `--run-gap`.
+    run_gap: Duration,
     warmup: Duration,
     stop: Stop,
 }
@@ -105,27 +128,49 @@ pub(super) enum Reached {
     Interrupted,
 }
 
+/// How long before an aligned run 1's planned start the warm-up stops
+/// sending: room for its drain (one round trip of each connection, as a
+/// rule, but up to a second on a machine loaded past its cores), the server's evidence after
+/// it and before run 1 (every node's, in a cluster), which would otherwise
+/// all delay run 1. At most a quarter of the warm-up.
+pub const HANDOFF: Duration = Duration::from_secs(1);
+
 /// Sleeps at most this long between looks at the interrupt flag, so that a
 /// Ctrl-C during a long wait ends it at once.
 const WAIT_SLICE: Duration = Duration::from_millis(20);
 
 impl Plan {
-    /// The plan of `config`, `None` without `--start-at`. `T` is converted to
-    /// an `Instant` once, now: later steps of the wall clock (NTP) do not move
-    /// the phases of a run already under way.
-    pub(super) fn new(config: &Config) -> Option<Plan> {
-        let start = config.start_at?;
+    /// The plan of `config` with its first phase at `t` (this machine's
+    /// clock), `None` without `--start-at`. `T` is converted to an `Instant`
+    /// once, now: later steps of the wall clock (NTP) do not move the phases
+    /// of a run already under way.
+    pub(super) fn new(config: &Config, t: SystemTime) -> Option<Plan> {
+        let start = config.start_at.as_ref()?;
         let (now, wall) = (Instant::now(), SystemTime::now());
-        let at = match start.at.duration_since(wall) {
+        let at = match t.duration_since(wall) {
             Ok(ahead) => now + ahead,
             Err(e) => now.checked_sub(e.duration()).unwrap_or(now),
         };
         Some(Plan {
             at,
-            start,
+            tolerance: start.tolerance,
+            run_gap: start.run_gap,
             warmup: config.warmup,
             stop: config.stop,
         })
+    }
+
+    /// How long `phase`, starting now, runs: as `stop` says, except a
+    /// warm-up before an aligned run 1, which stops [`HANDOFF`] before that
+    /// run's planned start (at most a quarter of the warm-up earlier).
+    pub(super) fn stop(&self, phase: Phase, stop: Stop) -> Stop {
+        match (phase, self.planned(Phase::Run(1))) {
+            (Phase::Warmup, Some(run)) if run > self.at => {
+                let handoff = HANDOFF.min(self.warmup / 4);
+                Stop::Time((run - handoff).saturating_duration_since(Instant::now()))
+            }
+            _ => stop,
+        }
     }
 
     /// When `phase` is planned to start; `None` when it starts as soon as
@@ -135,7 +180,7 @@ impl Plan {
             (Phase::Prefill, _) => None,
             (Phase::Warmup, _) => Some(self.at),
             (Phase::Run(k), Stop::Time(run)) => {
-                let earlier = (run + self.start.run_gap) * k.saturating_sub(1);
+                let earlier = (run + self.run_gap) * k.saturating_sub(1);
                 Some(self.at + self.warmup + earlier)
             }
             (Phase::Run(1), _) if self.warmup.is_zero() => Some(self.at),
@@ -145,7 +190,7 @@ impl Plan {
 
     /// `--start-tolerance`.
     pub(super) fn tolerance(&self) -> Duration {
-        self.start.tolerance
+        self.tolerance
     }
 }
 
@@ -161,6 +206,32 @@ pub(super) enum Go {
     Interrupted,
 }
 
+/// Waits until [`EVIDENCE_LEAD`] before `phase`'s planned start, if it has
+/// one: the server's evidence before the phase is read then, fresh, and
+/// after every shard's barrier commands (the last of which come a poll
+/// after `T` is published, [`crate::engine::run::barrier::MARGIN`] before it).
+/// A wait of over [`SAY_WAIT_OVER`] for the first aligned phase is said.
+pub(super) fn approach(plan: Option<Plan>, phase: Phase, first: bool, interrupt: &Interrupt) {
+    let Some(planned) = plan.and_then(|p| p.planned(phase)) else {
+        return;
+    };
+    let wait = planned.saturating_duration_since(Instant::now());
+    if wait > SAY_WAIT_OVER && first {
+        // A wait of minutes must not look like a hang.
+        crate::error::note(format_args!(
+            "kvbench: waiting {:.1} s for the planned start of {phase} (--start-at); Ctrl-C stops",
+            wait.as_secs_f64()
+        ));
+    }
+    if let Some(then) = planned.checked_sub(EVIDENCE_LEAD) {
+        // Lateness is judged by the wait for the start itself.
+        let _ = wait_until(then, Duration::MAX, interrupt);
+    }
+}
+
+/// How long before a planned start the server's evidence is read.
+pub const EVIDENCE_LEAD: Duration = Duration::from_millis(250);
+
 /// Waits for `phase`'s planned start, if it has one, and records in
 /// `results` how late it was reached, or that it was missed.
 pub(super) fn await_phase(
@@ -173,14 +244,6 @@ pub(super) fn await_phase(
         return Go::Now;
     };
     let timing = results.timing.get_or_insert_with(Timing::default);
-    let wait = planned.saturating_duration_since(Instant::now());
-    if wait > SAY_WAIT_OVER && timing.lags.is_empty() {
-        // A wait of minutes must not look like a hang.
-        crate::error::note(format_args!(
-            "kvbench: waiting {:.1} s for the planned start of {phase} (--start-at); Ctrl-C stops",
-            wait.as_secs_f64()
-        ));
-    }
     match wait_until(planned, plan.tolerance(), interrupt) {
         Reached::OnTime(lag) => {
             timing.lags.push((phase, lag.as_secs_f64() * 1e3));
@@ -232,11 +295,8 @@ mod tests {
     fn plan(warmup: u64, stop: Stop) -> Plan {
         Plan {
             at: Instant::now(),
-            start: StartAt {
-                at: SystemTime::now(),
-                tolerance: Duration::from_secs(1),
-                run_gap: Duration::from_secs(5),
-            },
+            tolerance: Duration::from_secs(1),
+            run_gap: Duration::from_secs(5),
             warmup: Duration::from_secs(warmup),
             stop,
         }
@@ -250,6 +310,41 @@ mod tests {
         assert_eq!(after(Phase::Warmup), Some(Duration::ZERO));
         assert_eq!(after(Phase::Run(1)), Some(Duration::from_secs(10)));
         assert_eq!(after(Phase::Run(3)), Some(Duration::from_secs(10 + 2 * 65)));
+    }
+
+    #[test]
+    fn a_warm_up_before_an_aligned_run_stops_before_its_start() {
+        let p = plan(10, Stop::Time(Duration::from_secs(60)));
+        let Stop::Time(warm) = p.stop(Phase::Warmup, Stop::Time(Duration::from_secs(10))) else {
+            panic!()
+        };
+        // Planned from `at`: 10 s less the handoff, less the instants
+        // since the plan was made.
+        let full = Duration::from_secs(10) - HANDOFF;
+        assert!(
+            warm <= full && warm > full - Duration::from_secs(1),
+            "{warm:?}"
+        );
+        let run = Stop::Time(Duration::from_secs(60));
+        assert_eq!(p.stop(Phase::Run(1), run), run);
+        // With -n, run 1 is not aligned, and the warm-up runs as asked.
+        let n = plan(10, Stop::Requests(100));
+        let asked = Stop::Time(Duration::from_secs(10));
+        assert_eq!(n.stop(Phase::Warmup, asked), asked);
+        // A short warm-up gives up at most a quarter of itself.
+        let short = plan(0, Stop::Time(Duration::from_secs(60)));
+        let short = Plan {
+            warmup: Duration::from_millis(400),
+            ..short
+        };
+        let Stop::Time(w) = short.stop(Phase::Warmup, Stop::Time(Duration::from_millis(400)))
+        else {
+            panic!()
+        };
+        assert!(
+            w <= Duration::from_millis(300) && w > Duration::from_millis(200),
+            "{w:?}"
+        );
     }
 
     #[test]

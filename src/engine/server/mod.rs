@@ -208,6 +208,19 @@ impl Control {
         })
     }
 
+    /// Sends `request` as it is and returns the reply, which `len` finds
+    /// whole at the start of what was read (its length; `None` while
+    /// incomplete): for protocols whose commands [`Self::command`] cannot
+    /// encode, such as memcached's text and meta commands.
+    pub fn exchange(
+        &mut self,
+        request: &[u8],
+        len: impl Fn(&[u8]) -> Option<usize>,
+    ) -> io::Result<Vec<u8>> {
+        self.stream.write_all(request)?;
+        self.read_until(|buf| len(buf).map(|n| Ok(buf[..n].to_vec())))
+    }
+
     /// Reads into the buffer until `done` has an answer (bounded by
     /// [`MAX_CONTROL_REPLY`]).
     fn read_until<T>(&mut self, done: impl Fn(&[u8]) -> Option<io::Result<T>>) -> io::Result<T> {

@@ -18,7 +18,7 @@ use crate::report::model::named::Named;
 use crate::report::model::server::{
     CommandDelta, Delta, Placement, ServerContext, ServerEvidence, SlowlogEntry,
 };
-use crate::report::model::shard::{ShardClock, ShardInfo, ShardLate};
+use crate::report::model::shard::{ShardBarrier, ShardClock, ShardInfo, ShardLate};
 use crate::report::shards::{self, Shard};
 use crate::workload::ops::OpTable;
 
@@ -164,13 +164,23 @@ pub fn shard(c: &Config, r: &Results) -> Option<ShardInfo> {
         count: c.shard_count(),
         source: c.shard.map(|s| s.source),
         host: Some(c.host.clone()),
-        start_at_ms: c.start_at.map(|s| crate::report::json::millis(s.at)),
+        start_at_ms: timing
+            .and_then(|t| t.start_at)
+            .or_else(|| c.start_at.as_ref().and_then(|s| s.given()))
+            .map(crate::report::json::millis),
         start_lag_ms: timing.and_then(|t| t.first_lag_ms()).map(|l| round(l, 3)),
         late: timing.and_then(|t| t.late).map(|l| ShardLate {
             phase: l.phase.to_string(),
             lag_ms: round(l.lag_ms, 3),
         }),
         clock,
+        barrier: timing
+            .and_then(|t| t.barrier.as_ref())
+            .map(|b| ShardBarrier {
+                run_id: b.run_id.clone(),
+                arrival: b.arrival,
+                waited_ms: round(b.waited.as_secs_f64() * 1e3, 3),
+            }),
     })
 }
 

@@ -182,6 +182,7 @@ fn every_report_shape_reads_back_and_is_written_again_byte_for_byte() {
             rtt_ms: 0.5,
         }),
         clock_end: None,
+        barrier: None,
     });
     same("shard", &shard, &r, true);
 

@@ -67,6 +67,21 @@ pub struct ShardInfo {
     /// `null` when the server has no `TIME` (memcached).
     #[serde(default)]
     pub clock: Option<ShardClock>,
+    /// `--start-at barrier`: how this machine met the others; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub barrier: Option<ShardBarrier>,
+}
+
+/// `kvbench.shard.barrier`: what `--start-at barrier` did (its `T` is
+/// `start_at_ms`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ShardBarrier {
+    /// The run id every shard of the run met under.
+    pub run_id: String,
+    /// This machine's place in the order of arrival, from 1.
+    pub arrival: u64,
+    /// From its arrival until `T` was known, ms.
+    pub waited_ms: f64,
 }
 
 /// `kvbench.shard.late`.

@@ -1,0 +1,260 @@
+//! `--start-at barrier`: the shards of one run agree on their common start
+//! `T` on the target server itself, with no coordinator of their own.
+//!
+//! Each shard checks in under its index (a second check-in of one index is
+//! a reused or stale run id, refused), counts itself in, and the shard whose
+//! count reaches `--shard-count` publishes `T` = its clock on the server's
+//! time line + [`MARGIN`], written only if none is there yet. The others
+//! poll for `T` with a backoff of at most [`MAX_POLL`]; [`MARGIN`] is many
+//! polls long, so every shard knows `T` before it comes. Each shard then
+//! converts `T` to its own clock with its measured offset and counts itself
+//! out; the last one out deletes the keys, so none is left when the first
+//! phase starts. Every key expires after the timeout anyway (a shard killed
+//! half-way leaves nothing for ever). A shard that waited `--barrier-timeout`
+//! counts itself out again and stops (exit 4).
+//!
+//! The keys and the commands on them are chosen so as not to touch what the
+//! server's evidence is compared with: no SET or GET (Redis uses one hash
+//! and hash commands, memcached meta arithmetic, which counts in neither
+//! `cmd_set` nor `cmd_get`), and every key ends with a letter, while every
+//! benchmark key ends with its number (see the `memcached` and `redis` boards).
+
+mod memcached;
+mod redis;
+
+use std::io;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::config::Config;
+use crate::config::start_at::Barrier;
+use crate::engine::interrupt::Interrupt;
+use crate::error::{BarrierError, Before, RunError, UsageError};
+use crate::protocol::wire::Protocol;
+
+/// How far ahead of the last arrival `T` is published: room for every
+/// other shard's next poll and its evidence before the first phase.
+pub const MARGIN: Duration = Duration::from_millis(500);
+
+/// The longest pause between two polls for `T`.
+pub const MAX_POLL: Duration = Duration::from_millis(50);
+
+/// The first pause between two polls.
+const FIRST_POLL: Duration = Duration::from_millis(2);
+
+/// How long the keys outlive the timeout, as a safety net.
+const TTL_SLACK: Duration = Duration::from_secs(60);
+
+/// The prefix of every barrier key.
+pub const KEY_PREFIX: &str = "kvbench:barrier:";
+
+/// What a barrier is kept in: a few keys on the target server. Every
+/// count is the value after the change.
+pub(super) trait Board {
+    /// Checks shard `index` in; false when it already was.
+    fn check_in(&mut self, index: u32, ttl: Duration) -> io::Result<bool>;
+    /// Counts one more arrival.
+    fn arrive(&mut self, ttl: Duration) -> io::Result<u64>;
+    /// Writes `T` (µs since the epoch) unless one is there; the one there.
+    fn publish(&mut self, t_us: u64, ttl: Duration) -> io::Result<u64>;
+    /// `T`, once published.
+    fn read_t(&mut self) -> io::Result<Option<u64>>;
+    /// Counts one departure after `T` was read.
+    fn leave(&mut self, ttl: Duration) -> io::Result<u64>;
+    /// Takes shard `index`'s arrival back; the arrivals left.
+    fn withdraw(&mut self, index: u32) -> io::Result<u64>;
+    /// Deletes every key of the barrier.
+    fn remove(&mut self, count: u32) -> io::Result<()>;
+}
+
+/// What the barrier gave this shard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Met {
+    /// `T` as published: the same instant, in the same number, for every
+    /// shard (on the server's clock where it has one).
+    pub published: SystemTime,
+    /// `T` on this machine's clock.
+    pub local: SystemTime,
+    /// This shard's place in the order of arrival, from 1.
+    pub arrival: u64,
+    /// From checking in until `T` was known.
+    pub waited: Duration,
+}
+
+/// Meets the other shards of `config`'s run at `barrier`; `offset_ms`
+/// (server − local) converts between this machine's clock and the
+/// server's, where it was measured.
+pub(super) fn meet(
+    config: &Config,
+    barrier: &Barrier,
+    offset_ms: Option<f64>,
+    interrupt: &Interrupt,
+) -> Result<Met, RunError> {
+    let server = |why: String| BarrierError::Server {
+        run_id: barrier.run_id.clone(),
+        why,
+    };
+    let mut board: Box<dyn Board> = match config.target.protocol {
+        Protocol::MemcacheText | Protocol::MemcacheBinary => Box::new(
+            memcached::MemcachedBoard::open(&config.target, &barrier.run_id)
+                .map_err(|e| server(e.to_string()))?,
+        ),
+        Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => Box::new(
+            redis::RedisBoard::open(&config.target, &barrier.run_id)
+                .map_err(|e| server(e.to_string()))?,
+        ),
+    };
+    let index = config.shard.map_or(0, |s| s.index);
+    let count = config.shard_count();
+    let io = |e: io::Error| server(e.to_string());
+    let outcome = wait(
+        &mut *board,
+        Want {
+            index,
+            count,
+            timeout: barrier.timeout,
+            offset_ms: offset_ms.unwrap_or(0.0),
+        },
+        interrupt,
+    );
+    match outcome.map_err(io)? {
+        Outcome::Met(met) => Ok(met),
+        Outcome::Stale => Err(UsageError::new(
+            "--run-id",
+            format!(
+                "'{}': shard {index} has already checked in under this run id, so it belongs to another run, or to one that stopped (its keys expire within --barrier-timeout + {} s); give each run its own --run-id",
+                barrier.run_id,
+                TTL_SLACK.as_secs()
+            ),
+        )
+        .into()),
+        Outcome::Full(n) => Err(UsageError::new(
+            "--run-id",
+            format!(
+                "'{}': this shard arrived as number {n} of --shard-count {count}: the run id is used by another run; give each run its own --run-id",
+                barrier.run_id
+            ),
+        )
+        .into()),
+        Outcome::TimedOut(arrived) => Err(BarrierError::Timeout {
+            arrived,
+            count,
+            run_id: barrier.run_id.clone(),
+            timeout_s: barrier.timeout.as_secs_f64(),
+        }
+        .into()),
+        Outcome::Interrupted => Err(RunError::Interrupted(Before::Start)),
+    }
+}
+
+/// This shard's side of the barrier.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Want {
+    pub index: u32,
+    pub count: u32,
+    pub timeout: Duration,
+    /// Server − local, ms (0 where unknown).
+    pub offset_ms: f64,
+}
+
+/// How a wait at the barrier ended.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Outcome {
+    /// Every shard arrived.
+    Met(Met),
+    /// This shard's index had checked in already.
+    Stale,
+    /// More shards arrived than the count: the run id's count.
+    Full(u64),
+    /// The timeout passed with this many shards in.
+    TimedOut(u64),
+    /// A signal came.
+    Interrupted,
+}
+
+/// The barrier's steps on `board` (module docs).
+pub(super) fn wait(
+    board: &mut dyn Board,
+    want: Want,
+    interrupt: &Interrupt,
+) -> io::Result<Outcome> {
+    let started = Instant::now();
+    let ttl = want.timeout + MARGIN + TTL_SLACK;
+    if !board.check_in(want.index, ttl)? {
+        return Ok(Outcome::Stale);
+    }
+    let arrival = board.arrive(ttl)?;
+    if arrival > u64::from(want.count) {
+        board.withdraw(want.index)?;
+        return Ok(Outcome::Full(arrival));
+    }
+    let mut t = None;
+    if arrival < u64::from(want.count) {
+        // A wait of minutes must not look like a hang.
+        crate::error::note(format_args!(
+            "kvbench: arrived {arrival} of {} at the barrier (--start-at barrier); waiting for the others, at most --barrier-timeout {:.0} s; Ctrl-C stops",
+            want.count,
+            want.timeout.as_secs_f64()
+        ));
+    }
+    if arrival == u64::from(want.count) {
+        let planned = shift(SystemTime::now() + MARGIN, want.offset_ms);
+        t = Some(board.publish(micros(planned), ttl)?);
+    }
+    let mut pause = FIRST_POLL;
+    let t_us = loop {
+        if let Some(t) = t {
+            break t;
+        }
+        if let Some(found) = board.read_t()? {
+            break found;
+        }
+        if interrupt.stop_requested() || started.elapsed() >= want.timeout {
+            let left = board.withdraw(want.index)?;
+            // The last shard may have counted this one in just before it
+            // left: then `T` is out, and the others start on it.
+            if let Some(found) = board.read_t()? {
+                break found;
+            }
+            if left == 0 {
+                board.remove(want.count)?;
+            }
+            return Ok(if interrupt.stop_requested() {
+                Outcome::Interrupted
+            } else {
+                Outcome::TimedOut(left + 1)
+            });
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(MAX_POLL);
+    };
+    let waited = started.elapsed();
+    if board.leave(ttl)? >= u64::from(want.count) {
+        board.remove(want.count)?;
+    }
+    let published = UNIX_EPOCH + Duration::from_micros(t_us);
+    Ok(Outcome::Met(Met {
+        published,
+        local: shift(published, -want.offset_ms),
+        arrival,
+        waited,
+    }))
+}
+
+/// `at` moved by `ms` (either way).
+fn shift(at: SystemTime, ms: f64) -> SystemTime {
+    let by = Duration::from_secs_f64(ms.abs() / 1e3);
+    if ms >= 0.0 {
+        at + by
+    } else {
+        at.checked_sub(by).unwrap_or(at)
+    }
+}
+
+/// Microseconds since the epoch.
+fn micros(at: SystemTime) -> u64 {
+    at.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+#[cfg(test)]
+mod tests;

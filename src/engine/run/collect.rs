@@ -1,0 +1,121 @@
+//! The master's side of one phase: every worker told to start at one
+//! instant, their per-second reports merged into the phase's totals (with
+//! `+=`) and its per-second series, until each has sent its last one; and
+//! this machine's CPU and network read around and during it.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::config::Stop;
+use crate::engine::host::HostPhase;
+use crate::engine::results::{Phase, PhaseResult};
+use crate::engine::run::Master;
+use crate::engine::sink::Sink;
+use crate::engine::stats::series::SeriesBuilder;
+use crate::engine::worker::{Command, Report};
+
+impl Master {
+    /// The master's side of one phase: start every worker, merge their
+    /// per-second reports, and return when each has sent its last one.
+    pub(super) fn run_phase(
+        &mut self,
+        phase: Phase,
+        stop: Stop,
+        live: &mut dyn Sink,
+    ) -> PhaseResult {
+        let (crew, config, empty, meter) = (&self.crew, &self.config, &self.empty, &self.meter);
+        let budget = &mut self.budget;
+        let index = phase.seed_index();
+        let started_wall = SystemTime::now();
+        let started_at = Instant::now();
+        for tx in &crew.commands {
+            let _ = tx.send(Command::Phase {
+                index,
+                stop,
+                started_at,
+                prefill: phase == Phase::Prefill,
+            });
+        }
+        live.start_phase(phase, stop);
+        let host_start = meter.read();
+        let mut host_last = host_start;
+        let mut host_series = Vec::new();
+        let mut series = SeriesBuilder::new(config.threads, &config.output.percentiles);
+        let mut total = empty.clone();
+        let mut finished = 0;
+        let mut ended_at = started_at;
+        let mut open = vec![config.clients; config.threads];
+        let mut thread_cpu = vec![Duration::ZERO; config.threads];
+        let mut unsent = 0;
+        // The run ends when the last thread stopped sending; what follows is the drain.
+        let mut sent_until = started_at;
+        let (mut down, mut given_up, mut stalled) = (0, 0, 0);
+        while finished < crew.handles.len() {
+            let Ok(report) = crew.reports.recv() else {
+                break;
+            };
+            let Report::Second {
+                thread,
+                second,
+                stats,
+                last,
+                finished_at,
+                open_connections,
+                backlog,
+                end,
+            } = report
+            else {
+                continue;
+            };
+            total += &*stats;
+            budget.add(&stats.errors);
+            if let Some(slot) = open.get_mut(thread) {
+                *slot = open_connections;
+            }
+            if let (Some(end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
+                *cpu = end.cpu_time;
+                unsent += end.unsent;
+                down += end.down;
+                given_up += end.given_up;
+                stalled += usize::from(end.stalled);
+                sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
+            }
+            let completed = series.add(second, &stats, backlog, &mut |s, m| live.interval(s, m));
+            // The final, partial second is summed up by `end_phase` instead.
+            if let (Some(done), false) = (completed, last) {
+                live.second(done, &total, started_at.elapsed(), open.iter().sum());
+                let now = meter.read();
+                host_series.push(now.since(&host_last));
+                host_last = now;
+            }
+            if last {
+                finished += 1;
+                ended_at = ended_at.max(finished_at);
+            }
+        }
+        let result = PhaseResult {
+            phase,
+            started_wall,
+            duration: sent_until.saturating_duration_since(started_at),
+            drain: ended_at.saturating_duration_since(sent_until),
+            connections_down: down,
+            connections_given_up: given_up,
+            stalled_workers: stalled,
+            stats: total,
+            series: series.finish(&mut |s, m| live.interval(s, m)),
+            thread_cpu,
+            unsent,
+            server: None,
+            interrupted: false,
+            evidence_lost: None,
+            nodes: Vec::new(),
+            host: Some(HostPhase {
+                interface: meter.interface.clone(),
+                cores: meter.cores,
+                whole: meter.read().since(&host_start),
+                per_second: host_series,
+            }),
+        };
+        live.end_phase(&result);
+        result
+    }
+}

@@ -1,0 +1,41 @@
+//! Why `--start-at barrier` could not give this shard a common start.
+
+/// A barrier that did not open (docs/scale-out.md, "Barrier start").
+#[derive(Debug, thiserror::Error)]
+pub enum BarrierError {
+    /// Not every shard arrived within `--barrier-timeout` (exit code 4, like
+    /// a shard that reached its planned start too late).
+    #[error(
+        "--start-at barrier: {arrived} of {count} shards arrived under run id '{run_id}' within --barrier-timeout {timeout_s:.1} s, so no shard started; start the missing shards sooner, or raise --barrier-timeout"
+    )]
+    Timeout {
+        /// Shards that had arrived when this one gave up.
+        arrived: u64,
+        /// `--shard-count`.
+        count: u32,
+        /// The run id.
+        run_id: String,
+        /// `--barrier-timeout`, seconds.
+        timeout_s: f64,
+    },
+    /// The server refused or broke a barrier command.
+    #[error(
+        "--start-at barrier: the server could not keep the barrier of run id '{run_id}': {why}; check that this user may run the barrier's commands (docs/scale-out.md), or give --start-at T instead"
+    )]
+    Server {
+        /// The run id.
+        run_id: String,
+        /// What failed.
+        why: String,
+    },
+}
+
+impl BarrierError {
+    /// The exit code: 4 for a timeout, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            BarrierError::Timeout { .. } => 4,
+            BarrierError::Server { .. } => 1,
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! `--start-at barrier` when it cannot open: too few shards (exit 4 naming
+//! `--barrier-timeout`, no key left), a signal while waiting (the arrival
+//! taken back), a run id that already holds this shard (exit 2 naming
+//! `--run-id`), and no run id at all (exit 2 before connecting).
+
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{barrier_keys, wait_bounded};
+use crate::common::{Redis, TempDir, kvbench_at, refused_before_connecting};
+
+#[test]
+fn a_barrier_short_of_a_shard_times_out_with_exit_4_and_leaves_no_key() {
+    let redis = Redis::start();
+    let dir = TempDir::new("barrier-timeout");
+    let started = Instant::now();
+    let children: Vec<Child> = (0..2)
+        .map(|i| {
+            let json = dir.path(&format!("shard-{i}.json"));
+            kvbench_at(redis.port)
+                .args(["-t", "1", "-c", "1", "--test-time", "1"])
+                .args(["--shard-count", "3", "--shard-index", &i.to_string()])
+                .args(["--start-at", "barrier", "--run-id", "short"])
+                .args(["--barrier-timeout", "3"])
+                .arg("--json-out-file")
+                .arg(json)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = wait_bounded(child, Duration::from_secs(60), "a waiting shard");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{stderr}");
+        assert!(
+            stderr.contains("--barrier-timeout 3.0 s") && stderr.contains("of 3 shards arrived"),
+            "{stderr}"
+        );
+        // The wait was said, so that it does not look like a hang.
+        assert!(stderr.contains("of 3 at the barrier"), "{stderr}");
+    }
+    // Both waited the timeout, not much longer.
+    let took = started.elapsed();
+    assert!(took >= Duration::from_secs(3), "{took:?}");
+    assert_eq!(barrier_keys(redis.port), 0, "the keys left with the shards");
+    assert_eq!(redis.calls("set") + redis.calls("get"), 0, "no phase ran");
+}
+
+#[test]
+fn a_signal_while_waiting_at_the_barrier_takes_the_arrival_back() {
+    let redis = Redis::start();
+    let child = kvbench_at(redis.port)
+        .args(["-t", "1", "-c", "1", "--test-time", "1"])
+        .args(["--shard-count", "2", "--shard-index", "1"])
+        .args(["--start-at", "barrier", "--run-id", "cut"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while barrier_keys(redis.port) == 0 {
+        assert!(Instant::now() < deadline, "the shard never checked in");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on the pid of our own child, which has not been waited for.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let out = wait_bounded(child, Duration::from_secs(30), "the cut shard");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert!(
+        stderr.contains("while waiting for the planned start"),
+        "{stderr}"
+    );
+    assert_eq!(barrier_keys(redis.port), 0, "its arrival was taken back");
+}
+
+#[test]
+fn a_run_id_that_already_holds_this_shard_is_refused() {
+    let redis = Redis::start();
+    // What a run stopped half-way leaves: shard 0 checked in.
+    redis.command(&[
+        "HSET",
+        "kvbench:barrier:{stale}",
+        "in:0",
+        "1",
+        "arrivals",
+        "1",
+    ]);
+    let out = kvbench_at(redis.port)
+        .args(["-t", "1", "-c", "1", "--test-time", "1"])
+        .args(["--shard-count", "2", "--shard-index", "0"])
+        .args(["--start-at", "barrier", "--run-id", "stale"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--run-id") && stderr.contains("already checked in"),
+        "{stderr}"
+    );
+    // The other run's key is not this shard's to delete.
+    assert_eq!(barrier_keys(redis.port), 1);
+}
+
+#[test]
+fn a_barrier_without_a_run_id_is_refused_before_connecting() {
+    let redis = Redis::start();
+    let stderr = refused_before_connecting(
+        &redis,
+        [
+            "--shard-count",
+            "2",
+            "--shard-index",
+            "0",
+            "--start-at",
+            "barrier",
+        ],
+    );
+    assert!(
+        stderr.contains("--run-id") && stderr.contains("SLURM_JOB_ID"),
+        "{stderr}"
+    );
+    let stderr = refused_before_connecting(&redis, ["--run-id", "x", "--test-time", "1"]);
+    assert!(stderr.contains("--start-at barrier"), "{stderr}");
+}
