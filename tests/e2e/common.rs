@@ -10,6 +10,7 @@
 
 pub mod cluster;
 pub mod compare;
+pub mod launch;
 pub mod machine;
 pub mod memcached;
 pub mod netns;

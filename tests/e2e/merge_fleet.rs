@@ -6,19 +6,17 @@
 //! set that did not start together.
 
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::common::launch::wait_ok;
 use crate::common::memcached::Memcached;
 use crate::common::{Redis, TempDir, f, info, info_u64, kvbench, kvbench_at, read_json, total, u};
 
 /// `--start-at` `ahead` from now, as epoch seconds.
 fn start_in(ahead: Duration) -> String {
-    let at = (SystemTime::now() + ahead)
-        .duration_since(UNIX_EPOCH)
-        .unwrap();
-    format!("{:.3}", at.as_secs_f64())
+    format!("{:.3}", crate::common::launch::epoch_in(ahead))
 }
 
 /// Shard `index` of `count` against `port`, writing `dir/s<index>.json`;
@@ -56,16 +54,6 @@ fn shard(
         .stderr(Stdio::piped())
         .spawn()
         .expect("start kvbench (faketime is installed by make deps)")
-}
-
-fn wait_ok(child: Child, what: &str) {
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{what}: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// Merges the set's files into `dir/merged.json` and reads it.

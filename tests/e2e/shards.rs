@@ -6,22 +6,15 @@
 //! too late, is refused.
 
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::common;
+use crate::common::launch::{epoch_in, wait_ok};
 use crate::common::{
     Redis, TempDir, f, kvbench_at, read_json, refused_before_connecting, total, u,
 };
-
-/// Seconds since the epoch, `ahead` from now.
-fn epoch_in(ahead: Duration) -> f64 {
-    (SystemTime::now() + ahead)
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-}
 
 /// Starts shard `index` of `count` against `redis` with `args`.
 fn spawn_shard(redis: &Redis, index: u32, count: u32, args: &[&str]) -> Child {
@@ -33,16 +26,6 @@ fn spawn_shard(redis: &Redis, index: u32, count: u32, args: &[&str]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
-}
-
-fn wait_ok(child: Child, what: &str) {
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{what}: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// Asserts that `doc` matches docs/output.schema.json.

@@ -12,10 +12,11 @@
 //! meet on the server under the run id `SLURM_JOB_ID.SLURM_STEP_ID`.
 
 use std::process::{Child, Output, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::launch::epoch_in;
 use crate::common::slurm::Slurm;
 use crate::common::{Redis, TempDir, kvbench, read_json, total, u};
 
@@ -38,13 +39,6 @@ fn wait_bounded(mut child: Child, limit: Duration, slurm: &Slurm) -> Output {
         std::thread::sleep(Duration::from_millis(50));
     }
     child.wait_with_output().unwrap()
-}
-
-fn epoch_in(ahead: Duration) -> f64 {
-    (SystemTime::now() + ahead)
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
 }
 
 #[test]
