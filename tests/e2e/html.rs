@@ -118,6 +118,24 @@ fn assert_run_page(dom: &str, doc: &Value, file: &str) {
             }
         }
     }
+    // The client's CPU: a point per second the JSON read, per phase.
+    let cpu = chart(dom, "client-cpu", None);
+    for (phase, summary) in [
+        ("WARM-UP", &doc["kvbench"]["warmup"]),
+        ("RUN #1", &doc["kvbench"]["runs"][0]),
+        ("RUN #2", &doc["kvbench"]["runs"][1]),
+    ] {
+        let seconds = summary["client"]["per_second"].as_array().unwrap();
+        assert!(!seconds.is_empty(), "{phase}: no client second in the JSON");
+        for series in ["kvbench CPU %", "host CPU %"] {
+            let attrs = [
+                file_attr.clone(),
+                attr("phase", phase),
+                attr("series", series),
+            ];
+            assert_eq!(circles(cpu, &attrs), seconds.len(), "{phase} {series}");
+        }
+    }
     // Waits has no replies: no series.
     assert_eq!(circles(ops, &[attr("series", "Waits")]), 0);
     let spectrum = chart(dom, "latency-spectrum", None);

@@ -1,6 +1,7 @@
 //! The charts of the page, built from every file given: ops/s per second
 //! across warm-up and runs, latency percentiles per second per op, the
-//! latency spectrum on HdrHistogram's percentile axis, and a sweep's QPS and
+//! latency spectrum on HdrHistogram's percentile axis, the client's CPU
+//! ([`crate::report::html::resources`]), and a sweep's QPS and
 //! p99 per cell; a suite's charts are [`crate::report::html::suite`]'s. Several
 //! files overlay: one colour per file, and within a file one dash pattern
 //! per op or percentile.
@@ -85,6 +86,7 @@ pub fn charts(sources: &[Source], notes: &mut Vec<String>) -> Vec<Chart> {
     let reports = reports(sources);
     if !reports.is_empty() {
         out.push(ops_per_second(&reports));
+        out.extend(super::resources::client_cpu(&reports));
         out.extend(latency_per_second(&reports));
         out.push(spectrum(&reports, notes));
     }

@@ -21,6 +21,7 @@ pub mod charts;
 pub mod data;
 pub mod page_file;
 pub mod panels;
+pub mod resources;
 pub mod scale;
 pub mod style;
 pub mod suite;
