@@ -12,6 +12,9 @@ use crate::report::html::svg::{Axis, Chart, Series};
 use crate::report::model::Report;
 use crate::report::model::host::ClientSecond;
 
+/// One figure of a second.
+type Figure = fn(&ClientSecond) -> f64;
+
 /// The summary of `phase` in `report`: the warm-up's or run n's.
 fn seconds_of<'a>(report: &'a Report, phase: &Phase<'_>) -> Option<&'a [ClientSecond]> {
     let k = report.kvbench.as_ref()?;
@@ -31,7 +34,7 @@ pub fn client_cpu(reports: &[(usize, &Source, &Report)]) -> Option<Chart> {
             let Some(seconds) = seconds_of(report, phase) else {
                 continue;
             };
-            let kinds: [(&str, fn(&ClientSecond) -> f64); 2] = [
+            let kinds: [(&str, Figure); 2] = [
                 ("kvbench CPU %", |s| s.process_cpu_percent),
                 ("host CPU %", |s| s.machine_cpu_percent),
             ];
