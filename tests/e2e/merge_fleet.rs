@@ -556,4 +556,40 @@ fn shards_that_each_drive_their_own_server_merge_with_a_table_per_target() {
     let out = kvbench(&["merge", &plain[0], &plain[1]]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("target"));
+    // The page of the two-server set beside one machine on one server has
+    // the scaling chart: one point per file on each line, against shards.
+    let page = dir.path("scaling.html");
+    let merged_path = dir.path("merged.json");
+    let out = kvbench(&[
+        "report",
+        merged_path.to_str().unwrap(),
+        &plain[0],
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let at = html
+        .find("data-chart=\"scaling\"")
+        .expect("a scaling chart");
+    let chart = &html[at..at + html[at..].find("</svg>").unwrap()];
+    assert!(chart.contains("data-x=\"server shards\""), "{chart}");
+    for series in ["total ops/s", "ops/s per shard"] {
+        let g = &chart[chart.find(&format!("data-series=\"{series}\"")).unwrap()..];
+        let g = &g[..g.find("</g>").unwrap()];
+        assert_eq!(g.matches("<circle class=\"pt\"").count(), 2, "{series}");
+    }
+    // One file alone scales nothing.
+    let single = dir.path("single.html");
+    let out = kvbench(&["report", &plain[0], "-o", single.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(
+        !std::fs::read_to_string(&single)
+            .unwrap()
+            .contains("data-chart=\"scaling\"")
+    );
 }

@@ -1,7 +1,8 @@
 //! The charts of the page, built from every file given: ops/s per second
 //! across warm-up and runs, latency percentiles per second per op, the
 //! latency spectrum on HdrHistogram's percentile axis, the client's CPU
-//! ([`crate::report::html::resources`]), and a sweep's QPS and
+//! ([`crate::report::html::resources`]), the scaling of merged sets
+//! ([`crate::report::html::scaling`]), and a sweep's QPS and
 //! p99 per cell; a suite's charts are [`crate::report::html::suite`]'s. Several
 //! files overlay: one colour per file, and within a file one dash pattern
 //! per op or percentile.
@@ -89,6 +90,7 @@ pub fn charts(sources: &[Source], notes: &mut Vec<String>) -> Vec<Chart> {
         out.extend(super::resources::client_cpu(&reports));
         out.extend(latency_per_second(&reports));
         out.push(spectrum(&reports, notes));
+        out.extend(super::scaling::scaling(&reports));
     }
     let sweeps = sweeps(sources);
     if !sweeps.is_empty() {

@@ -23,6 +23,7 @@ pub mod page_file;
 pub mod panels;
 pub mod resources;
 pub mod scale;
+pub mod scaling;
 pub mod style;
 pub mod suite;
 #[cfg(test)]

@@ -18,6 +18,7 @@
 //! until [`histogram::CompressedHistogram::decode`] is called.
 
 pub mod cluster;
+mod fleet;
 pub mod histogram;
 pub mod host;
 pub mod kvbench;

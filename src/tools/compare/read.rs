@@ -143,25 +143,12 @@ fn entry(report: &Report, label: String, shown: &str) -> Result<Entry, UsageErro
 fn fleet(report: &Report, rows: &[(String, OpRow)]) -> Option<Fleet> {
     let k = report.kvbench.as_ref()?;
     let setting = |key: &str| k.config.get(key).and_then(serde_json::Value::as_u64);
-    let machines = k.shards.as_ref().map_or(1, |s| s.len().max(1) as u64);
+    let machines = k.machines();
     let totals = rows
         .iter()
         .find(|(n, _)| n == "Totals")
         .map(|(_, r)| r.ops_per_sec);
-    let run = k.runs.first();
-    let masters = run.and_then(|r| r.cluster.as_ref()).map(|c| {
-        let masters = c
-            .nodes
-            .iter()
-            .filter(|n| n.role.as_deref() == Some("master"));
-        masters.count() as u64
-    });
-    let standalone = k
-        .rounds
-        .as_ref()
-        .and_then(|r| r.first())
-        .map(|r| r.servers.len() as u64);
-    let servers = masters.or(standalone).unwrap_or(1).max(1);
+    let servers = k.server_shards();
     let total = totals.unwrap_or(0.0);
     Some(Fleet {
         machines,
