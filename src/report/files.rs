@@ -27,6 +27,9 @@ pub use same::SameFileCheck;
 pub enum Target {
     /// `-`: the process's standard output.
     Stdout,
+    /// The process's standard error: the text report when `--json-out-file -`
+    /// holds stdout for the JSON.
+    Stderr,
     /// A regular file, replaced by temporary file + rename; the path is the
     /// file itself (symbolic links already followed).
     Replace(PathBuf),
@@ -73,6 +76,10 @@ impl Target {
                 let mut out = io::stdout().lock();
                 out.write_all(bytes).and_then(|()| out.flush())
             }
+            Target::Stderr => {
+                let mut out = io::stderr().lock();
+                out.write_all(bytes).and_then(|()| out.flush())
+            }
             Target::Replace(path) => replace_atomically(path, bytes),
             Target::InPlace(path) => {
                 // No `create`: a device or FIFO that vanished is not recreated as
@@ -89,7 +96,7 @@ impl Target {
     /// writable by this process.
     pub fn check_writable(&self) -> io::Result<()> {
         match self {
-            Target::Stdout => Ok(()),
+            Target::Stdout | Target::Stderr => Ok(()),
             Target::Replace(path) => {
                 let probe = temp_path(path)?;
                 File::create(&probe)?;

@@ -294,3 +294,47 @@ fn an_output_on_a_read_only_filesystem_exits_2_before_connecting() {
         "{stderr}"
     );
 }
+
+#[test]
+fn json_on_stdout_is_one_whole_document_and_the_text_goes_to_stderr() {
+    let redis = Redis::start();
+    let out = kvbench_at(redis.port)
+        .args([
+            "-t",
+            "1",
+            "-c",
+            "2",
+            "-n",
+            "300",
+            "-x",
+            "2",
+            "--json-out-file",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Read whole: one document, written once, after the last run.
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}"));
+    assert_eq!(doc["kvbench"]["complete"], true);
+    assert_eq!(doc["kvbench"]["runs"].as_array().map(Vec::len), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("AGGREGATED AVERAGE RESULTS"), "{stderr}");
+    // With --out-file the text goes there, as ever.
+    let dir = TempDir::new("stdout-json");
+    let text = dir.path("run.txt");
+    let out = kvbench_at(redis.port)
+        .args(SHORT)
+        .args(["--json-out-file", "-", "--out-file", text.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let _: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(fs::read_to_string(&text).unwrap().contains("ALL STATS"));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("ALL STATS"));
+}

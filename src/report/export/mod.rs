@@ -140,8 +140,11 @@ impl Judgement {
 struct Destination {
     /// The flag that named the path, for messages.
     flag: &'static str,
-    /// The path; `None` for stdout.
+    /// The path; `None` for `stream`.
     path: Option<PathBuf>,
+    /// Where the bytes go without a path: stdout, or stderr when the JSON
+    /// has stdout (`--json-out-file -`), so that stdout holds one document.
+    stream: Target,
 }
 
 impl Destination {
@@ -149,6 +152,7 @@ impl Destination {
         Destination {
             flag,
             path: Some(path.to_path_buf()),
+            stream: Target::Stdout,
         }
     }
 
@@ -185,7 +189,7 @@ impl Destination {
     fn target(&self) -> io::Result<Target> {
         match &self.path {
             Some(path) => Target::of(path),
-            None => Ok(Target::Stdout),
+            None => Ok(self.stream.clone()),
         }
     }
 }
@@ -221,9 +225,15 @@ impl ExportManager {
             let page = html::Html::named_by(out.json_out_file.as_deref().unwrap_or(path));
             manager.add(page, Destination::file("--html-out-file", path), true);
         }
+        let json_on_stdout = out.json_out_file.as_deref() == Some(Path::new("-"));
         let text = Destination {
             flag: "--out-file",
             path: out.out_file.clone(),
+            stream: if json_on_stdout {
+                Target::Stderr
+            } else {
+                Target::Stdout
+            },
         };
         manager.add(text::Text, text, false);
         manager

@@ -34,7 +34,7 @@ impl Spot {
     /// Where a write to `target` lands.
     fn of_target(target: &Target) -> Spot {
         match target {
-            Target::Stdout => Spot::default(),
+            Target::Stdout | Target::Stderr => Spot::default(),
             Target::Replace(path) => {
                 let dir = fs::canonicalize(directory_of(path)).unwrap_or_default();
                 Spot {
