@@ -56,6 +56,18 @@ fn shard(
         .expect("start kvbench (faketime is installed by make deps)")
 }
 
+/// Runs shard `i` of `ports.len()` against `ports[i]` for every `i`, at
+/// once, and waits for each to succeed.
+fn run_set(ports: &[u16], dir: &TempDir, args: &[&str]) {
+    let n = ports.len() as u32;
+    let children: Vec<Child> = (0..n)
+        .map(|i| shard(ports[i as usize], i, n, dir, args, None))
+        .collect();
+    for (i, c) in children.into_iter().enumerate() {
+        wait_ok(c, &format!("shard {i}"));
+    }
+}
+
 /// Merges the set's files into `dir/merged.json` and reads it.
 fn merge(dir: &TempDir, n: u32, extra: &[&str]) -> Value {
     let out = dir.path("merged.json");
@@ -144,12 +156,7 @@ fn a_sharded_set_is_judged_once_against_its_redis_server() {
     let at = start_in(Duration::from_secs(3));
     let mut args = SET.to_vec();
     args.extend(["-x", "2", "--warmup-time", "1", "--start-at", &at]);
-    let children: Vec<Child> = (0..2)
-        .map(|i| shard(redis.port, i, 2, &dir, &args, None))
-        .collect();
-    for (i, c) in children.into_iter().enumerate() {
-        wait_ok(c, &format!("shard {i}"));
-    }
+    run_set(&[redis.port; 2], &dir, &args);
     let merged = merge(&dir, 2, &[]);
     assert_judged_clean(&dir, &merged, 2);
     // The runs' and the warm-up's windows hold every SET the server counted.
@@ -195,12 +202,7 @@ fn a_sharded_set_is_judged_once_against_its_memcached() {
     let at = start_in(Duration::from_secs(3));
     let mut args = SET.to_vec();
     args.extend(["-P", "memcache_text", "--start-at", &at]);
-    let children: Vec<Child> = (0..2)
-        .map(|i| shard(server.port, i, 2, &dir, &args, None))
-        .collect();
-    for (i, c) in children.into_iter().enumerate() {
-        wait_ok(c, &format!("shard {i}"));
-    }
+    run_set(&[server.port; 2], &dir, &args);
     let merged = merge(&dir, 2, &[]);
     assert_judged_clean(&dir, &merged, 2);
     assert_eq!(total(&merged, "SET", "count"), server.stat("cmd_set"));
@@ -344,12 +346,7 @@ fn each_round_shows_every_machines_and_the_servers_cpu_and_network() {
     args.extend(["-x", "2", "--start-at", &at]);
     let net_in = || info_u64(redis.port, "stats", "total_net_input_bytes");
     let (in_before, cpu_before) = (net_in(), server_cpu_s(redis.port));
-    let children: Vec<Child> = (0..2)
-        .map(|i| shard(redis.port, i, 2, &dir, &args, None))
-        .collect();
-    for (i, c) in children.into_iter().enumerate() {
-        wait_ok(c, &format!("shard {i}"));
-    }
+    run_set(&[redis.port; 2], &dir, &args);
     let (in_after, cpu_after) = (net_in(), server_cpu_s(redis.port));
     let merged = merge(&dir, 2, &[]);
     let rounds = merged["kvbench"]["rounds"].as_array().unwrap();
@@ -474,14 +471,8 @@ fn shards_that_each_drive_their_own_server_merge_with_a_table_per_target() {
     let at = start_in(Duration::from_secs(3));
     let mut args = SET.to_vec();
     args.extend(["--start-at", &at]);
-    let children: Vec<Child> = servers
-        .iter()
-        .enumerate()
-        .map(|(i, s)| shard(s.port, i as u32, 2, &dir, &args, None))
-        .collect();
-    for (i, c) in children.into_iter().enumerate() {
-        wait_ok(c, &format!("shard {i}"));
-    }
+    let ports: Vec<u16> = servers.iter().map(|s| s.port).collect();
+    run_set(&ports, &dir, &args);
     let merged = merge(&dir, 2, &[]);
     // Each server is judged against its own machine: no false mismatch.
     assert_eq!(mismatches(&merged), Vec::<String>::new());
