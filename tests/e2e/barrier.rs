@@ -16,9 +16,7 @@ use serde_json::Value;
 
 use crate::common::cluster::Cluster;
 use crate::common::memcached::Memcached;
-use crate::common::{
-    Redis, TempDir, f, kvbench, kvbench_at, machine, pipeline, read_json, total, u,
-};
+use crate::common::{Redis, TempDir, f, kvbench_at, machine, pipeline, read_json, total, u};
 
 mod failures;
 
@@ -192,17 +190,7 @@ fn merged(dir: &TempDir) -> Value {
     let files: Vec<String> = (0..SHARDS)
         .map(|i| dir.path(&format!("shard-{i}.json")).display().to_string())
         .collect();
-    let out_file = dir.path("total.json");
-    let mut args = vec!["merge"];
-    args.extend(files.iter().map(String::as_str));
-    args.extend(["-o", out_file.to_str().unwrap()]);
-    let out = kvbench(&args);
-    assert!(
-        out.status.success(),
-        "kvbench merge: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    read_json(&out_file)
+    crate::common::launch::merge_ok(&files, &dir.path("total.json"), &[])
 }
 
 /// The SETs and GETs of every shard's warm-up.

@@ -70,20 +70,10 @@ fn run_set(ports: &[u16], dir: &TempDir, args: &[&str]) {
 
 /// Merges the set's files into `dir/merged.json` and reads it.
 fn merge(dir: &TempDir, n: u32, extra: &[&str]) -> Value {
-    let out = dir.path("merged.json");
-    let mut args: Vec<String> = vec!["merge".into()];
-    args.extend((0..n).map(|i| dir.path(&format!("s{i}.json")).display().to_string()));
-    args.extend(["-o".into(), out.display().to_string()]);
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = kvbench(&argv);
-    assert!(
-        run.status.success(),
-        "merge: {}\n{}",
-        run.status,
-        String::from_utf8_lossy(&run.stderr)
-    );
-    read_json(&out)
+    let files: Vec<String> = (0..n)
+        .map(|i| dir.path(&format!("s{i}.json")).display().to_string())
+        .collect();
+    crate::common::launch::merge_ok(&files, &dir.path("merged.json"), extra)
 }
 
 fn kinds(doc: &Value) -> Vec<String> {

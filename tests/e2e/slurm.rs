@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::common::launch::epoch_in;
 use crate::common::slurm::Slurm;
-use crate::common::{Redis, TempDir, kvbench, read_json, total, u};
+use crate::common::{Redis, TempDir, read_json, total, u};
 
 const TASKS: u64 = 4;
 
@@ -113,17 +113,7 @@ fn srun_runs_four_aligned_shards_that_merge_into_the_servers_counts() {
         "run starts {starts:?} are more than 50 ms apart"
     );
 
-    let merged = dir.path("total.json");
-    let mut args = vec!["merge"];
-    args.extend(files.iter().map(String::as_str));
-    args.extend(["-o", merged.to_str().unwrap()]);
-    let out = kvbench(&args);
-    assert!(
-        out.status.success(),
-        "kvbench merge: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = read_json(&merged);
+    let doc = crate::common::launch::merge_ok(&files, &dir.path("total.json"), &[]);
     let (sets, gets) = (redis.calls("set"), redis.calls("get"));
     assert!(
         sets > 0 && gets > 0,

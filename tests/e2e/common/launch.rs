@@ -1,8 +1,13 @@
-//! Launching the shards of a set: a start time some seconds ahead, and
-//! waiting for a shard that must succeed.
+//! Launching the shards of a set: a start time some seconds ahead, waiting
+//! for a shard that must succeed, and merging the set's files.
 
+use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+
+use crate::common::{kvbench, read_json};
 
 /// Seconds since the epoch, `ahead` from now (for `--start-at`).
 pub fn epoch_in(ahead: Duration) -> f64 {
@@ -21,4 +26,20 @@ pub fn wait_ok(child: Child, what: &str) {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// `kvbench merge FILES -o OUT EXTRA…`, which must succeed; the merged file.
+pub fn merge_ok(files: &[String], out: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["-o", out.to_str().unwrap()]);
+    args.extend(extra);
+    let run = kvbench(&args);
+    assert!(
+        run.status.success(),
+        "kvbench merge: {}\n{}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    read_json(out)
 }
