@@ -262,19 +262,14 @@ fn kvbench(
     k.warnings = warnings(machines, runs, set, skew);
     k.verdict = Some(verdict(machines, set));
     k.shards = Some(machines.iter().map(|m| m.row.clone()).collect());
-    let mut targets: Vec<&str> = Vec::new();
-    for c in runs.iter().flat_map(|r| &r.clients) {
-        if !targets.contains(&c.target.as_str()) {
-            targets.push(&c.target);
-        }
-    }
-    if targets.len() > 1 {
-        k.target = targets.join(", ");
-    }
     let mut rounds = super::rounds::rounds(runs);
     if set.ad_hoc {
         // Runs made one after the other share no window on the server.
         rounds.iter_mut().for_each(|r| r.servers.clear());
+    }
+    let targets = super::rounds::targets(&rounds);
+    if targets.len() > 1 {
+        k.target = targets.join(", ");
     }
     k.rounds = Some(rounds);
     k.merged = Some(Merged {

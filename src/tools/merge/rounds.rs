@@ -79,3 +79,14 @@ pub fn rounds(runs: &[RunSum]) -> Vec<Round> {
         })
         .collect()
 }
+
+/// The targets the machines of `rounds` drove, each once, in the order met.
+pub fn targets(rounds: &[Round]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for c in rounds.iter().flat_map(|r| &r.clients) {
+        if !out.contains(&c.target.as_str()) {
+            out.push(&c.target);
+        }
+    }
+    out
+}

@@ -184,12 +184,7 @@ fn shard_table(shards: &[ShardRow]) -> Table {
 /// A set whose shards drove several standalone servers: each round per
 /// target, its machines, their rate and the server's CPU; `None` for one.
 fn target_table(rounds: &[Round]) -> Option<Table> {
-    let mut targets: Vec<&str> = Vec::new();
-    for c in rounds.iter().flat_map(|r| &r.clients) {
-        if !targets.contains(&c.target.as_str()) {
-            targets.push(&c.target);
-        }
-    }
+    let targets = crate::tools::merge::rounds::targets(rounds);
     if targets.len() < 2 {
         return None;
     }
