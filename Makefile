@@ -49,6 +49,7 @@ demo-check: demo
 # Performance, measured: kvbench and redis-benchmark side by side (A B A B),
 # then the micro-benchmarks; both tables are written into docs/performance.md.
 bench: deps release
+	$(CARGO) build --release --example floor
 	python3 scripts/bench.py --write-doc
 	@mkdir -p target
 	$(CARGO) bench --bench micro -- --warm-up-time 1 --measurement-time 3 | tee target/criterion.txt

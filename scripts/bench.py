@@ -44,6 +44,10 @@ QUICK = [("p1-50conns", 50, 1, 20_000), ("p16-50conns", 50, 16, 40_000)]
 # The same shapes over TLS (--tls for both clients, a server with a TLS port).
 TLS_WORKLOADS = [("tls-p1-50conns", 50, 1, 400_000), ("tls-p16-50conns", 50, 16, 3_000_000)]
 TLS_QUICK = [("tls-p1-50conns", 50, 1, 20_000)]
+# kvbench against the floor client (examples/floor.rs): GETs of keys that do
+# not exist, so the server's work is the least and the same for both.
+FLOOR_WORKLOADS = [("floor-p1-50conns", 50, 1, 400_000), ("floor-p16-50conns", 50, 16, 3_000_000)]
+FLOOR_QUICK = [("floor-p1-50conns", 50, 1, 20_000)]
 # The cluster row: the 50-connection shapes, against 3 masters and against one server.
 CLUSTER_WORKLOADS, CLUSTER_QUICK = WORKLOADS[:2], QUICK[:1]
 
@@ -97,13 +101,50 @@ def redis_benchmark(port, conns, pipeline, requests, strace_file=None, threads=N
             "rss_mib": rss / 1024, "requests": 2 * per_test}
 
 
+def floor(binary, port, conns, window, requests, cpu=1):
+    """The floor client: the least a client can do per request (examples/floor.rs)."""
+    out, cpu_s, rss = run_measured(pinned(cpu, [binary, "--port", str(port), "--conns", str(conns),
+                                                "--window", str(window), "--requests", str(requests)]))
+    doc = json.loads(out)
+    return {"ops": doc["requests"] / doc["seconds"], "cpu_us": cpu_s * 1e6 / doc["requests"],
+            "rss_mib": rss / 1024, "requests": doc["requests"]}
+
+
+def floor_rows(kvbench_bin, floor_bin, port, workloads, pairs):
+    """kvbench (GET-only, every key missing) and the floor client, A B A B."""
+    rows = []
+    for name, conns, pipeline, requests in workloads:
+        kv, fl = [], []
+        for _ in range(pairs):
+            kv.append(kvbench(kvbench_bin, port, conns, pipeline, requests, ratio="0:1",
+                              extra=("--key-prefix", "floor:missing:")))
+            fl.append(floor(floor_bin, port, conns, pipeline, requests))
+        rows.append((name, kv, fl))
+        print(f"bench: {name} done", file=sys.stderr)
+    return rows
+
+
+def render_floor(rows, pairs):
+    out = ["kvbench against the floor client (examples/floor.rs: one write and one read per window, nothing else), "
+           f"GETs of missing keys, client pinned to CPU 1; {pairs} A/B pair(s), ratio median (min–max):", "",
+           "| workload | kvbench CPU µs/request | floor CPU µs/request | CPU ratio | throughput ratio |",
+           "|---|---:|---:|---:|---:|"]
+    for name, kv, fl in rows:
+        cpu = [k["cpu_us"] / f["cpu_us"] for k, f in zip(kv, fl)]
+        ops = [k["ops"] / f["ops"] for k, f in zip(kv, fl)]
+        out.append(f"| {name} | {med(kv, 'cpu_us'):.2f} | {med(fl, 'cpu_us'):.2f} "
+                   f"| {statistics.median(cpu):.2f} ({min(cpu):.2f}–{max(cpu):.2f}) "
+                   f"| {statistics.median(ops):.2f} ({min(ops):.2f}–{max(ops):.2f}) |")
+    return "\n".join(out)
+
+
 def kvbench(binary, port, conns, pipeline, requests, strace_file=None, threads=1, cpu=1, placement=("--no-pin",),
-            tls=(), extra=()):
+            tls=(), extra=(), ratio="1:1"):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         launch = pinned(cpu, []) if cpu is not None else []
         cmd = launch + ([binary, "-s", "127.0.0.1", "-p", str(port), "-t", str(threads), "-c", str(conns // threads),
-                         "-n", str(max(1, requests // conns)), "--ratio", "1:1", "-d", "32",
+                         "-n", str(max(1, requests // conns)), "--ratio", ratio, "-d", "32",
                          "--key-maximum", "100000", "--pipeline", str(pipeline), *placement, *tls, *extra,
                          "--hide-histogram", "--json-out-file", report])
         _, cpu_s, rss = run_measured(cmd, strace_file)
@@ -261,6 +302,8 @@ def machine():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kvbench", default=os.path.join(ROOT, "target", "release", "kvbench"))
+    ap.add_argument("--floor", default=os.path.join(ROOT, "target", "release", "examples", "floor"),
+                    help="the floor client (cargo build --release --example floor)")
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="tiny workloads, one pair: proves the script works")
     ap.add_argument("--write-doc", action="store_true", help="replace the generated table in docs/performance.md")
@@ -314,6 +357,7 @@ def main():
                 rb.append(suite_row("redis-benchmark", args.kvbench, port, test, 50, requests))
             rows.append((test.upper(), kv, rb, {}))
             print(f"bench: suite {test} done", file=sys.stderr)
+        floors = floor_rows(args.kvbench, args.floor, port, FLOOR_QUICK if args.quick else FLOOR_WORKLOADS, pairs)
         # Scaling: the same 50 connections on 1 and on 2 threads, client unpinned.
         scaling = []
         for threads in (1, 2):
@@ -334,7 +378,7 @@ def main():
     finally:
         stop_server(server, workdir)
     placement = placement_rows(args.kvbench, PLACEMENT_QUICK if args.quick else PLACEMENT_REQUESTS, pairs)
-    table = render(rows, pairs) + "\n\n" + render_scaling(scaling) + "\n\n" + render_placement(placement, pairs)
+    table = render(rows, pairs) + "\n\n" + render_floor(floors, pairs) + "\n\n" + render_scaling(scaling) + "\n\n" + render_placement(placement, pairs)
     if not args.quick:  # the quick run stays on what every build supports
         table += "\n\n" + render_cluster(cluster_table(args.kvbench, CLUSTER_WORKLOADS, pairs), pairs)
     print(table)

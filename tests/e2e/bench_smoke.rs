@@ -32,6 +32,19 @@ fn cells(row: &str, skip: usize) -> Vec<f64> {
         .collect()
 }
 
+/// The floor client (examples/floor.rs), which `cargo test` builds beside
+/// the binary.
+fn floor_client() -> String {
+    let kvbench = std::path::Path::new(env!("CARGO_BIN_EXE_kvbench"));
+    let floor = kvbench.with_file_name("examples").join("floor");
+    assert!(
+        floor.exists(),
+        "{} is missing: `cargo build --examples` builds it (a plain `cargo test` does)",
+        floor.display()
+    );
+    floor.display().to_string()
+}
+
 #[test]
 fn the_bench_script_runs_both_tools_and_prints_a_consistent_table() {
     let out = Command::new("python3")
@@ -40,6 +53,8 @@ fn the_bench_script_runs_both_tools_and_prints_a_consistent_table() {
             "--quick",
             "--kvbench",
             env!("CARGO_BIN_EXE_kvbench"),
+            "--floor",
+            &floor_client(),
         ])
         .output()
         .expect("python3 is needed for scripts/bench.py; make test installs it");
@@ -77,6 +92,25 @@ fn the_bench_script_runs_both_tools_and_prints_a_consistent_table() {
         }
     }
     assert!(stdout.contains("kvbench / redis-benchmark"), "{stdout}");
+    // The floor row: both clients did the work (a CPU cost per request each,
+    // within physics) and the ratios are those of the two costs.
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("| floor-p1-50conns |"))
+        .unwrap_or_else(|| panic!("no floor row:\n{stdout}"));
+    let c: Vec<f64> = row
+        .split('|')
+        .map(str::trim)
+        .skip(2)
+        .filter_map(|c| c.split(' ').next()?.parse().ok())
+        .collect();
+    let (kv_us, floor_us, ratio) = (c[0], c[1], c[2]);
+    assert!(0.0 < floor_us && floor_us < 10_000.0, "{row}");
+    assert!(0.0 < kv_us && kv_us < 10_000.0, "{row}");
+    assert!(
+        (ratio - kv_us / floor_us).abs() <= 0.05 * ratio + 0.01,
+        "the ratio is not kvbench's cost over the floor's: {row}"
+    );
     // The scaling table: kvbench unpinned on 1 and 2 worker threads.
     for threads in [1u32, 2] {
         let row = stdout
