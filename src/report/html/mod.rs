@@ -22,6 +22,8 @@
 pub mod charts;
 pub mod data;
 pub mod marks;
+#[cfg(test)]
+mod overlay_tests;
 pub mod page_file;
 pub mod panels;
 pub mod resources;
