@@ -340,11 +340,6 @@ impl Frame {
     pub fn band_top(&self) -> f64 {
         TOP
     }
-
-    /// The plot's left and right edges.
-    pub fn left_right(&self) -> (f64, f64) {
-        (LEFT, WIDTH - RIGHT)
-    }
 }
 
 #[cfg(test)]
