@@ -13,11 +13,11 @@ use crate::engine::results::Phase;
 use crate::engine::results::rate;
 use crate::engine::stats::percentile_us;
 use crate::engine::sweep::{CellResult, SweepStop};
+use crate::report::spread;
 use crate::report::text::render_cell;
 use crate::report::text_summary::warning_lines;
 use crate::report::verdict::{Finding, Reason, Verdict};
 use crate::report::warnings::{self, Shown};
-use crate::report::spread;
 use crate::report::{ReportInput, hit_rate_percent, percentile_label};
 
 mod document;

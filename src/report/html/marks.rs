@@ -159,7 +159,11 @@ fn one_series(
         let _ = write!(out, " data-coincides=\"{}\"", escape(other));
     }
     let _ = write!(out, "><title>{}</title>", escape(&s.legend));
-    let dash = if over.is_some() { Some(OVER_DASH) } else { s.dash };
+    let dash = if over.is_some() {
+        Some(OVER_DASH)
+    } else {
+        s.dash
+    };
     match plot {
         Plot::Lines if mapped.len() > 1 => {
             out.push_str("<polyline class=\"line\" points=\"");
@@ -237,7 +241,11 @@ pub fn legend(out: &mut String, series: &[Series], coincides: &[Option<usize>]) 
         }
         seen.push(key);
         let over = coincides.get(i).copied().flatten().map(|j| &series[j]);
-        let dash = if over.is_some() { Some(OVER_DASH) } else { s.dash };
+        let dash = if over.is_some() {
+            Some(OVER_DASH)
+        } else {
+            s.dash
+        };
         let _ = write!(
             out,
             "<li data-legend=\"{l}\"><svg class=\"swatch\" width=\"28\" height=\"10\" viewBox=\"0 0 28 10\"><line x1=\"1\" y1=\"5\" x2=\"27\" y2=\"5\" stroke=\"{}\" stroke-width=\"3\"{}/></svg>{l}",

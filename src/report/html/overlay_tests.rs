@@ -55,7 +55,11 @@ fn assert_every_legend_entry_has_points(html: &str) {
                 .split("<g class=\"series\"")
                 .skip(1)
                 .filter(|g| g[..g.find('>').unwrap()].contains(&needle))
-                .map(|g| g[..g.find("</g>").unwrap()].matches("<circle class=\"pt\"").count())
+                .map(|g| {
+                    g[..g.find("</g>").unwrap()]
+                        .matches("<circle class=\"pt\"")
+                        .count()
+                })
                 .sum();
             assert!(points > 0, "legend entry {entry} has no point");
         }
@@ -78,7 +82,9 @@ fn every_file_of_an_overlay_has_its_own_phase_bands() {
             .count()
     };
     for (file, bands) in [("a.json", 3), ("b.json", 2)] {
-        let all = ops.matches(&format!("data-file=\"{file}\"><title>")).count();
+        let all = ops
+            .matches(&format!("data-file=\"{file}\"><title>"))
+            .count();
         assert_eq!(all, bands, "{file}'s own bands, and only those");
     }
     assert_eq!(count("a.json", "WARM-UP"), 1);
@@ -105,7 +111,9 @@ fn empty_histogram() -> String {
     use base64::Engine;
     let h = Histogram::<u64>::new(3).unwrap();
     let mut bytes = Vec::new();
-    V2DeflateSerializer::new().serialize(&h, &mut bytes).unwrap();
+    V2DeflateSerializer::new()
+        .serialize(&h, &mut bytes)
+        .unwrap();
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
@@ -225,6 +233,10 @@ fn suite_tests_are_bars_not_a_joined_line() {
         assert!(!chart.contains("<polyline"), "{kind}: no line joins tests");
         let points = circles(chart, &[]);
         assert!(points >= 3, "{kind}");
-        assert_eq!(chart.matches("<rect class=\"bar\"").count(), points, "{kind}");
+        assert_eq!(
+            chart.matches("<rect class=\"bar\"").count(),
+            points,
+            "{kind}"
+        );
     }
 }

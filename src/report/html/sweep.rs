@@ -129,7 +129,10 @@ fn cell_histogram(cell: &Report, notes: &mut Vec<String>) -> Option<Histogram<u6
             None => total = Some(s.histogram),
             Some(t) => {
                 if let Err(e) = t.add(&s.histogram) {
-                    notes.push(format!("{}: left out of the cell's spectrum ({e:?})", s.name));
+                    notes.push(format!(
+                        "{}: left out of the cell's spectrum ({e:?})",
+                        s.name
+                    ));
                 }
             }
         }

@@ -75,7 +75,10 @@ pub fn assert_sweep(dom: &str, file: &str, doc: &Value) {
     for row in summary {
         let cell = row["cell"].as_str().unwrap();
         let spread = &row["ops_per_sec_spread"];
-        let (min, max) = (spread["min"].as_f64().unwrap(), spread["max"].as_f64().unwrap());
+        let (min, max) = (
+            spread["min"].as_f64().unwrap(),
+            spread["max"].as_f64().unwrap(),
+        );
         assert!(0.0 < min && min <= max, "{spread}");
         let (file_attr, cell_attr) = (attr("file", file), attr("cell", cell));
         let found: Vec<&str> = ops

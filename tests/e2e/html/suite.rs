@@ -113,7 +113,10 @@ pub fn assert_suite_page(dom: &str, doc: &Value, file: &str) {
             .enumerate()
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .unwrap();
-        assert!(d < half_slot, "{file}: a point at {cx} is in no test's slot");
+        assert!(
+            d < half_slot,
+            "{file}: a point at {cx} is in no test's slot"
+        );
         ticks[i].1.clone()
     };
     for (chart, series) in [(rps, "requests/s"), (latency, "p50"), (latency, "p99")] {
