@@ -23,6 +23,7 @@ pub mod model;
 pub mod open_loop;
 pub mod progress;
 pub mod shards;
+pub mod spread;
 pub mod suite;
 pub mod sweep;
 pub mod text;

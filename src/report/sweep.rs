@@ -13,6 +13,7 @@ use crate::engine::results::Phase;
 use crate::engine::results::rate;
 use crate::engine::stats::percentile_us;
 use crate::engine::sweep::{CellResult, SweepStop};
+use crate::report::spread;
 use crate::report::text::render_cell;
 use crate::report::text_summary::warning_lines;
 use crate::report::verdict::{Finding, Reason, Verdict};
@@ -38,20 +39,16 @@ pub struct RunSpread {
 }
 
 impl RunSpread {
-    /// Half the range around its middle, %: 97 and 103 are ±3 %.
-    pub fn plus_minus_percent(&self) -> f64 {
-        let sum = self.max + self.min;
-        if sum > 0.0 {
-            (self.max - self.min) / sum * 100.0
-        } else {
-            0.0
-        }
+    /// The spread as [`spread::percent`] defines it: 100 and 183 are 83 %.
+    pub fn percent(&self) -> f64 {
+        spread::percent(self.max_over_min())
     }
 
-    /// max / min (1 when the slowest did nothing).
+    /// max / min (1 when the slowest did nothing, so that the JSON, which
+    /// has no infinity, keeps a number).
     pub fn max_over_min(&self) -> f64 {
         if self.min > 0.0 {
-            self.max / self.min
+            spread::max_over_min(self.min, self.max)
         } else {
             1.0
         }
@@ -288,9 +285,9 @@ fn table(out: &mut String, percentiles: &[f64], rows: &[SummaryRow], total_cells
             r.label.clone()
         };
         // One token without a space, so the table splits on whitespace.
-        let spread = r.spread.map_or("---".to_string(), |s| {
-            format!("±{:.1}%", s.plus_minus_percent())
-        });
+        let spread = r
+            .spread
+            .map_or("---".to_string(), |s| format!("{:.1}%", s.percent()));
         let _ = write!(
             out,
             "{:<width$} {:>12.2} {:>12.2} {:>12.2} {:>10.3}",
@@ -304,7 +301,7 @@ fn table(out: &mut String, percentiles: &[f64], rows: &[SummaryRow], total_cells
     // After a blank line: a reader of the table stops at the first one.
     let _ = writeln!(
         out,
-        "\nratio = total ops/sec ÷ the first cell's; spread = ± half the range of the cell's runs' total ops/sec (-x 2 or more; --- with one run)"
+        "\nratio = total ops/sec ÷ the first cell's; spread = max/min - 1 of the cell's runs' total ops/sec (-x 2 or more; --- with one run)"
     );
 }
 

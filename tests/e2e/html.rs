@@ -6,9 +6,12 @@
 //! screenshots the first; the DOM's point counts are checked against counts
 //! taken from the JSON independently, the console must stay clean, and the
 //! screenshot must not be blank. Three Chromium launches in all. The
-//! verdict's banner and marks are [`verdict`]'s, read from the page's text.
+//! verdict's banner and marks are [`verdict`]'s, read from the page's text;
+//! the per-file bands, legend entries and a sweep's error bars
+//! [`overlay`]'s.
 
 mod chromium;
+mod overlay;
 mod suite;
 mod verdict;
 
@@ -197,12 +200,22 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
     run_ok(redis.port, &args);
     let rate_json = dir.path("b/r.json");
     // A busy machine may not offer the whole rate: the page is drawn all the same.
-    let mut args = vec!["--test-time", "2", "--rate", "2000", "--allow-invalid"];
+    // GET-only, so that no SET legend entry may appear for it.
+    let mut args = vec![
+        "--test-time",
+        "2",
+        "--rate",
+        "2000",
+        "--allow-invalid",
+        "--ratio",
+        "0:1",
+    ];
     args.extend(common);
     args.extend(["--json-out-file", s(&rate_json)]);
     run_ok(redis.port, &args);
     let sweep_json = dir.path("sweep.json");
-    let mut args = vec!["--test-time", "2", "--pipeline", "1,4"];
+    // Two runs a cell: each has a run-to-run range for its error bar.
+    let mut args = vec!["--test-time", "2", "--pipeline", "1,4", "-x", "2"];
     args.extend(common);
     args.extend(["--json-out-file", s(&sweep_json)]);
     run_ok(redis.port, &args);
@@ -247,6 +260,7 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
     );
     assert_self_contained(&suite_page);
     suite::assert_suite_page(&suite_page, &suite_doc, "s.json");
+    assert!(overlay::assert_every_legend_entry_has_points(&suite_page) >= 3);
 
     let run_doc = read_json(&run_json);
     let run_page = std::fs::read_to_string(&run_html).unwrap();
@@ -269,6 +283,8 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
         "console of run.html"
     );
     assert_run_page(&dom, &run_doc, "r.json");
+    overlay::assert_own_bands(&dom, "ops-per-second", "r.json", &run_doc);
+    assert!(overlay::assert_every_legend_entry_has_points(&dom) > 5);
 
     // Launch 2: the same page as pixels.
     let png = dir.path("run.png");
@@ -311,6 +327,15 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
         whole_seconds(rate_run, "Totals", None)
     );
     assert!(dom.contains("a/r.json · Totals") && dom.contains("b/r.json · Totals"));
+    // Each file its own phases: the GET-only rate run has no warm-up, and
+    // its RUN #1 is its own band, not a stretch of a/r.json's.
+    overlay::assert_own_bands(&dom, "ops-per-second", "a/r.json", &run_doc);
+    overlay::assert_own_bands(&dom, "ops-per-second", "b/r.json", &rate_doc);
+    assert!(overlay::assert_every_legend_entry_has_points(&dom) > 10);
+    assert!(
+        !dom.contains("data-legend=\"b/r.json · Sets"),
+        "the GET-only file has a SET legend entry"
+    );
     let spectrum = chart(&dom, "latency-spectrum", None);
     for series in ["Gets response time", "Gets service time"] {
         let n = circles(
@@ -330,6 +355,7 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
             "{kind}"
         );
     }
+    overlay::assert_sweep(&dom, "sweep.json", &sweep_doc);
     // The two suites on one axis, a point per test each; nothing of the others.
     let suite2_doc = read_json(&suite2_json);
     let prepared = suite2_doc["suite"]["tests"].as_array().unwrap();
@@ -341,6 +367,8 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
     suite::assert_suite_page(&dom, &suite2_doc, "s2.json");
     let rps = chart(&dom, "suite-requests-per-second", None);
     assert_eq!(circles(rps, &[attr("file", "a/r.json")]), 0);
+    // Separate tests are bars, never a line from one test to the next.
+    assert!(!rps.contains("<polyline") && rps.contains("<rect class=\"bar\""));
     assert!(dom.contains("s.json · requests/s") && dom.contains("s2.json · requests/s"));
 }
 

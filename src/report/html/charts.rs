@@ -2,15 +2,16 @@
 //! across warm-up and runs, latency percentiles per second per op, the
 //! latency spectrum on HdrHistogram's percentile axis, the client's CPU
 //! ([`crate::report::html::resources`]), the scaling of merged sets
-//! ([`crate::report::html::scaling`]), and a sweep's QPS and
-//! p99 per cell; a suite's charts are [`crate::report::html::suite`]'s. Several
-//! files overlay: one colour per file, and within a file one dash pattern
-//! per op or percentile.
+//! ([`crate::report::html::scaling`]); a sweep's are
+//! [`crate::report::html::sweep`]'s and a suite's [`crate::report::html::suite`]'s.
+//! Several files overlay: one colour per file, and within a file one dash
+//! pattern per op or percentile; each file's phases are its own row of bands,
+//! on its own time line (every file starts at 0).
 
 use crate::report::html::data::{self, Phase};
-use crate::report::html::svg::{Axis, Band, Chart, Series, TickFormat};
-use crate::report::html::{Content, Source, of_kind, suite, verdict};
-use crate::report::model::{Report, SweepDocument};
+use crate::report::html::svg::{Axis, Band, Chart, Plot, Series, TickFormat};
+use crate::report::html::{Content, Source, of_kind, suite, sweep, verdict};
+use crate::report::model::Report;
 
 /// Colours that stay apart on screen and in print (Tableau's ten, less grey).
 const PALETTE: [&str; 8] = [
@@ -72,14 +73,6 @@ fn reports(sources: &[Source]) -> Vec<(usize, &Source, &Report)> {
     })
 }
 
-/// The sweeps among the sources, with their index among them.
-fn sweeps(sources: &[Source]) -> Vec<(usize, &Source, &SweepDocument)> {
-    of_kind(sources, |c| match c {
-        Content::Sweep(d) => Some(d.as_ref()),
-        Content::Report(_) | Content::Suite(_) => None,
-    })
-}
-
 /// Every chart for `sources`, in page order; problems met on the way (a
 /// histogram that does not decode) go to `notes`.
 pub fn charts(sources: &[Source], notes: &mut Vec<String>) -> Vec<Chart> {
@@ -92,23 +85,24 @@ pub fn charts(sources: &[Source], notes: &mut Vec<String>) -> Vec<Chart> {
         out.push(spectrum(&reports, notes));
         out.extend(super::scaling::scaling(&reports));
     }
-    let sweeps = sweeps(sources);
-    if !sweeps.is_empty() {
-        out.extend(sweep_charts(&sweeps));
-    }
+    out.extend(sweep::charts(sources, notes));
     out.extend(suite::charts(sources));
     out
 }
 
-/// The phases of the first report as bands; the other files' phases line up
-/// when they ran the same workload.
-fn bands(phases: &[Phase<'_>]) -> Vec<Band> {
+/// The phases of file `file` (of `files`) as bands, labelled with the file
+/// and in its colour: every file has its own, since files that ran other
+/// workloads (a warm-up or none, other run lengths) do not line up.
+pub fn bands(source: &Source, file: usize, files: usize, phases: &[Phase<'_>]) -> Vec<Band> {
+    let (colour, _) = style(file, 0, files);
     phases
         .iter()
         .map(|p| Band {
             from: p.offset_s,
             to: p.offset_s + p.duration_s,
             label: p.name.clone(),
+            file: source.label.clone(),
+            colour,
         })
         .collect()
 }
@@ -125,12 +119,10 @@ fn ops_per_second(reports: &[(usize, &Source, &Report)]) -> Chart {
     let files = reports.len();
     let mut rows: Vec<String> = Vec::new();
     let mut series = Vec::new();
-    let mut first_bands = Vec::new();
+    let mut all_bands = Vec::new();
     for (i, source, report) in reports {
         let phases = data::phases(report);
-        if *i == 0 {
-            first_bands = bands(&phases);
-        }
+        all_bands.extend(bands(source, *i, files, &phases));
         for phase in &phases {
             for (name, row) in data::rows_with_replies(phase.section) {
                 let (colour, dash) = style(*i, index_of(&mut rows, name), files);
@@ -151,8 +143,10 @@ fn ops_per_second(reports: &[(usize, &Source, &Report)]) -> Chart {
         data: Vec::new(),
         x: Axis::from_zero("seconds since the first phase started"),
         y: Axis::from_zero("ops/s"),
-        bands: first_bands,
+        bands: all_bands,
         series,
+        plot: Plot::Lines,
+        error_bars: Vec::new(),
     }
 }
 
@@ -176,11 +170,16 @@ fn latency_per_second(reports: &[(usize, &Source, &Report)]) -> Vec<Chart> {
     let mut charts = Vec::new();
     for op in ops {
         let mut series = Vec::new();
-        let mut first_bands = Vec::new();
+        let mut op_bands = Vec::new();
         for (i, source, report) in reports {
             let phases = data::phases(report);
-            if *i == 0 {
-                first_bands = bands(&phases);
+            // The bands of the files that have the op: a row for a file
+            // without a line here would say nothing.
+            if phases
+                .iter()
+                .any(|p| p.section.row(&op).is_some_and(|r| r.count > 0))
+            {
+                op_bands.extend(bands(source, *i, files, &phases));
             }
             for phase in &phases {
                 let Some(row) = phase.section.row(&op).filter(|r| r.count > 0) else {
@@ -209,8 +208,10 @@ fn latency_per_second(reports: &[(usize, &Source, &Report)]) -> Vec<Chart> {
             data: vec![("op", op.clone())],
             x: Axis::from_zero("seconds since the first phase started"),
             y: Axis::log("latency (ms)"),
-            bands: first_bands,
+            bands: op_bands,
             series,
+            plot: Plot::Lines,
+            error_bars: Vec::new(),
         });
     }
     charts
@@ -224,7 +225,9 @@ fn spectrum(reports: &[(usize, &Source, &Report)], notes: &mut Vec<String>) -> C
     let mut series = Vec::new();
     for (i, source, report) in reports {
         let mut file_notes = Vec::new();
-        for spectrum in data::spectra(report, &mut file_notes) {
+        // A histogram without samples (a GET-only run's SET) is no line.
+        let spectra = data::spectra(report, &mut file_notes);
+        for spectrum in spectra.into_iter().filter(|s| !s.histogram.is_empty()) {
             let (colour, dash) = style(*i, index_of(&mut kinds, &spectrum.name), files);
             series.push(Series {
                 legend: legend(source, &spectrum.name, files),
@@ -252,70 +255,7 @@ fn spectrum(reports: &[(usize, &Source, &Report)], notes: &mut Vec<String>) -> C
         y: Axis::from_zero("latency (ms)"),
         bands: Vec::new(),
         series,
+        plot: Plot::Lines,
+        error_bars: Vec::new(),
     }
-}
-
-/// A sweep's total ops/s and p99 against the swept value, one point per cell;
-/// the cells are evenly spaced (sweeps are usually geometric: 1, 4, 16).
-fn sweep_charts(sweeps: &[(usize, &Source, &SweepDocument)]) -> Vec<Chart> {
-    let files = sweeps.len();
-    let views: Vec<_> = sweeps
-        .iter()
-        .map(|(i, source, doc)| (*i, *source, data::sweep_points(doc)))
-        .collect();
-    let Some((_, _, first)) = views.first() else {
-        return Vec::new();
-    };
-    let labels = views
-        .iter()
-        .map(|(_, _, v)| &v.labels)
-        .max_by_key(|l| l.len())
-        .cloned()
-        .unwrap_or_default();
-    let x = Axis {
-        format: TickFormat::Labels(labels),
-        ..Axis::linear(&first.parameter)
-    };
-    let one = |kind: &'static str,
-               title: &str,
-               y: &str,
-               pick: fn(&data::SweepPoints) -> &[(f64, f64)]| {
-        let series = views
-            .iter()
-            .map(|(i, source, view)| {
-                let (colour, dash) = style(*i, 0, files);
-                Series {
-                    name: y.to_string(),
-                    legend: legend(source, y, files),
-                    data: file_data(source),
-                    colour,
-                    dash,
-                    points: pick(view).to_vec(),
-                }
-            })
-            .collect();
-        Chart {
-            kind,
-            title: title.to_string(),
-            data: vec![("parameter", first.parameter.clone())],
-            x: x.clone(),
-            y: Axis::from_zero(y),
-            bands: Vec::new(),
-            series,
-        }
-    };
-    vec![
-        one(
-            "sweep-ops-per-second",
-            "Sweep: total ops/s per cell",
-            "ops/s",
-            |v| &v.ops_per_sec,
-        ),
-        one(
-            "sweep-p99",
-            "Sweep: p99 latency per cell",
-            "p99 latency (ms)",
-            |v| &v.p99_ms,
-        ),
-    ]
 }

@@ -5,9 +5,11 @@
 //!
 //! - [`scale`]: scales, ticks and their labels;
 //! - [`svg`]: escaping and the chart builder;
+//! - [`marks`]: what a chart draws: bands, lines, bars, error bars, legend;
 //! - [`data`]: what the charts plot, read from the model;
 //! - [`charts`]: the charts of the page;
-//! - [`suite`]: the charts of a suite file, a point per test;
+//! - [`sweep`]: the charts of a sweep, a point per cell;
+//! - [`suite`]: the charts of a suite file, a bar per test;
 //! - [`verdict`]: the banner of a file that is not valid, and its marks;
 //! - [`panels`]: the summary, warnings, server and configuration panels;
 //! - [`page_file`]: `kvbench suite --html-out-file`, checked and written;
@@ -19,6 +21,9 @@
 
 pub mod charts;
 pub mod data;
+pub mod marks;
+#[cfg(test)]
+mod overlay_tests;
 pub mod page_file;
 pub mod panels;
 pub mod resources;
@@ -29,6 +34,7 @@ pub mod suite;
 #[cfg(test)]
 mod suite_tests;
 pub mod svg;
+pub mod sweep;
 #[cfg(test)]
 mod tests;
 pub mod verdict;

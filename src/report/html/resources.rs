@@ -8,7 +8,7 @@
 use crate::report::html::Source;
 use crate::report::html::charts::{file_data, legend, style};
 use crate::report::html::data::{self, Phase};
-use crate::report::html::svg::{Axis, Chart, Series};
+use crate::report::html::svg::{Axis, Chart, Plot, Series};
 use crate::report::model::Report;
 use crate::report::model::host::ClientSecond;
 
@@ -64,6 +64,8 @@ pub fn client_cpu(reports: &[(usize, &Source, &Report)]) -> Option<Chart> {
         x: Axis::from_zero("seconds since the first phase started"),
         y: Axis::from_zero("percent"),
         bands: Vec::new(),
+        plot: Plot::Lines,
+        error_bars: Vec::new(),
         series,
     })
 }

@@ -7,7 +7,7 @@
 
 use crate::report::html::Source;
 use crate::report::html::charts::style;
-use crate::report::html::svg::{Axis, Chart, Series};
+use crate::report::html::svg::{Axis, Chart, Plot, Series};
 use crate::report::model::Report;
 
 /// One merged set (or single machine) on the chart.
@@ -83,6 +83,8 @@ pub fn scaling(reports: &[(usize, &Source, &Report)]) -> Option<Chart> {
         x: Axis::from_zero(x_title),
         y: Axis::from_zero("ops/s"),
         bands: Vec::new(),
+        plot: Plot::Lines,
+        error_bars: Vec::new(),
         series: vec![
             line(0, "total ops/s", |p| p.ops_per_sec),
             line(1, "ops/s per shard", |p| p.ops_per_sec / p.shards as f64),

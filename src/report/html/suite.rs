@@ -1,7 +1,9 @@
 //! A `kvbench suite` file on the page: its tests on one evenly spaced axis
 //! in redis-benchmark's order, labelled by the test's name (as a sweep's
 //! cells are), with requests/s per test and p50 and p99 per test. One
-//! series per file (and percentile), a point per test the file has.
+//! series per file (and percentile), a bar per test the file has (with its
+//! `<circle class="pt">` on top): the tests are separate benchmarks, and a
+//! line from SET to GET would read as a trend between them.
 //!
 //! Preparation steps (LRANGE's "LPUSH (needed to benchmark LRANGE)") are
 //! left out of the charts: they fill a list for the tests after them and
@@ -12,7 +14,7 @@
 
 use crate::protocol::command::suite::TESTS;
 use crate::report::html::charts::{file_data, legend, style};
-use crate::report::html::svg::{Axis, Chart, Series, TickFormat};
+use crate::report::html::svg::{Axis, Chart, Plot, Series, TickFormat};
 use crate::report::html::{Content, Source, of_kind, verdict};
 use crate::report::model::Report;
 use crate::report::model::section::OpRow;
@@ -161,6 +163,8 @@ pub fn charts(sources: &[Source]) -> Vec<Chart> {
             y: Axis::from_zero("requests/s"),
             bands: Vec::new(),
             series: rps,
+            plot: Plot::Bars,
+            error_bars: Vec::new(),
         },
         Chart {
             kind: "suite-latency",
@@ -170,6 +174,8 @@ pub fn charts(sources: &[Source]) -> Vec<Chart> {
             y: Axis::log("latency (ms)"),
             bands: Vec::new(),
             series: latency,
+            plot: Plot::Bars,
+            error_bars: Vec::new(),
         },
     ]
 }

@@ -9,6 +9,7 @@
 
 use std::fmt::Write;
 
+use crate::report::html::marks;
 use crate::report::html::scale::{Scale, ScaleKind, format_number, format_percentile};
 
 /// The chart's size in SVG units; the page scales it to its column.
@@ -157,7 +158,7 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-/// A labelled stretch of the x axis (a phase).
+/// A labelled stretch of the x axis (a phase of one file).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Band {
     /// Start, in x units.
@@ -166,6 +167,38 @@ pub struct Band {
     pub to: f64,
     /// `WARM-UP`, `RUN #1`.
     pub label: String,
+    /// The file whose phase it is (`data-file`): with several files each
+    /// has its own row of bands, in its colour.
+    pub file: String,
+    /// The file's colour.
+    pub colour: &'static str,
+}
+
+/// How a chart draws its series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plot {
+    /// A line through the points: one quantity over a continuous x.
+    Lines,
+    /// A bar per point, the series of one x side by side: separate
+    /// things (a suite's tests) that a line would wrongly join.
+    Bars,
+}
+
+/// A vertical bar from `lo` to `hi` at `x`: a cell's slowest to fastest run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorBar {
+    /// Where, in x units.
+    pub x: f64,
+    /// The low end, in y units.
+    pub lo: f64,
+    /// The high end.
+    pub hi: f64,
+    /// Its series' colour.
+    pub colour: &'static str,
+    /// `data-*` attributes (`data-file`, `data-cell`, `data-spread`).
+    pub data: Vec<(&'static str, String)>,
+    /// The tooltip: what the bar spans.
+    pub title: String,
 }
 
 /// One chart.
@@ -185,6 +218,10 @@ pub struct Chart {
     pub bands: Vec<Band>,
     /// The data.
     pub series: Vec<Series>,
+    /// Lines or bars.
+    pub plot: Plot,
+    /// Run-to-run ranges drawn over the points.
+    pub error_bars: Vec<ErrorBar>,
 }
 
 impl Chart {
@@ -203,9 +240,11 @@ impl Chart {
         let ys = self
             .series
             .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1));
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .chain(self.error_bars.iter().flat_map(|b| [b.lo, b.hi]));
+        let frame = Frame::of(marks::band_rows(&self.bands).len());
         let x = Scale::new(self.x.kind, self.x.domain(xs), (LEFT, WIDTH - RIGHT));
-        let y = Scale::new(self.y.kind, self.y.domain(ys), (HEIGHT - BOTTOM, TOP));
+        let y = Scale::new(self.y.kind, self.y.domain(ys), (frame.bottom(), frame.top));
         let mut out = String::new();
         let _ = write!(
             out,
@@ -218,45 +257,29 @@ impl Chart {
         }
         let _ = writeln!(
             out,
-            " data-points=\"{}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"{}\">",
+            " data-points=\"{}\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-label=\"{}\">",
             self.point_count(),
-            escape(&self.title)
+            escape(&self.title),
+            height = frame.height
         );
-        self.render_bands(&mut out, &x);
-        self.render_axes(&mut out, &x, &y);
-        for s in &self.series {
-            render_series(&mut out, s, &x, &y);
-        }
+        marks::bands(&mut out, &self.bands, &x, &frame);
+        self.render_axes(&mut out, &x, &y, &frame);
+        let coincides = marks::series(&mut out, self, &x, &y, &frame);
+        marks::error_bars(&mut out, &self.error_bars, &x, &y);
         out.push_str("</svg>\n");
-        self.render_legend(&mut out);
+        marks::legend(&mut out, &self.series, &coincides);
         out.push_str("</figure>\n");
         out
     }
 
-    fn render_bands(&self, out: &mut String, x: &Scale) {
-        for (i, b) in self.bands.iter().enumerate() {
-            let (x0, x1) = (x.map(b.from), x.map(b.to));
-            let _ = writeln!(
-                out,
-                "<g class=\"band\" data-band=\"{label}\"><rect class=\"band-{shade}\" x=\"{x0:.1}\" y=\"{TOP}\" width=\"{w:.1}\" height=\"{h}\"/><text class=\"band-label\" x=\"{tx:.1}\" y=\"{ty}\">{label}</text></g>",
-                label = escape(&b.label),
-                shade = i % 2,
-                w = (x1 - x0).max(0.0),
-                h = HEIGHT - TOP - BOTTOM,
-                tx = x0 + 4.0,
-                ty = TOP + 12.0,
-            );
-        }
-    }
-
-    fn render_axes(&self, out: &mut String, x: &Scale, y: &Scale) {
-        let (bottom, right) = (HEIGHT - BOTTOM, WIDTH - RIGHT);
+    fn render_axes(&self, out: &mut String, x: &Scale, y: &Scale, frame: &Frame) {
+        let (top, bottom, right) = (frame.top, frame.bottom(), WIDTH - RIGHT);
         out.push_str("<g class=\"axis x\">");
         for t in self.x.ticks(x) {
             let px = x.map(t);
             let _ = write!(
                 out,
-                "<line class=\"grid\" x1=\"{px:.1}\" y1=\"{TOP}\" x2=\"{px:.1}\" y2=\"{bottom}\"/><text class=\"tick\" x=\"{px:.1}\" y=\"{ty}\" text-anchor=\"middle\">{}</text>",
+                "<line class=\"grid\" x1=\"{px:.1}\" y1=\"{top}\" x2=\"{px:.1}\" y2=\"{bottom}\"/><text class=\"tick\" x=\"{px:.1}\" y=\"{ty}\" text-anchor=\"middle\">{}</text>",
                 escape(&self.x.label(t)),
                 ty = bottom + 16.0
             );
@@ -266,7 +289,7 @@ impl Chart {
             "<line class=\"frame\" x1=\"{LEFT}\" y1=\"{bottom}\" x2=\"{right}\" y2=\"{bottom}\"/><text class=\"axis-title\" x=\"{cx}\" y=\"{ty}\" text-anchor=\"middle\">{}</text></g>",
             escape(&self.x.title),
             cx = (LEFT + right) / 2.0,
-            ty = HEIGHT - 10.0
+            ty = frame.height - 10.0
         );
         out.push_str("<g class=\"axis y\">");
         for t in self.y.ticks(y) {
@@ -281,82 +304,47 @@ impl Chart {
         }
         let _ = writeln!(
             out,
-            "<line class=\"frame\" x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{bottom}\"/><text class=\"axis-title\" x=\"16\" y=\"{cy}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {cy})\">{}</text></g>",
+            "<line class=\"frame\" x1=\"{LEFT}\" y1=\"{top}\" x2=\"{LEFT}\" y2=\"{bottom}\"/><text class=\"axis-title\" x=\"16\" y=\"{cy}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {cy})\">{}</text></g>",
             escape(&self.y.title),
-            cy = (TOP + bottom) / 2.0
+            cy = (top + bottom) / 2.0
         );
-    }
-
-    fn render_legend(&self, out: &mut String) {
-        let mut seen: Vec<(&str, &str, Option<&str>)> = Vec::new();
-        out.push_str("<ul class=\"legend\">");
-        for s in &self.series {
-            let key = (s.legend.as_str(), s.colour, s.dash);
-            if seen.contains(&key) {
-                continue;
-            }
-            seen.push(key);
-            let _ = write!(
-                out,
-                "<li><svg class=\"swatch\" width=\"28\" height=\"10\" viewBox=\"0 0 28 10\"><line x1=\"1\" y1=\"5\" x2=\"27\" y2=\"5\" stroke=\"{}\" stroke-width=\"3\"{}/></svg>{}</li>",
-                s.colour,
-                dash_attribute(s.dash),
-                escape(&s.legend)
-            );
-        }
-        out.push_str("</ul>\n");
     }
 }
 
-fn dash_attribute(dash: Option<&str>) -> String {
-    dash.map(|d| format!(" stroke-dasharray=\"{d}\""))
-        .unwrap_or_default()
+/// Where the plot sits in the `<svg>`: rows of per-file bands push it down
+/// and the `<svg>` grows by as much, so the plot keeps its height.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frame {
+    /// The plot's top edge.
+    pub top: f64,
+    /// The whole `<svg>`'s height.
+    pub height: f64,
 }
 
-fn render_series(out: &mut String, s: &Series, x: &Scale, y: &Scale) {
-    let _ = write!(
-        out,
-        "<g class=\"series\" data-series=\"{}\" data-points=\"{}\"",
-        escape(&s.name),
-        s.points.len()
-    );
-    for (name, value) in &s.data {
-        let _ = write!(out, " data-{name}=\"{}\"", escape(value));
-    }
-    let _ = write!(out, "><title>{}</title>", escape(&s.legend));
-    let mapped: Vec<(f64, f64)> = s
-        .points
-        .iter()
-        .map(|&(a, b)| (x.map(a), y.map(b)))
-        .collect();
-    if mapped.len() > 1 {
-        out.push_str("<polyline class=\"line\" points=\"");
-        for (i, (px, py)) in mapped.iter().enumerate() {
-            let sep = if i == 0 { "" } else { " " };
-            let _ = write!(out, "{sep}{px:.1},{py:.1}");
+impl Frame {
+    /// With `band_rows` rows of per-file bands above the plot.
+    pub fn of(band_rows: usize) -> Frame {
+        let rows = band_rows as f64 * marks::BAND_ROW;
+        Frame {
+            top: TOP + rows,
+            height: HEIGHT + rows,
         }
-        let _ = write!(
-            out,
-            "\" fill=\"none\" stroke=\"{}\"{}/>",
-            s.colour,
-            dash_attribute(s.dash)
-        );
     }
-    // Dense series get smaller dots, so the line stays readable.
-    let r = if mapped.len() > 120 { 1.4 } else { 2.6 };
-    for (px, py) in &mapped {
-        let _ = write!(
-            out,
-            "<circle class=\"pt\" cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"{r}\" fill=\"{}\"/>",
-            s.colour
-        );
+
+    /// The plot's bottom edge (the x axis).
+    pub fn bottom(&self) -> f64 {
+        self.height - BOTTOM
     }
-    out.push_str("</g>\n");
+
+    /// Where the band rows start.
+    pub fn band_top(&self) -> f64 {
+        TOP
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Axis, Chart, Series, escape};
+    use super::{Axis, Chart, Plot, Series, escape};
 
     #[test]
     fn escapes_markup_and_quotes() {
@@ -376,6 +364,8 @@ mod tests {
             x: Axis::linear("s"),
             y: Axis::log("ms"),
             bands: Vec::new(),
+            plot: Plot::Lines,
+            error_bars: Vec::new(),
             series: vec![Series {
                 name: "<script>".into(),
                 legend: "a & b".into(),

@@ -31,7 +31,7 @@ fn the_summary_follows_the_printed_percentiles_and_shows_the_spread() {
         min: 970.0,
         max: 1030.0,
     };
-    assert!((spread.plus_minus_percent() - 3.0).abs() < 1e-9);
+    assert!((spread.percent() - (1030.0 / 970.0 - 1.0) * 100.0).abs() < 1e-9);
     assert!((spread.max_over_min() - 1030.0 / 970.0).abs() < 1e-12);
     let rows = [
         row("pipeline=1", 1000.0, Some(spread)),
@@ -48,7 +48,7 @@ fn the_summary_follows_the_printed_percentiles_and_shows_the_spread() {
     assert!(!out.contains("p99 ms"), "{out}");
     assert_eq!(
         lines[2][5..],
-        ["0.400", "0.800", "---", "±3.0%", "1.000"],
+        ["0.400", "0.800", "---", "6.2%", "1.000"],
         "{out}"
     );
     assert_eq!(lines[3][7..], ["---", "---", "2.500"], "{out}");

@@ -8,6 +8,7 @@ use std::fmt;
 use super::{MemoryLimit, RateLimit, Warning};
 use crate::config::Headline;
 use crate::protocol::resp::ServerErrorKind;
+use crate::report::spread;
 
 /// The likely cause of a flood of one error kind, and what to change.
 fn error_cause(
@@ -227,8 +228,8 @@ impl fmt::Display for Warning {
             ),
             Warning::RunsDisagree { max_over_min } => write!(
                 f,
-                "identical runs differed by up to {:.1} % (max/min {max_over_min:.3}): differences between configurations smaller than that are noise on this setup; use longer runs or more of them.",
-                (max_over_min - 1.0) * 100.0
+                "identical runs differed by up to {} (max/min {max_over_min:.3}): differences between configurations smaller than that are noise on this setup; use longer runs or more of them.",
+                spread::label(*max_over_min)
             ),
             Warning::LatencyMeasuresDiverge {
                 phase,

@@ -11,6 +11,7 @@ use crate::error::UsageError;
 use crate::report::model::kvbench::Verdict;
 use crate::report::model::section::{self, Section, SectionTitle};
 use crate::report::model::{self, Document, Report};
+use crate::report::spread;
 use crate::tools::compare::Fleet;
 use crate::tools::compare::verdict::Judged;
 use crate::tools::compare::{Entry, OpRow};
@@ -197,13 +198,7 @@ pub fn spread(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     let values = values.filter(|v| v.len() >= 2)?;
     let min = values.iter().copied().fold(f64::INFINITY, f64::min);
     let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Some(if max <= 0.0 {
-        1.0
-    } else if min <= 0.0 {
-        f64::INFINITY
-    } else {
-        max / min
-    })
+    Some(spread::max_over_min(min, max))
 }
 
 /// Keys of `kvbench.config` that say nothing about the workload: the seed

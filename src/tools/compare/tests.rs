@@ -73,7 +73,11 @@ fn a_spread_is_a_factor_either_way() {
     // Half the throughput is a factor of 2, beyond a 1.5× spread; 0.7× is not.
     let base = row_with(100.0, 1.0, Some(1.5));
     let v = judge(Some(&base), Some(&row(50.0)));
-    assert_eq!(v.to_string(), "ops/sec -50.0 % (beyond -33.3 % spread)");
+    // Never a negative spread: the fall is given as the factor it divides by.
+    assert_eq!(
+        v.to_string(),
+        "ops/sec -50.0 % (÷2.00, beyond 50.0 % spread)"
+    );
     assert_eq!(
         judge(Some(&base), Some(&row(70.0))),
         Verdict::Noise { spread: 1.5 }

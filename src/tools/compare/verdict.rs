@@ -11,6 +11,7 @@
 
 use std::fmt;
 
+use crate::report::spread;
 use crate::tools::compare::{OpRow, ratio};
 
 /// A figure the verdict judges.
@@ -180,14 +181,10 @@ pub fn percent_change(r: f64) -> String {
     }
 }
 
-/// A max/min spread as a percentage: `4.0 %`.
-pub fn percent_spread(spread: f64) -> String {
-    let s = (spread - 1.0) * 100.0;
-    if s >= 100.0 {
-        format!("{s:.0} %")
-    } else {
-        format!("{s:.1} %")
-    }
+/// A max/min spread as a percentage: `4.0 %` ([`spread::label`], the
+/// one definition every output shares).
+pub fn percent_spread(max_over_min: f64) -> String {
+    spread::label(max_over_min)
 }
 
 impl fmt::Display for Change {
@@ -219,15 +216,17 @@ impl fmt::Display for Verdict {
                     if i > 0 {
                         f.write_str("; ")?;
                     }
-                    // A fall is set beside the fall the spread allows
-                    // (max/min 1.8 allows +80 % up, -44.4 % down), so both
-                    // numbers read the same way.
-                    let allowed = if m.change.ratio < 1.0 {
-                        percent_change(1.0 / m.spread)
+                    // The rule compares factors either way, so a fall is
+                    // also given as the factor it divides by (0.5× is ÷2.00):
+                    // that is the number set against the spread, which is
+                    // never negative.
+                    let spread = percent_spread(m.spread);
+                    if m.change.ratio < 1.0 {
+                        let by = 1.0 / m.change.ratio;
+                        write!(f, "{} (÷{by:.2}, beyond {spread} spread)", m.change)?;
                     } else {
-                        percent_spread(m.spread)
-                    };
-                    write!(f, "{} (beyond {allowed} spread)", m.change)?;
+                        write!(f, "{} (beyond {spread} spread)", m.change)?;
+                    }
                 }
                 Ok(())
             }
