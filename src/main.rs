@@ -97,9 +97,13 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     };
     let late = results.timing.as_ref().and_then(|t| t.late_message());
     let complete = results.interrupted.is_none() && late.is_none();
+    let on_terminal = outputs.warnings_on_terminal();
     let written = outputs.finish(config, &results, complete);
     metrics.finish(interrupt);
-    say_warnings(&written.shown);
+    // Said once on a terminal: the text report on it lists them already.
+    if !on_terminal {
+        say_warnings(&written.shown);
+    }
     let code = finish(&written.failures, written.save_failed, interrupt);
     // A shard that reached a planned start too late (exit 4), once its report is written.
     match late {
@@ -134,10 +138,14 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
         Ok(cells) => cells,
         Err(e) => return run_error(e, interrupt),
     };
+    let on_terminal = outputs.warnings_on_terminal();
     let written = outputs.finish_cells(config, &cells);
     metrics.finish(interrupt);
-    // Once per sweep, naming the cells, as the text report shows them.
-    say_warnings(&written.shown);
+    // Once per sweep, naming the cells, as the text report shows them; on
+    // the text report's own terminal, only there.
+    if !on_terminal {
+        say_warnings(&written.shown);
+    }
     let code = finish(&written.failures, written.save_failed, interrupt);
     judged(code, &written.verdict, config.faults.allow_invalid)
 }
@@ -312,7 +320,10 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         Ok(interrupt) => interrupt,
         Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
     };
-    print(&kvbench::report::suite::output::header(plan.output));
+    print(&kvbench::report::suite::output::header(
+        plan.output,
+        plan.width,
+    ));
     let planned = plan.steps.len();
     let mut outputs =
         ExportManager::for_suite(plan.json_out_file.as_deref(), plan.html_out_file.as_deref());
@@ -329,6 +340,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             &last.step,
             &figures,
             &judged.verdict,
+            plan.width,
         ));
         for warning in &judged.warnings {
             let kind = warning.kind();

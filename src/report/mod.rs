@@ -25,6 +25,7 @@ pub mod progress;
 pub mod shards;
 pub mod suite;
 pub mod sweep;
+pub mod table;
 pub mod text;
 pub mod text_summary;
 pub mod verdict;
