@@ -65,8 +65,8 @@ pub fn render(out: &mut String, rows: &[Vec<String>], layout: &Layout<'_>, width
     let widths = column_widths(&rows, &all);
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut used = key_width;
-    for c in key..columns {
-        let w = widths[c] + if used > 0 { gap } else { 0 };
+    for (c, &column_width) in widths.iter().enumerate().skip(key) {
+        let w = column_width + if used > 0 { gap } else { 0 };
         match groups.last_mut() {
             Some(group) if used + w <= width => {
                 group.push(c);
@@ -74,7 +74,7 @@ pub fn render(out: &mut String, rows: &[Vec<String>], layout: &Layout<'_>, width
             }
             _ => {
                 groups.push(vec![c]);
-                used = key_width + widths[c] + if key_width > 0 { gap } else { 0 };
+                used = key_width + column_width + if key_width > 0 { gap } else { 0 };
             }
         }
     }
