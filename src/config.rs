@@ -62,6 +62,7 @@ pub use suite::SuitePlan;
 pub use sweep::{Cell, Sweep};
 pub use tools::{
     CompareFormat, CompareLayout, CompareOptions, MergeFormat, MergeOptions, ReportOptions,
+    table_width,
 };
 pub use warning_kind::WarningKind;
 
@@ -188,6 +189,8 @@ pub struct Output {
     /// `--print-all-runs` (kvbench writes every run either way; reported in the
     /// JSON's `configuration` as memtier does).
     pub print_all_runs: bool,
+    /// `--wide`: kvbench's own tables one line per row on a terminal too.
+    pub wide: bool,
     /// The files the benchmark reads, which no output may name.
     pub inputs: Vec<InputFile>,
 }

@@ -16,7 +16,8 @@
 //! [`ModelError`] with the page's [`PageError`] (in [`OutputError::Page`]).
 //! The code that raises them stays with its module (`engine::cluster::map`,
 //! `engine::net`, `report::model`, `report::html`). [`note`] is the one
-//! stderr printer, here so that every layer can use it.
+//! stderr printer, here so that every layer can use it, with [`terminal`]:
+//! whether a stream is a terminal, its width, and prose wrapped to it.
 //!
 //! An error that is one module's own vocabulary stays next to the code that
 //! raises it, so that the code and the words for its failures are read
@@ -63,6 +64,7 @@ mod barrier;
 mod report;
 mod say;
 mod slot_map;
+pub mod terminal;
 mod tls;
 
 pub use barrier::BarrierError;

@@ -13,7 +13,8 @@
 //!    [`error::OutputError`] for a report that could not be written, and the small
 //!    errors they carry ([`error::TlsFailure`], [`error::MapError`],
 //!    [`error::ModelError`], [`error::PageError`]); [`error::note`], the one
-//!    stderr printer. It imports nothing from the crate.
+//!    stderr printer, and [`error::terminal`] (a stream's terminal width,
+//!    prose wrapped to it). It imports nothing from the crate.
 //! 1. [`protocol`]: the wire, pure, no I/O. One folder per protocol family,
 //!    [`protocol::resp`] (RESP2/RESP3) and [`protocol::memcache`] (text/binary),
 //!    each with its codecs (`Ok(None)` = incomplete), request encoding, handshake,
@@ -49,8 +50,8 @@
 //!    ([`report::export`]), the typed report ([`report::model`]: [`report::build`]
 //!    makes it once per save from the results, every JSON file is its
 //!    serialization, and `compare`, `merge` and `kvbench report` read files back
-//!    into it), the
-//!    progress line, live metrics ([`report::metrics`]), the verdict
+//!    into it), kvbench's own text tables stacked to fit a terminal
+//!    ([`report::table`]), the progress line, live metrics ([`report::metrics`]), the verdict
 //!    ([`report::verdict`]), the warnings ([`report::warnings`]) and the suite's
 //!    outputs ([`report::suite`]).
 //! 7. [`tools`]: the subcommands built on all of it: [`tools::suite`] (running a

@@ -16,6 +16,7 @@ use kvbench::report::export::ExportManager;
 use kvbench::report::files::Target;
 use kvbench::report::hdr_files::HdrFiles;
 use kvbench::report::metrics::Live;
+use kvbench::report::suite::output as suite_output;
 use kvbench::report::verdict::{self, Verdict};
 use kvbench::report::warnings;
 use kvbench::report::{self, progress::Progress};
@@ -97,9 +98,10 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     };
     let late = results.timing.as_ref().and_then(|t| t.late_message());
     let complete = results.interrupted.is_none() && late.is_none();
+    let on_terminal = outputs.warnings_on_terminal();
     let written = outputs.finish(config, &results, complete);
     metrics.finish(interrupt);
-    say_warnings(&written.shown);
+    say_warnings(&written.shown, on_terminal);
     let code = finish(&written.failures, written.save_failed, interrupt);
     // A shard that reached a planned start too late (exit 4), once its report is written.
     match late {
@@ -134,10 +136,11 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
         Ok(cells) => cells,
         Err(e) => return run_error(e, interrupt),
     };
+    let on_terminal = outputs.warnings_on_terminal();
     let written = outputs.finish_cells(config, &cells);
     metrics.finish(interrupt);
     // Once per sweep, naming the cells, as the text report shows them.
-    say_warnings(&written.shown);
+    say_warnings(&written.shown, on_terminal);
     let code = finish(&written.failures, written.save_failed, interrupt);
     judged(code, &written.verdict, config.faults.allow_invalid)
 }
@@ -169,8 +172,12 @@ fn judged_lines(code: ExitCode, reasons: &[String], allow_invalid: bool) -> Exit
     ExitCode::from(verdict::INVALID_EXIT_CODE)
 }
 
-/// The warnings shown on stderr, and how many `--no-warning` silenced.
-fn say_warnings(shown: &warnings::Shown) {
+/// The warnings shown on stderr, and how many `--no-warning` silenced; none
+/// when `on_terminal`: the text report on stderr's terminal lists them already.
+fn say_warnings(shown: &warnings::Shown, on_terminal: bool) {
+    if on_terminal {
+        return;
+    }
     for line in &shown.lines {
         say!("kvbench: warning: {line}");
     }
@@ -312,7 +319,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         Ok(interrupt) => interrupt,
         Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
     };
-    print(&kvbench::report::suite::output::header(plan.output));
+    print(&suite_output::header(plan.output, plan.width));
     let planned = plan.steps.len();
     let mut outputs =
         ExportManager::for_suite(plan.json_out_file.as_deref(), plan.html_out_file.as_deref());
@@ -324,11 +331,12 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         // Judged once: its row, its warnings and every later save agree.
         let judged = outputs.step(done, planned);
         let figures = kvbench::report::suite::figures(last);
-        print(&kvbench::report::suite::output::row(
+        print(&suite_output::row(
             plan.output,
             &last.step,
             &figures,
             &judged.verdict,
+            plan.width,
         ));
         for warning in &judged.warnings {
             let kind = warning.kind();
@@ -340,7 +348,7 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             }
             say!("kvbench: warning: [{}] {warning}", last.step.name());
         }
-        if let Some(line) = kvbench::report::suite::output::errors_line(last, &judged.warnings) {
+        if let Some(line) = suite_output::errors_line(last, &judged.warnings) {
             say!("kvbench: warning: {line}");
         }
     };

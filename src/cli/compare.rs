@@ -48,6 +48,10 @@ pub struct CompareArgs {
     /// and the ratio column (1 : 1.20 : 1.19) for ops/sec, avg and p99 latency
     #[arg(long, value_enum, default_value = "rows", value_name = "LAYOUT")]
     pub layout: CompareLayout,
+    /// On a terminal, keep each table row on one line however wide (by
+    /// default tables wider than the terminal are stacked to fit it)
+    #[arg(long)]
+    pub wide: bool,
     /// Print help
     #[arg(long, action = ArgAction::Help)]
     pub help: Option<bool>,

@@ -42,6 +42,10 @@ pub struct MergeArgs {
     /// Format of the tables printed on stdout
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
     pub format: MergeFormat,
+    /// On a terminal, keep each table row on one line however wide (by
+    /// default tables wider than the terminal are stacked to fit it)
+    #[arg(long)]
+    pub wide: bool,
     /// Print help
     #[arg(long, action = ArgAction::Help)]
     pub help: Option<bool>,

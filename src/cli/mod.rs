@@ -388,6 +388,12 @@ pub struct Args {
     #[arg(long, help_heading = "Output")]
     #[serde(default)]
     pub print_all_runs: bool,
+    /// On a terminal, keep each row of kvbench's own tables (a sweep's
+    /// summary) on one line however wide; by default they are stacked to fit
+    /// the terminal. memtier's table is never changed
+    #[arg(long, help_heading = "Output")]
+    #[serde(default)]
+    pub wide: bool,
     /// Restore every memtier_benchmark semantic that kvbench changes on purpose
     /// (seeds, reconnects, timeouts, key range sharing), to reproduce a memtier
     /// baseline; see docs/memtier-compat.md

@@ -75,6 +75,10 @@ pub struct SuiteArgs {
     /// redis-benchmark's CSV on stdout
     #[arg(long, action = ArgAction::SetTrue)]
     pub csv: bool,
+    /// On a terminal, keep each table row on one line however wide (by
+    /// default the table is narrowed to fit the terminal)
+    #[arg(long, action = ArgAction::SetTrue)]
+    pub wide: bool,
     /// Run the tests again and again, until interrupted
     #[arg(short = 'l', long = "loop", action = ArgAction::SetTrue)]
     pub repeat: bool,

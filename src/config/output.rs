@@ -39,6 +39,7 @@ pub(super) fn build_output(a: &Args, shard_index: u32, host: &str) -> Result<Out
         slowlog: a.slowlog,
         show_config: a.show_config,
         print_all_runs: a.print_all_runs,
+        wide: a.wide,
         inputs: input_files(a),
     })
 }

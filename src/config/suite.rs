@@ -116,6 +116,8 @@ pub struct SuitePlan {
     pub warnings: Vec<SuiteWarning>,
     /// `--allow-invalid`: a test that is not valid still exits 0.
     pub allow_invalid: bool,
+    /// The width the table fits ([`crate::config::table_width`]).
+    pub width: Option<usize>,
 }
 
 impl SuitePlan {
@@ -244,6 +246,7 @@ impl SuitePlan {
             html_out_file: a.html_out_file.clone(),
             warnings,
             allow_invalid: a.allow_invalid,
+            width: crate::config::table_width(a.wide),
         })
     }
 }

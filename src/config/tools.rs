@@ -8,6 +8,18 @@
 use std::path::PathBuf;
 
 use crate::cli::{self, CompareArgs, MergeArgs, ReportArgs};
+use crate::error::terminal::{self, Stream};
+
+/// The width kvbench's own text tables fit (docs/output.md, "On a
+/// terminal"): the terminal's when stdout is one, none in a file or a pipe,
+/// none with `--wide` (one line per row however wide).
+pub fn table_width(wide: bool) -> Option<usize> {
+    if wide {
+        None
+    } else {
+        terminal::width(Stream::Stdout)
+    }
+}
 
 /// How `kvbench compare` writes the comparison (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +51,9 @@ pub struct CompareOptions {
     pub format: CompareFormat,
     /// `--layout`.
     pub layout: CompareLayout,
+    /// The width the text tables fit: the terminal's on stdout, `None` in a
+    /// file or a pipe, or with `--wide`.
+    pub width: Option<usize>,
 }
 
 impl CompareOptions {
@@ -55,6 +70,7 @@ impl CompareOptions {
                 cli::CompareLayout::Rows => CompareLayout::Rows,
                 cli::CompareLayout::Columns => CompareLayout::Columns,
             },
+            width: table_width(a.wide),
         }
     }
 }
@@ -83,6 +99,8 @@ pub struct MergeOptions {
     pub format: MergeFormat,
     /// `--max-skew`: the most the machines' RUN #1 starts may be apart.
     pub max_skew: Option<std::time::Duration>,
+    /// The width the text tables fit ([`table_width`]).
+    pub width: Option<usize>,
 }
 
 impl MergeOptions {
@@ -98,6 +116,7 @@ impl MergeOptions {
                 cli::MergeFormat::Text => MergeFormat::Text,
                 cli::MergeFormat::Md => MergeFormat::Markdown,
             },
+            width: table_width(a.wide),
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod shards;
 pub mod spread;
 pub mod suite;
 pub mod sweep;
+pub mod table;
 pub mod text;
 pub mod text_summary;
 pub mod verdict;

@@ -23,12 +23,10 @@ use crate::engine::results::{Phase, PhaseResult, rate};
 use crate::engine::sink::Sink;
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
+use crate::error::terminal::{self, Stream};
 
 use line::{Field, short_duration};
 use plan::PlanClock;
-
-/// The width assumed when the terminal does not say (or stderr is none).
-const FALLBACK_WIDTH: usize = 80;
 
 /// A line due at plan time t is written from the first report seen after
 /// t − this: the per-second reports arrive a few milliseconds either side of
@@ -166,8 +164,8 @@ impl Sink for Progress {
             }
             Mode::Log(interval) => self.log_if_due(interval, false),
         }
-        let _ = writeln!(
-            std::io::stderr().lock(),
+        // Wrapped on a terminal like every other line kvbench writes there.
+        crate::error::note(format_args!(
             "[{}] {:.2} secs (then {:.2} secs of drain), {} threads, {} conns: {} ops, {:.0} ops/sec, {:.3} msec avg latency",
             r.phase,
             r.duration.as_secs_f64(),
@@ -177,7 +175,7 @@ impl Sink for Progress {
             all.count,
             r.ops_per_sec(),
             all.mean_us() / 1000.0
-        );
+        ));
     }
 }
 
@@ -277,20 +275,8 @@ fn phase_rate(s: Snapshot) -> f64 {
     rate(s.done, s.phase_elapsed)
 }
 
-/// The width of the terminal on stderr, from `TIOCGWINSZ`; 80 if it does not say.
+/// The width of the terminal on stderr ([`terminal::width`]: `COLUMNS`, then
+/// `TIOCGWINSZ`, then 80).
 fn terminal_width() -> usize {
-    let mut size = libc::winsize {
-        ws_row: 0,
-        ws_col: 0,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: TIOCGWINSZ writes one `winsize` through the pointer, which
-    // points at a live, writable one; a failure leaves it as it was.
-    let rc = unsafe { libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size) };
-    if rc == 0 && size.ws_col > 0 {
-        usize::from(size.ws_col)
-    } else {
-        FALLBACK_WIDTH
-    }
+    terminal::width(Stream::Stderr).unwrap_or(terminal::FALLBACK_WIDTH)
 }

@@ -14,6 +14,7 @@ use crate::engine::results::rate;
 use crate::engine::stats::percentile_us;
 use crate::engine::sweep::{CellResult, SweepStop};
 use crate::report::spread;
+use crate::report::table;
 use crate::report::text::render_cell;
 use crate::report::text_summary::warning_lines;
 use crate::report::verdict::{Finding, Reason, Verdict};
@@ -187,6 +188,7 @@ pub fn text(
     inputs: &[ReportInput<'_>],
     total_cells: usize,
     stop: Option<&SweepStop>,
+    width: Option<usize>,
 ) -> Vec<u8> {
     let mut out = verdict(cells, inputs, total_cells, stop).text(config.faults.allow_invalid);
     for (c, input) in cells.iter().zip(inputs) {
@@ -205,6 +207,7 @@ pub fn text(
         &config.output.percentiles,
         &summary(cells),
         total_cells,
+        width,
     );
     let shown = shown_warnings(config, inputs);
     if !shown.lines.is_empty() || shown.silenced > 0 {
@@ -259,44 +262,82 @@ fn stop_lines(
 
 /// The `SWEEP SUMMARY` table, with a column per percentile of `percentiles`
 /// (`--print-percentiles`), then the footnote saying what ratio and spread are.
-fn table(out: &mut String, percentiles: &[f64], rows: &[SummaryRow], total_cells: usize) {
-    let width = rows
-        .iter()
-        .map(|r| r.label.len() + if r.interrupted { 6 } else { 0 })
-        .max()
-        .unwrap_or(4)
-        .max(4);
+/// With a `width` (a terminal) a table wider than it is stacked to fit, the
+/// cell column repeated ([`crate::report::table`]).
+fn table(
+    out: &mut String,
+    percentiles: &[f64],
+    rows: &[SummaryRow],
+    total_cells: usize,
+    width: Option<usize>,
+) {
     let _ = writeln!(out, "SWEEP SUMMARY ({} of {total_cells} cells)", rows.len());
-    let _ = write!(
-        out,
-        "{:<width$} {:>12} {:>12} {:>12} {:>10}",
-        "Cell", "Ops/sec", "Sets/sec", "Gets/sec", "Avg ms"
+    let mut header: Vec<String> = ["Cell", "Ops/sec", "Sets/sec", "Gets/sec", "Avg ms"]
+        .map(String::from)
+        .to_vec();
+    header.extend(
+        percentiles
+            .iter()
+            .map(|p| format!("p{} ms", percentile_label(*p))),
     );
-    for p in percentiles {
-        let _ = write!(out, " {:>10}", format!("p{} ms", percentile_label(*p)));
-    }
-    let _ = writeln!(out, " {:>9} {:>8} {:>7}", "Hit %", "Spread", "Ratio");
+    header.extend(["Hit %", "Spread", "Ratio"].map(String::from));
+    let mut cells = vec![header];
     for r in rows {
-        let hit = r.hit_rate.map_or("---".to_string(), |h| format!("{h:.2}"));
         // A cut cell is shown, but marked: its rate covers a partial run.
         let label = if r.interrupted {
             format!("{} (cut)", r.label)
         } else {
             r.label.clone()
         };
+        let mut row = vec![
+            label,
+            format!("{:.2}", r.ops_per_sec),
+            format!("{:.2}", r.set_ops_per_sec),
+            format!("{:.2}", r.get_ops_per_sec),
+            format!("{:.3}", r.avg_ms),
+        ];
+        row.extend(r.percentiles_ms.iter().map(|(_, ms)| format!("{ms:.3}")));
+        row.push(r.hit_rate.map_or("---".to_string(), |h| format!("{h:.2}")));
         // One token without a space, so the table splits on whitespace.
-        let spread = r
-            .spread
-            .map_or("---".to_string(), |s| format!("{:.1}%", s.percent()));
-        let _ = write!(
-            out,
-            "{:<width$} {:>12.2} {:>12.2} {:>12.2} {:>10.3}",
-            label, r.ops_per_sec, r.set_ops_per_sec, r.get_ops_per_sec, r.avg_ms
-        );
-        for (_, ms) in &r.percentiles_ms {
-            let _ = write!(out, " {ms:>10.3}");
+        row.push(r.spread.map_or("---".to_string(), |s| {
+            format!("{:.1}%", s.percent())
+        }));
+        row.push(format!("{:.3}", r.ratio));
+        cells.push(row);
+    }
+    // The one-line layout: fixed columns, as scripts split it on whitespace.
+    let label_width = cells.iter().map(|r| r[0].len()).max().unwrap_or(4).max(4);
+    let mut widths = vec![label_width, 12, 12, 12, 10];
+    widths.extend(percentiles.iter().map(|_| 10));
+    widths.extend([9, 8, 7]);
+    let mut lines = String::new();
+    for r in &cells {
+        let padded: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, &w))| {
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
+            .collect();
+        let _ = writeln!(lines, "{}", padded.join(" "));
+    }
+    match width {
+        Some(w) if lines.lines().any(|l| l.chars().count() > w) => {
+            let left = |i: usize| i == 0;
+            let layout = table::Layout {
+                left: &left,
+                key: 1,
+                gap: "  ",
+                rule: false,
+            };
+            table::render(out, &cells, &layout, width);
         }
-        let _ = writeln!(out, " {hit:>9} {spread:>8} {:>7.3}", r.ratio);
+        _ => out.push_str(&lines),
     }
     // After a blank line: a reader of the table stops at the first one.
     let _ = writeln!(

@@ -31,14 +31,14 @@ pub mod read;
 pub mod rows;
 pub mod verdict;
 
-use std::fmt::Write;
-
 use crate::config::CompareOptions;
 pub use crate::config::{CompareFormat as Format, CompareLayout as Layout};
 use crate::error::UsageError;
+use crate::error::terminal;
 use crate::report::model;
 use crate::report::model::kvbench;
 use crate::report::model::section::Section;
+use crate::report::table;
 
 /// The row memtier writes for WAIT, which kvbench never sends: shown only
 /// when some file has counts in it, so kvbench files compare as before.
@@ -196,17 +196,19 @@ pub fn run(options: &CompareOptions) -> Result<Comparison, UsageError> {
     } else {
         invalid::notice(&entries, options.format)
     };
+    // Only the text fits a terminal: Markdown and CSV are read by programs.
+    let width = options.width.filter(|_| options.format == Format::Text);
     out.push_str(&match options.layout {
-        Layout::Rows => rows::render(&entries, options.format),
-        Layout::Columns => columns::render(&entries, options.format),
+        Layout::Rows => rows::render(&entries, options.format, width),
+        Layout::Columns => columns::render(&entries, options.format, width),
     });
     // The settings block is for people, not spreadsheets.
     if options.format != Format::Csv {
         out.push('\n');
-        out.push_str(&differs::render(&entries, options.format));
+        out.push_str(&differs::render(&entries, options.format, width));
     }
     Ok(Comparison {
-        output: out,
+        output: terminal::fit_prose(&out, width),
         invalid: invalid::lines(&entries),
     })
 }
@@ -244,30 +246,23 @@ pub fn csv_cell(cell: &str) -> String {
 }
 
 /// Cells laid out in aligned columns, two spaces apart; the columns in
-/// `left` are left-aligned, the others right-aligned.
-fn aligned(out: &mut String, rows: &[Vec<String>], left: impl Fn(usize) -> bool) {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let mut widths = vec![0; columns];
-    for r in rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    for r in rows {
-        let padded: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (c, w))| {
-                if left(i) {
-                    format!("{c:<w$}")
-                } else {
-                    format!("{c:>w$}")
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "{}", padded.join("  ").trim_end());
-    }
+/// `left` are left-aligned, the others right-aligned; the first `key` name
+/// the row. With a `width` (a terminal) a table wider than it is stacked
+/// ([`table::render`]).
+fn aligned(
+    out: &mut String,
+    rows: &[Vec<String>],
+    left: impl Fn(usize) -> bool,
+    key: usize,
+    width: Option<usize>,
+) {
+    let layout = table::Layout {
+        left: &left,
+        key,
+        gap: "  ",
+        rule: false,
+    };
+    table::render(out, rows, &layout, width);
 }
 
 #[cfg(test)]

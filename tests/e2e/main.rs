@@ -69,6 +69,7 @@ mod slowlog;
 mod slurm;
 mod smoke;
 mod suite;
+mod terminal;
 mod time_serie;
 mod tls;
 mod tls_errors;

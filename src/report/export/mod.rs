@@ -34,6 +34,7 @@ use crate::engine::sweep::{CellResult, SweepStop};
 use crate::error::OutputError;
 use crate::error::PageError;
 use crate::error::note;
+use crate::error::terminal::{self, Stream};
 use crate::report::ReportInput;
 use crate::report::files::Target;
 use crate::report::suite::StepResult;
@@ -209,6 +210,9 @@ pub struct ExportManager {
     save_failed: bool,
     /// Each finished cell's or test's judgement, in order.
     judged: Vec<Judgement>,
+    /// The text report, which lists the warnings, goes to the terminal that
+    /// stderr shows ([`ExportManager::warnings_on_terminal`]).
+    warnings_on_terminal: bool,
 }
 
 impl ExportManager {
@@ -235,7 +239,19 @@ impl ExportManager {
                 Target::Stdout
             },
         };
-        manager.add(text::Text, text, false);
+        // On a terminal the text fits it, unless --wide keeps its tables wide;
+        // its prose wraps either way.
+        let width = match (&text.path, &text.stream) {
+            (None, Target::Stdout) => terminal::width(Stream::Stdout),
+            (None, Target::Stderr) => terminal::width(Stream::Stderr),
+            _ => None,
+        };
+        manager.warnings_on_terminal = match (width, &text.stream) {
+            (None, _) => false,
+            (Some(_), Target::Stderr) => true,
+            (Some(_), _) => terminal::same_terminal(),
+        };
+        manager.add(text::Text { width }, text, false);
         manager
     }
 
@@ -257,7 +273,16 @@ impl ExportManager {
             exports: Vec::new(),
             save_failed: false,
             judged: Vec::new(),
+            warnings_on_terminal: false,
         }
+    }
+
+    /// True when the text report is read on the same terminal as stderr: its
+    /// `Warning:` lines are the ones read, and the same warnings said on
+    /// stderr too would show each twice, one copy under the other. In a file
+    /// or a pipe both copies stay (a log of stderr keeps its warnings).
+    pub fn warnings_on_terminal(&self) -> bool {
+        self.warnings_on_terminal
     }
 
     fn add(

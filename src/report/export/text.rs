@@ -4,14 +4,19 @@
 
 use super::{Exporter, Subject, Unrendered};
 use crate::config::suite::OutputMode;
+use crate::error::terminal;
 use crate::report::suite::output;
 
-/// The text report.
-pub struct Text;
+/// The text report; with a `width` (it goes to a terminal) its prose is
+/// wrapped and kvbench's own tables fit it, memtier's table unchanged.
+pub struct Text {
+    /// The terminal's width, `None` for a file or a pipe.
+    pub width: Option<usize>,
+}
 
 impl Exporter for Text {
     fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, Unrendered> {
-        Ok(match subject {
+        let bytes = match subject {
             Subject::Run(input) => crate::report::text::render(input),
             Subject::Sweep(v) => crate::report::sweep::text(
                 v.config,
@@ -19,9 +24,11 @@ impl Exporter for Text {
                 v.inputs,
                 v.config.sweep.cell_count(),
                 v.stop,
+                self.width.filter(|_| !v.config.output.wide),
             ),
             Subject::Suite(v) => {
-                let mut out = output::header(OutputMode::Table);
+                // A file: the wide table, one line per test.
+                let mut out = output::header(OutputMode::Table, None);
                 for (r, input) in v.done.iter().zip(v.inputs) {
                     let figures = crate::report::suite::figures(r);
                     out.push_str(&output::row(
@@ -29,10 +36,16 @@ impl Exporter for Text {
                         &r.step,
                         &figures,
                         &input.verdict,
+                        None,
                     ));
                 }
                 out.into_bytes()
             }
-        })
+        };
+        if self.width.is_none() {
+            return Ok(bytes);
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        Ok(terminal::fit_prose(&text, self.width).into_bytes())
     }
 }

@@ -13,6 +13,7 @@
 use std::fmt::Write;
 
 use crate::config::suite::{OutputMode, Step};
+use crate::error::terminal::{self, HANGING_INDENT};
 use crate::report::suite::{Figures, StepResult};
 use crate::report::verdict::Verdict;
 use crate::report::warnings::Warning;
@@ -23,8 +24,27 @@ pub const CSV_HEADER: &str = "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_
 /// The widest title, "LPUSH (needed to benchmark LRANGE)", and a margin.
 const TITLE_WIDTH: usize = 36;
 
-/// What comes before the first row.
-pub fn header(mode: OutputMode) -> String {
+/// The wide table's width: narrower terminals get [`narrow`]'s.
+const WIDE: usize = 115;
+
+/// The narrow table's title column: a longer title has a line of its own.
+const NARROW_TITLE: usize = 12;
+
+/// True when the table is laid out narrow, for a terminal under [`WIDE`].
+fn narrow(mode: OutputMode, width: Option<usize>) -> bool {
+    mode == OutputMode::Table && width.is_some_and(|w| w < WIDE)
+}
+
+/// What comes before the first row; `width` is the terminal's
+/// ([`crate::config::table_width`]): under 115 columns the table is the
+/// narrow one, 80 wide (docs/output.md, "On a terminal").
+pub fn header(mode: OutputMode, width: Option<usize>) -> String {
+    if narrow(mode, width) {
+        return format!(
+            "{:<NARROW_TITLE$} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6}\n",
+            "test", "req/s", "avg ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "hit %", "CPU µs"
+        );
+    }
     match mode {
         OutputMode::Csv => format!("{CSV_HEADER}\n"),
         OutputMode::Quiet => String::new(),
@@ -45,8 +65,17 @@ pub fn header(mode: OutputMode) -> String {
 
 /// One step's row; a step whose verdict is not valid ends with
 /// `[INVALID: error_replies]` (not in `--csv`).
-pub fn row(mode: OutputMode, step: &Step, f: &Figures, verdict: &Verdict) -> String {
+pub fn row(
+    mode: OutputMode,
+    step: &Step,
+    f: &Figures,
+    verdict: &Verdict,
+    width: Option<usize>,
+) -> String {
     let title = step.test.title;
+    if narrow(mode, width) {
+        return narrow_row(title, f, verdict, width);
+    }
     match mode {
         // redis-benchmark quotes every field and gives rps two decimals,
         // latencies three.
@@ -82,6 +111,37 @@ pub fn row(mode: OutputMode, step: &Step, f: &Figures, verdict: &Verdict) -> Str
             line
         }
     }
+}
+
+/// A row of the narrow table: a title longer than its column on a line of
+/// its own, and what follows the figures (errors, `[INVALID: …]`) on the
+/// next line, wrapped, so that the figures stay in their columns.
+fn narrow_row(title: &str, f: &Figures, verdict: &Verdict, width: Option<usize>) -> String {
+    let mut out = String::new();
+    let shown = if title.chars().count() > NARROW_TITLE {
+        let _ = writeln!(out, "{title}");
+        ""
+    } else {
+        title
+    };
+    let hit = f
+        .hit_rate_percent
+        .map_or("-".to_string(), |h| format!("{h:.1}"));
+    let cpu = f
+        .cpu_us_per_request
+        .map_or("-".to_string(), |c| format!("{c:.2}"));
+    let _ = writeln!(
+        out,
+        "{shown:<NARROW_TITLE$} {:>8.0} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {hit:>6} {cpu:>6}",
+        f.rps, f.avg_ms, f.p50_ms, f.p99_ms, f.p999_ms, f.max_ms
+    );
+    let after = marker(f, verdict);
+    if !after.is_empty() {
+        let line = format!("{}{}", HANGING_INDENT, after.trim_start());
+        out.push_str(&terminal::fit_prose(&line, width));
+        out.push('\n');
+    }
+    out
 }
 
 /// What follows a row's figures: nothing, or a space and the errors, then

@@ -11,7 +11,7 @@ use crate::config::suite::OutputMode;
 use crate::engine::results::{Phase, PhaseResult, Results};
 use crate::engine::stats::Stats;
 use crate::protocol::error_kind::ServerErrorKind;
-use crate::report::suite::output::{CSV_HEADER, errors_line, row};
+use crate::report::suite::output::{CSV_HEADER, errors_line, header, row};
 use crate::report::suite::{StepResult, figures};
 use crate::report::warnings::Warning;
 
@@ -79,14 +79,14 @@ fn a_row_with_errors_is_marked_in_q_and_the_table_but_never_in_csv() {
     let f = figures(&refused);
     let v = refused.verdict();
     let marker = "(200 of 200 replies were errors: OOM) [INVALID: error_replies]";
-    let quiet = row(OutputMode::Quiet, &refused.step, &f, &v);
+    let quiet = row(OutputMode::Quiet, &refused.step, &f, &v, None);
     assert!(
         quiet.starts_with("SET: ") && quiet.ends_with(&format!(" msec {marker}\n")),
         "{quiet}"
     );
-    let table = row(OutputMode::Table, &refused.step, &f, &v);
+    let table = row(OutputMode::Table, &refused.step, &f, &v, None);
     assert!(table.ends_with(&format!(" {marker}\n")), "{table}");
-    let csv = row(OutputMode::Csv, &refused.step, &f, &v);
+    let csv = row(OutputMode::Csv, &refused.step, &f, &v, None);
     assert_eq!(
         csv.trim_end().split(',').count(),
         CSV_HEADER.split(',').count()
@@ -97,9 +97,31 @@ fn a_row_with_errors_is_marked_in_q_and_the_table_but_never_in_csv() {
     let f = figures(&clean);
     let v = clean.verdict();
     assert!(v.valid());
-    assert!(row(OutputMode::Quiet, &clean.step, &f, &v).ends_with(" msec\n"));
-    let table = row(OutputMode::Table, &clean.step, &f, &v);
+    assert!(row(OutputMode::Quiet, &clean.step, &f, &v, None).ends_with(" msec\n"));
+    let table = row(OutputMode::Table, &clean.step, &f, &v, None);
     assert!(!table.contains("error"), "{table}");
+}
+
+#[test]
+fn on_a_narrow_terminal_the_table_fits_80_columns_and_its_marker_goes_below() {
+    let refused = set_step(&[(200, 200)]);
+    let (f, v) = (figures(&refused), refused.verdict());
+    let header = header(OutputMode::Table, Some(80));
+    let table = row(OutputMode::Table, &refused.step, &f, &v, Some(80));
+    let lines: Vec<&str> = header.lines().chain(table.lines()).collect();
+    assert_eq!(lines.len(), 3, "{header}{table}");
+    assert!(
+        lines.iter().all(|l| l.chars().count() <= 80),
+        "{header}{table}"
+    );
+    assert!(lines[1].starts_with("SET ") && !lines[1].contains("INVALID"));
+    assert!(
+        lines[2].starts_with("  (200 of 200 replies were errors"),
+        "{table}"
+    );
+    // A terminal as wide as the wide table gets the wide table.
+    let wide = row(OutputMode::Table, &refused.step, &f, &v, Some(200));
+    assert_eq!(wide, row(OutputMode::Table, &refused.step, &f, &v, None));
 }
 
 #[test]

@@ -38,7 +38,7 @@ fn the_summary_follows_the_printed_percentiles_and_shows_the_spread() {
         row("pipeline=4", 2500.0, None),
     ];
     let mut out = String::new();
-    table(&mut out, &[50.0, 95.0], &rows, 2);
+    table(&mut out, &[50.0, 95.0], &rows, 2, None);
     let lines: Vec<Vec<&str>> = out
         .lines()
         .map(|l| l.split_whitespace().collect())

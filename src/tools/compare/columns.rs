@@ -131,7 +131,8 @@ fn verdicts(entries: &[Entry]) -> Vec<Vec<String>> {
 }
 
 /// Renders every table in the chosen format.
-pub fn render(entries: &[Entry], format: Format) -> String {
+/// With a `width` (a terminal), the text is stacked to fit it.
+pub fn render(entries: &[Entry], format: Format, width: Option<usize>) -> String {
     let mut out = String::new();
     if format == Format::Csv {
         let mut header = vec!["metric".to_string(), "op".to_string()];
@@ -173,7 +174,7 @@ pub fn render(entries: &[Entry], format: Format) -> String {
         let (header, rows) = table(entries, metric);
         match format {
             Format::Markdown => markdown(&mut out, &header, &rows),
-            _ => text(&mut out, &header, &rows),
+            _ => text(&mut out, &header, &rows, width),
         }
     }
     // The verdicts, judged as `--layout rows` judges them (docs/compare.md).
@@ -196,7 +197,7 @@ pub fn render(entries: &[Entry], format: Format) -> String {
         _ => {
             let mut all = vec![header];
             all.extend(rows);
-            aligned(&mut out, &all, |_| true);
+            aligned(&mut out, &all, |_| true, 1, width);
         }
     }
     out
@@ -224,11 +225,11 @@ fn markdown(out: &mut String, header: &[String], rows: &[Vec<String>]) {
     }
 }
 
-fn text(out: &mut String, header: &[String], rows: &[Vec<String>]) {
+fn text(out: &mut String, header: &[String], rows: &[Vec<String>], width: Option<usize>) {
     let last = header.len() - 1;
     let mut all = vec![header.to_vec()];
     all.extend(rows.iter().cloned());
-    aligned(out, &all, |i| i == 0 || i == last);
+    aligned(out, &all, |i| i == 0 || i == last, 1, width);
 }
 
 #[cfg(test)]

@@ -83,7 +83,8 @@ fn nothing_differs(entries: &[Entry]) -> &'static str {
 }
 
 /// The block in `format` (text or Markdown).
-pub fn render(entries: &[Entry], format: Format) -> String {
+/// With a `width` (a terminal), the text is stacked to fit it.
+pub fn render(entries: &[Entry], format: Format, width: Option<usize>) -> String {
     let keys = differing_keys(entries);
     let mut header = vec!["files".to_string()];
     header.extend(entries.iter().map(|e| e.label.clone()));
@@ -129,7 +130,7 @@ pub fn render(entries: &[Entry], format: Format) -> String {
                 cells.extend(values(entries, k));
                 rows.push(cells);
             }
-            aligned(&mut out, &rows, |_| true);
+            aligned(&mut out, &rows, |_| true, 1, width);
             if keys.is_empty() {
                 // Its own line: as a cell it would widen the first column.
                 let _ = writeln!(out, "{}", nothing_differs(entries));

@@ -91,7 +91,7 @@ fn every_judgement_involving_an_invalid_file_says_so() {
         refused("b.json", 5000.0),
         sound("c.json", 1001.0),
     ];
-    let csv = rows::render(&entries, Format::Csv);
+    let csv = rows::render(&entries, Format::Csv, None);
     assert_eq!(
         csv.lines().next(),
         Some(CSV_HEADER),
@@ -107,7 +107,7 @@ fn every_judgement_involving_an_invalid_file_says_so() {
     }
     // The baseline not valid: its own rows and every row judged against it.
     let entries = [refused("a.json", 1000.0), sound("b.json", 5000.0)];
-    let csv = rows::render(&entries, Format::Csv);
+    let csv = rows::render(&entries, Format::Csv, None);
     let verdicts = csv_verdicts(&csv);
     assert!(
         verdicts
@@ -120,7 +120,7 @@ fn every_judgement_involving_an_invalid_file_says_so() {
             .any(|(_, v)| v == "baseline (not valid: a.json)")
     );
     let both = [refused("a.json", 1000.0), refused("b.json", 5000.0)];
-    let text = rows::render(&both, Format::Text);
+    let text = rows::render(&both, Format::Text, None);
     assert!(text.contains("(not valid: a.json, b.json)"), "{text}");
 }
 
@@ -128,7 +128,7 @@ fn every_judgement_involving_an_invalid_file_says_so() {
 fn the_columns_layout_marks_its_verdict_table_in_every_format() {
     let entries = [sound("a.json", 1000.0), refused("b.json", 5000.0)];
     for format in [Format::Text, Format::Markdown, Format::Csv] {
-        let out = columns::render(&entries, format);
+        let out = columns::render(&entries, format, None);
         // Sets, Gets, Totals: a marked verdict each, none for the baseline.
         assert_eq!(
             out.matches("(not valid: b.json)").count(),
@@ -136,7 +136,7 @@ fn the_columns_layout_marks_its_verdict_table_in_every_format() {
             "{format:?}:\n{out}"
         );
     }
-    let csv = columns::render(&entries, Format::Csv);
+    let csv = columns::render(&entries, Format::Csv, None);
     let width = csv.lines().next().unwrap().split(',').count();
     for line in csv.lines() {
         assert_eq!(fields(line).len(), width, "{line}");
@@ -148,7 +148,7 @@ fn a_suite_marks_only_the_tests_that_are_not_valid() {
     let mut suite = refused("s.json", 1000.0);
     suite.invalid_rows = vec!["Sets".into()];
     let entries = [sound("base.json", 1000.0), suite];
-    let text = rows::render(&entries, Format::Text);
+    let text = rows::render(&entries, Format::Text, None);
     for line in text
         .lines()
         .filter(|l| l.contains("s.json") && !l.contains("base.json"))

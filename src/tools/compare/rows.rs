@@ -90,7 +90,8 @@ const HEADER: [&str; 13] = [
 pub const CSV_HEADER: &str = "op,file,ops_per_sec,ops_ratio,avg_ms,avg_ratio,p50_ms,p50_ratio,p99_ms,p99_ratio,p999_ms,p999_ratio,hit_rate_percent,verdict";
 
 /// Renders the layout in the chosen format.
-pub fn render(entries: &[Entry], format: Format) -> String {
+/// With a `width` (a terminal), the text is stacked to fit it.
+pub fn render(entries: &[Entry], format: Format, width: Option<usize>) -> String {
     let lines = lines(entries);
     let mut out = String::new();
     match format {
@@ -121,7 +122,7 @@ pub fn render(entries: &[Entry], format: Format) -> String {
                 cells
             }));
             let last = HEADER.len() - 1;
-            aligned(&mut out, &rows, |i| i < 2 || i == last);
+            aligned(&mut out, &rows, |i| i < 2 || i == last, 2, width);
         }
     }
     out

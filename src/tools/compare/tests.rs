@@ -171,7 +171,7 @@ fn the_differs_block_lists_only_keys_whose_values_differ() {
     let memtier = entry("m", 100.0, None);
     let entries = [a, b, memtier];
     assert_eq!(differing_keys(&entries), ["pipeline", "server.version"]);
-    let text = differs::render(&entries, Format::Text);
+    let text = differs::render(&entries, Format::Text, None);
     let lines: Vec<Vec<&str>> = text
         .lines()
         .map(|l| l.split_whitespace().collect())
@@ -187,7 +187,7 @@ fn the_differs_block_lists_only_keys_whose_values_differ() {
         with_settings("b", &[("pipeline", "1")]),
     ];
     assert!(differing_keys(&same).is_empty());
-    assert!(differs::render(&same, Format::Text).contains("differs: nothing"));
+    assert!(differs::render(&same, Format::Text, None).contains("differs: nothing"));
 }
 
 #[test]
@@ -195,9 +195,9 @@ fn the_hit_rate_is_shown_per_file() {
     let mut a = entry("a", 100.0, None);
     a.hit_rate_percent = Some(99.5);
     let entries = [a, entry("b", 100.0, None)];
-    let md = differs::render(&entries, Format::Markdown);
+    let md = differs::render(&entries, Format::Markdown, None);
     assert!(md.contains("| GET hit rate % | 99.50 | - |"), "{md}");
-    let csv = rows::render(&entries, Format::Csv);
+    let csv = rows::render(&entries, Format::Csv, None);
     assert!(
         csv.lines().nth(1).unwrap().contains(",99.50,baseline"),
         "{csv}"
@@ -255,7 +255,7 @@ fn a_suite_gives_a_row_per_test_in_the_columns_layout() {
     let host = Entry::per_test("host".into(), [("SET", &set), ("LRANGE_100", &lrange)]);
     let (set, lrange) = (section(50.0), section(30.0));
     let container = Entry::per_test("container".into(), [("SET", &set), ("LRANGE_100", &lrange)]);
-    let csv = columns::render(&[host, container], Format::Csv);
+    let csv = columns::render(&[host, container], Format::Csv, None);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], "metric,op,host,container,ratio");
     assert_eq!(lines[1], "ops_per_sec,SET,100.00,50.00,1 : 0.50");
@@ -277,7 +277,7 @@ fn the_columns_layout_ends_with_the_verdicts_of_the_rows_layout() {
     for (_, row) in &mut worse.rows {
         *row = row_with(1000.0, 7.9, Some(1.02));
     }
-    let text = columns::render(&[base, worse], Format::Text);
+    let text = columns::render(&[base, worse], Format::Text, None);
     let verdicts: Vec<&str> = text
         .lines()
         .skip_while(|l| !l.starts_with("vs baseline"))
@@ -290,6 +290,7 @@ fn the_columns_layout_ends_with_the_verdicts_of_the_rows_layout() {
     let md = columns::render(
         &[entry("a.json", 1.0, None), entry("b.json", 1.0, None)],
         Format::Markdown,
+        None,
     );
     assert!(md.contains("| vs baseline | a.json | b.json |"), "{md}");
     assert!(
@@ -301,7 +302,7 @@ fn the_columns_layout_ends_with_the_verdicts_of_the_rows_layout() {
 #[test]
 fn csv_and_markdown_have_a_row_per_op_and_file() {
     let entries = [entry("a", 100.0, None), entry("b", 200.0, None)];
-    let csv = rows::render(&entries, Format::Csv);
+    let csv = rows::render(&entries, Format::Csv, None);
     assert_eq!(csv.lines().next(), Some(CSV_HEADER));
     assert_eq!(csv.lines().count(), 1 + 3 * 2);
     assert!(
@@ -310,7 +311,7 @@ fn csv_and_markdown_have_a_row_per_op_and_file() {
             .unwrap()
             .starts_with("Sets,b,200.00,2.000,")
     );
-    let md = rows::render(&entries, Format::Markdown);
+    let md = rows::render(&entries, Format::Markdown, None);
     assert_eq!(md.lines().count(), 2 + 3 * 2);
     assert!(md.lines().all(|l| l.starts_with('|') && l.ends_with('|')));
 }
@@ -319,7 +320,7 @@ fn csv_and_markdown_have_a_row_per_op_and_file() {
 fn a_row_one_file_lacks_shows_dashes() {
     let mut b = entry("b", 200.0, None);
     b.rows.insert(0, ("Hsets".into(), row(50.0)));
-    let csv = rows::render(&[entry("a", 100.0, None), b], Format::Csv);
+    let csv = rows::render(&[entry("a", 100.0, None), b], Format::Csv, None);
     let hsets: Vec<&str> = csv.lines().filter(|l| l.starts_with("Hsets")).collect();
     assert_eq!(hsets[0], "Hsets,a,-,-,-,-,-,-,-,-,-,-,-,baseline");
     assert!(hsets[1].starts_with("Hsets,b,50.00,-,"), "{}", hsets[1]);

@@ -108,7 +108,7 @@ pub fn run(args: &MergeOptions) -> Result<(Merge, String), UsageError> {
     }
     let text = match target {
         Some(Target::Stdout) => String::new(),
-        _ => text::render(&merged, args.format, args.allow_invalid),
+        _ => text::render(&merged, args.format, args.allow_invalid, args.width),
     };
     Ok((merged, text))
 }

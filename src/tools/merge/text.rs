@@ -7,8 +7,10 @@ use std::fmt::Write;
 
 use crate::config::MergeFormat;
 use crate::engine::stats::percentile_us;
+use crate::error::terminal;
 use crate::report::model::kvbench::Verdict;
 use crate::report::model::shard::{Round, ShardRow};
+use crate::report::table;
 use crate::report::verdict::invalid_text;
 use crate::tools::merge::check::join;
 use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
@@ -32,7 +34,9 @@ struct Table {
     rows: Vec<Vec<String>>,
 }
 
-fn render_table(out: &mut String, t: &Table, format: MergeFormat) {
+/// One table; with a `width` (a terminal) a text table wider than it is
+/// stacked to fit ([`table::render`]), the run or node column repeated.
+fn render_table(out: &mut String, t: &Table, format: MergeFormat, width: Option<usize>) {
     match format {
         MergeFormat::Markdown => {
             let _ = writeln!(out, "| {} |", t.titles.join(" | "));
@@ -41,6 +45,19 @@ fn render_table(out: &mut String, t: &Table, format: MergeFormat) {
             for r in &t.rows {
                 let _ = writeln!(out, "| {} |", r.join(" | "));
             }
+        }
+        MergeFormat::Text if width.is_some_and(|w| text_width(t) > w) => {
+            let left =
+                |i: usize| i == 0 || t.titles.get(i).is_some_and(|n| LEFT.contains(&n.as_str()));
+            let layout = table::Layout {
+                left: &left,
+                key: 1,
+                gap: "  ",
+                rule: true,
+            };
+            let mut rows = vec![t.titles.clone()];
+            rows.extend(t.rows.iter().cloned());
+            table::render(out, &rows, &layout, width);
         }
         MergeFormat::Text => {
             let widths: Vec<usize> = (0..t.titles.len())
@@ -79,12 +96,27 @@ fn render_table(out: &mut String, t: &Table, format: MergeFormat) {
     }
 }
 
+/// The width of `t` as one text table: its widest cells, two spaces apart.
+fn text_width(t: &Table) -> usize {
+    let widest = |i: usize| {
+        t.rows
+            .iter()
+            .filter_map(|r| r.get(i))
+            .chain(t.titles.get(i))
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    (0..t.titles.len()).map(widest).sum::<usize>() + 2 * t.titles.len().saturating_sub(1)
+}
+
 fn opt(v: Option<f64>, places: usize) -> String {
     v.map_or("---".to_string(), |v| format!("{v:.places$}"))
 }
 
-/// Everything printed on stdout.
-pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool) -> String {
+/// Everything printed on stdout; with a `width` (a terminal) the text fits
+/// it: tables stacked, notes wrapped.
+pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool, width: Option<usize>) -> String {
     let k = m.report.kvbench.as_ref();
     // A set that is not a measurement says so before any number.
     let reasons = k.and_then(|k| k.verdict.as_ref()).map(Verdict::lines);
@@ -128,26 +160,29 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool) -> String {
             row
         })
         .collect();
-    render_table(&mut out, &Table { titles, rows }, format);
+    render_table(&mut out, &Table { titles, rows }, format, width);
     out.push('\n');
     if let Some(nodes) = node_table(m) {
-        render_table(&mut out, &nodes, format);
+        render_table(&mut out, &nodes, format, width);
         out.push('\n');
     }
     if let Some(shards) = k.and_then(|k| k.shards.as_ref()) {
-        render_table(&mut out, &shard_table(shards), format);
+        render_table(&mut out, &shard_table(shards), format, width);
         out.push('\n');
     }
     if let Some(t) = k.and_then(|k| k.rounds.as_deref()).and_then(target_table) {
-        render_table(&mut out, &t, format);
+        render_table(&mut out, &t, format, width);
         out.push('\n');
     }
     if let Some(t) = k.and_then(|k| k.rounds.as_deref()).and_then(resource_table) {
-        render_table(&mut out, &t, format);
+        render_table(&mut out, &t, format, width);
         out.push('\n');
     }
     notes(&mut out, m);
-    out
+    match format {
+        MergeFormat::Text => terminal::fit_prose(&out, width),
+        MergeFormat::Markdown => out,
+    }
 }
 
 fn shard_table(shards: &[ShardRow]) -> Table {
