@@ -3,7 +3,7 @@
 //! sweep ([`crate::report::sweep::text`]), the suite's table of tests.
 
 use super::{Exporter, Subject, Unrendered};
-use crate::config::suite::OutputMode;
+use crate::config::suite::{DEFAULT_PRECISION, OutputMode};
 use crate::report::suite::output;
 
 /// The text report.
@@ -29,6 +29,7 @@ impl Exporter for Text {
                         &r.step,
                         &figures,
                         &input.verdict,
+                        DEFAULT_PRECISION,
                     ));
                 }
                 out.into_bytes()
