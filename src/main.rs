@@ -292,7 +292,9 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
         // redis-benchmark's -x: stdin, as it is, is the command's last argument.
         let mut value = Vec::new();
         if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut value) {
-            return fail_usage(&format!("-x: cannot read stdin: {e}; pipe the value in, e.g. echo -n v | kvbench suite -x set k"));
+            return fail_usage(&format!(
+                "-x: cannot read stdin: {e}; pipe the value in, e.g. echo -n v | kvbench suite -x set k"
+            ));
         }
         args.stdin_value = Some(value);
     }

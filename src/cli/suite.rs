@@ -33,7 +33,12 @@ pub struct SuiteArgs {
     #[arg(short = 'h', long = "host", value_name = "HOST")]
     pub host: Option<String>,
     /// Server port [default: 6379]
-    #[arg(short = 'p', long = "port", value_name = "PORT", allow_negative_numbers = true)]
+    #[arg(
+        short = 'p',
+        long = "port",
+        value_name = "PORT",
+        allow_negative_numbers = true
+    )]
     pub port: Option<u16>,
     /// Server socket (overrides host and port)
     #[arg(short = 's', long = "socket", value_name = "PATH")]
@@ -48,20 +53,45 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "DB", allow_negative_numbers = true)]
     pub dbnum: Option<u32>,
     /// Parallel connections in all [default: 50]
-    #[arg(short = 'c', long = "clients", value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        short = 'c',
+        long = "clients",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub clients: Option<usize>,
     /// Requests per test, all connections together [default: 100000]
-    #[arg(short = 'n', long = "requests", value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        short = 'n',
+        long = "requests",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub requests: Option<u64>,
     /// Value size of SET/GET and the other values, bytes [default: 3]
-    #[arg(short = 'd', long = "datasize", value_name = "BYTES", allow_negative_numbers = true)]
+    #[arg(
+        short = 'd',
+        long = "datasize",
+        value_name = "BYTES",
+        allow_negative_numbers = true
+    )]
     pub data_size: Option<usize>,
     /// __rand_int__ becomes a random number below N; without it every test
     /// hits one key, as in redis-benchmark
-    #[arg(short = 'r', long = "keyspacelen", value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        short = 'r',
+        long = "keyspacelen",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub keyspace: Option<u64>,
     /// Pipeline N requests [default: 1]
-    #[arg(short = 'P', long = "pipeline", value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        short = 'P',
+        long = "pipeline",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub pipeline: Option<usize>,
     /// Only these tests, comma-separated, case-insensitive (groups: ping, lrange)
     #[arg(short = 't', long = "tests", value_name = "LIST")]
@@ -76,18 +106,33 @@ pub struct SuiteArgs {
     #[arg(short = 'l', long = "loop", action = ArgAction::SetTrue)]
     pub repeat: bool,
     /// 1 keeps connections alive; 0 opens a new connection for every request [default: 1]
-    #[arg(short = 'k', long = "keepalive", value_name = "1|0", allow_negative_numbers = true)]
+    #[arg(
+        short = 'k',
+        long = "keepalive",
+        value_name = "1|0",
+        allow_negative_numbers = true
+    )]
     pub keepalive: Option<i64>,
     /// Worker threads the connections are spread over [default: 1]
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub threads: Option<usize>,
     /// Each test runs this long (at least 1) instead of -n requests
     /// (valkey-benchmark's --duration)
-    #[arg(long, visible_alias = "duration", value_name = "SECS", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        visible_alias = "duration",
+        value_name = "SECS",
+        allow_negative_numbers = true
+    )]
     pub test_time: Option<f64>,
     /// Each test is warmed up this long, apart from its figures
     /// (valkey-benchmark's --warmup)
-    #[arg(long, visible_alias = "warmup", value_name = "SECS", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        visible_alias = "warmup",
+        value_name = "SECS",
+        allow_negative_numbers = true
+    )]
     pub warmup_time: Option<f64>,
     /// Measured runs per test (kvbench reports their aggregate) [default: 1]
     #[arg(long = "run-count", value_name = "N", allow_negative_numbers = true)]
@@ -238,9 +283,9 @@ mod tests {
 
     #[test]
     fn minus_3_is_resp3_and_the_command_starts_at_the_first_word() {
-        let a = SuiteArgs::try_parse_from(
-            ["suite", "-3", "-n", "10", "-x", "script", "load", "-3", "-k"],
-        )
+        let a = SuiteArgs::try_parse_from([
+            "suite", "-3", "-n", "10", "-x", "script", "load", "-3", "-k",
+        ])
         .unwrap();
         assert!(a.resp3 && a.stdin_last_arg);
         assert_eq!(a.requests, Some(10));

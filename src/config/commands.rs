@@ -249,7 +249,11 @@ mod tests {
         let patterns: Vec<KeyPattern> = c.ops.ops.iter().map(|o| o.pattern).collect();
         assert_eq!(
             patterns,
-            [KeyPattern::Sequential, KeyPattern::Uniform, KeyPattern::Uniform]
+            [
+                KeyPattern::Sequential,
+                KeyPattern::Uniform,
+                KeyPattern::Uniform
+            ]
         );
     }
 

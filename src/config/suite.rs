@@ -7,16 +7,16 @@
 //! and a `--command` run of the same command are configured alike; an error
 //! names the suite's flag (`-c`, `-n`), not the memtier flag it became.
 //! Running the plan is [`crate::tools::suite`]. A command after the flags
-//! ([`custom`]) is one test in place of the named ones; the connection's
-//! flags (TLS, `-3`, `--cluster`, `-k`, `--rps`) are [`connection`]'s.
+//! (`suite/custom.rs`) is one test in place of the named ones; the connection's
+//! flags (TLS, `-3`, `--cluster`, `-k`, `--rps`) are `suite/connection.rs`'s.
 
 mod connection;
 mod custom;
+mod idle;
 
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use crate::cli::{Args, NumList, RequestsArg, SuiteArgs};
 use crate::config::Config;
@@ -24,6 +24,8 @@ use crate::error::UsageError;
 use crate::protocol::command::suite::{self, SuiteTest};
 use crate::protocol::command::{CommandSpec, Part};
 use crate::workload::ops::{OpTable, RandInt};
+
+pub use idle::IdlePlan;
 
 /// redis-benchmark's defaults.
 const DEFAULT_CLIENTS: usize = 50;
@@ -42,9 +44,6 @@ pub const DEFAULT_PRECISION: usize = 3;
 /// More decimals than this would only print zeros: latencies are measured
 /// to the nanosecond at best.
 const MAX_PRECISION: i64 = 6;
-/// `-I` without `--test-time` waits this long: redis-benchmark waits
-/// forever, which no script can end but by a signal.
-const DEFAULT_IDLE: Duration = Duration::from_secs(60);
 
 /// How the results are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,17 +139,6 @@ pub struct SuitePlan {
     pub idle: Option<IdlePlan>,
 }
 
-/// redis-benchmark's `-I`: connections opened and left idle.
-#[derive(Debug, Clone)]
-pub struct IdlePlan {
-    /// How many (`-c`).
-    pub connections: usize,
-    /// How long they stay open, unless interrupted first.
-    pub wait: Duration,
-    /// Where they go and how they authenticate.
-    pub config: Config,
-}
-
 impl SuitePlan {
     /// Validates `a`; every error names the flag and the fix.
     pub fn from_args(a: &SuiteArgs) -> Result<SuitePlan, UsageError> {
@@ -163,7 +151,9 @@ impl SuitePlan {
             Some(p) => {
                 return Err(UsageError::new(
                     "--precision",
-                    format!("'{p}' is outside 0..={MAX_PRECISION} decimal places; e.g. --precision 3"),
+                    format!(
+                        "'{p}' is outside 0..={MAX_PRECISION} decimal places; e.g. --precision 3"
+                    ),
                 ));
             }
         };
@@ -223,7 +213,7 @@ impl SuitePlan {
         let per_connection = requests.div_ceil(connections as u64);
         let base = base_args(a, threads, connections / threads, connections)?;
         if a.idle {
-            return idle_plan(a, base, connections, precision);
+            return idle::plan(a, base, connections, precision);
         }
         let mut warnings = Vec::new();
         let rand_ints = match &custom {
@@ -261,13 +251,27 @@ impl SuitePlan {
                 args.requests = Some(RequestsArg::Count(count.div_ceil(connections as u64)));
                 args.warmup_time = None;
                 args.run_count = None;
-                steps.push(step(args, prepare, named_spec(prepare, rand_int)?, true, false, rand_int)?);
+                steps.push(step(
+                    args,
+                    prepare,
+                    named_spec(prepare, rand_int)?,
+                    true,
+                    false,
+                    rand_int,
+                )?);
             }
             let mut args = base.clone();
             if a.test_time.is_none() {
                 args.requests = Some(RequestsArg::Count(per_connection));
             }
-            steps.push(step(args, test, named_spec(test, rand_int)?, false, false, rand_int)?);
+            steps.push(step(
+                args,
+                test,
+                named_spec(test, rand_int)?,
+                false,
+                false,
+                rand_int,
+            )?);
         }
         Ok(SuitePlan {
             steps,
@@ -288,45 +292,6 @@ impl SuitePlan {
             idle: None,
         })
     }
-}
-
-/// `-I`: the connections' configuration, validated like a step's, and no steps.
-fn idle_plan(
-    a: &SuiteArgs,
-    mut args: Args,
-    connections: usize,
-    precision: usize,
-) -> Result<SuitePlan, UsageError> {
-    if !a.command.is_empty() {
-        return Err(UsageError::new(
-            "-I",
-            "opens idle connections and sends nothing, so the command after the flags would not run; drop one of them",
-        ));
-    }
-    let wait = match a.test_time {
-        Some(secs) if secs > 0.0 && secs.is_finite() => Duration::from_secs_f64(secs),
-        Some(_) => return Err(UsageError::new("--test-time", "must be above 0 seconds; e.g. --test-time 10")),
-        None => DEFAULT_IDLE,
-    };
-    args.command = Some(vec!["PING".to_string()]);
-    args.test_time = None;
-    let config = Config::from_args(args).map_err(suite_flag)?;
-    Ok(SuitePlan {
-        steps: Vec::new(),
-        output: OutputMode::Quiet,
-        repeat: false,
-        json_out_file: None,
-        html_out_file: None,
-        warnings: Vec::new(),
-        allow_invalid: a.allow_invalid,
-        precision,
-        show_errors: false,
-        idle: Some(IdlePlan {
-            connections,
-            wait,
-            config,
-        }),
-    })
 }
 
 /// A named test's command, parsed.

@@ -328,7 +328,11 @@ fn a_ratio_goes_to_the_command_before_it_and_the_others_take_memtiers_ratio_1() 
     let totals = &r.doc["kvbench"]["totals"];
     // 400 requests in cycles of 1 + 3 + 1.
     assert_eq!(
-        (count(totals, "SET"), count(totals, "GET"), count(totals, "INCR")),
+        (
+            count(totals, "SET"),
+            count(totals, "GET"),
+            count(totals, "INCR")
+        ),
         (80, 240, 80),
         "{totals}"
     );
@@ -337,6 +341,9 @@ fn a_ratio_goes_to_the_command_before_it_and_the_others_take_memtiers_ratio_1() 
         (80, 240, 80)
     );
     // INCR's S: the first 80 keys in order, each once.
-    let counters = keys(&redis).iter().filter(|k| k.starts_with("counter:")).count();
+    let counters = keys(&redis)
+        .iter()
+        .filter(|k| k.starts_with("counter:"))
+        .count();
     assert_eq!(counters, 80);
 }

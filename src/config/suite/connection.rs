@@ -17,7 +17,9 @@ pub(super) fn apply(a: &SuiteArgs, args: &mut Args, connections: usize) -> Resul
         Some(k) => {
             return Err(UsageError::new(
                 "-k",
-                format!("'{k}' is neither 1 (keep alive) nor 0 (reconnect per request); use -k 1 or -k 0"),
+                format!(
+                    "'{k}' is neither 1 (keep alive) nor 0 (reconnect per request); use -k 1 or -k 0"
+                ),
             ));
         }
     }
@@ -51,7 +53,7 @@ pub(super) fn apply(a: &SuiteArgs, args: &mut Args, connections: usize) -> Resul
     match a.rps {
         None => {}
         // valkey-benchmark's 0 is no limit.
-        Some(rps) if rps == 0.0 => {}
+        Some(0.0) => {}
         Some(rps) if rps > 0.0 && rps.is_finite() => {
             // valkey-benchmark paces the sends of all its clients together and
             // times each reply from its send: kvbench's per-connection cap,
@@ -61,7 +63,9 @@ pub(super) fn apply(a: &SuiteArgs, args: &mut Args, connections: usize) -> Resul
         Some(rps) => {
             return Err(UsageError::new(
                 "--rps",
-                format!("'{rps}' is no rate; give requests per second above 0 (0 = no limit), e.g. --rps 10000"),
+                format!(
+                    "'{rps}' is no rate; give requests per second above 0 (0 = no limit), e.g. --rps 10000"
+                ),
             ));
         }
     }

@@ -16,7 +16,9 @@ const CONTAINERS: [&str; 15] = [
 
 /// The command after the flags as a test and its parsed form; `None` when
 /// no command follows the flags.
-pub(super) fn command(a: &SuiteArgs) -> Result<Option<(&'static SuiteTest, CommandSpec)>, UsageError> {
+pub(super) fn command(
+    a: &SuiteArgs,
+) -> Result<Option<(&'static SuiteTest, CommandSpec)>, UsageError> {
     if a.command.is_empty() {
         if a.stdin_last_arg {
             return Err(UsageError::new(
@@ -57,7 +59,9 @@ pub(super) fn command(a: &SuiteArgs) -> Result<Option<(&'static SuiteTest, Comma
     let spec = CommandSpec::from_words(&words).map_err(|e| {
         UsageError::new(
             &a.command[0],
-            format!("the command after the flags: {e}; e.g. kvbench suite -n 1000 set mykey myvalue"),
+            format!(
+                "the command after the flags: {e}; e.g. kvbench suite -n 1000 set mykey myvalue"
+            ),
         )
     })?;
     let name = a.command[0].to_ascii_lowercase();

@@ -97,7 +97,11 @@ fn mistakes_name_the_flag_and_the_fix() {
         ("--rfr yes", "--rfr", "--cluster"),
         ("--cluster --rfr maybe", "--rfr", "--rfr yes"),
         ("--insecure", "--insecure", "--tls"),
-        ("--tls --cacert a --cacertdir b", "--cacertdir", "one of them"),
+        (
+            "--tls --cacert a --cacertdir b",
+            "--cacertdir",
+            "one of them",
+        ),
         ("--rps -5", "--rps", "above 0"),
         ("-x", "-x", "-x set mykey"),
         ("-I set k v", "-I", "drop one"),

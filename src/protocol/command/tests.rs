@@ -77,12 +77,22 @@ fn double_underscores_that_are_no_word_are_literal() {
 
 #[test]
 fn words_are_arguments_as_given_with_only_rand_int_and_data_replaced() {
-    let words: Vec<Vec<u8>> = ["script", "load", "redis.call('set','foo','bar')", "k:__rand_int__", "__key__", "__data__"]
-        .iter()
-        .map(|w| w.as_bytes().to_vec())
-        .collect();
+    let words: Vec<Vec<u8>> = [
+        "script",
+        "load",
+        "redis.call('set','foo','bar')",
+        "k:__rand_int__",
+        "__key__",
+        "__data__",
+    ]
+    .iter()
+    .map(|w| w.as_bytes().to_vec())
+    .collect();
     let c = CommandSpec::from_words(&words).unwrap();
-    assert_eq!(c.text, "script load redis.call('set','foo','bar') k:__rand_int__ __key__ __data__");
+    assert_eq!(
+        c.text,
+        "script load redis.call('set','foo','bar') k:__rand_int__ __key__ __data__"
+    );
     assert_eq!(c.args.len(), 6);
     // No quoting: the quotes are the argument's own bytes.
     assert_eq!(c.args[2], vec![lit("redis.call('set','foo','bar')")]);

@@ -144,7 +144,13 @@ fn precision_sets_the_latency_decimals_and_leaves_the_rate_at_two() {
     let f = figures(&step);
     let v = step.verdict();
     let quiet = row(OutputMode::Quiet, &step.step, &f, &v, 5);
-    let p50 = quiet.split("p50=").nth(1).unwrap().split(' ').next().unwrap();
+    let p50 = quiet
+        .split("p50=")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
     assert_eq!(p50.split('.').nth(1).unwrap().len(), 5, "{quiet}");
     let rate = quiet.split(": ").nth(1).unwrap().split(' ').next().unwrap();
     assert_eq!(rate.split('.').nth(1).unwrap().len(), 2, "{quiet}");

@@ -7,10 +7,10 @@
 use std::process::Output;
 
 use super::suite;
+use crate::common::TempDir;
 use crate::common::assert_success;
 use crate::common::cluster::Cluster;
 use crate::common::tls::{Certs, TlsRedis};
-use crate::common::TempDir;
 
 fn tls_suite(redis: &TlsRedis, flags: &[&str]) -> Output {
     let mut extra = vec!["--tls"];
@@ -39,7 +39,12 @@ fn tls_and_its_certificate_flags_reach_the_tls_port() {
     assert_eq!(redis.calls(), (600, 600));
     // An unrelated CA verifies nothing: refused, and nothing more was sent.
     let out = tls_suite(&redis, &["--cacert", &certs.path("other-ca.crt")]);
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(redis.calls(), (600, 600));
 }
 
@@ -49,12 +54,19 @@ fn tls_client_certificates_pass_a_server_that_asks_for_them() {
     let redis = TlsRedis::start(&certs, true);
     let cacert = certs.path("ca.crt");
     let (cert, key) = (certs.path("client.crt"), certs.path("client.key"));
-    let out = tls_suite(&redis, &["--cacert", &cacert, "--cert", &cert, "--key", &key]);
+    let out = tls_suite(
+        &redis,
+        &["--cacert", &cacert, "--cert", &cert, "--key", &key],
+    );
     assert_success(&out, "--cert --key");
     assert_eq!(redis.calls(), (200, 200));
     // Without the client certificate the server drops the connection.
     let out = tls_suite(&redis, &["--cacert", &cacert]);
-    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(redis.calls(), (200, 200));
 }
 

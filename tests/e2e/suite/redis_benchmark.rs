@@ -65,7 +65,12 @@ fn x_reads_the_last_argument_from_stdin() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"line one\n").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"line one\n")
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_success(&out, "-x set fromstdin");
     assert_eq!(redis.command(&["GET", "fromstdin"]), b"line one\n");
@@ -133,7 +138,10 @@ fn minus_i_holds_idle_connections_and_ends_by_itself() {
     assert!(status.success(), "{status}");
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.starts_with("Creating 7 idle connections and waiting 4 seconds"), "{stdout}");
+    assert!(
+        stdout.starts_with("Creating 7 idle connections and waiting 4 seconds"),
+        "{stdout}"
+    );
     // Nothing was sent but the handshakes' readiness PINGs.
     assert_eq!(redis.calls("set"), 0);
     assert_eq!(info_u64(redis.port, "clients", "connected_clients"), 1);
@@ -172,16 +180,27 @@ fn e_prints_the_servers_errors_on_stdout() {
         "{stdout}"
     );
     let text = String::from_utf8(redis.command(&["INFO", "commandstats"])).unwrap();
-    assert!(text.contains("cmdstat_set:calls=0,") && text.contains("rejected_calls=50"), "{text}");
+    assert!(
+        text.contains("cmdstat_set:calls=0,") && text.contains("rejected_calls=50"),
+        "{text}"
+    );
     // Without -e stdout has the row alone.
     let out = suite(redis.port, "-t set -n 50 -c 1 -q --allow-invalid", &[]);
-    assert!(!String::from_utf8(out.stdout).unwrap().contains("Error from server"));
+    assert!(
+        !String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("Error from server")
+    );
 }
 
 #[test]
 fn sequential_writes_every_key_once_and_random_keys_repeat() {
     let redis = Redis::start();
-    let out = suite(redis.port, "-t set -n 1000 -c 4 -r 1000 --sequential -q", &[]);
+    let out = suite(
+        redis.port,
+        "-t set -n 1000 -c 4 -r 1000 --sequential -q",
+        &[],
+    );
     assert_success(&out, "--sequential");
     assert_eq!(redis.dbsize(), 1000);
     assert_eq!(redis.calls("set"), 1000);
