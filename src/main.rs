@@ -49,6 +49,8 @@ fn main() -> ExitCode {
         Some(Subcommand::Man(man)) => return man_pages(man.dir.as_deref()),
         None => {}
     }
+    // memtier's places of --command-ratio/--command-key-pattern, which clap drops.
+    cli::place_per_command(&mut args, &std::env::args().collect::<Vec<_>>());
     let config = match Config::from_args(args) {
         Ok(config) => config,
         Err(e) => return fail_usage(&e.to_string()),
@@ -292,10 +294,24 @@ fn html_report(args: &cli::ReportArgs) -> ExitCode {
 
 /// `kvbench suite`: every step printed and saved as it finishes.
 fn suite(args: &cli::SuiteArgs) -> ExitCode {
-    let plan = match SuitePlan::from_args(args) {
+    let mut args = args.clone();
+    if args.stdin_last_arg && !args.command.is_empty() {
+        // redis-benchmark's -x: stdin, as it is, is the command's last argument.
+        let mut value = Vec::new();
+        if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut value) {
+            return fail_usage(&format!(
+                "-x: cannot read stdin: {e}; pipe the value in, e.g. echo -n v | kvbench suite -x set k"
+            ));
+        }
+        args.stdin_value = Some(value);
+    }
+    let plan = match SuitePlan::from_args(&args) {
         Ok(plan) => plan,
         Err(e) => return fail_usage(&e.to_string()),
     };
+    if let Some(idle) = &plan.idle {
+        return suite_idle(idle);
+    }
     // A report that cannot be written is found now, not after the suite.
     let json = match plan.json_out_file.as_deref().map(Target::of).transpose() {
         Ok(json) => json,
@@ -337,7 +353,11 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             &figures,
             &judged.verdict,
             plan.width,
+            plan.precision,
         ));
+        if plan.show_errors {
+            print(&kvbench::report::suite::output::server_errors(last));
+        }
         for warning in &judged.warnings {
             let kind = warning.kind();
             if kvbench::report::suite::said_once(kind) {
@@ -360,6 +380,23 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
     let written = outputs.finish_suite(&done, planned, complete);
     let code = finish(&written.failures, written.save_failed, &interrupt);
     judged(code, &written.verdict, plan.allow_invalid)
+}
+
+/// `kvbench suite -I`: idle connections, held for their wait.
+fn suite_idle(idle: &kvbench::config::suite::IdlePlan) -> ExitCode {
+    let interrupt = match Interrupt::install() {
+        Ok(interrupt) => interrupt,
+        Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
+    };
+    print(&format!(
+        "Creating {} idle connections and waiting {:.0} seconds (Ctrl+C when done)\n",
+        idle.connections,
+        idle.wait.as_secs_f64()
+    ));
+    match kvbench::tools::suite::idle::run(idle, &interrupt) {
+        Ok(_) => finish(&[], false, &interrupt),
+        Err(e) => run_error(e, &interrupt),
+    }
 }
 
 /// `kvbench man`: kvbench.1 on stdout, or every page into `--dir`.

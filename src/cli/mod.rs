@@ -20,6 +20,7 @@ mod compare;
 mod generate;
 mod memtier;
 mod merge;
+mod per_command;
 mod report;
 mod seconds;
 mod subcommand;
@@ -32,6 +33,7 @@ pub use generate::{
 };
 pub use memtier::unsupported_memtier_flag;
 pub use merge::{MergeArgs, MergeFormat};
+pub use per_command::{DEFAULT_COMMAND_KEY_PATTERN, DEFAULT_COMMAND_RATIO, place_per_command};
 pub use report::ReportArgs;
 pub use seconds::seconds_for;
 pub use subcommand::{HelpArgs, Subcommand, command_line_error, help_text, usage_error};

@@ -3,7 +3,7 @@
 //! `--command-key-pattern` and `--command-stats-breakdown`. Every mistake is
 //! refused here, before any connection, naming the flag and the fix.
 
-use crate::cli::Args;
+use crate::cli::{Args, DEFAULT_COMMAND_KEY_PATTERN, DEFAULT_COMMAND_RATIO};
 use crate::config::KeySpace;
 use crate::config::data::key_pattern;
 use crate::error::UsageError;
@@ -81,12 +81,17 @@ pub(super) fn build_ops(
             ),
         ));
     }
-    let weights = per_command("--command-ratio", &a.command_ratio, texts.len(), "1,10")?;
+    let weights = per_command(
+        "--command-ratio",
+        &a.command_ratio,
+        texts.len(),
+        DEFAULT_COMMAND_RATIO,
+    )?;
     let patterns = per_command(
         "--command-key-pattern",
         &a.command_key_pattern,
         texts.len(),
-        "R,S",
+        DEFAULT_COMMAND_KEY_PATTERN,
     )?;
     let mut lines = Vec::with_capacity(texts.len());
     for (i, text) in texts.iter().enumerate() {
@@ -130,31 +135,34 @@ pub(super) fn build_ops(
     Ok(OpTable::commands(lines, breakdown))
 }
 
-/// A per-command list, from repeated flags or comma-separated values; empty
-/// when the flag is absent, an error when its length is not one per command.
+/// A per-command list, from repeated flags or comma-separated values: empty
+/// when the flag is absent; a list shorter than the commands gives its values
+/// to the first ones in order and memtier's `default` to the rest (memtier
+/// gives a command without the flag its default); a longer one is an error.
 fn per_command(
     flag: &str,
     given: &Option<Vec<String>>,
     commands: usize,
-    example: &str,
+    default: &str,
 ) -> Result<Vec<String>, UsageError> {
     let Some(given) = given else {
         return Ok(Vec::new());
     };
-    let items: Vec<String> = given
+    let mut items: Vec<String> = given
         .iter()
         .flat_map(|v| v.split(','))
         .map(|v| v.trim().to_string())
         .collect();
-    if items.len() != commands {
+    if items.len() > commands {
         return Err(UsageError::new(
             flag,
             format!(
-                "gives {} values for {commands} --command lines; give one per command, in their order (e.g. {flag} {example} for two)",
+                "gives {} values for {commands} --command lines; give at most one per command, in their order (a command without one takes {default})",
                 items.len()
             ),
         ));
     }
+    items.resize(commands, default.to_string());
     Ok(items)
 }
 
@@ -182,6 +190,7 @@ mod tests {
     use crate::cli::Args;
     use crate::config::Config;
     use crate::error::UsageError;
+    use crate::workload::keys::KeyPattern;
 
     fn build(args: &[&str]) -> Result<Config, UsageError> {
         let mut full = vec!["kvbench"];
@@ -207,20 +216,45 @@ mod tests {
         assert!(!c.ops.default_pair);
         assert_eq!(c.ops.ops.len(), 2);
         assert_eq!(c.ops.ops[1].weight, 10);
-        assert_eq!(
-            c.ops.ops[0].pattern,
-            crate::workload::keys::KeyPattern::Sequential
-        );
+        assert_eq!(c.ops.ops[0].pattern, KeyPattern::Sequential);
         assert_eq!(c.ops.rows[1].memtier, "Hgets");
     }
 
     #[test]
-    fn list_lengths_must_match_the_commands() {
+    fn a_list_longer_than_the_commands_is_refused() {
         let e = build(&["--command", "GET __key__", "--command-ratio", "1,2"]).unwrap_err();
         assert_eq!(e.flag, "--command-ratio");
-        assert!(e.message.contains("one per command"), "{e}");
+        assert!(e.message.contains("at most one per command"), "{e}");
         let e = build(&["--command", "GET __key__", "--command-key-pattern", "R,S"]).unwrap_err();
         assert_eq!(e.flag, "--command-key-pattern", "{e}");
+    }
+
+    #[test]
+    fn commands_without_a_ratio_or_pattern_take_memtiers_defaults() {
+        let c = build(&[
+            "--command",
+            "SET __key__ __data__",
+            "--command",
+            "GET __key__",
+            "--command",
+            "INCR __key__",
+            "--command-ratio",
+            "4",
+            "--command-key-pattern",
+            "S",
+        ])
+        .unwrap();
+        let weights: Vec<u32> = c.ops.ops.iter().map(|o| o.weight).collect();
+        assert_eq!(weights, [4, 1, 1]);
+        let patterns: Vec<KeyPattern> = c.ops.ops.iter().map(|o| o.pattern).collect();
+        assert_eq!(
+            patterns,
+            [
+                KeyPattern::Sequential,
+                KeyPattern::Uniform,
+                KeyPattern::Uniform
+            ]
+        );
     }
 
     #[test]

@@ -6,7 +6,13 @@
 //! (memtier-style [`Args`] built from the suite's flags), so a suite test
 //! and a `--command` run of the same command are configured alike; an error
 //! names the suite's flag (`-c`, `-n`), not the memtier flag it became.
-//! Running the plan is [`crate::tools::suite`].
+//! Running the plan is [`crate::tools::suite`]. A command after the flags
+//! (`suite/custom.rs`) is one test in place of the named ones; the connection's
+//! flags (TLS, `-3`, `--cluster`, `-k`, `--rps`) are `suite/connection.rs`'s.
+
+mod connection;
+mod custom;
+mod idle;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -15,9 +21,11 @@ use std::sync::Arc;
 use crate::cli::{Args, NumList, RequestsArg, SuiteArgs};
 use crate::config::Config;
 use crate::error::UsageError;
-use crate::protocol::command::CommandSpec;
 use crate::protocol::command::suite::{self, SuiteTest};
+use crate::protocol::command::{CommandSpec, Part};
 use crate::workload::ops::{OpTable, RandInt};
+
+pub use idle::IdlePlan;
 
 /// redis-benchmark's defaults.
 const DEFAULT_CLIENTS: usize = 50;
@@ -31,6 +39,11 @@ const LRANGE_PREPARE_MIN: u64 = 600;
 /// The tests whose nil reply is a miss: the value is absent or the
 /// collection empty.
 const HIT_TESTS: [&str; 5] = ["get", "lpop", "rpop", "spop", "zpopmin"];
+/// redis-benchmark prints latencies with three decimals.
+pub const DEFAULT_PRECISION: usize = 3;
+/// More decimals than this would only print zeros: latencies are measured
+/// to the nanosecond at best.
+const MAX_PRECISION: i64 = 6;
 
 /// How the results are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,15 +96,17 @@ pub struct Step {
     /// The command sent, with its placeholders: the test's own, or its form
     /// without `-r` ([`SuiteTest::command_sent`]).
     pub command: &'static str,
+    /// The command after the flags, not a named test.
+    pub custom: bool,
     /// Its validated configuration.
     pub config: Config,
 }
 
 impl Step {
-    /// The row name in reports and compare: `SET`, `LRANGE_100`, or the
-    /// preparation's title.
+    /// The row name in reports and compare: `SET`, `LRANGE_100`, the
+    /// preparation's title, or the command after the flags as typed.
     pub fn name(&self) -> String {
-        if self.preparation {
+        if self.preparation || self.custom {
             self.test.title.to_string()
         } else {
             self.test.name.to_ascii_uppercase()
@@ -118,40 +133,32 @@ pub struct SuitePlan {
     pub allow_invalid: bool,
     /// The width the table fits ([`crate::config::table_width`]).
     pub width: Option<usize>,
+    /// `--precision`: decimal places of the latencies printed.
+    pub precision: usize,
+    /// `-e`: print the server's error messages.
+    pub show_errors: bool,
+    /// `-I`: idle connections in place of the steps (which are then none).
+    pub idle: Option<IdlePlan>,
 }
 
 impl SuitePlan {
     /// Validates `a`; every error names the flag and the fix.
     pub fn from_args(a: &SuiteArgs) -> Result<SuitePlan, UsageError> {
-        if let Some(word) = a.command.first() {
-            let advice = "kvbench suite runs redis-benchmark's named tests, not a trailing command; use -t NAME, or kvbench --command \"...\" for any command";
-            // After -a, a stray word may be the password of `-a USER PASSWORD`
-            // (the user goes with --user): it is not shown.
-            if a.password.is_some() {
+        let custom = custom::command(a)?;
+        let tests = suite::select(a.tests.as_deref().unwrap_or(""))
+            .map_err(|e| UsageError::new("-t", format!("{e}; e.g. -t set,get,lrange_100")))?;
+        let precision = match a.precision {
+            None => DEFAULT_PRECISION,
+            Some(p) if (0..=MAX_PRECISION).contains(&p) => p as usize,
+            Some(p) => {
                 return Err(UsageError::new(
-                    "-a",
+                    "--precision",
                     format!(
-                        "a word of {} characters follows the flags (not shown: it may be a password; -a takes the password alone, --user the ACL user); {advice}",
-                        word.chars().count()
+                        "'{p}' is outside 0..={MAX_PRECISION} decimal places; e.g. --precision 3"
                     ),
                 ));
             }
-            return Err(UsageError::new(word, advice));
-        }
-        let tests = suite::select(a.tests.as_deref().unwrap_or(""))
-            .map_err(|e| UsageError::new("-t", format!("{e}; e.g. -t set,get,lrange_100")))?;
-        if a.keepalive == Some(0) {
-            return Err(UsageError::new(
-                "-k",
-                "0 (a new connection per request) is not supported: kvbench keeps connections open; use -k 1 or drop -k",
-            ));
-        }
-        if let Some(k) = a.keepalive.filter(|k| *k > 1) {
-            return Err(UsageError::new(
-                "-k",
-                format!("'{k}' is neither 1 nor 0; use -k 1"),
-            ));
-        }
+        };
         let connections = a.clients.unwrap_or(DEFAULT_CLIENTS);
         if connections == 0 {
             return Err(UsageError::new("-c", "must be at least 1; e.g. -c 50"));
@@ -184,7 +191,14 @@ impl SuitePlan {
             ));
         }
         let rand_int = match a.keyspace {
+            None if a.sequential => {
+                return Err(UsageError::new(
+                    "--sequential",
+                    "counts __rand_int__ up to -r, and no -r was given; add -r N (e.g. -r 100000)",
+                ));
+            }
             None => RandInt::Literal,
+            Some(n) if (1..=MAX_KEYSPACE).contains(&n) && a.sequential => RandInt::Sequential(n),
             Some(n) if (1..=MAX_KEYSPACE).contains(&n) => RandInt::Below(n),
             Some(n) => {
                 return Err(UsageError::new(
@@ -199,9 +213,16 @@ impl SuitePlan {
             return Err(UsageError::new("-d", "must be at least 1 byte; e.g. -d 3"));
         }
         let per_connection = requests.div_ceil(connections as u64);
+        let base = base_args(a, threads, connections / threads, connections)?;
+        if a.idle {
+            return idle::plan(a, base, connections, precision);
+        }
         let mut warnings = Vec::new();
-        if rand_int == RandInt::Literal && tests.iter().any(|t| t.command.contains("__rand_int__"))
-        {
+        let rand_ints = match &custom {
+            Some((_, spec)) => spec.count(&Part::RandInt) > 0,
+            None => tests.iter().any(|t| t.command.contains("__rand_int__")),
+        };
+        if rand_int == RandInt::Literal && rand_ints {
             warnings.push(SuiteWarning::OneKey);
         }
         let sent = per_connection * connections as u64;
@@ -211,10 +232,18 @@ impl SuitePlan {
                 sent,
             });
         }
-        let base = base_args(a, threads, connections / threads);
         let mut steps = Vec::new();
+        if let Some((test, spec)) = custom {
+            // redis-benchmark ignores -t when a command follows the flags.
+            let mut args = base.clone();
+            if a.test_time.is_none() {
+                args.requests = Some(RequestsArg::Count(per_connection));
+            }
+            steps.push(step(args, test, spec, false, true, rand_int)?);
+        }
+        let named = if steps.is_empty() { tests } else { Vec::new() };
         let mut prepared = false;
-        for test in tests {
+        for test in named {
             if let Some(prepare) = test.prepare.filter(|_| !prepared) {
                 prepared = true;
                 let count = requests.max(LRANGE_PREPARE_MIN);
@@ -224,13 +253,27 @@ impl SuitePlan {
                 args.requests = Some(RequestsArg::Count(count.div_ceil(connections as u64)));
                 args.warmup_time = None;
                 args.run_count = None;
-                steps.push(step(args, prepare, true, rand_int)?);
+                steps.push(step(
+                    args,
+                    prepare,
+                    named_spec(prepare, rand_int)?,
+                    true,
+                    false,
+                    rand_int,
+                )?);
             }
             let mut args = base.clone();
             if a.test_time.is_none() {
                 args.requests = Some(RequestsArg::Count(per_connection));
             }
-            steps.push(step(args, test, false, rand_int)?);
+            steps.push(step(
+                args,
+                test,
+                named_spec(test, rand_int)?,
+                false,
+                false,
+                rand_int,
+            )?);
         }
         Ok(SuitePlan {
             steps,
@@ -247,18 +290,32 @@ impl SuitePlan {
             warnings,
             allow_invalid: a.allow_invalid,
             width: crate::config::table_width(a.wide),
+            precision,
+            show_errors: a.show_errors,
+            idle: None,
         })
     }
 }
 
+/// A named test's command, parsed.
+fn named_spec(test: &SuiteTest, rand_int: RandInt) -> Result<CommandSpec, UsageError> {
+    let command = test.command_sent(rand_int != RandInt::Literal);
+    CommandSpec::parse(command).map_err(|e| UsageError::new("-t", format!("{}: {e}", test.name)))
+}
+
 /// The memtier-style arguments every step shares.
-fn base_args(a: &SuiteArgs, threads: usize, clients: usize) -> Args {
+fn base_args(
+    a: &SuiteArgs,
+    threads: usize,
+    clients: usize,
+    connections: usize,
+) -> Result<Args, UsageError> {
     let authenticate = match (&a.user, &a.password) {
         (Some(user), Some(password)) => Some(format!("{user}:{password}")),
         (None, Some(password)) => Some(password.clone()),
         _ => None,
     };
-    Args {
+    let mut args = Args {
         server: a.host.clone(),
         port: a.port,
         unix_socket: a.socket.clone(),
@@ -275,7 +332,30 @@ fn base_args(a: &SuiteArgs, threads: usize, clients: usize) -> Args {
         max_error_share: a.max_error_share,
         allow_invalid: a.allow_invalid,
         ..Args::default()
-    }
+    };
+    connection::apply(a, &mut args, connections)?;
+    Ok(args)
+}
+
+/// A flag error names kvbench's memtier flag; say which suite flag it is.
+fn suite_flag(e: UsageError) -> UsageError {
+    let flag = match e.flag.as_str() {
+        "--server" | "--host" => "-h",
+        "--port" => "-p",
+        "--unix-socket" => "-s",
+        "--authenticate" => "-a",
+        "--clients" => "-c",
+        "--threads" => "--threads",
+        "--pipeline" => "-P",
+        "--data-size" => "-d",
+        "--requests" => "-n",
+        "--tls-skip-verify" => "--insecure",
+        "--cluster-mode" => "--cluster",
+        "--rate-limiting" => "--rps",
+        "--read-from" => "--rfr",
+        other => other,
+    };
+    UsageError::new(flag, e.message)
 }
 
 /// One step's configuration: the memtier-style checks, then the test's own
@@ -283,41 +363,35 @@ fn base_args(a: &SuiteArgs, threads: usize, clients: usize) -> Args {
 fn step(
     mut args: Args,
     test: &'static SuiteTest,
+    spec: CommandSpec,
     preparation: bool,
+    custom: bool,
     rand_int: RandInt,
 ) -> Result<Step, UsageError> {
-    // A flag error names kvbench's memtier flag; say which suite flag it is.
-    let fix = |e: UsageError| {
-        let flag = match e.flag.as_str() {
-            "--server" | "--host" => "-h",
-            "--port" => "-p",
-            "--unix-socket" => "-s",
-            "--authenticate" => "-a",
-            "--clients" => "-c",
-            "--threads" => "--threads",
-            "--pipeline" => "-P",
-            "--data-size" => "-d",
-            "--requests" => "-n",
-            other => other,
-        };
-        UsageError::new(flag, e.message)
+    let command = if custom {
+        test.command
+    } else {
+        test.command_sent(rand_int != RandInt::Literal)
     };
-    let command = test.command_sent(rand_int != RandInt::Literal);
-    args.command = Some(vec![command.to_string()]);
-    let mut config = Config::from_args(args).map_err(fix)?;
-    let spec = CommandSpec::parse(command)
-        .map_err(|e| UsageError::new("-t", format!("{}: {e}", test.name)))?;
+    // The memtier checks parse `--command` with memtier's quoting, which a
+    // command typed word by word does not follow: they see a PING, and the
+    // op table below carries the command itself.
+    let checked = if custom { "PING" } else { command };
+    args.command = Some(vec![checked.to_string()]);
+    let mut config = Config::from_args(args).map_err(suite_flag)?;
+    let counts_hits = HIT_TESTS.contains(&test.name) || (custom && spec.name() == "GET");
     config.ops = Arc::new(OpTable::suite_test(
         spec,
         test.inline,
         test.counted_as,
-        HIT_TESTS.contains(&test.name),
+        counts_hits,
         rand_int,
     ));
     Ok(Step {
         test,
         preparation,
         command,
+        custom,
         config,
     })
 }

@@ -225,7 +225,14 @@ fn root_store(cacert: Option<&Path>) -> Result<RootCertStore, UsageError> {
     let mut roots = RootCertStore::empty();
     match cacert {
         Some(path) => {
-            for cert in read_certificates("--cacert", path)? {
+            // A directory (redis-benchmark's --cacertdir) holds one or more
+            // PEM files: every certificate of each is trusted.
+            let certs = if path.is_dir() {
+                certificates_of_dir(path)?
+            } else {
+                read_certificates("--cacert", path)?
+            };
+            for cert in certs {
                 roots.add(cert).map_err(|e| {
                     UsageError::new(
                         "--cacert",
@@ -247,6 +254,35 @@ fn root_store(cacert: Option<&Path>) -> Result<RootCertStore, UsageError> {
         }
     }
     Ok(roots)
+}
+
+/// Every PEM certificate of the files in `dir` (a file that holds none, a
+/// key say, is skipped); none at all is an error of `--cacertdir`.
+fn certificates_of_dir(dir: &Path) -> Result<Vec<CertificateDer<'static>>, UsageError> {
+    let bad = |e: &dyn fmt::Display| {
+        UsageError::new(
+            "--cacertdir",
+            format!("cannot read the directory {}: {e}", dir.display()),
+        )
+    };
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| bad(&e))?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.is_file())
+        .collect();
+    // In name order, so the same directory gives the same store.
+    files.sort();
+    let mut certs = Vec::new();
+    for file in files {
+        if let Ok(found) = read_certificates("--cacertdir", &file) {
+            certs.extend(found);
+        }
+    }
+    if certs.is_empty() {
+        return Err(bad(&"no file in it holds a CERTIFICATE block"));
+    }
+    Ok(certs)
 }
 
 /// Every PEM certificate of `path`; none at all is an error of `flag`.

@@ -60,6 +60,9 @@ pub struct RequestSource {
     keys: Vec<KeyGen>,
     /// What `__rand_int__` draws from; `None` sends the placeholder's text.
     rand_range: Option<KeyRange>,
+    /// `--sequential`: the next `__rand_int__`, counted up (and wrapped into
+    /// `rand_range`) instead of drawn.
+    rand_next: Option<u64>,
     rng: SmallRng,
     /// Requests left in this phase; `None` when the phase is time-bound.
     remaining: Option<u64>,
@@ -73,6 +76,8 @@ struct Draw<'a, 'v> {
     rng: &'a mut SmallRng,
     values: &'v ValuePool,
     rand_range: Option<KeyRange>,
+    /// The sequential counter, when `__rand_int__` counts rather than draws.
+    rand_next: Option<&'a mut u64>,
     /// The first key drawn, kept in the in-flight entry.
     first_key: Option<u64>,
 }
@@ -93,6 +98,11 @@ impl<'v> Fill<'v> for Draw<'_, 'v> {
     #[inline]
     fn rand_int(&mut self) -> Option<u64> {
         let range = self.rand_range?;
+        if let Some(next) = self.rand_next.as_deref_mut() {
+            let n = range.min + *next % range.len();
+            *next = next.wrapping_add(1);
+            return Some(n);
+        }
         Some(self.rng.random_range(range.min..=range.max))
     }
 }
@@ -169,13 +179,25 @@ impl RequestSource {
                 min: 0,
                 max: n.saturating_sub(1),
             }),
+            RandInt::Sequential(n) => Some(KeyRange {
+                min: 0,
+                max: n.saturating_sub(1),
+            }),
             RandInt::Literal => None,
+        };
+        // Sequential numbers: each connection starts at its own share of the
+        // range, so connections that each send less than their share never
+        // repeat one another's numbers.
+        let rand_next = match ops.rand_int {
+            RandInt::Sequential(n) => Some(slot * (n / slots.max(1))),
+            _ => None,
         };
         Ok(RequestSource {
             cycle: OpCycle::new(&ops.weights(config.ratio)),
             ops,
             keys: gens,
             rand_range,
+            rand_next,
             rng: SmallRng::seed_from_u64(semantics.connection_seed(
                 config.stream_seed(),
                 slot,
@@ -199,6 +221,7 @@ impl RequestSource {
             // once, even with more connections than keys.
             keys: vec![KeyGen::new(KeyPattern::Sequential, range, slot, slots)?],
             rand_range: Some(range),
+            rand_next: None,
             rng: SmallRng::seed_from_u64(seed),
             remaining: Some(len / slots + u64::from(slot < len % slots)),
             protocol: config.target.protocol,
@@ -275,6 +298,7 @@ impl RequestSource {
                     rng: &mut self.rng,
                     values,
                     rand_range: self.rand_range,
+                    rand_next: self.rand_next.as_mut(),
                     first_key: None,
                 };
                 (op.template.encode(out, prefix, &mut draw), draw.first_key)
@@ -326,6 +350,7 @@ impl RequestSource {
                         rng: &mut self.rng,
                         values,
                         rand_range: self.rand_range,
+                        rand_next: self.rand_next.as_mut(),
                         first_key: None,
                     },
                 };

@@ -147,6 +147,9 @@ pub enum RandInt {
     KeyRange,
     /// Uniform in `0..n` (redis-benchmark's `-r n`; `n` is at least 1).
     Below(u64),
+    /// `0, 1, 2, …` wrapping at `n` (valkey-benchmark's `--sequential` with
+    /// `-r n`), each connection from its own share of the range.
+    Sequential(u64),
     /// The text `__rand_int__` itself: every request names one key.
     Literal,
 }

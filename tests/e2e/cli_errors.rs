@@ -679,8 +679,8 @@ fn bad_command_templates_and_their_lists_exit_2_naming_the_flag() {
         .arg("--command")
         .arg("GET __key__"),
         at_free_port(
-            "key-pattern list shorter than the commands",
-            "--command-key-pattern R",
+            "key-pattern list longer than the commands",
+            "--command-key-pattern R,S,G",
             "--command-key-pattern",
         )
         .arg("--command")

@@ -304,3 +304,46 @@ fn a_prefill_before_command_runs_is_reported_as_its_own_sets() {
         r.stdout
     );
 }
+
+#[test]
+fn a_ratio_goes_to_the_command_before_it_and_the_others_take_memtiers_ratio_1() {
+    let redis = Redis::start();
+    // memtier's line: --command-ratio 3 belongs to GET, SET and INCR keep 1.
+    let r = kvbench_json(
+        redis.port,
+        "-t 1 -c 1 -n 400 --key-maximum 999",
+        &[
+            "--command",
+            "SET __key__ __data__",
+            "--command",
+            "GET __key__",
+            "--command-ratio",
+            "3",
+            "--command",
+            "INCR counter:__key__",
+            "--command-key-pattern",
+            "S",
+        ],
+    );
+    let totals = &r.doc["kvbench"]["totals"];
+    // 400 requests in cycles of 1 + 3 + 1.
+    assert_eq!(
+        (
+            count(totals, "SET"),
+            count(totals, "GET"),
+            count(totals, "INCR")
+        ),
+        (80, 240, 80),
+        "{totals}"
+    );
+    assert_eq!(
+        (redis.calls("set"), redis.calls("get"), redis.calls("incr")),
+        (80, 240, 80)
+    );
+    // INCR's S: the first 80 keys in order, each once.
+    let counters = keys(&redis)
+        .iter()
+        .filter(|k| k.starts_with("counter:"))
+        .count();
+    assert_eq!(counters, 80);
+}

@@ -41,7 +41,7 @@ const OTHER_TOOLS: &[(&str, &str)] = &[
 ];
 
 /// redis-benchmark flags `kvbench suite` refuses, as docs/commands.md says.
-const SUITE_REFUSED: &[&str] = &["--cluster", "--enable-tracking", "--idle", "--precision"];
+const SUITE_REFUSED: &[&str] = &["--enable-tracking"];
 
 /// README.md and every docs/*.md, by name.
 fn documents() -> BTreeMap<String, String> {

@@ -5,8 +5,12 @@
 //! a persistence comparison prints the notes' ratio column, `-a --user`
 //! authenticate, `-l` loops until interrupted, and mistakes exit 2 before any
 //! connection. Refused requests and the rows that show them are in
-//! `suite/refusals.rs`.
+//! `suite/refusals.rs`; redis-benchmark's other flags (a command after the
+//! flags, `-x`, `-3`, `-k 0`, `-I`, `-e`, `--precision`, valkey-benchmark's)
+//! in `suite/redis_benchmark.rs`, TLS and `--cluster` in `suite/rb_connect.rs`.
 
+mod rb_connect;
+mod redis_benchmark;
 mod refusals;
 
 use std::collections::HashMap;
@@ -348,7 +352,7 @@ fn mistakes_exit_2_naming_the_flag_before_any_connection() {
     let redis = Redis::start();
     for (args, flag, fix) in [
         ("-t set,hgetall", "-t", "choose from"),
-        ("-k 0", "-k", "-k 1"),
+        ("-k 2", "-k", "-k 1"),
         ("-c 10 --threads 3", "-c", "-c 9"),
         ("-r 0", "-r", "-r 100000"),
         ("--no-such-flag", "--no-such-flag", "kvbench"),

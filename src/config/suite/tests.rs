@@ -91,7 +91,20 @@ fn csv_wins_over_q_as_in_redis_benchmark() {
 fn mistakes_name_the_flag_and_the_fix() {
     for (line, flag, fix) in [
         ("-t set,hgetall", "-t", "choose from"),
-        ("-k 0", "-k", "-k 1"),
+        ("-k 2", "-k", "-k 1"),
+        ("--precision 7", "--precision", "--precision 3"),
+        ("--sequential", "--sequential", "-r"),
+        ("--rfr yes", "--rfr", "--cluster"),
+        ("--cluster --rfr maybe", "--rfr", "--rfr yes"),
+        ("--insecure", "--insecure", "--tls"),
+        (
+            "--tls --cacert a --cacertdir b",
+            "--cacertdir",
+            "one of them",
+        ),
+        ("--rps -5", "--rps", "above 0"),
+        ("-x", "-x", "-x set mykey"),
+        ("-I set k v", "-I", "drop one"),
         ("-c 0", "-c", "-c 50"),
         ("-c 10 --threads 3", "-c", "-c 9"),
         ("--threads 0", "--threads", "--threads 1"),
@@ -100,7 +113,7 @@ fn mistakes_name_the_flag_and_the_fix() {
         ("-r 0", "-r", "-r 100000"),
         ("-d 0", "-d", "-d 3"),
         ("-P 0", "-P", ""),
-        ("script load x", "script", "-t NAME"),
+        ("-n 10 ./x.sh", "./x.sh", "-t NAME"),
         // After -a, the stray word may be a password: named by -a, not shown.
         ("-a bench CANARY-suite-3", "-a", "--user"),
     ] {
@@ -127,4 +140,54 @@ fn zadd_is_sent_with_score_zero_without_r_and_a_drawn_score_with_it() {
         drawn.steps[0].command,
         "ZADD myzset __rand_int__ element:__rand_int__"
     );
+}
+
+#[test]
+fn a_command_after_the_flags_is_the_one_test_named_as_typed() {
+    let p = SuitePlan::from_args(&args(
+        "-n 100 -c 4 -t get script load redis.call('set','foo','bar')",
+    ))
+    .unwrap();
+    assert_eq!(p.steps.len(), 1, "-t is ignored, as in redis-benchmark");
+    let s = &p.steps[0];
+    assert!(s.custom && !s.preparation);
+    assert_eq!(s.name(), "script load redis.call('set','foo','bar')");
+    assert_eq!(s.config.stop, crate::config::Stop::Requests(25));
+    let op = &s.config.ops.ops[0];
+    assert_eq!(op.spec.args.len(), 3);
+    // Redis 7 counts SCRIPT LOAD as cmdstat_script|load.
+    assert_eq!(s.config.ops.rows[0].witness, "script|load");
+    let single = SuitePlan::from_args(&args("-r 10 incr c:__rand_int__")).unwrap();
+    assert_eq!(single.steps[0].config.ops.rows[0].witness, "incr");
+    assert_eq!(single.steps[0].config.ops.rand_int, RandInt::Below(10));
+}
+
+#[test]
+fn x_appends_stdin_as_the_last_argument_but_not_to_the_title() {
+    let mut a = args("-n 1 -x set mykey");
+    a.stdin_value = Some(b"value\n".to_vec());
+    let p = SuitePlan::from_args(&a).unwrap();
+    assert_eq!(p.steps[0].name(), "set mykey");
+    let spec = &p.steps[0].config.ops.ops[0].spec;
+    assert_eq!(spec.args.len(), 3);
+    assert_eq!(
+        spec.args[2],
+        vec![crate::protocol::command::Part::Literal(b"value\n".to_vec())]
+    );
+}
+
+#[test]
+fn connection_flags_become_kvbenchs_own() {
+    let p = SuitePlan::from_args(&args("-t get -k 0 -3 -c 4 --rps 1000 --precision 1")).unwrap();
+    let c = &p.steps[0].config;
+    assert_eq!(c.faults.reconnect_interval, 1);
+    assert_eq!(c.target.protocol, crate::protocol::wire::Protocol::Resp3);
+    assert_eq!(p.precision, 1);
+    let seq = SuitePlan::from_args(&args("-t set -r 500 --sequential")).unwrap();
+    assert_eq!(seq.steps[0].config.ops.rand_int, RandInt::Sequential(500));
+    let idle = SuitePlan::from_args(&args("-I -c 7 --test-time 2")).unwrap();
+    assert!(idle.steps.is_empty());
+    let plan = idle.idle.unwrap();
+    assert_eq!(plan.connections, 7);
+    assert_eq!(plan.wait, std::time::Duration::from_secs(2));
 }

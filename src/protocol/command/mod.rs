@@ -90,6 +90,36 @@ impl CommandSpec {
         })
     }
 
+    /// A command given word by word, as redis-benchmark takes one after its
+    /// flags: each word is one argument as it is (no quoting), and only
+    /// `__rand_int__` and `__data__` are placeholders (redis-benchmark's and
+    /// valkey-benchmark's); any other `__word__`, `__key__` included, is sent
+    /// as its own text, as those tools send it.
+    pub fn from_words(words: &[Vec<u8>]) -> Result<CommandSpec, CommandError> {
+        if words.is_empty() || words[0].iter().all(u8::is_ascii_whitespace) {
+            return Err(CommandError::Empty);
+        }
+        let mut args = Vec::with_capacity(words.len());
+        for word in words {
+            let arg = benchmark_parts(word);
+            if arg.len() > MAX_PARTS {
+                return Err(CommandError::TooManyParts);
+            }
+            args.push(arg);
+        }
+        if !matches!(args[0].as_slice(), [Part::Literal(_)]) {
+            return Err(CommandError::PlaceholderName);
+        }
+        let text: Vec<String> = words
+            .iter()
+            .map(|w| String::from_utf8_lossy(w).into_owned())
+            .collect();
+        Ok(CommandSpec {
+            text: text.join(" "),
+            args,
+        })
+    }
+
     /// The command name in capitals (`HSET`), as `INFO commandstats` names it
     /// in lower case (`cmdstat_hset`).
     pub fn name(&self) -> String {
@@ -136,6 +166,33 @@ fn parts(word: &[u8]) -> Result<Arg, CommandError> {
         out.push(Part::Literal(literal));
     }
     Ok(out)
+}
+
+/// Splits one redis-benchmark argument into literal parts and its two
+/// placeholders.
+fn benchmark_parts(word: &[u8]) -> Arg {
+    const KNOWN: [(&[u8], Part); 2] = [(b"__rand_int__", Part::RandInt), (b"__data__", Part::Data)];
+    let mut out = Vec::new();
+    let mut literal = Vec::new();
+    let mut i = 0;
+    'bytes: while i < word.len() {
+        for (name, part) in &KNOWN {
+            if word[i..].starts_with(name) {
+                if !literal.is_empty() {
+                    out.push(Part::Literal(std::mem::take(&mut literal)));
+                }
+                out.push(part.clone());
+                i += name.len();
+                continue 'bytes;
+            }
+        }
+        literal.push(word[i]);
+        i += 1;
+    }
+    if !literal.is_empty() || out.is_empty() {
+        out.push(Part::Literal(literal));
+    }
+    out
 }
 
 /// The placeholder that starts `rest`, and its length; an error for a

@@ -74,3 +74,33 @@ fn double_underscores_that_are_no_word_are_literal() {
     assert_eq!(c.args[3], vec![lit("____")]);
     assert_eq!(c.args[4], vec![lit("__KEY__")]);
 }
+
+#[test]
+fn words_are_arguments_as_given_with_only_rand_int_and_data_replaced() {
+    let words: Vec<Vec<u8>> = [
+        "script",
+        "load",
+        "redis.call('set','foo','bar')",
+        "k:__rand_int__",
+        "__key__",
+        "__data__",
+    ]
+    .iter()
+    .map(|w| w.as_bytes().to_vec())
+    .collect();
+    let c = CommandSpec::from_words(&words).unwrap();
+    assert_eq!(
+        c.text,
+        "script load redis.call('set','foo','bar') k:__rand_int__ __key__ __data__"
+    );
+    assert_eq!(c.args.len(), 6);
+    // No quoting: the quotes are the argument's own bytes.
+    assert_eq!(c.args[2], vec![lit("redis.call('set','foo','bar')")]);
+    assert_eq!(c.args[3], vec![lit("k:"), Part::RandInt]);
+    // memtier's __key__ is no placeholder of redis-benchmark's.
+    assert_eq!(c.args[4], vec![lit("__key__")]);
+    assert_eq!(c.args[5], vec![Part::Data]);
+    assert_eq!(c.name(), "SCRIPT");
+    assert!(CommandSpec::from_words(&[]).is_err());
+    assert!(CommandSpec::from_words(&[b"__data__".to_vec()]).is_err());
+}

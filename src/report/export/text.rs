@@ -3,7 +3,7 @@
 //! sweep ([`crate::report::sweep::text`]), the suite's table of tests.
 
 use super::{Exporter, Subject, Unrendered};
-use crate::config::suite::OutputMode;
+use crate::config::suite::{DEFAULT_PRECISION, OutputMode};
 use crate::error::terminal;
 use crate::report::suite::output;
 
@@ -37,6 +37,7 @@ impl Exporter for Text {
                         &figures,
                         &input.verdict,
                         None,
+                        DEFAULT_PRECISION,
                     ));
                 }
                 out.into_bytes()

@@ -14,6 +14,7 @@ use std::fmt::Write;
 
 use crate::config::suite::{OutputMode, Step};
 use crate::error::terminal::{self, HANGING_INDENT};
+use crate::protocol::error_kind::ServerErrorKind;
 use crate::report::suite::{Figures, StepResult};
 use crate::report::verdict::Verdict;
 use crate::report::warnings::Warning;
@@ -63,28 +64,32 @@ pub fn header(mode: OutputMode, width: Option<usize>) -> String {
     }
 }
 
-/// One step's row; a step whose verdict is not valid ends with
-/// `[INVALID: error_replies]` (not in `--csv`).
+/// One step's row, latencies with `precision` decimals (`--precision`,
+/// redis-benchmark's 3 by default), fitted to `width` on a terminal; a step
+/// whose verdict is not valid ends with `[INVALID: error_replies]` (not in
+/// `--csv`).
 pub fn row(
     mode: OutputMode,
     step: &Step,
     f: &Figures,
     verdict: &Verdict,
     width: Option<usize>,
+    precision: usize,
 ) -> String {
     let title = step.test.title;
     if narrow(mode, width) {
         return narrow_row(title, f, verdict, width);
     }
+    let p = precision;
     match mode {
         // redis-benchmark quotes every field and gives rps two decimals,
         // latencies three.
         OutputMode::Csv => format!(
-            "\"{title}\",\"{:.2}\",\"{:.3}\",\"{:.3}\",\"{:.3}\",\"{:.3}\",\"{:.3}\",\"{:.3}\"\n",
+            "\"{title}\",\"{:.2}\",\"{:.p$}\",\"{:.p$}\",\"{:.p$}\",\"{:.p$}\",\"{:.p$}\",\"{:.p$}\"\n",
             f.rps, f.avg_ms, f.min_ms, f.p50_ms, f.p95_ms, f.p99_ms, f.max_ms
         ),
         OutputMode::Quiet => format!(
-            "{title}: {:.2} requests per second, p50={:.3} msec{}\n",
+            "{title}: {:.2} requests per second, p50={:.p$} msec{}\n",
             f.rps,
             f.p50_ms,
             marker(f, verdict)
@@ -99,7 +104,7 @@ pub fn row(
             let mut line = String::new();
             let _ = writeln!(
                 line,
-                "{title:<TITLE_WIDTH$} {:>12.2} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {hit:>8} {cpu:>10}{}",
+                "{title:<TITLE_WIDTH$} {:>12.2} {:>8.p$} {:>8.p$} {:>8.p$} {:>8.p$} {:>8.p$} {hit:>8} {cpu:>10}{}",
                 f.rps,
                 f.avg_ms,
                 f.p50_ms,
@@ -169,4 +174,29 @@ pub fn errors_line(r: &StepResult, warnings: &[Warning]) -> Option<String> {
         return None;
     }
     Some(errors.line(&r.step.name()))
+}
+
+/// `-e`: the server's error replies of a step, one stdout line per kind, in
+/// redis-benchmark's words (`Error from server: OOM (200 of 200 replies)`).
+/// kvbench counts errors by kind (the message's first word) and keeps no
+/// message text on the hot path, so the kind is what it can print; empty
+/// when the step had none.
+pub fn server_errors(r: &StepResult) -> String {
+    let Some(section) = r.results.headline() else {
+        return String::new();
+    };
+    let totals = section.stats.totals();
+    let mut out = String::new();
+    for (kind, n) in ServerErrorKind::ALL.iter().zip(totals.errors_by_kind) {
+        if n > 0 {
+            let _ = writeln!(
+                out,
+                "Error from server: {} ({n} of {} replies) [{}]",
+                kind.as_str(),
+                totals.count.max(totals.errors),
+                r.step.name()
+            );
+        }
+    }
+    out
 }

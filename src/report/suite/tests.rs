@@ -11,7 +11,7 @@ use crate::config::suite::OutputMode;
 use crate::engine::results::{Phase, PhaseResult, Results};
 use crate::engine::stats::Stats;
 use crate::protocol::error_kind::ServerErrorKind;
-use crate::report::suite::output::{CSV_HEADER, errors_line, header, row};
+use crate::report::suite::output::{CSV_HEADER, errors_line, header, row, server_errors};
 use crate::report::suite::{StepResult, figures};
 use crate::report::warnings::Warning;
 
@@ -79,14 +79,14 @@ fn a_row_with_errors_is_marked_in_q_and_the_table_but_never_in_csv() {
     let f = figures(&refused);
     let v = refused.verdict();
     let marker = "(200 of 200 replies were errors: OOM) [INVALID: error_replies]";
-    let quiet = row(OutputMode::Quiet, &refused.step, &f, &v, None);
+    let quiet = row(OutputMode::Quiet, &refused.step, &f, &v, None, 3);
     assert!(
         quiet.starts_with("SET: ") && quiet.ends_with(&format!(" msec {marker}\n")),
         "{quiet}"
     );
-    let table = row(OutputMode::Table, &refused.step, &f, &v, None);
+    let table = row(OutputMode::Table, &refused.step, &f, &v, None, 3);
     assert!(table.ends_with(&format!(" {marker}\n")), "{table}");
-    let csv = row(OutputMode::Csv, &refused.step, &f, &v, None);
+    let csv = row(OutputMode::Csv, &refused.step, &f, &v, None, 3);
     assert_eq!(
         csv.trim_end().split(',').count(),
         CSV_HEADER.split(',').count()
@@ -97,8 +97,8 @@ fn a_row_with_errors_is_marked_in_q_and_the_table_but_never_in_csv() {
     let f = figures(&clean);
     let v = clean.verdict();
     assert!(v.valid());
-    assert!(row(OutputMode::Quiet, &clean.step, &f, &v, None).ends_with(" msec\n"));
-    let table = row(OutputMode::Table, &clean.step, &f, &v, None);
+    assert!(row(OutputMode::Quiet, &clean.step, &f, &v, None, 3).ends_with(" msec\n"));
+    let table = row(OutputMode::Table, &clean.step, &f, &v, None, 3);
     assert!(!table.contains("error"), "{table}");
 }
 
@@ -107,7 +107,7 @@ fn on_a_narrow_terminal_the_table_fits_80_columns_and_its_marker_goes_below() {
     let refused = set_step(&[(200, 200)]);
     let (f, v) = (figures(&refused), refused.verdict());
     let header = header(OutputMode::Table, Some(80));
-    let table = row(OutputMode::Table, &refused.step, &f, &v, Some(80));
+    let table = row(OutputMode::Table, &refused.step, &f, &v, Some(80), 3);
     let lines: Vec<&str> = header.lines().chain(table.lines()).collect();
     assert_eq!(lines.len(), 3, "{header}{table}");
     assert!(
@@ -120,8 +120,8 @@ fn on_a_narrow_terminal_the_table_fits_80_columns_and_its_marker_goes_below() {
         "{table}"
     );
     // A terminal as wide as the wide table gets the wide table.
-    let wide = row(OutputMode::Table, &refused.step, &f, &v, Some(200));
-    assert_eq!(wide, row(OutputMode::Table, &refused.step, &f, &v, None));
+    let wide = row(OutputMode::Table, &refused.step, &f, &v, Some(200), 3);
+    assert_eq!(wide, row(OutputMode::Table, &refused.step, &f, &v, None, 3));
 }
 
 #[test]
@@ -158,4 +158,34 @@ fn a_suite_file_reads_back_and_is_written_again_byte_for_byte() {
     let written = crate::report::json::pretty(&document);
     let read: crate::report::suite::json::SuiteDocument = serde_json::from_slice(&written).unwrap();
     assert_eq!(crate::report::json::pretty(&read), written);
+}
+
+#[test]
+fn precision_sets_the_latency_decimals_and_leaves_the_rate_at_two() {
+    let step = set_step(&[(200, 0)]);
+    let f = figures(&step);
+    let v = step.verdict();
+    let quiet = row(OutputMode::Quiet, &step.step, &f, &v, None, 5);
+    let p50 = quiet
+        .split("p50=")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    assert_eq!(p50.split('.').nth(1).unwrap().len(), 5, "{quiet}");
+    let rate = quiet.split(": ").nth(1).unwrap().split(' ').next().unwrap();
+    assert_eq!(rate.split('.').nth(1).unwrap().len(), 2, "{quiet}");
+    let csv = row(OutputMode::Csv, &step.step, &f, &v, None, 0);
+    // Latencies without decimals: no dot in the six latency fields.
+    let fields: Vec<&str> = csv.trim_end().split(',').collect();
+    assert!(fields[2..].iter().all(|f| !f.contains('.')), "{csv}");
+}
+
+#[test]
+fn e_prints_each_error_kind_with_its_count() {
+    let refused = set_step(&[(200, 200)]);
+    let lines = server_errors(&refused);
+    assert_eq!(lines, "Error from server: OOM (200 of 200 replies) [SET]\n");
+    assert_eq!(server_errors(&set_step(&[(200, 0)])), "");
 }

@@ -8,6 +8,9 @@
 //! into one validated configuration per step), is built in
 //! [`crate::config::suite`]; what the steps' results become (figures, the text
 //! table, `-q`, `--csv`, the JSON document) is [`crate::report::suite`].
+//! `-I`, idle connections in place of the steps, is [`idle`].
+
+pub mod idle;
 
 use std::sync::Arc;
 
