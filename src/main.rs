@@ -261,6 +261,11 @@ fn merge(args: &cli::MergeArgs) -> ExitCode {
     let args = MergeOptions::from_args(args);
     match kvbench::tools::merge::run(&args) {
         Ok((merged, text)) => {
+            // The files left out are said on stderr too: with `-o -` the
+            // tables, which name them, are not printed.
+            for s in &merged.skipped {
+                say!("kvbench merge: warning: {s}");
+            }
             print(&text);
             let reasons = merged
                 .report

@@ -8,6 +8,7 @@
 //! per-master table.
 
 mod cluster;
+mod late;
 mod trust;
 
 use std::path::{Path, PathBuf};

@@ -23,6 +23,7 @@
 //! - [`fold`]: the files read and added one at a time;
 //! - [`combine`]: the sums of one row;
 //! - [`mod@run`]: one run over the machines and its section;
+//! - [`skip`]: the late shards `--allow-partial` leaves out;
 //! - [`summary`]: a merged run as `kvbench.runs[i]`;
 //! - [`cluster`]: `--cluster-mode`'s per-node table, merged;
 //! - [`evidence`]: the servers' account of each run, judged once for the set;
@@ -52,6 +53,7 @@ pub mod open_loop;
 pub mod rounds;
 pub mod rows;
 pub mod run;
+pub mod skip;
 pub mod summary;
 #[cfg(test)]
 mod tests;
@@ -95,7 +97,14 @@ pub fn run(args: &MergeOptions) -> Result<(Merge, String), UsageError> {
     // The list is refused before any file is read; then the files are read
     // and folded one at a time.
     let paths = inputs::check(&args.files)?;
-    let (fold, set) = fold::read_all(&paths, args.allow_partial)?;
+    // With --allow-partial, shards whose RUN #1 started too far from the
+    // others' are found first (a pass that keeps only each file's start),
+    // so that the fold can leave them out.
+    let left_out = match args.max_skew {
+        Some(max) if args.allow_partial => skip::outside_skew(&paths, max)?,
+        _ => Vec::new(),
+    };
+    let (fold, set) = fold::read_all(&paths, args.allow_partial, left_out)?;
     let merged = document::merge(fold, set);
     if let Some(max) = args.max_skew {
         document::check_skew(merged.skew.as_ref(), max)?;
