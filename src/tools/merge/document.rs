@@ -101,6 +101,7 @@ pub fn merge(fold: Fold, set: SetInfo) -> Merge {
         summary.all_stats = Some(w.section(&layout, true));
         if set.ad_hoc {
             summary.server = None;
+            summary.server_use.clear();
         }
         summary
     });
@@ -239,8 +240,11 @@ fn kvbench(
         .map(|r| r.summary(layout, machines.len()))
         .collect();
     if set.ad_hoc {
+        // Runs one after the other share no window: one machine's seconds
+        // of the server would stand for the set's.
         for r in &mut k.runs {
             r.server = None;
+            r.server_use.clear();
         }
     }
     let mut all: Vec<RowSum> = vec![RowSum::new(); layout.rows.len()];
