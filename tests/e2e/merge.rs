@@ -9,6 +9,7 @@
 
 mod cluster;
 mod late;
+mod sweep;
 mod trust;
 
 use std::path::{Path, PathBuf};

@@ -108,7 +108,8 @@ pub fn from_text(file: &str, text: &str) -> Result<ShardFile, UsageError> {
     }
 }
 
-fn late_refusal(s: &Skipped) -> UsageError {
+/// The refusal of a late shard's file without `--allow-partial`.
+pub fn late_refusal(s: &Skipped) -> UsageError {
     match &s.reason {
         SkipReason::Late { phase, lag_ms } => skip::refuse_late(&s.path, phase, *lag_ms),
         SkipReason::Skewed { .. } => refuse(&s.path, s.to_string()),
@@ -130,7 +131,7 @@ pub fn from_text_any(file: &str, text: &str) -> Result<Read, UsageError> {
     let Document::Report(report) = document else {
         return Err(refuse(
             &file,
-            "a sweep file cannot be merged; merge the files of one workload, one per machine",
+            "a sweep file, while the first file is a report: merge the sweep files of one sweep (cell by cell), or the report files of one workload, one per machine",
         ));
     };
     let mut report = *report;

@@ -76,22 +76,33 @@ pub fn read_all(
     allow_partial: bool,
     left_out: Vec<Skipped>,
 ) -> Result<(Fold, SetInfo), UsageError> {
+    let out: Vec<String> = left_out.iter().map(|s| s.path.clone()).collect();
+    let reads = paths
+        .iter()
+        .filter(|p| !out.contains(&p.display().to_string()))
+        .map(|path| check::read_any(path));
+    fold_all(reads, allow_partial, left_out)
+}
+
+/// [`read_all`] of files already read (a sweep's cells), or read one at a
+/// time as the iterator is drawn.
+pub fn fold_all(
+    reads: impl Iterator<Item = Result<Read, UsageError>>,
+    allow_partial: bool,
+    left_out: Vec<Skipped>,
+) -> Result<(Fold, SetInfo), UsageError> {
     let mut fold: Option<Fold> = None;
     let mut skipped = left_out;
-    for path in paths {
-        let shown = path.display().to_string();
-        if skipped.iter().any(|s| s.path == shown) {
-            continue;
-        }
+    for read in reads {
         // Each file's text and parsed report are dropped at the end of
         // this iteration, before the next is read.
-        let file = match check::read_any(path)? {
+        let file = match read? {
             Read::File(f) => f,
             Read::Late(s) if allow_partial => {
                 skipped.push(s);
                 continue;
             }
-            Read::Late(_) => check::read(path)?,
+            Read::Late(s) => return Err(check::late_refusal(&s)),
         };
         match &mut fold {
             Some(acc) => acc.add(file)?,
