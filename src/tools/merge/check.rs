@@ -76,8 +76,8 @@ fn refuse(file: &str, message: impl Into<String>) -> UsageError {
 /// A file read: one to merge, or a shard that missed the start.
 #[derive(Debug, Clone)]
 pub enum Read {
-    /// A report to merge.
-    File(ShardFile),
+    /// A report to merge (boxed: a report is large, a skipped file small).
+    File(Box<ShardFile>),
     /// A shard's report that says it reached a planned start too late
     /// (`kvbench.shard.late`): `--allow-partial` skips it.
     Late(Skipped),
@@ -87,7 +87,7 @@ pub enum Read {
 /// error, and so is a late shard's ([`read_any`] tells it apart).
 pub fn read(path: &Path) -> Result<ShardFile, UsageError> {
     match read_any(path)? {
-        Read::File(f) => Ok(f),
+        Read::File(f) => Ok(*f),
         Read::Late(s) => Err(late_refusal(&s)),
     }
 }
@@ -103,7 +103,7 @@ pub fn read_any(path: &Path) -> Result<Read, UsageError> {
 /// Reads `text`, the contents of `file`; a late shard's is refused.
 pub fn from_text(file: &str, text: &str) -> Result<ShardFile, UsageError> {
     match from_text_any(file, text)? {
-        Read::File(f) => Ok(f),
+        Read::File(f) => Ok(*f),
         Read::Late(s) => Err(late_refusal(&s)),
     }
 }
@@ -166,11 +166,11 @@ pub fn from_text_any(file: &str, text: &str) -> Result<Read, UsageError> {
             ),
         ));
     }
-    Ok(Read::File(ShardFile {
+    Ok(Read::File(Box::new(ShardFile {
         path: file,
         report,
         kvbench,
-    }))
+    })))
 }
 
 /// The workload's settings: `kvbench.config` without the per-machine keys

@@ -97,7 +97,7 @@ pub fn fold_all(
         // Each file's text and parsed report are dropped at the end of
         // this iteration, before the next is read.
         let file = match read? {
-            Read::File(f) => f,
+            Read::File(f) => *f,
             Read::Late(s) if allow_partial => {
                 skipped.push(s);
                 continue;
