@@ -270,14 +270,13 @@ fn merge(args: &cli::MergeArgs) -> ExitCode {
     let args = MergeOptions::from_args(args);
     match kvbench::tools::merge::run(&args) {
         Ok((merged, text)) => {
+            // The files left out are said on stderr too: with `-o -` the
+            // tables, which name them, are not printed.
+            for s in merged.skipped() {
+                say!("kvbench merge: warning: {s}");
+            }
             print(&text);
-            let reasons = merged
-                .report
-                .kvbench
-                .as_ref()
-                .and_then(|k| k.verdict.as_ref())
-                .map(|v| v.lines())
-                .unwrap_or_default();
+            let reasons = merged.verdict_lines();
             judged_lines(ExitCode::SUCCESS, &reasons, args.allow_invalid)
         }
         Err(e) => fail_usage(&e.to_string()),

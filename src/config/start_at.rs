@@ -204,6 +204,23 @@ pub fn check_not_too_far(at: SystemTime, now: SystemTime) -> Result<(), UsageErr
     }
 }
 
+/// The longest suffix a sweep's cell adds to the run id (`.cell-` and up
+/// to five digits).
+const CELL_SUFFIX_MAX: usize = 11;
+
+impl StartAt {
+    /// The start of a sweep's cell `index`: its own barrier, under the run
+    /// id with `.cell-<index>` (so one cell's keys, or a shard still in the
+    /// last cell's barrier, never count in the next one's).
+    pub fn for_cell(&self, index: usize) -> StartAt {
+        let mut start = self.clone();
+        if let StartPoint::Barrier(b) = &mut start.point {
+            b.run_id = format!("{}.cell-{index}", b.run_id);
+        }
+        start
+    }
+}
+
 /// `--start-at` with its companions; `None` without `--start-at`.
 /// `sweep` is true for a sweep, whose cells have no fixed boundaries.
 pub(super) fn build_start(a: &Args, sweep: bool) -> Result<Option<StartAt>, UsageError> {
@@ -245,10 +262,12 @@ fn build_start_in(
         }
         return Ok(None);
     };
-    if sweep {
+    // A sweep's cells have no fixed boundaries, so no one T can place them;
+    // a barrier can: the shards meet again before every cell.
+    if sweep && !is_barrier {
         return Err(UsageError::new(
             "--start-at",
-            "aligns one benchmark's phases, not a sweep's cells; run each cell as its own benchmark",
+            "aligns one benchmark's phases, not a sweep's cells; give --start-at barrier (the shards meet before each cell), or run each cell as its own benchmark",
         ));
     }
     let tolerance = seconds(
@@ -259,6 +278,15 @@ fn build_start_in(
     let run_gap = seconds("--run-gap", a.run_gap.unwrap_or(DEFAULT_RUN_GAP_S), true)?;
     let point = if is_barrier {
         let (run_id, source) = barrier::run_id(a.run_id.as_deref(), env)?;
+        if sweep && run_id.len() + CELL_SUFFIX_MAX > barrier::MAX_RUN_ID {
+            return Err(UsageError::new(
+                "--run-id",
+                format!(
+                    "a sweep's cells meet under the run id plus a cell suffix, so it may have at most {} characters; give a shorter --run-id",
+                    barrier::MAX_RUN_ID - CELL_SUFFIX_MAX
+                ),
+            ));
+        }
         let timeout = seconds(
             "--barrier-timeout",
             a.barrier_timeout

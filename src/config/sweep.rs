@@ -103,6 +103,8 @@ impl Config {
                             config.pipeline = pipeline;
                             config.values = values.clone();
                             config.ratio = ratio;
+                            config.start_at =
+                                self.start_at.as_ref().map(|s| s.for_cell(cells.len()));
                             let all = [
                                 ("threads", threads.to_string()),
                                 ("clients", clients.to_string()),

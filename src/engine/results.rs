@@ -16,6 +16,7 @@ pub mod variance;
 use crate::engine::host::HostPhase;
 use crate::engine::placement::Placement;
 use crate::engine::results::variance::Variance;
+use crate::engine::server::sample::ServerSeries;
 use crate::engine::server::{Info, PhaseEvidence};
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
@@ -112,6 +113,10 @@ pub struct PhaseResult {
     /// This process's and this machine's CPU and the interface's bytes over
     /// the phase ([`crate::engine::host`]).
     pub host: Option<HostPhase>,
+    /// The server's CPU and network second by second, read on the control
+    /// connection ([`crate::engine::server::sample`]); `None` without INFO
+    /// and in `--cluster-mode`.
+    pub server_seconds: Option<ServerSeries>,
 }
 
 /// Why a phase that ran to its end still did not offer its whole load.
@@ -213,6 +218,7 @@ impl PhaseResult {
             evidence_lost: None,
             nodes: Vec::new(),
             host: None,
+            server_seconds: None,
         }
     }
 }

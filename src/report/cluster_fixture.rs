@@ -121,6 +121,7 @@ pub fn cluster_results(counts: [u64; 3], slots: [usize; 3]) -> Results {
         evidence_lost: None,
         nodes: evidence,
         host: None,
+        server_seconds: None,
     };
     let nodes = NODES
         .iter()

@@ -4,7 +4,9 @@
 //! expansion, run once per completion index against a private redis-server,
 //! the pods launched apart as a scheduler would; they meet at the barrier
 //! under the Job's name (`--start-at barrier`, `KVBENCH_RUN_ID`), start
-//! together, and their files merge into exactly what the server executed. A
+//! together, print their reports on stdout, and their logs (stdout and
+//! stderr in one, as `kubectl logs` gives them), reduced to the JSON by the
+//! recipe's own `sed`, merge into exactly what the server executed. A
 //! change to the manifest that kvbench would not understand breaks this test.
 
 use std::collections::HashMap;
@@ -105,10 +107,58 @@ fn the_manifests_shape_is_what_kvbench_reads() {
     assert_eq!(scalar("parallelism"), count, "every shard runs at once");
     let args = manifest_args();
     assert!(args.contains(&"--start-at=barrier".to_string()), "{args:?}");
-    let mount = scalar("mountPath");
+    // The default path needs no shared storage: each pod's report is its
+    // log, and no volume is asked for (ReadWriteMany is often missing).
+    let json: Vec<&String> = args
+        .iter()
+        .filter(|a| a.starts_with("--json-out-file"))
+        .collect();
+    assert_eq!(
+        json,
+        ["--json-out-file=-"],
+        "the report on stdout: {args:?}"
+    );
+    let yaml: Vec<&str> = MANIFEST
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect();
+    for absent in [
+        "PersistentVolumeClaim",
+        "ReadWriteMany",
+        "volumeMounts:",
+        "volumes:",
+    ] {
+        assert!(
+            !yaml.iter().any(|l| l.contains(absent)),
+            "the default Job has no {absent}"
+        );
+    }
+    // The collection the manifest and the docs give is the one the test
+    // below runs.
+    assert!(MANIFEST.contains(COLLECT), "the manifest's collect loop");
+    assert!(DOCS.contains(COLLECT), "docs/scale-out.md's collect loop");
+}
+
+/// What keeps the JSON document of a pod's log (`kubectl logs` mixes
+/// stdout with stderr): from its first line, `{`, to its last, `}`.
+const COLLECT: &str = "sed -n '/^{$/,/^}$/p'";
+
+const DOCS: &str = include_str!("../../docs/scale-out.md");
+
+/// A pod's log as `kubectl logs` gives it, stdout and stderr interleaved,
+/// reduced to its JSON by [`COLLECT`], as the recipe does.
+fn collected(log: &std::path::Path, json: &std::path::Path) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{COLLECT} < \"$0\" > \"$1\""))
+        .arg(log)
+        .arg(json)
+        .output()
+        .unwrap();
     assert!(
-        args.contains(&format!("--json-out-file={mount}/run-{{shard}}.json")),
-        "each pod writes its own file on the results volume: {args:?}"
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 
@@ -117,7 +167,6 @@ fn the_jobs_pods_as_the_manifest_starts_them_merge_into_the_servers_counts() {
     let redis = Redis::start();
     redis.reset_stats();
     let dir = TempDir::new("k8s-job");
-    let mount = scalar("mountPath");
     let env = env_entries();
     let count: u64 = env
         .iter()
@@ -149,12 +198,6 @@ fn the_jobs_pods_as_the_manifest_starts_them_merge_into_the_servers_counts() {
             .unwrap_or_else(|| panic!("the manifest's args have no {flag}="));
         *arg = format!("{flag}={value}");
     }
-    for arg in &mut args {
-        if let Some(path) = arg.strip_prefix(&format!("--json-out-file={mount}")) {
-            *arg = format!("--json-out-file={}{path}", dir.0.display());
-        }
-    }
-
     let children: Vec<Child> = (0..count)
         .map(|index| {
             // Pods are scheduled and pulled apart: the barrier lines them up.
@@ -174,24 +217,27 @@ fn the_jobs_pods_as_the_manifest_starts_them_merge_into_the_servers_counts() {
                 pod_env.insert(name.clone(), value);
             }
             let args: Vec<String> = args.iter().map(|a| expand(a, &pod_env)).collect();
+            // The container runtime keeps both streams in one log.
+            let log = std::fs::File::create(dir.path(&format!("pod-{index}.log"))).unwrap();
             Command::new(env!("CARGO_BIN_EXE_kvbench"))
                 .args(&args)
                 .envs(&pod_env)
                 .env_remove("KVBENCH_AUTH")
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
+                .stdout(Stdio::from(log.try_clone().unwrap()))
+                .stderr(Stdio::from(log))
                 .spawn()
                 .unwrap()
         })
         .collect();
-    for (i, child) in children.into_iter().enumerate() {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "pod {i}: {}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
+    for (i, mut child) in children.into_iter().enumerate() {
+        let status = child.wait().unwrap();
+        let log = dir.path(&format!("pod-{i}.log"));
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(status.success(), "pod {i}: {status}\n{text}");
+        // The log holds more than the report: the text report and the
+        // barrier's messages, which the collection leaves out.
+        assert!(text.contains("ALL STATS"), "pod {i}'s log: {text}");
+        collected(&log, &dir.path(&format!("run-{i}.json")));
     }
 
     let files: Vec<String> = (0..count)

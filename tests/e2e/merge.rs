@@ -8,6 +8,8 @@
 //! per-master table.
 
 mod cluster;
+mod late;
+mod sweep;
 mod trust;
 
 use std::path::{Path, PathBuf};

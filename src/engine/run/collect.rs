@@ -1,7 +1,7 @@
 //! The master's side of one phase: every worker told to start at one
 //! instant, their per-second reports merged into the phase's totals (with
 //! `+=`) and its per-second series, until each has sent its last one; and
-//! this machine's CPU and network read around and during it.
+//! this machine's CPU and network, and the server's, read around and during it.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -9,6 +9,7 @@ use crate::config::Stop;
 use crate::engine::host::HostPhase;
 use crate::engine::results::{Phase, PhaseResult};
 use crate::engine::run::Master;
+use crate::engine::server::sample::ServerSampler;
 use crate::engine::sink::Sink;
 use crate::engine::stats::series::SeriesBuilder;
 use crate::engine::worker::{Command, Report};
@@ -36,6 +37,10 @@ impl Master {
             });
         }
         live.start_phase(phase, stop);
+        // The server is read on the control connection, on this thread; in
+        // `--cluster-mode` the links are per node, and not sampled.
+        let mut control = self.nodes.is_none().then_some(&mut self.control);
+        let mut server = ServerSampler::start(control.as_deref_mut());
         let host_start = meter.read();
         let mut host_last = host_start;
         let mut host_series = Vec::new();
@@ -86,6 +91,9 @@ impl Master {
                 let now = meter.read();
                 host_series.push(now.since(&host_last));
                 host_last = now;
+                if let Some(link) = control.as_deref_mut() {
+                    server.second(link);
+                }
             }
             if last {
                 finished += 1;
@@ -114,6 +122,7 @@ impl Master {
                 whole: meter.read().since(&host_start),
                 per_second: host_series,
             }),
+            server_seconds: server.finish(),
         };
         live.end_phase(&result);
         result

@@ -8,10 +8,13 @@
 //! memcached answers `stats` instead, read into the same [`Info`] ([`memcached`]).
 //! What is sent and how each answer is known to be whole is the protocol's
 //! ([`crate::protocol::control`]); this module owns the socket and the `Info`.
+//! During a phase the same connection reads the server's CPU and network
+//! once a second ([`sample`]).
 
 pub mod cluster;
 pub mod info;
 pub mod memcached;
+pub mod sample;
 
 use std::io::{self, Read, Write};
 use std::time::SystemTime;

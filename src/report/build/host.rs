@@ -1,10 +1,13 @@
 //! `runs[i].client` from the phase's readings of this machine
-//! ([`crate::engine::host`]).
+//! ([`crate::engine::host`]), and `runs[i].server_use` from those of the
+//! server ([`crate::engine::server::sample`]).
 
 use crate::engine::host::HostUse;
 use crate::engine::results::PhaseResult;
+use crate::engine::server::sample::ServerSecondUse;
 use crate::report::json::round;
 use crate::report::model::host::{ClientSecond, ClientUse};
+use crate::report::model::server::{ServerSecond, ServerUse};
 
 /// `(process %, machine %, rx/s, tx/s)` of one difference of readings.
 fn rates(u: &HostUse) -> (f64, f64, Option<f64>, Option<f64>) {
@@ -45,4 +48,31 @@ pub fn client(p: &PhaseResult) -> Option<ClientUse> {
         net_tx_bytes_per_sec: tx,
         per_second,
     })
+}
+
+/// One second of the server's use, as rates.
+pub fn server_second(u: &ServerSecondUse) -> ServerSecond {
+    let s = u.seconds.max(1e-9);
+    let per_sec = |b: Option<u64>| b.map(|b| round(b as f64 / s, 1));
+    ServerSecond {
+        cpu_percent: u.cpu_s.map(|c| round(100.0 * c / s, 1)),
+        net_input_bytes_per_sec: per_sec(u.net_input_bytes),
+        net_output_bytes_per_sec: per_sec(u.net_output_bytes),
+    }
+}
+
+/// `server_use`: the one server's series, against `target`; empty without
+/// one (no INFO, `--cluster-mode`) or without the server's identity.
+pub fn server_use(p: &PhaseResult, target: &str) -> Vec<ServerUse> {
+    let Some(series) = &p.server_seconds else {
+        return Vec::new();
+    };
+    let Some(run_id) = &series.run_id else {
+        return Vec::new();
+    };
+    vec![ServerUse {
+        run_id: run_id.clone(),
+        target: target.to_string(),
+        per_second: series.per_second.iter().map(server_second).collect(),
+    }]
 }

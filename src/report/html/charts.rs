@@ -81,6 +81,7 @@ pub fn charts(sources: &[Source], notes: &mut Vec<String>) -> Vec<Chart> {
     if !reports.is_empty() {
         out.push(ops_per_second(&reports));
         out.extend(super::resources::client_cpu(&reports));
+        out.extend(super::server::charts(&reports));
         out.extend(latency_per_second(&reports));
         out.push(spectrum(&reports, notes));
         out.extend(super::scaling::scaling(&reports));

@@ -29,6 +29,7 @@ pub mod panels;
 pub mod resources;
 pub mod scale;
 pub mod scaling;
+pub mod server;
 pub mod style;
 pub mod suite;
 #[cfg(test)]

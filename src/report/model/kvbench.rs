@@ -22,7 +22,7 @@ use crate::report::model::named::Named;
 pub use crate::report::model::open_loop::{LatencyBlock, OpenLoop};
 use crate::report::model::schema;
 use crate::report::model::section::Section;
-use crate::report::model::server::{Placement, ServerContext, ServerEvidence};
+use crate::report::model::server::{Placement, ServerContext, ServerEvidence, ServerUse};
 use crate::report::model::shard::{Merged, Round, ShardInfo, ShardRow};
 pub use crate::report::model::verdict::{SectionVerdict, Verdict, VerdictReason};
 
@@ -200,6 +200,11 @@ pub struct PhaseSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "ClientUse")]
     pub client: Option<ClientUse>,
+    /// Each server process's CPU and network, second by second (absent
+    /// without INFO, in `--cluster-mode` and from older files). A merged
+    /// run has one entry per server process, read by any of its machines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_use: Vec<ServerUse>,
     /// Each row's whole latency histogram of the phase, by command (`SET`,
     /// `GET`, `HSET`) as `totals` is: what `kvbench merge` adds across
     /// machines.

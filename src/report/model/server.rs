@@ -102,6 +102,36 @@ pub struct Delta {
     pub used_memory_after: Option<u64>,
 }
 
+/// `runs[i].server_use[j]`: one server process's CPU and network, second
+/// by second, read on the control connection during the phase (INFO's
+/// `used_cpu_*` and `total_net_*_bytes`, memcached's `rusage_*` and
+/// `bytes_read`/`bytes_written`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerUse {
+    /// INFO's `run_id` (memcached's pid and start time): a merge keeps one
+    /// series per process, however many machines read it.
+    pub run_id: String,
+    /// The target the machine gave for it.
+    pub target: String,
+    /// Each completed second of the phase.
+    pub per_second: Vec<ServerSecond>,
+}
+
+/// One second of `server_use[j].per_second`; a field is `null` where the
+/// server does not say, or where it restarted during that second.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerSecond {
+    /// CPU, user + system, percent of one core.
+    #[schemars(range(min = 0))]
+    pub cpu_percent: Option<f64>,
+    /// Bytes per second read from its clients.
+    #[schemars(range(min = 0))]
+    pub net_input_bytes_per_sec: Option<f64>,
+    /// Bytes per second written to them.
+    #[schemars(range(min = 0))]
+    pub net_output_bytes_per_sec: Option<f64>,
+}
+
 /// One command's counts in `delta.commands`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CommandDelta {

@@ -14,6 +14,7 @@ use crate::report::model::kvbench::Kvbench;
 use crate::report::model::shard::ShardInfo;
 use crate::report::model::{self, Document, Report};
 use crate::tools::merge::digest::Digest;
+use crate::tools::merge::skip::{self, SkipReason, Skipped};
 
 /// `kvbench.config` keys that differ from machine to machine without
 /// changing the workload: the seed (each process draws or derives its own),
@@ -72,16 +73,51 @@ fn refuse(file: &str, message: impl Into<String>) -> UsageError {
     UsageError::new(file, message)
 }
 
-/// Reads one file: a truncated or foreign file is refused with the JSON error.
+/// A file read: one to merge, or a shard that missed the start.
+#[derive(Debug, Clone)]
+pub enum Read {
+    /// A report to merge (boxed: a report is large, a skipped file small).
+    File(Box<ShardFile>),
+    /// A shard's report that says it reached a planned start too late
+    /// (`kvbench.shard.late`): `--allow-partial` skips it.
+    Late(Skipped),
+}
+
+/// Reads one file: a truncated or foreign file is refused with the JSON
+/// error, and so is a late shard's ([`read_any`] tells it apart).
 pub fn read(path: &Path) -> Result<ShardFile, UsageError> {
+    match read_any(path)? {
+        Read::File(f) => Ok(*f),
+        Read::Late(s) => Err(late_refusal(&s)),
+    }
+}
+
+/// Reads one file, a late shard's included.
+pub fn read_any(path: &Path) -> Result<Read, UsageError> {
     let file = path.display().to_string();
     let text =
         std::fs::read_to_string(path).map_err(|e| refuse(&file, format!("cannot read it: {e}")))?;
-    from_text(&file, &text)
+    from_text_any(&file, &text)
 }
 
-/// Reads `text`, the contents of `file`.
+/// Reads `text`, the contents of `file`; a late shard's is refused.
 pub fn from_text(file: &str, text: &str) -> Result<ShardFile, UsageError> {
+    match from_text_any(file, text)? {
+        Read::File(f) => Ok(*f),
+        Read::Late(s) => Err(late_refusal(&s)),
+    }
+}
+
+/// The refusal of a late shard's file without `--allow-partial`.
+pub fn late_refusal(s: &Skipped) -> UsageError {
+    match &s.reason {
+        SkipReason::Late { phase, lag_ms } => skip::refuse_late(&s.path, phase, *lag_ms),
+        SkipReason::Skewed { .. } => refuse(&s.path, s.to_string()),
+    }
+}
+
+/// Reads `text`, the contents of `file`, a late shard's included.
+pub fn from_text_any(file: &str, text: &str) -> Result<Read, UsageError> {
     let file = file.to_string();
     let document = model::parse(&file, text).map_err(|e| {
         refuse(
@@ -95,7 +131,7 @@ pub fn from_text(file: &str, text: &str) -> Result<ShardFile, UsageError> {
     let Document::Report(report) = document else {
         return Err(refuse(
             &file,
-            "a sweep file cannot be merged; merge the files of one workload, one per machine",
+            "a sweep file, while the first file is a report: merge the sweep files of one sweep (cell by cell), or the report files of one workload, one per machine",
         ));
     };
     let mut report = *report;
@@ -105,6 +141,16 @@ pub fn from_text(file: &str, text: &str) -> Result<ShardFile, UsageError> {
             "a memtier_benchmark file has no per-run histograms to merge; give kvbench's --json-out-file",
         ));
     };
+    // A shard that missed a planned start has stopped there: its runs are
+    // fewer than the set's, or none. It is told apart before those checks,
+    // so that --allow-partial can skip it by name.
+    if let Some(reason) = skip::late(&kvbench) {
+        return Ok(Read::Late(Skipped {
+            path: file,
+            index: kvbench.shard.as_ref().map(|s| s.index),
+            reason,
+        }));
+    }
     if kvbench.runs.is_empty() {
         return Err(refuse(
             &file,
@@ -120,11 +166,11 @@ pub fn from_text(file: &str, text: &str) -> Result<ShardFile, UsageError> {
             ),
         ));
     }
-    Ok(ShardFile {
+    Ok(Read::File(Box::new(ShardFile {
         path: file,
         report,
         kvbench,
-    })
+    })))
 }
 
 /// The workload's settings: `kvbench.config` without the per-machine keys

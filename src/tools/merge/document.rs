@@ -31,10 +31,14 @@ use crate::tools::merge::combine::RowSum;
 use crate::tools::merge::fold::{Fold, Machine};
 use crate::tools::merge::rows::Layout;
 use crate::tools::merge::run::{self, RunSum, sum_errors};
+use crate::tools::merge::skip::Skipped;
 
 /// Above this spread of the machines' corrected start times, the merged
 /// rate mixes seconds in which not every machine was sending.
 pub const START_SKEW_WARN_MS: f64 = 100.0;
+
+/// The warning naming a file `--allow-partial` left out.
+pub const SHARD_SKIPPED: &str = "shard_skipped";
 
 /// A shard's own count check, which the merge makes for the whole set.
 const COUNT_MISMATCH: &str = WarningKind::CountMismatch.as_str();
@@ -61,6 +65,8 @@ pub struct Merge {
     pub skew: Option<Skew>,
     /// What the set checks found.
     pub set: SetInfo,
+    /// The files `--allow-partial` left out.
+    pub skipped: Vec<Skipped>,
 }
 
 /// The merged report of the files folded in.
@@ -72,6 +78,7 @@ pub fn merge(fold: Fold, set: SetInfo) -> Merge {
         runs,
         machines,
         warmup,
+        skipped,
         ..
     } = fold;
     let mut runs = runs;
@@ -81,12 +88,20 @@ pub fn merge(fold: Fold, set: SetInfo) -> Merge {
     report.sections = sections(&runs, &layout);
     let skew = skew(&machines);
     let mut k = kvbench(first, &machines, &runs, &layout, &set, skew.as_ref());
+    // Each file left out is named where the set's warnings are read.
+    let left_out = skipped.iter().map(|s| Warning {
+        kind: SHARD_SKIPPED.into(),
+        message: s.to_string(),
+        silenced: false,
+    });
+    k.warnings.splice(0..0, left_out);
     k.warmup = warmup.map(|mut w| {
         w.set_window(set.ad_hoc);
         let mut summary = w.summary(&layout, machines.len());
         summary.all_stats = Some(w.section(&layout, true));
         if set.ad_hoc {
             summary.server = None;
+            summary.server_use.clear();
         }
         summary
     });
@@ -97,6 +112,7 @@ pub fn merge(fold: Fold, set: SetInfo) -> Merge {
         machines: machines.len(),
         skew,
         set,
+        skipped,
     }
 }
 
@@ -224,8 +240,11 @@ fn kvbench(
         .map(|r| r.summary(layout, machines.len()))
         .collect();
     if set.ad_hoc {
+        // Runs one after the other share no window: one machine's seconds
+        // of the server would stand for the set's.
         for r in &mut k.runs {
             r.server = None;
+            r.server_use.clear();
         }
     }
     let mut all: Vec<RowSum> = vec![RowSum::new(); layout.rows.len()];

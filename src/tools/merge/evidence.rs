@@ -10,7 +10,7 @@
 use crate::engine::server::{Info, PhaseEvidence, SlowlogEntry};
 use crate::report::build::evidence::server_evidence;
 use crate::report::model::kvbench::PhaseSummary;
-use crate::report::model::server::ServerEvidence;
+use crate::report::model::server::{ServerEvidence, ServerSecond, ServerUse};
 use crate::report::warnings::Warning;
 use crate::report::warnings::checks::MISMATCH_FRACTION;
 
@@ -36,6 +36,10 @@ pub struct ServerSum {
     pub restarted: bool,
     /// `--slowlog`: every machine's entries, each once.
     pub slowlog: Option<Vec<SlowlogEntry>>,
+    /// Its CPU and network second by second (`server_use`): one machine's
+    /// reading of the process's own counters, which every machine that
+    /// drove it read alike, so they are not added; the longest is kept.
+    pub per_second: Vec<ServerSecond>,
 }
 
 /// The server evidence of one run over the machines added so far.
@@ -89,7 +93,7 @@ impl EvidenceSum {
                 .collect()
         });
         sum.servers.push(ServerSum {
-            identity,
+            identity: identity.clone(),
             target: target.to_string(),
             before,
             after,
@@ -101,6 +105,12 @@ impl EvidenceSum {
             machines: 1,
             restarted: e.delta.server_restarted,
             slowlog,
+            per_second: summary
+                .server_use
+                .iter()
+                .find(|u| u.run_id == identity)
+                .map(|u| u.per_second.clone())
+                .unwrap_or_default(),
         });
         sum
     }
@@ -127,6 +137,19 @@ impl EvidenceSum {
             return None;
         };
         (self.without == 0).then(|| one.evidence(self.db))
+    }
+
+    /// `server_use`: each server process's seconds, once, whoever read them.
+    pub fn server_use(&self) -> Vec<ServerUse> {
+        self.servers
+            .iter()
+            .filter(|s| !s.per_second.is_empty())
+            .map(|s| ServerUse {
+                run_id: s.identity.clone(),
+                target: s.target.clone(),
+                per_second: s.per_second.clone(),
+            })
+            .collect()
     }
 
     /// The server's calls against the machines' replies, per server and
@@ -175,6 +198,9 @@ impl ServerSum {
         self.all_replies += other.all_replies;
         self.machines += other.machines;
         self.restarted |= other.restarted;
+        if other.per_second.len() > self.per_second.len() {
+            self.per_second = other.per_second.clone();
+        }
         self.slowlog = match (self.slowlog.take(), &other.slowlog) {
             (Some(mut ours), Some(theirs)) => {
                 for entry in theirs {

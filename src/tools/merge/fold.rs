@@ -16,11 +16,12 @@ use crate::report::model::Report;
 use crate::report::model::kvbench::{Interrupted, Kvbench, Verdict, Warning};
 use crate::report::model::named::Named;
 use crate::report::model::shard::{ShardInfo, ShardRow};
-use crate::tools::merge::check::{self, SetCheck, SetInfo, ShardFile};
+use crate::tools::merge::check::{self, Read, SetCheck, SetInfo, ShardFile};
 use crate::tools::merge::digest::{self, Digest};
 use crate::tools::merge::integrity;
 use crate::tools::merge::rows::{Layout, TOTALS, WAITS};
 use crate::tools::merge::run::{self, RunSum, add_machine};
+use crate::tools::merge::skip::Skipped;
 
 /// What the merged report keeps of one file once its runs are added in.
 #[derive(Debug, Clone)]
@@ -61,25 +62,62 @@ pub struct Fold {
     pub machines: Vec<Machine>,
     /// The warm-ups summed; `None` as soon as one file has none.
     pub warmup: Option<RunSum>,
+    /// The files `--allow-partial` left out, in order.
+    pub skipped: Vec<Skipped>,
     set: SetCheck,
 }
 
-/// Reads, checks and folds the files at `paths`, in order; then checks
-/// that the set is complete (unless `allow_partial`).
-pub fn read_all(paths: &[&Path], allow_partial: bool) -> Result<(Fold, SetInfo), UsageError> {
+/// Reads, checks and folds the files at `paths`, in order, but those in
+/// `left_out` (found by [`crate::tools::merge::skip::outside_skew`]); then checks that the set
+/// is complete (unless `allow_partial`, which also skips a late shard's
+/// file instead of refusing it).
+pub fn read_all(
+    paths: &[&Path],
+    allow_partial: bool,
+    left_out: Vec<Skipped>,
+) -> Result<(Fold, SetInfo), UsageError> {
+    let out: Vec<String> = left_out.iter().map(|s| s.path.clone()).collect();
+    let reads = paths
+        .iter()
+        .filter(|p| !out.contains(&p.display().to_string()))
+        .map(|path| check::read_any(path));
+    fold_all(reads, allow_partial, left_out)
+}
+
+/// [`read_all`] of files already read (a sweep's cells), or read one at a
+/// time as the iterator is drawn.
+pub fn fold_all(
+    reads: impl Iterator<Item = Result<Read, UsageError>>,
+    allow_partial: bool,
+    left_out: Vec<Skipped>,
+) -> Result<(Fold, SetInfo), UsageError> {
     let mut fold: Option<Fold> = None;
-    for path in paths {
+    let mut skipped = left_out;
+    for read in reads {
         // Each file's text and parsed report are dropped at the end of
         // this iteration, before the next is read.
-        let file = check::read(path)?;
+        let file = match read? {
+            Read::File(f) => *f,
+            Read::Late(s) if allow_partial => {
+                skipped.push(s);
+                continue;
+            }
+            Read::Late(s) => return Err(check::late_refusal(&s)),
+        };
         match &mut fold {
             Some(acc) => acc.add(file)?,
             None => fold = Some(Fold::start(file)?),
         }
     }
-    let fold =
-        fold.ok_or_else(|| UsageError::new("kvbench merge", "give at least one JSON report"))?;
+    let mut fold = fold.ok_or_else(|| match skipped.first() {
+        Some(s) => UsageError::new(
+            "kvbench merge",
+            format!("every file was left out, so there is nothing to merge; the first: {s}"),
+        ),
+        None => UsageError::new("kvbench merge", "give at least one JSON report"),
+    })?;
     let set = fold.set.finish(allow_partial)?;
+    fold.skipped = skipped;
     Ok((fold, set))
 }
 
@@ -110,6 +148,7 @@ impl Fold {
             runs,
             machines: vec![machine],
             warmup,
+            skipped: Vec::new(),
             set,
         })
     }

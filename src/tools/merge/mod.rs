@@ -23,7 +23,9 @@
 //! - [`fold`]: the files read and added one at a time;
 //! - [`combine`]: the sums of one row;
 //! - [`mod@run`]: one run over the machines and its section;
+//! - [`skip`]: the late shards `--allow-partial` leaves out;
 //! - [`summary`]: a merged run as `kvbench.runs[i]`;
+//! - [`mod@sweep`]: sweep files, merged cell by cell;
 //! - [`cluster`]: `--cluster-mode`'s per-node table, merged;
 //! - [`evidence`]: the servers' account of each run, judged once for the set;
 //! - [`open_loop`]: `--rate`'s latency blocks, merged;
@@ -52,7 +54,9 @@ pub mod open_loop;
 pub mod rounds;
 pub mod rows;
 pub mod run;
+pub mod skip;
 pub mod summary;
+pub mod sweep;
 #[cfg(test)]
 mod tests;
 pub mod text;
@@ -63,12 +67,42 @@ use crate::error::UsageError;
 use crate::report::files::{SameFileCheck, Target};
 
 pub use document::Merge;
+pub use sweep::SweepMerge;
+
+/// What a merge produced: one report of a set of report files, or one sweep
+/// of a set of sweep files.
+#[derive(Debug, Clone)]
+pub enum Merged {
+    /// Report files, merged into one report.
+    Report(Box<Merge>),
+    /// Sweep files, merged cell by cell.
+    Sweep(Box<SweepMerge>),
+}
+
+impl Merged {
+    /// The merged verdict's reasons, as lines.
+    pub fn verdict_lines(&self) -> Vec<String> {
+        let verdict = match self {
+            Merged::Report(m) => m.report.kvbench.as_ref().and_then(|k| k.verdict.as_ref()),
+            Merged::Sweep(s) => s.document.kvbench.verdict.as_ref(),
+        };
+        verdict.map(|v| v.lines()).unwrap_or_default()
+    }
+
+    /// The files `--allow-partial` left out (a sweep's, cell by cell).
+    pub fn skipped(&self) -> Vec<&skip::Skipped> {
+        match self {
+            Merged::Report(m) => m.skipped.iter().collect(),
+            Merged::Sweep(s) => s.cells.iter().flat_map(|c| &c.skipped).collect(),
+        }
+    }
+}
 
 /// Reads, checks and merges the files of `args`; writes `-o` when given
 /// (atomically, by a temporary file and a rename), never over one of the
 /// files merged. Returns the merge and the
 /// text for stdout, which is empty when `-o -` writes the JSON there.
-pub fn run(args: &MergeOptions) -> Result<(Merge, String), UsageError> {
+pub fn run(args: &MergeOptions) -> Result<(Merged, String), UsageError> {
     let usage = |e: std::io::Error| {
         let path = args.output.as_deref().unwrap_or(std::path::Path::new("-"));
         UsageError::new(
@@ -95,20 +129,42 @@ pub fn run(args: &MergeOptions) -> Result<(Merge, String), UsageError> {
     // The list is refused before any file is read; then the files are read
     // and folded one at a time.
     let paths = inputs::check(&args.files)?;
-    let (fold, set) = fold::read_all(&paths, args.allow_partial)?;
+    if let Some(sweeps) = sweep::read(&paths)? {
+        let merged = sweep::merge(sweeps, args)?;
+        if let Some(t) = &target {
+            write(t, &merged.document).map_err(usage)?;
+        }
+        let text = match target {
+            Some(Target::Stdout) => String::new(),
+            _ => sweep::render(&merged, args),
+        };
+        return Ok((Merged::Sweep(Box::new(merged)), text));
+    }
+    // With --allow-partial, shards whose RUN #1 started too far from the
+    // others' are found first (a pass that keeps only each file's start),
+    // so that the fold can leave them out.
+    let left_out = match args.max_skew {
+        Some(max) if args.allow_partial => skip::outside_skew(&paths, max)?,
+        _ => Vec::new(),
+    };
+    let (fold, set) = fold::read_all(&paths, args.allow_partial, left_out)?;
     let merged = document::merge(fold, set);
     if let Some(max) = args.max_skew {
         document::check_skew(merged.skew.as_ref(), max)?;
     }
     if let Some(t) = &target {
-        let mut bytes = serde_json::to_vec_pretty(&merged.report)
-            .map_err(|e| UsageError::new("-o", format!("cannot encode the merged report: {e}")))?;
-        bytes.push(b'\n');
-        t.write(&bytes).map_err(usage)?;
+        write(t, &merged.report).map_err(usage)?;
     }
     let text = match target {
         Some(Target::Stdout) => String::new(),
         _ => text::render(&merged, args.format, args.allow_invalid, args.width),
     };
-    Ok((merged, text))
+    Ok((Merged::Report(Box::new(merged)), text))
+}
+
+/// Writes `document` as pretty JSON to `t`.
+fn write(t: &Target, document: &impl serde::Serialize) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(document)?;
+    bytes.push(b'\n');
+    t.write(&bytes)
 }

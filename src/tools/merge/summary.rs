@@ -64,6 +64,7 @@ impl RunSum {
             open_loop,
             server: self.evidence.server(),
             client: None,
+            server_use: self.evidence.server_use(),
             cluster: self
                 .cluster
                 .as_ref()

@@ -392,6 +392,9 @@ fn notes(out: &mut String, m: &Merge) {
             m.set.count.unwrap_or(0)
         );
     }
+    for s in &m.skipped {
+        let _ = writeln!(out, "warning: {s}");
+    }
     if m.set.ad_hoc {
         let _ = writeln!(
             out,

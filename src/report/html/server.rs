@@ -1,0 +1,171 @@
+//! The server's CPU and network second by second (`runs[i].server_use`,
+//! and the warm-up's): each server process's CPU (INFO `used_cpu_user` +
+//! `used_cpu_sys`, percent of one core) and the bytes it read from and wrote
+//! to its clients (`total_net_*_bytes`), on the time line of the ops/s
+//! chart, beside the client's CPU: a server at one core's limit, or a
+//! network at the link's, says which side a number measures. A merged file
+//! has one series per server process. Files without the readings
+//! (memtier's, older kvbench's, `--cluster-mode`) add no series; without
+//! any, there are no charts.
+
+use crate::report::html::Source;
+use crate::report::html::charts::{file_data, legend, style};
+use crate::report::html::data::{self, Phase};
+use crate::report::html::svg::{Axis, Chart, Series};
+use crate::report::model::Report;
+use crate::report::model::server::{ServerSecond, ServerUse};
+
+/// One figure of a second; `None` where the server did not say.
+type Figure = fn(&ServerSecond) -> Option<f64>;
+
+/// The summary of `phase` in `report`: the warm-up's or run n's.
+fn servers_of<'a>(report: &'a Report, phase: &Phase<'_>) -> &'a [ServerUse] {
+    let Some(k) = report.kvbench.as_ref() else {
+        return &[];
+    };
+    let summary = match phase.name.strip_prefix("RUN #") {
+        Some(n) => n
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| k.runs.get(i)),
+        None => k.warmup.as_ref(),
+    };
+    summary.map_or(&[], |s| s.server_use.as_slice())
+}
+
+/// The series of `figures` over every file, phase and server.
+fn series(reports: &[(usize, &Source, &Report)], figures: &[(&str, Figure)]) -> Vec<Series> {
+    let files = reports.len();
+    let mut out = Vec::new();
+    for (i, source, report) in reports {
+        for phase in &data::phases(report) {
+            let servers = servers_of(report, phase);
+            for (n, server) in servers.iter().enumerate() {
+                if server.per_second.is_empty() {
+                    continue;
+                }
+                for (k, (name, value)) in figures.iter().enumerate() {
+                    // Several servers (standalone shards) are told apart
+                    // by their target.
+                    let name = if servers.len() > 1 {
+                        format!("{} {name}", server.target)
+                    } else {
+                        name.to_string()
+                    };
+                    let (colour, dash) = style(*i, n * figures.len() + k, files);
+                    let mut data = file_data(source);
+                    data.push(("phase", phase.name.clone()));
+                    data.push(("server", server.run_id.clone()));
+                    let points = server
+                        .per_second
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(s, c)| Some((phase.offset_s + s as f64 + 0.5, value(c)?)))
+                        .collect();
+                    out.push(Series {
+                        legend: legend(source, &name, files),
+                        name,
+                        data,
+                        colour,
+                        dash,
+                        points,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The server CPU chart and the server network chart, when any report has
+/// the readings.
+pub fn charts(reports: &[(usize, &Source, &Report)]) -> Vec<Chart> {
+    let cpu: [(&str, Figure); 1] = [("server CPU %", |s| s.cpu_percent)];
+    let net: [(&str, Figure); 2] = [
+        ("server in B/s", |s| s.net_input_bytes_per_sec),
+        ("server out B/s", |s| s.net_output_bytes_per_sec),
+    ];
+    let mut out = Vec::new();
+    let cpu = series(reports, &cpu);
+    if !cpu.is_empty() {
+        out.push(Chart {
+            kind: "server-cpu",
+            title: "Server CPU per second: user + system, of one core (INFO used_cpu_*)".into(),
+            data: Vec::new(),
+            x: Axis::from_zero("seconds since the first phase started"),
+            y: Axis::from_zero("percent"),
+            bands: Vec::new(),
+            series: cpu,
+        });
+    }
+    let net = series(reports, &net);
+    if !net.is_empty() {
+        out.push(Chart {
+            kind: "server-net",
+            title: "Server network per second: bytes read from and written to its clients (INFO total_net_*_bytes)".into(),
+            data: Vec::new(),
+            x: Axis::from_zero("seconds since the first phase started"),
+            y: Axis::from_zero("bytes per second"),
+            bands: Vec::new(),
+            series: net,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::charts;
+    use crate::report::html::{Content, Source, of_kind, parse};
+    use crate::report::model::Report;
+
+    fn reports(sources: &[Source]) -> Vec<(usize, &Source, &Report)> {
+        of_kind(sources, |c| match c {
+            Content::Report(r) => Some(r.as_ref()),
+            Content::Sweep(_) | Content::Suite(_) => None,
+        })
+    }
+
+    /// A one-run report whose run has `server_use` with `seconds` seconds.
+    fn source(seconds: usize) -> Source {
+        let text = include_str!("fixture.json");
+        let mut doc: serde_json::Value = serde_json::from_str(text).unwrap();
+        let per_second: Vec<serde_json::Value> = (0..seconds)
+            .map(|s| {
+                serde_json::json!({"cpu_percent": 10.0 + s as f64,
+                    "net_input_bytes_per_sec": 1000.0, "net_output_bytes_per_sec": null})
+            })
+            .collect();
+        doc["kvbench"]["runs"][0]["server_use"] = serde_json::json!([{"run_id": "abc", "target": "127.0.0.1:6379", "per_second": per_second}]);
+        let content: Content = parse("f.json", &doc.to_string()).unwrap();
+        Source {
+            label: "f.json".into(),
+            content,
+        }
+    }
+
+    #[test]
+    fn a_run_with_server_seconds_draws_its_cpu_and_network() {
+        let sources = [source(3)];
+        let reports = reports(&sources);
+        let found = charts(&reports);
+        let kinds: Vec<&str> = found.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, ["server-cpu", "server-net"]);
+        let cpu = &found[0].series[0];
+        assert_eq!(cpu.points.len(), 3);
+        assert_eq!(cpu.points[2].1, 12.0);
+        // A figure the server did not give draws no point.
+        let net = &found[1].series;
+        assert_eq!(net.len(), 2);
+        assert_eq!((net[0].points.len(), net[1].points.len()), (3, 0));
+    }
+
+    #[test]
+    fn a_report_without_server_seconds_draws_nothing() {
+        let sources = [source(0)];
+        let reports = reports(&sources);
+        // The seconds decide, not the object: no empty chart.
+        assert!(charts(&reports).is_empty());
+    }
+}
