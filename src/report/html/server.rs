@@ -11,7 +11,7 @@
 use crate::report::html::Source;
 use crate::report::html::charts::{file_data, legend, style};
 use crate::report::html::data::{self, Phase};
-use crate::report::html::svg::{Axis, Chart, Series};
+use crate::report::html::svg::{Axis, Chart, Plot, Series};
 use crate::report::model::Report;
 use crate::report::model::server::{ServerSecond, ServerUse};
 
@@ -97,6 +97,8 @@ pub fn charts(reports: &[(usize, &Source, &Report)]) -> Vec<Chart> {
             y: Axis::from_zero("percent"),
             bands: Vec::new(),
             series: cpu,
+            plot: Plot::Lines,
+            error_bars: Vec::new(),
         });
     }
     let net = series(reports, &net);
@@ -109,6 +111,8 @@ pub fn charts(reports: &[(usize, &Source, &Report)]) -> Vec<Chart> {
             y: Axis::from_zero("bytes per second"),
             bands: Vec::new(),
             series: net,
+            plot: Plot::Lines,
+            error_bars: Vec::new(),
         });
     }
     out
