@@ -83,8 +83,8 @@ struct MemtierConfiguration {
     #[schemars(extend("const" = NONE))]
     debug: u64,
     /// `-n` per client per run; 0 when the runs are timed (`--test-time`);
-    /// with `-n allkeys` the requests of the busiest connection (the whole
-    /// range under `--memtier-compat`).
+    /// with `-n allkeys` the requests of the busiest connection (memtier's
+    /// count under `--memtier-compat`: `max - min`, or its share for `P:P`).
     requests: u64,
     /// Per-connection rate (memtier's meaning), rounded to an integer:
     /// `--rate-limiting`, or `--rate` / connections; 0 in a closed loop. The
