@@ -167,6 +167,14 @@ pub struct KeySpace {
     pub pattern_letters: String,
 }
 
+impl KeySpace {
+    /// True for `P:P`, the one pair memtier divides `-n allkeys` among its
+    /// clients for.
+    pub fn both_parallel(&self) -> bool {
+        self.set_pattern == KeyPattern::Parallel && self.get_pattern == KeyPattern::Parallel
+    }
+}
+
 /// Where results go.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Output {

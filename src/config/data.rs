@@ -5,6 +5,7 @@
 use crate::cli::{Args, NumList};
 use crate::config::KeySpace;
 use crate::error::UsageError;
+use crate::workload::keys::memtier::gaussian_defaults;
 use crate::workload::keys::{
     KeyPattern, KeyRange, MAX_ZIPF_EXPONENT, PatternKind, parse_key_pattern,
 };
@@ -80,8 +81,16 @@ pub(super) fn key_pattern(
         PatternKind::Parallel => KeyPattern::Parallel,
         PatternKind::Gaussian => {
             let (lo, hi) = (range.min as f64, range.max as f64);
-            let median = a.key_median.unwrap_or((lo + hi) / 2.0);
-            let stddev = a.key_stddev.unwrap_or(((hi - lo) / 6.0).max(1.0));
+            // memtier puts its default median half a key above the middle
+            // and truncates its draws; kvbench centres it and rounds. Under
+            // --memtier-compat memtier's defaults keep its sequence.
+            let (median_default, stddev_default) = if a.memtier_compat {
+                gaussian_defaults(range)
+            } else {
+                ((lo + hi) / 2.0, (hi - lo) / 6.0)
+            };
+            let median = a.key_median.unwrap_or(median_default);
+            let stddev = a.key_stddev.unwrap_or(stddev_default.max(1.0));
             if !(median.is_finite() && median >= lo && median <= hi) {
                 return Err(UsageError::new(
                     "--key-median",

@@ -13,10 +13,15 @@ use rand::{Rng, SeedableRng};
 use crate::config::{Config, RangeSharing, Stop};
 use crate::protocol::template::Fill;
 use crate::protocol::wire::Protocol;
+use crate::workload::keys::memtier::allkeys_requests;
 use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
 use crate::workload::ops::{Encoding, OpTable, RandInt};
 use crate::workload::values::ValuePool;
+
+mod keys;
+
+use keys::ConnKeys;
 
 /// What the connection keeps of a request it queued: enough to count its
 /// reply in the right row and, later, to send it again elsewhere.
@@ -57,7 +62,7 @@ pub struct RequestSource {
     cycle: OpCycle,
     ops: Arc<OpTable>,
     /// One key generator per op, each walking its op's own pattern.
-    keys: Vec<KeyGen>,
+    keys: ConnKeys,
     /// What `__rand_int__` draws from; `None` sends the placeholder's text.
     rand_range: Option<KeyRange>,
     /// `--sequential`: the next `__rand_int__`, counted up (and wrapped into
@@ -72,7 +77,9 @@ pub struct RequestSource {
 
 /// The placeholders of one request, drawn from the connection's generators.
 struct Draw<'a, 'v> {
-    keys: &'a mut KeyGen,
+    keys: &'a mut ConnKeys,
+    /// The op whose generator draws the keys.
+    op: usize,
     rng: &'a mut SmallRng,
     values: &'v ValuePool,
     rand_range: Option<KeyRange>,
@@ -85,7 +92,7 @@ struct Draw<'a, 'v> {
 impl<'v> Fill<'v> for Draw<'_, 'v> {
     #[inline]
     fn key(&mut self) -> u64 {
-        let key = self.keys.next(self.rng);
+        let key = self.keys.next(self.op, self.rng);
         self.first_key.get_or_insert(key);
         key
     }
@@ -148,9 +155,10 @@ impl RequestSource {
         let semantics = &config.semantics;
         let remaining = match stop {
             Stop::Requests(n) => Some(n),
-            // memtier: every connection walks the whole range.
+            // memtier: every connection walks the whole range, with
+            // memtier's own count of it.
             Stop::AllKeys if semantics.range_sharing == RangeSharing::Whole => {
-                Some(keys.range.len())
+                Some(allkeys_requests(keys.range, keys.both_parallel(), slots))
             }
             // The first `len % slots` connections take one extra key, exactly as
             // the slices of `KeyRange::slice`; when there are more connections
@@ -168,11 +176,8 @@ impl RequestSource {
             _ => slot,
         };
         let ops = Arc::clone(&config.ops);
-        let gens = ops
-            .ops
-            .iter()
-            .map(|op| KeyGen::new(op.pattern, keys.range, start(op.pattern), slots))
-            .collect::<Result<_, _>>()?;
+        let patterns: Vec<KeyPattern> = ops.ops.iter().map(|op| op.pattern).collect();
+        let gens = ConnKeys::new(config, &patterns, slot, slots, start)?;
         let rand_range = match ops.rand_int {
             RandInt::KeyRange => Some(keys.range),
             RandInt::Below(n) => Some(KeyRange {
@@ -219,7 +224,12 @@ impl RequestSource {
             // Sequential from the start of this connection's slice, for exactly the
             // slice's length: the slices tile the range, so every key is written
             // once, even with more connections than keys.
-            keys: vec![KeyGen::new(KeyPattern::Sequential, range, slot, slots)?],
+            keys: ConnKeys::Own(vec![KeyGen::new(
+                KeyPattern::Sequential,
+                range,
+                slot,
+                slots,
+            )?]),
             rand_range: Some(range),
             rand_next: None,
             rng: SmallRng::seed_from_u64(seed),
@@ -275,18 +285,22 @@ impl RequestSource {
             return None;
         }
         let index = self.cycle.next();
-        let (op, keys) = (self.ops.ops.get(index)?, self.keys.get_mut(index)?);
+        let op = self.ops.ops.get(index)?;
+        if index >= self.keys.len() {
+            return None;
+        }
+        let keys = &mut self.keys;
         // The pair's dedicated encoders draw the key, then the value, as the
         // template does, so a seed gives the same requests either way.
         let (len, first_key) = match op.encoding {
             Encoding::Set => {
-                let key = keys.next(&mut self.rng);
+                let key = keys.next(index, &mut self.rng);
                 let value = values.next(&mut self.rng);
                 let len = self.protocol.encode_set(out, prefix, key, value, opaque);
                 (len, Some(key))
             }
             Encoding::Get => {
-                let key = keys.next(&mut self.rng);
+                let key = keys.next(index, &mut self.rng);
                 (
                     self.protocol.encode_get(out, prefix, key, opaque),
                     Some(key),
@@ -295,6 +309,7 @@ impl RequestSource {
             Encoding::Template => {
                 let mut draw = Draw {
                     keys,
+                    op: index,
                     rng: &mut self.rng,
                     values,
                     rand_range: self.rand_range,
@@ -331,9 +346,10 @@ impl RequestSource {
         values: &ValuePool,
     ) -> Queued {
         let index = usize::from(queued.op);
-        let (Some(op), Some(keys)) = (self.ops.ops.get(index), self.keys.get_mut(index)) else {
+        let Some(op) = self.ops.ops.get(index).filter(|_| index < self.keys.len()) else {
             return queued;
         };
+        let keys = &mut self.keys;
         let len = match op.encoding {
             // Only a cluster redirects, and a cluster speaks RESP (memcached
             // refuses --cluster-mode), which carries no opaque.
@@ -347,6 +363,7 @@ impl RequestSource {
                     first: Some(queued.key),
                     draw: Draw {
                         keys,
+                        op: index,
                         rng: &mut self.rng,
                         values,
                         rand_range: self.rand_range,

@@ -34,6 +34,7 @@
 use rand::Rng;
 use rand_distr::{Distribution, Normal, NormalError};
 
+pub mod memtier;
 pub mod zipf;
 
 use zipf::AbsoluteZipf;

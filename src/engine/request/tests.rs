@@ -74,3 +74,33 @@ fn the_pair_is_encoded_for_the_protocol_of_the_run() {
     assert_eq!(&out[..2], &[0x80, 0x00], "a binary GET");
     assert_eq!(&out[12..16], &41u32.to_be_bytes(), "carries its opaque");
 }
+
+#[test]
+fn memtier_compat_draws_memtiers_keys_whatever_the_kvbench_seed() {
+    let c = config_with(&[
+        "--memtier-compat",
+        "--key-maximum",
+        "1000",
+        "--ratio",
+        "1:1",
+    ]);
+    let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+    let keys = |seed: u64| {
+        let mut s = RequestSource::new(&c, Stop::Requests(2), 0, 2, seed).unwrap();
+        let mut out = Vec::new();
+        std::iter::from_fn(|| s.encode_next(&mut out, b"k", &values, 0))
+            .map(|q| q.key)
+            .collect::<Vec<_>>()
+    };
+    // memtier's first SET and GET of R:R over 0..=1000 (the recorded capture's).
+    assert_eq!(keys(1), [870, 543]);
+    assert_eq!(keys(99), [870, 543]);
+    // kvbench's own draws differ.
+    let own = config_with(&["--key-maximum", "1000", "--ratio", "1:1", "--seed", "0"]);
+    let mut s = RequestSource::new(&own, Stop::Requests(2), 0, 2, 1).unwrap();
+    let mut out = Vec::new();
+    let first: Vec<u64> = std::iter::from_fn(|| s.encode_next(&mut out, b"k", &values, 0))
+        .map(|q| q.key)
+        .collect();
+    assert_ne!(first, [870, 543]);
+}

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::config::target::{AddressFamily, Endpoint};
 use crate::config::{Config, NO_CONNECT_TIMEOUT, RangeSharing, Stop};
+use crate::workload::keys::memtier::allkeys_requests;
 use crate::workload::values::SizeSpec;
 
 /// What memtier writes for a setting kvbench does not have: the builder
@@ -82,8 +83,8 @@ struct MemtierConfiguration {
     #[schemars(extend("const" = NONE))]
     debug: u64,
     /// `-n` per client per run; 0 when the runs are timed (`--test-time`);
-    /// with `-n allkeys` the requests of the busiest connection (the whole
-    /// range under `--memtier-compat`).
+    /// with `-n allkeys` the requests of the busiest connection (memtier's
+    /// count under `--memtier-compat`: `max - min`, or its share for `P:P`).
     requests: u64,
     /// Per-connection rate (memtier's meaning), rounded to an integer:
     /// `--rate-limiting`, or `--rate` / connections; 0 in a closed loop. The
@@ -301,13 +302,16 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
     })
 }
 
-/// Requests each connection sends with `-n allkeys`: the whole range under
-/// memtier's semantics, else the largest slice (the first `len % n` slices hold
-/// one key more than the rest).
+/// Requests each connection sends with `-n allkeys`: memtier's count under
+/// memtier's semantics (one short of the range, or its share for `P:P`),
+/// else the largest slice (the first `len % n` slices hold one key more than
+/// the rest).
 pub fn allkeys_per_connection(c: &Config) -> u64 {
     let len = c.keys.range.len();
     match c.semantics.range_sharing {
-        RangeSharing::Whole => len,
+        RangeSharing::Whole => {
+            allkeys_requests(c.keys.range, c.keys.both_parallel(), c.total_slots())
+        }
         // Split across the connections of every shard.
         RangeSharing::Split => len.div_ceil(c.total_slots().max(1)),
     }
