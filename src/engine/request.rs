@@ -16,6 +16,7 @@ use crate::protocol::wire::Protocol;
 use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
 use crate::workload::ops::{Encoding, OpTable, RandInt};
+use crate::workload::pair::WaitGate;
 use crate::workload::values::ValuePool;
 
 /// What the connection keeps of a request it queued: enough to count its
@@ -65,6 +66,8 @@ pub struct RequestSource {
     remaining: Option<u64>,
     /// The wire the pair's SET and GET are encoded for.
     protocol: Protocol,
+    /// `--wait-ratio`: this connection's SETs and WAITs so far.
+    gate: WaitGate,
 }
 
 /// The placeholders of one request, drawn from the connection's generators.
@@ -87,7 +90,9 @@ impl<'v> Fill<'v> for Draw<'_, 'v> {
 
     #[inline]
     fn data(&mut self) -> &'v [u8] {
-        self.values.next(self.rng)
+        // A value sized by its key (`--data-size-pattern S`) follows the
+        // first key of the request.
+        self.values.next(self.first_key.unwrap_or(0), self.rng)
     }
 
     #[inline]
@@ -183,6 +188,7 @@ impl RequestSource {
             )),
             remaining,
             protocol: config.target.protocol,
+            gate: WaitGate::default(),
         })
     }
 
@@ -202,6 +208,7 @@ impl RequestSource {
             rng: SmallRng::seed_from_u64(seed),
             remaining: Some(len / slots + u64::from(slot < len % slots)),
             protocol: config.target.protocol,
+            gate: WaitGate::default(),
         })
     }
 
@@ -232,8 +239,27 @@ impl RequestSource {
         if !self.take() {
             return None;
         }
-        let op = self.cycle.next();
+        let op = self.next_op();
         self.ops.ops.get(op).map(|op| usize::from(op.row))
+    }
+
+    /// The op of the next request: a WAIT when `--wait-ratio` says one is
+    /// due (its op is the table's last), else the cycle's next.
+    #[inline]
+    fn next_op(&mut self) -> usize {
+        let Some(plan) = self.ops.pair.wait else {
+            return self.cycle.next();
+        };
+        if self.gate.due(&plan) {
+            self.gate.count_wait();
+            return self.ops.ops.len() - 1;
+        }
+        let op = self.cycle.next();
+        // The pair's SET is its first op.
+        if op == 0 {
+            self.gate.count_set();
+        }
+        op
     }
 
     /// Appends the next request to `out`; returns what the in-flight entry keeps
@@ -251,17 +277,33 @@ impl RequestSource {
         if !self.take() {
             return None;
         }
-        let index = self.cycle.next();
+        let index = self.next_op();
         let (op, keys) = (self.ops.ops.get(index)?, self.keys.get_mut(index)?);
         // The pair's dedicated encoders draw the key, then the value, as the
         // template does, so a seed gives the same requests either way.
         let (len, first_key) = match op.encoding {
             Encoding::Set => {
                 let key = keys.next(&mut self.rng);
-                let value = values.next(&mut self.rng);
+                let value = values.next(key, &mut self.rng);
                 let len = self.protocol.encode_set(out, prefix, key, value, opaque);
                 (len, Some(key))
             }
+            Encoding::SetExpiring => {
+                let key = keys.next(&mut self.rng);
+                let value = values.next(key, &mut self.rng);
+                let len = encode_expiring(
+                    self.protocol,
+                    &self.ops,
+                    &mut self.rng,
+                    out,
+                    prefix,
+                    key,
+                    value,
+                    opaque,
+                );
+                (len, Some(key))
+            }
+            Encoding::Wait => (encode_wait(&self.ops, &mut self.rng, out), None),
             Encoding::Get => {
                 let key = keys.next(&mut self.rng);
                 (
@@ -314,9 +356,23 @@ impl RequestSource {
             // Only a cluster redirects, and a cluster speaks RESP (memcached
             // refuses --cluster-mode), which carries no opaque.
             Encoding::Set => {
-                let value = values.next(&mut self.rng);
+                let value = values.next(queued.key, &mut self.rng);
                 self.protocol.encode_set(out, prefix, queued.key, value, 0)
             }
+            Encoding::SetExpiring => {
+                let value = values.next(queued.key, &mut self.rng);
+                encode_expiring(
+                    self.protocol,
+                    &self.ops,
+                    &mut self.rng,
+                    out,
+                    prefix,
+                    queued.key,
+                    value,
+                    0,
+                )
+            }
+            Encoding::Wait => encode_wait(&self.ops, &mut self.rng, out),
             Encoding::Get => self.protocol.encode_get(out, prefix, queued.key, 0),
             Encoding::Template => {
                 let mut draw = Again {
@@ -337,6 +393,42 @@ impl RequestSource {
             ..queued
         }
     }
+}
+
+/// A SET of `key` with its expiry drawn after its value, as memtier draws
+/// them; a drawn 0 sends a plain SET, as memtier does.
+#[inline]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the source's fields, borrowed apart from its key generators"
+)]
+fn encode_expiring(
+    protocol: Protocol,
+    ops: &OpTable,
+    rng: &mut SmallRng,
+    out: &mut Vec<u8>,
+    prefix: &[u8],
+    key: u64,
+    value: &[u8],
+    opaque: u32,
+) -> usize {
+    let Some((span, command)) = ops.pair.expiry else {
+        return protocol.encode_set(out, prefix, key, value, opaque);
+    };
+    let seconds = span.uniform(rng);
+    protocol.encode_set_expiring(out, prefix, key, value, seconds, command, opaque)
+}
+
+/// memtier's `WAIT numreplicas timeout`: the replicas drawn uniformly, then
+/// the timeout from memtier's normal draw.
+#[inline]
+fn encode_wait(ops: &OpTable, rng: &mut SmallRng, out: &mut Vec<u8>) -> usize {
+    let Some(plan) = ops.pair.wait else {
+        return 0;
+    };
+    let replicas = plan.replicas.uniform(rng);
+    let timeout_ms = plan.timeout_ms.gaussian(rng);
+    crate::protocol::resp::encode_wait(out, replicas, timeout_ms)
 }
 
 #[cfg(test)]
