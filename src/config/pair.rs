@@ -6,9 +6,10 @@
 
 use crate::cli::Args;
 use crate::error::UsageError;
+use crate::protocol::resp::ExpiryCommand;
 use crate::protocol::wire::Protocol;
 use crate::workload::keys::KeyRange;
-use crate::workload::pair::{ExpiryCommand, PairOptions, Span, WaitPlan, WaitRule};
+use crate::workload::pair::{PairOptions, Span, WaitPlan, WaitRule};
 use crate::workload::values::SizeSpec;
 
 /// memtier's largest `--data-offset`: 2^29 − 1 bytes.
@@ -56,7 +57,7 @@ pub(super) fn build_pair(
             let command = if a.memtier_compat {
                 ExpiryCommand::Setex
             } else {
-                ExpiryCommand::SetEx
+                ExpiryCommand::SetWithEx
             };
             Ok((span, command))
         })

@@ -17,7 +17,10 @@ use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
 use crate::workload::ops::{Encoding, OpTable, RandInt};
 use crate::workload::pair::WaitGate;
+
+mod pair;
 use crate::workload::values::ValuePool;
+use pair::{encode_expiring, encode_wait};
 
 /// What the connection keeps of a request it queued: enough to count its
 /// reply in the right row and, later, to send it again elsewhere.
@@ -393,42 +396,6 @@ impl RequestSource {
             ..queued
         }
     }
-}
-
-/// A SET of `key` with its expiry drawn after its value, as memtier draws
-/// them; a drawn 0 sends a plain SET, as memtier does.
-#[inline]
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the source's fields, borrowed apart from its key generators"
-)]
-fn encode_expiring(
-    protocol: Protocol,
-    ops: &OpTable,
-    rng: &mut SmallRng,
-    out: &mut Vec<u8>,
-    prefix: &[u8],
-    key: u64,
-    value: &[u8],
-    opaque: u32,
-) -> usize {
-    let Some((span, command)) = ops.pair.expiry else {
-        return protocol.encode_set(out, prefix, key, value, opaque);
-    };
-    let seconds = span.uniform(rng);
-    protocol.encode_set_expiring(out, prefix, key, value, seconds, command, opaque)
-}
-
-/// memtier's `WAIT numreplicas timeout`: the replicas drawn uniformly, then
-/// the timeout from memtier's normal draw.
-#[inline]
-fn encode_wait(ops: &OpTable, rng: &mut SmallRng, out: &mut Vec<u8>) -> usize {
-    let Some(plan) = ops.pair.wait else {
-        return 0;
-    };
-    let replicas = plan.replicas.uniform(rng);
-    let timeout_ms = plan.timeout_ms.gaussian(rng);
-    crate::protocol::resp::encode_wait(out, replicas, timeout_ms)
 }
 
 #[cfg(test)]

@@ -16,8 +16,7 @@ use super::error_kind::ServerErrorKind;
 use super::memcache::binary::BinDecodeError;
 use super::memcache::text::{Asked, McDecodeError};
 use super::memcache::{self, binary, text};
-use super::resp::{self, DecodeError, Dialect};
-use crate::workload::pair::ExpiryCommand;
+use super::resp::{self, DecodeError, Dialect, ExpiryCommand};
 
 /// The wire protocol of a run, as memtier names it in `-P/--protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -10,10 +10,14 @@
 //! line its own.
 
 use crate::protocol::command::CommandSpec;
+use crate::protocol::resp::ExpiryCommand;
 use crate::protocol::template::RespTemplate;
 use crate::workload::keys::KeyPattern;
 use crate::workload::mix::Ratio;
-use crate::workload::pair::{ExpiryCommand, PairOptions};
+use crate::workload::pair::PairOptions;
+
+mod encoding;
+pub use encoding::Encoding;
 
 /// How `--command` lines map to report rows (memtier's
 /// `--command-stats-breakdown`).
@@ -31,43 +35,6 @@ impl Breakdown {
         match self {
             Breakdown::Command => "command",
             Breakdown::Line => "line",
-        }
-    }
-}
-
-/// How an op's requests are encoded: memtier's own pair by the dedicated
-/// encoders (a third less work per request than the general template,
-/// measured in `make bench`), everything else by its template. Both write the
-/// same bytes for the same draws.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    /// `SET __key__ __data__`: [`crate::protocol::resp::encode_set`].
-    Set,
-    /// `GET __key__`: [`crate::protocol::resp::encode_get`].
-    Get,
-    /// `SET __key__ __data__` with an expiry drawn from `--expiry-range`
-    /// ([`OpTable::pair`]): `SET … EX n`, or memtier's `SETEX`.
-    SetExpiring,
-    /// memtier's `WAIT numreplicas timeout`, both drawn from their ranges.
-    Wait,
-    /// Any other command: [`RespTemplate::encode`].
-    Template,
-}
-
-impl Encoding {
-    /// The dedicated encoder for `spec`, when it is exactly SET or GET of
-    /// one lone key (and value).
-    fn of(spec: &CommandSpec) -> Encoding {
-        use crate::protocol::command::Part;
-        let literal = |arg: &[Part], text: &[u8]| matches!(arg, [Part::Literal(b)] if b == text);
-        match spec.args.as_slice() {
-            [name, key, data]
-                if literal(name, b"SET") && key == &[Part::Key] && data == &[Part::Data] =>
-            {
-                Encoding::Set
-            }
-            [name, key] if literal(name, b"GET") && key == &[Part::Key] => Encoding::Get,
-            _ => Encoding::Template,
         }
     }
 }

@@ -11,6 +11,7 @@ use std::fmt;
 use rand::Rng;
 use rand_distr::StandardNormal;
 
+use crate::protocol::resp::ExpiryCommand;
 use crate::workload::parse_decimal;
 
 /// An inclusive range of whole numbers, as memtier's `MIN-MAX` flags give it.
@@ -93,16 +94,6 @@ impl fmt::Display for Span {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}-{}", self.min, self.max)
     }
-}
-
-/// How the SETs' expiry is sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExpiryCommand {
-    /// `SET key value EX n`: counted in `cmdstat_set` with every other SET
-    /// (SETEX is deprecated since Redis 2.6.12).
-    SetEx,
-    /// `SETEX key n value`, as memtier sends it (`--memtier-compat`).
-    Setex,
 }
 
 /// When a connection sends its WAITs: after how many SETs.

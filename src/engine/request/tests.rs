@@ -105,6 +105,23 @@ fn an_expiry_range_sends_set_ex_or_memtiers_setex() {
     let setex = stream(compat, 1);
     assert!(setex.starts_with("*4\r\n$5\r\nSETEX\r\n$"), "{setex}");
     assert!(setex.ends_with("$1\r\n5\r\n$3\r\nxxx\r\n"), "{setex}");
+    let mc = stream(
+        &[
+            "-P",
+            "memcache_text",
+            "--ratio",
+            "1:0",
+            "-d",
+            "3",
+            "--expiry-range",
+            "5-5",
+        ],
+        1,
+    );
+    assert!(
+        mc.starts_with("set k") && mc.contains(" 0 5 3\r\nxxx\r\n"),
+        "{mc}"
+    );
     // A drawn 0 sets no expiry, as memtier.
     let plain = stream(&["--ratio", "1:0", "-d", "3", "--expiry-range", "0-1"], 200);
     assert!(plain.contains("*3\r\n$3\r\nSET\r\n") && plain.contains("EX\r\n"));

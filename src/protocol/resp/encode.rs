@@ -3,7 +3,15 @@
 //! [`crate::protocol::template`]. Each appends to the caller's buffer and
 //! allocates nothing else.
 
-use crate::workload::pair::ExpiryCommand;
+/// How the SETs' expiry is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExpiryCommand {
+    /// `SET key value EX n`: counted in `cmdstat_set` with every other SET
+    /// (SETEX is deprecated since Redis 2.6.12).
+    SetWithEx,
+    /// `SETEX key n value`, as memtier sends it (`--memtier-compat`).
+    Setex,
+}
 
 /// Appends a RESP array-of-bulk-strings command, `*N\r\n$len\r\narg\r\n...`.
 /// Meant for handshake commands such as AUTH, SELECT, PING and INFO.
@@ -57,7 +65,7 @@ pub fn encode_set_expiring(
     let mut secs = itoa::Buffer::new();
     let secs = secs.format(seconds).as_bytes();
     match command {
-        ExpiryCommand::SetEx => {
+        ExpiryCommand::SetWithEx => {
             out.extend_from_slice(b"*5\r\n$3\r\nSET\r\n");
             push_bulk(out, &[prefix, digits]);
             push_bulk(out, &[value]);
