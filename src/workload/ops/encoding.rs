@@ -14,11 +14,11 @@ pub enum Encoding {
     /// `GET __key__`: [`crate::protocol::resp::encode_get`].
     Get,
     /// `SET __key__ __data__` with an expiry drawn from `--expiry-range`
-    /// ([`OpTable::pair`]): `SET … EX n`, or memtier's `SETEX`.
+    /// ([`crate::workload::ops::OpTable::pair`]): `SET … EX n`, or memtier's `SETEX`.
     SetExpiring,
     /// memtier's `WAIT numreplicas timeout`, both drawn from their ranges.
     Wait,
-    /// Any other command: [`RespTemplate::encode`].
+    /// Any other command: [`crate::protocol::template::RespTemplate::encode`].
     Template,
 }
 
