@@ -24,6 +24,7 @@ mod file_values;
 mod load;
 pub mod metrics;
 mod output;
+mod pair;
 pub mod shard;
 pub mod start_at;
 pub mod suite;
@@ -303,11 +304,12 @@ impl Config {
 }
 
 fn build(a: Args) -> Result<Config, UsageError> {
-    let sweep = build_sweep(&a)?;
+    let mut sweep = build_sweep(&a)?;
     let shard = build_shard(&a)?;
     // Slices of the key range are cut for the connections of every shard.
     let all_connections = sweep.max_connections() * shard.map_or(1, |s| s.count as usize);
     let keys = build_keys(&a, all_connections)?;
+    pair::apply_size_pattern(&a, keys.range, &mut sweep.data_sizes)?;
     shard::check_prefill_slices(shard, sweep.max_connections(), keys.range, a.prefill)?;
     if a.rate_limiting.is_some() && (sweep.threads.len() > 1 || sweep.clients.len() > 1) {
         return Err(UsageError::new(
@@ -315,13 +317,16 @@ fn build(a: Args) -> Result<Config, UsageError> {
             "is per connection, and the sweep changes the connection count; give the total with --rate",
         ));
     }
+    let target = build_target(&a)?;
+    let commands = a.command.as_ref().is_some_and(|c| !c.is_empty());
+    let pair = pair::build_pair(&a, target.protocol, commands, sweep.ratios.len() > 1)?;
     let ops = Arc::new(commands::build_ops(
         &a,
         &keys,
         sweep.ratios[0],
         all_connections,
+        pair,
     )?);
-    let target = build_target(&a)?;
     connection::check_workload(target.protocol, &ops, &keys)?;
     let cluster = cluster::build_cluster(&a, &target)?;
     let start_at = build_start(&a, sweep.cell_count() > 1)?;

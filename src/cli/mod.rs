@@ -330,6 +330,33 @@ pub struct Args {
     #[arg(short = 'R', long, help_heading = "Values")]
     #[serde(default)]
     pub random_data: bool,
+    /// With --data-size-range: R draws each size at random, S spreads the sizes
+    /// evenly over the key range (memtier's flag) [default: R]
+    #[arg(long, value_name = "R|S", help_heading = "Values")]
+    pub data_size_pattern: Option<String>,
+    /// Write each value at this byte offset with SETRANGE and read it back with
+    /// GETRANGE (memtier's flag) [default: 0, SET and GET]
+    #[arg(long, value_name = "BYTES", help_heading = "Values")]
+    pub data_offset: Option<u32>,
+    /// Give each SET a random expiry in MIN-MAX seconds (SET ... EX n; a drawn 0
+    /// sets none, as memtier)
+    #[arg(long, value_name = "MIN-MAX", help_heading = "Values")]
+    pub expiry_range: Option<String>,
+    /// Send GETs as MGETs of up to N keys, the GETs of a --ratio cycle being keys
+    /// (memtier's flag)
+    #[arg(long, value_name = "N", help_heading = "Load")]
+    pub multi_key_get: Option<u32>,
+    /// SET:WAIT ratio: WAIT numreplicas timeout after the SETs (memtier's flag)
+    #[arg(long, value_name = "SET:WAIT", help_heading = "WAIT")]
+    pub wait_ratio: Option<String>,
+    /// With --wait-ratio: each WAIT's replica count, drawn uniformly from MIN-MAX
+    /// [default: 0-0]
+    #[arg(long, value_name = "MIN-MAX", help_heading = "WAIT")]
+    pub num_slaves: Option<String>,
+    /// With --wait-ratio: each WAIT's timeout in ms, drawn from a normal
+    /// distribution centred on MIN-MAX's middle, as memtier [default: 0-0]
+    #[arg(long, value_name = "MIN-MAX", help_heading = "WAIT")]
+    pub wait_timeout: Option<String>,
 
     /// Write the JSON report to FILE (atomically, after every run)
     #[arg(long, value_name = "FILE", help_heading = "Output")]

@@ -11,6 +11,7 @@ use crate::protocol::command::CommandSpec;
 use crate::workload::keys::{KeyPattern, PatternKind};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::{Breakdown, MAX_OPS, OpTable};
+use crate::workload::pair::PairOptions;
 use crate::workload::parse_decimal;
 
 /// The op table this command line asks for.
@@ -19,6 +20,7 @@ pub(super) fn build_ops(
     keys: &KeySpace,
     ratio: Ratio,
     connections: usize,
+    pair: PairOptions,
 ) -> Result<OpTable, UsageError> {
     let breakdown = match a.command_stats_breakdown.as_deref() {
         None | Some("command") => Breakdown::Command,
@@ -48,10 +50,11 @@ pub(super) fn build_ops(
                 ));
             }
         }
-        return Ok(OpTable::default_pair(
+        return Ok(OpTable::pair_with(
             ratio,
             keys.set_pattern,
             keys.get_pattern,
+            pair,
         ));
     };
     for (flag, given) in [

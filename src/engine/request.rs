@@ -17,7 +17,11 @@ use crate::workload::keys::memtier::allkeys_requests;
 use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
 use crate::workload::ops::{Encoding, OpTable, RandInt};
+use crate::workload::pair::WaitGate;
+
+mod pair;
 use crate::workload::values::ValuePool;
+use pair::{encode_expiring, encode_wait};
 
 mod keys;
 
@@ -73,6 +77,8 @@ pub struct RequestSource {
     remaining: Option<u64>,
     /// The wire the pair's SET and GET are encoded for.
     protocol: Protocol,
+    /// `--wait-ratio`: this connection's SETs and WAITs so far.
+    gate: WaitGate,
 }
 
 /// The placeholders of one request, drawn from the connection's generators.
@@ -99,7 +105,9 @@ impl<'v> Fill<'v> for Draw<'_, 'v> {
 
     #[inline]
     fn data(&mut self) -> &'v [u8] {
-        self.values.next(self.rng)
+        // A value sized by its key (`--data-size-pattern S`) follows the
+        // first key of the request.
+        self.values.next(self.first_key.unwrap_or(0), self.rng)
     }
 
     #[inline]
@@ -210,6 +218,7 @@ impl RequestSource {
             )),
             remaining,
             protocol: config.target.protocol,
+            gate: WaitGate::default(),
         })
     }
 
@@ -235,6 +244,7 @@ impl RequestSource {
             rng: SmallRng::seed_from_u64(seed),
             remaining: Some(len / slots + u64::from(slot < len % slots)),
             protocol: config.target.protocol,
+            gate: WaitGate::default(),
         })
     }
 
@@ -265,8 +275,27 @@ impl RequestSource {
         if !self.take() {
             return None;
         }
-        let op = self.cycle.next();
+        let op = self.next_op();
         self.ops.ops.get(op).map(|op| usize::from(op.row))
+    }
+
+    /// The op of the next request: a WAIT when `--wait-ratio` says one is
+    /// due (its op is the table's last), else the cycle's next.
+    #[inline]
+    fn next_op(&mut self) -> usize {
+        let Some(plan) = self.ops.pair.wait else {
+            return self.cycle.next();
+        };
+        if self.gate.due(&plan) {
+            self.gate.count_wait();
+            return self.ops.ops.len() - 1;
+        }
+        let op = self.cycle.next();
+        // The pair's SET is its first op.
+        if op == 0 {
+            self.gate.count_set();
+        }
+        op
     }
 
     /// Appends the next request to `out`; returns what the in-flight entry keeps
@@ -284,7 +313,7 @@ impl RequestSource {
         if !self.take() {
             return None;
         }
-        let index = self.cycle.next();
+        let index = self.next_op();
         let op = self.ops.ops.get(index)?;
         if index >= self.keys.len() {
             return None;
@@ -295,10 +324,26 @@ impl RequestSource {
         let (len, first_key) = match op.encoding {
             Encoding::Set => {
                 let key = keys.next(index, &mut self.rng);
-                let value = values.next(&mut self.rng);
+                let value = values.next(key, &mut self.rng);
                 let len = self.protocol.encode_set(out, prefix, key, value, opaque);
                 (len, Some(key))
             }
+            Encoding::SetExpiring => {
+                let key = keys.next(index, &mut self.rng);
+                let value = values.next(key, &mut self.rng);
+                let len = encode_expiring(
+                    self.protocol,
+                    &self.ops,
+                    &mut self.rng,
+                    out,
+                    prefix,
+                    key,
+                    value,
+                    opaque,
+                );
+                (len, Some(key))
+            }
+            Encoding::Wait => (encode_wait(&self.ops, &mut self.rng, out), None),
             Encoding::Get => {
                 let key = keys.next(index, &mut self.rng);
                 (
@@ -354,9 +399,23 @@ impl RequestSource {
             // Only a cluster redirects, and a cluster speaks RESP (memcached
             // refuses --cluster-mode), which carries no opaque.
             Encoding::Set => {
-                let value = values.next(&mut self.rng);
+                let value = values.next(queued.key, &mut self.rng);
                 self.protocol.encode_set(out, prefix, queued.key, value, 0)
             }
+            Encoding::SetExpiring => {
+                let value = values.next(queued.key, &mut self.rng);
+                encode_expiring(
+                    self.protocol,
+                    &self.ops,
+                    &mut self.rng,
+                    out,
+                    prefix,
+                    queued.key,
+                    value,
+                    0,
+                )
+            }
+            Encoding::Wait => encode_wait(&self.ops, &mut self.rng, out),
             Encoding::Get => self.protocol.encode_get(out, prefix, queued.key, 0),
             Encoding::Template => {
                 let mut draw = Again {

@@ -16,7 +16,7 @@ use super::error_kind::ServerErrorKind;
 use super::memcache::binary::BinDecodeError;
 use super::memcache::text::{Asked, McDecodeError};
 use super::memcache::{self, binary, text};
-use super::resp::{self, DecodeError, Dialect};
+use super::resp::{self, DecodeError, Dialect, ExpiryCommand};
 
 /// The wire protocol of a run, as memtier names it in `-P/--protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -181,6 +181,36 @@ impl Protocol {
             }
             Protocol::MemcacheText => text::encode_set(out, prefix, key, 0, value),
             Protocol::MemcacheBinary => binary::encode_set(out, prefix, key, 0, value, opaque),
+        }
+    }
+
+    /// Appends a SET of `prefix+key` that expires after `seconds` (none when
+    /// 0, as memtier): `SET … EX n` or `SETEX` in RESP as `command` says,
+    /// memcached's expiry field otherwise; returns its length.
+    #[inline]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "encode_set's arguments and the expiry's two"
+    )]
+    pub fn encode_set_expiring(
+        self,
+        out: &mut Vec<u8>,
+        prefix: &[u8],
+        key: u64,
+        value: &[u8],
+        seconds: u32,
+        command: ExpiryCommand,
+        opaque: u32,
+    ) -> usize {
+        match self {
+            _ if seconds == 0 => self.encode_set(out, prefix, key, value, opaque),
+            Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
+                resp::encode_set_expiring(out, prefix, key, value, seconds, command)
+            }
+            Protocol::MemcacheText => text::encode_set(out, prefix, key, seconds, value),
+            Protocol::MemcacheBinary => {
+                binary::encode_set(out, prefix, key, seconds, value, opaque)
+            }
         }
     }
 

@@ -101,6 +101,18 @@ fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) 
     if let Some(get) = s.stats.op(1) {
         row(out, "Gets", get, true);
     }
+    // --wait-ratio's WAITs are the pair's third row; without it the row is
+    // memtier's empty one.
+    match s.stats.op(2) {
+        Some(wait) => row(out, "Waits", wait, false),
+        None => empty_waits(out, s, percentiles, cluster),
+    }
+    row(out, "Totals", &s.stats.totals(), true);
+    out.push_str("\n\n");
+}
+
+/// memtier's Waits row of a run that sent no WAIT: zero and dashes.
+fn empty_waits(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) {
     let _ = write!(out, "{:<6}{:>14.2}{:>13}{:>13}", "Waits", 0.0, "---", "---");
     if cluster {
         shards::redirect_cells(out, None, s.duration);
@@ -110,8 +122,6 @@ fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) 
         let _ = write!(out, "{:>16}", "---");
     }
     let _ = writeln!(out, "{:>13} ", "---");
-    row(out, "Totals", &s.stats.totals(), true);
-    out.push_str("\n\n");
 }
 
 /// memtier's table for `--command` runs: a row per command (or per line),

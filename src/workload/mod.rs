@@ -10,6 +10,7 @@
 pub mod keys;
 pub mod mix;
 pub mod ops;
+pub mod pair;
 pub mod seed;
 pub mod values;
 

@@ -10,9 +10,14 @@
 //! line its own.
 
 use crate::protocol::command::CommandSpec;
+use crate::protocol::resp::ExpiryCommand;
 use crate::protocol::template::RespTemplate;
 use crate::workload::keys::KeyPattern;
 use crate::workload::mix::Ratio;
+use crate::workload::pair::PairOptions;
+
+mod encoding;
+pub use encoding::Encoding;
 
 /// How `--command` lines map to report rows (memtier's
 /// `--command-stats-breakdown`).
@@ -30,38 +35,6 @@ impl Breakdown {
         match self {
             Breakdown::Command => "command",
             Breakdown::Line => "line",
-        }
-    }
-}
-
-/// How an op's requests are encoded: memtier's own pair by the dedicated
-/// encoders (a third less work per request than the general template,
-/// measured in `make bench`), everything else by its template. Both write the
-/// same bytes for the same draws.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    /// `SET __key__ __data__`: [`crate::protocol::resp::encode_set`].
-    Set,
-    /// `GET __key__`: [`crate::protocol::resp::encode_get`].
-    Get,
-    /// Any other command: [`RespTemplate::encode`].
-    Template,
-}
-
-impl Encoding {
-    /// The dedicated encoder for `spec`, when it is exactly SET or GET of
-    /// one lone key (and value).
-    fn of(spec: &CommandSpec) -> Encoding {
-        use crate::protocol::command::Part;
-        let literal = |arg: &[Part], text: &[u8]| matches!(arg, [Part::Literal(b)] if b == text);
-        match spec.args.as_slice() {
-            [name, key, data]
-                if literal(name, b"SET") && key == &[Part::Key] && data == &[Part::Data] =>
-            {
-                Encoding::Set
-            }
-            [name, key] if literal(name, b"GET") && key == &[Part::Key] => Encoding::Get,
-            _ => Encoding::Template,
         }
     }
 }
@@ -136,6 +109,8 @@ pub struct OpTable {
     pub breakdown: Breakdown,
     /// What `__rand_int__` draws from.
     pub rand_int: RandInt,
+    /// memtier's options on the SET/GET pair (expiry, WAIT, MGET, offset).
+    pub pair: PairOptions,
 }
 
 /// Where `__rand_int__` numbers come from: a `--command` run draws them from
@@ -198,18 +173,65 @@ pub const MAX_OPS: usize = 1024;
 impl OpTable {
     /// memtier's default pair: `SET __key__ __data__` and `GET __key__`.
     pub fn default_pair(ratio: Ratio, set: KeyPattern, get: KeyPattern) -> OpTable {
-        let ops = [
-            ("SET __key__ __data__", set, ratio.set),
-            ("GET __key__", get, ratio.get),
-        ];
+        OpTable::pair_with(ratio, set, get, PairOptions::default())
+    }
+
+    /// memtier's pair as its flags shape it: `--data-offset` turns it into
+    /// SETRANGE / GETRANGE, `--multi-key-get N` turns the GETs of a cycle into
+    /// MGETs of N keys (the last of a cycle takes the remainder, as memtier),
+    /// `--expiry-range` gives the SETs an expiry, and `--wait-ratio` adds a
+    /// WAIT op outside the cycle. The rows keep memtier's names: Sets, Gets, Waits.
+    pub fn pair_with(ratio: Ratio, set: KeyPattern, get: KeyPattern, pair: PairOptions) -> OpTable {
+        let offset = pair.data_offset;
+        let set_text = match offset {
+            0 => "SET __key__ __data__".to_string(),
+            n => format!("SETRANGE __key__ {n} __data__"),
+        };
+        let mut lines = vec![(set_text, set, ratio.set)];
+        match (pair.multi_get, offset) {
+            (Some(n), _) => {
+                let keys = |k: u32| format!("MGET{}", " __key__".repeat(k as usize));
+                lines.push((keys(n), get, ratio.get / n));
+                if ratio.get % n > 0 {
+                    lines.push((keys(ratio.get % n), get, 1));
+                }
+            }
+            (None, 0) => lines.push(("GET __key__".to_string(), get, ratio.get)),
+            (None, n) => lines.push((format!("GETRANGE __key__ {n} -1"), get, ratio.get)),
+        }
+        if pair.wait.is_some() {
+            // Outside the cycle: the connection's WaitGate decides when.
+            lines.push(("WAIT 0 0".to_string(), KeyPattern::Uniform, 0));
+        }
         let mut table = OpTable::empty(Breakdown::Command);
-        for (text, pattern, weight) in ops {
-            // Both texts are constants that parse.
-            if let Ok(spec) = CommandSpec::parse(text) {
+        for (text, pattern, weight) in lines {
+            // Every text above is built to parse.
+            if let Ok(spec) = CommandSpec::parse(&text) {
                 table.push(spec, pattern, weight);
             }
         }
+        for op in &mut table.ops {
+            match op.spec.name().as_str() {
+                "SET" if pair.expiry.is_some() => op.encoding = Encoding::SetExpiring,
+                "WAIT" => op.encoding = Encoding::Wait,
+                _ => {}
+            }
+        }
+        // memtier counts its pair in Sets, Gets and Waits whatever command
+        // carries it; the server counts the command actually sent.
+        let names = [("Sets", "SET"), ("Gets", "GET"), ("Waits", "WAIT")];
+        for (row, (memtier, name)) in table.rows.iter_mut().zip(names) {
+            row.memtier = memtier.to_string();
+            row.json_key = memtier.to_string();
+            row.name = name.to_string();
+            row.name_key = name.to_string();
+        }
+        if let (Some((_, ExpiryCommand::Setex)), Some(row)) = (pair.expiry, table.rows.first_mut())
+        {
+            row.witness = "setex".to_string();
+        }
         table.default_pair = true;
+        table.pair = pair;
         table
     }
 
@@ -238,6 +260,7 @@ impl OpTable {
             default_pair: false,
             breakdown,
             rand_int: RandInt::KeyRange,
+            pair: PairOptions::default(),
         }
     }
 
@@ -312,7 +335,17 @@ impl OpTable {
     /// ratio), the table's own otherwise.
     pub fn weights(&self, ratio: Ratio) -> Vec<u32> {
         if self.default_pair {
-            vec![ratio.set, ratio.get]
+            // The WAIT op, last, stays out of the cycle.
+            match self.pair.multi_get {
+                Some(n) => {
+                    let mut w = vec![ratio.set, ratio.get / n];
+                    if self.ops.len() > 2 + usize::from(self.pair.wait.is_some()) {
+                        w.push(u32::from(ratio.get % n > 0));
+                    }
+                    w
+                }
+                None => vec![ratio.set, ratio.get],
+            }
         } else {
             self.ops.iter().map(|op| op.weight).collect()
         }

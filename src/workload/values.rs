@@ -11,6 +11,7 @@ use std::fmt;
 use rand::Rng;
 use rand::distr::Alphanumeric;
 
+use crate::workload::keys::KeyRange;
 use crate::workload::parse_decimal;
 
 /// How large each SET's value is.
@@ -27,6 +28,16 @@ pub enum SizeSpec {
     },
     /// Weighted choice among `(size, weight)` pairs (`--data-size-list`).
     List(Vec<(usize, u32)>),
+    /// `--data-size-range` with `--data-size-pattern S`: the sizes spread
+    /// evenly over the key range, `min` at its first key and `max` at its last.
+    Spread {
+        /// Size at the first key.
+        min: usize,
+        /// Size at the last key.
+        max: usize,
+        /// The key range the sizes spread over.
+        keys: KeyRange,
+    },
 }
 
 /// Why a `--data-size-range` or `--data-size-list` could not be read;
@@ -115,7 +126,7 @@ impl SizeSpec {
     pub fn max_size(&self) -> usize {
         match self {
             SizeSpec::Fixed(size) => *size,
-            SizeSpec::Range { min, max } => *min.max(max),
+            SizeSpec::Range { min, max } | SizeSpec::Spread { min, max, .. } => *min.max(max),
             SizeSpec::List(entries) => entries.iter().map(|&(size, _)| size).max().unwrap_or(0),
         }
     }
@@ -124,7 +135,9 @@ impl SizeSpec {
     pub fn mean_size(&self) -> f64 {
         match self {
             SizeSpec::Fixed(size) => *size as f64,
-            SizeSpec::Range { min, max } => (*min as f64 + *max as f64) / 2.0,
+            SizeSpec::Range { min, max } | SizeSpec::Spread { min, max, .. } => {
+                (*min as f64 + *max as f64) / 2.0
+            }
             SizeSpec::List(entries) => {
                 let total: u64 = entries.iter().map(|&(_, w)| u64::from(w)).sum();
                 if total == 0 {
@@ -163,6 +176,7 @@ impl fmt::Display for SizeSpec {
         match self {
             SizeSpec::Fixed(size) => write!(f, "{size}"),
             SizeSpec::Range { min, max } => write!(f, "{min}-{max}"),
+            SizeSpec::Spread { min, max, .. } => write!(f, "{min}-{max} (S)"),
             SizeSpec::List(entries) => {
                 for (i, (size, weight)) in entries.iter().enumerate() {
                     let sep = if i == 0 { "" } else { "," };
@@ -191,6 +205,11 @@ enum SamplerKind {
         min: usize,
         max: usize,
     },
+    Spread {
+        min: usize,
+        max: usize,
+        keys: KeyRange,
+    },
     /// `ends[i]` is the running total of weights up to and including
     /// `sizes[i]`; zero-weight entries are dropped so every end is distinct.
     List {
@@ -210,14 +229,21 @@ impl SizeSampler {
                 max: *min.max(max),
             },
             SizeSpec::List(entries) => list_sampler(entries),
+            SizeSpec::Spread { min, max, keys } => SamplerKind::Spread {
+                min: *min.min(max),
+                max: *min.max(max),
+                keys: *keys,
+            },
         };
         SizeSampler { kind }
     }
 
-    /// One value size; never above the spec's `max_size`.
-    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
+    /// One value size for `key`; never above the spec's `max_size`. Only
+    /// [`SizeSpec::Spread`] looks at the key.
+    pub fn sample<R: Rng + ?Sized>(&self, key: u64, rng: &mut R) -> usize {
         match &self.kind {
             SamplerKind::Fixed(size) => *size,
+            SamplerKind::Spread { min, max, keys } => spread(*min, *max, *keys, key),
             SamplerKind::Range { min, max } => rng.random_range(*min..=*max),
             SamplerKind::List { ends, sizes, total } => {
                 // One draw over the total weight, then a binary search for the
@@ -229,6 +255,18 @@ impl SizeSampler {
             }
         }
     }
+}
+
+/// memtier's S pattern: the key's place in the range, as a fraction, scales
+/// the sizes' span; the product is truncated, as memtier converts it.
+fn spread(min: usize, max: usize, keys: KeyRange, key: u64) -> usize {
+    let width = keys.max.saturating_sub(keys.min);
+    if width == 0 {
+        return min;
+    }
+    let at = key.clamp(keys.min, keys.max) - keys.min;
+    let fraction = at as f64 / width as f64;
+    (((max - min) as f64 * fraction) as usize + min).min(max)
 }
 
 fn list_sampler(entries: &[(usize, u32)]) -> SamplerKind {
@@ -280,9 +318,9 @@ impl ValuePool {
         }
     }
 
-    /// A value for the next SET; allocation-free.
-    pub fn next<R: Rng + ?Sized>(&self, rng: &mut R) -> &[u8] {
-        let len = self.sizes.sample(rng);
+    /// A value for the next SET, of `key`; allocation-free.
+    pub fn next<R: Rng + ?Sized>(&self, key: u64, rng: &mut R) -> &[u8] {
+        let len = self.sizes.sample(key, rng);
         // The sampler never exceeds `max_size`, which the buffer holds, so the
         // offset range is never empty and the slice is always in bounds; the
         // empty fallback only keeps this path panic-free by construction.

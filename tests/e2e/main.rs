@@ -45,6 +45,7 @@ mod memcached;
 mod memcached_sasl;
 mod memory;
 mod memtier_compat;
+mod memtier_pair;
 mod merge;
 mod merge_exact;
 mod merge_fleet;

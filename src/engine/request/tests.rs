@@ -104,3 +104,112 @@ fn memtier_compat_draws_memtiers_keys_whatever_the_kvbench_seed() {
         .collect();
     assert_ne!(first, [870, 543]);
 }
+
+/// Every request `args` sends in `n` requests of one connection, as text.
+fn stream(args: &[&str], n: u64) -> String {
+    let c = config_with(args);
+    let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+    let mut s = RequestSource::new(&c, Stop::Requests(n), 0, 1, 9).unwrap();
+    let mut out = Vec::new();
+    while s.encode_next(&mut out, b"k", &values, 0).is_some() {}
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn an_expiry_range_sends_set_ex_or_memtiers_setex() {
+    let set = stream(&["--ratio", "1:0", "-d", "3", "--expiry-range", "5-5"], 1);
+    assert!(set.starts_with("*5\r\n$3\r\nSET\r\n$"), "{set}");
+    assert!(
+        set.ends_with("$3\r\nxxx\r\n$2\r\nEX\r\n$1\r\n5\r\n"),
+        "{set}"
+    );
+    let compat = &[
+        "--ratio",
+        "1:0",
+        "-d",
+        "3",
+        "--expiry-range",
+        "5-5",
+        "--memtier-compat",
+    ];
+    let setex = stream(compat, 1);
+    assert!(setex.starts_with("*4\r\n$5\r\nSETEX\r\n$"), "{setex}");
+    assert!(setex.ends_with("$1\r\n5\r\n$3\r\nxxx\r\n"), "{setex}");
+    let mc = stream(
+        &[
+            "-P",
+            "memcache_text",
+            "--ratio",
+            "1:0",
+            "-d",
+            "3",
+            "--expiry-range",
+            "5-5",
+        ],
+        1,
+    );
+    assert!(
+        mc.starts_with("set k") && mc.contains(" 0 5 3\r\nxxx\r\n"),
+        "{mc}"
+    );
+    // A drawn 0 sets no expiry, as memtier.
+    let plain = stream(&["--ratio", "1:0", "-d", "3", "--expiry-range", "0-1"], 200);
+    assert!(plain.contains("*3\r\n$3\r\nSET\r\n") && plain.contains("EX\r\n"));
+}
+
+#[test]
+fn wait_ratio_sends_its_waits_between_the_sets() {
+    let args = &[
+        "--ratio",
+        "1:0",
+        "--wait-ratio",
+        "2:1",
+        "--num-slaves",
+        "1-1",
+        "--wait-timeout",
+        "7-7",
+    ];
+    let text = stream(args, 9);
+    let wait = "*3\r\n$4\r\nWAIT\r\n$1\r\n1\r\n$1\r\n7\r\n";
+    assert_eq!(text.matches(wait).count(), 3, "{text}");
+    assert_eq!(text.matches("SET\r\n").count(), 6, "{text}");
+    assert!(
+        !text.starts_with(wait),
+        "kvbench's rule: the SETs come first"
+    );
+    let mut compat = args.to_vec();
+    compat.push("--memtier-compat");
+    assert!(
+        stream(&compat, 9).starts_with(wait),
+        "memtier starts with a WAIT"
+    );
+}
+
+#[test]
+fn size_pattern_s_spreads_the_sizes_over_the_key_range() {
+    let args = &[
+        "--ratio",
+        "1:0",
+        "--key-pattern",
+        "S:S",
+        "--key-minimum",
+        "0",
+        "--key-maximum",
+        "10",
+        "--data-size-range",
+        "10-20",
+        "--data-size-pattern",
+        "S",
+        "--memtier-compat",
+    ];
+    let text = stream(args, 11);
+    for (key, size) in [(0, 10), (5, 15), (10, 20)] {
+        let set = format!("$2\r\nk{key}\r\n${size}\r\n{}\r\n", "x".repeat(size));
+        let set = if key == 10 {
+            set.replacen("$2", "$3", 1)
+        } else {
+            set
+        };
+        assert!(text.contains(&set), "key {key}: {text}");
+    }
+}

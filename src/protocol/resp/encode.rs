@@ -3,6 +3,16 @@
 //! [`crate::protocol::template`]. Each appends to the caller's buffer and
 //! allocates nothing else.
 
+/// How the SETs' expiry is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExpiryCommand {
+    /// `SET key value EX n`: counted in `cmdstat_set` with every other SET
+    /// (SETEX is deprecated since Redis 2.6.12).
+    SetWithEx,
+    /// `SETEX key n value`, as memtier sends it (`--memtier-compat`).
+    Setex,
+}
+
 /// Appends a RESP array-of-bulk-strings command, `*N\r\n$len\r\narg\r\n...`.
 /// Meant for handshake commands such as AUTH, SELECT, PING and INFO.
 pub fn encode_command(out: &mut Vec<u8>, args: &[&[u8]]) {
@@ -36,6 +46,55 @@ pub fn encode_set(out: &mut Vec<u8>, prefix: &[u8], key: u64, value: &[u8]) -> u
     out.extend_from_slice(b"*3\r\n$3\r\nSET\r\n");
     push_bulk(out, &[prefix, digits]);
     push_bulk(out, &[value]);
+    out.len() - before
+}
+
+/// Appends `SET <prefix><key> <value> EX <seconds>` (or memtier's `SETEX
+/// <prefix><key> <seconds> <value>`) and returns the bytes appended.
+pub fn encode_set_expiring(
+    out: &mut Vec<u8>,
+    prefix: &[u8],
+    key: u64,
+    value: &[u8],
+    seconds: u32,
+    command: ExpiryCommand,
+) -> usize {
+    let before = out.len();
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(key).as_bytes();
+    let mut secs = itoa::Buffer::new();
+    let secs = secs.format(seconds).as_bytes();
+    match command {
+        ExpiryCommand::SetWithEx => {
+            out.extend_from_slice(b"*5\r\n$3\r\nSET\r\n");
+            push_bulk(out, &[prefix, digits]);
+            push_bulk(out, &[value]);
+            out.extend_from_slice(b"$2\r\nEX\r\n");
+            push_bulk(out, &[secs]);
+        }
+        ExpiryCommand::Setex => {
+            out.extend_from_slice(b"*4\r\n$5\r\nSETEX\r\n");
+            push_bulk(out, &[prefix, digits]);
+            push_bulk(out, &[secs]);
+            push_bulk(out, &[value]);
+        }
+    }
+    out.len() - before
+}
+
+/// Appends `WAIT <replicas> <timeout_ms>` and returns the bytes appended.
+pub fn encode_wait(out: &mut Vec<u8>, replicas: u32, timeout_ms: u32) -> usize {
+    let before = out.len();
+    let mut a = itoa::Buffer::new();
+    let mut b = itoa::Buffer::new();
+    encode_command(
+        out,
+        &[
+            b"WAIT",
+            a.format(replicas).as_bytes(),
+            b.format(timeout_ms).as_bytes(),
+        ],
+    );
     out.len() - before
 }
 

@@ -18,7 +18,9 @@
 use thiserror::Error;
 
 pub use crate::protocol::error_kind::ServerErrorKind;
-pub use encode::{encode_command, encode_get, encode_set};
+pub use encode::{
+    ExpiryCommand, encode_command, encode_get, encode_set, encode_set_expiring, encode_wait,
+};
 
 pub mod control;
 mod encode;

@@ -109,7 +109,7 @@ struct MemtierConfiguration {
     /// Fixed value size in bytes; 0 with `--data-size-range` or
     /// `--data-size-list`.
     data_size: usize,
-    #[schemars(extend("const" = NONE))]
+    /// `--data-offset`: SETRANGE / GETRANGE at this byte; 0 when unused.
     data_offset: u64,
     random_data: Switch,
     /// `MIN:MAX` bytes, or `0:0` when unused.
@@ -117,11 +117,12 @@ struct MemtierConfiguration {
     data_size_range: String,
     /// `SIZE:WEIGHT,...`, or empty when unused.
     data_size_list: String,
-    /// `R`, memtier's default; kvbench draws sizes independently of the key.
-    #[schemars(extend("const" = RANDOM_SIZES))]
+    /// `R` (random sizes, memtier's default) or `S` (spread over the key range).
+    #[schemars(regex(pattern = "^[RS]$"))]
     data_size_pattern: &'static str,
-    #[schemars(extend("const" = NO_RANGE))]
-    expiry_range: &'static str,
+    /// `--expiry-range` seconds as `MIN:MAX`, or `0:0` when unused.
+    #[schemars(regex(pattern = "^[0-9]+:[0-9]+$"))]
+    expiry_range: String,
     #[schemars(extend("const" = None::<String>))]
     data_import: Option<String>,
     #[schemars(extend("const" = Switch::False))]
@@ -152,7 +153,7 @@ struct MemtierConfiguration {
     thread_conn_start_min_jitter_micros: u64,
     #[schemars(extend("const" = NONE))]
     thread_conn_start_max_jitter_micros: u64,
-    #[schemars(extend("const" = NONE))]
+    /// `--multi-key-get`: keys per MGET; 0 when unused.
     multi_key_get: u64,
     /// Empty, `<redacted>` or `USER:<redacted>`; the password is never
     /// written.
@@ -162,15 +163,18 @@ struct MemtierConfiguration {
     #[serde(rename = "no-expiry")]
     #[schemars(extend("const" = Switch::False))]
     no_expiry: Switch,
+    /// `--wait-ratio` as `SET:WAIT`, or `0:0` when unused.
     #[serde(rename = "wait-ratio")]
-    #[schemars(extend("const" = NO_RANGE))]
-    wait_ratio: &'static str,
+    #[schemars(regex(pattern = "^[0-9]+:[0-9]+$"))]
+    wait_ratio: String,
+    /// `--num-slaves` as `MIN:MAX`.
     #[serde(rename = "num-slaves")]
-    #[schemars(extend("const" = NO_RANGE))]
-    num_slaves: &'static str,
+    #[schemars(regex(pattern = "^[0-9]+:[0-9]+$"))]
+    num_slaves: String,
+    /// `--wait-timeout` milliseconds as `MIN-MAX` (memtier's dash).
     #[serde(rename = "wait-timeout")]
-    #[schemars(extend("const" = NO_WAIT_TIMEOUT))]
-    wait_timeout: &'static str,
+    #[schemars(regex(pattern = "^[0-9]+-[0-9]+$"))]
+    wait_timeout: String,
     #[serde(rename = "print-all-runs")]
     print_all_runs: Switch,
 }
@@ -222,8 +226,11 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         Stop::AllKeys => (allkeys_per_connection(c), 0),
         Stop::Time(d) => (0, whole(d.as_secs_f64())),
     };
+    let pair = &c.ops.pair;
     let (data_size_range, data_size_list) = match &c.values {
-        SizeSpec::Range { min, max } => (format!("{min}:{max}"), String::new()),
+        SizeSpec::Range { min, max } | SizeSpec::Spread { min, max, .. } => {
+            (format!("{min}:{max}"), String::new())
+        }
         SizeSpec::List(_) => ("0:0".to_string(), c.values.to_string()),
         SizeSpec::Fixed(_) => ("0:0".to_string(), String::new()),
     };
@@ -266,12 +273,17 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
             SizeSpec::Fixed(n) => n,
             _ => 0,
         },
-        data_offset: NONE,
+        data_offset: u64::from(pair.data_offset),
         random_data: c.random_data.into(),
         data_size_range,
         data_size_list,
-        data_size_pattern: RANDOM_SIZES,
-        expiry_range: NO_RANGE,
+        data_size_pattern: match c.values {
+            SizeSpec::Spread { .. } => "S",
+            _ => RANDOM_SIZES,
+        },
+        expiry_range: pair.expiry.map_or(NO_RANGE.to_string(), |(s, _)| {
+            format!("{}:{}", s.min, s.max)
+        }),
         data_import: None,
         data_verify: Switch::False,
         verify_only: Switch::False,
@@ -287,7 +299,7 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         connection_timeout,
         thread_conn_start_min_jitter_micros: NONE,
         thread_conn_start_max_jitter_micros: NONE,
-        multi_key_get: NONE,
+        multi_key_get: pair.multi_get.map_or(NONE, u64::from),
         authenticate: c
             .target
             .auth
@@ -295,9 +307,15 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
             .map_or(String::new(), |a| a.redacted()),
         select_db: c.target.db,
         no_expiry: Switch::False,
-        wait_ratio: NO_RANGE,
-        num_slaves: NO_RANGE,
-        wait_timeout: NO_WAIT_TIMEOUT,
+        wait_ratio: pair
+            .wait
+            .map_or(NO_RANGE.to_string(), |w| format!("{}:{}", w.sets, w.waits)),
+        num_slaves: pair.wait.map_or(NO_RANGE.to_string(), |w| {
+            format!("{}:{}", w.replicas.min, w.replicas.max)
+        }),
+        wait_timeout: pair
+            .wait
+            .map_or(NO_WAIT_TIMEOUT.to_string(), |w| w.timeout_ms.to_string()),
         print_all_runs: c.output.print_all_runs.into(),
     })
 }

@@ -41,9 +41,10 @@ pub fn section(s: &results::Section<'_>, c: &Config) -> Section {
         rows.push((r.json_key.clone(), shape.row(op, &series, 0)));
     }
     if c.ops.default_pair
+        && c.ops.pair.wait.is_none()
         && let Ok(waits) = OpStats::new()
     {
-        // kvbench sends no WAIT; the row is kept because memtier readers expect
+        // Without --wait-ratio kvbench sends no WAIT; the row is kept because memtier readers expect
         // it, with memtier's empty seconds (counts only).
         let empty = OpSecond::from_stats(&waits, &[]);
         let seconds: Vec<(u64, &OpSecond)> = s.series.iter().map(|x| (x.second, &empty)).collect();
@@ -66,7 +67,7 @@ pub fn section(s: &results::Section<'_>, c: &Config) -> Section {
                 .collect();
             distributions.push((r.name_key.clone(), points));
         }
-        if c.ops.default_pair {
+        if c.ops.default_pair && c.ops.pair.wait.is_none() {
             let all = DistributionPoint {
                 at_most_ms: 0.0,
                 percent: 100.0,

@@ -1,6 +1,7 @@
 //! Tests of [`super`]: the op table built from the flags.
 
 use super::*;
+use crate::workload::pair::PairOptions;
 
 fn spec(text: &str) -> CommandSpec {
     CommandSpec::parse(text).unwrap()
@@ -88,4 +89,66 @@ fn the_request_bound_covers_every_placeholder() {
     let len = t.ops[0].template.encode(&mut out, b"memtier-", &mut Big);
     assert!(len <= t.max_request_bytes(8, 100), "{len}");
     assert!(t.max_request_bytes(8, 100) < 2 * len);
+}
+
+#[test]
+fn multi_key_get_splits_a_cycles_gets_into_mgets_with_memtiers_remainder() {
+    let pair = PairOptions {
+        multi_get: Some(4),
+        ..PairOptions::default()
+    };
+    let ratio = Ratio { set: 1, get: 10 };
+    let t = OpTable::pair_with(ratio, KeyPattern::Uniform, KeyPattern::Uniform, pair);
+    let texts: Vec<_> = t.ops.iter().map(|op| op.spec.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "SET __key__ __data__",
+            "MGET __key__ __key__ __key__ __key__",
+            "MGET __key__ __key__"
+        ]
+    );
+    assert_eq!(t.weights(ratio), [1, 2, 1]);
+    let names: Vec<_> = t
+        .rows
+        .iter()
+        .map(|r| (r.memtier.as_str(), r.witness.as_str()))
+        .collect();
+    assert_eq!(names, [("Sets", "set"), ("Gets", "mget")]);
+}
+
+#[test]
+fn the_pairs_options_keep_memtiers_rows_and_count_the_command_sent() {
+    use crate::workload::pair::{Span, WaitPlan, WaitRule};
+    let span = Span { min: 0, max: 1 };
+    let wait = WaitPlan {
+        sets: 10,
+        waits: 1,
+        replicas: span,
+        timeout_ms: span,
+        rule: WaitRule::Exact,
+    };
+    let pair = PairOptions {
+        wait: Some(wait),
+        data_offset: 8,
+        ..PairOptions::default()
+    };
+    let ratio = Ratio { set: 1, get: 1 };
+    let t = OpTable::pair_with(ratio, KeyPattern::Uniform, KeyPattern::Uniform, pair);
+    let rows: Vec<_> = t
+        .rows
+        .iter()
+        .map(|r| (r.json_key.as_str(), r.witness.as_str()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("Sets", "setrange"),
+            ("Gets", "getrange"),
+            ("Waits", "wait")
+        ]
+    );
+    assert_eq!(t.ops[2].encoding, Encoding::Wait);
+    // The WAIT stays out of the cycle.
+    assert_eq!(t.weights(ratio), [1, 1]);
 }

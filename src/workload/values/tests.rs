@@ -7,7 +7,7 @@ use rand::rngs::SmallRng;
 fn sizes(spec: &SizeSpec, n: usize, seed: u64) -> Vec<usize> {
     let sampler = SizeSampler::new(spec);
     let mut rng = SmallRng::seed_from_u64(seed);
-    (0..n).map(|_| sampler.sample(&mut rng)).collect()
+    (0..n).map(|_| sampler.sample(0, &mut rng)).collect()
 }
 
 #[test]
@@ -131,7 +131,7 @@ fn hand_built_degenerate_specs_do_not_panic() {
     for spec in [empty, SizeSpec::Fixed(0), zero_weights, inverted] {
         for random in [false, true] {
             let pool = ValuePool::new(&spec, random, &mut rng);
-            assert!(pool.next(&mut rng).len() <= spec.max_size());
+            assert!(pool.next(0, &mut rng).len() <= spec.max_size());
         }
     }
 }
@@ -147,7 +147,7 @@ fn constant_pool_yields_x_bytes_of_the_sampled_size() {
     let mut rng = SmallRng::seed_from_u64(7);
     let pool = ValuePool::new(&SizeSpec::Range { min: 1, max: 64 }, false, &mut rng);
     for _ in 0..200 {
-        let value = pool.next(&mut rng);
+        let value = pool.next(0, &mut rng);
         assert!((1..=64).contains(&value.len()));
         assert!(value.iter().all(|&b| b == b'x'));
     }
@@ -157,10 +157,10 @@ fn constant_pool_yields_x_bytes_of_the_sampled_size() {
 fn random_pool_yields_alphanumeric_values_that_differ() {
     let mut rng = SmallRng::seed_from_u64(8);
     let pool = ValuePool::new(&SizeSpec::Fixed(32), true, &mut rng);
-    let first = pool.next(&mut rng).to_vec();
+    let first = pool.next(0, &mut rng).to_vec();
     assert_eq!(first.len(), 32);
     assert!(first.iter().all(u8::is_ascii_alphanumeric));
-    let distinct = (0..20).filter(|_| pool.next(&mut rng) != first).count();
+    let distinct = (0..20).filter(|_| pool.next(0, &mut rng) != first).count();
     assert!(distinct >= 18, "only {distinct} of 20 values differed");
 }
 
@@ -171,7 +171,7 @@ fn same_seed_gives_the_same_values() {
         let mut rng = SmallRng::seed_from_u64(seed);
         let pool = ValuePool::new(&spec, true, &mut rng);
         (0..50)
-            .map(|_| pool.next(&mut rng).to_vec())
+            .map(|_| pool.next(0, &mut rng).to_vec())
             .collect::<Vec<_>>()
     };
     assert_eq!(run(9), run(9));

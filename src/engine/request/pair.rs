@@ -1,0 +1,43 @@
+//! The encoders of memtier's pair options that draw more than a key and a
+//! value: an expiring SET and a WAIT.
+
+use rand::rngs::SmallRng;
+
+use crate::protocol::wire::Protocol;
+use crate::workload::ops::OpTable;
+
+/// A SET of `key` with its expiry drawn after its value, as memtier draws
+/// them; a drawn 0 sends a plain SET, as memtier does.
+#[inline]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the source's fields, borrowed apart from its key generators"
+)]
+pub(super) fn encode_expiring(
+    protocol: Protocol,
+    ops: &OpTable,
+    rng: &mut SmallRng,
+    out: &mut Vec<u8>,
+    prefix: &[u8],
+    key: u64,
+    value: &[u8],
+    opaque: u32,
+) -> usize {
+    let Some((span, command)) = ops.pair.expiry else {
+        return protocol.encode_set(out, prefix, key, value, opaque);
+    };
+    let seconds = span.uniform(rng);
+    protocol.encode_set_expiring(out, prefix, key, value, seconds, command, opaque)
+}
+
+/// memtier's `WAIT numreplicas timeout`: the replicas drawn uniformly, then
+/// the timeout from memtier's normal draw.
+#[inline]
+pub(super) fn encode_wait(ops: &OpTable, rng: &mut SmallRng, out: &mut Vec<u8>) -> usize {
+    let Some(plan) = ops.pair.wait else {
+        return 0;
+    };
+    let replicas = plan.replicas.uniform(rng);
+    let timeout_ms = plan.timeout_ms.gaussian(rng);
+    crate::protocol::resp::encode_wait(out, replicas, timeout_ms)
+}
