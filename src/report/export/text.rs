@@ -20,6 +20,11 @@ impl Exporter for Text {
                 v.config.sweep.cell_count(),
                 v.stop,
             ),
+            Subject::Capacity(v) => {
+                let mut out = crate::report::text::render(v.input);
+                out.extend_from_slice(crate::report::capacity::text(v.capacity).as_bytes());
+                out
+            }
             Subject::Suite(v) => {
                 let mut out = output::header(OutputMode::Table);
                 for (r, input) in v.done.iter().zip(v.inputs) {
