@@ -91,6 +91,7 @@ pub fn charts(sources: &[Source], notes: &mut Vec<String>) -> Vec<Chart> {
         out.extend(latency_per_second(&reports));
         out.push(spectrum(&reports, notes));
         out.extend(super::scaling::scaling(&reports));
+        out.extend(super::capacity::capacity(&reports));
     }
     let sweeps = sweeps(sources);
     if !sweeps.is_empty() {

@@ -7,6 +7,7 @@
 //! - [`svg`]: escaping and the chart builder;
 //! - [`data`]: what the charts plot, read from the model;
 //! - [`charts`]: the charts of the page;
+//! - [`capacity`]: the hockey-stick chart of a `kvbench capacity` file;
 //! - [`suite`]: the charts of a suite file, a point per test;
 //! - [`verdict`]: the banner of a file that is not valid, and its marks;
 //! - [`panels`]: the summary, warnings, server and configuration panels;
@@ -17,6 +18,7 @@
 //! one `<circle class="pt">` per point) is documented in docs/html.md and
 //! checked in a real browser by tests/e2e/html.rs.
 
+pub mod capacity;
 pub mod charts;
 pub mod data;
 pub mod page_file;
