@@ -66,12 +66,33 @@ thread_local! {
 }
 
 /// The benchmark's flags (not its subcommands), for `capacity` to offer.
+///
+/// Gathered on a thread of its own: this runs inside the benchmark's own
+/// [`Args`] being built, and the code clap derives for a struct of a hundred
+/// flags takes a large stack frame in a debug build, two of which would
+/// overflow a test thread's 2 MiB stack.
 fn benchmark_flags() -> Vec<clap::Arg> {
-    GATHERING.with(|g| g.set(true));
-    let command = <Args as clap::Args>::augment_args(Command::new("kvbench"));
-    GATHERING.with(|g| g.set(false));
-    command.get_arguments().cloned().collect()
+    let gather = || {
+        GATHERING.with(|g| g.set(true));
+        let command = <Args as clap::Args>::augment_args(Command::new("kvbench"));
+        command.get_arguments().cloned().collect::<Vec<_>>()
+    };
+    std::thread::Builder::new()
+        .name("kvbench-flags".to_string())
+        .stack_size(GATHER_STACK_BYTES)
+        .spawn(gather)
+        .ok()
+        .and_then(|t| t.join().ok())
+        // No thread (a process at its limit): gather here, as deep as it goes.
+        .unwrap_or_else(|| {
+            let flags = gather();
+            GATHERING.with(|g| g.set(false));
+            flags
+        })
 }
+
+/// The stack of the thread that gathers the benchmark's flags.
+const GATHER_STACK_BYTES: usize = 16 << 20;
 
 impl clap::Args for CapacityArgs {
     fn augment_args(cmd: Command) -> Command {

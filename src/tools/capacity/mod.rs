@@ -176,3 +176,6 @@ fn say_step(index: usize, record: &StepRecord, search: &Search) {
         end(search.high()),
     ));
 }
+
+#[cfg(test)]
+mod tests;
