@@ -70,7 +70,7 @@ impl Slo {
             .parse()
             .map_err(|_| bad(format!("'{limit}' is not a duration")))?;
         let limit_us = value * scale_us;
-        if !(limit_us.is_finite() && limit_us >= 1.0 && limit_us <= 3.6e9) {
+        if !(1.0..=3.6e9).contains(&limit_us) {
             return Err(bad(format!(
                 "the limit must be from 1us to one hour (got {limit})"
             )));
@@ -173,7 +173,7 @@ impl CapacityPlan {
             .map(|t| Slo::parse(t))
             .collect::<Result<Vec<_>, _>>()?;
         let resolution = s.resolution.unwrap_or(DEFAULT_RESOLUTION_PERCENT);
-        if !(resolution.is_finite() && resolution >= 0.1 && resolution <= 50.0) {
+        if !(0.1..=50.0).contains(&resolution) {
             return Err(UsageError::new(
                 "--resolution",
                 format!(
@@ -197,7 +197,7 @@ impl CapacityPlan {
             true,
         )?;
         let start_rate = s.start_rate.unwrap_or(DEFAULT_START_RATE);
-        if !(start_rate.is_finite() && start_rate >= 1.0 && start_rate <= 1e9) {
+        if !(1.0..=1e9).contains(&start_rate) {
             return Err(UsageError::new(
                 "--start-rate",
                 format!(

@@ -104,7 +104,7 @@ fn finds_the_capacity_of_a_server_that_sleeps_a_millisecond_per_request() {
     assert_eq!(confirmation["meets"], true, "{confirmation}");
     let p99 = f(&confirmation["percentiles_ms"]["p99"]);
     assert!(
-        1.0 <= p99 && p99 <= SLO_MS,
+        (1.0..=SLO_MS).contains(&p99),
         "the confirmation's p99 {p99} ms"
     );
     // The report's run is the confirmation run, at the capacity's rate.

@@ -74,7 +74,7 @@ pub fn knee(steps: &[CapacityStep]) -> Option<Knee> {
     let base = *by_load.first()?.percentiles_ms.get(&key)?;
     by_load.iter().find_map(|s| {
         let p99 = *s.percentiles_ms.get(&key)?;
-        (p99 > KNEE_FACTOR * base).then(|| Knee {
+        (p99 > KNEE_FACTOR * base).then_some(Knee {
             rate: s.rate,
             ops_per_sec: s.ops_per_sec,
             p99_ms: p99,

@@ -56,11 +56,11 @@ pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunEr
             Next::Done(outcome) => break Some(outcome),
             Next::Step(rate) => rate,
         };
-        let (record, ran) = step::run_step(plan, rate, steps.is_empty(), interrupt)?;
-        if ran.is_some() {
-            last = ran;
+        let ran = step::run_step(plan, rate, steps.is_empty(), interrupt)?;
+        if ran.last.is_some() {
+            last = ran.last;
         }
-        let Some(record) = record else {
+        let Some(record) = ran.record else {
             break None;
         };
         search.record(rate, record.meets);

@@ -171,6 +171,14 @@ pub fn confirm_config(plan: &CapacityPlan, rate: f64) -> Config {
     c
 }
 
+/// What running a step gave.
+pub struct Ran {
+    /// The decided step; `None` when a stop request cut it.
+    pub record: Option<StepRecord>,
+    /// The configuration and results of its last run, if it measured any.
+    pub last: Option<(Config, Results)>,
+}
+
 /// A step: run at `rate` until decided. `Ok(None)` when a stop request
 /// (a signal, `--max-errors`) cut it; the last run's results come back with
 /// the record, for a report of the search that ends there.
@@ -179,20 +187,26 @@ pub fn run_step(
     rate: f64,
     first: bool,
     interrupt: &Interrupt,
-) -> Result<(Option<StepRecord>, Option<(Config, Results)>), RunError> {
+) -> Result<Ran, RunError> {
     let mut pooled: Option<Pooled> = None;
     let mut config = step_config(plan, rate, first);
     loop {
         let results = run_quietly(&config, interrupt)?;
         if results.interrupted.is_some() || interrupt.stop_requested() {
-            return Ok((None, Some((config, results))));
+            return Ok(Ran {
+                record: None,
+                last: Some((config, results)),
+            });
         }
         match pooled.as_mut() {
             Some(p) => p.add(&results),
             None => pooled = Pooled::of_results(&results),
         }
         let Some(p) = pooled.as_ref() else {
-            return Ok((None, Some((config, results))));
+            return Ok(Ran {
+                record: None,
+                last: Some((config, results)),
+            });
         };
         let final_try = p.runs > plan.max_repeats;
         let (judged, decision) = judge_step(
@@ -211,7 +225,10 @@ pub fn run_step(
                 decided_by,
                 meets,
             };
-            return Ok((Some(record), Some((config, results))));
+            return Ok(Ran {
+                record: Some(record),
+                last: Some((config, results)),
+            });
         }
         crate::error::note(format_args!(
             "[capacity] {rate:.0} ops/s: the bound holds the limit; repeating the step ({} of {})",
