@@ -25,9 +25,9 @@ pub struct Capacity {
     pub slo: Vec<SloTarget>,
     /// `--resolution`, percent of `low`.
     pub resolution_percent: f64,
-    /// The knee: the step of the lowest achieved rate whose p99 exceeds
-    /// twice the p99 of the step of the lowest achieved rate; `null` when no
-    /// step does.
+    /// The knee: the step of the lowest asked rate whose p99 exceeds twice
+    /// the p99 of the step of the lowest asked rate; `null` when no step
+    /// does.
     pub knee: Option<Knee>,
     /// Every step, in the order run.
     pub steps: Vec<CapacityStep>,

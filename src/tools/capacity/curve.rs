@@ -65,12 +65,14 @@ pub fn step(record: &StepRecord, slos: &[Slo]) -> CapacityStep {
     }
 }
 
-/// The knee: among the steps by achieved rate, the first whose p99 exceeds
-/// [`KNEE_FACTOR`] times the p99 of the least loaded step.
+/// The knee: among the steps by asked rate, the first whose p99 exceeds
+/// [`KNEE_FACTOR`] times the p99 of the step of the lowest rate. By the
+/// asked rate, not the achieved: a saturated step achieves less than it was
+/// asked, and would sort among the light ones.
 pub fn knee(steps: &[CapacityStep]) -> Option<Knee> {
     let key = percentile_key(99.0);
     let mut by_load: Vec<&CapacityStep> = steps.iter().collect();
-    by_load.sort_by(|a, b| a.ops_per_sec.total_cmp(&b.ops_per_sec));
+    by_load.sort_by(|a, b| a.rate.total_cmp(&b.rate));
     let base = *by_load.first()?.percentiles_ms.get(&key)?;
     by_load.iter().find_map(|s| {
         let p99 = *s.percentiles_ms.get(&key)?;
