@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod bounds;
+pub mod capacity;
 pub mod cluster;
 mod commands;
 mod compat;

@@ -55,7 +55,8 @@
 //!    ([`report::verdict`]), the warnings ([`report::warnings`]) and the suite's
 //!    outputs ([`report::suite`]).
 //! 7. [`tools`]: the subcommands built on all of it: [`tools::suite`] (running a
-//!    redis-benchmark plan), [`tools::compare`] and [`tools::merge`].
+//!    redis-benchmark plan), [`tools::compare`], [`tools::merge`] and
+//!    [`tools::capacity`] (the search for the most throughput under an SLO).
 
 pub mod cli;
 pub mod config;

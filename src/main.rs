@@ -6,6 +6,7 @@ use std::sync::Arc;
 use clap::Parser;
 
 use kvbench::cli::{self, Args, Subcommand};
+use kvbench::config::capacity::CapacityPlan;
 use kvbench::config::{CompareOptions, Config, MergeOptions, ReportOptions, SuitePlan};
 use kvbench::engine::interrupt::Interrupt;
 use kvbench::engine::run;
@@ -16,6 +17,7 @@ use kvbench::report::export::ExportManager;
 use kvbench::report::files::Target;
 use kvbench::report::hdr_files::HdrFiles;
 use kvbench::report::metrics::Live;
+use kvbench::report::model::capacity::CapacityOutcome;
 use kvbench::report::suite::output as suite_output;
 use kvbench::report::verdict::{self, Verdict};
 use kvbench::report::warnings;
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
     };
     // Without a subcommand, a benchmark with memtier's flags.
     match args.subcommand.take() {
+        Some(Subcommand::Capacity(capacity_args)) => return capacity(*capacity_args),
         Some(Subcommand::Compare(compare_args)) => return compare(&compare_args),
         Some(Subcommand::Suite(suite_args)) => return suite(&suite_args),
         Some(Subcommand::Merge(merge_args)) => return merge(&merge_args),
@@ -145,6 +148,53 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     say_warnings(&written.shown, on_terminal);
     let code = finish(&written.failures, written.save_failed, interrupt);
     judged(code, &written.verdict, config.faults.allow_invalid)
+}
+
+/// `kvbench capacity`: the search, the confirmation run, every output; the
+/// exit codes are docs/capacity.md's.
+fn capacity(args: cli::CapacityArgs) -> ExitCode {
+    let plan = match CapacityPlan::from_args(args) {
+        Ok(plan) => plan,
+        Err(e) => return fail_usage(&e.to_string()),
+    };
+    if let Err(e) = report::files::check_outputs(&plan.base) {
+        return fail_usage(&e.to_string());
+    }
+    let interrupt = match Interrupt::install() {
+        Ok(interrupt) => interrupt,
+        Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
+    };
+    let finished = match kvbench::tools::capacity::run(&plan, &interrupt) {
+        Ok(finished) => finished,
+        Err(e) => return run_error(e, &interrupt),
+    };
+    let written = &finished.written;
+    say_warnings(&written.shown, finished.warnings_on_terminal);
+    let code = finish(&written.failures, written.save_failed, &interrupt);
+    if code != ExitCode::SUCCESS {
+        return code;
+    }
+    let code = judged(code, &written.verdict, plan.base.faults.allow_invalid);
+    if code != ExitCode::SUCCESS {
+        return code;
+    }
+    let outcome = finished.capacity.outcome;
+    match (outcome, finished.confirmed()) {
+        (CapacityOutcome::NoneMeets, _) => fail("no rate tried met the SLO"),
+        (_, Some(false)) => {
+            say!(
+                "kvbench: error: the confirmation run at the capacity missed the SLO (exit code 5)"
+            );
+            ExitCode::from(5)
+        }
+        (CapacityOutcome::Unfinished, _) => {
+            say!(
+                "kvbench: error: --max-steps ended the search before the interval was within --resolution (exit code 6)"
+            );
+            ExitCode::from(6)
+        }
+        _ => ExitCode::SUCCESS,
+    }
 }
 
 /// The exit code once the verdict is in: a run that did its work but whose

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use clap::{ArgAction, Parser};
 use serde::{Deserialize, Serialize};
 
+mod capacity;
 mod compare;
 mod generate;
 mod memtier;
@@ -27,6 +28,7 @@ mod subcommand;
 mod suite;
 mod values;
 
+pub use capacity::{CAPACITY_EXIT_CODES, CapacityArgs, SearchArgs};
 pub use compare::{CompareArgs, CompareFormat, CompareLayout};
 pub use generate::{
     CompletionShell, CompletionsArgs, ManArgs, completions, man_page, man_pages_to,

@@ -7,7 +7,8 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use super::generate::{CompletionsArgs, ManArgs};
 use super::{
-    Args, CompareArgs, MergeArgs, ReportArgs, SuiteArgs, seconds, unsupported_memtier_flag,
+    Args, CapacityArgs, CompareArgs, MergeArgs, ReportArgs, SuiteArgs, seconds,
+    unsupported_memtier_flag,
 };
 use crate::error::UsageError;
 
@@ -17,6 +18,9 @@ pub enum Subcommand {
     /// redis-benchmark's tests, with redis-benchmark's flags (`kvbench suite --help`)
     #[command(name = "suite")]
     Suite(Box<SuiteArgs>),
+    /// The most throughput under a latency SLO: an open-loop search over --rate (`kvbench capacity --help`)
+    #[command(name = "capacity")]
+    Capacity(Box<CapacityArgs>),
     /// Compare JSON reports side by side, with ratios to the first (`kvbench compare --help`)
     #[command(name = "compare")]
     Compare(CompareArgs),

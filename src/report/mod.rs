@@ -7,6 +7,7 @@
 //! written in place ([`files`]).
 
 pub mod build;
+pub mod capacity;
 #[cfg(test)]
 pub(crate) mod cluster_fixture;
 #[cfg(test)]

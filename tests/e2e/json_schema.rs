@@ -12,7 +12,7 @@ use crate::common::{Redis, TempDir, decode_histogram, kvbench_at, read_json, row
 
 const SCHEMA: &str = include_str!("../../docs/output.schema.json");
 
-fn validator() -> Validator {
+pub(crate) fn validator() -> Validator {
     let schema: Value = serde_json::from_str(SCHEMA).expect("docs/output.schema.json is JSON");
     if let Err(e) = jsonschema::meta::validate(&schema) {
         panic!(
@@ -31,7 +31,7 @@ fn errors(validator: &Validator, doc: &Value) -> Vec<String> {
         .collect()
 }
 
-fn assert_valid(validator: &Validator, doc: &Value, what: &str) {
+pub(crate) fn assert_valid(validator: &Validator, doc: &Value, what: &str) {
     let errs = errors(validator, doc);
     assert!(
         errs.is_empty(),

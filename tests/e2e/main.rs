@@ -16,6 +16,7 @@ mod fake_server;
 
 mod barrier;
 mod bench_smoke;
+mod capacity;
 mod cli_errors;
 mod cli_help;
 mod cluster;

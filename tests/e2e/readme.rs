@@ -22,6 +22,7 @@ const OTHER_TOOLS: &[(&str, &str)] = &[
     ("--short", "git rev-parse"),
     ("--demo-only", "scripts/ensure-redis.sh"),
     ("--cluster-enabled", "redis-server"),
+    ("--enable-debug-command", "redis-server"),
     ("--maxmemory", "redis-server"),
     ("--maxmemory-policy", "redis-server"),
     ("--cluster-replicas", "redis-cli --cluster create"),

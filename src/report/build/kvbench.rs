@@ -76,6 +76,7 @@ pub fn kvbench(input: &ReportInput<'_>) -> Kvbench {
         shards: None,
         merged: None,
         rounds: None,
+        capacity: None,
     }
 }
 

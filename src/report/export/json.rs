@@ -19,6 +19,13 @@ impl Exporter for Json {
                 v.config.sweep.cell_count(),
                 v.stop,
             ),
+            Subject::Capacity(v) => {
+                let mut report = crate::report::build::report(v.input);
+                if let Some(k) = report.kvbench.as_mut() {
+                    k.capacity = Some(v.capacity.clone());
+                }
+                crate::report::json::pretty(&report)
+            }
             Subject::Suite(v) => {
                 let doc = crate::report::suite::json::suite_document(
                     v.done, v.inputs, v.planned, v.complete,

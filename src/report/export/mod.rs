@@ -21,6 +21,7 @@
 //! it grows. The glue of each mode is in [`benchmark`] and [`suite`].
 
 pub mod benchmark;
+mod capacity;
 mod html;
 mod json;
 pub mod suite;
@@ -51,6 +52,18 @@ pub enum Subject<'a> {
     Sweep(&'a SweepView<'a>),
     /// A suite's tests so far.
     Suite(&'a SuiteView<'a>),
+    /// A capacity search: its result beside one benchmark.
+    Capacity(&'a CapacityView<'a>),
+}
+
+/// A capacity search as the exporters see it: the benchmark the report's
+/// runs hold (the confirmation run, or the last step before it), and what
+/// the search found.
+pub struct CapacityView<'a> {
+    /// The benchmark.
+    pub input: &'a ReportInput<'a>,
+    /// The search.
+    pub capacity: &'a crate::report::model::capacity::Capacity,
 }
 
 /// A sweep as the exporters see it.

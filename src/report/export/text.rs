@@ -26,6 +26,11 @@ impl Exporter for Text {
                 v.stop,
                 self.width.filter(|_| !v.config.output.wide),
             ),
+            Subject::Capacity(v) => {
+                let mut out = crate::report::text::render(v.input);
+                out.extend_from_slice(crate::report::capacity::text(v.capacity).as_bytes());
+                out
+            }
             Subject::Suite(v) => {
                 // A file: the wide table, one line per test.
                 let mut out = output::header(OutputMode::Table, None);

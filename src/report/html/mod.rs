@@ -8,6 +8,7 @@
 //! - [`marks`]: what a chart draws: bands, lines, bars, error bars, legend;
 //! - [`data`]: what the charts plot, read from the model;
 //! - [`charts`]: the charts of the page;
+//! - [`capacity`]: the hockey-stick chart of a `kvbench capacity` file;
 //! - [`sweep`]: the charts of a sweep, a point per cell;
 //! - [`suite`]: the charts of a suite file, a bar per test;
 //! - [`verdict`]: the banner of a file that is not valid, and its marks;
@@ -19,6 +20,7 @@
 //! one `<circle class="pt">` per point) is documented in docs/html.md and
 //! checked in a real browser by tests/e2e/html.rs.
 
+pub mod capacity;
 pub mod charts;
 pub mod data;
 pub mod marks;

@@ -15,6 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::report::model::capacity::Capacity;
 use crate::report::model::cluster::PhaseCluster;
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::host::ClientUse;
@@ -134,6 +135,12 @@ pub struct Kvbench {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Vec<Round>")]
     pub rounds: Option<Vec<Round>>,
+    /// Written by `kvbench capacity` only: the search for the most
+    /// throughput under the latency SLOs (docs/capacity.md); the report's
+    /// runs are its confirmation run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Capacity")]
+    pub capacity: Option<Capacity>,
 }
 
 /// A phase summary (`runs[i]`, `warmup`, `prefill`).

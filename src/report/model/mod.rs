@@ -17,6 +17,7 @@
 //! the typed objects they are skipped. Compressed histograms stay strings
 //! until [`histogram::CompressedHistogram::decode`] is called.
 
+pub mod capacity;
 pub mod cluster;
 mod fleet;
 pub mod histogram;

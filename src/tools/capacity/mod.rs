@@ -1,0 +1,194 @@
+//! `kvbench capacity`: the most throughput under a latency SLO
+//! (docs/capacity.md). An open-loop search over `--rate`: [`search`] says
+//! which rate to try, [`step`] runs and judges a step on its histogram
+//! ([`bound`]: a confidence bound on the percentile), [`curve`] turns the
+//! steps into the report's `kvbench.capacity`. The search ends with one
+//! confirmation run at the capacity, whose report is the file's runs.
+//!
+//! The running (this file and [`step`]) is apart from the deciding
+//! ([`search`], [`bound`], [`step::judge_step`]), so a fleet of shards can
+//! later decide each step on its merged histogram the same way.
+
+pub mod bound;
+pub mod curve;
+pub mod search;
+pub mod step;
+
+use crate::config::capacity::CapacityPlan;
+use crate::config::{Config, Stop};
+use crate::engine::interrupt::Interrupt;
+use crate::engine::results::Results;
+use crate::error::{RunError, note};
+use crate::report::export::{ExportManager, Written};
+use crate::report::model::capacity::{Capacity, CapacityOutcome, CapacityStep};
+use crate::tools::capacity::search::{Next, Outcome, Plan, Search};
+use crate::tools::capacity::step::{Pooled, StepRecord};
+
+/// How a capacity search ended, for the exit code.
+pub struct Finished {
+    /// What was found (`kvbench.capacity`).
+    pub capacity: Capacity,
+    /// What the end wrote, the confirmation run's verdict among it.
+    pub written: Written,
+    /// Whether the text report on stderr's terminal lists the warnings
+    /// already ([`ExportManager::warnings_on_terminal`]).
+    pub warnings_on_terminal: bool,
+}
+
+impl Finished {
+    /// Whether the confirmation run met the SLOs; `None` without one.
+    pub fn confirmed(&self) -> Option<bool> {
+        self.capacity.confirmation.as_ref().map(|c| c.meets)
+    }
+}
+
+/// Runs the search, the confirmation run and every output. The stderr
+/// lines say each step, its rate and the interval so far.
+pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunError> {
+    let mut outputs = ExportManager::for_benchmark(&plan.base);
+    let mut search = Search::new(Plan {
+        start_rate: plan.start_rate,
+        resolution: plan.resolution,
+        max_steps: plan.max_steps,
+    });
+    let mut steps: Vec<CapacityStep> = Vec::new();
+    // The benchmark the report holds until the confirmation run: the last step's.
+    let mut last: Option<(Config, Results)> = None;
+    let outcome = loop {
+        let rate = match search.next() {
+            Next::Done(outcome) => break Some(outcome),
+            Next::Step(rate) => rate,
+        };
+        let ran = step::run_step(plan, rate, steps.is_empty(), interrupt)?;
+        if ran.last.is_some() {
+            last = ran.last;
+        }
+        let Some(record) = ran.record else {
+            break None;
+        };
+        search.record(rate, record.meets);
+        steps.push(curve::step(&record, &plan.slos));
+        say_step(steps.len(), &record, &search);
+    };
+    let Some((config, results)) = last else {
+        // Stopped before any step measured anything.
+        return Err(RunError::Interrupted(crate::error::Before::Connecting));
+    };
+    let mut capacity = curve::capacity(outcome, &plan.slos, plan.resolution, steps, None);
+    note(format_args!(
+        "kvbench: {}",
+        crate::report::capacity::answer(&capacity)
+    ));
+    let target = outcome.as_ref().and_then(Outcome::capacity);
+    let Some(rate) = target.filter(|_| !interrupt.stop_requested()) else {
+        let complete = capacity.outcome != CapacityOutcome::Interrupted;
+        let warnings_on_terminal = outputs.warnings_on_terminal();
+        let written = outputs.finish_capacity(&config, &results, complete, &capacity);
+        return Ok(Finished {
+            capacity,
+            written,
+            warnings_on_terminal,
+        });
+    };
+    outputs.capacity_progress(&config, &results, &capacity);
+    let (confirmed, config, results) = confirm(plan, rate, interrupt)?;
+    capacity.confirmation = confirmed;
+    if let Some(c) = &capacity.confirmation {
+        note(format_args!(
+            "kvbench: confirmation at {rate:.0} ops/s: {:.1} ops/s achieved, {}",
+            c.ops_per_sec,
+            if c.meets {
+                "meets the SLO"
+            } else {
+                "misses the SLO"
+            }
+        ));
+    }
+    let complete = results.is_complete();
+    let warnings_on_terminal = outputs.warnings_on_terminal();
+    let written = outputs.finish_capacity(&config, &results, complete, &capacity);
+    Ok(Finished {
+        capacity,
+        written,
+        warnings_on_terminal,
+    })
+}
+
+/// The confirmation run at `rate` for `--test-time`, with the benchmark's
+/// progress line; judged as a step without repeats.
+fn confirm(
+    plan: &CapacityPlan,
+    rate: f64,
+    interrupt: &Interrupt,
+) -> Result<(Option<CapacityStep>, Config, Results), RunError> {
+    let config = step::confirm_config(plan, rate);
+    let seconds = match config.stop {
+        Stop::Time(d) => d.as_secs_f64(),
+        _ => 0.0,
+    };
+    note(format_args!(
+        "[capacity] confirmation: {rate:.0} ops/s for {seconds} s"
+    ));
+    let mut progress = crate::report::progress::Progress::new(&config, true);
+    let mut live = crate::engine::sink::Sinks::new().with(&mut progress);
+    let results =
+        crate::engine::run::run(config.clone(), false, interrupt, &mut live, &mut |_| {})?;
+    let record = Pooled::of_results(&results).map(|pooled| {
+        let (judged, decision) = step::judge_step(
+            &pooled.judged_histogram(),
+            &plan.slos,
+            rate,
+            &pooled,
+            plan.base.faults.max_error_share,
+            true,
+        );
+        // The final try always decides.
+        let (decided_by, meets) =
+            decision.unwrap_or((crate::report::model::capacity::Decision::Estimate, false));
+        StepRecord {
+            rate,
+            pooled,
+            judged,
+            decided_by,
+            meets,
+        }
+    });
+    let confirmed = record
+        .filter(|_| results.interrupted.is_none())
+        .map(|r| curve::step(&r, &plan.slos));
+    Ok((confirmed, config, results))
+}
+
+/// A step's line on stderr: its rate, what it achieved, its bound and the
+/// interval so far.
+fn say_step(index: usize, record: &StepRecord, search: &Search) {
+    let bounds: Vec<String> = record
+        .judged
+        .iter()
+        .map(|j| match j.bound {
+            Some(b) => format!(
+                "p{} {:.3} ms [{:.3}, {:.3}]",
+                j.slo.percentile,
+                b.estimate_us as f64 / 1e3,
+                b.low_us as f64 / 1e3,
+                b.high_us as f64 / 1e3
+            ),
+            None => format!("p{} -", j.slo.percentile),
+        })
+        .collect();
+    let end = |v: Option<f64>| v.map_or_else(|| "?".to_string(), |v| format!("{v:.0}"));
+    note(format_args!(
+        "[STEP {index}] rate {:.0} ops/s: achieved {:.1}, {}, {} ({} run{}); capacity in [{}, {})",
+        record.rate,
+        record.pooled.ops_per_sec(),
+        bounds.join(", "),
+        if record.meets { "meets" } else { "fails" },
+        record.pooled.runs,
+        if record.pooled.runs == 1 { "" } else { "s" },
+        end(search.low()),
+        end(search.high()),
+    ));
+}
+
+#[cfg(test)]
+mod tests;
