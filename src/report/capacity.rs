@@ -8,7 +8,7 @@ use crate::report::model::capacity::{Capacity, CapacityOutcome, CapacityStep, De
 pub fn text(capacity: &Capacity) -> String {
     let mut out = String::from(
         "CAPACITY SEARCH\n\
-         step      rate  achieved   p50 ms   p99 ms  p99.9 ms   max ms  unsent runs verdict\n",
+         step     rate  achieved   p50 ms   p99 ms  p99.9 ms   max ms unsent runs verdict\n",
     );
     for (i, s) in capacity.steps.iter().enumerate() {
         out.push_str(&row(&format!("{}", i + 1), s));
@@ -30,7 +30,7 @@ pub fn text(capacity: &Capacity) -> String {
 fn row(label: &str, s: &CapacityStep) -> String {
     let at = |key: &str| s.percentiles_ms.get(key).copied().unwrap_or(0.0);
     format!(
-        "{label:>4} {:>9.0} {:>9.1} {:>8.3} {:>8.3} {:>9.3} {:>8.3} {:>7} {:>4} {}\n",
+        "{label:>4} {:>8.0} {:>9.1} {:>8.3} {:>8.3} {:>9.3} {:>8.3} {:>6} {:>4} {}\n",
         s.rate,
         s.ops_per_sec,
         at("p50"),

@@ -299,9 +299,10 @@ fn table(
         row.extend(r.percentiles_ms.iter().map(|(_, ms)| format!("{ms:.3}")));
         row.push(r.hit_rate.map_or("---".to_string(), |h| format!("{h:.2}")));
         // One token without a space, so the table splits on whitespace.
-        row.push(r.spread.map_or("---".to_string(), |s| {
-            format!("{:.1}%", s.percent())
-        }));
+        row.push(
+            r.spread
+                .map_or("---".to_string(), |s| format!("{:.1}%", s.percent())),
+        );
         row.push(format!("{:.3}", r.ratio));
         cells.push(row);
     }

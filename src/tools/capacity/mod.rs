@@ -42,6 +42,10 @@ impl Finished {
     }
 }
 
+/// Confirmation runs at most: a confirmation that misses the SLO refutes its
+/// rate, and the search goes on below it, to be confirmed again.
+pub const MAX_CONFIRMATIONS: u32 = 3;
+
 /// Runs the search, the confirmation run and every output. The stderr
 /// lines say each step, its rate and the interval so far.
 pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunError> {
@@ -54,64 +58,103 @@ pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunEr
     let mut steps: Vec<CapacityStep> = Vec::new();
     // The benchmark the report holds until the confirmation run: the last step's.
     let mut last: Option<(Config, Results)> = None;
-    let outcome = loop {
+    let mut confirmations = 0;
+    loop {
+        let outcome = search_steps(plan, interrupt, &mut search, &mut steps, &mut last)?;
+        let Some((config, results)) = last.take() else {
+            // Stopped before any step measured anything.
+            return Err(RunError::Interrupted(crate::error::Before::Connecting));
+        };
+        let mut capacity =
+            curve::capacity(outcome, &plan.slos, plan.resolution, steps.clone(), None);
+        note(format_args!(
+            "kvbench: {}",
+            crate::report::capacity::answer(&capacity)
+        ));
+        let target = outcome.as_ref().and_then(Outcome::capacity);
+        let Some(rate) = target.filter(|_| !interrupt.stop_requested()) else {
+            let complete = capacity.outcome != CapacityOutcome::Interrupted;
+            return Ok(finish(outputs, &config, &results, complete, capacity));
+        };
+        outputs.capacity_progress(&config, &results, &capacity);
+        let (confirmed, config, results) = confirm(plan, rate, interrupt)?;
+        confirmations += 1;
+        let missed = confirmed.as_ref().filter(|c| !c.meets).cloned();
+        if let Some(c) = &confirmed {
+            note(format_args!(
+                "kvbench: confirmation at {rate:.0} ops/s: {:.1} ops/s achieved, {}",
+                c.ops_per_sec,
+                if c.meets {
+                    "meets the SLO"
+                } else {
+                    "misses the SLO"
+                }
+            ));
+        }
+        let again = confirmations < MAX_CONFIRMATIONS && !interrupt.stop_requested();
+        match missed {
+            // A confirmation that misses refutes its rate: it joins the curve
+            // as a failing step, and the search goes on below it. A capacity
+            // the file reports is one a run of --test-time has met.
+            Some(step) if again && results.is_complete() => {
+                note(format_args!(
+                    "[capacity] {rate:.0} ops/s is refuted by its confirmation; the search goes on below it"
+                ));
+                search.refute(rate);
+                steps.push(step);
+                last = Some((config, results));
+            }
+            _ => {
+                capacity.confirmation = confirmed;
+                let complete = results.is_complete();
+                return Ok(finish(outputs, &config, &results, complete, capacity));
+            }
+        }
+    }
+}
+
+/// Steps until the search is done (`Some`) or a stop cut a step (`None`),
+/// each step recorded in `search` and `steps`, the last benchmark in `last`.
+fn search_steps(
+    plan: &CapacityPlan,
+    interrupt: &Interrupt,
+    search: &mut Search,
+    steps: &mut Vec<CapacityStep>,
+    last: &mut Option<(Config, Results)>,
+) -> Result<Option<Outcome>, RunError> {
+    loop {
         let rate = match search.next() {
-            Next::Done(outcome) => break Some(outcome),
+            Next::Done(outcome) => return Ok(Some(outcome)),
             Next::Step(rate) => rate,
         };
         let ran = step::run_step(plan, rate, steps.is_empty(), interrupt)?;
         if ran.last.is_some() {
-            last = ran.last;
+            *last = ran.last;
         }
         let Some(record) = ran.record else {
-            break None;
+            return Ok(None);
         };
         search.record(rate, record.meets);
         steps.push(curve::step(&record, &plan.slos));
-        say_step(steps.len(), &record, &search);
-    };
-    let Some((config, results)) = last else {
-        // Stopped before any step measured anything.
-        return Err(RunError::Interrupted(crate::error::Before::Connecting));
-    };
-    let mut capacity = curve::capacity(outcome, &plan.slos, plan.resolution, steps, None);
-    note(format_args!(
-        "kvbench: {}",
-        crate::report::capacity::answer(&capacity)
-    ));
-    let target = outcome.as_ref().and_then(Outcome::capacity);
-    let Some(rate) = target.filter(|_| !interrupt.stop_requested()) else {
-        let complete = capacity.outcome != CapacityOutcome::Interrupted;
-        let warnings_on_terminal = outputs.warnings_on_terminal();
-        let written = outputs.finish_capacity(&config, &results, complete, &capacity);
-        return Ok(Finished {
-            capacity,
-            written,
-            warnings_on_terminal,
-        });
-    };
-    outputs.capacity_progress(&config, &results, &capacity);
-    let (confirmed, config, results) = confirm(plan, rate, interrupt)?;
-    capacity.confirmation = confirmed;
-    if let Some(c) = &capacity.confirmation {
-        note(format_args!(
-            "kvbench: confirmation at {rate:.0} ops/s: {:.1} ops/s achieved, {}",
-            c.ops_per_sec,
-            if c.meets {
-                "meets the SLO"
-            } else {
-                "misses the SLO"
-            }
-        ));
+        say_step(steps.len(), &record, search);
     }
-    let complete = results.is_complete();
+}
+
+/// Writes every output of the end and says what was written.
+fn finish(
+    outputs: ExportManager,
+    config: &Config,
+    results: &Results,
+    complete: bool,
+    capacity: Capacity,
+) -> Finished {
     let warnings_on_terminal = outputs.warnings_on_terminal();
-    let written = outputs.finish_capacity(&config, &results, complete, &capacity);
-    Ok(Finished {
+    let written = outputs.finish_capacity(config, results, complete, &capacity);
+    Finished {
         capacity,
         written,
         warnings_on_terminal,
-    })
+    }
 }
 
 /// The confirmation run at `rate` for `--test-time`, with the benchmark's

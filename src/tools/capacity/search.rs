@@ -84,6 +84,8 @@ pub struct Search {
     lowest: f64,
     /// Steps decided.
     steps: u32,
+    /// Every rate that met, so that a refuted one gives way to the next below.
+    met: Vec<f64>,
 }
 
 impl Search {
@@ -95,6 +97,7 @@ impl Search {
             high: None,
             lowest: f64::INFINITY,
             steps: 0,
+            met: Vec::new(),
         }
     }
 
@@ -119,9 +122,19 @@ impl Search {
         self.lowest = self.lowest.min(rate);
         if meets {
             self.low = Some(self.low.map_or(rate, |l| l.max(rate)));
+            self.met.push(rate);
         } else {
             self.high = Some(self.high.map_or(rate, |h| h.min(rate)));
         }
+    }
+
+    /// A later, longer run at `rate` (the confirmation) missed the SLO: the
+    /// rate fails after all, and the highest rate below it that met is the
+    /// search's low again.
+    pub fn refute(&mut self, rate: f64) {
+        self.high = Some(self.high.map_or(rate, |h| h.min(rate)));
+        self.met.retain(|&r| r < rate);
+        self.low = self.met.iter().copied().reduce(f64::max);
     }
 
     /// The next rate to try, or the end of the search.
@@ -210,6 +223,24 @@ mod tests {
         assert_eq!(outcome, Outcome::NoneMeets { lowest: MIN_RATE });
         assert_eq!(tried.last(), Some(&MIN_RATE));
         assert_eq!(outcome.capacity(), None);
+    }
+
+    #[test]
+    fn a_refuted_capacity_gives_way_to_the_rates_below_it() {
+        let mut s = Search::new(Plan {
+            start_rate: 100.0,
+            resolution: 0.05,
+            max_steps: 50,
+        });
+        for (rate, meets) in [(100.0, true), (200.0, true), (400.0, false), (300.0, true)] {
+            s.record(rate, meets);
+        }
+        s.refute(300.0);
+        assert_eq!((s.low(), s.high()), (Some(200.0), Some(300.0)));
+        assert!(matches!(s.next(), Next::Step(r) if r == 250.0));
+        // Refuting every rate that met leaves none.
+        s.refute(100.0);
+        assert_eq!((s.low(), s.high()), (None, Some(100.0)));
     }
 
     #[test]

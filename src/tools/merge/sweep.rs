@@ -232,7 +232,12 @@ pub fn render(m: &SweepMerge, args: &MergeOptions) -> String {
     for cell in &m.cells {
         let report = &cell.report;
         let _ = writeln!(out, "CELL {}", label(report));
-        out.push_str(&text::render(cell, args.format, args.allow_invalid, args.width));
+        out.push_str(&text::render(
+            cell,
+            args.format,
+            args.allow_invalid,
+            args.width,
+        ));
         out.push('\n');
     }
     out
