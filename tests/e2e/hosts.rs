@@ -18,6 +18,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
+use crate::common::launch::SMALL_SHARD;
 use crate::common::memcached::Memcached;
 use crate::common::netns::{Lan, SERVER_ADDR};
 use crate::common::{
@@ -53,16 +54,7 @@ fn three_hosts_in_network_namespaces_merge_into_the_servers_counts() {
                 .args(["-s", SERVER_ADDR, "-p", &PORT.to_string()])
                 .args(["--shard-count", &CLIENTS.to_string()])
                 .args(["--shard-index", &i.to_string()])
-                .args([
-                    "-t",
-                    "1",
-                    "-c",
-                    "2",
-                    "--ratio",
-                    "1:1",
-                    "--key-maximum",
-                    "1000",
-                ])
+                .args(SMALL_SHARD)
                 .args(["--hide-histogram", "--test-time", "2", "--start-at", &at])
                 .arg("--json-out-file")
                 .arg(&pattern)

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::launch::epoch_in;
+use crate::common::launch::{SMALL_SHARD, epoch_in};
 use crate::common::slurm::Slurm;
 use crate::common::{Redis, TempDir, read_json, total, u};
 
@@ -59,16 +59,7 @@ fn srun_runs_four_aligned_shards_that_merge_into_the_servers_counts() {
         ])
         .arg(env!("CARGO_BIN_EXE_kvbench"))
         .args(["-s", "127.0.0.1", "-p", &redis.port.to_string()])
-        .args([
-            "-t",
-            "1",
-            "-c",
-            "2",
-            "--ratio",
-            "1:1",
-            "--key-maximum",
-            "1000",
-        ])
+        .args(SMALL_SHARD)
         .args(["--hide-histogram", "--test-time", "2", "--start-at", &at])
         .arg("--json-out-file")
         .arg(&pattern)
@@ -205,16 +196,7 @@ fn srun_tasks_launched_apart_meet_at_a_barrier_named_by_the_job() {
         .args(["sh", "-c", r#"sleep "$SLURM_PROCID"; exec "$0" "$@""#])
         .arg(env!("CARGO_BIN_EXE_kvbench"))
         .args(["-s", "127.0.0.1", "-p", &redis.port.to_string()])
-        .args([
-            "-t",
-            "1",
-            "-c",
-            "2",
-            "--ratio",
-            "1:1",
-            "--key-maximum",
-            "1000",
-        ])
+        .args(SMALL_SHARD)
         .args(["--hide-histogram", "--test-time", "2", "--allow-invalid"])
         .args(["--start-at", "barrier", "--barrier-timeout", "60"])
         .arg("--json-out-file")

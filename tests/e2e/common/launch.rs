@@ -9,6 +9,19 @@ use serde_json::Value;
 
 use crate::common::{kvbench, read_json};
 
+/// A shard's small workload: one thread, two connections, SET:GET 1:1 over
+/// 1 000 keys.
+pub const SMALL_SHARD: [&str; 8] = [
+    "-t",
+    "1",
+    "-c",
+    "2",
+    "--ratio",
+    "1:1",
+    "--key-maximum",
+    "1000",
+];
+
 /// Seconds since the epoch, `ahead` from now (for `--start-at`).
 pub fn epoch_in(ahead: Duration) -> f64 {
     (SystemTime::now() + ahead)

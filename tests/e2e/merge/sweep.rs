@@ -9,7 +9,7 @@ use std::process::{Child, Stdio};
 use serde_json::Value;
 
 use super::{assert_schema, merge};
-use crate::common::launch::wait_ok;
+use crate::common::launch::{SMALL_SHARD, wait_ok};
 use crate::common::{Redis, TempDir, kvbench_at, read_json, u};
 
 fn cell_count(cell: &Value, op: &str) -> u64 {
@@ -28,16 +28,7 @@ fn two_shards_of_a_sweep_merge_cell_by_cell_into_the_servers_counts() {
     let children: Vec<Child> = (0..2)
         .map(|i| {
             kvbench_at(redis.port)
-                .args([
-                    "-t",
-                    "1",
-                    "-c",
-                    "2",
-                    "--ratio",
-                    "1:1",
-                    "--key-maximum",
-                    "1000",
-                ])
+                .args(SMALL_SHARD)
                 .args(["--pipeline", "1,4", "--test-time", "1"])
                 .args(["--shard-count", "2", "--shard-index", &i.to_string()])
                 .args(["--start-at", "barrier", "--run-id", &run_id])
