@@ -938,6 +938,6 @@ fn subcommands_without_their_arguments_name_them_with_an_example() {
             .mentions("e.g. kvbench compare before.json after.json")
             .lacks("compare a.json"),
         case("help for no such subcommand", "help nope", "kvbench help")
-            .mentions("use one of: suite, compare"),
+            .mentions("use one of: suite, capacity, compare"),
     ]);
 }

@@ -25,6 +25,8 @@ pub fn chromium() -> PathBuf {
 /// One headless launch on `page` with `extra` flags (`--dump-dom`,
 /// `--screenshot=…`), bounded by `timeout`; asserts it exited 0.
 pub fn headless(profile: &Path, page: &Path, extra: &[&str]) -> Output {
+    // Chromium takes a CPU while it renders: a test that measures waits.
+    let _share = crate::common::machine::share();
     let url = format!("file://{}", page.display());
     let out = Command::new("timeout")
         .args(["--kill-after=5", CHROMIUM_TIMEOUT_S])
