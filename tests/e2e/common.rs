@@ -333,6 +333,8 @@ pub fn wait_for_traffic(port: u16, kvbench: &mut Child) {
 
 /// Runs the kvbench binary with these arguments (no progress noise: stderr is a pipe).
 pub fn kvbench(args: &[&str]) -> Output {
+    // Each run takes a CPU while it starts: a test that measures waits.
+    let _share = machine::share();
     Command::new(env!("CARGO_BIN_EXE_kvbench"))
         .args(args)
         .env_remove("KVBENCH_AUTH")
