@@ -26,6 +26,7 @@ mod load;
 pub mod metrics;
 mod output;
 mod pair;
+pub mod ramp;
 pub mod shard;
 pub mod start_at;
 pub mod suite;
@@ -266,6 +267,8 @@ pub struct Config {
     pub silenced_warnings: Vec<WarningKind>,
     /// `--metrics-listen` and `--statsd-*`: who watches the run live.
     pub metrics: LiveMetrics,
+    /// memtier's staircase, connection jitter, client stats and debug lines.
+    pub ramp: ramp::Ramp,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -332,6 +335,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
     let cluster = cluster::build_cluster(&a, &target)?;
     let start_at = build_start(&a, sweep.cell_count() > 1)?;
     let host = hostname();
+    let sweep_clients = sweep.clients.clone();
     let mut rate = build_rate(&a, sweep.threads[0] * sweep.clients[0])?;
     // `--rate` is the total of all shards; the report shows this shard's share.
     if let (Some(rate), Some(shard), Some(_)) = (rate.as_mut(), shard, a.rate) {
@@ -375,6 +379,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         .filter(|d| !d.is_zero()),
         silenced_warnings: WarningKind::from_flags(a.no_warning.iter().flatten())?,
         metrics: metrics::build_metrics(&a)?,
+        ramp: ramp::build_ramp(&a, &sweep_clients, build_stop(&a)?)?,
     })
 }
 

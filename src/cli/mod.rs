@@ -360,6 +360,35 @@ pub struct Args {
     #[arg(long, value_name = "MIN-MAX", help_heading = "WAIT")]
     pub wait_timeout: Option<String>,
 
+    /// Staircase ramp-up: connections each thread opens at the start, before
+    /// --clients-step more every --step-duration seconds up to -c (memtier's
+    /// flag; needs --test-time and the other two)
+    #[arg(long, value_name = "N", help_heading = "Ramp")]
+    pub clients_start: Option<u32>,
+    /// Staircase ramp-up: connections each thread adds per step
+    #[arg(long, value_name = "N", help_heading = "Ramp")]
+    pub clients_step: Option<u32>,
+    /// Staircase ramp-up: seconds of each step
+    #[arg(long, value_name = "SECS", help_heading = "Ramp")]
+    pub step_duration: Option<u32>,
+    /// Least pause in microseconds between two connections a thread opens
+    /// (memtier's flag) [default: 0]
+    #[arg(long, value_name = "MICROS", help_heading = "Ramp")]
+    pub thread_conn_start_min_jitter_micros: Option<u32>,
+    /// Longest pause in microseconds between two connections a thread opens,
+    /// each pause drawn uniformly from min..=max (memtier's flag) [default: 0]
+    #[arg(long, value_name = "MICROS", help_heading = "Ramp")]
+    pub thread_conn_start_max_jitter_micros: Option<u32>,
+    /// Write each connection's per-second counts to
+    /// FILE-RUN-THREAD-CLIENT.csv, as memtier's per-client stats files
+    #[arg(long, value_name = "FILE", help_heading = "Ramp")]
+    pub client_stats: Option<PathBuf>,
+    /// Debug lines on stderr: connections opened, phases, ramp steps (no
+    /// per-request lines)
+    #[arg(short = 'D', long, action = ArgAction::Count, help_heading = "Ramp")]
+    #[serde(default)]
+    pub debug: u8,
+
     /// Write the JSON report to FILE (atomically, after every run)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json_out_file: Option<PathBuf>,

@@ -5,6 +5,7 @@
 
 pub mod advice;
 pub mod client;
+pub mod client_stats;
 pub mod cluster;
 pub mod conn;
 pub mod crew;
@@ -12,6 +13,7 @@ pub mod host;
 pub mod interrupt;
 pub mod net;
 pub mod placement;
+pub mod ramp;
 pub mod request;
 pub mod results;
 pub mod run;

@@ -247,6 +247,17 @@ impl Conn {
         }
         let queued = request.queued;
         let latency = record(stats, &request, reply, used, now);
+        if let Some(t) = self.tally.get_mut(usize::from(queued.row)) {
+            t.count += 1;
+            t.latency_sum_us += latency;
+            t.bytes_tx += u64::from(queued.len);
+            t.bytes_rx += used as u64;
+            match reply {
+                Outcome::Nil if queued.counts_hits => t.misses += 1,
+                Outcome::Value if queued.counts_hits => t.hits += 1,
+                _ => {}
+            }
+        }
         if let Some(node) = self.node.and_then(|n| stats.nodes.get_mut(n)) {
             node.record(latency);
             node.replica_reads += u64::from(self.replica);

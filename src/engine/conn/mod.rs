@@ -20,6 +20,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use crate::engine::client_stats::Tally;
 use crate::engine::net::Stream;
 use crate::engine::request::Queued;
 use crate::engine::stats::Stats;
@@ -146,6 +147,9 @@ pub struct Conn {
     /// `--key-prefix`, for checking the key a memcached text `VALUE` names
     /// (the other protocols' replies name no key).
     key_prefix: Box<[u8]>,
+    /// `--client-stats`: this second's replies per report row (empty when
+    /// off); the worker takes them once a second.
+    pub tally: Box<[Tally]>,
 }
 
 mod io;
@@ -201,6 +205,7 @@ impl Conn {
             replica: false,
             bounces: Vec::new(),
             key_prefix: Box::default(),
+            tally: Box::default(),
         }
     }
 
@@ -208,6 +213,13 @@ impl Conn {
     #[must_use]
     pub fn with_protocol(mut self, protocol: Protocol) -> Self {
         self.protocol = protocol;
+        self
+    }
+
+    /// `--client-stats`: counts its replies per report row, of `rows` rows.
+    #[must_use]
+    pub fn with_tally(mut self, rows: usize) -> Self {
+        self.tally = vec![Tally::default(); rows].into_boxed_slice();
         self
     }
 

@@ -26,6 +26,9 @@ impl Master {
         let (crew, config, empty, meter) = (&self.crew, &self.config, &self.empty, &self.meter);
         let budget = &mut self.budget;
         let index = phase.seed_index();
+        if let (Stop::Time(d), false) = (stop, phase == Phase::Prefill) {
+            crate::engine::ramp::print_staircase(&phase.to_string(), config, d.as_secs());
+        }
         let started_wall = SystemTime::now();
         let started_at = Instant::now();
         for tx in &crew.commands {

@@ -47,6 +47,8 @@ impl Worker {
             || link.reconnect_queued
             || !sending
             || !policy.reconnect
+            // A client above the staircase's step stays closed until it comes.
+            || link.client >= self.active
         {
             return;
         }

@@ -13,11 +13,13 @@
 //! whose pipeline window is full needs no wake-up, because a reply will come first.
 //!
 //! The phase loop lives in `worker/phase.rs`; reconnecting, request timeouts and
-//! `--reconnect-interval` in `worker/faults.rs`.
+//! `--reconnect-interval` in `worker/faults.rs`; the staircase ramp-up,
+//! connection jitter, `--client-stats` and `-D` in `worker/ramp.rs`.
 
 mod events;
 mod faults;
 mod phase;
+mod ramp;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -199,6 +201,17 @@ pub struct Worker {
     /// to reuse their memory).
     touched: Vec<usize>,
     touched_clients: Vec<usize>,
+    /// Clients that may send: all of them, or the staircase's current step.
+    active: usize,
+    /// The staircase's next step, while it climbs.
+    next_step: Option<Instant>,
+    /// The current phase's common start.
+    phase_started: Instant,
+    /// `--client-stats`: each client's seconds of the phase (empty when off).
+    series: Vec<crate::engine::client_stats::ClientSeries>,
+    /// The measured run the current phase is (`None` for the warm-up and
+    /// the prefill), taken when its client stats are written.
+    measured_run: Option<u32>,
 }
 
 /// A connection's owner and reconnect state.
@@ -252,8 +265,19 @@ impl WorkerBuilder {
         } else {
             vec![0]
         };
+        let initial = ramp::initial_clients(&config);
+        let mut jitter_rng =
+            SmallRng::seed_from_u64(derive_seed(config.seed, &[self.thread as u64, u64::MAX - 1]));
         for c in 0..config.clients {
             let mut client = Client::new(c, Arc::clone(&config.ops), max_request);
+            if c >= initial {
+                // The staircase opens it when its step comes.
+                clients.push(client);
+                continue;
+            }
+            if c > 0 {
+                ramp::pause_between_connections(config.ramp.jitter, &mut jitter_rng);
+            }
             for &node in &nodes {
                 let target = node_target(&config, &router, node);
                 let (stream, unsolicited) = net::connect(&target).map_err(|e| {
@@ -289,6 +313,13 @@ impl WorkerBuilder {
                     readonly: false,
                 });
                 client.link(node, index);
+                ramp::debug(
+                    &config,
+                    format_args!(
+                        "thread {} client {c}: connected to {}",
+                        self.thread, target.endpoint
+                    ),
+                );
             }
             clients.push(client);
         }
@@ -308,6 +339,11 @@ impl WorkerBuilder {
             },
             touched: Vec::with_capacity(worker_conns.len()),
             touched_clients: Vec::with_capacity(config.clients),
+            active: initial,
+            next_step: None,
+            phase_started: Instant::now(),
+            series: ramp::series_for(&config),
+            measured_run: None,
             pipeline: config.pipeline,
             interrupt: self.interrupt,
             wakeups: BinaryHeap::new(),
@@ -340,6 +376,11 @@ fn new_conn(config: &Config, stream: net::Stream) -> Conn {
     )
     .with_protocol(config.target.protocol)
     .with_key_prefix(config.keys.prefix.as_bytes())
+    .with_tally(if config.ramp.client_stats.is_some() {
+        config.ops.rows.len()
+    } else {
+        0
+    })
 }
 
 /// The target of node `node`: the configured one for a single server, its

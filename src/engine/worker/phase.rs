@@ -149,7 +149,10 @@ impl Worker {
             conn.set_pipeline(self.pipeline);
         }
         self.wakeups.clear();
+        self.start_ramp(started_at, prefill);
         self.stats.reset();
+        self.measured_run = (index > 0 && !prefill).then_some(index);
+        self.debug_phase(index, prefill);
     }
 
     fn run_phase(&mut self, stop: Stop, started_at: Instant) {
@@ -234,8 +237,12 @@ impl Worker {
                 crate::engine::worker::sync_node_stats(&self.router, &mut self.stats);
             }
             self.fire_wakeups(now, sending, &prefix);
+            self.step_up(now, sending, &prefix);
             self.arm_timer(sending);
-            let wake = clock.next_wake(now, next_tick).min(next_expiry);
+            let mut wake = clock.next_wake(now, next_tick).min(next_expiry);
+            if let Some(step) = self.next_step {
+                wake = wake.min(step);
+            }
             self.poll_once(wake.saturating_duration_since(now), &clock, &prefix);
         }
         let stopped_at = clock.stopped_at();
@@ -254,6 +261,9 @@ impl Worker {
             stalled,
         };
         self.report_second(second, now, backlog, Some(end));
+        if let Some(run) = self.measured_run.take() {
+            self.write_client_stats(run);
+        }
     }
 
     /// True when every client has nothing more to do.
@@ -276,11 +286,12 @@ impl Worker {
     /// Connections not ready, and those of them closed for good (no reconnect
     /// queued: `--no-reconnect` or the attempts spent).
     fn connections_down(&self) -> (usize, usize) {
+        // The staircase's dormant clients are not down: they were not due yet.
         let down = self
             .conns
             .iter()
             .zip(&self.links)
-            .filter(|(c, _)| c.state() != ConnState::Ready);
+            .filter(|(c, l)| c.state() != ConnState::Ready && l.client < self.active);
         let given_up = down
             .clone()
             .filter(|(c, l)| c.state() == ConnState::Closed && !l.reconnect_queued)
@@ -313,6 +324,10 @@ impl Worker {
     /// Lets client `c` send what it can, opens a connection to a node it
     /// needs and has none for, and queues its next wake-ups.
     pub(super) fn fill(&mut self, c: usize, sending: bool, prefix: &[u8]) {
+        if c >= self.active {
+            // Dormant until the staircase reaches it.
+            return;
+        }
         let Some(client) = self.clients.get_mut(c) else {
             return;
         };
@@ -362,6 +377,7 @@ impl Worker {
     }
 
     fn report_second(&mut self, second: u64, now: Instant, backlog: u64, end: Option<PhaseEnd>) {
+        self.fold_second(second);
         let stats = Box::new(self.stats.clone());
         self.stats.reset();
         let open_connections = self

@@ -1,0 +1,270 @@
+//! How a worker's connections come up during a phase: memtier's staircase
+//! (`--clients-start`, `--clients-step`, `--step-duration`), which opens
+//! `start` clients' connections when a phase starts and `step` more every
+//! step duration on the phase's clock; the pause between the connections a
+//! thread opens before the run (`--thread-conn-start-*-jitter-micros`);
+//! `--client-stats`' per-second folding and files; and `-D`'s lines about
+//! connections and phases (none per request: the hot path stays silent).
+//!
+//! A client past the staircase's current step is dormant: it draws nothing,
+//! its connections stay closed and are not reconnected, and it is done for
+//! the phase's bookkeeping. memtier's clients are fresh in every run, so each
+//! phase climbs from `start` again: the connections of the clients above it
+//! are closed (as a recycle, which is no error) when the phase starts.
+
+use std::time::{Duration, Instant};
+
+use mio::{Interest, Token};
+use rand::Rng;
+use rand::rngs::SmallRng;
+
+use crate::config::Config;
+use crate::config::ramp::Jitter;
+use crate::engine::client_stats::{self, ClientSeries};
+use crate::engine::conn::{CloseReason, ConnState};
+use crate::engine::net::Stream;
+use crate::engine::worker::Worker;
+
+/// `-D`: one debug line on stderr, in kvbench's form.
+pub(super) fn debug(config: &Config, args: std::fmt::Arguments<'_>) {
+    if config.ramp.debug > 0 {
+        crate::error::note(format_args!("kvbench: debug: {args}"));
+    }
+}
+
+/// memtier's pause after each connection a thread opens but the last.
+pub(super) fn pause_between_connections(jitter: Jitter, rng: &mut SmallRng) {
+    if !jitter.is_on() {
+        return;
+    }
+    let micros = rng.random_range(jitter.min_us..=jitter.max_us);
+    std::thread::sleep(Duration::from_micros(u64::from(micros)));
+}
+
+/// How many of a thread's clients connect before the run: `--clients-start`
+/// with the staircase, else all of them.
+pub(super) fn initial_clients(config: &Config) -> usize {
+    config
+        .ramp
+        .staircase
+        .map_or(config.clients, |s| s.start.min(config.clients))
+}
+
+impl Worker {
+    /// At a phase's start: with the staircase, every client above its first
+    /// step goes dormant, and its first step up is due one step duration in.
+    pub(super) fn start_ramp(&mut self, started_at: Instant, prefill: bool) {
+        self.phase_started = started_at;
+        for s in &mut self.series {
+            s.clear();
+        }
+        for conn in &mut self.conns {
+            conn.tally.iter_mut().for_each(|t| *t = Default::default());
+        }
+        let Some(stair) = self.config.ramp.staircase.filter(|_| !prefill) else {
+            self.active = self.clients.len();
+            self.next_step = None;
+            return;
+        };
+        self.active = stair.start.min(self.clients.len());
+        for (conn, link) in self.conns.iter_mut().zip(&self.links) {
+            if link.client >= self.active {
+                // A recycle counts no error; the stats are reset after this.
+                conn.close(CloseReason::Recycle, &mut self.stats);
+            }
+        }
+        self.next_step = Some(started_at + stair.step_duration);
+    }
+
+    /// `-D`: which phase starts on this thread, with how many clients.
+    pub(super) fn debug_phase(&self, index: u32, prefill: bool) {
+        let phase = match (prefill, index) {
+            (true, _) => "prefill".to_string(),
+            (false, 0) => "warm-up".to_string(),
+            (false, n) => format!("run {n}"),
+        };
+        debug(
+            &self.config,
+            format_args!(
+                "thread {}: {phase} starts with {} of {} clients",
+                self.thread,
+                self.active,
+                self.clients.len()
+            ),
+        );
+    }
+
+    /// In the phase loop: takes the staircase's step when it is due.
+    pub(super) fn step_up(&mut self, now: Instant, sending: bool, prefix: &[u8]) {
+        let (Some(due), Some(stair)) = (self.next_step, self.config.ramp.staircase) else {
+            return;
+        };
+        if now < due {
+            return;
+        }
+        if !sending {
+            // memtier stops climbing at the deadline.
+            self.next_step = None;
+            return;
+        }
+        let elapsed = now.saturating_duration_since(self.phase_started);
+        let target = stair.active_at(elapsed, self.clients.len());
+        let from = self.active;
+        for c in from..target {
+            self.activate(c);
+        }
+        self.active = self.active.max(target);
+        for c in from..self.active {
+            self.fill(c, sending, prefix);
+        }
+        let steps = elapsed.as_nanos() / stair.step_duration.as_nanos().max(1);
+        let next = u32::try_from(steps + 1).unwrap_or(u32::MAX);
+        self.next_step = (self.active < self.clients.len())
+            .then(|| self.phase_started + stair.step_duration * next);
+        debug(
+            &self.config,
+            format_args!(
+                "thread {}: staircase: activated {} clients, now at {}/{} per thread",
+                self.thread,
+                self.active - from,
+                self.active,
+                self.clients.len()
+            ),
+        );
+    }
+
+    /// Opens client `c`'s connections without blocking: those it had (closed
+    /// when the phase started) again, or new ones.
+    fn activate(&mut self, c: usize) {
+        let Some(client) = self.clients.get(c) else {
+            return;
+        };
+        let known: Vec<usize> = client.conns().collect();
+        if known.is_empty() {
+            if self.router.is_cluster() {
+                for node in self.router.masters() {
+                    self.open_link(c, node);
+                }
+            } else {
+                self.open_single(c);
+            }
+            return;
+        }
+        for i in known {
+            self.reopen(i);
+        }
+    }
+
+    /// A first connection from client `c` to the one server.
+    fn open_single(&mut self, c: usize) {
+        let Ok(addr) = super::tcp_addr(&self.config.target) else {
+            self.stats.errors.refused += 1;
+            return;
+        };
+        let Ok(stream) = Stream::start_connect(&self.config.target, addr) else {
+            self.stats.errors.refused += 1;
+            return;
+        };
+        let index = self.conns.len();
+        let mut conn =
+            super::new_conn(&self.config, stream).connecting(&self.handshakes.plain.request);
+        conn.set_pipeline(self.pipeline);
+        let registered = self.poll.registry().register(
+            conn.stream_mut(),
+            Token(index),
+            Interest::READABLE | Interest::WRITABLE,
+        );
+        if registered.is_err() {
+            conn.close(CloseReason::Refused, &mut self.stats);
+        }
+        self.conns.push(conn);
+        self.links.push(super::Link {
+            client: c,
+            addr,
+            reconnect_attempts: 0,
+            reconnect_queued: false,
+            readonly: false,
+        });
+        if let Some(client) = self.clients.get_mut(c) {
+            client.link(0, index);
+        }
+        debug(
+            &self.config,
+            format_args!(
+                "thread {} client {c}: connecting to {}",
+                self.thread, self.config.target.endpoint
+            ),
+        );
+    }
+
+    /// Connection `i` again, after the phase start closed it.
+    fn reopen(&mut self, i: usize) {
+        let (Some(conn), Some(link)) = (self.conns.get_mut(i), self.links.get_mut(i)) else {
+            return;
+        };
+        if conn.state() != ConnState::Closed {
+            return;
+        }
+        link.reconnect_attempts = 0;
+        let handshake = self.handshakes.pick(link.readonly);
+        match Stream::start_connect(&self.config.target, link.addr) {
+            Ok(stream) => {
+                conn.reconnect(stream, &handshake.request);
+                let registered = self.poll.registry().register(
+                    conn.stream_mut(),
+                    Token(i),
+                    Interest::READABLE | Interest::WRITABLE,
+                );
+                if registered.is_err() {
+                    conn.close(CloseReason::Refused, &mut self.stats);
+                }
+            }
+            Err(_) => self.stats.errors.refused += 1,
+        }
+    }
+
+    /// `--client-stats`: adds every connection's second to its client's
+    /// series and starts the connection's count afresh.
+    pub(super) fn fold_second(&mut self, second: u64) {
+        if self.series.is_empty() {
+            return;
+        }
+        let second = usize::try_from(second).unwrap_or(usize::MAX);
+        for (conn, link) in self.conns.iter_mut().zip(&self.links) {
+            if let Some(series) = self.series.get_mut(link.client) {
+                series.add(second, &conn.tally);
+            }
+            conn.tally.iter_mut().for_each(|t| *t = Default::default());
+        }
+    }
+
+    /// `--client-stats`: after measured run `run`, one file per client that
+    /// took part (memtier skips clients that never started).
+    pub(super) fn write_client_stats(&self, run: u32) {
+        let Some(prefix) = self.config.ramp.client_stats.as_deref() else {
+            return;
+        };
+        for (c, series) in self.series.iter().enumerate().take(self.active) {
+            if self.clients.get(c).is_none_or(|cl| cl.conns().next().is_none()) {
+                continue;
+            }
+            let path = client_stats::file_name(prefix, run, self.thread, c);
+            let csv = client_stats::render(&self.config.ops, series);
+            if let Err(e) = std::fs::write(&path, csv) {
+                crate::error::note(format_args!(
+                    "kvbench: error: {}: failed to write client stats: {e}",
+                    path.display()
+                ));
+            }
+        }
+    }
+}
+
+/// One empty series per client when `--client-stats` is on, else none.
+pub(super) fn series_for(config: &Config) -> Vec<ClientSeries> {
+    if config.ramp.client_stats.is_some() {
+        vec![ClientSeries::default(); config.clients]
+    } else {
+        Vec::new()
+    }
+}
