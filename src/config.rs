@@ -335,7 +335,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
     let cluster = cluster::build_cluster(&a, &target)?;
     let start_at = build_start(&a, sweep.cell_count() > 1)?;
     let host = hostname();
-    let sweep_clients = sweep.clients.clone();
+    let (sweep_clients, cells) = (sweep.clients.clone(), sweep.cell_count());
     let mut rate = build_rate(&a, sweep.threads[0] * sweep.clients[0])?;
     // `--rate` is the total of all shards; the report shows this shard's share.
     if let (Some(rate), Some(shard), Some(_)) = (rate.as_mut(), shard, a.rate) {
@@ -379,7 +379,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         .filter(|d| !d.is_zero()),
         silenced_warnings: WarningKind::from_flags(a.no_warning.iter().flatten())?,
         metrics: metrics::build_metrics(&a)?,
-        ramp: ramp::build_ramp(&a, &sweep_clients, build_stop(&a)?)?,
+        ramp: ramp::build_ramp(&a, &sweep_clients, cells, build_stop(&a)?)?,
     })
 }
 

@@ -72,8 +72,14 @@ pub struct Ramp {
     pub debug: u8,
 }
 
-/// The ramp options of this command line; `clients` are the `-c` values.
-pub(super) fn build_ramp(a: &Args, clients: &[usize], stop: Stop) -> Result<Ramp, UsageError> {
+/// The ramp options of this command line; `clients` are the `-c` values,
+/// `cells` the sweep's cells (1 without a sweep).
+pub(super) fn build_ramp(
+    a: &Args,
+    clients: &[usize],
+    cells: usize,
+    stop: Stop,
+) -> Result<Ramp, UsageError> {
     let jitter = Jitter {
         min_us: a.thread_conn_start_min_jitter_micros.unwrap_or(0),
         max_us: a.thread_conn_start_max_jitter_micros.unwrap_or(0),
@@ -85,6 +91,12 @@ pub(super) fn build_ramp(a: &Args, clients: &[usize], stop: Stop) -> Result<Ramp
                 "({}) cannot be greater than --thread-conn-start-max-jitter-micros ({}); give a minimum at most the maximum, e.g. --thread-conn-start-max-jitter-micros {}",
                 jitter.min_us, jitter.max_us, jitter.min_us
             ),
+        ));
+    }
+    if a.client_stats.is_some() && cells > 1 {
+        return Err(UsageError::new(
+            "--client-stats",
+            "names its files by run, thread and client, and a sweep's cells would overwrite each other's; run one cell at a time",
         ));
     }
     Ok(Ramp {

@@ -75,6 +75,15 @@ impl ClientSeries {
         }
     }
 
+    /// The seconds with at least one reply: memtier keeps a second only
+    /// once a reply falls in it.
+    fn active_seconds(&self) -> impl Iterator<Item = (usize, &Vec<Tally>)> {
+        self.seconds
+            .iter()
+            .enumerate()
+            .filter(|(_, rows)| rows.iter().any(|t| t.count > 0))
+    }
+
     /// Replies of every row and second, for tests and checks.
     pub fn total_replies(&self) -> u64 {
         self.seconds.iter().flatten().map(|t| t.count).sum()
@@ -110,7 +119,7 @@ fn render_pair(table: &OpTable, series: &ClientSeries) -> String {
          GET Requests,GET Average Latency,GET Total Bytes,GET Total Bytes TX,GET Total Bytes RX,GET Misses,GET Hits,\
          WAIT Requests,WAIT Average Latency\n",
     );
-    for (second, rows) in series.seconds.iter().enumerate() {
+    for (second, rows) in series.active_seconds() {
         let (s, g, w) = (cell(rows, sets), cell(rows, gets), cell(rows, waits));
         let _ = writeln!(
             out,
@@ -144,7 +153,7 @@ fn render_commands(table: &OpTable, series: &ClientSeries) -> String {
         );
     }
     out.push('\n');
-    for (second, rows) in series.seconds.iter().enumerate() {
+    for (second, rows) in series.active_seconds() {
         // memtier ends each field, the last one too, with a comma.
         let _ = write!(out, "{second},");
         for r in 0..table.rows.len() {
@@ -193,7 +202,8 @@ mod tests {
         let mut s = ClientSeries::default();
         s.add(0, &[tally(2, 301), tally(4, 1_000_004)]);
         s.add(0, &[tally(1, 0), Tally::default()]);
-        s.add(1, &[Tally::default(), tally(1, 7)]);
+        s.add(1, &[Tally::default(), Tally::default()]);
+        s.add(2, &[Tally::default(), tally(1, 7)]);
         let csv = render(&table, &s);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines[0], "Per-Second Benchmark Data");
@@ -206,7 +216,7 @@ mod tests {
         );
         assert_eq!(
             lines[3],
-            "1,0,0.000000,0,0,0,1,0.000007,15,10,5,1,0,0,0.000000"
+            "2,0,0.000000,0,0,0,1,0.000007,15,10,5,1,0,0,0.000000"
         );
         assert_eq!(lines.len(), 4);
         assert_eq!(s.total_replies(), 8);

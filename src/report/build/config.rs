@@ -74,13 +74,12 @@ struct MemtierConfiguration {
     cacert: Option<String>,
     tls_skip_verify: Switch,
     sni: Option<String>,
-    /// Always `null`: kvbench writes no per-client files.
-    #[schemars(extend("const" = None::<String>))]
+    /// `--client-stats`: the prefix of the per-client files, or `null`.
     client_stats: Option<String>,
     /// `-x`, measured runs.
     #[schemars(range(min = 1))]
     run_count: u32,
-    #[schemars(extend("const" = NONE))]
+    /// `-D`: how often it was given (0 without).
     debug: u64,
     /// `-n` per client per run; 0 when the runs are timed (`--test-time`);
     /// with `-n allkeys` the requests of the busiest connection (memtier's
@@ -149,9 +148,9 @@ struct MemtierConfiguration {
     /// Seconds, an integer as in memtier; 0 means none (`--memtier-compat`'s
     /// default).
     connection_timeout: u64,
-    #[schemars(extend("const" = NONE))]
+    /// `--thread-conn-start-min-jitter-micros`; 0 when unused.
     thread_conn_start_min_jitter_micros: u64,
-    #[schemars(extend("const" = NONE))]
+    /// `--thread-conn-start-max-jitter-micros`; 0 when unused.
     thread_conn_start_max_jitter_micros: u64,
     /// `--multi-key-get`: keys per MGET; 0 when unused.
     multi_key_get: u64,
@@ -177,6 +176,15 @@ struct MemtierConfiguration {
     wait_timeout: String,
     #[serde(rename = "print-all-runs")]
     print_all_runs: Switch,
+    /// `--clients-start`; only with the staircase ramp-up, as memtier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clients_start: Option<u64>,
+    /// `--clients-step`; only with the staircase ramp-up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clients_step: Option<u64>,
+    /// `--step-duration` in seconds; only with the staircase ramp-up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step_duration: Option<u64>,
 }
 
 /// memtier's name of `family`.
@@ -243,6 +251,7 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         whole(c.target.connect_timeout.as_secs_f64())
     };
     let tls = c.target.tls.as_ref().map(|t| &t.settings);
+    let stair = c.ramp.staircase;
     object(MemtierConfiguration {
         server,
         port,
@@ -257,9 +266,9 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         cacert: path(tls.and_then(|t| t.cacert.as_ref())),
         tls_skip_verify: tls.is_some_and(|t| t.skip_verify).into(),
         sni: tls.and_then(|t| t.sni.clone()),
-        client_stats: None,
+        client_stats: path(c.ramp.client_stats.as_ref()),
         run_count: c.run_count,
-        debug: NONE,
+        debug: u64::from(c.ramp.debug),
         requests,
         rate_limit: c
             .rate
@@ -297,8 +306,8 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         key_zipf_exp,
         reconnect_interval: c.faults.reconnect_interval,
         connection_timeout,
-        thread_conn_start_min_jitter_micros: NONE,
-        thread_conn_start_max_jitter_micros: NONE,
+        thread_conn_start_min_jitter_micros: u64::from(c.ramp.jitter.min_us),
+        thread_conn_start_max_jitter_micros: u64::from(c.ramp.jitter.max_us),
         multi_key_get: pair.multi_get.map_or(NONE, u64::from),
         authenticate: c
             .target
@@ -317,6 +326,9 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
             .wait
             .map_or(NO_WAIT_TIMEOUT.to_string(), |w| w.timeout_ms.to_string()),
         print_all_runs: c.output.print_all_runs.into(),
+        clients_start: stair.map(|s| s.start as u64),
+        clients_step: stair.map(|s| s.step as u64),
+        step_duration: stair.map(|s| s.step_duration.as_secs()),
     })
 }
 
