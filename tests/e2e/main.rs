@@ -47,6 +47,7 @@ mod memcached_sasl;
 mod memory;
 mod memtier_compat;
 mod memtier_pair;
+mod memtier_ramp;
 mod merge;
 mod merge_exact;
 mod merge_fleet;
