@@ -146,6 +146,8 @@ fn the_staircase_opens_each_threads_clients_step_by_step() {
     );
     assert!(stderr.contains("Total max connections: 4 x 2 = 8"), "{stderr}");
     let doc = read_json(&json);
+    let validator = crate::json_schema::validator();
+    crate::json_schema::assert_valid(&validator, &doc, "a staircase run");
     let config = &doc["configuration"];
     assert_eq!(
         (
