@@ -37,7 +37,9 @@ impl Staircase {
 
     /// How many steps it takes to reach `clients` (memtier's `num_steps`).
     pub fn steps_to(&self, clients: usize) -> usize {
-        clients.saturating_sub(self.start).div_ceil(self.step.max(1))
+        clients
+            .saturating_sub(self.start)
+            .div_ceil(self.step.max(1))
     }
 }
 

@@ -144,7 +144,10 @@ fn the_staircase_opens_each_threads_clients_step_by_step() {
         stderr.contains("[RUN #1] Client staircase pattern (per thread x 2 threads):"),
         "{stderr}"
     );
-    assert!(stderr.contains("Total max connections: 4 x 2 = 8"), "{stderr}");
+    assert!(
+        stderr.contains("Total max connections: 4 x 2 = 8"),
+        "{stderr}"
+    );
     let doc = read_json(&json);
     let validator = crate::json_schema::validator();
     crate::json_schema::assert_valid(&validator, &doc, "a staircase run");
@@ -220,14 +223,22 @@ fn client_stats_writes_one_file_per_client_summing_to_the_servers_counts() {
     let names: Vec<&str> = files.keys().map(String::as_str).collect();
     assert_eq!(
         names,
-        ["cs-1-0-0.csv", "cs-1-0-1.csv", "cs-1-1-0.csv", "cs-1-1-1.csv"]
+        [
+            "cs-1-0-0.csv",
+            "cs-1-0-1.csv",
+            "cs-1-1-0.csv",
+            "cs-1-1-1.csv"
+        ]
     );
     for (name, rows) in &files {
         // Seconds 0 and 1, and the drain's last partial second at most.
         assert!((2..=3).contains(&rows.len()), "{name}: {rows:?}");
         assert!(rows.iter().all(|r| r.len() == 15), "{name}");
         let seconds: Vec<u64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
-        assert!(seconds.windows(2).all(|w| w[0] < w[1]), "{name}: {seconds:?}");
+        assert!(
+            seconds.windows(2).all(|w| w[0] < w[1]),
+            "{name}: {seconds:?}"
+        );
     }
     let (sets, gets) = (column_sum(&files, 1), column_sum(&files, 6));
     assert_eq!(sets, redis.calls("set"));
@@ -249,7 +260,12 @@ fn client_stats_writes_one_file_per_client_summing_to_the_servers_counts() {
     assert_success(&out, "--client-stats --command");
     let files = client_stats_files(&dir.0, "Per-Second Benchmark Arbitrary Commands Data");
     assert_eq!(files.len(), 2);
-    assert!(files.values().flatten().all(|r| r.len() == 7 && r[6].is_empty()));
+    assert!(
+        files
+            .values()
+            .flatten()
+            .all(|r| r.len() == 7 && r[6].is_empty())
+    );
     assert_eq!(column_sum(&files, 1), redis.calls("incr"));
 }
 

@@ -266,8 +266,10 @@ impl WorkerBuilder {
             vec![0]
         };
         let initial = ramp::initial_clients(&config);
-        let mut jitter_rng =
-            SmallRng::seed_from_u64(derive_seed(config.seed, &[self.thread as u64, u64::MAX - 1]));
+        let mut jitter_rng = SmallRng::seed_from_u64(derive_seed(
+            config.seed,
+            &[self.thread as u64, u64::MAX - 1],
+        ));
         for c in 0..config.clients {
             let mut client = Client::new(c, Arc::clone(&config.ops), max_request);
             if c >= initial {

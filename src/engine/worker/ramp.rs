@@ -245,7 +245,11 @@ impl Worker {
             return;
         };
         for (c, series) in self.series.iter().enumerate().take(self.active) {
-            if self.clients.get(c).is_none_or(|cl| cl.conns().next().is_none()) {
+            if self
+                .clients
+                .get(c)
+                .is_none_or(|cl| cl.conns().next().is_none())
+            {
                 continue;
             }
             let path = client_stats::file_name(prefix, run, self.thread, c);
