@@ -221,6 +221,13 @@ impl Worker {
             }
             Err(_) => self.stats.errors.refused += 1,
         }
+        debug(
+            &self.config,
+            format_args!(
+                "thread {} client {}: connecting again to {}",
+                self.thread, link.client, self.config.target.endpoint
+            ),
+        );
     }
 
     /// `--client-stats`: adds every connection's second to its client's
