@@ -187,6 +187,59 @@ fn build_staircase(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
+    use clap::Parser;
+
+    fn config(args: &[&str]) -> Result<Config, UsageError> {
+        let mut full = vec!["kvbench", "--test-time", "5", "-c", "4"];
+        full.extend_from_slice(args);
+        Config::from_args(Args::try_parse_from(full).unwrap())
+    }
+
+    #[test]
+    fn the_staircase_takes_its_three_flags_together() {
+        let c = config(&[
+            "--clients-start",
+            "1",
+            "--clients-step",
+            "2",
+            "--step-duration",
+            "3",
+        ])
+        .unwrap();
+        let s = c.ramp.staircase.unwrap();
+        assert_eq!((s.start, s.step), (1, 2));
+        assert_eq!(s.step_duration, Duration::from_secs(3));
+        let e = config(&["--clients-start", "1", "--step-duration", "3"]).unwrap_err();
+        assert_eq!(e.flag, "--clients-step");
+        assert!(config(&[]).unwrap().ramp.staircase.is_none());
+    }
+
+    #[test]
+    fn jitter_refuses_a_minimum_above_its_maximum() {
+        let e = config(&["--thread-conn-start-min-jitter-micros", "9"]).unwrap_err();
+        assert_eq!(e.flag, "--thread-conn-start-min-jitter-micros");
+        let c = config(&[
+            "--thread-conn-start-min-jitter-micros",
+            "5",
+            "--thread-conn-start-max-jitter-micros",
+            "9",
+        ])
+        .unwrap();
+        assert_eq!(
+            c.ramp.jitter,
+            Jitter {
+                min_us: 5,
+                max_us: 9
+            }
+        );
+    }
+
+    #[test]
+    fn debug_counts_each_d() {
+        assert_eq!(config(&["-D", "--debug"]).unwrap().ramp.debug, 2);
+        assert_eq!(config(&[]).unwrap().ramp.debug, 0);
+    }
 
     fn stair() -> Staircase {
         Staircase {
