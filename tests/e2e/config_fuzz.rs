@@ -64,6 +64,7 @@ const FREE_TEXT: &[&str] = &[
     "html-out-file",
     "hdr-file-prefix",
     "out-file",
+    "client-stats",
 ];
 
 /// Keys validated only together with the option that uses them.
