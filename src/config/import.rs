@@ -103,6 +103,14 @@ pub(super) fn build_import(a: &mut Args) -> Result<Option<DataImport>, UsageErro
 
 /// The flags an import refuses: memtier's refusals first, then kvbench's.
 fn refuse_companions(a: &Args) -> Result<(), UsageError> {
+    let key_flag = [
+        ("--key-minimum", a.key_minimum.is_some()),
+        ("--key-maximum", a.key_maximum.is_some()),
+        ("--key-prefix", a.key_prefix.is_some()),
+    ]
+    .into_iter()
+    .find(|(_, given)| *given)
+    .map_or("--key-minimum", |(flag, _)| flag);
     let keys_given = a.key_minimum.is_some() || a.key_maximum.is_some() || a.key_prefix.is_some();
     let refused = [
         (
@@ -121,7 +129,7 @@ fn refuse_companions(a: &Args) -> Result<(), UsageError> {
             "the values come from --data-import's file, as in memtier; drop --random-data",
         ),
         (
-            "--key-minimum",
+            key_flag,
             keys_given && !a.generate_keys,
             "--data-import's file names the keys; add --generate-keys to number them from --key-prefix, --key-minimum and --key-maximum, or drop those flags (as memtier requires)",
         ),
