@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::config::target::{AddressFamily, Endpoint};
-use crate::config::{Config, NO_CONNECT_TIMEOUT, RangeSharing, Stop};
+use crate::config::{Config, NO_CONNECT_TIMEOUT, RangeSharing, Stop, Verify};
 use crate::workload::keys::memtier::allkeys_requests;
 use crate::workload::values::SizeSpec;
 
@@ -243,6 +243,7 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         whole(c.target.connect_timeout.as_secs_f64())
     };
     let tls = c.target.tls.as_ref().map(|t| &t.settings);
+    let import = c.import.as_ref();
     object(MemtierConfiguration {
         server,
         port,
@@ -284,10 +285,10 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         expiry_range: pair.expiry.map_or(NO_RANGE.to_string(), |(s, _)| {
             format!("{}:{}", s.min, s.max)
         }),
-        data_import: None,
-        data_verify: Switch::False,
-        verify_only: Switch::False,
-        generate_keys: Switch::False,
+        data_import: import.map(|i| i.path.display().to_string()),
+        data_verify: import.is_some_and(|i| i.verify != Verify::Off).into(),
+        verify_only: import.is_some_and(|i| i.verify == Verify::Only).into(),
+        generate_keys: import.is_some_and(|i| i.generate_keys).into(),
         key_prefix: c.keys.prefix.clone(),
         key_minimum: c.keys.range.min,
         key_maximum: c.keys.range.max,
@@ -306,7 +307,7 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
             .as_ref()
             .map_or(String::new(), |a| a.redacted()),
         select_db: c.target.db,
-        no_expiry: Switch::False,
+        no_expiry: import.is_some_and(|i| i.no_expiry).into(),
         wait_ratio: pair
             .wait
             .map_or(NO_RANGE.to_string(), |w| format!("{}:{}", w.sets, w.waits)),
