@@ -343,7 +343,7 @@ fn build(mut a: Args) -> Result<Config, UsageError> {
         capture.as_ref(),
     )?;
     if let Some(import) = &import {
-        import::apply(import, target.protocol, &mut table)?;
+        import::apply(import, target.protocol, a.memtier_compat, &mut table)?;
     }
     let ops = Arc::new(table);
     connection::check_workload(target.protocol, &ops, &keys)?;

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use crate::cli::Args;
 use crate::error::UsageError;
+use crate::protocol::resp::ExpiryCommand;
 use crate::protocol::wire::Protocol;
 use crate::workload::import::{Imported, parse};
 use crate::workload::keys::KeyPattern;
@@ -81,7 +82,14 @@ pub(super) fn build_import(a: &mut Args) -> Result<Option<DataImport>, UsageErro
         )
     })?;
     let count = items.len() as u64;
-    let mut imported = Imported::new(items, a.no_expiry);
+    // Expiring items as kvbench sets expiring keys: SET … EX n, or memtier's
+    // SETEX under --memtier-compat.
+    let command = if a.memtier_compat {
+        ExpiryCommand::Setex
+    } else {
+        ExpiryCommand::SetWithEx
+    };
+    let mut imported = Imported::new(items, a.no_expiry, command);
     if a.generate_keys {
         imported = imported.with_generated_min(a.key_minimum.unwrap_or(0));
     } else {
@@ -169,6 +177,7 @@ fn refuse_companions(a: &Args) -> Result<(), UsageError> {
 pub(super) fn apply(
     import: &DataImport,
     protocol: Protocol,
+    compat: bool,
     table: &mut OpTable,
 ) -> Result<(), UsageError> {
     if matches!(protocol, Protocol::MemcacheText | Protocol::MemcacheBinary) {
@@ -192,15 +201,12 @@ pub(super) fn apply(
             _ => {}
         }
     }
-    let has_expiry = !import.no_expiry && import.items.items().iter().any(|i| i.expiry_s > 0);
-    if has_expiry && let Some(row) = table.rows.first_mut() {
-        // The server counts an expiring item's SET as SETEX; the Sets row
-        // holds both, and the cross-check reads `cmdstat_set` (plain items).
-        row.witness = if import.items.items().iter().all(|i| i.expiry_s > 0) {
-            "setex".to_string()
-        } else {
-            "set".to_string()
-        };
+    // Under --memtier-compat the server counts an expiring item's SET as
+    // SETEX: the cross-check reads `cmdstat_setex` when every item expires (a
+    // file that mixes both counts its plain SETs only, and the check says so).
+    let all_expire = import.items.items().iter().all(|i| i.expiry_s > 0);
+    if compat && !import.no_expiry && all_expire && let Some(row) = table.rows.first_mut() {
+        row.witness = "setex".to_string();
     }
     table.import = Some(Arc::clone(&import.items));
     Ok(())

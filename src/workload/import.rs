@@ -42,6 +42,8 @@ pub struct Imported {
     items: Vec<ImportedItem>,
     /// `--no-expiry`: every item's SET is a plain SET.
     no_expiry: bool,
+    /// How an item with an expiry is set.
+    command: ExpiryCommand,
     /// `--generate-keys`: the key range's first number, which takes the
     /// first item's value.
     generated_min: u64,
@@ -56,34 +58,42 @@ pub struct Imported {
 }
 
 impl Imported {
-    /// The requests of `items` (at least one); `no_expiry` drops their expiry.
-    pub fn new(items: Vec<ImportedItem>, no_expiry: bool) -> Imported {
-        let mut imported = Imported {
-            no_expiry,
-            generated_min: 0,
-            sets: Vec::new(),
-            set_at: Vec::with_capacity(items.len()),
-            gets: Vec::new(),
-            get_at: Vec::with_capacity(items.len()),
-            items,
-        };
+    /// The requests of `items` (at least one); `no_expiry` drops their expiry,
+    /// and `command` says how an item with one is set: `SET … EX n`
+    /// (counted with every SET), or memtier's `SETEX` under `--memtier-compat`.
+    pub fn new(items: Vec<ImportedItem>, no_expiry: bool, command: ExpiryCommand) -> Imported {
+        let (mut sets, mut set_at) = (Vec::new(), Vec::with_capacity(items.len()));
+        let (mut gets, mut get_at) = (Vec::new(), Vec::with_capacity(items.len()));
         let mut seconds = itoa::Buffer::new();
-        for item in &imported.items {
-            let start = imported.sets.len();
-            match imported.expiry_of(item) {
+        for item in &items {
+            let start = sets.len();
+            match (expiry_of(no_expiry, item), command) {
                 // memtier's redis protocol sends SETEX for an item with an expiry.
-                Some(s) => encode_command(
-                    &mut imported.sets,
+                (Some(s), ExpiryCommand::Setex) => encode_command(
+                    &mut sets,
                     &[b"SETEX", &item.key, seconds.format(s).as_bytes(), &item.value],
                 ),
-                None => encode_command(&mut imported.sets, &[b"SET", &item.key, &item.value]),
+                (Some(s), ExpiryCommand::SetWithEx) => encode_command(
+                    &mut sets,
+                    &[b"SET", &item.key, &item.value, b"EX", seconds.format(s).as_bytes()],
+                ),
+                (None, _) => encode_command(&mut sets, &[b"SET", &item.key, &item.value]),
             }
-            imported.set_at.push(start..imported.sets.len());
-            let start = imported.gets.len();
-            encode_command(&mut imported.gets, &[b"GET", &item.key]);
-            imported.get_at.push(start..imported.gets.len());
+            set_at.push(start..sets.len());
+            let start = gets.len();
+            encode_command(&mut gets, &[b"GET", &item.key]);
+            get_at.push(start..gets.len());
         }
-        imported
+        Imported {
+            items,
+            no_expiry,
+            command,
+            generated_min: 0,
+            sets,
+            set_at,
+            gets,
+            get_at,
+        }
     }
 
     /// `--generate-keys`: the values follow the key range from `min`.
@@ -109,10 +119,6 @@ impl Imported {
         self.items.is_empty()
     }
 
-    /// The expiry an item's SET carries: none with `--no-expiry` or a 0.
-    fn expiry_of(&self, item: &ImportedItem) -> Option<u32> {
-        (!self.no_expiry && item.expiry_s > 0).then_some(item.expiry_s)
-    }
 
     /// The index of item number `key` (1-based, as memtier numbers them),
     /// wrapped into the file.
@@ -167,14 +173,14 @@ impl Imported {
         let Some(item) = self.item_for_generated(key) else {
             return 0;
         };
-        match self.expiry_of(item) {
+        match expiry_of(self.no_expiry, item) {
             Some(s) => protocol.encode_set_expiring(
                 out,
                 prefix,
                 key,
                 &item.value,
                 s,
-                ExpiryCommand::Setex,
+                self.command,
                 opaque,
             ),
             None => protocol.encode_set(out, prefix, key, &item.value, opaque),
@@ -194,4 +200,9 @@ impl Imported {
         let longest_value = self.items.iter().map(|i| i.value.len()).max().unwrap_or(0);
         encoded.max(longest_value + prefix + 20 + 64)
     }
+}
+
+/// The expiry an item's SET carries: none with `--no-expiry` or a 0.
+fn expiry_of(no_expiry: bool, item: &ImportedItem) -> Option<u32> {
+    (!no_expiry && item.expiry_s > 0).then_some(item.expiry_s)
 }

@@ -1,5 +1,6 @@
 //! The import file read as memtier reads it, and the requests encoded of it.
 
+use crate::protocol::resp::ExpiryCommand;
 use crate::workload::import::{ImportError, Imported, ImportedItem, parse};
 
 const HEADER: &str = "dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey, key, data\n";
@@ -8,7 +9,7 @@ const HEADER: &str = "dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid
 fn reads_memtiers_records_with_doubled_quotes_and_newlines_in_values() {
     let file = format!(
         "{HEADER}0, 0, 0, 7, 0, 0, 0, 3, \"k:1\", \"hello\"\n\
-         0, 0, 60, 9, 0, 0, 0, 4, \"k\"\"2\", \"a\"\"b\r\nc\"\r\n\
+         0, 0, 60, 8, 0, 0, 0, 3, \"k\"\"2\", \"a\"\"b\r\nc\"\r\n\
          0, 0, 0, 5, 0, 0, 0, 2, k3, abc\n"
     );
     let items = parse(file.as_bytes()).unwrap();
@@ -66,7 +67,11 @@ fn item(key: &str, value: &str, expiry_s: u32) -> ImportedItem {
 
 #[test]
 fn encodes_each_items_set_and_get_once_numbered_from_one() {
-    let imported = Imported::new(vec![item("a", "xy", 0), item("b", "z", 30)], false);
+    let imported = Imported::new(
+        vec![item("a", "xy", 0), item("b", "z", 30)],
+        false,
+        ExpiryCommand::Setex,
+    );
     let mut out = Vec::new();
     imported.encode_set(&mut out, 1);
     assert_eq!(out, b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$2\r\nxy\r\n");
@@ -77,7 +82,11 @@ fn encodes_each_items_set_and_get_once_numbered_from_one() {
     // Item numbers wrap into the file, as memtier's reader starts over.
     imported.encode_get(&mut out, 3);
     assert_eq!(out, b"*2\r\n$3\r\nGET\r\n$1\r\na\r\n");
-    let no_expiry = Imported::new(vec![item("b", "z", 30)], true);
+    let no_expiry = Imported::new(vec![item("b", "z", 30)], true, ExpiryCommand::Setex);
+    let with_ex = Imported::new(vec![item("b", "z", 30)], false, ExpiryCommand::SetWithEx);
+    out.clear();
+    with_ex.encode_set(&mut out, 1);
+    assert_eq!(out, b"*5\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\nz\r\n$2\r\nEX\r\n$2\r\n30\r\n");
     out.clear();
     no_expiry.encode_set(&mut out, 1);
     assert!(out.starts_with(b"*3\r\n$3\r\nSET\r\n"), "{out:?}");
@@ -87,7 +96,12 @@ fn encodes_each_items_set_and_get_once_numbered_from_one() {
 #[test]
 fn generated_keys_take_the_item_of_their_offset_in_the_range() {
     let imported =
-        Imported::new(vec![item("a", "v1", 0), item("b", "v2", 0)], false).with_generated_min(10);
+        Imported::new(
+        vec![item("a", "v1", 0), item("b", "v2", 0)],
+        false,
+        ExpiryCommand::SetWithEx,
+    )
+    .with_generated_min(10);
     let value = |k| imported.item_for_generated(k).unwrap().value.clone();
     assert_eq!(value(10), b"v1");
     assert_eq!(value(11), b"v2");
