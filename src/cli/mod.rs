@@ -360,9 +360,9 @@ pub struct Args {
     #[arg(long, value_name = "MIN-MAX", help_heading = "WAIT")]
     pub wait_timeout: Option<String>,
 
-    /// Load keys, values and expiries from FILE, memtier's import format (a CSV
-    /// with the header "dumpflags, time, exptime, ..."): SETs walk its items in
-    /// order, GETs draw item numbers by --key-pattern
+    /// Load keys, values and expiries from FILE (e.g. items.csv), memtier's
+    /// import format (a CSV with the header "dumpflags, time, exptime, ..."):
+    /// SETs walk its items in order, GETs draw item numbers by --key-pattern
     #[arg(long, value_name = "FILE", help_heading = "Data import")]
     pub data_import: Option<PathBuf>,
     /// With --data-import: after the run, GET every imported key and compare its
@@ -383,7 +383,7 @@ pub struct Args {
     #[arg(long, help_heading = "Data import")]
     #[serde(default)]
     pub no_expiry: bool,
-    /// Read commands from a Redis MONITOR capture; --command "__monitor_line3__"
+    /// Read commands from a Redis MONITOR capture (e.g. monitor.txt); --command "__monitor_line3__"
     /// sends its third command, "__monitor_line@__" one of its commands per
     /// request (see --monitor-pattern)
     #[arg(long, value_name = "FILE", help_heading = "Data import")]
