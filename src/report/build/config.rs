@@ -123,13 +123,13 @@ struct MemtierConfiguration {
     /// `--expiry-range` seconds as `MIN:MAX`, or `0:0` when unused.
     #[schemars(regex(pattern = "^[0-9]+:[0-9]+$"))]
     expiry_range: String,
-    #[schemars(extend("const" = None::<String>))]
+    /// `--data-import`'s file as given; null without one.
     data_import: Option<String>,
-    #[schemars(extend("const" = Switch::False))]
+    /// `--data-verify` (also true with `--verify-only`, as memtier).
     data_verify: Switch,
-    #[schemars(extend("const" = Switch::False))]
+    /// `--verify-only`.
     verify_only: Switch,
-    #[schemars(extend("const" = Switch::False))]
+    /// `--generate-keys`.
     generate_keys: Switch,
     key_prefix: String,
     key_minimum: u64,
@@ -160,8 +160,8 @@ struct MemtierConfiguration {
     authenticate: String,
     #[serde(rename = "select-db")]
     select_db: u32,
+    /// `--no-expiry`.
     #[serde(rename = "no-expiry")]
-    #[schemars(extend("const" = Switch::False))]
     no_expiry: Switch,
     /// `--wait-ratio` as `SET:WAIT`, or `0:0` when unused.
     #[serde(rename = "wait-ratio")]
