@@ -7,9 +7,7 @@ use clap::Parser;
 
 use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::capacity::CapacityPlan;
-use kvbench::config::{
-    CompareOptions, Config, MergeOptions, ReportOptions, SuitePlan, Verify,
-};
+use kvbench::config::{CompareOptions, Config, MergeOptions, ReportOptions, SuitePlan, Verify};
 use kvbench::engine::interrupt::Interrupt;
 use kvbench::engine::run;
 use kvbench::engine::sink::Sinks;
@@ -72,7 +70,11 @@ fn main() -> ExitCode {
         Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
     };
     // `--verify-only`: memtier's data verification without a run.
-    if config.import.as_ref().is_some_and(|i| i.verify == Verify::Only) {
+    if config
+        .import
+        .as_ref()
+        .is_some_and(|i| i.verify == Verify::Only)
+    {
         return verify_data(&config);
     }
     let code = if config.is_sweep() {
@@ -81,10 +83,17 @@ fn main() -> ExitCode {
         benchmark(&config, &interrupt)
     };
     // `--data-verify`: after a run that did its work.
-    let after_run = config.import.as_ref().is_some_and(|i| i.verify == Verify::AfterRun);
+    let after_run = config
+        .import
+        .as_ref()
+        .is_some_and(|i| i.verify == Verify::AfterRun);
     if after_run && interrupt.signal().is_none() && !interrupt.aborted() {
         let verified = verify_data(&config);
-        return if code == ExitCode::SUCCESS { verified } else { code };
+        return if code == ExitCode::SUCCESS {
+            verified
+        } else {
+            code
+        };
     }
     code
 }
@@ -99,22 +108,7 @@ fn verify_data(config: &Config) -> ExitCode {
         Ok(found) => found,
         Err(e) => return fail(&e.to_string()),
     };
-    for failure in &found.failures {
-        say!("{}", report::verification::failure_line(failure));
-    }
-    if found.failed > found.failures.len() as u64 {
-        say!("... and {} more keys failed", found.failed - found.failures.len() as u64);
-    }
-    let text = report::verification::text(&found);
-    let written = match &config.output.out_file {
-        Some(path) => std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes())),
-        None => std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes()),
-    };
-    if let Err(e) = written {
+    if let Err(e) = report::verification::write(config.output.out_file.as_deref(), &found) {
         return fail(&format!("cannot write the data verification: {e}"));
     }
     if found.failed > 0 {

@@ -69,7 +69,10 @@ pub(super) fn build_import(a: &mut Args) -> Result<Option<DataImport>, UsageErro
     let bytes = std::fs::read(&path).map_err(|e| {
         UsageError::new(
             "--data-import",
-            format!("cannot read {}: {e}; give a readable import file", path.display()),
+            format!(
+                "cannot read {}: {e}; give a readable import file",
+                path.display()
+            ),
         )
     })?;
     let items = parse(&bytes).map_err(|e| {
@@ -205,7 +208,11 @@ pub(super) fn apply(
     // SETEX: the cross-check reads `cmdstat_setex` when every item expires (a
     // file that mixes both counts its plain SETs only, and the check says so).
     let all_expire = import.items.items().iter().all(|i| i.expiry_s > 0);
-    if compat && !import.no_expiry && all_expire && let Some(row) = table.rows.first_mut() {
+    if compat
+        && !import.no_expiry
+        && all_expire
+        && let Some(row) = table.rows.first_mut()
+    {
         row.witness = "setex".to_string();
     }
     table.import = Some(Arc::clone(&import.items));

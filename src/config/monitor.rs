@@ -51,7 +51,9 @@ pub(super) fn load(a: &Args, resp: bool) -> Result<Option<Capture>, UsageError> 
         Some(other) => {
             return Err(UsageError::new(
                 "--monitor-pattern",
-                format!("'{other}' is neither S (sequential) nor R (random); give --monitor-pattern S or R"),
+                format!(
+                    "'{other}' is neither S (sequential) nor R (random); give --monitor-pattern S or R"
+                ),
             ));
         }
     };
@@ -73,7 +75,10 @@ pub(super) fn load(a: &Args, resp: bool) -> Result<Option<Capture>, UsageError> 
     let text = std::fs::read_to_string(path).map_err(|e| {
         UsageError::new(
             "--monitor-input",
-            format!("cannot read {}: {e}; give a readable MONITOR capture", path.display()),
+            format!(
+                "cannot read {}: {e}; give a readable MONITOR capture",
+                path.display()
+            ),
         )
     })?;
     let commands = parse_capture(&text).map_err(|e| capture_error(path, &e))?;
@@ -83,7 +88,10 @@ pub(super) fn load(a: &Args, resp: bool) -> Result<Option<Capture>, UsageError> 
 fn capture_error(path: &Path, e: &MonitorError) -> UsageError {
     UsageError::new(
         "--monitor-input",
-        format!("{}: {e}; give the output of redis-cli MONITOR", path.display()),
+        format!(
+            "{}: {e}; give the output of redis-cli MONITOR",
+            path.display()
+        ),
     )
 }
 
@@ -100,13 +108,14 @@ pub(super) fn resolve(
     let Some(capture) = capture else {
         return Err(UsageError::new(
             "--command",
-            format!("\"{text}\" names a line of a MONITOR capture, and no --monitor-input was given; add --monitor-input FILE"),
+            format!(
+                "\"{text}\" names a line of a MONITOR capture, and no --monitor-input was given; add --monitor-input FILE"
+            ),
         ));
     };
     let lines = capture.commands.len();
-    let range = || {
-        format!("valid: __monitor_line1__ to __monitor_line{lines}__, or __monitor_line@__")
-    };
+    let range =
+        || format!("valid: __monitor_line1__ to __monitor_line{lines}__, or __monitor_line@__");
     if text == ANY_LINE {
         if count > 1 {
             return Err(UsageError::new(
@@ -117,7 +126,9 @@ pub(super) fn resolve(
         if lines > MAX_OPS {
             return Err(UsageError::new(
                 "--monitor-input",
-                format!("holds {lines} commands, and __monitor_line@__ replays at most {MAX_OPS}; cut the capture"),
+                format!(
+                    "holds {lines} commands, and __monitor_line@__ replays at most {MAX_OPS}; cut the capture"
+                ),
             ));
         }
         return Ok(Resolved::All(capture.commands.clone(), capture.pick));
@@ -127,7 +138,10 @@ pub(super) fn resolve(
         .and_then(|rest| rest.strip_suffix("__"))
         .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|n| n.parse::<usize>().ok());
-    match number.and_then(|n| n.checked_sub(1)).and_then(|i| capture.commands.get(i)) {
+    match number
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|i| capture.commands.get(i))
+    {
         Some(spec) => Ok(Resolved::One(spec.clone())),
         None => Err(UsageError::new(
             "--command",

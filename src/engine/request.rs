@@ -358,7 +358,15 @@ impl RequestSource {
             }
             Encoding::ImportSet | Encoding::ImportGet | Encoding::ImportGeneratedSet => {
                 let key = keys.next(index, &mut self.rng);
-                let len = import::encode(op.encoding, &self.ops, self.protocol, out, prefix, key, opaque);
+                let len = import::encode(
+                    op.encoding,
+                    &self.ops,
+                    self.protocol,
+                    out,
+                    prefix,
+                    key,
+                    opaque,
+                );
                 (len, Some(key))
             }
             Encoding::Template => {
@@ -428,7 +436,15 @@ impl RequestSource {
             Encoding::Wait => encode_wait(&self.ops, &mut self.rng, out),
             Encoding::Get => self.protocol.encode_get(out, prefix, queued.key, 0),
             Encoding::ImportSet | Encoding::ImportGet | Encoding::ImportGeneratedSet => {
-                import::encode(op.encoding, &self.ops, self.protocol, out, prefix, queued.key, 0)
+                import::encode(
+                    op.encoding,
+                    &self.ops,
+                    self.protocol,
+                    out,
+                    prefix,
+                    queued.key,
+                    0,
+                )
             }
             Encoding::Template => {
                 let mut draw = Again {

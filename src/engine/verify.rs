@@ -6,7 +6,7 @@
 //! import" means whatever the run's length: without `--generate-keys` every
 //! item of the file, with it every key of the range with the value of its
 //! item. The GETs go over one blocking connection, opened and authenticated
-//! as the control connection is, in batches of [`BATCH`] pipelined requests.
+//! as the control connection is, in batches of 64 pipelined requests.
 
 use std::io;
 

@@ -2,6 +2,9 @@
 //! word (its spelling "successfuly" included, which scripts grep for), and
 //! one line per failed key, as memtier logs them.
 
+use std::io::{self, Write};
+use std::path::Path;
+
 use crate::engine::verify::{Failure, Got, Verification};
 
 /// The longest part of a value a failure line shows.
@@ -16,7 +19,7 @@ pub fn text(found: &Verification) -> String {
 }
 
 /// memtier's `error: key [K]: expected [V], got [W]` for one failed key, values
-/// cut to their first [`SHOWN_VALUE_BYTES`] bytes.
+/// cut to their first 64 bytes.
 pub fn failure_line(failure: &Failure) -> String {
     let shown = |bytes: &[u8]| {
         let cut = &bytes[..bytes.len().min(SHOWN_VALUE_BYTES)];
@@ -35,6 +38,27 @@ pub fn failure_line(failure: &Failure) -> String {
             shown(&failure.expected)
         ),
         Got::Error(e) => format!("error: request for key [{key}] failed: {e}"),
+    }
+}
+
+/// Shows the failures kept on stderr, then writes [`text`] to `out_file`
+/// (appended after the run's report, as memtier writes it there) or stdout.
+pub fn write(out_file: Option<&Path>, found: &Verification) -> io::Result<()> {
+    for failure in &found.failures {
+        crate::error::note(format_args!("{}", failure_line(failure)));
+    }
+    let unshown = found.failed - found.failures.len() as u64;
+    if unshown > 0 {
+        crate::error::note(format_args!("... and {unshown} more keys failed"));
+    }
+    let text = text(found);
+    match out_file {
+        Some(path) => std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)?
+            .write_all(text.as_bytes()),
+        None => io::stdout().write_all(text.as_bytes()),
     }
 }
 
@@ -63,7 +87,10 @@ mod tests {
             got: Got::Value(vec![b'x'; 100]),
         };
         let line = failure_line(&failure);
-        assert!(line.starts_with("error: key [k1]: expected [v1], got [xxxx"), "{line}");
+        assert!(
+            line.starts_with("error: key [k1]: expected [v1], got [xxxx"),
+            "{line}"
+        );
         assert!(line.ends_with("x...]"), "{line}");
     }
 }

@@ -71,11 +71,22 @@ impl Imported {
                 // memtier's redis protocol sends SETEX for an item with an expiry.
                 (Some(s), ExpiryCommand::Setex) => encode_command(
                     &mut sets,
-                    &[b"SETEX", &item.key, seconds.format(s).as_bytes(), &item.value],
+                    &[
+                        b"SETEX",
+                        &item.key,
+                        seconds.format(s).as_bytes(),
+                        &item.value,
+                    ],
                 ),
                 (Some(s), ExpiryCommand::SetWithEx) => encode_command(
                     &mut sets,
-                    &[b"SET", &item.key, &item.value, b"EX", seconds.format(s).as_bytes()],
+                    &[
+                        b"SET",
+                        &item.key,
+                        &item.value,
+                        b"EX",
+                        seconds.format(s).as_bytes(),
+                    ],
                 ),
                 (None, _) => encode_command(&mut sets, &[b"SET", &item.key, &item.value]),
             }
@@ -118,7 +129,6 @@ impl Imported {
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
-
 
     /// The index of item number `key` (1-based, as memtier numbers them),
     /// wrapped into the file.
@@ -174,15 +184,9 @@ impl Imported {
             return 0;
         };
         match expiry_of(self.no_expiry, item) {
-            Some(s) => protocol.encode_set_expiring(
-                out,
-                prefix,
-                key,
-                &item.value,
-                s,
-                self.command,
-                opaque,
-            ),
+            Some(s) => {
+                protocol.encode_set_expiring(out, prefix, key, &item.value, s, self.command, opaque)
+            }
             None => protocol.encode_set(out, prefix, key, &item.value, opaque),
         }
     }

@@ -37,7 +37,8 @@ pub fn parse_capture(text: &str) -> Result<Vec<CommandSpec>, MonitorError> {
             continue;
         };
         let command = line[start..].trim_end_matches('\r');
-        let words = split_args(command).map_err(|why| MonitorError::Quoting { line: n + 1, why })?;
+        let words =
+            split_args(command).map_err(|why| MonitorError::Quoting { line: n + 1, why })?;
         // A quote opens at least one argument, so `words` is never empty.
         if words.is_empty() {
             continue;

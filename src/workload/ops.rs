@@ -425,7 +425,11 @@ impl OpTable {
             })
             .max()
             .unwrap_or(0)
-            .max(self.import.as_ref().map_or(0, |i| i.max_request_bytes(prefix)))
+            .max(
+                self.import
+                    .as_ref()
+                    .map_or(0, |i| i.max_request_bytes(prefix)),
+            )
     }
 }
 

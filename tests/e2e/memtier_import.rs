@@ -9,7 +9,8 @@ use std::path::Path;
 use crate::common::{Redis, TempDir, kvbench_at, refused_before_connecting, u};
 
 /// memtier's import header.
-const HEADER: &str = "dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey, key, data\n";
+const HEADER: &str =
+    "dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey, key, data\n";
 
 /// The value of item `i`: a quote (written twice in the file), a comma and
 /// a newline inside, to hold the reader to memtier's quoting.
@@ -74,7 +75,11 @@ fn an_import_loads_every_item_and_verify_finds_exactly_the_key_changed() {
     assert_eq!(redis.calls("set"), 120);
     assert_eq!(redis.calls("setex"), 0);
     for i in [1usize, 2, 3, 59, 120] {
-        assert_eq!(text(&redis, &["GET", &format!("imp:{i}")]), value(i), "item {i}");
+        assert_eq!(
+            text(&redis, &["GET", &format!("imp:{i}")]),
+            value(i),
+            "item {i}"
+        );
     }
     let ttl: i64 = text(&redis, &["TTL", "imp:3"]).parse().unwrap();
     assert!((900..=1000).contains(&ttl), "{ttl}");
@@ -100,7 +105,10 @@ fn an_import_loads_every_item_and_verify_finds_exactly_the_key_changed() {
         stdout.contains("119        keys verified successfuly.\n1          keys failed.\n"),
         "{stdout}"
     );
-    assert!(stderr.contains("error: key [imp:77]: expected [v77,"), "{stderr}");
+    assert!(
+        stderr.contains("error: key [imp:77]: expected [v77,"),
+        "{stderr}"
+    );
     assert!(stderr.contains("got [changed]"), "{stderr}");
     // Only the GETs of the verification: no run.
     assert_eq!(redis.calls("get"), 120);
@@ -120,7 +128,11 @@ fn gets_draw_imported_keys_and_no_expiry_drops_the_files_expiries() {
     assert_eq!(text(&redis, &["TTL", "imp:3"]), "-1");
     // memtier's SETEX for the expiring items under --memtier-compat.
     redis.reset_stats();
-    let (code, _, stderr) = run(&redis, &file, "-t 1 -c 1 -n 30 --ratio 1:0 --memtier-compat");
+    let (code, _, stderr) = run(
+        &redis,
+        &file,
+        "-t 1 -c 1 -n 30 --ratio 1:0 --memtier-compat",
+    );
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!((redis.calls("set"), redis.calls("setex")), (20, 10));
     redis.reset_stats();
@@ -154,7 +166,10 @@ fn generate_keys_numbers_the_keys_and_takes_the_values_from_the_file() {
     assert_eq!(text(&redis, &["GET", "g-10"]), value(1));
     assert_eq!(text(&redis, &["GET", "g-15"]), value(2));
     assert_eq!(text(&redis, &["GET", "g-19"]), value(2));
-    assert!(stdout.contains("10         keys verified successfuly."), "{stdout}");
+    assert!(
+        stdout.contains("10         keys verified successfuly."),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -165,20 +180,45 @@ fn combinations_memtier_refuses_are_refused_before_connecting() {
     write_import(&file, 3, 0);
     let path = file.to_str().unwrap();
     let bad = dir.path("bad.csv");
-    std::fs::write(&bad, format!("{HEADER}0, 0, 0, 9, 0, 0, 0, 1, \"k\", \"short\"\n")).unwrap();
+    std::fs::write(
+        &bad,
+        format!("{HEADER}0, 0, 0, 9, 0, 0, 0, 1, \"k\", \"short\"\n"),
+    )
+    .unwrap();
     for (args, flag) in [
         (vec!["--data-verify"], "--data-verify"),
         (vec!["--no-expiry"], "--no-expiry"),
-        (vec!["--data-import", path, "--key-maximum", "9"], "--key-maximum"),
+        (
+            vec!["--data-import", path, "--key-maximum", "9"],
+            "--key-maximum",
+        ),
         (vec!["--data-import", path, "-d", "10"], "--data-size"),
-        (vec!["--data-import", path, "-P", "memcache_text"], "--data-import"),
-        (vec!["--data-import", path, "--command", "GET __key__"], "--command"),
-        (vec!["--data-import", "/nonexistent/items.csv"], "--data-import"),
-        (vec!["--data-import", bad.to_str().unwrap()], "--data-import"),
+        (
+            vec!["--data-import", path, "-P", "memcache_text"],
+            "--data-import",
+        ),
+        (
+            vec!["--data-import", path, "--command", "GET __key__"],
+            "--command",
+        ),
+        (
+            vec!["--data-import", "/nonexistent/items.csv"],
+            "--data-import",
+        ),
+        (
+            vec!["--data-import", bad.to_str().unwrap()],
+            "--data-import",
+        ),
     ] {
         let stderr = refused_before_connecting(&redis, &args);
-        assert!(stderr.contains(&format!("error: {flag}: ")), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("error: {flag}: ")),
+            "{args:?}: {stderr}"
+        );
     }
     let stderr = refused_before_connecting(&redis, ["--data-import", bad.to_str().unwrap()]);
-    assert!(stderr.contains("line 2: the data column is 5 bytes, and the record says 7"), "{stderr}");
+    assert!(
+        stderr.contains("line 2: the data column is 5 bytes, and the record says 7"),
+        "{stderr}"
+    );
 }

@@ -151,11 +151,24 @@ fn memcached_cluster_mode_and_lines_outside_the_capture_are_refused() {
     let path = capture.to_str().unwrap();
     for (args, says) in [
         (
-            vec!["--monitor-input", path, "-P", "memcache_text", "--command", "__monitor_line1__"],
+            vec![
+                "--monitor-input",
+                path,
+                "-P",
+                "memcache_text",
+                "--command",
+                "__monitor_line1__",
+            ],
             "--monitor-input: is supported only with the Redis protocols",
         ),
         (
-            vec!["--monitor-input", path, "--cluster-mode", "--command", "__monitor_line1__"],
+            vec![
+                "--monitor-input",
+                path,
+                "--cluster-mode",
+                "--command",
+                "__monitor_line1__",
+            ],
             "--monitor-input: is not supported with --cluster-mode",
         ),
         (

@@ -23,13 +23,17 @@ pub enum ImportError {
     )]
     Header,
     /// A record's numbers could not be read.
-    #[error("line {line}: expected 8 numbers (dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey) before the key")]
+    #[error(
+        "line {line}: expected 8 numbers (dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey) before the key"
+    )]
     Numbers {
         /// The line the record starts on.
         line: usize,
     },
     /// `nbytes` below 2 (it counts the value and its `\r\n`).
-    #[error("line {line}: nbytes is {nbytes}, below the 2 bytes of the \\r\\n it counts after the value")]
+    #[error(
+        "line {line}: nbytes is {nbytes}, below the 2 bytes of the \\r\\n it counts after the value"
+    )]
     ShortNbytes {
         /// The line the record starts on.
         line: usize,

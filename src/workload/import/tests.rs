@@ -3,7 +3,8 @@
 use crate::protocol::resp::ExpiryCommand;
 use crate::workload::import::{ImportError, Imported, ImportedItem, parse};
 
-const HEADER: &str = "dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey, key, data\n";
+const HEADER: &str =
+    "dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey, key, data\n";
 
 #[test]
 fn reads_memtiers_records_with_doubled_quotes_and_newlines_in_values() {
@@ -25,8 +26,11 @@ fn reads_memtiers_records_with_doubled_quotes_and_newlines_in_values() {
 #[test]
 fn refuses_what_memtier_would_send_wrong() {
     let bad = [
-        ("key, value\n0, 0, 0, 3, 0, 0, 0, 1, \"k\", \"v\"\n", ImportError::Header),
-        (&*format!("{HEADER}"), ImportError::Empty),
+        (
+            "key, value\n0, 0, 0, 3, 0, 0, 0, 1, \"k\", \"v\"\n",
+            ImportError::Header,
+        ),
+        (HEADER, ImportError::Empty),
         (
             &*format!("{HEADER}0, 0, 0, 9, 0, 0, 0, 1, \"k\", \"short\"\n"),
             ImportError::Length {
@@ -77,7 +81,10 @@ fn encodes_each_items_set_and_get_once_numbered_from_one() {
     assert_eq!(out, b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$2\r\nxy\r\n");
     out.clear();
     imported.encode_set(&mut out, 2);
-    assert_eq!(out, b"*4\r\n$5\r\nSETEX\r\n$1\r\nb\r\n$2\r\n30\r\n$1\r\nz\r\n");
+    assert_eq!(
+        out,
+        b"*4\r\n$5\r\nSETEX\r\n$1\r\nb\r\n$2\r\n30\r\n$1\r\nz\r\n"
+    );
     out.clear();
     // Item numbers wrap into the file, as memtier's reader starts over.
     imported.encode_get(&mut out, 3);
@@ -86,7 +93,10 @@ fn encodes_each_items_set_and_get_once_numbered_from_one() {
     let with_ex = Imported::new(vec![item("b", "z", 30)], false, ExpiryCommand::SetWithEx);
     out.clear();
     with_ex.encode_set(&mut out, 1);
-    assert_eq!(out, b"*5\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\nz\r\n$2\r\nEX\r\n$2\r\n30\r\n");
+    assert_eq!(
+        out,
+        b"*5\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\nz\r\n$2\r\nEX\r\n$2\r\n30\r\n"
+    );
     out.clear();
     no_expiry.encode_set(&mut out, 1);
     assert!(out.starts_with(b"*3\r\n$3\r\nSET\r\n"), "{out:?}");
@@ -95,8 +105,7 @@ fn encodes_each_items_set_and_get_once_numbered_from_one() {
 
 #[test]
 fn generated_keys_take_the_item_of_their_offset_in_the_range() {
-    let imported =
-        Imported::new(
+    let imported = Imported::new(
         vec![item("a", "v1", 0), item("b", "v2", 0)],
         false,
         ExpiryCommand::SetWithEx,
