@@ -22,8 +22,10 @@ mod config_file;
 mod connection;
 mod data;
 mod file_values;
+pub mod import;
 mod load;
 pub mod metrics;
+mod monitor;
 mod output;
 mod pair;
 pub mod ramp;
@@ -40,6 +42,7 @@ mod warning_kind;
 use crate::cli::Args;
 use crate::config::target::Target;
 use crate::error::UsageError;
+use crate::protocol::wire::Protocol;
 use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::OpTable;
@@ -51,6 +54,7 @@ use compat::{build_seed, build_semantics};
 use config_file::{merge, read_config_file};
 use connection::build_target;
 use data::build_keys;
+pub use import::{DataImport, Verify};
 pub use load::MAX_PIPELINE;
 use load::{build_faults, build_rate, build_stop, build_sweep};
 pub use metrics::{LiveMetrics, StatsdTarget};
@@ -269,6 +273,8 @@ pub struct Config {
     pub metrics: LiveMetrics,
     /// memtier's staircase, connection jitter, client stats and debug lines.
     pub ramp: ramp::Ramp,
+    /// `--data-import`: memtier's import file and what to verify of it.
+    pub import: Option<DataImport>,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -307,7 +313,9 @@ impl Config {
     }
 }
 
-fn build(a: Args) -> Result<Config, UsageError> {
+fn build(mut a: Args) -> Result<Config, UsageError> {
+    // Before the key range is built: an import without --generate-keys sets it.
+    let import = import::build_import(&mut a)?;
     let mut sweep = build_sweep(&a)?;
     let shard = build_shard(&a)?;
     // Slices of the key range are cut for the connections of every shard.
@@ -324,13 +332,23 @@ fn build(a: Args) -> Result<Config, UsageError> {
     let target = build_target(&a)?;
     let commands = a.command.as_ref().is_some_and(|c| !c.is_empty());
     let pair = pair::build_pair(&a, target.protocol, commands, sweep.ratios.len() > 1)?;
-    let ops = Arc::new(commands::build_ops(
+    let resp = !matches!(
+        target.protocol,
+        Protocol::MemcacheText | Protocol::MemcacheBinary
+    );
+    let capture = monitor::load(&a, resp)?;
+    let mut table = commands::build_ops(
         &a,
         &keys,
         sweep.ratios[0],
         all_connections,
         pair,
-    )?);
+        capture.as_ref(),
+    )?;
+    if let Some(import) = &import {
+        import::apply(import, target.protocol, a.memtier_compat, &mut table)?;
+    }
+    let ops = Arc::new(table);
     connection::check_workload(target.protocol, &ops, &keys)?;
     let cluster = cluster::build_cluster(&a, &target)?;
     let start_at = build_start(&a, sweep.cell_count() > 1)?;
@@ -380,6 +398,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         silenced_warnings: WarningKind::from_flags(a.no_warning.iter().flatten())?,
         metrics: metrics::build_metrics(&a)?,
         ramp: ramp::build_ramp(&a, &sweep_clients, cells, build_stop(&a)?)?,
+        import,
     })
 }
 

@@ -7,7 +7,7 @@ use clap::Parser;
 
 use kvbench::cli::{self, Args, Subcommand};
 use kvbench::config::capacity::CapacityPlan;
-use kvbench::config::{CompareOptions, Config, MergeOptions, ReportOptions, SuitePlan};
+use kvbench::config::{CompareOptions, Config, MergeOptions, ReportOptions, SuitePlan, Verify};
 use kvbench::engine::interrupt::Interrupt;
 use kvbench::engine::run;
 use kvbench::engine::sink::Sinks;
@@ -69,10 +69,57 @@ fn main() -> ExitCode {
         Ok(interrupt) => interrupt,
         Err(e) => return fail(&format!("cannot install signal handlers: {e}")),
     };
-    if config.is_sweep() {
-        return benchmark_sweep(&config, &interrupt);
+    // `--verify-only`: memtier's data verification without a run.
+    if config
+        .import
+        .as_ref()
+        .is_some_and(|i| i.verify == Verify::Only)
+    {
+        return verify_data(&config);
     }
-    benchmark(&config, &interrupt)
+    let code = if config.is_sweep() {
+        benchmark_sweep(&config, &interrupt)
+    } else {
+        benchmark(&config, &interrupt)
+    };
+    // `--data-verify`: after a run that did its work.
+    let after_run = config
+        .import
+        .as_ref()
+        .is_some_and(|i| i.verify == Verify::AfterRun);
+    if after_run && interrupt.signal().is_none() && !interrupt.aborted() {
+        let verified = verify_data(&config);
+        return if code == ExitCode::SUCCESS {
+            verified
+        } else {
+            code
+        };
+    }
+    code
+}
+
+/// Reads every imported key back and prints memtier's counts (to `-o`'s file
+/// when given, as memtier writes them there); exit 1 when a key failed.
+fn verify_data(config: &Config) -> ExitCode {
+    let Some(import) = &config.import else {
+        return ExitCode::SUCCESS;
+    };
+    let found = match kvbench::engine::verify::verify(config, import) {
+        Ok(found) => found,
+        Err(e) => return fail(&e.to_string()),
+    };
+    if let Err(e) = report::verification::write(config.output.out_file.as_deref(), &found) {
+        return fail(&format!("cannot write the data verification: {e}"));
+    }
+    if found.failed > 0 {
+        say!(
+            "kvbench: error: data verification: {} of {} keys failed (exit code 1)",
+            found.failed,
+            found.failed + found.verified
+        );
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }
 
 /// One benchmark; the JSON file is rewritten after every phase, so a later

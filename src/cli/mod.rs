@@ -388,6 +388,38 @@ pub struct Args {
     #[arg(short = 'D', long, action = ArgAction::Count, help_heading = "Ramp")]
     #[serde(default)]
     pub debug: u8,
+    /// Load keys, values and expiries from FILE (e.g. items.csv), memtier's
+    /// import format (a CSV with the header "dumpflags, time, exptime, ..."):
+    /// SETs walk its items in order, GETs draw item numbers by --key-pattern
+    #[arg(long, value_name = "FILE", help_heading = "Data import")]
+    pub data_import: Option<PathBuf>,
+    /// With --data-import: after the run, GET every imported key and compare its
+    /// value (exit code 1 when a key failed)
+    #[arg(long, help_heading = "Data import")]
+    #[serde(default)]
+    pub data_verify: bool,
+    /// With --data-import: only verify the server's values, without a run
+    #[arg(long, help_heading = "Data import")]
+    #[serde(default)]
+    pub verify_only: bool,
+    /// With --data-import: keys from --key-prefix and the key range, values from
+    /// the file (key number k takes the file's item (k - min) mod items + 1)
+    #[arg(long, help_heading = "Data import")]
+    #[serde(default)]
+    pub generate_keys: bool,
+    /// With --data-import: ignore the file's expiry times
+    #[arg(long, help_heading = "Data import")]
+    #[serde(default)]
+    pub no_expiry: bool,
+    /// Read commands from a Redis MONITOR capture (e.g. monitor.txt); --command "__monitor_line3__"
+    /// sends its third command, "__monitor_line@__" one of its commands per
+    /// request (see --monitor-pattern)
+    #[arg(long, value_name = "FILE", help_heading = "Data import")]
+    pub monitor_input: Option<PathBuf>,
+    /// How "__monitor_line@__" picks commands: S in file order, R at random
+    /// [default: S]
+    #[arg(long, value_name = "S|R", help_heading = "Data import")]
+    pub monitor_pattern: Option<String>,
 
     /// Write the JSON report to FILE (atomically, after every run)
     #[arg(long, value_name = "FILE", help_heading = "Output")]

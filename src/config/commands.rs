@@ -6,11 +6,12 @@
 use crate::cli::{Args, DEFAULT_COMMAND_KEY_PATTERN, DEFAULT_COMMAND_RATIO};
 use crate::config::KeySpace;
 use crate::config::data::key_pattern;
+use crate::config::monitor::{Capture, Resolved, resolve};
 use crate::error::UsageError;
 use crate::protocol::command::CommandSpec;
 use crate::workload::keys::{KeyPattern, PatternKind};
 use crate::workload::mix::Ratio;
-use crate::workload::ops::{Breakdown, MAX_OPS, OpTable};
+use crate::workload::ops::{Breakdown, MAX_OPS, OpTable, Pick};
 use crate::workload::pair::PairOptions;
 use crate::workload::parse_decimal;
 
@@ -21,6 +22,7 @@ pub(super) fn build_ops(
     ratio: Ratio,
     connections: usize,
     pair: PairOptions,
+    capture: Option<&Capture>,
 ) -> Result<OpTable, UsageError> {
     let breakdown = match a.command_stats_breakdown.as_deref() {
         None | Some("command") => Breakdown::Command,
@@ -97,13 +99,23 @@ pub(super) fn build_ops(
         DEFAULT_COMMAND_KEY_PATTERN,
     )?;
     let mut lines = Vec::with_capacity(texts.len());
+    let mut pick = Pick::Cycle;
     for (i, text) in texts.iter().enumerate() {
-        let spec = CommandSpec::parse(text).map_err(|e| {
-            UsageError::new(
-                "--command",
-                format!("\"{text}\": {e}; e.g. --command \"HSET __key__ field __data__\""),
-            )
-        })?;
+        let spec = match resolve(capture, text, texts.len())? {
+            Resolved::Text => CommandSpec::parse(text).map_err(|e| {
+                UsageError::new(
+                    "--command",
+                    format!("\"{text}\": {e}; e.g. --command \"HSET __key__ field __data__\""),
+                )
+            })?,
+            Resolved::One(spec) => spec,
+            // The whole capture, one op per command: it names no key.
+            Resolved::All(specs, how) => {
+                pick = how;
+                lines.extend(specs.into_iter().map(|s| (s, KeyPattern::Uniform, 1)));
+                continue;
+            }
+        };
         let weight = match weights.get(i) {
             None => 1,
             Some(w) => parse_decimal::<u32>(w).ok_or_else(|| {
@@ -135,7 +147,9 @@ pub(super) fn build_ops(
             "every weight is 0, so nothing would be sent; give at least one command a weight of 1 or more",
         ));
     }
-    Ok(OpTable::commands(lines, breakdown))
+    let mut table = OpTable::commands(lines, breakdown);
+    table.pick = pick;
+    Ok(table)
 }
 
 /// A per-command list, from repeated flags or comma-separated values: empty

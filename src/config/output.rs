@@ -47,7 +47,8 @@ pub(super) fn build_output(a: &Args, shard_index: u32, host: &str) -> Result<Out
 /// A file the benchmark reads, and the flag that named it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputFile {
-    /// `--config`, `--auth-file`, `--cert`, `--key` or `--cacert`.
+    /// `--config`, `--auth-file`, `--cert`, `--key`, `--cacert`,
+    /// `--data-import` or `--monitor-input`.
     pub flag: &'static str,
     /// The path as given.
     pub path: PathBuf,
@@ -62,6 +63,8 @@ fn input_files(a: &Args) -> Vec<InputFile> {
         ("--cert", &a.cert),
         ("--key", &a.key),
         ("--cacert", &a.cacert),
+        ("--data-import", &a.data_import),
+        ("--monitor-input", &a.monitor_input),
     ];
     named
         .into_iter()

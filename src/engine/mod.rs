@@ -1,7 +1,8 @@
 //! Running a benchmark: the master, the worker threads, their connections and
 //! clients, cluster routing, timers, placement, the control connection, and the
 //! result data and live events they produce (outputs observe them from `report`),
-//! and the advice a failure to connect gets ([`advice`]).
+//! the advice a failure to connect gets ([`advice`]), and the read-back of
+//! imported data ([`verify`]).
 
 pub mod advice;
 pub mod client;
@@ -24,4 +25,5 @@ pub mod stats;
 pub mod sweep;
 pub mod sysinfo;
 pub mod timer;
+pub mod verify;
 pub mod worker;

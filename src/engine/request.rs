@@ -16,13 +16,14 @@ use crate::protocol::wire::Protocol;
 use crate::workload::keys::memtier::allkeys_requests;
 use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
-use crate::workload::ops::{Encoding, OpTable, RandInt};
+use crate::workload::ops::{Encoding, OpTable, Pick, RandInt};
 use crate::workload::pair::WaitGate;
 
 mod pair;
 use crate::workload::values::ValuePool;
 use pair::{encode_expiring, encode_wait};
 
+mod import;
 mod keys;
 
 use keys::ConnKeys;
@@ -283,6 +284,10 @@ impl RequestSource {
     /// due (its op is the table's last), else the cycle's next.
     #[inline]
     fn next_op(&mut self) -> usize {
+        // `--monitor-pattern R`: any op, as likely as any other.
+        if self.ops.pick == Pick::Uniform {
+            return self.rng.random_range(0..self.ops.ops.len().max(1));
+        }
         let Some(plan) = self.ops.pair.wait else {
             return self.cycle.next();
         };
@@ -351,6 +356,19 @@ impl RequestSource {
                     Some(key),
                 )
             }
+            Encoding::ImportSet | Encoding::ImportGet | Encoding::ImportGeneratedSet => {
+                let key = keys.next(index, &mut self.rng);
+                let len = import::encode(
+                    op.encoding,
+                    &self.ops,
+                    self.protocol,
+                    out,
+                    prefix,
+                    key,
+                    opaque,
+                );
+                (len, Some(key))
+            }
             Encoding::Template => {
                 let mut draw = Draw {
                     keys,
@@ -417,6 +435,17 @@ impl RequestSource {
             }
             Encoding::Wait => encode_wait(&self.ops, &mut self.rng, out),
             Encoding::Get => self.protocol.encode_get(out, prefix, queued.key, 0),
+            Encoding::ImportSet | Encoding::ImportGet | Encoding::ImportGeneratedSet => {
+                import::encode(
+                    op.encoding,
+                    &self.ops,
+                    self.protocol,
+                    out,
+                    prefix,
+                    queued.key,
+                    0,
+                )
+            }
             Encoding::Template => {
                 let mut draw = Again {
                     first: Some(queued.key),

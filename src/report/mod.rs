@@ -31,6 +31,7 @@ pub mod table;
 pub mod text;
 pub mod text_summary;
 pub mod verdict;
+pub mod verification;
 pub mod warnings;
 
 use hdrhistogram::Histogram;

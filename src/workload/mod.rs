@@ -1,14 +1,17 @@
 //! Workload shape: which ops a run sends ([`ops`]) and in which order
 //! ([`mix`]), which key each touches ([`keys`]) and which value bytes a
-//! `__data__` carries ([`values`]).
+//! `__data__` carries ([`values`]); memtier's import file ([`import`]) and
+//! MONITOR capture ([`monitor`]).
 //!
 //! Everything here is pure and deterministic given a seeded RNG, so a run can
 //! be replayed exactly. Constructors do all the allocation and validation; the
 //! per-request `next` methods allocate nothing because they sit on the hot
 //! path of every connection.
 
+pub mod import;
 pub mod keys;
 pub mod mix;
+pub mod monitor;
 pub mod ops;
 pub mod pair;
 pub mod seed;

@@ -9,9 +9,12 @@
 //! counts every line of one command name in one row, while `line` gives each
 //! line its own.
 
+use std::sync::Arc;
+
 use crate::protocol::command::CommandSpec;
 use crate::protocol::resp::ExpiryCommand;
 use crate::protocol::template::RespTemplate;
+use crate::workload::import::Imported;
 use crate::workload::keys::KeyPattern;
 use crate::workload::mix::Ratio;
 use crate::workload::pair::PairOptions;
@@ -111,6 +114,23 @@ pub struct OpTable {
     pub rand_int: RandInt,
     /// memtier's options on the SET/GET pair (expiry, WAIT, MGET, offset).
     pub pair: PairOptions,
+    /// `--data-import`: the file's items, whose requests the pair's
+    /// [`Encoding::ImportSet`], [`Encoding::ImportGet`] and
+    /// [`Encoding::ImportGeneratedSet`] copy.
+    pub import: Option<Arc<Imported>>,
+    /// How `__monitor_line@__`'s ops are picked: in cycle order, or one at
+    /// random per request (`--monitor-pattern R`).
+    pub pick: Pick,
+}
+
+/// How a connection picks the op of its next request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pick {
+    /// The weighted cycle of [`crate::workload::mix::OpCycle`] (memtier's order).
+    #[default]
+    Cycle,
+    /// Uniformly at random among the ops, from the connection's RNG.
+    Uniform,
 }
 
 /// Where `__rand_int__` numbers come from: a `--command` run draws them from
@@ -261,6 +281,8 @@ impl OpTable {
             breakdown,
             rand_int: RandInt::KeyRange,
             pair: PairOptions::default(),
+            import: None,
+            pick: Pick::Cycle,
         }
     }
 
@@ -403,6 +425,11 @@ impl OpTable {
             })
             .max()
             .unwrap_or(0)
+            .max(
+                self.import
+                    .as_ref()
+                    .map_or(0, |i| i.max_request_bytes(prefix)),
+            )
     }
 }
 

@@ -629,8 +629,8 @@ fn values_the_argument_parser_rejects_get_the_same_one_line_form() {
 #[test]
 fn memtier_flags_kvbench_lacks_say_so_instead_of_suggesting_another_flag() {
     let cases = [
-        at_free_port("data-import", "--data-import f.csv", "--data-import"),
-        at_free_port("graphite-port", "--graphite-port=2003", "--graphite-port"),
+        at_free_port("graphite-port", "--graphite-port 8080", "--graphite-port"),
+        at_free_port("scan-incremental", "--scan-incremental-max-iterations=3", "--scan-incremental-max-iterations"),
     ]
     .map(|c| c.mentions("memtier's"));
     assert_all_rejected(&cases);

@@ -46,6 +46,8 @@ mod memcached;
 mod memcached_sasl;
 mod memory;
 mod memtier_compat;
+mod memtier_import;
+mod memtier_monitor_replay;
 mod memtier_pair;
 mod memtier_ramp;
 mod merge;

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::config::target::{AddressFamily, Endpoint};
-use crate::config::{Config, NO_CONNECT_TIMEOUT, RangeSharing, Stop};
+use crate::config::{Config, NO_CONNECT_TIMEOUT, RangeSharing, Stop, Verify};
 use crate::workload::keys::memtier::allkeys_requests;
 use crate::workload::values::SizeSpec;
 
@@ -122,13 +122,13 @@ struct MemtierConfiguration {
     /// `--expiry-range` seconds as `MIN:MAX`, or `0:0` when unused.
     #[schemars(regex(pattern = "^[0-9]+:[0-9]+$"))]
     expiry_range: String,
-    #[schemars(extend("const" = None::<String>))]
+    /// `--data-import`'s file as given; null without one.
     data_import: Option<String>,
-    #[schemars(extend("const" = Switch::False))]
+    /// `--data-verify` (also true with `--verify-only`, as memtier).
     data_verify: Switch,
-    #[schemars(extend("const" = Switch::False))]
+    /// `--verify-only`.
     verify_only: Switch,
-    #[schemars(extend("const" = Switch::False))]
+    /// `--generate-keys`.
     generate_keys: Switch,
     key_prefix: String,
     key_minimum: u64,
@@ -159,8 +159,8 @@ struct MemtierConfiguration {
     authenticate: String,
     #[serde(rename = "select-db")]
     select_db: u32,
+    /// `--no-expiry`.
     #[serde(rename = "no-expiry")]
-    #[schemars(extend("const" = Switch::False))]
     no_expiry: Switch,
     /// `--wait-ratio` as `SET:WAIT`, or `0:0` when unused.
     #[serde(rename = "wait-ratio")]
@@ -252,6 +252,7 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
     };
     let tls = c.target.tls.as_ref().map(|t| &t.settings);
     let stair = c.ramp.staircase;
+    let import = c.import.as_ref();
     object(MemtierConfiguration {
         server,
         port,
@@ -293,10 +294,10 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
         expiry_range: pair.expiry.map_or(NO_RANGE.to_string(), |(s, _)| {
             format!("{}:{}", s.min, s.max)
         }),
-        data_import: None,
-        data_verify: Switch::False,
-        verify_only: Switch::False,
-        generate_keys: Switch::False,
+        data_import: import.map(|i| i.path.display().to_string()),
+        data_verify: import.is_some_and(|i| i.verify != Verify::Off).into(),
+        verify_only: import.is_some_and(|i| i.verify == Verify::Only).into(),
+        generate_keys: import.is_some_and(|i| i.generate_keys).into(),
         key_prefix: c.keys.prefix.clone(),
         key_minimum: c.keys.range.min,
         key_maximum: c.keys.range.max,
@@ -315,7 +316,7 @@ pub fn memtier_configuration(c: &Config) -> Map<String, Value> {
             .as_ref()
             .map_or(String::new(), |a| a.redacted()),
         select_db: c.target.db,
-        no_expiry: Switch::False,
+        no_expiry: import.is_some_and(|i| i.no_expiry).into(),
         wait_ratio: pair
             .wait
             .map_or(NO_RANGE.to_string(), |w| format!("{}:{}", w.sets, w.waits)),

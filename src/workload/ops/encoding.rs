@@ -20,6 +20,14 @@ pub enum Encoding {
     Wait,
     /// Any other command: [`crate::protocol::template::RespTemplate::encode`].
     Template,
+    /// `--data-import`'s SET of item number `__key__`, encoded once at start
+    /// ([`crate::workload::import::Imported::encode_set`]).
+    ImportSet,
+    /// `--data-import`'s GET of item number `__key__`.
+    ImportGet,
+    /// `--data-import --generate-keys`' SET: a numbered key with its item's
+    /// value ([`crate::workload::import::Imported::encode_generated_set`]).
+    ImportGeneratedSet,
 }
 
 impl Encoding {
