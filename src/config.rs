@@ -23,6 +23,7 @@ mod connection;
 mod data;
 mod file_values;
 mod load;
+pub mod memtier24;
 pub mod metrics;
 mod output;
 mod pair;
@@ -266,6 +267,8 @@ pub struct Config {
     pub silenced_warnings: Vec<WarningKind>,
     /// `--metrics-listen` and `--statsd-*`: who watches the run live.
     pub metrics: LiveMetrics,
+    /// `--miss-rate-threshold`: the GET miss rate, %, above which a warning says so.
+    pub miss_rate_threshold: Option<f64>,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -305,6 +308,7 @@ impl Config {
 }
 
 fn build(a: Args) -> Result<Config, UsageError> {
+    let a = memtier24::translate(a)?;
     let mut sweep = build_sweep(&a)?;
     let shard = build_shard(&a)?;
     // Slices of the key range are cut for the connections of every shard.
@@ -375,6 +379,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         .filter(|d| !d.is_zero()),
         silenced_warnings: WarningKind::from_flags(a.no_warning.iter().flatten())?,
         metrics: metrics::build_metrics(&a)?,
+        miss_rate_threshold: a.miss_rate_threshold,
     })
 }
 

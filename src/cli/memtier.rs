@@ -18,12 +18,12 @@ const UNSUPPORTED_LONG: &[&str] = &[
     "no-expiry",
     "monitor-input",
     "monitor-pattern",
-    "graphite-port",
     "scan-incremental-iteration",
     "scan-incremental-max-iterations",
     "clients-start",
     "clients-step",
     "step-duration",
+    "realtime-latencies",
 ];
 
 /// memtier's short flags that kvbench does not accept, with their long names.

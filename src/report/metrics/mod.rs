@@ -9,9 +9,11 @@
 //! - [`http`]: the endpoint's thread, which only hands out the last text,
 //!   to many clients at once within fixed limits.
 //! - [`statsd`]: memtier's StatsD lines over UDP.
+//! - [`graphite`]: memtier's Graphite event annotations (`--graphite-port`).
 
 pub mod board;
 pub mod exposition;
+pub mod graphite;
 pub mod http;
 pub mod statsd;
 
@@ -34,6 +36,7 @@ use crate::workload::ops::OpTable;
 use board::Board;
 use exposition::{Format, render};
 use http::{Published, Shared};
+use graphite::Graphite;
 use statsd::Statsd;
 
 /// The `/metrics` endpoint's side on the master: the board and the text
@@ -146,6 +149,7 @@ impl Sink for Exporter {
 pub struct Live {
     exporter: Option<Exporter>,
     statsd: Option<Statsd>,
+    graphite: Option<Graphite>,
     linger: Duration,
 }
 
@@ -170,9 +174,14 @@ impl Live {
             .as_ref()
             .map(|target| Statsd::open(target, config))
             .transpose()?;
+        let graphite = m
+            .statsd
+            .as_ref()
+            .and_then(|target| Graphite::new(target, config.threads, config.clients));
         Ok(Live {
             exporter,
             statsd,
+            graphite,
             linger: m.linger,
         })
     }
@@ -186,6 +195,9 @@ impl Live {
     /// `--metrics-linger` (cut short by a signal) and says how many StatsD
     /// sends failed.
     pub fn finish(&mut self, interrupt: &Interrupt) {
+        if let Some(g) = self.graphite.as_mut() {
+            g.finish();
+        }
         if let Some(statsd) = &self.statsd {
             let (failed, tried) = statsd.failures();
             if failed > 0 {
@@ -228,6 +240,9 @@ impl Sink for Live {
         if let Some(s) = self.statsd.as_mut() {
             s.start_phase(phase, stop);
         }
+        if let (Some(g), Phase::Run(n)) = (self.graphite.as_mut(), phase) {
+            g.started(n);
+        }
     }
 
     fn second(&mut self, s: &Second, total: &Stats, elapsed: Duration, open: usize) {
@@ -245,6 +260,9 @@ impl Sink for Live {
         }
         if let Some(s) = self.statsd.as_mut() {
             s.end_phase(r);
+        }
+        if let (Some(g), Phase::Run(n)) = (self.graphite.as_mut(), r.phase) {
+            g.completed(n);
         }
     }
 }
