@@ -76,7 +76,7 @@ fn measure_nearest(config: &Config, topology: &Topology) -> NodeLatency {
     let shown: Vec<String> = latency
         .measured()
         .map(|(address, rtt)| match rtt {
-            Some(d) => format!("{address} {:.3} ms", d.as_secs_f64() * 1e3),
+            Some(d) => format!("{address} {:.4} ms", d.as_secs_f64() * 1e3),
             None => format!("{address} no answer"),
         })
         .collect();
