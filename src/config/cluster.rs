@@ -52,8 +52,8 @@ impl ReadFrom {
             ReadFrom::Any,
             ReadFrom::Nearest,
         ]
-            .into_iter()
-            .find(|r| r.as_str() == text)
+        .into_iter()
+        .find(|r| r.as_str() == text)
     }
 }
 

@@ -132,7 +132,9 @@ fn translate_prometheus(a: &mut Args) -> Result<(), UsageError> {
     if let Some(given) = a.metrics_listen.as_deref().filter(|g| **g != listen) {
         return Err(UsageError::new(
             "--prometheus-port",
-            format!("means --metrics-listen {listen}, but --metrics-listen {given} is given too; keep one of them"),
+            format!(
+                "means --metrics-listen {listen}, but --metrics-listen {given} is given too; keep one of them"
+            ),
         ));
     }
     a.metrics_listen = Some(listen);
@@ -202,7 +204,12 @@ mod tests {
             let c = config(&format!("--cluster-mode --read-preference {name}")).unwrap();
             assert_eq!(c.cluster.unwrap().read_from, mode, "{name}");
         }
-        assert!(config("--read-preference primary").unwrap().cluster.is_none());
+        assert!(
+            config("--read-preference primary")
+                .unwrap()
+                .cluster
+                .is_none()
+        );
     }
 
     #[test]
@@ -248,7 +255,9 @@ mod tests {
     #[test]
     fn miss_rate_threshold_is_a_percentage() {
         assert_eq!(
-            config("--miss-rate-threshold 0").unwrap().miss_rate_threshold,
+            config("--miss-rate-threshold 0")
+                .unwrap()
+                .miss_rate_threshold,
             Some(0.0)
         );
         for bad in ["-0.5", "100.5", "NaN"] {

@@ -4,7 +4,8 @@
 //! on loopback), `--connection-stage-timeout` (a listener that never answers
 //! the handshake), `--miss-rate-threshold` (the server's own hit and miss
 //! counts) and `--graphite-port` (an in-process HTTP listener records the
-//! event POSTs, since Graphite-web itself is not practical to start here).
+//! event POSTs, since Graphite-web itself is not practical to start here),
+//! and memtier 2.4's `TLS` object (the version and cipher a TLS server agreed to).
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
@@ -17,6 +18,7 @@ use serde_json::Value;
 use crate::common::cluster::Cluster;
 use crate::common::cluster::kvbench::kvbench_cluster;
 use crate::common::ports::{free_port, listen};
+use crate::common::tls::{Certs, TlsRedis, kvbench_bounded};
 use crate::common::{
     self, Redis, TempDir, info_u64, kvbench_at, kvbench_json, machine, total, warning_kinds,
 };
@@ -40,7 +42,11 @@ fn read_preference_sends_reads_where_memtier_names_say() {
     for mode in ["secondary", "secondaryPreferred"] {
         let doc = run_preference(&cluster, mode).doc;
         assert_eq!(total(&doc, "GET", "count"), 4_000, "{mode}");
-        assert_eq!((gets_on(&replicas), gets_on(&masters)), (4_000, 0), "{mode}");
+        assert_eq!(
+            (gets_on(&replicas), gets_on(&masters)),
+            (4_000, 0),
+            "{mode}"
+        );
         assert_eq!(cluster.sum_calls("set"), 4_000, "{mode}: SETs on masters");
         assert_eq!(gets_on(&replicas), cluster.sum_calls_all("get"), "{mode}");
     }
@@ -130,12 +136,23 @@ fn prometheus_port_serves_metrics_on_loopback_during_the_run() {
                 break n;
             }
         }
-        assert!(child.try_wait().unwrap().is_none(), "kvbench ended unscraped");
-        assert!(Instant::now() < give_up, "no run sample on 127.0.0.1:{port}");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "kvbench ended unscraped"
+        );
+        assert!(
+            Instant::now() < give_up,
+            "no run sample on 127.0.0.1:{port}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     };
     let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     assert!(child.wait().unwrap().success(), "{stderr}");
     assert!(
         stderr.contains(&format!("metrics at http://127.0.0.1:{port}/metrics")),
@@ -144,7 +161,10 @@ fn prometheus_port_serves_metrics_on_loopback_during_the_run() {
     let doc = common::read_json(&json);
     let (sets, gets) = (total(&doc, "SET", "count"), total(&doc, "GET", "count"));
     // The scrape saw part of the run; the server counted all of it.
-    assert!(seen >= 1.0 && seen <= (sets + gets) as f64, "{seen} of {sets}+{gets}");
+    assert!(
+        seen >= 1.0 && seen <= (sets + gets) as f64,
+        "{seen} of {sets}+{gets}"
+    );
     assert_eq!(redis.calls("set"), sets);
     assert_eq!(redis.calls("get"), gets);
 }
@@ -175,13 +195,20 @@ fn connection_stage_timeout_bounds_a_handshake_that_never_answers() {
     let accepted = holder.join().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("within --connection-timeout 1 s"), "{stderr}");
+    assert!(
+        stderr.contains("within --connection-timeout 1 s"),
+        "{stderr}"
+    );
     assert!(accepted >= 1, "kvbench never connected");
 
     // 0 is memtier's "no bound": the run goes, and memtier's configuration
     // block writes 0 as memtier does.
     let redis = Redis::start();
-    let report = kvbench_json(redis.port, "-n 50 -c 1 -t 1 --connection-stage-timeout 0", &[]);
+    let report = kvbench_json(
+        redis.port,
+        "-n 50 -c 1 -t 1 --connection-stage-timeout 0",
+        &[],
+    );
     assert_eq!(report.doc["configuration"]["connection_timeout"], 0);
     assert_eq!(redis.calls("set") + redis.calls("get"), 50);
 }
@@ -296,4 +323,63 @@ fn graphite_port_posts_memtiers_start_and_end_events_per_run() {
     assert_eq!(requests, 400, "the JSON's totals cover both runs");
     assert_eq!(redis.calls("set") + redis.calls("get"), requests);
     assert!(posts.recv_timeout(Duration::from_millis(500)).is_err());
+}
+
+/// A TLS run's JSON and stderr; asserts the server counted every request.
+fn tls_run(redis: &TlsRedis, certs: &Certs) -> (Value, String) {
+    let dir = TempDir::new("tls-object");
+    let json = dir.path("r.json");
+    let cacert = certs.path("ca.crt");
+    let args = [
+        "--tls", "--cacert", &cacert, "-c", "1", "-t", "1", "-n", "40",
+    ];
+    let mut full = args.to_vec();
+    full.extend(["--json-out-file", json.to_str().unwrap()]);
+    let out = kvbench_bounded(redis.tls, &full);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let doc = common::read_json(&json);
+    assert_eq!(
+        redis.calls(),
+        (total(&doc, "SET", "count"), total(&doc, "GET", "count"))
+    );
+    assert_eq!(
+        total(&doc, "SET", "count") + total(&doc, "GET", "count"),
+        40
+    );
+    (doc, stderr)
+}
+
+#[test]
+fn the_tls_object_names_the_version_and_cipher_the_server_agreed_to() {
+    let certs = Certs::make();
+    // A server offering both versions settles on TLS 1.3.
+    let redis = TlsRedis::start(&certs, false);
+    let (doc, stderr) = tls_run(&redis, &certs);
+    let tls = &doc["TLS"];
+    assert_eq!(tls["negotiated_version"], "TLSv1.3", "{doc}");
+    let cipher = tls["negotiated_cipher"].as_str().unwrap();
+    assert!(
+        [
+            "TLS_AES_256_GCM_SHA384",
+            "TLS_AES_128_GCM_SHA256",
+            "TLS_CHACHA20_POLY1305_SHA256"
+        ]
+        .contains(&cipher),
+        "{cipher}"
+    );
+    let line = format!("TLS connection established: protocol TLSv1.3, cipher {cipher}");
+    assert_eq!(stderr.matches(&line).count(), 1, "{stderr}");
+
+    // One limited to TLS 1.2: an ECDHE suite by OpenSSL's name.
+    let redis = TlsRedis::start_with(&certs, "server.crt", false, &["--tls-protocols", "TLSv1.2"]);
+    let (doc, _) = tls_run(&redis, &certs);
+    assert_eq!(doc["TLS"]["negotiated_version"], "TLSv1.2", "{doc}");
+    let cipher = doc["TLS"]["negotiated_cipher"].as_str().unwrap();
+    assert!(cipher.starts_with("ECDHE-"), "{cipher}");
+
+    // Without --tls there is no TLS object.
+    let plain = Redis::start();
+    let doc = kvbench_json(plain.port, "-n 10 -c 1 -t 1", &[]).doc;
+    assert!(doc.get("TLS").is_none(), "{doc}");
 }

@@ -85,7 +85,11 @@ pub fn pick(master: usize, replicas: &[usize], rtt: impl Fn(usize) -> Duration) 
         .copied()
         .fold((master, rtt(master)), |(best, best_rtt), r| {
             let d = rtt(r);
-            if d < best_rtt { (r, d) } else { (best, best_rtt) }
+            if d < best_rtt {
+                (r, d)
+            } else {
+                (best, best_rtt)
+            }
         })
         .0
 }
@@ -110,10 +114,8 @@ mod tests {
 
     #[test]
     fn an_unmeasured_node_is_never_nearest_while_another_answered() {
-        let latency = NodeLatency::from_pairs(vec![
-            ("a:1".into(), UNMEASURED),
-            ("b:2".into(), ms(9)),
-        ]);
+        let latency =
+            NodeLatency::from_pairs(vec![("a:1".into(), UNMEASURED), ("b:2".into(), ms(9))]);
         let address = ["a:1", "b:2", "c:3"];
         assert_eq!(pick(0, &[1], |n| latency.of(address[n])), 1);
         assert_eq!(latency.of("c:3"), UNMEASURED);

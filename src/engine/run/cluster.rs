@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
+use crate::config::ReadFrom;
 use crate::config::{ClusterOptions, Config};
 use crate::engine::cluster::discover::discover_on;
-use crate::config::ReadFrom;
 use crate::engine::cluster::map::Node;
 use crate::engine::cluster::nearest::NodeLatency;
 use crate::engine::cluster::refresh::{self, MIN_REFRESH_INTERVAL, Refresher};

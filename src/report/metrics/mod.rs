@@ -35,8 +35,8 @@ use crate::error::note;
 use crate::workload::ops::OpTable;
 use board::Board;
 use exposition::{Format, render};
-use http::{Published, Shared};
 use graphite::Graphite;
+use http::{Published, Shared};
 use statsd::Statsd;
 
 /// The `/metrics` endpoint's side on the master: the board and the text
