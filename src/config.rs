@@ -269,6 +269,8 @@ pub struct Config {
     pub metrics: LiveMetrics,
     /// `--miss-rate-threshold`: the GET miss rate, %, above which a warning says so.
     pub miss_rate_threshold: Option<f64>,
+    /// `--realtime-latencies`: the per-second latency block on stderr.
+    pub realtime_latencies: bool,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -380,6 +382,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         silenced_warnings: WarningKind::from_flags(a.no_warning.iter().flatten())?,
         metrics: metrics::build_metrics(&a)?,
         miss_rate_threshold: a.miss_rate_threshold,
+        realtime_latencies: a.realtime_latencies,
     })
 }
 

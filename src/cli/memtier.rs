@@ -23,7 +23,6 @@ const UNSUPPORTED_LONG: &[&str] = &[
     "clients-start",
     "clients-step",
     "step-duration",
-    "realtime-latencies",
 ];
 
 /// memtier's short flags that kvbench does not accept, with their long names.

@@ -502,6 +502,11 @@ pub struct Args {
     /// [default: none sent]
     #[arg(long, value_name = "PORT", help_heading = "memtier 2.4")]
     pub graphite_port: Option<u16>,
+    /// Once a second, print the second's throughput, GET miss rate and every
+    /// --print-percentiles latency on stderr, each beside its phase average
+    #[arg(long, help_heading = "memtier 2.4")]
+    #[serde(default)]
+    pub realtime_latencies: bool,
 }
 
 #[cfg(test)]

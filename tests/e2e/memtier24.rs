@@ -383,3 +383,51 @@ fn the_tls_object_names_the_version_and_cipher_the_server_agreed_to() {
     let doc = kvbench_json(plain.port, "-n 10 -c 1 -t 1", &[]).doc;
     assert!(doc.get("TLS").is_none(), "{doc}");
 }
+
+#[test]
+fn realtime_latencies_prints_each_seconds_block_within_the_runs_own_numbers() {
+    let _machine = machine::share();
+    let redis = Redis::start();
+    let args = "--test-time 3 -c 1 -t 1 --ratio 1:1 --realtime-latencies --print-percentiles 50,99,99.9,100";
+    let report = kvbench_json(redis.port, args, &[]);
+    let (doc, stderr) = (&report.doc, &report.stderr);
+    let count = total(doc, "SET", "count") + total(doc, "GET", "count");
+    assert_eq!(redis.calls("set") + redis.calls("get"), count);
+    let throughput: Vec<u64> = stderr
+        .lines()
+        .filter(|l| l.starts_with("[RUN #1 ") && l.contains("] throughput "))
+        .map(|l| {
+            let after = l.split("] throughput ").nth(1).unwrap();
+            after.split(' ').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    // Whole seconds of a 3 s run; the partial last one is in the report only.
+    assert!((2..=4).contains(&throughput.len()), "{stderr}");
+    assert!(throughput.iter().all(|&n| n > 0), "{throughput:?}");
+    assert!(
+        throughput.iter().sum::<u64>() <= count,
+        "{throughput:?} of {count}"
+    );
+    // Four percentiles: one line of three, one of the fourth ending in ms,
+    // each second; no second's p100 above the run's own maximum.
+    let max_ms = common::f(&doc["ALL STATS"]["Totals"]["Percentile Latencies"]["p100.0"]);
+    let p100: Vec<f64> = stderr
+        .lines()
+        .filter(|l| l.starts_with("[RUN #1 ") && l.contains("] latency p100 "))
+        .map(|l| {
+            assert!(l.ends_with(" ms"), "{l}");
+            let after = l.split("] latency p100 ").nth(1).unwrap();
+            after.split(' ').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert_eq!(p100.len(), throughput.len(), "{stderr}");
+    assert!(
+        p100.iter().all(|&v| v > 0.0 && v <= max_ms + 0.01),
+        "{p100:?} vs {max_ms}"
+    );
+    let first_lines = stderr
+        .lines()
+        .filter(|l| l.contains("] latency p50 "))
+        .count();
+    assert_eq!(first_lines, throughput.len(), "{stderr}");
+}

@@ -39,6 +39,8 @@ use graphite::Graphite;
 use http::{Published, Shared};
 use statsd::Statsd;
 
+use crate::report::realtime::Realtime;
+
 /// The `/metrics` endpoint's side on the master: the board and the text
 /// handed to the endpoint's thread.
 pub struct Exporter {
@@ -144,12 +146,14 @@ impl Sink for Exporter {
     }
 }
 
-/// Every live metrics output the configuration asks for, as one sink, and
-/// what happens after the run (linger, a count of failed StatsD sends).
+/// Every live output the configuration asks for (the endpoint, StatsD,
+/// Graphite events, `--realtime-latencies`), as one sink, and what happens
+/// after the run (linger, a count of failed StatsD sends).
 pub struct Live {
     exporter: Option<Exporter>,
     statsd: Option<Statsd>,
     graphite: Option<Graphite>,
+    realtime: Option<Realtime>,
     linger: Duration,
 }
 
@@ -182,6 +186,7 @@ impl Live {
             exporter,
             statsd,
             graphite,
+            realtime: config.realtime_latencies.then(|| Realtime::new(config)),
             linger: m.linger,
         })
     }
@@ -243,6 +248,9 @@ impl Sink for Live {
         if let (Some(g), Phase::Run(n)) = (self.graphite.as_mut(), phase) {
             g.started(n);
         }
+        if let Some(r) = self.realtime.as_mut() {
+            r.start_phase(phase, stop);
+        }
     }
 
     fn second(&mut self, s: &Second, total: &Stats, elapsed: Duration, open: usize) {
@@ -251,6 +259,9 @@ impl Sink for Live {
         }
         if let Some(st) = self.statsd.as_mut() {
             st.second(s, total, elapsed, open);
+        }
+        if let Some(r) = self.realtime.as_mut() {
+            r.second(s, total, elapsed, open);
         }
     }
 
