@@ -166,7 +166,8 @@ pub struct Args {
     /// follow before it counts as an error, 1-1000 [default: 16]
     #[arg(long, value_name = "N", help_heading = "Cluster")]
     pub max_redirects: Option<u32>,
-    /// With --cluster-mode: which nodes serve reads: primary, replica or any
+    /// With --cluster-mode: which nodes serve reads: primary, replica, any or
+    /// nearest (each shard's node with the fastest PING at the start)
     /// [default: primary]
     #[arg(long, value_name = "FROM", help_heading = "Cluster")]
     pub read_from: Option<String>,

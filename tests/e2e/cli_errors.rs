@@ -745,7 +745,7 @@ fn cluster_options_that_cannot_work_exit_2_naming_the_flag() {
             "--cluster-mode --read-from master",
             "--read-from",
         )
-        .mentions("primary, replica or any"),
+        .mentions("primary, replica, any or nearest"),
         at_free_port(
             "cluster mode with memcached text",
             "--cluster-mode -P memcache_text",
