@@ -24,6 +24,7 @@ mod data;
 mod file_values;
 pub mod import;
 mod load;
+pub mod memtier24;
 pub mod metrics;
 mod monitor;
 mod output;
@@ -275,6 +276,10 @@ pub struct Config {
     pub ramp: ramp::Ramp,
     /// `--data-import`: memtier's import file and what to verify of it.
     pub import: Option<DataImport>,
+    /// `--miss-rate-threshold`: the GET miss rate, %, above which a warning says so.
+    pub miss_rate_threshold: Option<f64>,
+    /// `--realtime-latencies`: the per-second latency block on stderr.
+    pub realtime_latencies: bool,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -313,7 +318,8 @@ impl Config {
     }
 }
 
-fn build(mut a: Args) -> Result<Config, UsageError> {
+fn build(a: Args) -> Result<Config, UsageError> {
+    let mut a = memtier24::translate(a)?;
     // Before the key range is built: an import without --generate-keys sets it.
     let import = import::build_import(&mut a)?;
     let mut sweep = build_sweep(&a)?;
@@ -399,6 +405,8 @@ fn build(mut a: Args) -> Result<Config, UsageError> {
         metrics: metrics::build_metrics(&a)?,
         ramp: ramp::build_ramp(&a, &sweep_clients, cells, build_stop(&a)?)?,
         import,
+        miss_rate_threshold: a.miss_rate_threshold,
+        realtime_latencies: a.realtime_latencies,
     })
 }
 

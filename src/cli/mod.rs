@@ -166,7 +166,8 @@ pub struct Args {
     /// follow before it counts as an error, 1-1000 [default: 16]
     #[arg(long, value_name = "N", help_heading = "Cluster")]
     pub max_redirects: Option<u32>,
-    /// With --cluster-mode: which nodes serve reads: primary, replica or any
+    /// With --cluster-mode: which nodes serve reads: primary, replica, any or
+    /// nearest (each shard's node with the fastest PING at the start)
     /// [default: primary]
     #[arg(long, value_name = "FROM", help_heading = "Cluster")]
     pub read_from: Option<String>,
@@ -535,6 +536,39 @@ pub struct Args {
     #[command(subcommand)]
     #[serde(skip)]
     pub subcommand: Option<Subcommand>,
+
+    /// memtier 2.4's read routing, onto --read-from: primary, secondary or
+    /// secondaryPreferred (replica), or nearest (the node of each shard that
+    /// answered PING fastest at the start) [default: primary]
+    #[arg(long, value_name = "MODE", help_heading = "memtier 2.4")]
+    pub read_preference: Option<String>,
+    /// memtier 2.4's Prometheus endpoint: --metrics-listen on
+    /// --prometheus-bind-addr:PORT [default: off]
+    #[arg(long, value_name = "PORT", help_heading = "memtier 2.4")]
+    pub prometheus_port: Option<u16>,
+    /// The address --prometheus-port binds, numeric as memtier takes it
+    /// [default: 127.0.0.1]
+    #[arg(long, value_name = "ADDR", help_heading = "memtier 2.4")]
+    pub prometheus_bind_addr: Option<String>,
+    /// memtier 2.4's bound on connection setup (connect, TLS, AUTH, HELLO,
+    /// SELECT, cluster discovery), onto --connection-timeout; 0 waits without
+    /// bound [default: --connection-timeout's]
+    #[arg(long, value_name = "SECS", help_heading = "memtier 2.4")]
+    pub connection_stage_timeout: Option<f64>,
+    /// Warn (kind miss_rate_above_threshold) when the GET miss rate of the
+    /// measured runs is above PERCENT, 0-100 [default: off]
+    #[arg(long, value_name = "PERCENT", help_heading = "memtier 2.4")]
+    pub miss_rate_threshold: Option<f64>,
+    /// With --statsd-host: POST memtier's Graphite event annotations
+    /// ("Benchmark Started", "Benchmark Completed") to http://STATSD-HOST:PORT/events/
+    /// [default: none sent]
+    #[arg(long, value_name = "PORT", help_heading = "memtier 2.4")]
+    pub graphite_port: Option<u16>,
+    /// Once a second, print the second's throughput, GET miss rate and every
+    /// --print-percentiles latency on stderr, each beside its phase average
+    #[arg(long, help_heading = "memtier 2.4")]
+    #[serde(default)]
+    pub realtime_latencies: bool,
 }
 
 #[cfg(test)]

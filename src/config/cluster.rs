@@ -28,6 +28,9 @@ pub enum ReadFrom {
     Replica,
     /// Reads go to the master or a replica, spread by connection.
     Any,
+    /// Reads go to the node of the slot's shard (master or replica) that
+    /// answered PING fastest when the run started (memtier 2.4's `nearest`).
+    Nearest,
 }
 
 impl ReadFrom {
@@ -37,14 +40,20 @@ impl ReadFrom {
             ReadFrom::Primary => "primary",
             ReadFrom::Replica => "replica",
             ReadFrom::Any => "any",
+            ReadFrom::Nearest => "nearest",
         }
     }
 
     /// The value of `--read-from`, as typed.
     pub fn parse(text: &str) -> Option<ReadFrom> {
-        [ReadFrom::Primary, ReadFrom::Replica, ReadFrom::Any]
-            .into_iter()
-            .find(|r| r.as_str() == text)
+        [
+            ReadFrom::Primary,
+            ReadFrom::Replica,
+            ReadFrom::Any,
+            ReadFrom::Nearest,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == text)
     }
 }
 
@@ -110,7 +119,7 @@ pub(crate) fn build_cluster(
         Some(text) => ReadFrom::parse(text).ok_or_else(|| {
             UsageError::new(
                 "--read-from",
-                format!("'{text}' is not a choice; use primary, replica or any"),
+                format!("'{text}' is not a choice; use primary, replica, any or nearest"),
             )
         })?,
     };

@@ -40,6 +40,9 @@ pub struct StatsdTarget {
     /// `--statsd-run-label`, with every character other than letters,
     /// digits, `_` and `-` replaced by `_`, as memtier does.
     pub run_label: String,
+    /// `--graphite-port`: where the run's event annotations go, on `host`
+    /// (`None`: none are sent).
+    pub graphite_port: Option<u16>,
 }
 
 impl StatsdTarget {
@@ -102,6 +105,7 @@ fn build_statsd(a: &Args) -> Result<Option<StatsdTarget>, UsageError> {
     let Some(host) = a.statsd_host.clone() else {
         // The companions alone would send nothing, which is surely not meant.
         for (flag, given) in [
+            ("--graphite-port", a.graphite_port.is_some()),
             ("--statsd-port", a.statsd_port.is_some()),
             ("--statsd-prefix", a.statsd_prefix.is_some()),
             ("--statsd-run-label", a.statsd_run_label.is_some()),
@@ -148,11 +152,18 @@ fn build_statsd(a: &Args) -> Result<Option<StatsdTarget>, UsageError> {
         Some(label) if !label.is_empty() => sanitize_label(label),
         _ => DEFAULT_STATSD_RUN_LABEL.to_string(),
     };
+    if a.graphite_port == Some(0) {
+        return Err(UsageError::new(
+            "--graphite-port",
+            "must be 1-65535 (got 0); memtier's Graphite listens on 8080",
+        ));
+    }
     Ok(Some(StatsdTarget {
         host,
         port,
         prefix,
         run_label,
+        graphite_port: a.graphite_port,
     }))
 }
 
@@ -247,6 +258,7 @@ mod tests {
             "--statsd-port 9000",
             "--statsd-prefix x",
             "--statsd-run-label y",
+            "--graphite-port 8080",
         ] {
             let e = build(line).unwrap_err();
             assert!(line.starts_with(&e.flag), "{line}: {e}");
@@ -254,6 +266,10 @@ mod tests {
         }
         let e = build("--statsd-host h --statsd-port 0").unwrap_err();
         assert_eq!(e.flag, "--statsd-port");
+        let e = build("--statsd-host h --graphite-port 0").unwrap_err();
+        assert_eq!(e.flag, "--graphite-port");
+        let s = build("--statsd-host h --graphite-port 81").unwrap().statsd;
+        assert_eq!(s.unwrap().graphite_port, Some(81));
         let e = build("--statsd-host h --statsd-prefix a:b").unwrap_err();
         assert_eq!(e.flag, "--statsd-prefix");
     }

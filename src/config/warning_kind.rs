@@ -42,11 +42,13 @@ pub enum WarningKind {
     HotShard,
     /// [`crate::report::warnings::Warning::Stall`].
     Stall,
+    /// [`crate::report::warnings::Warning::MissRateAboveThreshold`].
+    MissRateAboveThreshold,
 }
 
 impl WarningKind {
     /// Every kind, in the order the docs list them.
-    pub const ALL: [WarningKind; 17] = [
+    pub const ALL: [WarningKind; 18] = [
         WarningKind::RateNotMet,
         WarningKind::ClientBound,
         WarningKind::KeyRangeTooSmall,
@@ -64,6 +66,7 @@ impl WarningKind {
         WarningKind::LatencyMeasuresDiverge,
         WarningKind::HotShard,
         WarningKind::Stall,
+        WarningKind::MissRateAboveThreshold,
     ];
 
     /// The stable name: the JSON's `kind`.
@@ -86,6 +89,7 @@ impl WarningKind {
             WarningKind::LatencyMeasuresDiverge => "latency_measures_diverge",
             WarningKind::HotShard => "hot_shard",
             WarningKind::Stall => "stall",
+            WarningKind::MissRateAboveThreshold => "miss_rate_above_threshold",
         }
     }
 

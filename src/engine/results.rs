@@ -288,6 +288,8 @@ pub struct Results {
     pub cluster: Option<ClusterContext>,
     /// A sharded or `--start-at` run: phase lags and clock offsets.
     pub timing: Option<crate::engine::run::Timing>,
+    /// `--tls`: the session the preflight connection negotiated.
+    pub tls: Option<crate::engine::net::tls_session::TlsSession>,
 }
 
 impl Results {

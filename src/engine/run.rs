@@ -62,6 +62,15 @@ pub fn run(
     let mut preflight = Control::open(&config.target)
         .map_err(|e| unless_interrupted(interrupt, connect_advice(e, &config.target.endpoint)))?;
     let server_info = preflight.info();
+    let tls = preflight.tls_session();
+    if let Some(t) = &tls {
+        // memtier 2.4's line, once per run rather than per connection: every
+        // connection shares the configuration and the server.
+        crate::error::note(format_args!(
+            "kvbench: TLS connection established: protocol {}, cipher {}",
+            t.version, t.cipher
+        ));
+    }
     // `--cluster-mode`: the slot map before any benchmark connection, so
     // that a seed that is no cluster node, or slots without a master, are
     // one clear error at once.
@@ -113,6 +122,7 @@ pub fn run(
         server: master.server_context(),
         placement: Some(placement),
         cluster: cluster.as_ref().map(|c| c.context.clone()),
+        tls,
         ..Results::default()
     };
     let config = Arc::clone(&master.config);

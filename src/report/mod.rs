@@ -23,6 +23,7 @@ pub mod metrics;
 pub mod model;
 pub mod open_loop;
 pub mod progress;
+pub mod realtime;
 pub mod shards;
 pub mod spread;
 pub mod suite;

@@ -629,7 +629,7 @@ fn values_the_argument_parser_rejects_get_the_same_one_line_form() {
 #[test]
 fn memtier_flags_kvbench_lacks_say_so_instead_of_suggesting_another_flag() {
     let cases = [
-        at_free_port("graphite-port", "--graphite-port 8080", "--graphite-port"),
+        at_free_port("scan-incremental-iteration", "--scan-incremental-iteration", "--scan-incremental-iteration"),
         at_free_port("scan-incremental", "--scan-incremental-max-iterations=3", "--scan-incremental-max-iterations"),
     ]
     .map(|c| c.mentions("memtier's"));
@@ -743,7 +743,7 @@ fn cluster_options_that_cannot_work_exit_2_naming_the_flag() {
             "--cluster-mode --read-from master",
             "--read-from",
         )
-        .mentions("primary, replica or any"),
+        .mentions("primary, replica, any or nearest"),
         at_free_port(
             "cluster mode with memcached text",
             "--cluster-mode -P memcache_text",

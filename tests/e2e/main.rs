@@ -45,6 +45,7 @@ mod make_targets;
 mod memcached;
 mod memcached_sasl;
 mod memory;
+mod memtier24;
 mod memtier_compat;
 mod memtier_import;
 mod memtier_monitor_replay;

@@ -153,7 +153,7 @@ fn docs_name_only_flags_kvbench_has_or_refuses() {
     let docs = documents();
     let ours = kvbench_flags();
     let refused = memtier_refused(&docs);
-    assert!(refused.len() >= 10, "{refused:?}");
+    assert!(!refused.is_empty(), "{refused:?}");
     let other: BTreeMap<&str, &str> = OTHER_TOOLS.iter().copied().collect();
     let mut unknown = Vec::new();
     let mut seen_other = BTreeSet::new();

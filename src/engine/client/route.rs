@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::config::{ClusterOptions, ReadFrom};
 use crate::engine::cluster::map::Node;
+use crate::engine::cluster::nearest::{self, NodeLatency};
 use crate::engine::cluster::slot::SLOTS;
 use crate::engine::cluster::topology::{RefreshHandle, Topology, WorkerCluster};
 
@@ -19,6 +20,11 @@ pub struct Router {
     owner: Vec<u16>,
     /// For each node index, the indexes of its replicas (masters only).
     replicas: Vec<Vec<usize>>,
+    /// `--read-from nearest`: for each master's index, the node its reads
+    /// go to (itself or one of its replicas), chosen when a topology is applied.
+    nearest: Vec<usize>,
+    /// The round trips `nearest` is chosen by.
+    latency: Arc<NodeLatency>,
     refresh: Option<RefreshHandle>,
     options: ClusterOptions,
 }
@@ -30,6 +36,8 @@ impl Router {
             nodes: Vec::new(),
             owner: Vec::new(),
             replicas: Vec::new(),
+            nearest: Vec::new(),
+            latency: Arc::default(),
             refresh: None,
             options: ClusterOptions::default(),
         }
@@ -41,6 +49,8 @@ impl Router {
             nodes: Vec::new(),
             owner: vec![0; usize::from(SLOTS)],
             replicas: Vec::new(),
+            nearest: Vec::new(),
+            latency: cluster.latency,
             refresh: Some(cluster.refresh),
             options,
         };
@@ -100,6 +110,7 @@ impl Router {
                 0 => master,
                 i => replicas[i - 1],
             },
+            ReadFrom::Nearest => self.nearest.get(master).copied().unwrap_or(master),
         }
     }
 
@@ -122,6 +133,7 @@ impl Router {
         }
         self.nodes.push(node);
         self.replicas.push(Vec::new());
+        self.nearest.push(self.nodes.len() - 1);
         self.nodes.len() - 1
     }
 
@@ -156,6 +168,12 @@ impl Router {
                 .collect();
             if let Some(&master) = masters.get(m) {
                 self.replicas[master] = ids;
+            }
+        }
+        if self.options.read_from == ReadFrom::Nearest {
+            for &master in &masters {
+                let rtt = |n: usize| self.latency.of(&self.nodes[n].address());
+                self.nearest[master] = nearest::pick(master, &self.replicas[master], rtt);
             }
         }
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use super::map::{Node, SlotMap};
+use super::nearest::NodeLatency;
 
 /// The masters, their slots and their replicas.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,4 +75,7 @@ pub struct WorkerCluster {
     pub topology: Arc<Topology>,
     /// Its end of the refresher.
     pub refresh: RefreshHandle,
+    /// `--read-from nearest`: each node's round trip at the start (empty
+    /// for the other modes).
+    pub latency: Arc<NodeLatency>,
 }

@@ -10,6 +10,7 @@
 
 mod handshake;
 mod tls_failure;
+pub mod tls_session;
 mod tls_stream;
 #[cfg(test)]
 mod tls_tests;

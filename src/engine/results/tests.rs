@@ -21,6 +21,7 @@ fn best_and_worst_are_chosen_by_rate_not_position() {
         placement: None,
         cluster: None,
         timing: None,
+        tls: None,
     };
     assert_eq!(r.best(), Some(2));
     assert_eq!(r.worst(), Some(1));
@@ -41,6 +42,7 @@ fn aggregate_rate_is_all_requests_over_all_time() {
         placement: None,
         cluster: None,
         timing: None,
+        tls: None,
     };
     let agg = r.aggregate().unwrap();
     assert_eq!(rate(agg.stats.ops[0].count, agg.duration), 100.0);
@@ -58,6 +60,7 @@ fn a_single_run_is_all_stats() {
         placement: None,
         cluster: None,
         timing: None,
+        tls: None,
     };
     assert_eq!(r.sections()[0].title, "ALL STATS");
 }
@@ -76,6 +79,7 @@ fn the_aggregate_merges_only_the_runs_that_ran_to_their_end_and_counts_them() {
         placement: None,
         cluster: None,
         timing: None,
+        tls: None,
     };
     let agg = r.aggregate().unwrap();
     assert_eq!(agg.title, "AGGREGATED AVERAGE RESULTS (2 runs)");

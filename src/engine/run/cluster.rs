@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
+use crate::config::ReadFrom;
 use crate::config::{ClusterOptions, Config};
 use crate::engine::cluster::discover::discover_on;
 use crate::engine::cluster::map::Node;
+use crate::engine::cluster::nearest::NodeLatency;
 use crate::engine::cluster::refresh::{self, MIN_REFRESH_INTERVAL, Refresher};
 use crate::engine::cluster::topology::{Topology, WorkerCluster};
 use crate::engine::results::{ClusterContext, ClusterNode, NodeRole};
@@ -40,6 +42,10 @@ pub(super) fn start(
         discover_on(seed, &config.target).map_err(|e| e.into_run_error(&config.target.endpoint))?;
     let context = context(&topology, options);
     let nodes = roles(&topology);
+    let latency = Arc::new(match options.read_from {
+        ReadFrom::Nearest => measure_nearest(config, &topology),
+        _ => NodeLatency::default(),
+    });
     let (refresher, handles) = refresh::spawn(
         config.target.clone(),
         topology.all_nodes(),
@@ -52,6 +58,7 @@ pub(super) fn start(
         .map(|refresh| WorkerCluster {
             topology: Arc::clone(&topology),
             refresh,
+            latency: Arc::clone(&latency),
         })
         .collect();
     Ok(ClusterStart {
@@ -60,6 +67,25 @@ pub(super) fn start(
         refresher,
         nodes,
     })
+}
+
+/// `--read-from nearest`: times every node and says on stderr what it found,
+/// so that a reader can match the per-node counts to the choice.
+fn measure_nearest(config: &Config, topology: &Topology) -> NodeLatency {
+    let latency = NodeLatency::measure(&config.target, &topology.all_nodes());
+    let shown: Vec<String> = latency
+        .measured()
+        .map(|(address, rtt)| match rtt {
+            Some(d) => format!("{address} {:.4} ms", d.as_secs_f64() * 1e3),
+            None => format!("{address} no answer"),
+        })
+        .collect();
+    crate::error::note(format_args!(
+        "kvbench: --read-from nearest: fastest PING of {} per node: {}; each shard's reads go to its fastest node",
+        crate::engine::cluster::nearest::PINGS_PER_NODE,
+        shown.join(", ")
+    ));
+    latency
 }
 
 /// Masters, then each master's replicas.

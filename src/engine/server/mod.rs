@@ -193,6 +193,14 @@ impl Control {
         })
     }
 
+    /// The TLS session this connection negotiated (`None` without `--tls`).
+    pub fn tls_session(&self) -> Option<crate::engine::net::tls_session::TlsSession> {
+        match &self.stream {
+            BlockingStream::Tls(s) => crate::engine::net::tls_session::TlsSession::of(&s.conn),
+            _ => None,
+        }
+    }
+
     /// Sends one command and waits for its reply.
     pub fn command(&mut self, args: &[&str]) -> io::Result<Value> {
         let mut out = Vec::new();

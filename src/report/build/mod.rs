@@ -26,6 +26,7 @@ pub mod settings;
 use crate::config::{Config, Stop};
 use crate::report::ReportInput;
 use crate::report::model::section::SectionTitle;
+use crate::report::model::tls::TlsNegotiated;
 use crate::report::model::{Report, RunInformation};
 
 /// The whole report of `input`.
@@ -41,6 +42,10 @@ pub fn report(input: &ReportInput<'_>) -> Report {
     Report {
         configuration: Some(config::memtier_configuration(c)),
         run_information: Some(run_information(c)),
+        tls: input.results.tls.as_ref().map(|t| TlsNegotiated {
+            negotiated_version: t.version.clone(),
+            negotiated_cipher: t.cipher.clone(),
+        }),
         sections: sections.collect(),
         kvbench: Some(kvbench::kvbench(input)),
         other: Default::default(),

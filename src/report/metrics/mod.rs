@@ -9,9 +9,11 @@
 //! - [`http`]: the endpoint's thread, which only hands out the last text,
 //!   to many clients at once within fixed limits.
 //! - [`statsd`]: memtier's StatsD lines over UDP.
+//! - [`graphite`]: memtier's Graphite event annotations (`--graphite-port`).
 
 pub mod board;
 pub mod exposition;
+pub mod graphite;
 pub mod http;
 pub mod statsd;
 
@@ -33,8 +35,11 @@ use crate::error::note;
 use crate::workload::ops::OpTable;
 use board::Board;
 use exposition::{Format, render};
+use graphite::Graphite;
 use http::{Published, Shared};
 use statsd::Statsd;
+
+use crate::report::realtime::Realtime;
 
 /// The `/metrics` endpoint's side on the master: the board and the text
 /// handed to the endpoint's thread.
@@ -141,11 +146,14 @@ impl Sink for Exporter {
     }
 }
 
-/// Every live metrics output the configuration asks for, as one sink, and
-/// what happens after the run (linger, a count of failed StatsD sends).
+/// Every live output the configuration asks for (the endpoint, StatsD,
+/// Graphite events, `--realtime-latencies`), as one sink, and what happens
+/// after the run (linger, a count of failed StatsD sends).
 pub struct Live {
     exporter: Option<Exporter>,
     statsd: Option<Statsd>,
+    graphite: Option<Graphite>,
+    realtime: Option<Realtime>,
     linger: Duration,
 }
 
@@ -170,9 +178,15 @@ impl Live {
             .as_ref()
             .map(|target| Statsd::open(target, config))
             .transpose()?;
+        let graphite = m
+            .statsd
+            .as_ref()
+            .and_then(|target| Graphite::new(target, config.threads, config.clients));
         Ok(Live {
             exporter,
             statsd,
+            graphite,
+            realtime: config.realtime_latencies.then(|| Realtime::new(config)),
             linger: m.linger,
         })
     }
@@ -186,6 +200,9 @@ impl Live {
     /// `--metrics-linger` (cut short by a signal) and says how many StatsD
     /// sends failed.
     pub fn finish(&mut self, interrupt: &Interrupt) {
+        if let Some(g) = self.graphite.as_mut() {
+            g.finish();
+        }
         if let Some(statsd) = &self.statsd {
             let (failed, tried) = statsd.failures();
             if failed > 0 {
@@ -228,6 +245,12 @@ impl Sink for Live {
         if let Some(s) = self.statsd.as_mut() {
             s.start_phase(phase, stop);
         }
+        if let (Some(g), Phase::Run(n)) = (self.graphite.as_mut(), phase) {
+            g.started(n);
+        }
+        if let Some(r) = self.realtime.as_mut() {
+            r.start_phase(phase, stop);
+        }
     }
 
     fn second(&mut self, s: &Second, total: &Stats, elapsed: Duration, open: usize) {
@@ -237,6 +260,9 @@ impl Sink for Live {
         if let Some(st) = self.statsd.as_mut() {
             st.second(s, total, elapsed, open);
         }
+        if let Some(r) = self.realtime.as_mut() {
+            r.second(s, total, elapsed, open);
+        }
     }
 
     fn end_phase(&mut self, r: &PhaseResult) {
@@ -245,6 +271,9 @@ impl Sink for Live {
         }
         if let Some(s) = self.statsd.as_mut() {
             s.end_phase(r);
+        }
+        if let (Some(g), Phase::Run(n)) = (self.graphite.as_mut(), r.phase) {
+            g.completed(n);
         }
     }
 }

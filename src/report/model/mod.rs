@@ -34,6 +34,7 @@ pub mod shard;
 pub mod sweep;
 #[cfg(test)]
 mod tests;
+pub mod tls;
 pub mod verdict;
 
 use std::fmt;
@@ -96,6 +97,8 @@ pub struct Report {
     pub configuration: Option<Map<String, Value>>,
     /// `run information`.
     pub run_information: Option<RunInformation>,
+    /// memtier 2.4's `TLS`: the negotiated session, with `--tls` only.
+    pub tls: Option<tls::TlsNegotiated>,
     /// The sections, in the file's order.
     pub sections: Vec<(SectionTitle, Section)>,
     /// kvbench's own object; `None` in a memtier file.
@@ -134,6 +137,7 @@ pub const FORMAT_VERSION: u32 = 2;
 const CONFIGURATION: &str = "configuration";
 const RUN_INFORMATION: &str = "run information";
 const KVBENCH: &str = "kvbench";
+const TLS: &str = "TLS";
 
 impl Serialize for Report {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -143,6 +147,9 @@ impl Serialize for Report {
         }
         if let Some(r) = &self.run_information {
             map.serialize_entry(RUN_INFORMATION, r)?;
+        }
+        if let Some(t) = &self.tls {
+            map.serialize_entry(TLS, t)?;
         }
         for (title, section) in &self.sections {
             map.serialize_entry(&title.to_string(), section)?;
@@ -175,6 +182,7 @@ impl<'de> Deserialize<'de> for Report {
                         CONFIGURATION => report.configuration = Some(map.next_value()?),
                         RUN_INFORMATION => report.run_information = Some(map.next_value()?),
                         KVBENCH => report.kvbench = Some(map.next_value()?),
+                        TLS => report.tls = Some(map.next_value()?),
                         _ => match SectionTitle::parse(&key) {
                             Some(title) => report.sections.push((title, map.next_value()?)),
                             None => report.other.0.push((key, map.next_value()?)),

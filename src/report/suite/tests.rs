@@ -47,6 +47,7 @@ fn set_step(runs: &[(u64, u64)]) -> StepResult {
             placement: None,
             cluster: None,
             timing: None,
+            tls: None,
         },
     }
 }

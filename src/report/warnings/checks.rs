@@ -60,6 +60,9 @@ pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
     if let Some(w) = hit_rate(config, results) {
         out.push(w);
     }
+    if let Some(w) = miss_rate_threshold(config, results) {
+        out.push(w);
+    }
     let local = sysinfo::is_this_machine(&config.target.endpoint);
     if local {
         let placement = results.placement.as_ref();
@@ -304,6 +307,21 @@ fn hit_rate(config: &Config, results: &Results) -> Option<Warning> {
     (hit_rate < floor).then_some(Warning::GetsMostlyMiss {
         hit_rate,
         prefilled: config.prefill,
+    })
+}
+
+/// `--miss-rate-threshold`: every command whose nil reply is a miss (GET,
+/// and the `--command` rows that count hits) together, over the measured runs.
+fn miss_rate_threshold(config: &Config, results: &Results) -> Option<Warning> {
+    let threshold = config.miss_rate_threshold?;
+    let all = results.run_totals()?;
+    let get = crate::report::hit_stats(config, &all)?;
+    let answered = get.hits + get.misses;
+    let miss_rate = 100.0 - hit_rate_percent(&get)?;
+    (miss_rate > threshold).then_some(Warning::MissRateAboveThreshold {
+        miss_rate,
+        threshold,
+        answered,
     })
 }
 

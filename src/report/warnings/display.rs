@@ -136,6 +136,14 @@ impl fmt::Display for Warning {
                 f,
                 "the GET hit rate is only {hit_rate:.2} %: most GETs asked for keys nobody wrote, and a miss is cheaper than a hit; add --prefill (or prefill with --ratio 1:0 --key-pattern P:P -n allkeys) before a GET benchmark."
             ),
+            Warning::MissRateAboveThreshold {
+                miss_rate,
+                threshold,
+                answered,
+            } => write!(
+                f,
+                "the GET miss rate is {miss_rate:.2} %, above --miss-rate-threshold {threshold} % ({answered} GETs answered): the run measures misses more than the workload meant; prefill the keys (--prefill) or raise the threshold."
+            ),
             Warning::SameMachine {
                 target,
                 apart: true,

@@ -103,6 +103,16 @@ pub enum Warning {
         /// `--prefill` was given (then anything below 100 % is a surprise).
         prefilled: bool,
     },
+    /// `--miss-rate-threshold`: more GETs missed than the threshold allows
+    /// (memtier 2.4's warning after a run).
+    MissRateAboveThreshold {
+        /// GET miss rate of the measured runs, %.
+        miss_rate: f64,
+        /// `--miss-rate-threshold`, %.
+        threshold: f64,
+        /// GETs answered (hits and misses).
+        answered: u64,
+    },
     /// The server runs on this machine: client and server share its CPUs.
     SameMachine {
         /// The target, as printed.
@@ -254,6 +264,7 @@ impl Warning {
             Warning::LatencyMeasuresDiverge { .. } => WarningKind::LatencyMeasuresDiverge,
             Warning::HotShard { .. } => WarningKind::HotShard,
             Warning::Stall { .. } => WarningKind::Stall,
+            Warning::MissRateAboveThreshold { .. } => WarningKind::MissRateAboveThreshold,
         }
     }
 }

@@ -53,6 +53,7 @@ fn router(
     let cluster = WorkerCluster {
         topology: Arc::new(three_masters()),
         refresh: RefreshHandle::new(ask_tx, up_rx),
+        latency: Arc::default(),
     };
     let options = ClusterOptions {
         read_from,

@@ -16,7 +16,7 @@ use crate::report::model::section::{
     DistributionPoint, OpRow, RUNTIME_KEY, Runtime, Section, SectionTitle, TOTALS_ROW,
 };
 use crate::report::model::{
-    CONFIGURATION, Document, KVBENCH, RUN_INFORMATION, Report, RunInformation, SweepDocument,
+    CONFIGURATION, Document, KVBENCH, RUN_INFORMATION, Report, RunInformation, SweepDocument, TLS,
 };
 use crate::report::suite::json::SuiteDocument;
 
@@ -102,6 +102,7 @@ impl JsonSchema for Report {
             "properties": {
                 CONFIGURATION: build::config::memtier_configuration_schema(generator),
                 RUN_INFORMATION: generator.subschema_for::<RunInformation>(),
+                TLS: generator.subschema_for::<crate::report::model::tls::TlsNegotiated>(),
                 &all: described("The only result section of a single-run benchmark (-x 1). Absent until the run has finished."),
                 &best: described("A copy of the run with the highest total ops/sec (multi-run benchmarks only)."),
                 &worst: described("A copy of the run with the lowest total ops/sec (multi-run benchmarks only)."),

@@ -251,7 +251,7 @@ variants_of!(
     read_from,
     ReadFrom,
     |r: ReadFrom| Value::from(r.as_str()),
-    [Primary, Replica, Any]
+    [Primary, Replica, Any, Nearest]
 );
 variants_of!(
     breakdown,
