@@ -26,6 +26,7 @@ mod load;
 pub mod metrics;
 mod output;
 mod pair;
+pub mod retry;
 pub mod shard;
 pub mod start_at;
 pub mod suite;
@@ -34,6 +35,7 @@ pub mod target;
 pub mod tls;
 mod tls_key;
 mod tools;
+mod transaction;
 mod warning_kind;
 
 use crate::cli::Args;
@@ -266,6 +268,10 @@ pub struct Config {
     pub silenced_warnings: Vec<WarningKind>,
     /// `--metrics-listen` and `--statsd-*`: who watches the run live.
     pub metrics: LiveMetrics,
+    /// `--retry-on-error`: which error replies are sent again, how often.
+    pub retry: Option<retry::RetryPolicy>,
+    /// `--failed-keys-file`: where the requests that finally failed are appended.
+    pub failed_keys_file: Option<PathBuf>,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -320,6 +326,9 @@ fn build(a: Args) -> Result<Config, UsageError> {
     }
     let target = build_target(&a)?;
     let commands = a.command.as_ref().is_some_and(|c| !c.is_empty());
+    transaction::check(&a, commands)?;
+    let retry = retry::build_retry(&a, target.protocol)?;
+    let failed_keys_file = retry::build_failed_keys(&a)?;
     let pair = pair::build_pair(&a, target.protocol, commands, sweep.ratios.len() > 1)?;
     let ops = Arc::new(commands::build_ops(
         &a,
@@ -375,6 +384,8 @@ fn build(a: Args) -> Result<Config, UsageError> {
         .filter(|d| !d.is_zero()),
         silenced_warnings: WarningKind::from_flags(a.no_warning.iter().flatten())?,
         metrics: metrics::build_metrics(&a)?,
+        retry,
+        failed_keys_file,
     })
 }
 

@@ -135,7 +135,13 @@ pub(super) fn build_ops(
             "every weight is 0, so nothing would be sent; give at least one command a weight of 1 or more",
         ));
     }
-    Ok(OpTable::commands(lines, breakdown))
+    if !a.transaction {
+        return Ok(OpTable::commands(lines, breakdown));
+    }
+    let lines = crate::config::transaction::rotation(lines, a.cluster_mode)?;
+    let mut table = OpTable::commands(lines, breakdown);
+    table.transaction = true;
+    Ok(table)
 }
 
 /// A per-command list, from repeated flags or comma-separated values: empty

@@ -111,6 +111,9 @@ pub struct OpTable {
     pub rand_int: RandInt,
     /// memtier's options on the SET/GET pair (expiry, WAIT, MGET, offset).
     pub pair: PairOptions,
+    /// `--transaction`: each rotation of the cycle is one transaction, sent
+    /// on one connection, every `__key__` of it one key.
+    pub transaction: bool,
 }
 
 /// Where `__rand_int__` numbers come from: a `--command` run draws them from
@@ -261,6 +264,7 @@ impl OpTable {
             breakdown,
             rand_int: RandInt::KeyRange,
             pair: PairOptions::default(),
+            transaction: false,
         }
     }
 
