@@ -14,6 +14,7 @@ pub mod net;
 pub mod placement;
 pub mod request;
 pub mod results;
+pub mod retry;
 pub mod run;
 pub mod schedule;
 pub mod server;

@@ -43,6 +43,8 @@ pub struct Queued {
     pub len: u32,
     /// `--cluster-mode`: redirects and retries it has followed so far.
     pub redirects: u8,
+    /// `--retry-on-error`: times it was sent again after an error reply.
+    pub retries: u16,
     /// An `ASKING` sent ahead of a redirected request: its reply answers
     /// no request of the workload and is not counted.
     pub asking: bool,
@@ -57,6 +59,7 @@ impl Queued {
         key: 0,
         len: 0,
         redirects: 0,
+        retries: 0,
         asking: true,
     };
 }
@@ -376,6 +379,7 @@ impl RequestSource {
             key: first_key.unwrap_or(0),
             len: u32::try_from(len).unwrap_or(u32::MAX),
             redirects: 0,
+            retries: 0,
             asking: false,
         })
     }

@@ -11,6 +11,7 @@
 //! known only once its key is drawn, and copied from there.
 
 mod bounce;
+pub mod retry;
 pub mod route;
 mod routed;
 

@@ -37,6 +37,7 @@ use crate::engine::cluster::topology::WorkerCluster;
 use crate::engine::conn::Conn;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::net;
+use crate::engine::retry::FailedKeysLog;
 use crate::engine::stats::{NodeStats, Stats};
 use crate::engine::timer::Timer;
 use crate::error::ConnectError;
@@ -149,6 +150,8 @@ pub struct WorkerBuilder {
     pub reports: Sender<Report>,
     /// `--cluster-mode`: the topology and the refresher.
     pub cluster: Option<WorkerCluster>,
+    /// `--failed-keys-file`, opened for appending by the master.
+    pub failed_keys: Option<Arc<std::fs::File>>,
 }
 
 /// AUTH / SELECT / PING for a connection that reconnects or opens mid-run,
@@ -199,6 +202,8 @@ pub struct Worker {
     /// to reuse their memory).
     touched: Vec<usize>,
     touched_clients: Vec<usize>,
+    /// `--failed-keys-file`: this thread's lines.
+    failed_keys: Option<FailedKeysLog>,
 }
 
 /// A connection's owner and reconnect state.
@@ -308,6 +313,7 @@ impl WorkerBuilder {
             },
             touched: Vec::with_capacity(worker_conns.len()),
             touched_clients: Vec::with_capacity(config.clients),
+            failed_keys: self.failed_keys.map(FailedKeysLog::new),
             pipeline: config.pipeline,
             interrupt: self.interrupt,
             wakeups: BinaryHeap::new(),
@@ -340,6 +346,7 @@ fn new_conn(config: &Config, stream: net::Stream) -> Conn {
     )
     .with_protocol(config.target.protocol)
     .with_key_prefix(config.keys.prefix.as_bytes())
+    .with_hand_back(crate::engine::retry::HandBack::for_config(config))
 }
 
 /// The target of node `node`: the configured one for a single server, its

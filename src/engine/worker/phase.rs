@@ -253,6 +253,9 @@ impl Worker {
             given_up,
             stalled,
         };
+        if let Some(log) = self.failed_keys.as_mut() {
+            log.flush();
+        }
         self.report_second(second, now, backlog, Some(end));
     }
 
