@@ -338,6 +338,8 @@ fn build(a: Args) -> Result<Config, UsageError> {
         pair,
     )?);
     connection::check_workload(target.protocol, &ops, &keys)?;
+    let stop = build_stop(&a)?;
+    transaction::check_requests(&ops, stop)?;
     let cluster = cluster::build_cluster(&a, &target)?;
     let start_at = build_start(&a, sweep.cell_count() > 1)?;
     let host = hostname();
@@ -353,7 +355,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         pipeline: sweep.pipelines[0],
         ratio: sweep.ratios[0],
         ops,
-        stop: build_stop(&a)?,
+        stop,
         run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
         warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,
         rate,

@@ -5,9 +5,11 @@
 //! cannot be one transaction, before any connection opens.
 
 use crate::cli::Args;
+use crate::config::Stop;
 use crate::error::UsageError;
 use crate::protocol::command::{CommandSpec, Part};
 use crate::workload::keys::KeyPattern;
+use crate::workload::ops::OpTable;
 
 /// One `--command` line: its command, key pattern and weight.
 pub(super) type Line = (CommandSpec, KeyPattern, u32);
@@ -31,6 +33,28 @@ pub(super) fn check(a: &Args, commands: bool) -> Result<(), UsageError> {
         ));
     }
     Ok(())
+}
+
+/// `-n` counts requests, and a budget that ends inside a rotation would
+/// leave its last transaction open: refused, with the nearest whole count.
+pub(super) fn check_requests(ops: &OpTable, stop: Stop) -> Result<(), UsageError> {
+    let period: u64 = ops.ops.iter().map(|op| u64::from(op.weight)).sum();
+    match stop {
+        Stop::Requests(n) if ops.transaction && period > 0 && n % period != 0 => {
+            let whole = (n / period).max(1) * period;
+            Err(UsageError::new(
+                "--requests",
+                format!(
+                    "{n} requests end inside a transaction of {period}; give a multiple of {period}, such as -n {whole}"
+                ),
+            ))
+        }
+        Stop::AllKeys if ops.transaction => Err(UsageError::new(
+            "--requests",
+            "allkeys counts keys, and --transaction sends one key per rotation; give a number of requests or --test-time",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The rotation of a `--transaction` run: `lines` as given when they hold a

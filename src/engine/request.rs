@@ -82,6 +82,22 @@ pub struct RequestSource {
     protocol: Protocol,
     /// `--wait-ratio`: this connection's SETs and WAITs so far.
     gate: WaitGate,
+    /// `--transaction`: the rotation in progress and its one key.
+    rotation: Option<Rotation>,
+}
+
+/// `--transaction`: every `__key__` of one rotation of the cycle is one key,
+/// drawn when the rotation starts from the first keyed op's pattern, so that
+/// `WATCH` guards the key the rotation writes and, in a cluster, the whole
+/// rotation has one slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rotation {
+    /// Rotations started on this connection, from 1.
+    pub number: u64,
+    /// The first op with a `__key__`; `None` when no op has one.
+    pub keyed_op: Option<usize>,
+    /// The rotation's key.
+    pub key: Option<u64>,
 }
 
 /// The placeholders of one request, drawn from the connection's generators.
@@ -96,12 +112,17 @@ struct Draw<'a, 'v> {
     rand_next: Option<&'a mut u64>,
     /// The first key drawn, kept in the in-flight entry.
     first_key: Option<u64>,
+    /// `--transaction`: the rotation's key, which every `__key__` takes.
+    fixed_key: Option<u64>,
 }
 
 impl<'v> Fill<'v> for Draw<'_, 'v> {
     #[inline]
     fn key(&mut self) -> u64 {
-        let key = self.keys.next(self.op, self.rng);
+        let key = match self.fixed_key {
+            Some(key) => key,
+            None => self.keys.next(self.op, self.rng),
+        };
         self.first_key.get_or_insert(key);
         key
     }
@@ -222,6 +243,7 @@ impl RequestSource {
             remaining,
             protocol: config.target.protocol,
             gate: WaitGate::default(),
+            rotation: ops_transaction(&config.ops),
         })
     }
 
@@ -248,7 +270,13 @@ impl RequestSource {
             remaining: Some(len / slots + u64::from(slot < len % slots)),
             protocol: config.target.protocol,
             gate: WaitGate::default(),
+            rotation: None,
         })
+    }
+
+    /// `--transaction`: the rotation the last request drawn belongs to.
+    pub fn rotation(&self) -> Option<Rotation> {
+        self.rotation
     }
 
     /// True when the budget is spent.
@@ -316,6 +344,12 @@ impl RequestSource {
         if !self.take() {
             return None;
         }
+        if let Some(rotation) = self.rotation.as_mut()
+            && self.cycle.at_start()
+        {
+            rotation.number += 1;
+            rotation.key = rotation.keyed_op.map(|op| self.keys.next(op, &mut self.rng));
+        }
         let index = self.next_op();
         let op = self.ops.ops.get(index)?;
         if index >= self.keys.len() {
@@ -363,6 +397,7 @@ impl RequestSource {
                     rand_range: self.rand_range,
                     rand_next: self.rand_next.as_mut(),
                     first_key: None,
+                    fixed_key: self.rotation.and_then(|r| r.key),
                 };
                 (op.template.encode(out, prefix, &mut draw), draw.first_key)
             }
@@ -432,6 +467,7 @@ impl RequestSource {
                         rand_range: self.rand_range,
                         rand_next: self.rand_next.as_mut(),
                         first_key: None,
+                        fixed_key: None,
                     },
                 };
                 op.template.encode(out, prefix, &mut draw)
@@ -442,6 +478,18 @@ impl RequestSource {
             ..queued
         }
     }
+}
+
+/// The rotation state of a `--transaction` table, before its first request.
+fn ops_transaction(ops: &OpTable) -> Option<Rotation> {
+    ops.transaction.then(|| Rotation {
+        number: 0,
+        keyed_op: ops
+            .ops
+            .iter()
+            .position(|op| op.spec.count(&crate::protocol::command::Part::Key) > 0),
+        key: None,
+    })
 }
 
 #[cfg(test)]

@@ -47,6 +47,8 @@ mod memcached_sasl;
 mod memory;
 mod memtier_compat;
 mod memtier_pair;
+mod memtier_retry;
+mod memtier_transaction;
 mod merge;
 mod merge_exact;
 mod merge_fleet;

@@ -12,6 +12,7 @@
 
 mod bounce;
 pub mod retry;
+mod transaction;
 pub mod route;
 mod routed;
 
@@ -82,6 +83,8 @@ pub struct Client {
     /// The bytes of a waiting or pending request, encoded again.
     again: Vec<u8>,
     ops: Arc<OpTable>,
+    /// `--transaction` in a cluster: the rotation in progress and its node.
+    pin: Option<(u64, usize)>,
 }
 
 impl Client {
@@ -100,6 +103,7 @@ impl Client {
             scratch: Vec::with_capacity(max_request),
             again: Vec::with_capacity(max_request),
             ops,
+            pin: None,
         }
     }
 
@@ -125,6 +129,7 @@ impl Client {
     pub fn start_phase(&mut self) {
         self.waiting.iter_mut().for_each(routed::NodeQueue::clear);
         self.pending.clear();
+        self.pin = None;
         self.timer_queued = false;
         self.retry_queued = false;
     }
