@@ -356,17 +356,20 @@ impl RequestSource {
             return None;
         }
         let keys = &mut self.keys;
+        let fixed = self.rotation.and_then(|r| r.key);
+        let rng = &mut self.rng;
+        let mut next_key = || fixed.unwrap_or_else(|| keys.next(index, rng));
         // The pair's dedicated encoders draw the key, then the value, as the
         // template does, so a seed gives the same requests either way.
         let (len, first_key) = match op.encoding {
             Encoding::Set => {
-                let key = keys.next(index, &mut self.rng);
+                let key = next_key();
                 let value = values.next(key, &mut self.rng);
                 let len = self.protocol.encode_set(out, prefix, key, value, opaque);
                 (len, Some(key))
             }
             Encoding::SetExpiring => {
-                let key = keys.next(index, &mut self.rng);
+                let key = next_key();
                 let value = values.next(key, &mut self.rng);
                 let len = encode_expiring(
                     self.protocol,
@@ -382,7 +385,7 @@ impl RequestSource {
             }
             Encoding::Wait => (encode_wait(&self.ops, &mut self.rng, out), None),
             Encoding::Get => {
-                let key = keys.next(index, &mut self.rng);
+                let key = next_key();
                 (
                     self.protocol.encode_get(out, prefix, key, opaque),
                     Some(key),
@@ -397,7 +400,7 @@ impl RequestSource {
                     rand_range: self.rand_range,
                     rand_next: self.rand_next.as_mut(),
                     first_key: None,
-                    fixed_key: self.rotation.and_then(|r| r.key),
+                    fixed_key: fixed,
                 };
                 (op.template.encode(out, prefix, &mut draw), draw.first_key)
             }

@@ -101,7 +101,7 @@ fn a_retry_that_meets_a_recovered_server_succeeds_and_is_timed_from_the_first_se
     let redis = full_server();
     let dir = TempDir::new("retry-recover");
     let (json, file) = (dir.path("r.json"), dir.path("failed.csv"));
-    let mut child = kvbench_at(redis.port)
+    let child = kvbench_at(redis.port)
         .args(["-t", "1", "-c", "2", "-n", "100", "--ratio", "1:0"])
         .args(["--retry-on-error", "--max-retries", "-1"])
         .args(["--failed-keys-file", file.to_str().unwrap()])
