@@ -24,6 +24,9 @@ const UNSUPPORTED_LONG: &[&str] = &[
     "clients-start",
     "clients-step",
     "step-duration",
+    "retry-backoff-ms",
+    "retry-backoff-factor",
+    "max-retry-queue",
 ];
 
 /// memtier's short flags that kvbench does not accept, with their long names.
