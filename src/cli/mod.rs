@@ -214,7 +214,12 @@ pub struct Args {
     pub retry_on_error: bool,
     /// Retries per request with --retry-on-error; -1 = no limit [default: 3; with
     /// --memtier-compat -1]
-    #[arg(long, value_name = "N", allow_negative_numbers = true, help_heading = "Retries")]
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        help_heading = "Retries"
+    )]
     pub max_retries: Option<i64>,
     /// The error prefixes that are retried, e.g. OOM,BUSY,LOADING [default: every
     /// transient kind: OOM,LOADING,BUSY,READONLY,TRYAGAIN,CLUSTERDOWN,OTHER]

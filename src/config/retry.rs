@@ -182,7 +182,9 @@ fn parse_retry_on(list: &str) -> Result<KindSet, UsageError> {
                 ServerErrorKind::Moved | ServerErrorKind::Ask => {
                     "a redirect, which --cluster-mode follows (see --max-redirects)"
                 }
-                _ => "about the request or the credentials, so sending it again gets the same answer",
+                _ => {
+                    "about the request or the credentials, so sending it again gets the same answer"
+                }
             };
             return Err(UsageError::new(
                 "--retry-on",
@@ -214,12 +216,8 @@ pub(super) fn build_failed_keys(a: &Args) -> Result<Option<PathBuf>, UsageError>
 /// [`FAILED_KEYS_HEADER`]: appending would mix kvbench's lines into a file
 /// someone else wrote.
 fn check_ours(path: &Path) -> Result<(), UsageError> {
-    let fail = |why: String| {
-        UsageError::new(
-            "--failed-keys-file",
-            format!("{}: {why}", path.display()),
-        )
-    };
+    let fail =
+        |why: String| UsageError::new("--failed-keys-file", format!("{}: {why}", path.display()));
     let meta = match std::fs::metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -279,7 +277,10 @@ mod tests {
         let p = build_retry(&a, Protocol::Redis).unwrap().unwrap();
         assert!(p.retries(ServerErrorKind::Busy, u16::MAX));
         let a = args(&["--retry-on-error", "--max-retries", "-2"]);
-        assert_eq!(build_retry(&a, Protocol::Redis).unwrap_err().flag, "--max-retries");
+        assert_eq!(
+            build_retry(&a, Protocol::Redis).unwrap_err().flag,
+            "--max-retries"
+        );
     }
 
     #[test]
@@ -314,7 +315,12 @@ mod tests {
         std::fs::write(&theirs, "precious\n").unwrap();
         let empty = dir.join("empty.csv");
         std::fs::write(&empty, "").unwrap();
-        for (path, ok) in [(&ours, true), (&empty, true), (&theirs, false), (&dir, false)] {
+        for (path, ok) in [
+            (&ours, true),
+            (&empty, true),
+            (&theirs, false),
+            (&dir, false),
+        ] {
             let a = args(&["--failed-keys-file", path.to_str().unwrap()]);
             assert_eq!(build_failed_keys(&a).is_ok(), ok, "{}", path.display());
         }

@@ -148,8 +148,14 @@ mod tests {
 
     #[test]
     fn a_rotation_without_multi_is_wrapped_after_its_watches() {
-        let got = rotation(lines(&["WATCH __key__", "GET __key__", "SET __key__ v"]), false);
-        assert_eq!(names(&got.unwrap()), ["WATCH", "MULTI", "GET", "SET", "EXEC"]);
+        let got = rotation(
+            lines(&["WATCH __key__", "GET __key__", "SET __key__ v"]),
+            false,
+        );
+        assert_eq!(
+            names(&got.unwrap()),
+            ["WATCH", "MULTI", "GET", "SET", "EXEC"]
+        );
         let got = rotation(lines(&["INCR __key__"]), false).unwrap();
         assert_eq!(names(&got), ["MULTI", "INCR", "EXEC"]);
     }

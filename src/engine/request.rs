@@ -348,7 +348,9 @@ impl RequestSource {
             && self.cycle.at_start()
         {
             rotation.number += 1;
-            rotation.key = rotation.keyed_op.map(|op| self.keys.next(op, &mut self.rng));
+            rotation.key = rotation
+                .keyed_op
+                .map(|op| self.keys.next(op, &mut self.rng));
         }
         let index = self.next_op();
         let op = self.ops.ops.get(index)?;

@@ -150,7 +150,12 @@ fn push_quoted(out: &mut Vec<u8>, bytes: &[u8]) {
         match b {
             b'"' => out.extend_from_slice(b"\"\""),
             0x20..=0x7e => out.push(b),
-            _ => out.extend_from_slice(&[b'\\', b'x', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'x',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]),
         }
     }
     out.push(b'"');
@@ -162,7 +167,9 @@ fn push_utc(out: &mut Vec<u8>, at: SystemTime) {
     let secs = since.as_secs();
     let (year, month, day) = civil_from_days((secs / 86_400) as i64);
     let of_day = secs % 86_400;
-    let two = |out: &mut Vec<u8>, n: u64| out.extend_from_slice(&[b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]);
+    let two = |out: &mut Vec<u8>, n: u64| {
+        out.extend_from_slice(&[b'0' + (n / 10) as u8, b'0' + (n % 10) as u8])
+    };
     out.extend_from_slice(itoa::Buffer::new().format(year).as_bytes());
     out.push(b'-');
     two(out, month);
@@ -207,11 +214,20 @@ mod tests {
     #[test]
     fn timestamps_are_utc_with_microseconds() {
         let mut out = Vec::new();
-        push_utc(&mut out, UNIX_EPOCH + Duration::from_micros(1_778_840_430_000_007));
-        assert_eq!(String::from_utf8(out).unwrap(), "2026-05-15T10:20:30.000007Z");
+        push_utc(
+            &mut out,
+            UNIX_EPOCH + Duration::from_micros(1_778_840_430_000_007),
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "2026-05-15T10:20:30.000007Z"
+        );
         let mut out = Vec::new();
         push_utc(&mut out, UNIX_EPOCH + Duration::from_secs(951_782_400));
-        assert_eq!(String::from_utf8(out).unwrap(), "2000-02-29T00:00:00.000000Z");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "2000-02-29T00:00:00.000000Z"
+        );
     }
 
     #[test]
@@ -239,7 +255,9 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
             text,
-            format!("{FAILED_KEYS_HEADER}\n1970-01-01T00:00:00.000000Z,SET,\"memtier-7\",\"OOM\",3\n")
+            format!(
+                "{FAILED_KEYS_HEADER}\n1970-01-01T00:00:00.000000Z,SET,\"memtier-7\",\"OOM\",3\n"
+            )
         );
         std::fs::remove_file(&path).unwrap();
     }

@@ -10,7 +10,9 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use crate::common::cluster::wait_for;
-use crate::common::{Redis, TempDir, kvbench_at, kvbench_json, read_json, refused_before_connecting, total};
+use crate::common::{
+    Redis, TempDir, kvbench_at, kvbench_json, read_json, refused_before_connecting, total,
+};
 use kvbench::config::retry::FAILED_KEYS_HEADER;
 
 /// `cmdstat_set`'s (calls, rejected_calls) at `redis`.
@@ -62,7 +64,10 @@ fn oom_replies_are_sent_again_up_to_max_retries_and_every_send_is_a_server_call(
     assert_eq!(lines.len(), 100, "one line per final error");
     for fields in &lines {
         assert_eq!(fields.len(), 5, "{fields:?}");
-        assert!(fields[0].ends_with('Z') && fields[0].len() == 27, "{fields:?}");
+        assert!(
+            fields[0].ends_with('Z') && fields[0].len() == 27,
+            "{fields:?}"
+        );
         assert_eq!(fields[1], "SET");
         let key: u64 = fields[2]
             .trim_matches('"')
@@ -75,7 +80,11 @@ fn oom_replies_are_sent_again_up_to_max_retries_and_every_send_is_a_server_call(
         assert_eq!(fields[4], "2");
     }
     // The server agrees: no mismatch between its calls and kvbench's sends.
-    assert!(!report.stderr.contains("the server counted"), "{}", report.stderr);
+    assert!(
+        !report.stderr.contains("the server counted"),
+        "{}",
+        report.stderr
+    );
 }
 
 #[test]
@@ -119,7 +128,11 @@ fn a_retry_that_meets_a_recovered_server_succeeds_and_is_timed_from_the_first_se
     );
     assert_eq!(redis.command(&["CONFIG", "SET", "maxmemory", "0"]), b"OK");
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc = read_json(&json);
     let (calls, rejected) = set_stats(&redis);
     // Each request counts once, at its successful reply; each refused send

@@ -35,7 +35,13 @@ fn a_watch_rotation_is_one_transaction_on_one_key_and_counted_as_the_server_coun
         ],
     )
     .doc;
-    let expected = [("WATCH", 30), ("MULTI", 30), ("GET", 30), ("SET", 60), ("EXEC", 30)];
+    let expected = [
+        ("WATCH", 30),
+        ("MULTI", 30),
+        ("GET", 30),
+        ("SET", 60),
+        ("EXEC", 30),
+    ];
     for (op, n) in expected {
         assert_eq!(total(&doc, op, "count"), n, "{op}");
         assert_eq!(total(&doc, op, "errors"), 0, "{op}");
@@ -74,12 +80,22 @@ fn a_transaction_that_cannot_be_whole_is_refused_before_connecting() {
         &redis,
         ["-n", "10", "--transaction", "--command", "INCR __key__"],
     );
-    assert!(stderr.contains("--requests") && stderr.contains("multiple of 3"), "{stderr}");
+    assert!(
+        stderr.contains("--requests") && stderr.contains("multiple of 3"),
+        "{stderr}"
+    );
     let stderr = refused_before_connecting(&redis, ["-n", "9", "--transaction"]);
     assert!(stderr.contains("--transaction"), "{stderr}");
     let stderr = refused_before_connecting(
         &redis,
-        ["-n", "9", "--transaction", "--retry-on-error", "--command", "INCR __key__"],
+        [
+            "-n",
+            "9",
+            "--transaction",
+            "--retry-on-error",
+            "--command",
+            "INCR __key__",
+        ],
     );
     assert!(stderr.contains("--retry-on-error"), "{stderr}");
 }
@@ -118,5 +134,8 @@ fn in_a_cluster_each_rotation_runs_on_the_shard_of_its_key() {
         with_transactions += usize::from(multi > 0);
     }
     assert_eq!(cluster.sum_calls("multi"), 48);
-    assert!(with_transactions >= 2, "every transaction went to one shard");
+    assert!(
+        with_transactions >= 2,
+        "every transaction went to one shard"
+    );
 }

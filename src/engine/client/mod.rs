@@ -12,9 +12,9 @@
 
 mod bounce;
 pub mod retry;
-mod transaction;
 pub mod route;
 mod routed;
+mod transaction;
 
 use std::collections::VecDeque;
 use std::sync::Arc;

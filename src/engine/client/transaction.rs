@@ -10,7 +10,12 @@ use crate::engine::request::Rotation;
 
 impl Client {
     /// The node of `rotation`: decided at its first request, kept for the rest.
-    pub(super) fn pinned_node(&mut self, router: &Router, rotation: Rotation, prefix: &[u8]) -> usize {
+    pub(super) fn pinned_node(
+        &mut self,
+        router: &Router,
+        rotation: Rotation,
+        prefix: &[u8],
+    ) -> usize {
         if let Some((number, node)) = self.pin
             && number == rotation.number
         {

@@ -42,7 +42,10 @@ mod tests {
     fn a_key_argument_is_written_as_sent() {
         assert_eq!(arg("SET __key__ __data__", 1), "memtier-42");
         assert_eq!(arg("WATCH {tx}-__key__", 1), "{tx}-memtier-42");
-        assert_eq!(arg("HSET h __key__:__rand_int__ v", 2), "memtier-42:__rand_int__");
+        assert_eq!(
+            arg("HSET h __key__:__rand_int__ v", 2),
+            "memtier-42:__rand_int__"
+        );
         assert_eq!(arg("MULTI", 1), "");
     }
 }

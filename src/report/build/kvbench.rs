@@ -63,7 +63,9 @@ pub fn kvbench(input: &ReportInput<'_>) -> Kvbench {
             all_stats: Some(section::section(&Section::of("WARM-UP".into(), w), c)),
             ..phase_summary(c, r, w)
         }),
-        totals: all_runs.as_ref().map(|s| integer_totals(&c.ops, s, c.retry.is_some())),
+        totals: all_runs
+            .as_ref()
+            .map(|s| integer_totals(&c.ops, s, c.retry.is_some())),
         hit_rate_percent: hit_rate.map(|p| round(p, 4)),
         errors: all_runs.as_ref().map(|s| errors(&s.errors)),
         warnings: input
