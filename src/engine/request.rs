@@ -24,8 +24,11 @@ use crate::workload::values::ValuePool;
 use pair::{encode_expiring, encode_wait};
 
 mod keys;
+mod rotation;
 
 use keys::ConnKeys;
+pub use rotation::Rotation;
+use rotation::ops_transaction;
 
 /// What the connection keeps of a request it queued: enough to count its
 /// reply in the right row and, later, to send it again elsewhere.
@@ -84,20 +87,6 @@ pub struct RequestSource {
     gate: WaitGate,
     /// `--transaction`: the rotation in progress and its one key.
     rotation: Option<Rotation>,
-}
-
-/// `--transaction`: every `__key__` of one rotation of the cycle is one key,
-/// drawn when the rotation starts from the first keyed op's pattern, so that
-/// `WATCH` guards the key the rotation writes and, in a cluster, the whole
-/// rotation has one slot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rotation {
-    /// Rotations started on this connection, from 1.
-    pub number: u64,
-    /// The first op with a `__key__`; `None` when no op has one.
-    pub keyed_op: Option<usize>,
-    /// The rotation's key.
-    pub key: Option<u64>,
 }
 
 /// The placeholders of one request, drawn from the connection's generators.
@@ -483,18 +472,6 @@ impl RequestSource {
             ..queued
         }
     }
-}
-
-/// The rotation state of a `--transaction` table, before its first request.
-fn ops_transaction(ops: &OpTable) -> Option<Rotation> {
-    ops.transaction.then(|| Rotation {
-        number: 0,
-        keyed_op: ops
-            .ops
-            .iter()
-            .position(|op| op.spec.count(&crate::protocol::command::Part::Key) > 0),
-        key: None,
-    })
 }
 
 #[cfg(test)]
