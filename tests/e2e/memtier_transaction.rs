@@ -22,16 +22,18 @@ fn a_watch_rotation_is_one_transaction_on_one_key_and_counted_as_the_server_coun
         redis.port,
         "-t 1 -c 2 -n 90 --transaction --key-maximum 999",
         &[
+            // The rotation's key is drawn from the first keyed command's
+            // pattern: P, each connection its own slice.
             "--command",
             "WATCH __key__",
+            "--command-key-pattern",
+            "P",
             "--command",
             "GET __key__",
             "--command",
             "SET __key__ __data__",
             "--command-ratio",
             "2",
-            "--command-key-pattern",
-            "P",
         ],
     )
     .doc;
