@@ -30,6 +30,7 @@ mod monitor;
 mod output;
 mod pair;
 pub mod ramp;
+pub mod retry;
 pub mod shard;
 pub mod start_at;
 pub mod suite;
@@ -38,6 +39,7 @@ pub mod target;
 pub mod tls;
 mod tls_key;
 mod tools;
+mod transaction;
 mod warning_kind;
 
 use crate::cli::Args;
@@ -280,6 +282,10 @@ pub struct Config {
     pub miss_rate_threshold: Option<f64>,
     /// `--realtime-latencies`: the per-second latency block on stderr.
     pub realtime_latencies: bool,
+    /// `--retry-on-error`: which error replies are sent again, how often.
+    pub retry: Option<retry::RetryPolicy>,
+    /// `--failed-keys-file`: where the requests that finally failed are appended.
+    pub failed_keys_file: Option<PathBuf>,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -337,6 +343,9 @@ fn build(a: Args) -> Result<Config, UsageError> {
     }
     let target = build_target(&a)?;
     let commands = a.command.as_ref().is_some_and(|c| !c.is_empty());
+    transaction::check(&a, commands)?;
+    let retry = retry::build_retry(&a, target.protocol)?;
+    let failed_keys_file = retry::build_failed_keys(&a)?;
     let pair = pair::build_pair(&a, target.protocol, commands, sweep.ratios.len() > 1)?;
     let resp = !matches!(
         target.protocol,
@@ -356,6 +365,8 @@ fn build(a: Args) -> Result<Config, UsageError> {
     }
     let ops = Arc::new(table);
     connection::check_workload(target.protocol, &ops, &keys)?;
+    let stop = build_stop(&a)?;
+    transaction::check_requests(&ops, stop)?;
     let cluster = cluster::build_cluster(&a, &target)?;
     let start_at = build_start(&a, sweep.cell_count() > 1)?;
     let host = hostname();
@@ -372,7 +383,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         pipeline: sweep.pipelines[0],
         ratio: sweep.ratios[0],
         ops,
-        stop: build_stop(&a)?,
+        stop,
         run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
         warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,
         rate,
@@ -407,6 +418,8 @@ fn build(a: Args) -> Result<Config, UsageError> {
         import,
         miss_rate_threshold: a.miss_rate_threshold,
         realtime_latencies: a.realtime_latencies,
+        retry,
+        failed_keys_file,
     })
 }
 

@@ -208,6 +208,35 @@ pub struct Args {
     #[serde(default)]
     pub allow_invalid: bool,
 
+    /// Send a request again when its reply is a transient error (OOM, BUSY,
+    /// LOADING, TRYAGAIN, …; see --retry-on); its latency runs from the first send
+    #[arg(long, help_heading = "Retries")]
+    #[serde(default)]
+    pub retry_on_error: bool,
+    /// Retries per request with --retry-on-error; -1 = no limit [default: 3; with
+    /// --memtier-compat -1]
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        help_heading = "Retries"
+    )]
+    pub max_retries: Option<i64>,
+    /// The error prefixes that are retried, e.g. OOM,BUSY,LOADING [default: every
+    /// transient kind: OOM,LOADING,BUSY,READONLY,TRYAGAIN,CLUSTERDOWN,OTHER]
+    #[arg(long, value_name = "PREFIX[,...]", help_heading = "Retries")]
+    pub retry_on: Option<String>,
+    /// Append each request that finally failed (an error reply, retries spent) to
+    /// FILE as CSV: timestamp,command,key,status,retries
+    #[arg(long, value_name = "FILE", help_heading = "Retries")]
+    pub failed_keys_file: Option<PathBuf>,
+    /// Send each --command rotation as one transaction on one connection (one
+    /// shard in --cluster-mode), every __key__ of it the same key; without a
+    /// MULTI in the rotation, kvbench wraps it in MULTI … EXEC
+    #[arg(long, help_heading = "Load")]
+    #[serde(default)]
+    pub transaction: bool,
+
     /// Worker threads, each with its own event loop; a list (2,4) sweeps [default: 4]
     #[arg(short = 't', long, value_name = "N[,N...]", help_heading = "Load")]
     pub threads: Option<NumList>,

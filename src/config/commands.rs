@@ -147,8 +147,14 @@ pub(super) fn build_ops(
             "every weight is 0, so nothing would be sent; give at least one command a weight of 1 or more",
         ));
     }
+    let lines = if a.transaction {
+        crate::config::transaction::rotation(lines, a.cluster_mode)?
+    } else {
+        lines
+    };
     let mut table = OpTable::commands(lines, breakdown);
     table.pick = pick;
+    table.transaction = a.transaction;
     Ok(table)
 }
 

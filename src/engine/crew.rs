@@ -15,6 +15,7 @@ use crate::engine::advice::connect_advice;
 use crate::engine::cluster::topology::WorkerCluster;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::placement::{self, Facts, Placement, ServerCpus};
+use crate::engine::retry::open_failed_keys;
 use crate::engine::server::Info;
 use crate::engine::sysinfo;
 use crate::engine::worker::{Command, Report, WorkerBuilder};
@@ -93,6 +94,17 @@ pub fn spawn(
     let (report_tx, reports) = unbounded();
     let mut commands = Vec::new();
     let mut handles = Vec::new();
+    let failed_keys = config.failed_keys_file.as_deref().and_then(|path| {
+        // memtier's rule: an unwritable file does not stop the benchmark.
+        open_failed_keys(path)
+            .map_err(|e| {
+                crate::error::note(format_args!(
+                    "kvbench: --failed-keys-file {}: {e}; the run goes on without it",
+                    path.display()
+                ));
+            })
+            .ok()
+    });
     for (thread, cpu) in cpus.into_iter().enumerate() {
         let (tx, rx) = unbounded();
         let builder = WorkerBuilder {
@@ -102,6 +114,7 @@ pub fn spawn(
             commands: rx,
             reports: report_tx.clone(),
             cluster: cluster.next(),
+            failed_keys: failed_keys.clone(),
         };
         let handle = thread::Builder::new()
             .name(format!("kvbench-{thread}"))

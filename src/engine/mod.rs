@@ -17,6 +17,7 @@ pub mod placement;
 pub mod ramp;
 pub mod request;
 pub mod results;
+pub mod retry;
 pub mod run;
 pub mod schedule;
 pub mod server;

@@ -25,8 +25,11 @@ use pair::{encode_expiring, encode_wait};
 
 mod import;
 mod keys;
+mod rotation;
 
 use keys::ConnKeys;
+pub use rotation::Rotation;
+use rotation::ops_transaction;
 
 /// What the connection keeps of a request it queued: enough to count its
 /// reply in the right row and, later, to send it again elsewhere.
@@ -44,6 +47,8 @@ pub struct Queued {
     pub len: u32,
     /// `--cluster-mode`: redirects and retries it has followed so far.
     pub redirects: u8,
+    /// `--retry-on-error`: times it was sent again after an error reply.
+    pub retries: u16,
     /// An `ASKING` sent ahead of a redirected request: its reply answers
     /// no request of the workload and is not counted.
     pub asking: bool,
@@ -58,6 +63,7 @@ impl Queued {
         key: 0,
         len: 0,
         redirects: 0,
+        retries: 0,
         asking: true,
     };
 }
@@ -80,6 +86,8 @@ pub struct RequestSource {
     protocol: Protocol,
     /// `--wait-ratio`: this connection's SETs and WAITs so far.
     gate: WaitGate,
+    /// `--transaction`: the rotation in progress and its one key.
+    rotation: Option<Rotation>,
 }
 
 /// The placeholders of one request, drawn from the connection's generators.
@@ -94,12 +102,17 @@ struct Draw<'a, 'v> {
     rand_next: Option<&'a mut u64>,
     /// The first key drawn, kept in the in-flight entry.
     first_key: Option<u64>,
+    /// `--transaction`: the rotation's key, which every `__key__` takes.
+    fixed_key: Option<u64>,
 }
 
 impl<'v> Fill<'v> for Draw<'_, 'v> {
     #[inline]
     fn key(&mut self) -> u64 {
-        let key = self.keys.next(self.op, self.rng);
+        let key = match self.fixed_key {
+            Some(key) => key,
+            None => self.keys.next(self.op, self.rng),
+        };
         self.first_key.get_or_insert(key);
         key
     }
@@ -220,6 +233,7 @@ impl RequestSource {
             remaining,
             protocol: config.target.protocol,
             gate: WaitGate::default(),
+            rotation: ops_transaction(&config.ops),
         })
     }
 
@@ -246,7 +260,13 @@ impl RequestSource {
             remaining: Some(len / slots + u64::from(slot < len % slots)),
             protocol: config.target.protocol,
             gate: WaitGate::default(),
+            rotation: None,
         })
+    }
+
+    /// `--transaction`: the rotation the last request drawn belongs to.
+    pub fn rotation(&self) -> Option<Rotation> {
+        self.rotation
     }
 
     /// True when the budget is spent.
@@ -318,23 +338,34 @@ impl RequestSource {
         if !self.take() {
             return None;
         }
+        if let Some(rotation) = self.rotation.as_mut()
+            && self.cycle.at_start()
+        {
+            rotation.number += 1;
+            rotation.key = rotation
+                .keyed_op
+                .map(|op| self.keys.next(op, &mut self.rng));
+        }
         let index = self.next_op();
         let op = self.ops.ops.get(index)?;
         if index >= self.keys.len() {
             return None;
         }
         let keys = &mut self.keys;
+        let fixed = self.rotation.and_then(|r| r.key);
+        let rng = &mut self.rng;
+        let mut next_key = || fixed.unwrap_or_else(|| keys.next(index, rng));
         // The pair's dedicated encoders draw the key, then the value, as the
         // template does, so a seed gives the same requests either way.
         let (len, first_key) = match op.encoding {
             Encoding::Set => {
-                let key = keys.next(index, &mut self.rng);
+                let key = next_key();
                 let value = values.next(key, &mut self.rng);
                 let len = self.protocol.encode_set(out, prefix, key, value, opaque);
                 (len, Some(key))
             }
             Encoding::SetExpiring => {
-                let key = keys.next(index, &mut self.rng);
+                let key = next_key();
                 let value = values.next(key, &mut self.rng);
                 let len = encode_expiring(
                     self.protocol,
@@ -350,7 +381,7 @@ impl RequestSource {
             }
             Encoding::Wait => (encode_wait(&self.ops, &mut self.rng, out), None),
             Encoding::Get => {
-                let key = keys.next(index, &mut self.rng);
+                let key = next_key();
                 (
                     self.protocol.encode_get(out, prefix, key, opaque),
                     Some(key),
@@ -378,6 +409,7 @@ impl RequestSource {
                     rand_range: self.rand_range,
                     rand_next: self.rand_next.as_mut(),
                     first_key: None,
+                    fixed_key: fixed,
                 };
                 (op.template.encode(out, prefix, &mut draw), draw.first_key)
             }
@@ -394,6 +426,7 @@ impl RequestSource {
             key: first_key.unwrap_or(0),
             len: u32::try_from(len).unwrap_or(u32::MAX),
             redirects: 0,
+            retries: 0,
             asking: false,
         })
     }
@@ -457,6 +490,7 @@ impl RequestSource {
                         rand_range: self.rand_range,
                         rand_next: self.rand_next.as_mut(),
                         first_key: None,
+                        fixed_key: None,
                     },
                 };
                 op.template.encode(out, prefix, &mut draw)

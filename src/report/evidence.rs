@@ -29,12 +29,14 @@ pub fn cpu_per_1000(evidence: &PhaseEvidence, replies: u64) -> Option<f64> {
     (replies > 0).then(|| evidence.cpu_seconds() * 1000.0 / replies as f64)
 }
 
-/// kvbench's replies counted under one witness.
+/// kvbench's replies counted under one witness, the error replies it
+/// answered with a retry (`--retry-on-error`) included: each was a call the
+/// server counted.
 pub fn client_count(stats: &Stats, w: &Witness) -> u64 {
     w.rows
         .iter()
         .filter_map(|&r| stats.op(r))
-        .map(|o| o.count)
+        .map(|o| o.count + o.retries)
         .sum()
 }
 

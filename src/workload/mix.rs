@@ -106,6 +106,13 @@ impl OpCycle {
         op
     }
 
+    /// True when the next request is the first of a cycle (`--transaction`
+    /// starts a transaction there).
+    #[inline]
+    pub fn at_start(&self) -> bool {
+        self.position == 0
+    }
+
     /// Returns to the start of the cycle, as a reconnected connection does.
     pub fn reset(&mut self) {
         self.position = 0;

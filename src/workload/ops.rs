@@ -121,6 +121,9 @@ pub struct OpTable {
     /// How `__monitor_line@__`'s ops are picked: in cycle order, or one at
     /// random per request (`--monitor-pattern R`).
     pub pick: Pick,
+    /// `--transaction`: each rotation of the cycle is one transaction, sent
+    /// on one connection, every `__key__` of it one key.
+    pub transaction: bool,
 }
 
 /// How a connection picks the op of its next request.
@@ -283,6 +286,7 @@ impl OpTable {
             pair: PairOptions::default(),
             import: None,
             pick: Pick::Cycle,
+            transaction: false,
         }
     }
 

@@ -51,6 +51,8 @@ mod memtier_import;
 mod memtier_monitor_replay;
 mod memtier_pair;
 mod memtier_ramp;
+mod memtier_retry;
+mod memtier_transaction;
 mod merge;
 mod merge_exact;
 mod merge_fleet;

@@ -6,9 +6,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::engine::client::retry::Settle;
 use crate::engine::client::{Client, Pending, Router};
 use crate::engine::conn::Bounce;
-use crate::engine::stats::Stats;
 use crate::protocol::resp::ServerErrorKind;
 
 /// The first retry after `-TRYAGAIN`/`-CLUSTERDOWN` waits this long; each
@@ -26,14 +26,15 @@ pub fn retry_backoff(retries: u8) -> Duration {
 
 impl Client {
     /// Takes back a request that connection `from` (of node `from`) bounced.
-    pub fn bounced(
+    pub(super) fn bounced(
         &mut self,
         bounce: Bounce,
         from: Option<usize>,
         router: &mut Router,
-        stats: &mut Stats,
+        cx: &mut Settle<'_>,
         now: Instant,
     ) {
+        let stats = &mut *cx.stats;
         let mut request = bounce.request;
         let row = usize::from(request.queued.row);
         stats.op_mut(row).bytes_rx += bounce.bytes as u64;
@@ -46,8 +47,7 @@ impl Client {
         if !follow {
             // Past the budget (or a redirect that names no node): the reply is
             // an error of its kind, timed from the first send.
-            crate::engine::conn::record_error(stats, &request, bounce.kind, now, from);
-            return;
+            return self.fail(&request, bounce.kind, 0, from, cx, now);
         }
         request.queued.redirects = request.queued.redirects.saturating_add(1);
         let (node, asking, due) = match (bounce.kind, to) {

@@ -11,8 +11,10 @@
 //! known only once its key is drawn, and copied from there.
 
 mod bounce;
+pub mod retry;
 pub mod route;
 mod routed;
+mod transaction;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -81,6 +83,8 @@ pub struct Client {
     /// The bytes of a waiting or pending request, encoded again.
     again: Vec<u8>,
     ops: Arc<OpTable>,
+    /// `--transaction` in a cluster: the rotation in progress and its node.
+    pin: Option<(u64, usize)>,
 }
 
 impl Client {
@@ -99,6 +103,7 @@ impl Client {
             scratch: Vec::with_capacity(max_request),
             again: Vec::with_capacity(max_request),
             ops,
+            pin: None,
         }
     }
 
@@ -124,6 +129,7 @@ impl Client {
     pub fn start_phase(&mut self) {
         self.waiting.iter_mut().for_each(routed::NodeQueue::clear);
         self.pending.clear();
+        self.pin = None;
         self.timer_queued = false;
         self.retry_queued = false;
     }

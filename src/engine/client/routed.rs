@@ -115,7 +115,10 @@ impl Client {
                 return missing;
             };
             advance(&mut self.schedule, intended_at, now, cx.stats);
-            let node = self.route(router, queued, &self.scratch, cx.prefix);
+            let node = match source.rotation() {
+                Some(rotation) => self.pinned_node(router, rotation, cx.prefix),
+                None => self.route(router, queued, &self.scratch, cx.prefix),
+            };
             let request = InFlight {
                 queued,
                 intended_at,

@@ -162,7 +162,8 @@ impl Conn {
                         // themselves, so they are counted beside pushes.
                         stats.errors.attributes += attributes;
                         let reply = &self.rbuf[self.rstart..self.rstart + used];
-                        let bounce = self.node.is_some() && bounces(outcome);
+                        let bounce = (self.node.is_some() && bounces(outcome))
+                            || matches!(outcome, Outcome::Error(k) if self.hand_back.wants(k));
                         let to = bounce.then(|| redirect_target(reply)).flatten();
                         self.record_reply(outcome, used, now, stats, bounce.then_some(to))?;
                         used
@@ -309,22 +310,6 @@ pub(crate) fn record(
         _ => {}
     }
     headline
-}
-
-/// Counts a bounced request that is not followed as the error reply it
-/// is, in its row and its node (`node`), timed from its first send.
-pub(crate) fn record_error(
-    stats: &mut Stats,
-    request: &InFlight,
-    kind: ServerErrorKind,
-    now: Instant,
-    node: Option<usize>,
-) {
-    let latency = record(stats, request, Outcome::Error(kind), 0, now);
-    if let Some(n) = node.and_then(|n| stats.nodes.get_mut(n)) {
-        n.record(latency);
-        n.errors += 1;
-    }
 }
 
 /// The error replies a cluster client acts on rather than counts.

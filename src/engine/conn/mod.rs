@@ -23,6 +23,7 @@ use std::time::Instant;
 use crate::engine::client_stats::Tally;
 use crate::engine::net::Stream;
 use crate::engine::request::Queued;
+use crate::engine::retry::HandBack;
 use crate::engine::stats::Stats;
 use crate::protocol::resp::ServerErrorKind;
 use crate::protocol::wire::Protocol;
@@ -59,13 +60,14 @@ pub struct InFlight {
     pub sent_at: Instant,
 }
 
-/// A reply that sends its request elsewhere (`--cluster-mode` only): the
-/// connection hands the request back to its client instead of counting it.
+/// A reply that sends its request elsewhere (`--cluster-mode`), or an error
+/// reply that `--retry-on-error` or `--failed-keys-file` asks the client to
+/// settle: the connection hands the request back instead of counting it.
 #[derive(Debug, Clone)]
 pub struct Bounce {
     /// The request, as it was in flight.
     pub request: InFlight,
-    /// MOVED, ASK, TRYAGAIN or CLUSTERDOWN.
+    /// MOVED, ASK, TRYAGAIN or CLUSTERDOWN; any kind when handed back.
     pub kind: ServerErrorKind,
     /// For MOVED and ASK: the slot and the node (`host:port`) named.
     pub to: Option<(u16, String)>,
@@ -150,11 +152,14 @@ pub struct Conn {
     /// `--client-stats`: this second's replies per report row (empty when
     /// off); the worker takes them once a second.
     pub tally: Box<[Tally]>,
+    /// `--retry-on-error`, `--failed-keys-file`: the error replies handed
+    /// back to the client rather than counted here.
+    hand_back: HandBack,
 }
 
 mod io;
 
-pub(crate) use io::record_error;
+pub(crate) use io::record;
 
 /// Whole microseconds from `earlier` to `later`, 0 if `later` is not later.
 #[inline]
@@ -206,6 +211,7 @@ impl Conn {
             bounces: Vec::new(),
             key_prefix: Box::default(),
             tally: Box::default(),
+            hand_back: HandBack::default(),
         }
     }
 
@@ -228,6 +234,14 @@ impl Conn {
     #[must_use]
     pub fn with_key_prefix(mut self, prefix: &[u8]) -> Self {
         self.key_prefix = prefix.into();
+        self
+    }
+
+    /// `--retry-on-error`, `--failed-keys-file`: the error replies to hand
+    /// back to the client.
+    #[must_use]
+    pub fn with_hand_back(mut self, hand_back: HandBack) -> Self {
+        self.hand_back = hand_back;
         self
     }
 

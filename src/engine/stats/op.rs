@@ -60,6 +60,10 @@ pub struct OpStats {
     pub moved: u64,
     /// `--cluster-mode`: `-ASK` replies followed (memtier's ASK/sec).
     pub ask: u64,
+    /// `--retry-on-error`: error replies answered by sending the request
+    /// again; not in `count`, since only the reply that settles a request
+    /// counts.
+    pub retries: u64,
 }
 
 impl OpStats {
@@ -84,6 +88,7 @@ impl OpStats {
             response_sum_us: 0,
             moved: 0,
             ask: 0,
+            retries: 0,
         })
     }
 
@@ -125,6 +130,7 @@ impl OpStats {
         self.response_sum_us = 0;
         self.moved = 0;
         self.ask = 0;
+        self.retries = 0;
         if let Some(h) = self.response_us.as_mut() {
             h.reset();
         }
@@ -228,6 +234,7 @@ impl AddAssign<&OpStats> for OpStats {
         self.response_sum_us += other.response_sum_us;
         self.moved += other.moved;
         self.ask += other.ask;
+        self.retries += other.retries;
         // The histograms auto-resize, so adding cannot fail for lack of range.
         let _ = self.latency_us.add(&other.latency_us);
         merge_optional(&mut self.service_us, &other.service_us);

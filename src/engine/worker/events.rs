@@ -5,6 +5,7 @@
 use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
+use crate::engine::client::retry::Settle;
 use crate::engine::worker::phase::PhaseClock;
 use crate::engine::worker::{TIMER, Wake, Worker};
 
@@ -124,8 +125,14 @@ impl Worker {
             .get(i)
             .and_then(|l| self.clients.get_mut(l.client))
         {
+            let mut cx = Settle {
+                stats: &mut self.stats,
+                policy: self.config.retry,
+                log: self.failed_keys.as_mut(),
+                prefix: self.config.keys.prefix.as_bytes(),
+            };
             for bounce in bounces.drain(..) {
-                client.bounced(bounce, from, &mut self.router, &mut self.stats, now);
+                client.settle(bounce, from, &mut self.router, &mut cx, now);
             }
         }
         bounces.clear();

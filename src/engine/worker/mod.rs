@@ -39,6 +39,7 @@ use crate::engine::cluster::topology::WorkerCluster;
 use crate::engine::conn::Conn;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::net;
+use crate::engine::retry::FailedKeysLog;
 use crate::engine::stats::{NodeStats, Stats};
 use crate::engine::timer::Timer;
 use crate::error::ConnectError;
@@ -151,6 +152,8 @@ pub struct WorkerBuilder {
     pub reports: Sender<Report>,
     /// `--cluster-mode`: the topology and the refresher.
     pub cluster: Option<WorkerCluster>,
+    /// `--failed-keys-file`, opened for appending by the master.
+    pub failed_keys: Option<Arc<std::fs::File>>,
 }
 
 /// AUTH / SELECT / PING for a connection that reconnects or opens mid-run,
@@ -212,6 +215,8 @@ pub struct Worker {
     /// The measured run the current phase is (`None` for the warm-up and
     /// the prefill), taken when its client stats are written.
     measured_run: Option<u32>,
+    /// `--failed-keys-file`: this thread's lines.
+    failed_keys: Option<FailedKeysLog>,
 }
 
 /// A connection's owner and reconnect state.
@@ -346,6 +351,7 @@ impl WorkerBuilder {
             phase_started: Instant::now(),
             series: ramp::series_for(&config),
             measured_run: None,
+            failed_keys: self.failed_keys.map(FailedKeysLog::new),
             pipeline: config.pipeline,
             interrupt: self.interrupt,
             wakeups: BinaryHeap::new(),
@@ -383,6 +389,7 @@ fn new_conn(config: &Config, stream: net::Stream) -> Conn {
     } else {
         0
     })
+    .with_hand_back(crate::engine::retry::HandBack::for_config(config))
 }
 
 /// The target of node `node`: the configured one for a single server, its

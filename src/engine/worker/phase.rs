@@ -260,6 +260,9 @@ impl Worker {
             given_up,
             stalled,
         };
+        if let Some(log) = self.failed_keys.as_mut() {
+            log.flush();
+        }
         self.report_second(second, now, backlog, Some(end));
         if let Some(run) = self.measured_run.take() {
             self.write_client_stats(run);

@@ -10,6 +10,7 @@
 //! `__word__` is refused, since it is almost always a typo of one of these.
 //! Encoding into bytes is [`crate::protocol::template`]'s job.
 
+mod key_arg;
 pub mod split;
 pub mod suite;
 

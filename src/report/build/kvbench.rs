@@ -63,7 +63,9 @@ pub fn kvbench(input: &ReportInput<'_>) -> Kvbench {
             all_stats: Some(section::section(&Section::of("WARM-UP".into(), w), c)),
             ..phase_summary(c, r, w)
         }),
-        totals: all_runs.as_ref().map(|s| integer_totals(&c.ops, s)),
+        totals: all_runs
+            .as_ref()
+            .map(|s| integer_totals(&c.ops, s, c.retry.is_some())),
         hit_rate_percent: hit_rate.map(|p| round(p, 4)),
         errors: all_runs.as_ref().map(|s| errors(&s.errors)),
         warnings: input
@@ -126,8 +128,9 @@ fn report_verdict(input: &ReportInput<'_>) -> Verdict {
 }
 
 /// Exact counts per row, keyed by command name (`SET`, `GET`, `HSET`); for
-/// `--command` runs each row also carries its error replies by kind.
-fn integer_totals(ops: &OpTable, s: &Stats) -> Named<OpTotals> {
+/// `--command` runs each row also carries its error replies by kind, and
+/// with `--retry-on-error` (`retrying`) its retries.
+fn integer_totals(ops: &OpTable, s: &Stats, retrying: bool) -> Named<OpTotals> {
     let rows = ops.rows.iter().zip(&s.ops).map(|(r, o)| {
         let commands = !ops.default_pair;
         let by_kind = ServerErrorKind::ALL.iter().zip(o.errors_by_kind);
@@ -142,6 +145,7 @@ fn integer_totals(ops: &OpTable, s: &Stats) -> Named<OpTotals> {
             errors_by_kind: commands
                 .then(|| Named(by_kind.map(|(k, n)| (k.as_str().into(), n)).collect())),
             command: commands.then(|| r.name.clone()),
+            retries: retrying.then_some(o.retries),
         };
         (r.name_key.clone(), totals)
     });
@@ -209,7 +213,7 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
             .iter()
             .map(|d| round(d.as_secs_f64(), 4))
             .collect(),
-        totals: integer_totals(&ops, &p.stats),
+        totals: integer_totals(&ops, &p.stats, c.retry.is_some()),
         errors: errors(&p.stats.errors),
         open_loop: open_loop::open_loop(c, p),
         server: evidence::phase(p, &c.ops, c.target.db),

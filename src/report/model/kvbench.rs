@@ -275,6 +275,12 @@ pub struct OpTotals {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub command: Option<String>,
+    /// With `--retry-on-error`: error replies answered by sending the
+    /// request again (not in `count`: a request counts once, at the reply
+    /// that settles it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    pub retries: Option<u64>,
 }
 
 /// `errors`.

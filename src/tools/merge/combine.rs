@@ -65,6 +65,7 @@ fn zero_totals() -> OpTotals {
         latency_sum_us: None,
         errors_by_kind: None,
         command: None,
+        retries: None,
     }
 }
 
@@ -183,6 +184,9 @@ impl RowSum {
         a.bytes_rx += t.bytes_rx;
         if let Some(kinds) = &t.errors_by_kind {
             add_named(a.errors_by_kind.get_or_insert_with(Named::default), kinds);
+        }
+        if let Some(retries) = t.retries {
+            *a.retries.get_or_insert(0) += retries;
         }
         if a.command.is_none() {
             a.command.clone_from(&t.command);

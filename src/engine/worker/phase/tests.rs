@@ -69,6 +69,7 @@ fn a_timed_phase_that_starts_after_its_deadline_sends_nothing() {
         interrupt: Interrupt::default(),
         reports: reports_tx,
         cluster: None,
+        failed_keys: None,
     }
     .build()
     .unwrap();
