@@ -228,3 +228,43 @@ fn a_reply_echoing_another_requests_opaque_is_a_protocol_error_not_a_miss() {
         .unwrap();
     assert!(message.contains("out of step"), "{message}");
 }
+
+#[test]
+fn settings_memcached_lacks_are_refused_before_connecting() {
+    let m = Memcached::start();
+    let long_prefix = "k".repeat(245);
+    let cases: [(&[&str], &str, &str); 6] = [
+        (&["-a", "pw"], "--authenticate", "memcached has no AUTH"),
+        (&["--select-db", "2"], "--select-db", "no databases"),
+        (&["--slowlog"], "--slowlog", "no slow log"),
+        (
+            &["--command", "INCR __key__"],
+            "--command",
+            "not supported with -P memcache_meta",
+        ),
+        (&["--key-prefix", "a b"], "--key-prefix", "space"),
+        (
+            &["--key-prefix", &long_prefix],
+            "--key-prefix",
+            "at most 250",
+        ),
+    ];
+    for (args, flag, says) in cases {
+        // Each `stats` the test reads is one connection of its own.
+        let before = m.stat("total_connections");
+        let out = common::kvbench_at(m.port)
+            .args(["-P", "memcache_meta", "-n", "10"])
+            .args(args)
+            .output()
+            .unwrap();
+        let after = m.stat("total_connections");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains(says),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(after, before + 1, "{args:?}: kvbench connected: {stderr}");
+    }
+    assert_eq!(m.stat("cmd_set") + m.stat("cmd_get"), 0);
+}
