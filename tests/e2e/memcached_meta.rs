@@ -1,6 +1,7 @@
 //! `-P memcache_meta` in the load loop against a real memcached: kvbench's
 //! SET and GET counts, hits and misses equal memcached's own `stats`
-//! (cmd_set, cmd_get, get_hits, get_misses), pipelined or not; the expiry of
+//! (cmd_set, cmd_get, get_hits, get_misses), pipelined or not, and across
+//! reconnects (the opaques start again at 0); the expiry of
 //! `--expiry-range` reaches memcached as each item's TTL (read back with
 //! `mg KEY t`); and against a stand-in whose replies echo another request's
 //! opaque, each reply is a protocol error, never a miss.
@@ -78,6 +79,27 @@ fn pipelined_meta_hits_and_misses_equal_memcacheds() {
         misses > gets / 2 && hits > 0,
         "{hits} hits, {misses} misses"
     );
+}
+
+#[test]
+fn opaques_start_again_at_each_reconnect() {
+    let m = Memcached::start();
+    let args = "-P memcache_meta -t 1 -c 2 -n 200 --ratio 1:1 --key-maximum 100 --pipeline 4 --reconnect-interval 30";
+    let doc = kvbench_json(m.port, args, &[]).doc;
+    let errors = &doc["kvbench"]["errors"];
+    // 400 requests, a reconnect after every 30 on each connection.
+    assert!((10..=14).contains(&u(&errors["reconnects"])), "{errors}");
+    assert_clean(&doc);
+    let (sets, gets) = (total(&doc, "SET", "count"), total(&doc, "GET", "count"));
+    assert_eq!((sets, gets), (200, 200));
+    assert_eq!(m.stat("cmd_set"), sets, "cmd_set");
+    assert_eq!(m.stat("cmd_get"), gets, "cmd_get");
+    assert_eq!(
+        m.stat("get_hits") + m.stat("get_misses"),
+        gets,
+        "get_hits + get_misses"
+    );
+    assert_eq!(m.stat("get_hits"), total(&doc, "GET", "hits"), "get_hits");
 }
 
 /// The remaining TTL memcached reports for `key` (`mg KEY t`): `None` for a
