@@ -16,7 +16,7 @@
 //!    stderr printer, and [`error::terminal`] (a stream's terminal width,
 //!    prose wrapped to it). It imports nothing from the crate.
 //! 1. [`protocol`]: the wire, pure, no I/O. One folder per protocol family,
-//!    [`protocol::resp`] (RESP2/RESP3) and [`protocol::memcache`] (text/binary),
+//!    [`protocol::resp`] (RESP2/RESP3) and [`protocol::memcache`] (text/binary/meta),
 //!    each with its codecs (`Ok(None)` = incomplete), request encoding, handshake,
 //!    control-connection counters and the settings it refuses;
 //!    [`protocol::wire::Protocol`] (`-P`) dispatches to them with one exhaustive

@@ -121,7 +121,7 @@ pub struct Args {
     /// Database number to SELECT after connecting [default: 0]
     #[arg(long, value_name = "DB", help_heading = "Connection")]
     pub select_db: Option<u32>,
-    /// Protocol: redis (RESP2), resp2, resp3, memcache_text, memcache_binary [default: redis]
+    /// Protocol: redis (RESP2), resp2, resp3, memcache_text, memcache_binary, memcache_meta [default: redis]
     #[arg(short = 'P', long, help_heading = "Connection")]
     pub protocol: Option<String>,
     /// Seconds to wait for a connection and its handshake [default: 5]

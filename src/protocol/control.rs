@@ -37,7 +37,8 @@ impl Protocol {
             Protocol::Redis
             | Protocol::Resp2
             | Protocol::MemcacheText
-            | Protocol::MemcacheBinary => self,
+            | Protocol::MemcacheBinary
+            | Protocol::MemcacheMeta => self,
         }
     }
 
@@ -57,7 +58,9 @@ impl Protocol {
                 resp::encode_command(out, args);
                 Ok(())
             }
-            Protocol::MemcacheText | Protocol::MemcacheBinary => Err(NoControlCommands),
+            Protocol::MemcacheText | Protocol::MemcacheBinary | Protocol::MemcacheMeta => {
+                Err(NoControlCommands)
+            }
         }
     }
 
@@ -68,7 +71,11 @@ impl Protocol {
             Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
                 resp::control::encode_counters_request(out);
             }
-            Protocol::MemcacheText => memcache::control::encode_counters_request(false, out),
+            // The control connection is its own, and memcached reads text
+            // and meta commands on the same connection alike.
+            Protocol::MemcacheText | Protocol::MemcacheMeta => {
+                memcache::control::encode_counters_request(false, out);
+            }
             Protocol::MemcacheBinary => memcache::control::encode_counters_request(logged_in, out),
         }
     }
@@ -89,7 +96,9 @@ impl Protocol {
             Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
                 resp::control::decode_counters(buf)
             }
-            Protocol::MemcacheText => memcache::control::decode_counters(false, buf),
+            Protocol::MemcacheText | Protocol::MemcacheMeta => {
+                memcache::control::decode_counters(false, buf)
+            }
             Protocol::MemcacheBinary => memcache::control::decode_counters(logged_in, buf),
         }
     }

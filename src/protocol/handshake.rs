@@ -93,7 +93,7 @@ impl Handshake {
             Protocol::Redis => resp::handshake::plan(&mut plan, None, login, db),
             Protocol::Resp2 => resp::handshake::plan(&mut plan, Some(b"2"), login, db),
             Protocol::Resp3 => resp::handshake::plan(&mut plan, Some(b"3"), login, db),
-            Protocol::MemcacheText => {}
+            Protocol::MemcacheText | Protocol::MemcacheMeta => {}
             Protocol::MemcacheBinary => memcache::handshake::plan(&mut plan, login),
         }
         plan
@@ -125,7 +125,9 @@ impl Handshake {
         match self.protocol {
             Protocol::Redis | Protocol::Resp2 => resp::handshake::read(step, Dialect::Resp2, buf),
             Protocol::Resp3 => resp::handshake::read(step, Dialect::Resp3, buf),
-            Protocol::MemcacheText | Protocol::MemcacheBinary => memcache::handshake::read(buf),
+            Protocol::MemcacheText | Protocol::MemcacheBinary | Protocol::MemcacheMeta => {
+                memcache::handshake::read(buf)
+            }
         }
     }
 }

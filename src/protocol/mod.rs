@@ -9,7 +9,7 @@
 //! and the control connection stays in [`crate::engine::net`] and [`crate::engine::server`].
 //!
 //! - [`resp`]: RESP2 and RESP3 (`-P redis|resp2|resp3`).
-//! - [`memcache`]: memcached's text and binary protocols.
+//! - [`memcache`]: memcached's text, binary and meta protocols.
 //!
 //! [`wire::Protocol`] dispatches to them with a `match` per concern, each
 //! naming every variant, so a new protocol is refused by the compiler until

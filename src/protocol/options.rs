@@ -50,7 +50,9 @@ impl Protocol {
     pub fn refuses(self, setting: Setting<'_>) -> Option<Unsupported> {
         match self {
             Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => resp::options::refuses(setting),
-            Protocol::MemcacheText => memcache::options::refuses(self, false, setting),
+            Protocol::MemcacheText | Protocol::MemcacheMeta => {
+                memcache::options::refuses(self, false, setting)
+            }
             Protocol::MemcacheBinary => memcache::options::refuses(self, true, setting),
         }
     }

@@ -14,6 +14,7 @@ use thiserror::Error;
 
 use super::error_kind::ServerErrorKind;
 use super::memcache::binary::BinDecodeError;
+use super::memcache::meta::{self, MetaDecodeError};
 use super::memcache::text::{Asked, McDecodeError};
 use super::memcache::{self, binary, text};
 use super::resp::{self, DecodeError, Dialect, ExpiryCommand};
@@ -32,16 +33,19 @@ pub enum Protocol {
     MemcacheText,
     /// `memcache_binary`: memcached's binary protocol.
     MemcacheBinary,
+    /// `memcache_meta`: memcached's meta commands (`ms`, `mg`).
+    MemcacheMeta,
 }
 
 impl Protocol {
     /// Every protocol, in the order the usage message lists them.
-    pub const ALL: [Protocol; 5] = [
+    pub const ALL: [Protocol; 6] = [
         Protocol::Redis,
         Protocol::Resp2,
         Protocol::Resp3,
         Protocol::MemcacheText,
         Protocol::MemcacheBinary,
+        Protocol::MemcacheMeta,
     ];
 
     /// The name memtier takes on the command line and writes in its JSON.
@@ -53,6 +57,7 @@ impl Protocol {
             Protocol::Resp3 => "resp3",
             Protocol::MemcacheText => "memcache_text",
             Protocol::MemcacheBinary => "memcache_binary",
+            Protocol::MemcacheMeta => "memcache_meta",
         }
     }
 
@@ -93,6 +98,9 @@ pub enum WireError {
     /// Not memcached binary responses.
     #[error(transparent)]
     Binary(#[from] BinDecodeError),
+    /// Not meta replies to the requests in flight.
+    #[error(transparent)]
+    Meta(#[from] MetaDecodeError),
     /// A binary response whose opaque is not the oldest request's: answered
     /// out of order, or a response to no request of ours.
     #[error("binary response with opaque {got}, expected {expected}")]
@@ -107,7 +115,7 @@ pub enum WireError {
 /// What the oldest request in flight lets the decoder check of its reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Awaited<'a> {
-    /// memcached binary: the opaque it was sent with.
+    /// memcached binary and meta: the opaque it was sent with.
     pub opaque: u32,
     /// memcached text: what it asked (a `get`'s key, or no value at all).
     pub asked: Asked<'a>,
@@ -159,6 +167,7 @@ pub fn decode_counted(
         Protocol::Resp3 => Ok(resp::outcome::decode(buf, Dialect::Resp3)?),
         Protocol::MemcacheText => Ok(memcache::outcome::decode_text(buf, awaited.asked)?),
         Protocol::MemcacheBinary => memcache::outcome::decode_binary(buf, awaited.opaque),
+        Protocol::MemcacheMeta => Ok(meta::decode_outcome(buf, awaited.asked, awaited.opaque)?),
     }
 }
 
@@ -181,6 +190,7 @@ impl Protocol {
             }
             Protocol::MemcacheText => text::encode_set(out, prefix, key, 0, value),
             Protocol::MemcacheBinary => binary::encode_set(out, prefix, key, 0, value, opaque),
+            Protocol::MemcacheMeta => meta::encode_set(out, prefix, key, 0, value, opaque),
         }
     }
 
@@ -211,6 +221,7 @@ impl Protocol {
             Protocol::MemcacheBinary => {
                 binary::encode_set(out, prefix, key, seconds, value, opaque)
             }
+            Protocol::MemcacheMeta => meta::encode_set(out, prefix, key, seconds, value, opaque),
         }
     }
 
@@ -223,6 +234,7 @@ impl Protocol {
             }
             Protocol::MemcacheText => text::encode_get(out, prefix, key),
             Protocol::MemcacheBinary => binary::encode_get(out, prefix, key, opaque),
+            Protocol::MemcacheMeta => meta::encode_get(out, prefix, key, opaque),
         }
     }
 }

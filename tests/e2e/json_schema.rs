@@ -318,7 +318,7 @@ fn reports_of_every_protocol_validate() {
     assert_valid(&validator, &doc, "a -P resp3 run");
     assert_eq!(doc["configuration"]["protocol"], "resp3");
     let memcached = common::memcached::Memcached::start();
-    for protocol in ["memcache_text", "memcache_binary"] {
+    for protocol in ["memcache_text", "memcache_binary", "memcache_meta"] {
         let args = format!("-P {protocol} -t 1 -c 2 -n 100 --prefill --key-maximum 500");
         let doc = common::kvbench_json(memcached.port, &args, &[]).doc;
         assert_valid(&validator, &doc, protocol);

@@ -43,6 +43,7 @@ mod json_schema;
 mod lost_connections;
 mod make_targets;
 mod memcached;
+mod memcached_meta;
 mod memcached_sasl;
 mod memory;
 mod memtier24;

@@ -94,7 +94,7 @@ pub(super) fn meet(
         why,
     };
     let mut board: Box<dyn Board> = match config.target.protocol {
-        Protocol::MemcacheText | Protocol::MemcacheBinary => Box::new(
+        Protocol::MemcacheText | Protocol::MemcacheBinary | Protocol::MemcacheMeta => Box::new(
             memcached::MemcachedBoard::open(&config.target, &barrier.run_id)
                 .map_err(|e| server(e.to_string()))?,
         ),

@@ -206,7 +206,14 @@ variants_of!(
     protocol,
     Protocol,
     |p: Protocol| Value::from(p.name()),
-    [Redis, Resp2, Resp3, MemcacheText, MemcacheBinary]
+    [
+        Redis,
+        Resp2,
+        Resp3,
+        MemcacheText,
+        MemcacheBinary,
+        MemcacheMeta
+    ]
 );
 variants_of!(
     placement_reason,
