@@ -14,6 +14,7 @@ use crate::config::{Config, Pinning};
 use crate::engine::advice::connect_advice;
 use crate::engine::cluster::topology::WorkerCluster;
 use crate::engine::interrupt::Interrupt;
+use crate::engine::warmup::EarlyEnd;
 use crate::engine::placement::{self, Facts, Placement, ServerCpus};
 use crate::engine::server::Info;
 use crate::engine::sysinfo;
@@ -29,6 +30,8 @@ pub struct Crew {
     pub reports: Receiver<Report>,
     /// The threads.
     pub handles: Vec<JoinHandle<()>>,
+    /// Ends the phase in progress before its deadline (`--warmup-time auto`).
+    pub early_end: EarlyEnd,
 }
 
 impl Crew {
@@ -93,10 +96,12 @@ pub fn spawn(
     let (report_tx, reports) = unbounded();
     let mut commands = Vec::new();
     let mut handles = Vec::new();
+    let early_end = EarlyEnd::default();
     for (thread, cpu) in cpus.into_iter().enumerate() {
         let (tx, rx) = unbounded();
         let builder = WorkerBuilder {
             interrupt: interrupt.clone(),
+            early_end: early_end.clone(),
             thread,
             config: Arc::clone(config),
             commands: rx,
@@ -127,6 +132,7 @@ pub fn spawn(
         commands,
         reports,
         handles,
+        early_end,
     })
 }
 

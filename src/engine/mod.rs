@@ -22,4 +22,5 @@ pub mod stats;
 pub mod sweep;
 pub mod sysinfo;
 pub mod timer;
+pub mod warmup;
 pub mod worker;

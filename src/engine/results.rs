@@ -13,6 +13,8 @@ use std::time::{Duration, SystemTime};
 pub mod cluster;
 pub mod variance;
 
+use crate::engine::server::latency::PhaseLatency;
+use crate::engine::warmup::Steadiness;
 use crate::engine::host::HostPhase;
 use crate::engine::placement::Placement;
 use crate::engine::results::variance::Variance;
@@ -117,6 +119,12 @@ pub struct PhaseResult {
     /// connection ([`crate::engine::server::sample`]); `None` without INFO
     /// and in `--cluster-mode`.
     pub server_seconds: Option<ServerSeries>,
+    /// The warm-up: whether its throughput and p99 had settled
+    /// ([`crate::engine::warmup`]); `None` for other phases.
+    pub steadiness: Option<Steadiness>,
+    /// The server's own latency per command (`LATENCY HISTOGRAM` around the
+    /// phase); `None` for a target without INFO (memcached).
+    pub server_latency: Option<PhaseLatency>,
 }
 
 /// Why a phase that ran to its end still did not offer its whole load.
@@ -219,6 +227,8 @@ impl PhaseResult {
             nodes: Vec::new(),
             host: None,
             server_seconds: None,
+            steadiness: None,
+            server_latency: None,
         }
     }
 }

@@ -36,6 +36,7 @@ use crate::engine::client::{Client, Router};
 use crate::engine::cluster::topology::WorkerCluster;
 use crate::engine::conn::Conn;
 use crate::engine::interrupt::Interrupt;
+use crate::engine::warmup::EarlyEnd;
 use crate::engine::net;
 use crate::engine::stats::{NodeStats, Stats};
 use crate::engine::timer::Timer;
@@ -145,6 +146,8 @@ pub struct WorkerBuilder {
     pub commands: Receiver<Command>,
     /// Set when SIGINT or SIGTERM arrives.
     pub interrupt: Interrupt,
+    /// Set when the master ends the phase before its deadline.
+    pub early_end: EarlyEnd,
     /// Reports to the master.
     pub reports: Sender<Report>,
     /// `--cluster-mode`: the topology and the refresher.
@@ -191,6 +194,7 @@ pub struct Worker {
     wakeups: BinaryHeap<Reverse<(Instant, usize, Wake)>>,
     timer: Timer,
     interrupt: Interrupt,
+    early_end: EarlyEnd,
     /// The handshakes of connections that reconnect or open mid-run.
     handshakes: Handshakes,
     /// The pipeline window of the current phase, for connections opened in it.
@@ -310,6 +314,7 @@ impl WorkerBuilder {
             touched_clients: Vec::with_capacity(config.clients),
             pipeline: config.pipeline,
             interrupt: self.interrupt,
+            early_end: self.early_end,
             wakeups: BinaryHeap::new(),
             timer,
             thread: self.thread,
