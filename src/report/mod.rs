@@ -26,6 +26,7 @@ pub mod progress;
 pub mod shards;
 pub mod spread;
 pub mod suite;
+pub mod server_time;
 pub mod sweep;
 pub mod table;
 pub mod text;

@@ -81,6 +81,12 @@ impl PhaseEvidence {
         self.after.calls(command).saturating_sub(before)
     }
 
+    /// µs the server spent running one command during the phase.
+    pub fn usec(&self, command: &str) -> u64 {
+        let before = self.base(|i| i.usec(command) as f64) as u64;
+        self.after.usec(command).saturating_sub(before)
+    }
+
     /// Calls of one command refused before they ran (Redis 7 `rejected_calls`:
     /// `-OOM` under maxmemory, for one); not part of [`Self::calls`].
     pub fn rejected_calls(&self, command: &str) -> u64 {

@@ -30,11 +30,13 @@ pub mod percentiles;
 pub mod schema;
 pub mod section;
 pub mod server;
+pub mod server_latency;
 pub mod shard;
 pub mod sweep;
 #[cfg(test)]
 mod tests;
 pub mod verdict;
+pub mod warmup;
 
 use std::fmt;
 use std::path::Path;
