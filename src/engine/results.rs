@@ -13,15 +13,15 @@ use std::time::{Duration, SystemTime};
 pub mod cluster;
 pub mod variance;
 
-use crate::engine::server::latency::PhaseLatency;
-use crate::engine::warmup::Steadiness;
 use crate::engine::host::HostPhase;
 use crate::engine::placement::Placement;
 use crate::engine::results::variance::Variance;
+use crate::engine::server::latency::PhaseLatency;
 use crate::engine::server::sample::ServerSeries;
 use crate::engine::server::{Info, PhaseEvidence};
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
+use crate::engine::warmup::Steadiness;
 use crate::workload::ops::OpTable;
 
 pub use cluster::{ClusterContext, ClusterNode, NodeEvidence, NodeRole};

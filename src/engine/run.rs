@@ -17,8 +17,8 @@ use crate::engine::host::HostMeter;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::results::{Phase, PhaseResult, Results, ServerContext};
 use crate::engine::server::cluster::NodeLinks;
-use crate::engine::server::latency::{self, LatencySnapshot, LatencyUnavailable, PhaseLatency};
 use crate::engine::server::info::Software;
+use crate::engine::server::latency::{self, LatencySnapshot, LatencyUnavailable, PhaseLatency};
 use crate::engine::server::{Control, ControlLink, Info, PhaseEvidence};
 use crate::engine::sink::Sink;
 use crate::engine::stats::{ErrorCounts, Stats};
@@ -341,16 +341,15 @@ impl Master {
             result.nodes = found.nodes;
             result.server = found.sum;
             result.evidence_lost = found.lost;
-            result.server_latency = Some(PhaseLatency::Unavailable(
-                LatencyUnavailable::ClusterMode,
-            ));
+            result.server_latency =
+                Some(PhaseLatency::Unavailable(LatencyUnavailable::ClusterMode));
             return result;
         }
         let after = self.info();
         if let Some(latency_before) = latency_before {
             let latency_after = self.latency(after.as_ref());
-            result.server_latency = latency_after
-                .map(|after| PhaseLatency::between(latency_before, after));
+            result.server_latency =
+                latency_after.map(|after| PhaseLatency::between(latency_before, after));
         }
         result.server = before.zip(after).map(|(before, after)| PhaseEvidence {
             before,

@@ -4,13 +4,16 @@
 //! ([`Steadiness`]).
 //!
 //! A series is *steady* when the least-squares slope over the window is
-//! either not significant (its 99 % confidence interval contains 0: the
+//! either not significant (its 95 % confidence interval contains 0: the
 //! noise explains it) or too small to matter (the change it predicts over the
 //! whole window is within [`THROUGHPUT_TOLERANCE`] or [`P99_TOLERANCE`] of
 //! the window's mean). The second clause keeps a very quiet series from
 //! being judged unsteady for a slope nobody could see in its numbers; the
 //! first keeps a noisy series from being judged unsteady for a drift its
-//! noise hides.
+//! noise hides. A series is thus judged trending only when both hold: the
+//! slope is significant *and* large; a steady series with per-second noise
+//! of a few percent is judged trending far less often than the interval's
+//! 5 %, since its apparent change must also pass the tolerance.
 
 use std::time::Duration;
 
@@ -72,7 +75,7 @@ pub struct Trend {
     pub mean: f64,
     /// Change per second.
     pub slope: f64,
-    /// Half the 99 % confidence interval of the slope.
+    /// Half the 95 % confidence interval of the slope.
     pub half_width: f64,
     /// Seconds in the window.
     pub points: usize,
@@ -130,24 +133,22 @@ pub fn trend(values: &[f64]) -> Option<Trend> {
     Some(Trend {
         mean: y_mean,
         slope,
-        half_width: t_99(n - 2) * se,
+        half_width: t_95(n - 2) * se,
         points: n,
     })
 }
 
-/// Two-sided 99 % quantile of Student's t for `df` degrees of freedom: 99 %
-/// rather than 95 %, because a fixed warm-up judged unsteady makes the
-/// result invalid, and one steady warm-up in twenty would be too many.
-fn t_99(df: usize) -> f64 {
+/// Two-sided 95 % quantile of Student's t for `df` degrees of freedom.
+fn t_95(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
-        63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169, 3.106, 3.055, 3.012,
-        2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845, 2.831, 2.819, 2.807, 2.797, 2.787, 2.779,
-        2.771, 2.763, 2.756, 2.750,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     match df {
         0 => f64::INFINITY,
         1..=30 => TABLE[df - 1],
-        _ => 2.576,
+        _ => 1.96,
     }
 }
 

@@ -10,9 +10,7 @@ use crate::engine::results::{Phase, Section, rate};
 use crate::engine::stats::{ErrorCounts, OpStats};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::warnings::Shown;
-use crate::report::{
-    ReportInput, evidence, hit_rate_percent, hit_stats, open_loop, server_time,
-};
+use crate::report::{ReportInput, evidence, hit_rate_percent, hit_stats, open_loop, server_time};
 
 /// The lines after the tables: hit rate, replies, latency meaning, phases,
 /// run-to-run spread, errors, interruptions, seed and warnings.

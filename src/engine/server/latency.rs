@@ -4,11 +4,14 @@
 //!
 //! Redis keeps one histogram per command of the time the command ran
 //! (service time inside the server, without queueing, network or client),
-//! and reports it as cumulative counts at power-of-two edges in µs. The
-//! difference of two readings is the phase's histogram; its percentiles
-//! are read at the bucket's upper edge, so the server's p99 is an upper
-//! bound, and kvbench's p99 minus it is a lower bound of the time spent
-//! outside the server's command execution.
+//! and reports it as cumulative counts at power-of-two edges in µs (each a
+//! bucket's highest value: 1, 2, 4, … 1 048, 2 113). The difference of two
+//! readings is the phase's histogram; a percentile is known to lie in its
+//! bucket, and is reported by both edges. The lower edge is what the
+//! report compares: every request's time at the client holds its time in
+//! the server, so kvbench's p99 is at least the server's, which is at least
+//! the lower edge; kvbench's p99 minus the lower edge is then at most the
+//! time spent outside the server's command execution.
 
 use std::collections::BTreeMap;
 
@@ -97,15 +100,21 @@ impl Cumulative {
         Cumulative { edges }
     }
 
-    /// The upper edge of the bucket holding the `percentile`-th call (µs);
-    /// `None` without calls.
-    pub fn percentile_upper_us(&self, percentile: f64) -> Option<u64> {
+    /// The edges of the bucket holding the `percentile`-th call, µs: `(lower,
+    /// upper)`; `None` without calls.
+    pub fn percentile_bucket_us(&self, percentile: f64) -> Option<(u64, u64)> {
         let total = self.total();
         if total == 0 {
             return None;
         }
         let rank = ((percentile / 100.0) * total as f64).ceil().max(1.0) as u64;
-        self.edges.iter().find(|(_, c)| *c >= rank).map(|(e, _)| *e)
+        let at = self.edges.iter().position(|(_, c)| *c >= rank)?;
+        let upper = self.edges[at].0;
+        // Redis leaves empty buckets out, so the edge listed before may be
+        // several buckets lower; the bucket itself starts at half its upper
+        // edge (log base 2), less the histogram's 1 % rounding.
+        let listed = at.checked_sub(1).map_or(0, |i| self.edges[i].0);
+        Some((listed.max(upper * 49 / 100), upper))
     }
 }
 
@@ -164,7 +173,12 @@ pub fn parse_histogram(reply: &Value) -> Result<BTreeMap<String, Cumulative>, La
         };
         let mut edges: Vec<(u64, u64)> = pairs(hist)
             .into_iter()
-            .filter_map(|(e, c)| Some((u64::try_from(e.integer()?).ok()?, u64::try_from(c.integer()?).ok()?)))
+            .filter_map(|(e, c)| {
+                Some((
+                    u64::try_from(e.integer()?).ok()?,
+                    u64::try_from(c.integer()?).ok()?,
+                ))
+            })
             .collect();
         edges.sort_unstable();
         out.insert(name.to_ascii_lowercase(), Cumulative { edges });
@@ -173,7 +187,10 @@ pub fn parse_histogram(reply: &Value) -> Result<BTreeMap<String, Cumulative>, La
 }
 
 /// Reads every command's histogram; `run_id` is the INFO read just before.
-pub fn read(control: &mut Control, run_id: Option<&str>) -> Result<LatencySnapshot, LatencyUnavailable> {
+pub fn read(
+    control: &mut Control,
+    run_id: Option<&str>,
+) -> Result<LatencySnapshot, LatencyUnavailable> {
     let reply = control
         .command(&["LATENCY", "HISTOGRAM"])
         .map_err(|_| LatencyUnavailable::NoControl)?;

@@ -45,8 +45,9 @@ pub fn phase(ops: &OpTable, p: &PhaseResult) -> Option<ServerLatency> {
         let server = known.get(&w.command);
         let (kvbench_p50_us, kvbench_p99_us) =
             (percentile_us(&client, 50.0), percentile_us(&client, 99.0));
-        let server_p50_us = server.and_then(|h| h.percentile_upper_us(50.0));
-        let server_p99_us = server.and_then(|h| h.percentile_upper_us(99.0));
+        let p50 = server.and_then(|h| h.percentile_bucket_us(50.0));
+        let p99 = server.and_then(|h| h.percentile_bucket_us(99.0));
+        let (server_p50_us, server_p99_us) = (p50.map(|b| b.0), p99.map(|b| b.0));
         let usec_per_call = p.server.as_ref().and_then(|e| {
             let calls = e.calls(&w.command);
             (calls > 0).then(|| round(e.usec(&w.command) as f64 / calls as f64, 2))
@@ -59,7 +60,9 @@ pub fn phase(ops: &OpTable, p: &PhaseResult) -> Option<ServerLatency> {
                 server_calls: server.map_or(0, |h| h.total()),
                 usec_per_call,
                 server_p50_us,
+                server_p50_max_us: p50.map(|b| b.1),
                 server_p99_us,
+                server_p99_max_us: p99.map(|b| b.1),
                 kvbench_p50_us,
                 kvbench_p99_us,
                 outside_server_p50_us: outside(kvbench_p50_us, server_p50_us),

@@ -30,7 +30,7 @@ fn summary(t: Trend, tolerance: f64) -> TrendSummary {
     TrendSummary {
         mean: round(t.mean, 2),
         slope_per_s: round(t.slope, 3),
-        slope_ci99_half_width: round(t.half_width, 3),
+        slope_ci95_half_width: round(t.half_width, 3),
         change_percent: round(100.0 * t.relative_change(), 2),
         steady: t.steady(tolerance),
     }

@@ -43,16 +43,23 @@ pub struct OpServerLatency {
     /// `INFO commandstats`: µs per call over the phase (every client's);
     /// `null` without calls.
     pub usec_per_call: Option<f64>,
-    /// The server's median, µs: the upper edge of its power-of-two bucket.
+    /// The server's median, µs: the lower edge of its power-of-two bucket
+    /// (the median is at least this).
     pub server_p50_us: Option<u64>,
-    /// The server's 99th percentile, µs, the same way (an upper bound).
+    /// The upper edge of that bucket (the median is at most this).
+    pub server_p50_max_us: Option<u64>,
+    /// The server's 99th percentile, µs: its bucket's lower edge, at most
+    /// kvbench's p99 for the op (each request's time at the client holds
+    /// its time in the server).
     pub server_p99_us: Option<u64>,
+    /// The upper edge of that bucket.
+    pub server_p99_max_us: Option<u64>,
     /// kvbench's median for the op, µs.
     pub kvbench_p50_us: u64,
     /// kvbench's 99th percentile, µs.
     pub kvbench_p99_us: u64,
-    /// kvbench's p50 minus the server's: queueing, network and client (a
-    /// lower bound, since the server's is its bucket's upper edge).
+    /// kvbench's p50 minus the server's: queueing, network and client (at
+    /// most this, since the server's is its bucket's lower edge).
     pub outside_server_p50_us: Option<i64>,
     /// The same at p99.
     pub outside_server_p99_us: Option<i64>,

@@ -47,8 +47,8 @@ pub struct TrendSummary {
     pub mean: f64,
     /// Change per second.
     pub slope_per_s: f64,
-    /// Half the slope's 99 % confidence interval.
-    pub slope_ci99_half_width: f64,
+    /// Half the slope's 95 % confidence interval.
+    pub slope_ci95_half_width: f64,
     /// The change the slope predicts over the window, % of the mean.
     pub change_percent: f64,
     /// Within the noise (the interval holds 0) or within the tolerance.

@@ -18,8 +18,8 @@ fn parses_each_command_with_its_cumulative_edges() {
     let found = parse_histogram(&reply(WIRE)).unwrap();
     assert_eq!(found["set"].edges, vec![(1, 99), (2, 100)]);
     assert_eq!(found["get"].total(), 10);
-    assert_eq!(found["set"].percentile_upper_us(50.0), Some(1));
-    assert_eq!(found["set"].percentile_upper_us(99.5), Some(2));
+    assert_eq!(found["set"].percentile_bucket_us(50.0), Some((0, 1)));
+    assert_eq!(found["set"].percentile_bucket_us(99.5), Some((1, 2)));
 }
 
 #[test]
@@ -39,9 +39,15 @@ fn the_difference_counts_only_the_phase() {
     };
     let d = after.since(&before);
     assert_eq!(d.edges, vec![(1, 50), (2, 90), (4, 90), (8, 100)]);
-    assert_eq!(d.percentile_upper_us(50.0), Some(1));
-    assert_eq!(d.percentile_upper_us(90.0), Some(2));
-    assert_eq!(d.percentile_upper_us(99.0), Some(8));
+    assert_eq!(d.percentile_bucket_us(50.0), Some((0, 1)));
+    assert_eq!(d.percentile_bucket_us(90.0), Some((1, 2)));
+    assert_eq!(d.percentile_bucket_us(99.0), Some((4, 8)));
+    // Redis left the empty buckets out: the listed edge below is far
+    // lower than where the bucket starts.
+    let sparse = Cumulative {
+        edges: vec![(2, 1), (2113, 101)],
+    };
+    assert_eq!(sparse.percentile_bucket_us(50.0), Some((1035, 2113)));
 }
 
 #[test]
