@@ -34,12 +34,11 @@ pub mod target;
 pub mod tls;
 mod tls_key;
 mod tools;
-mod warmup;
+pub mod warmup;
 mod warning_kind;
 
 use crate::cli::Args;
 use crate::config::target::Target;
-use crate::engine::warmup::WarmupPlan;
 use crate::error::UsageError;
 use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
@@ -68,6 +67,7 @@ pub use tools::{
     CompareFormat, CompareLayout, CompareOptions, MergeFormat, MergeOptions, ReportOptions,
     table_width,
 };
+use warmup::WarmupPlan;
 pub use warning_kind::WarningKind;
 
 /// When a run (or the warm-up) ends.

@@ -1,14 +1,52 @@
 //! `--warmup-time` (seconds or `auto`), `--warmup-max` and `--warmup-window`
-//! turned into the warm-up's length and its [`WarmupPlan`].
+//! turned into the warm-up's length and its [`WarmupPlan`], which the
+//! engine's trend test (`engine::warmup`) follows.
 
 use std::time::Duration;
 
 use crate::cli::{Args, WarmupArg};
 use crate::config::bounds::seconds;
-use crate::engine::warmup::{
-    DEFAULT_MAX_SECS, DEFAULT_WINDOW_SECS, MIN_WINDOW_SECS, WarmupEnd, WarmupPlan,
-};
 use crate::error::UsageError;
+
+/// The fewest seconds a trend is tested over: with fewer points the
+/// slope's interval says nothing.
+pub const MIN_WINDOW_SECS: u64 = 4;
+
+/// `--warmup-window` when not given, seconds.
+pub const DEFAULT_WINDOW_SECS: u64 = 10;
+
+/// `--warmup-max` when not given, seconds: three times the whitepaper's
+/// 60 s per step is more than most caches need, and still bounds a warm-up
+/// that never settles.
+pub const DEFAULT_MAX_SECS: u64 = 180;
+
+/// How a warm-up ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarmupEnd {
+    /// At `--warmup-time` seconds, then checked for a trend.
+    Fixed,
+    /// `--warmup-time auto`: as soon as the last `window` seconds are
+    /// steady, at most `Config::warmup` (`--warmup-max`) seconds.
+    Steady,
+}
+
+/// The warm-up options: how it ends and the window its trend is judged on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WarmupPlan {
+    /// Fixed or until steady.
+    pub end: WarmupEnd,
+    /// `--warmup-window`: the seconds a trend is tested over.
+    pub window: Duration,
+}
+
+impl Default for WarmupPlan {
+    fn default() -> Self {
+        WarmupPlan {
+            end: WarmupEnd::Fixed,
+            window: Duration::from_secs(DEFAULT_WINDOW_SECS),
+        }
+    }
+}
 
 /// The warm-up's length (with `auto`, its maximum) and its plan.
 pub(super) fn build_warmup(a: &Args) -> Result<(Duration, WarmupPlan), UsageError> {

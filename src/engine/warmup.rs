@@ -15,8 +15,6 @@
 //! of a few percent is judged trending far less often than the interval's
 //! 5 %, since its apparent change must also pass the tolerance.
 
-use std::time::Duration;
-
 pub mod end;
 
 pub use end::EarlyEnd;
@@ -28,45 +26,9 @@ pub const THROUGHPUT_TOLERANCE: f64 = 0.05;
 /// The same for p99, whose seconds are noisier than their throughput.
 pub const P99_TOLERANCE: f64 = 0.10;
 
-/// The fewest seconds a trend is tested over: with fewer points the
-/// slope's interval says nothing.
-pub const MIN_WINDOW_SECS: u64 = 4;
-
-/// `--warmup-window` when not given, seconds.
-pub const DEFAULT_WINDOW_SECS: u64 = 10;
-
-/// `--warmup-max` when not given, seconds: three times the whitepaper's
-/// 60 s per step is more than most caches need, and still bounds a warm-up
-/// that never settles.
-pub const DEFAULT_MAX_SECS: u64 = 180;
-
-/// How a warm-up ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WarmupEnd {
-    /// At `--warmup-time` seconds, then checked for a trend.
-    Fixed,
-    /// `--warmup-time auto`: as soon as the last `window` seconds are
-    /// steady, at most `Config::warmup` (`--warmup-max`) seconds.
-    Steady,
-}
-
-/// The warm-up options: how it ends and the window its trend is judged on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WarmupPlan {
-    /// Fixed or until steady.
-    pub end: WarmupEnd,
-    /// `--warmup-window`: the seconds a trend is tested over.
-    pub window: Duration,
-}
-
-impl Default for WarmupPlan {
-    fn default() -> Self {
-        WarmupPlan {
-            end: WarmupEnd::Fixed,
-            window: Duration::from_secs(DEFAULT_WINDOW_SECS),
-        }
-    }
-}
+pub use crate::config::warmup::{
+    DEFAULT_MAX_SECS, DEFAULT_WINDOW_SECS, MIN_WINDOW_SECS, WarmupEnd, WarmupPlan,
+};
 
 /// The least-squares line through one series, with its slope's interval.
 #[derive(Debug, Clone, Copy, PartialEq)]

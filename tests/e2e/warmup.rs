@@ -8,7 +8,9 @@
 
 use std::process::Stdio;
 
-use crate::common::{Redis, TempDir, kvbench_at, machine, read_json, u, wait_for_traffic};
+use crate::common::{
+    Redis, TempDir, kvbench_at, machine, read_json, refused_before_connecting, u, wait_for_traffic,
+};
 
 #[test]
 fn auto_warmup_against_a_steady_server_ends_before_its_maximum() {
@@ -143,4 +145,28 @@ fn a_warmup_beside_a_cache_being_filled_is_not_steady() {
         "keys {before} -> {after}"
     );
     assert!(keys_at_end >= after, "{keys_at_end} < {after}");
+}
+
+#[test]
+fn bad_warmup_flags_are_refused_before_connecting() {
+    let redis = Redis::start();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--warmup-time", "5", "--warmup-max", "30"],
+            "--warmup-max: bounds --warmup-time auto only",
+        ),
+        (
+            &["--warmup-time", "auto", "--warmup-window", "2"],
+            "--warmup-window: must be at least 4 seconds",
+        ),
+        (
+            &["--warmup-time", "auto", "--warmup-max", "5"],
+            "--warmup-max: must be at least --warmup-window (10 s)",
+        ),
+        (&["--warmup-time", "soon"], "--warmup-time"),
+    ];
+    for (args, message) in cases {
+        let stderr = refused_before_connecting(&redis, args.iter().chain(&["--test-time", "1"]));
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
 }
