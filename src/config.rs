@@ -40,6 +40,7 @@ pub mod tls;
 mod tls_key;
 mod tools;
 mod transaction;
+pub mod warmup;
 mod warning_kind;
 
 use crate::cli::Args;
@@ -74,6 +75,7 @@ pub use tools::{
     CompareFormat, CompareLayout, CompareOptions, MergeFormat, MergeOptions, ReportOptions,
     table_width,
 };
+use warmup::WarmupPlan;
 pub use warning_kind::WarningKind;
 
 /// When a run (or the warm-up) ends.
@@ -232,8 +234,11 @@ pub struct Config {
     pub stop: Stop,
     /// Measured runs.
     pub run_count: u32,
-    /// Warm-up before the first run; zero means none.
+    /// Warm-up before the first run (with `--warmup-time auto`, its
+    /// longest, `--warmup-max`); zero means none.
     pub warmup: Duration,
+    /// How the warm-up ends and the window its trend is judged on.
+    pub warmup_plan: WarmupPlan,
     /// Open-loop schedule; `None` is a closed loop.
     pub rate: Option<Rate>,
     /// What the headline latency measures.
@@ -371,6 +376,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
     let start_at = build_start(&a, sweep.cell_count() > 1)?;
     let host = hostname();
     let (sweep_clients, cells) = (sweep.clients.clone(), sweep.cell_count());
+    let (warmup, warmup_plan) = warmup::build_warmup(&a)?;
     let mut rate = build_rate(&a, sweep.threads[0] * sweep.clients[0])?;
     // `--rate` is the total of all shards; the report shows this shard's share.
     if let (Some(rate), Some(shard), Some(_)) = (rate.as_mut(), shard, a.rate) {
@@ -385,7 +391,8 @@ fn build(a: Args) -> Result<Config, UsageError> {
         ops,
         stop,
         run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
-        warmup: seconds("--warmup-time", a.warmup_time.unwrap_or(0.0), true)?,
+        warmup,
+        warmup_plan,
         rate,
         headline: match (a.rate, a.rate_limiting) {
             (Some(_), None) => Headline::ResponseTime,

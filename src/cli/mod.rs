@@ -40,7 +40,7 @@ pub use report::ReportArgs;
 pub use seconds::seconds_for;
 pub use subcommand::{HelpArgs, Subcommand, command_line_error, help_text, usage_error};
 pub use suite::{SuiteArgs, suite_usage_error};
-pub use values::{NumList, RequestsArg};
+pub use values::{NumList, RequestsArg, WarmupArg};
 
 /// Every exit code, as `--help` ends with it (the README lists the same).
 pub const EXIT_CODES: &str = "Exit codes: 0 a valid result; 1 a report could not be written, \
@@ -280,9 +280,16 @@ pub struct Args {
     /// Number of measured runs [default: 1]
     #[arg(short = 'x', long, value_name = "N", help_heading = "Load")]
     pub run_count: Option<u32>,
-    /// Seconds of warm-up traffic before the first run, reported apart [default: 0]
+    /// Seconds of warm-up traffic before the first run, reported apart, or
+    /// `auto`: until the per-second throughput and p99 are steady [default: 0]
     #[arg(long, value_name = "SECS", help_heading = "Load")]
-    pub warmup_time: Option<f64>,
+    pub warmup_time: Option<WarmupArg>,
+    /// `--warmup-time auto`: the longest warm-up, seconds [default: 180]
+    #[arg(long, value_name = "SECS", help_heading = "Load")]
+    pub warmup_max: Option<f64>,
+    /// The last seconds of a warm-up tested for a trend [default: 10]
+    #[arg(long, value_name = "SECS", help_heading = "Load")]
+    pub warmup_window: Option<u64>,
     /// Write every key of --key-minimum..--key-maximum once (pipelined SETs, all
     /// threads) before the warm-up and the runs, so that GETs can hit
     #[arg(long, help_heading = "Load")]

@@ -326,7 +326,7 @@ fn base_args(
         pipeline: a.pipeline.map(|p| NumList::One(p as u64)),
         data_size: Some(NumList::One(a.data_size.unwrap_or(DEFAULT_DATA_SIZE) as u64)),
         test_time: a.test_time,
-        warmup_time: a.warmup_time,
+        warmup_time: a.warmup_time.map(crate::cli::WarmupArg::Secs),
         run_count: a.run_count,
         seed: a.seed,
         max_error_share: a.max_error_share,

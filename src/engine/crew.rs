@@ -18,6 +18,7 @@ use crate::engine::placement::{self, Facts, Placement, ServerCpus};
 use crate::engine::retry::open_failed_keys;
 use crate::engine::server::Info;
 use crate::engine::sysinfo;
+use crate::engine::warmup::EarlyEnd;
 use crate::engine::worker::{Command, Report, WorkerBuilder};
 use crate::error::RunError;
 use crate::error::UsageError;
@@ -30,6 +31,8 @@ pub struct Crew {
     pub reports: Receiver<Report>,
     /// The threads.
     pub handles: Vec<JoinHandle<()>>,
+    /// Ends the phase in progress before its deadline (`--warmup-time auto`).
+    pub early_end: EarlyEnd,
 }
 
 impl Crew {
@@ -105,10 +108,12 @@ pub fn spawn(
             })
             .ok()
     });
+    let early_end = EarlyEnd::default();
     for (thread, cpu) in cpus.into_iter().enumerate() {
         let (tx, rx) = unbounded();
         let builder = WorkerBuilder {
             interrupt: interrupt.clone(),
+            early_end: early_end.clone(),
             thread,
             config: Arc::clone(config),
             commands: rx,
@@ -140,6 +145,7 @@ pub fn spawn(
         commands,
         reports,
         handles,
+        early_end,
     })
 }
 

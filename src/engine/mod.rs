@@ -27,4 +27,5 @@ pub mod sweep;
 pub mod sysinfo;
 pub mod timer;
 pub mod verify;
+pub mod warmup;
 pub mod worker;

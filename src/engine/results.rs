@@ -16,10 +16,12 @@ pub mod variance;
 use crate::engine::host::HostPhase;
 use crate::engine::placement::Placement;
 use crate::engine::results::variance::Variance;
+use crate::engine::server::latency::PhaseLatency;
 use crate::engine::server::sample::ServerSeries;
 use crate::engine::server::{Info, PhaseEvidence};
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
+use crate::engine::warmup::Steadiness;
 use crate::workload::ops::OpTable;
 
 pub use cluster::{ClusterContext, ClusterNode, NodeEvidence, NodeRole};
@@ -117,6 +119,12 @@ pub struct PhaseResult {
     /// connection ([`crate::engine::server::sample`]); `None` without INFO
     /// and in `--cluster-mode`.
     pub server_seconds: Option<ServerSeries>,
+    /// The warm-up: whether its throughput and p99 had settled
+    /// ([`crate::engine::warmup`]); `None` for other phases.
+    pub steadiness: Option<Steadiness>,
+    /// The server's own latency per command (`LATENCY HISTOGRAM` around the
+    /// phase); `None` for a target without INFO (memcached).
+    pub server_latency: Option<PhaseLatency>,
 }
 
 /// Why a phase that ran to its end still did not offer its whole load.
@@ -219,6 +227,8 @@ impl PhaseResult {
             nodes: Vec::new(),
             host: None,
             server_seconds: None,
+            steadiness: None,
+            server_latency: None,
         }
     }
 }

@@ -17,6 +17,8 @@ use crate::engine::host::HostMeter;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::results::{Phase, PhaseResult, Results, ServerContext};
 use crate::engine::server::cluster::NodeLinks;
+use crate::engine::server::info::Software;
+use crate::engine::server::latency::{self, LatencySnapshot, LatencyUnavailable, PhaseLatency};
 use crate::engine::server::{Control, ControlLink, Info, PhaseEvidence};
 use crate::engine::sink::Sink;
 use crate::engine::stats::{ErrorCounts, Stats};
@@ -284,6 +286,20 @@ impl Master {
         self.control.info()
     }
 
+    /// `LATENCY HISTOGRAM` of the one server, read after `info` (whose
+    /// `run_id` tells a restart); `None` for memcached or without INFO.
+    fn latency(
+        &mut self,
+        info: Option<&Info>,
+    ) -> Option<Result<LatencySnapshot, LatencyUnavailable>> {
+        let info = info?;
+        if info.software == Software::Memcached || self.nodes.is_some() {
+            return None;
+        }
+        let control = self.control.get()?;
+        Some(latency::read(control, info.get("run_id")))
+    }
+
     /// What the server says before `phase`: INFO (every node's, in
     /// `--cluster-mode`), after resetting the slow log for a measured run
     /// with `--slowlog`.
@@ -299,10 +315,12 @@ impl Master {
         if slowlog && let Some(c) = self.control.get() {
             c.slowlog_reset();
         }
+        let latency = self.latency(info.as_ref());
         Evidence {
             info,
             nodes,
             slowlog,
+            latency,
         }
     }
 
@@ -319,6 +337,7 @@ impl Master {
             info: before,
             nodes: nodes_before,
             slowlog,
+            latency: latency_before,
         } = before;
         let mut result = self.run_phase(phase, stop, live);
         // The slow log first, so that the INFO below is not in it.
@@ -332,9 +351,16 @@ impl Master {
             result.nodes = found.nodes;
             result.server = found.sum;
             result.evidence_lost = found.lost;
+            result.server_latency =
+                Some(PhaseLatency::Unavailable(LatencyUnavailable::ClusterMode));
             return result;
         }
         let after = self.info();
+        if let Some(latency_before) = latency_before {
+            let latency_after = self.latency(after.as_ref());
+            result.server_latency =
+                latency_after.map(|after| PhaseLatency::between(latency_before, after));
+        }
         result.server = before.zip(after).map(|(before, after)| PhaseEvidence {
             before,
             after,
@@ -355,6 +381,8 @@ struct Evidence {
     nodes: Option<Vec<Option<Info>>>,
     /// Whether the slow log was reset for this phase.
     slowlog: bool,
+    /// `LATENCY HISTOGRAM`; `None` for a target without INFO.
+    latency: Option<Result<LatencySnapshot, LatencyUnavailable>>,
 }
 
 /// How many slow-log entries are read after a run.

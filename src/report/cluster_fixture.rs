@@ -122,6 +122,8 @@ pub fn cluster_results(counts: [u64; 3], slots: [usize; 3]) -> Results {
         nodes: evidence,
         host: None,
         server_seconds: None,
+        steadiness: None,
+        server_latency: None,
     };
     let nodes = NODES
         .iter()

@@ -24,6 +24,7 @@ pub mod model;
 pub mod open_loop;
 pub mod progress;
 pub mod realtime;
+pub mod server_time;
 pub mod shards;
 pub mod spread;
 pub mod suite;

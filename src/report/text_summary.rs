@@ -10,7 +10,7 @@ use crate::engine::results::{Phase, Section, rate};
 use crate::engine::stats::{ErrorCounts, OpStats};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::warnings::Shown;
-use crate::report::{ReportInput, evidence, hit_rate_percent, hit_stats, open_loop};
+use crate::report::{ReportInput, evidence, hit_rate_percent, hit_stats, open_loop, server_time};
 
 /// The lines after the tables: hit rate, replies, latency meaning, phases,
 /// run-to-run spread, errors, interruptions, seed and warnings.
@@ -223,6 +223,7 @@ fn phase_lines(out: &mut String, input: &ReportInput<'_>) {
             w.ops_per_sec(),
             all.mean_us() / 1000.0
         );
+        server_time::warmup_line(out, w);
     }
     for p in results
         .prefill
@@ -232,6 +233,7 @@ fn phase_lines(out: &mut String, input: &ReportInput<'_>) {
     {
         evidence::phase_line(out, p, &input.config.ops, db);
     }
+    server_time::lines(out, input);
 }
 
 fn errors(out: &mut String, e: &ErrorCounts, replies: u64) {

@@ -17,6 +17,7 @@ mod display;
 use crate::config::Config;
 use crate::engine::results::{Phase, PhaseResult, Results, Section};
 use crate::engine::stats::errors::{ErrorCounts, ProtocolFault};
+use crate::engine::warmup::{P99_TOLERANCE, THROUGHPUT_TOLERANCE, Trend, WarmupEnd};
 use crate::protocol::resp::ServerErrorKind;
 
 /// Requests due but never sent (open loop) or not sent because their cluster
@@ -119,6 +120,20 @@ pub enum Reason {
         /// What was late, by how much.
         message: String,
     },
+    /// The warm-up's throughput or p99 was still trending at its end, so
+    /// the runs after it may measure a server still filling its caches.
+    NotSteady {
+        /// `auto` that reached `--warmup-max`, or a fixed `--warmup-time`.
+        auto: bool,
+        /// The warm-up's length, seconds.
+        secs: u64,
+        /// The window judged, seconds.
+        window_s: u64,
+        /// Throughput's change over the window, % of its mean, when it trended.
+        throughput_change_pct: Option<f64>,
+        /// p99's, when it trended.
+        p99_change_pct: Option<f64>,
+    },
 }
 
 impl Reason {
@@ -135,6 +150,7 @@ impl Reason {
             Reason::NoProgress { .. } => "no_progress",
             Reason::NothingMeasured { .. } => "nothing_measured",
             Reason::LateStart { .. } => "late_start",
+            Reason::NotSteady { .. } => "not_steady",
         }
     }
 }
@@ -212,6 +228,12 @@ impl Verdict {
                 },
             });
         }
+        if let Some(reason) = results.warmup.as_ref().and_then(not_steady) {
+            findings.push(Finding {
+                phase: Some(Phase::Warmup.to_string()),
+                reason,
+            });
+        }
         if let Some(message) = results.timing.as_ref().and_then(|t| t.late_message()) {
             findings.push(Finding {
                 phase: None,
@@ -287,6 +309,22 @@ pub fn invalid_text(reasons: &[String], allow_invalid: bool) -> String {
     }
     out.push('\n');
     out
+}
+
+/// `not_steady` for a warm-up still trending at its end.
+fn not_steady(warmup: &PhaseResult) -> Option<Reason> {
+    let s = warmup.steadiness.as_ref().filter(|s| s.trending())?;
+    let change = |t: Option<Trend>, tolerance: f64| {
+        t.filter(|t| !t.steady(tolerance))
+            .map(|t| 100.0 * t.relative_change())
+    };
+    Some(Reason::NotSteady {
+        auto: s.end == WarmupEnd::Steady,
+        secs: warmup.duration.as_secs_f64().round() as u64,
+        window_s: s.window_s,
+        throughput_change_pct: change(s.throughput, THROUGHPUT_TOLERANCE),
+        p99_change_pct: change(s.p99, P99_TOLERANCE),
+    })
 }
 
 /// The reasons why `phases`, judged together, do not measure what was asked.

@@ -12,7 +12,17 @@ use crate::engine::run::Master;
 use crate::engine::server::sample::ServerSampler;
 use crate::engine::sink::Sink;
 use crate::engine::stats::series::SeriesBuilder;
+use crate::engine::warmup::SteadyWatch;
 use crate::engine::worker::{Command, Report};
+
+/// A second's p99 for the warm-up's trend: the configured 99th percentile,
+/// or the nearest one configured when `--print-percentiles` lacks it.
+fn p99_us(percentiles: &[(f64, u64)]) -> u64 {
+    percentiles
+        .iter()
+        .min_by(|a, b| (a.0 - 99.0).abs().total_cmp(&(b.0 - 99.0).abs()))
+        .map_or(0, |(_, us)| *us)
+}
 
 impl Master {
     /// The master's side of one phase: start every worker, merge their
@@ -31,6 +41,9 @@ impl Master {
         }
         let started_wall = SystemTime::now();
         let started_at = Instant::now();
+        // Cleared while no worker is in a phase: a stale request would end
+        // this one at once.
+        crew.early_end.clear();
         for tx in &crew.commands {
             let _ = tx.send(Command::Phase {
                 index,
@@ -57,6 +70,9 @@ impl Master {
         // The run ends when the last thread stopped sending; what follows is the drain.
         let mut sent_until = started_at;
         let (mut down, mut given_up, mut stalled) = (0, 0, 0);
+        // The warm-up's seconds, watched for a trend; `auto` ends it once
+        // its last window is steady.
+        let mut watch = (phase == Phase::Warmup).then(|| SteadyWatch::new(config.warmup_plan));
         while finished < crew.handles.len() {
             let Ok(report) = crew.reports.recv() else {
                 break;
@@ -90,6 +106,11 @@ impl Master {
             let completed = series.add(second, &stats, backlog, &mut |s, m| live.interval(s, m));
             // The final, partial second is summed up by `end_phase` instead.
             if let (Some(done), false) = (completed, last) {
+                if let Some(w) = watch.as_mut()
+                    && w.second(done.totals.count, p99_us(&done.totals.percentiles_us))
+                {
+                    crew.early_end.request();
+                }
                 live.second(done, &total, started_at.elapsed(), open.iter().sum());
                 let now = meter.read();
                 host_series.push(now.since(&host_last));
@@ -126,6 +147,8 @@ impl Master {
                 per_second: host_series,
             }),
             server_seconds: server.finish(),
+            steadiness: watch.map(|w| w.finish()),
+            server_latency: None,
         };
         live.end_phase(&result);
         result

@@ -110,6 +110,12 @@ impl Info {
             .unwrap_or(0)
     }
 
+    /// `usec=` of `cmdstat_<command>`: µs the server spent running it.
+    pub fn usec(&self, command: &str) -> u64 {
+        self.sub_field(&format!("cmdstat_{command}"), "usec")
+            .unwrap_or(0)
+    }
+
     /// `rejected_calls=` of `cmdstat_<command>`: calls refused before they ran
     /// (`-OOM`, `-NOAUTH`, ...), which Redis 7 does not count in `calls`.
     pub fn rejected_calls(&self, command: &str) -> u64 {

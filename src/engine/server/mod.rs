@@ -13,6 +13,7 @@
 
 pub mod cluster;
 pub mod info;
+pub mod latency;
 pub mod memcached;
 pub mod sample;
 
@@ -78,6 +79,12 @@ impl PhaseEvidence {
     pub fn calls(&self, command: &str) -> u64 {
         let before = self.base(|i| i.calls(command) as f64) as u64;
         self.after.calls(command).saturating_sub(before)
+    }
+
+    /// µs the server spent running one command during the phase.
+    pub fn usec(&self, command: &str) -> u64 {
+        let before = self.base(|i| i.usec(command) as f64) as u64;
+        self.after.usec(command).saturating_sub(before)
     }
 
     /// Calls of one command refused before they ran (Redis 7 `rejected_calls`:

@@ -42,6 +42,7 @@ use crate::engine::net;
 use crate::engine::retry::FailedKeysLog;
 use crate::engine::stats::{NodeStats, Stats};
 use crate::engine::timer::Timer;
+use crate::engine::warmup::EarlyEnd;
 use crate::error::ConnectError;
 use crate::protocol::handshake::Handshake;
 use crate::workload::seed::derive_seed;
@@ -148,6 +149,8 @@ pub struct WorkerBuilder {
     pub commands: Receiver<Command>,
     /// Set when SIGINT or SIGTERM arrives.
     pub interrupt: Interrupt,
+    /// Set when the master ends the phase before its deadline.
+    pub early_end: EarlyEnd,
     /// Reports to the master.
     pub reports: Sender<Report>,
     /// `--cluster-mode`: the topology and the refresher.
@@ -196,6 +199,7 @@ pub struct Worker {
     wakeups: BinaryHeap<Reverse<(Instant, usize, Wake)>>,
     timer: Timer,
     interrupt: Interrupt,
+    early_end: EarlyEnd,
     /// The handshakes of connections that reconnect or open mid-run.
     handshakes: Handshakes,
     /// The pipeline window of the current phase, for connections opened in it.
@@ -354,6 +358,7 @@ impl WorkerBuilder {
             failed_keys: self.failed_keys.map(FailedKeysLog::new),
             pipeline: config.pipeline,
             interrupt: self.interrupt,
+            early_end: self.early_end,
             wakeups: BinaryHeap::new(),
             timer,
             thread: self.thread,

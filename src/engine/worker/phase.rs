@@ -75,6 +75,15 @@ impl PhaseClock {
         self.drain_until = Some(now);
     }
 
+    /// The master ended the phase early (`--warmup-time auto`): stop
+    /// sending now and drain as at a deadline.
+    fn end_now(&mut self, now: Instant) {
+        if self.stop_sending_at.is_none_or(|s| now < s) {
+            self.stop_sending_at = Some(now);
+            self.drain_until = Some(now + DRAIN_LIMIT);
+        }
+    }
+
     /// The next instant the loop must look at the clock again.
     fn next_wake(&self, now: Instant, next_tick: Instant) -> Instant {
         let mut wake = next_tick;
@@ -207,6 +216,8 @@ impl Worker {
             }
             if self.interrupt.stop_requested() {
                 clock.interrupt(now);
+            } else if self.early_end.requested() {
+                clock.end_now(now);
             }
             let sending = clock.sending(now);
             if !sending && down_at_stop.is_none() {

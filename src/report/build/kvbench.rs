@@ -222,6 +222,8 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         histograms: Some(histograms),
         histograms_per_second: Some(per_second),
         cluster: evidence::cluster(c, r, p),
+        server_latency: super::server_latency::phase(&ops, p),
+        steadiness: super::warmup::steadiness(c, p),
         all_stats: None,
     }
 }

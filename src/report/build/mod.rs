@@ -21,7 +21,9 @@ pub mod host;
 pub mod kvbench;
 pub mod open_loop;
 pub mod section;
+pub mod server_latency;
 pub mod settings;
+pub mod warmup;
 
 use crate::config::{Config, Stop};
 use crate::report::ReportInput;

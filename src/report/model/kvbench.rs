@@ -24,8 +24,10 @@ pub use crate::report::model::open_loop::{LatencyBlock, OpenLoop};
 use crate::report::model::schema;
 use crate::report::model::section::Section;
 use crate::report::model::server::{Placement, ServerContext, ServerEvidence, ServerUse};
+use crate::report::model::server_latency::ServerLatency;
 use crate::report::model::shard::{Merged, Round, ShardInfo, ShardRow};
 pub use crate::report::model::verdict::{SectionVerdict, Verdict, VerdictReason};
+use crate::report::model::warmup::Steadiness;
 
 /// The units of every `Compressed Histogram`.
 pub const HISTOGRAM_UNIT: &str = "microseconds";
@@ -228,6 +230,17 @@ pub struct PhaseSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "PhaseCluster")]
     pub cluster: Option<PhaseCluster>,
+    /// The server's own latency per op beside kvbench's (Redis 7
+    /// `LATENCY HISTOGRAM`); absent for a target without INFO and from
+    /// older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ServerLatency")]
+    pub server_latency: Option<ServerLatency>,
+    /// Warm-up only: whether its throughput and p99 had settled, and how
+    /// long `--warmup-time auto` took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Steadiness")]
+    pub steadiness: Option<Steadiness>,
     /// Warm-up only: its full section in memtier's layout.
     #[serde(rename = "ALL STATS", default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Section")]

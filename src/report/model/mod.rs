@@ -30,12 +30,14 @@ pub mod percentiles;
 pub mod schema;
 pub mod section;
 pub mod server;
+pub mod server_latency;
 pub mod shard;
 pub mod sweep;
 #[cfg(test)]
 mod tests;
 pub mod tls;
 pub mod verdict;
+pub mod warmup;
 
 use std::fmt;
 use std::path::Path;

@@ -125,6 +125,34 @@ impl fmt::Display for Reason {
                 )
             }
             Reason::LateStart { message } => f.write_str(message),
+            Reason::NotSteady {
+                auto,
+                secs,
+                window_s,
+                throughput_change_pct,
+                p99_change_pct,
+            } => {
+                if *auto {
+                    write!(f, "not steady: the warm-up reached --warmup-max ({secs} s)")?;
+                } else {
+                    write!(f, "not steady: at the end of the {secs} s warm-up")?;
+                }
+                let mut trends = Vec::new();
+                if let Some(pct) = throughput_change_pct {
+                    trends.push(format!("throughput changed {pct:.1} %"));
+                }
+                if let Some(pct) = p99_change_pct {
+                    trends.push(format!("p99 changed {pct:.1} %"));
+                }
+                if trends.is_empty() {
+                    trends.push("throughput or p99 still trended".to_string());
+                }
+                write!(
+                    f,
+                    " {} over its last {window_s} s, beyond the noise: the runs may measure a server still warming up; warm up longer (--warmup-time, or --warmup-time auto with a larger --warmup-max)",
+                    trends.join(" and ")
+                )
+            }
         }
     }
 }

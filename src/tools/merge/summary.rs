@@ -65,6 +65,10 @@ impl RunSum {
             server: self.evidence.server(),
             client: None,
             server_use: self.evidence.server_use(),
+            // Each machine's server time is in its own file: a set's would
+            // need every reading of every machine, which merge lacks.
+            server_latency: None,
+            steadiness: None,
             cluster: self
                 .cluster
                 .as_ref()

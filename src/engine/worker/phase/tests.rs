@@ -67,6 +67,7 @@ fn a_timed_phase_that_starts_after_its_deadline_sends_nothing() {
         config: Arc::new(Config::from_args(args).unwrap()),
         commands,
         interrupt: Interrupt::default(),
+        early_end: Default::default(),
         reports: reports_tx,
         cluster: None,
         failed_keys: None,
