@@ -19,11 +19,18 @@ use crate::common::{Redis, TempDir, f, kvbench, machine, read_json, total, u};
 
 const SHARDS: u32 = 3;
 
+/// The objective, and its limit in ms. Looser than tests/e2e/capacity.rs's
+/// 5 ms: four processes (three shards and the server) share the machine's
+/// cores here, and their scheduling alone puts a p99 of several ms on a
+/// 1 ms service at low load; what this test checks is that the shards agree.
+const SLO: &str = "p99=20ms";
+const SLO_MS: f64 = 20.0;
+
 /// The search every shard runs: as tests/e2e/capacity.rs's on one machine,
 /// its connections split over the shards.
 const SEARCH: [&str; 22] = [
     "--slo",
-    "p99=5ms",
+    SLO,
     "--command",
     "DEBUG SLEEP 0.001",
     "-t",
@@ -66,8 +73,8 @@ fn shard(port: u16, index: u32, run_id: &str, json: &str, extra: &[&str]) -> Chi
 }
 
 /// What every shard must agree on: each step's rate, verdict, what decided
-/// it and the fleet's counts, in the order run.
-fn decisions(cap: &Value) -> Vec<(f64, bool, String, u64, u64)> {
+/// it and the fleet's counts (replies, never sent, runs), in the order run.
+fn decisions(cap: &Value) -> Vec<(f64, bool, String, u64, u64, u64)> {
     cap["steps"]
         .as_array()
         .unwrap()
@@ -79,6 +86,7 @@ fn decisions(cap: &Value) -> Vec<(f64, bool, String, u64, u64)> {
                 s["decided_by"].as_str().unwrap().to_string(),
                 u(&s["replies"]),
                 u(&s["never_sent"]),
+                u(&s["runs"]),
             )
         })
         .collect()
@@ -109,7 +117,9 @@ fn three_shards_find_one_capacity_and_their_merged_confirmation_meets_it() {
     let first = &docs[0]["kvbench"]["capacity"];
     assert_eq!(first["outcome"], "found", "{first}");
     let capacity = f(&first["ops_per_sec"]);
-    assert!(300.0 < capacity && capacity < 1000.0, "capacity {capacity}");
+    // The server serves about 1 000 ops/s; a loaded machine brings the
+    // latency up well below that, but not to a few requests a second.
+    assert!(100.0 < capacity && capacity < 1000.0, "capacity {capacity}");
     let (low, high) = (f(&first["low"]), f(&first["high"]));
     assert!(low == capacity && low < high && high - low <= 0.05 * low + 1e-9);
     let steps = decisions(first);
@@ -141,9 +151,9 @@ fn three_shards_find_one_capacity_and_their_merged_confirmation_meets_it() {
     // warm-ups besides (as on one machine).
     let mut replies = u(&confirmation["replies"]);
     let mut warm_up_most = capacity * 1.5;
-    for (rate, _, _, r, _) in &steps {
+    for (rate, _, _, r, _, runs) in &steps {
         replies += r;
-        warm_up_most += rate * 1.5 * 2.0;
+        warm_up_most += rate * 1.5 * *runs as f64;
     }
     let calls = redis.calls("debug");
     assert!(
@@ -165,9 +175,12 @@ fn three_shards_find_one_capacity_and_their_merged_confirmation_meets_it() {
     assert_eq!(total(&doc, "DEBUG", "count"), u(&confirmation["replies"]));
     let p99 = f(&doc["ALL STATS"]["Totals"]["Percentile Latencies"]["p99.00"]);
     assert!(
-        (1.0..=5.0).contains(&p99),
+        (1.0..=SLO_MS).contains(&p99),
         "the merged confirmation's p99 {p99} ms"
     );
+    // The same replies; the confirmation's own p99 also counts the requests
+    // never sent, which can only raise it.
+    assert!(p99 <= f(&confirmation["percentiles_ms"]["p99"]) + 1e-3);
     assert_eq!(
         doc["kvbench"]["capacity"], *first,
         "merge keeps the capacity"
