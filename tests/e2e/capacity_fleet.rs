@@ -7,7 +7,8 @@
 //! count of DEBUG); `kvbench merge` of their files must give a confirmation
 //! run that meets the SLO; no key of the barrier or the posts may be left.
 //! A shard killed during a step makes the others end that step with exit 4
-//! and an error naming it, and still no key is left.
+//! and an error naming it, their files holding the steps decided before,
+//! and still no key is left.
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -206,10 +207,12 @@ fn a_shard_killed_during_a_step_ends_the_others_with_exit_4_naming_it() {
             )
         })
         .collect();
-    // The load starts once every shard met at the first step's barrier.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while redis.calls("debug") == 0 {
-        assert!(Instant::now() < deadline, "the first step never started");
+    // Past the most the first step can send (two tries of 2.5 s at 200
+    // ops/s), a later step is under way: every shard met at its barrier.
+    let first_step_most = 2.0 * 2.5 * 200.0;
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while redis.calls("debug") as f64 <= first_step_most + 100.0 {
+        assert!(Instant::now() < deadline, "the second step never started");
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut killed = children.pop().unwrap();
@@ -224,6 +227,12 @@ fn a_shard_killed_during_a_step_ends_the_others_with_exit_4_naming_it() {
                 && stderr.contains("--barrier-timeout"),
             "shard {i}: {stderr}"
         );
+        // The steps decided before are kept, the search marked interrupted.
+        let doc = read_json(&dir.path(&format!("shard-{i}.json")));
+        let cap = &doc["kvbench"]["capacity"];
+        assert_eq!(cap["outcome"], "interrupted", "{cap}");
+        assert!(!decisions(cap).is_empty(), "{cap}");
+        assert_eq!(doc["kvbench"]["complete"], false);
     }
     assert_eq!(redis.dbsize(), 0, "keys left on the server");
 }
