@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::barrier::wait_bounded;
-use crate::common::{Redis, TempDir, f, kvbench, machine, read_json, total, u};
+use crate::common::{Redis, TempDir, f, info_u64, kvbench, machine, read_json, total, u};
 
 const SHARDS: u32 = 3;
 
@@ -235,4 +235,69 @@ fn a_shard_killed_during_a_step_ends_the_others_with_exit_4_naming_it() {
         assert_eq!(doc["kvbench"]["complete"], false);
     }
     assert_eq!(redis.dbsize(), 0, "keys left on the server");
+}
+
+#[test]
+fn a_fleet_without_the_barrier_or_a_barrier_without_a_fleet_is_refused_before_any_connection() {
+    let redis = Redis::start();
+    let search = ["--slo", "p99=5ms"];
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--shard-count", "3", "--shard-index", "0"],
+            "--shard-count: a search over several machines needs --start-at barrier",
+        ),
+        (
+            &["--start-at", "+30s"],
+            "--start-at: is not taken by kvbench capacity as a time",
+        ),
+        (
+            &["--start-at", "barrier", "--run-id", "one"],
+            "--start-at: barrier meets the shards",
+        ),
+        (
+            &[
+                "--shard-count",
+                "2",
+                "--shard-index",
+                "1",
+                "--start-at",
+                "barrier",
+                "--run-id",
+                &"r".repeat(118),
+            ],
+            "--run-id: each step of the search meets under the run id plus a step suffix",
+        ),
+        (
+            &[
+                "--shard-count",
+                "2",
+                "--shard-index",
+                "1",
+                "--start-at",
+                "barrier",
+                "--run-id",
+                "mc",
+                "-P",
+                "memcache_text",
+            ],
+            "--shard-count: a search over several machines posts each step's histograms on a Redis server",
+        ),
+    ];
+    for (args, message) in cases {
+        let before = info_u64(redis.port, "stats", "total_connections_received");
+        let out = Command::new(env!("CARGO_BIN_EXE_kvbench"))
+            .args(["capacity", "-s", "127.0.0.1", "-p", &redis.port.to_string()])
+            .args(search)
+            .args(*args)
+            .env_remove("KVBENCH_AUTH")
+            .env_remove("SLURM_JOB_ID")
+            .env_remove("KVBENCH_RUN_ID")
+            .output()
+            .unwrap();
+        let after = info_u64(redis.port, "stats", "total_connections_received");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert_eq!(after, before + 1, "{args:?} connected before refusing");
+    }
 }
