@@ -23,7 +23,7 @@ use crate::config::target::Target;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::stats::OpStats;
 use crate::error::{BarrierError, RunError};
-use crate::report::model::histogram::CompressedHistogram;
+use crate::report::model::histogram::{CompressedHistogram, HistogramError};
 use crate::tools::capacity::fleet_board::{Gathered, RedisShares, gather, post_stopped};
 use crate::tools::capacity::step::Pooled;
 
@@ -89,7 +89,7 @@ impl Fleet {
             .enumerate()
             .map(|(i, p)| decode(p).map_err(|why| self.server(format!("shard {i}'s post: {why}"))))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(merge(&shares))
+        merge(&shares).map_err(|why| self.server(why.to_string()))
     }
 
     /// Tells the other shards that this one's try `at` stopped, so that
@@ -191,8 +191,36 @@ pub fn encode(mine: &Pooled) -> String {
     )
 }
 
+/// Why a post did not read back.
+#[derive(Debug, thiserror::Error)]
+pub enum PostError {
+    /// Not the eight words of a post.
+    #[error("{0} words, not 8")]
+    Words(usize),
+    /// Another layout: the shards run different kvbench versions.
+    #[error("'{0}' is not {SHARE_TAG}: every shard must run the same kvbench")]
+    Version(String),
+    /// A count or the seconds are not a number.
+    #[error("{what} '{text}' is not a number")]
+    Number {
+        /// Which word.
+        what: &'static str,
+        /// What it held.
+        text: String,
+    },
+    /// A histogram did not decode.
+    #[error(transparent)]
+    Histogram(#[from] HistogramError),
+    /// A histogram's values do not fit the latency histogram's range.
+    #[error("a histogram does not fit the latency range: {0:?}")]
+    Range(hdrhistogram::AdditionError),
+    /// The latency histogram could not be created.
+    #[error("cannot create a histogram: {0:?}")]
+    Creation(hdrhistogram::CreationError),
+}
+
 /// A post read back.
-pub fn decode(post: &str) -> Result<Share, String> {
+pub fn decode(post: &str) -> Result<Share, PostError> {
     let words: Vec<&str> = post.split(' ').collect();
     let [
         tag,
@@ -205,33 +233,30 @@ pub fn decode(post: &str) -> Result<Share, String> {
         never,
     ] = words[..]
     else {
-        return Err(format!("{} words, not 8", words.len()));
+        return Err(PostError::Words(words.len()));
     };
     if tag != SHARE_TAG {
-        return Err(format!(
-            "'{tag}' is not {SHARE_TAG}: every shard must run the same kvbench"
-        ));
+        return Err(PostError::Version(tag.to_string()));
     }
-    let number = |w: &str, what: &str| w.parse::<u64>().map_err(|_| format!("{what} '{w}'"));
-    let histogram = |w: &str| -> Result<Histogram<u64>, String> {
-        let mut h = crate::engine::stats::latency_histogram().map_err(|e| e.to_string())?;
+    let bad = |what: &'static str, text: &str| PostError::Number {
+        what,
+        text: text.to_string(),
+    };
+    let number = |w: &str, what: &'static str| w.parse::<u64>().map_err(|_| bad(what, w));
+    let histogram = |w: &str| -> Result<Histogram<u64>, PostError> {
+        let mut h = crate::engine::stats::latency_histogram().map_err(PostError::Creation)?;
         if w != "-" {
-            let read = CompressedHistogram(w.to_string())
-                .decode()
-                .map_err(|e| e.to_string())?;
-            h.add(&read).map_err(|e| format!("{e:?}"))?;
+            let read = CompressedHistogram(w.to_string()).decode()?;
+            h.add(&read).map_err(PostError::Range)?;
         }
         Ok(h)
     };
-    let seconds: f64 = seconds
-        .parse()
-        .map_err(|_| format!("seconds '{seconds}'"))?;
     Ok(Share {
-        runs: u32::try_from(number(runs, "runs")?).map_err(|e| e.to_string())?,
+        runs: runs.parse().map_err(|_| bad("runs", runs))?,
         replies: number(replies, "replies")?,
         never_sent: number(never_sent, "never sent")?,
         errors: number(errors, "errors")?,
-        seconds,
+        seconds: seconds.parse().map_err(|_| bad("seconds", seconds))?,
         latency_us: histogram(latency)?,
         never_sent_us: histogram(never)?,
     })
@@ -240,13 +265,8 @@ pub fn decode(post: &str) -> Result<Share, String> {
 /// The fleet's measurements: counts and histograms added in the order of
 /// the shard index; the seconds are the shards' mean, since every shard ran
 /// the same planned window, so replies per second are the fleet's over it.
-pub fn merge(shares: &[Share]) -> Pooled {
-    let mut totals = match OpStats::new_open_loop() {
-        Ok(t) => t,
-        // Creating the step's histograms succeeded before; the same bounds
-        // cannot fail now.
-        Err(_) => unreachable!("latency histogram bounds are constant"),
-    };
+pub fn merge(shares: &[Share]) -> Result<Pooled, PostError> {
+    let mut totals = OpStats::new_open_loop().map_err(PostError::Creation)?;
     let (mut seconds, mut errors, mut runs) = (0.0, 0, 0);
     for s in shares {
         totals.count += s.replies;
@@ -260,12 +280,12 @@ pub fn merge(shares: &[Share]) -> Pooled {
         errors += s.errors;
         runs = runs.max(s.runs);
     }
-    Pooled {
+    Ok(Pooled {
         totals,
         seconds: seconds / shares.len().max(1) as f64,
         errors,
         runs,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -309,9 +329,14 @@ mod tests {
 
     #[test]
     fn a_bad_post_is_refused_with_its_reason() {
-        assert!(decode("stopped").unwrap_err().contains("words"));
+        assert!(decode("stopped").unwrap_err().to_string().contains("words"));
         let other = encode(&pooled(&[1], &[], 1.0)).replace("kvbench-share-1", "kvbench-share-9");
-        assert!(decode(&other).unwrap_err().contains("same kvbench"));
+        assert!(
+            decode(&other)
+                .unwrap_err()
+                .to_string()
+                .contains("same kvbench")
+        );
         let bad =
             encode(&pooled(&[1], &[], 1.0)).replace("kvbench-share-1 2 ", "kvbench-share-1 x ");
         assert!(decode(&bad).is_err());
@@ -321,7 +346,7 @@ mod tests {
     fn the_merge_adds_counts_and_histograms_and_averages_the_seconds() {
         let a = decode(&encode(&pooled(&[100, 200], &[], 2.0))).unwrap();
         let b = decode(&encode(&pooled(&[300, 400, 500], &[9000], 2.2))).unwrap();
-        let m = merge(&[a.clone(), b.clone()]);
+        let m = merge(&[a.clone(), b.clone()]).unwrap();
         assert_eq!(
             (m.totals.count, m.totals.never_sent, m.errors, m.runs),
             (5, 1, 6, 2)
@@ -332,7 +357,7 @@ mod tests {
         // The replies per second of the fleet over the common window.
         assert!((m.ops_per_sec() - 5.0 / 2.1).abs() < 1e-9);
         // The same posts in the same order give the same bits.
-        let again = merge(&[a, b]);
+        let again = merge(&[a, b]).unwrap();
         assert_eq!(again.seconds.to_bits(), m.seconds.to_bits());
         assert_eq!(again.judged_histogram(), m.judged_histogram());
     }
