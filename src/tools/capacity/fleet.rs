@@ -18,17 +18,19 @@
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
+use crate::config::capacity::CapacityPlan;
 use crate::config::start_at::{Barrier, StartAt, StartPoint};
 use crate::config::target::Target;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::stats::OpStats;
-use crate::error::{BarrierError, RunError};
+use crate::error::{BarrierError, RunError, UsageError};
 use crate::report::model::histogram::{CompressedHistogram, HistogramError};
 use crate::tools::capacity::fleet_board::{Gathered, RedisShares, gather, post_stopped};
 use crate::tools::capacity::step::Pooled;
 
 /// What a post starts with: the layout's version, so that shards of two
 /// kvbench versions refuse each other's posts rather than misread them.
+/// The search's own settings follow it ([`plan_tag`]).
 const SHARE_TAG: &str = "kvbench-share-1";
 
 /// What a shard posts when its step stopped (a signal, `--max-errors`): the
@@ -39,6 +41,8 @@ pub const STOPPED: &str = "stopped";
 #[derive(Debug, Clone)]
 pub struct Fleet {
     target: Target,
+    /// The first word of every post: the layout and the search's settings.
+    tag: String,
     start: StartAt,
     barrier: Barrier,
     index: u32,
@@ -52,14 +56,16 @@ pub struct Fleet {
 pub struct Try(pub u32);
 
 impl Fleet {
-    /// The fleet of `base`, when it is one: several shards meeting at a
+    /// The fleet of `plan`, when it is one: several shards meeting at a
     /// barrier ([`crate::config::capacity`] refuses a fleet without one).
-    pub fn of(base: &Config) -> Option<Fleet> {
+    pub fn of(plan: &CapacityPlan) -> Option<Fleet> {
+        let base = &plan.base;
         let shard = base.shard.filter(|s| s.count > 1)?;
         let start = base.start_at.clone()?;
         let barrier = start.barrier()?.clone();
         Some(Fleet {
             target: base.target.clone(),
+            tag: plan_tag(plan),
             start,
             barrier,
             index: shard.index,
@@ -83,11 +89,11 @@ impl Fleet {
     /// Posts `mine` for `at`, waits (at most `--barrier-timeout`) for every
     /// other shard's post, and returns the fleet's merged measurements.
     pub fn merge(&self, at: Try, mine: &Pooled, interrupt: &Interrupt) -> Result<Pooled, RunError> {
-        let posts = self.exchange(at, &encode(mine), interrupt)?;
+        let posts = self.exchange(at, &encode(&self.tag, mine), interrupt)?;
         let shares = posts
             .iter()
             .enumerate()
-            .map(|(i, p)| decode(p).map_err(|why| self.server(format!("shard {i}'s post: {why}"))))
+            .map(|(i, p)| decode(&self.tag, p).map_err(|why| self.refused(i, why)))
             .collect::<Result<Vec<_>, _>>()?;
         merge(&shares).map_err(|why| self.server(why.to_string()))
     }
@@ -125,6 +131,22 @@ impl Fleet {
             }
             .into()),
             Gathered::Interrupted => Err(RunError::Interrupted(crate::error::Before::Start)),
+        }
+    }
+
+    /// Shard `index`'s post did not read back: other search flags are the
+    /// user's to fix (exit 2); anything else is the server's keeping.
+    fn refused(&self, index: usize, why: PostError) -> RunError {
+        match why {
+            PostError::Version { .. } => UsageError::new(
+                "kvbench capacity",
+                format!(
+                    "shard {index} of the run id '{}' searches differently: {why}",
+                    self.barrier.run_id
+                ),
+            )
+            .into(),
+            why => self.server(format!("shard {index}'s post: {why}")),
         }
     }
 
@@ -170,8 +192,29 @@ pub struct Share {
     pub never_sent_us: Histogram<u64>,
 }
 
-/// `mine` as it is posted: one line of words, the histograms as base64.
-pub fn encode(mine: &Pooled) -> String {
+/// The first word of a post: the layout's version and every setting the
+/// judging and the search depend on, so that shards started with other
+/// search flags refuse each other rather than decide apart.
+pub fn plan_tag(plan: &CapacityPlan) -> String {
+    let slos: Vec<String> = plan
+        .slos
+        .iter()
+        .map(|s| format!("p{}={}us", s.percentile, s.limit_us))
+        .collect();
+    format!(
+        "{SHARE_TAG}/{}/res={}/start={}/steps={}/repeats={}/errors={}",
+        slos.join(","),
+        plan.resolution,
+        plan.start_rate,
+        plan.max_steps,
+        plan.max_repeats,
+        plan.base.faults.max_error_share
+    )
+}
+
+/// `mine` as it is posted under `tag`: one line of words, the histograms
+/// as base64.
+pub fn encode(tag: &str, mine: &Pooled) -> String {
     let t = &mine.totals;
     let histogram = |h: Option<&Histogram<u64>>| match h {
         Some(h) if !h.is_empty() => crate::report::json::compressed(h),
@@ -179,7 +222,7 @@ pub fn encode(mine: &Pooled) -> String {
         _ => "-".to_string(),
     };
     format!(
-        "{SHARE_TAG} {} {} {} {} {} {} {}",
+        "{tag} {} {} {} {} {} {} {}",
         mine.runs,
         t.count,
         t.never_sent,
@@ -197,9 +240,16 @@ pub enum PostError {
     /// Not the eight words of a post.
     #[error("{0} words, not 8")]
     Words(usize),
-    /// Another layout: the shards run different kvbench versions.
-    #[error("'{0}' is not {SHARE_TAG}: every shard must run the same kvbench")]
-    Version(String),
+    /// Another layout or other search settings.
+    #[error(
+        "it was posted under '{got}', this shard's is '{want}': every shard must run the same kvbench with the same search flags (--slo, --resolution, --start-rate, --max-steps, --max-repeats, --max-error-share)"
+    )]
+    Version {
+        /// The post's first word.
+        got: String,
+        /// This shard's.
+        want: String,
+    },
     /// A count or the seconds are not a number.
     #[error("{what} '{text}' is not a number")]
     Number {
@@ -219,11 +269,11 @@ pub enum PostError {
     Creation(hdrhistogram::CreationError),
 }
 
-/// A post read back.
-pub fn decode(post: &str) -> Result<Share, PostError> {
+/// A post read back, refused unless it was posted under `tag`.
+pub fn decode(tag: &str, post: &str) -> Result<Share, PostError> {
     let words: Vec<&str> = post.split(' ').collect();
     let [
-        tag,
+        got,
         runs,
         replies,
         never_sent,
@@ -235,8 +285,11 @@ pub fn decode(post: &str) -> Result<Share, PostError> {
     else {
         return Err(PostError::Words(words.len()));
     };
-    if tag != SHARE_TAG {
-        return Err(PostError::Version(tag.to_string()));
+    if got != tag {
+        return Err(PostError::Version {
+            got: got.to_string(),
+            want: tag.to_string(),
+        });
     }
     let bad = |what: &'static str, text: &str| PostError::Number {
         what,
@@ -294,6 +347,8 @@ mod tests {
     use crate::engine::stats::OpStats;
     use crate::tools::capacity::step::Pooled;
 
+    const TAG: &str = "kvbench-share-1/p99=5000us";
+
     fn pooled(latencies: &[u64], never_sent: &[u64], seconds: f64) -> Pooled {
         let mut totals = OpStats::new_open_loop().unwrap();
         for &l in latencies {
@@ -314,7 +369,7 @@ mod tests {
     #[test]
     fn a_post_reads_back_to_the_same_counts_and_histograms() {
         let mine = pooled(&[100, 250, 4000, 90_000], &[7000], 2.000_123_456_789);
-        let share = decode(&encode(&mine)).unwrap();
+        let share = decode(TAG, &encode(TAG, &mine)).unwrap();
         assert_eq!((share.runs, share.replies, share.never_sent), (2, 4, 1));
         assert_eq!((share.errors, share.seconds), (3, 2.000_123_456_789));
         assert_eq!(share.latency_us, mine.totals.latency_us);
@@ -323,29 +378,33 @@ mod tests {
             mine.totals.never_sent_us.as_ref().unwrap()
         );
         // Nothing never sent: a dash, read back as an empty histogram.
-        let none = decode(&encode(&pooled(&[100], &[], 1.0))).unwrap();
+        let none = decode(TAG, &encode(TAG, &pooled(&[100], &[], 1.0))).unwrap();
         assert!(none.never_sent_us.is_empty());
     }
 
     #[test]
     fn a_bad_post_is_refused_with_its_reason() {
-        assert!(decode("stopped").unwrap_err().to_string().contains("words"));
-        let other = encode(&pooled(&[1], &[], 1.0)).replace("kvbench-share-1", "kvbench-share-9");
         assert!(
-            decode(&other)
+            decode(TAG, "stopped")
                 .unwrap_err()
                 .to_string()
-                .contains("same kvbench")
+                .contains("words")
         );
-        let bad =
-            encode(&pooled(&[1], &[], 1.0)).replace("kvbench-share-1 2 ", "kvbench-share-1 x ");
-        assert!(decode(&bad).is_err());
+        let other = encode(TAG, &pooled(&[1], &[], 1.0)).replace(TAG, "kvbench-share-1/p99=4000us");
+        assert!(
+            decode(TAG, &other)
+                .unwrap_err()
+                .to_string()
+                .contains("same search flags")
+        );
+        let bad = encode(TAG, &pooled(&[1], &[], 1.0)).replace(" 2 ", " x ");
+        assert!(decode(TAG, &bad).is_err());
     }
 
     #[test]
     fn the_merge_adds_counts_and_histograms_and_averages_the_seconds() {
-        let a = decode(&encode(&pooled(&[100, 200], &[], 2.0))).unwrap();
-        let b = decode(&encode(&pooled(&[300, 400, 500], &[9000], 2.2))).unwrap();
+        let a = decode(TAG, &encode(TAG, &pooled(&[100, 200], &[], 2.0))).unwrap();
+        let b = decode(TAG, &encode(TAG, &pooled(&[300, 400, 500], &[9000], 2.2))).unwrap();
         let m = merge(&[a.clone(), b.clone()]).unwrap();
         assert_eq!(
             (m.totals.count, m.totals.never_sent, m.errors, m.runs),

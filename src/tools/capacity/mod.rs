@@ -63,7 +63,7 @@ pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunEr
     // The benchmark the report holds until the confirmation run: the last step's.
     let mut last: Option<(Config, Results)> = None;
     let mut confirmations = 0;
-    let mut fleet = Fleet::of(&plan.base);
+    let mut fleet = Fleet::of(plan);
     loop {
         let searched = search_steps(
             plan,
