@@ -53,7 +53,8 @@
 //! for an [`OutputError`]; 128 + the signal for [`RunError::Interrupted`].
 //! Exit codes 3 (a result that is not valid) and 4 (a shard that started too
 //! late) come from a finished run's verdict and timing, not from an error,
-//! except a [`BarrierError::Timeout`], which is 4 as well.
+//! except a [`BarrierError::Timeout`] and a [`BarrierError::Shares`] (a
+//! fleet capacity search whose shard posted nothing), which are 4 as well.
 
 use std::io;
 use std::path::PathBuf;

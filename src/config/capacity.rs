@@ -9,7 +9,9 @@ use std::time::Duration;
 use crate::cli::CapacityArgs;
 use crate::config::Config;
 use crate::config::bounds::seconds;
+use crate::config::start_at::barrier::MAX_RUN_ID;
 use crate::error::UsageError;
+use crate::protocol::wire::Protocol;
 
 /// `--resolution` when not given, percent.
 pub const DEFAULT_RESOLUTION_PERCENT: f64 = 2.0;
@@ -23,6 +25,9 @@ pub const DEFAULT_STEP_WARMUP_SECS: f64 = 1.0;
 pub const DEFAULT_START_RATE: f64 = 1000.0;
 /// `--max-steps` when not given: doubling from 1 ops/s to 1e9 takes 30.
 pub const DEFAULT_MAX_STEPS: u32 = 30;
+/// The suffix each try of a step on a fleet adds to the run id at most:
+/// `.step-` and five digits.
+pub const STEP_SUFFIX_MAX: usize = 11;
 /// `--max-repeats` when not given.
 pub const DEFAULT_MAX_REPEATS: u32 = 2;
 
@@ -143,11 +148,6 @@ const SET_BY_THE_SEARCH: &[(&str, &str)] = &[
         "each step is one run; give repeats of an undecided step with --max-repeats",
     ),
     (
-        "--shard-count",
-        "a search over several machines is not supported yet; run it on one",
-    ),
-    ("--start-at", "steps start as soon as the previous one ends"),
-    (
         "--metrics-listen",
         "live metrics of a search are not supported yet",
     ),
@@ -239,6 +239,7 @@ impl CapacityPlan {
                 "searches one workload: give single values, not lists (-t, -c, --pipeline, -d, --ratio)",
             ));
         }
+        check_fleet(&base)?;
         Ok(CapacityPlan {
             slos,
             resolution: resolution / 100.0,
@@ -260,8 +261,6 @@ fn refuse_set_by_search(run: &crate::cli::Args) -> Result<(), UsageError> {
         run.rate_limiting.is_some(),
         run.requests.is_some(),
         run.run_count.is_some_and(|n| n != 1),
-        run.shard_count.is_some_and(|n| n > 1),
-        run.start_at.is_some(),
         run.metrics_listen.is_some(),
         run.statsd_host.is_some(),
     ];
@@ -272,6 +271,55 @@ fn refuse_set_by_search(run: &crate::cli::Args) -> Result<(), UsageError> {
         )),
         None => Ok(()),
     }
+}
+
+/// A search over several machines (a shard count above 1, from the flags
+/// or the launcher) needs the start barrier: every step starts on every
+/// shard at once, and each shard posts its measurements on the same Redis
+/// server (docs/capacity.md, "On a fleet").
+fn check_fleet(base: &Config) -> Result<(), UsageError> {
+    let barrier = base.start_at.as_ref().and_then(|s| s.barrier());
+    let fleet = base.shard_count() > 1;
+    if base.start_at.is_some() && barrier.is_none() {
+        return Err(UsageError::new(
+            "--start-at",
+            "is not taken by kvbench capacity as a time: each step starts when the previous one ends; on several machines give --start-at barrier",
+        ));
+    }
+    let Some(barrier) = barrier else {
+        if fleet {
+            return Err(UsageError::new(
+                "--shard-count",
+                "a search over several machines needs --start-at barrier (with the same --run-id on every shard), so that every shard runs each step at once",
+            ));
+        }
+        return Ok(());
+    };
+    if !fleet {
+        return Err(UsageError::new(
+            "--start-at",
+            "barrier meets the shards of a search over several machines; give --shard-count N and --shard-index I on each, or remove --start-at",
+        ));
+    }
+    if matches!(
+        base.target.protocol,
+        Protocol::MemcacheText | Protocol::MemcacheBinary
+    ) {
+        return Err(UsageError::new(
+            "--shard-count",
+            "a search over several machines posts each step's histograms on a Redis server; memcached targets are not supported yet: run the search on one machine",
+        ));
+    }
+    let most = MAX_RUN_ID - STEP_SUFFIX_MAX;
+    if barrier.run_id.len() > most {
+        return Err(UsageError::new(
+            "--run-id",
+            format!(
+                "each step of the search meets under the run id plus a step suffix, so it may have at most {most} characters; give a shorter --run-id"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

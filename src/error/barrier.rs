@@ -18,6 +18,24 @@ pub enum BarrierError {
         /// `--barrier-timeout`, seconds.
         timeout_s: f64,
     },
+    /// `kvbench capacity` on a fleet: some shard posted no measurements of
+    /// a step within `--barrier-timeout`, or posted that it stopped, so no
+    /// shard can judge the step on the fleet's histogram (exit code 4).
+    #[error(
+        "kvbench capacity on {count} shards: shards {missing} posted no measurements of the step under run id '{run_id}' within --barrier-timeout {timeout_s:.1} s (shards {stopped} stopped), so no shard can judge the step on the fleet's histogram and the search ends here; see the missing shards' own errors, or raise --barrier-timeout"
+    )]
+    Shares {
+        /// The try's run id.
+        run_id: String,
+        /// Shards that posted nothing, as a list (`-` for none).
+        missing: String,
+        /// Shards that posted that they stopped (`-` for none).
+        stopped: String,
+        /// `--shard-count`.
+        count: u32,
+        /// `--barrier-timeout`, seconds.
+        timeout_s: f64,
+    },
     /// The server refused or broke a barrier command.
     #[error(
         "--start-at barrier: the server could not keep the barrier of run id '{run_id}': {why}; check that this user may run the barrier's commands (docs/scale-out.md), or give --start-at T instead"
@@ -31,10 +49,11 @@ pub enum BarrierError {
 }
 
 impl BarrierError {
-    /// The exit code: 4 for a timeout, 1 otherwise.
+    /// The exit code: 4 for a timeout (of the start or of a fleet's posts),
+    /// 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            BarrierError::Timeout { .. } => 4,
+            BarrierError::Timeout { .. } | BarrierError::Shares { .. } => 4,
             BarrierError::Server { .. } => 1,
         }
     }

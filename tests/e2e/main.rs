@@ -17,6 +17,7 @@ mod fake_server;
 mod barrier;
 mod bench_smoke;
 mod capacity;
+mod capacity_fleet;
 mod cli_errors;
 mod cli_help;
 mod cluster;

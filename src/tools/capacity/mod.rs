@@ -6,11 +6,14 @@
 //! confirmation run at the capacity, whose report is the file's runs.
 //!
 //! The running (this file and [`step`]) is apart from the deciding
-//! ([`search`], [`bound`], [`step::judge_step`]), so a fleet of shards can
-//! later decide each step on its merged histogram the same way.
+//! ([`search`], [`bound`], [`step::judge_step`]), so a fleet of shards
+//! ([`fleet`], its posts on the server in [`fleet_board`]) decides each step
+//! on its merged histogram the same way, every shard alike.
 
 pub mod bound;
 pub mod curve;
+pub mod fleet;
+pub mod fleet_board;
 pub mod search;
 pub mod step;
 
@@ -21,6 +24,7 @@ use crate::engine::results::Results;
 use crate::error::{RunError, note};
 use crate::report::export::{ExportManager, Written};
 use crate::report::model::capacity::{Capacity, CapacityOutcome, CapacityStep};
+use crate::tools::capacity::fleet::Fleet;
 use crate::tools::capacity::search::{Next, Outcome, Plan, Search};
 use crate::tools::capacity::step::{Pooled, StepRecord};
 
@@ -59,8 +63,18 @@ pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunEr
     // The benchmark the report holds until the confirmation run: the last step's.
     let mut last: Option<(Config, Results)> = None;
     let mut confirmations = 0;
+    let mut fleet = Fleet::of(plan);
     loop {
-        let outcome = search_steps(plan, interrupt, &mut search, &mut steps, &mut last)?;
+        let searched = search_steps(
+            plan,
+            interrupt,
+            &mut fleet,
+            &mut search,
+            &mut steps,
+            &mut last,
+        );
+        let outcome =
+            keep_steps_of_a_broken_fleet(searched, plan, &mut outputs, &steps, last.as_ref())?;
         let Some((config, results)) = last.take() else {
             // Stopped before any step measured anything.
             return Err(RunError::Interrupted(crate::error::Before::Connecting));
@@ -77,7 +91,14 @@ pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunEr
             return Ok(finish(outputs, &config, &results, complete, capacity));
         };
         outputs.capacity_progress(&config, &results, &capacity);
-        let (confirmed, config, results) = confirm(plan, rate, interrupt)?;
+        let confirmed = confirm(plan, rate, fleet.as_mut(), interrupt);
+        let (confirmed, config, results) = keep_steps_of_a_broken_fleet(
+            confirmed,
+            plan,
+            &mut outputs,
+            &steps,
+            Some(&(config, results)),
+        )?;
         confirmations += 1;
         let missed = confirmed.as_ref().filter(|c| !c.meets).cloned();
         if let Some(c) = &confirmed {
@@ -113,11 +134,29 @@ pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunEr
     }
 }
 
+/// `result` as it is; but when a fleet lost a shard (a barrier or a post
+/// that timed out), the steps so far are written first, marked incomplete,
+/// so the error loses none of them.
+fn keep_steps_of_a_broken_fleet<T>(
+    result: Result<T, RunError>,
+    plan: &CapacityPlan,
+    outputs: &mut ExportManager,
+    steps: &[CapacityStep],
+    last: Option<&(Config, Results)>,
+) -> Result<T, RunError> {
+    if let (Err(RunError::Barrier(_)), Some((config, results))) = (&result, last) {
+        let capacity = curve::capacity(None, &plan.slos, plan.resolution, steps.to_vec(), None);
+        outputs.capacity_progress(config, results, &capacity);
+    }
+    result
+}
+
 /// Steps until the search is done (`Some`) or a stop cut a step (`None`),
 /// each step recorded in `search` and `steps`, the last benchmark in `last`.
 fn search_steps(
     plan: &CapacityPlan,
     interrupt: &Interrupt,
+    fleet: &mut Option<Fleet>,
     search: &mut Search,
     steps: &mut Vec<CapacityStep>,
     last: &mut Option<(Config, Results)>,
@@ -127,7 +166,7 @@ fn search_steps(
             Next::Done(outcome) => return Ok(Some(outcome)),
             Next::Step(rate) => rate,
         };
-        let ran = step::run_step(plan, rate, steps.is_empty(), interrupt)?;
+        let ran = step::run_step(plan, rate, steps.is_empty(), fleet.as_mut(), interrupt)?;
         if ran.last.is_some() {
             *last = ran.last;
         }
@@ -158,13 +197,16 @@ fn finish(
 }
 
 /// The confirmation run at `rate` for `--test-time`, with the benchmark's
-/// progress line; judged as a step without repeats.
+/// progress line; judged as a step without repeats, on a fleet on the
+/// merged measurements of every shard's confirmation.
 fn confirm(
     plan: &CapacityPlan,
     rate: f64,
+    mut fleet: Option<&mut Fleet>,
     interrupt: &Interrupt,
 ) -> Result<(Option<CapacityStep>, Config, Results), RunError> {
-    let config = step::confirm_config(plan, rate);
+    let mut config = step::confirm_config(plan, rate);
+    let at = fleet.as_deref_mut().map(|f| f.begin(&mut config));
     let seconds = match config.stop {
         Stop::Time(d) => d.as_secs_f64(),
         _ => 0.0,
@@ -174,9 +216,19 @@ fn confirm(
     ));
     let mut progress = crate::report::progress::Progress::new(&config, true);
     let mut live = crate::engine::sink::Sinks::new().with(&mut progress);
-    let results =
-        crate::engine::run::run(config.clone(), false, interrupt, &mut live, &mut |_| {})?;
-    let record = Pooled::of_results(&results).map(|pooled| {
+    let results = crate::engine::run::run(config.clone(), false, interrupt, &mut live, &mut |_| {})
+        .inspect_err(|_| step::stopped(fleet.as_deref(), at))?;
+    let mine = Pooled::of_results(&results).filter(|_| results.interrupted.is_none());
+    let pooled = match (fleet.as_deref(), at, mine) {
+        (Some(f), Some(at), Some(mine)) => Some(f.merge(at, &mine, interrupt)?),
+        (fleet, at, mine) => {
+            if mine.is_none() {
+                step::stopped(fleet, at);
+            }
+            mine
+        }
+    };
+    let record = pooled.map(|pooled| {
         let (judged, decision) = step::judge_step(
             &pooled.judged_histogram(),
             &plan.slos,
@@ -196,9 +248,7 @@ fn confirm(
             meets,
         }
     });
-    let confirmed = record
-        .filter(|_| results.interrupted.is_none())
-        .map(|r| curve::step(&r, &plan.slos));
+    let confirmed = record.map(|r| curve::step(&r, &plan.slos));
     Ok((confirmed, config, results))
 }
 

@@ -17,6 +17,7 @@ use crate::error::RunError;
 use crate::report::model::capacity::Decision;
 use crate::report::warnings::checks::RATE_MET_FRACTION;
 use crate::tools::capacity::bound::{self, Against, SloJudged, Z_95};
+use crate::tools::capacity::fleet::{Fleet, Try};
 
 /// More requests never sent than this share of those due and the step did
 /// not carry its rate, whatever its replies per second: the schedule fell
@@ -142,8 +143,9 @@ pub fn step_config(plan: &CapacityPlan, rate: f64, first: bool) -> Config {
         .rate
         .map(|r| r.arrival)
         .unwrap_or(crate::config::Arrival::Constant);
+    // On a fleet `rate` is the total of all shards; this shard runs its share.
     c.rate = Some(Rate {
-        total_per_sec: rate,
+        total_per_sec: rate / f64::from(plan.base.shard_count()),
         arrival,
     });
     c.stop = Stop::Time(plan.step_time);
@@ -181,18 +183,22 @@ pub struct Ran {
 
 /// A step: run at `rate` until decided. `Ok(None)` when a stop request
 /// (a signal, `--max-errors`) cut it; the last run's results come back with
-/// the record, for a report of the search that ends there.
+/// the record, for a report of the search that ends there. On a `fleet`
+/// each try meets the other shards at its own barrier, and the step is
+/// judged on the fleet's merged measurements.
 pub fn run_step(
     plan: &CapacityPlan,
     rate: f64,
     first: bool,
+    mut fleet: Option<&mut Fleet>,
     interrupt: &Interrupt,
 ) -> Result<Ran, RunError> {
     let mut pooled: Option<Pooled> = None;
     let mut config = step_config(plan, rate, first);
     loop {
-        let results = run_quietly(&config, interrupt)?;
+        let (results, at) = run_try(&mut config, fleet.as_deref_mut(), interrupt)?;
         if results.interrupted.is_some() || interrupt.stop_requested() {
+            stopped(fleet.as_deref(), at);
             return Ok(Ran {
                 record: None,
                 last: Some((config, results)),
@@ -202,11 +208,16 @@ pub fn run_step(
             Some(p) => p.add(&results),
             None => pooled = Pooled::of_results(&results),
         }
-        let Some(p) = pooled.as_ref() else {
+        let Some(mine) = pooled.as_ref() else {
+            stopped(fleet.as_deref(), at);
             return Ok(Ran {
                 record: None,
                 last: Some((config, results)),
             });
+        };
+        let p = &match (fleet.as_deref(), at) {
+            (Some(f), Some(at)) => f.merge(at, mine, interrupt)?,
+            _ => mine.clone(),
         };
         let final_try = p.runs > plan.max_repeats;
         let (judged, decision) = judge_step(
@@ -236,6 +247,32 @@ pub fn run_step(
         ));
         // A repeat needs no second prefill, nor the first step's long warm-up.
         config = step_config(plan, rate, false);
+    }
+}
+
+/// One try of a step, at its own barrier on a fleet; a shard whose try
+/// failed tells the others, so that they need not wait for its post.
+pub fn run_try(
+    config: &mut Config,
+    fleet: Option<&mut Fleet>,
+    interrupt: &Interrupt,
+) -> Result<(Results, Option<Try>), RunError> {
+    let at = fleet.map(|f| (f.begin(config), f as &Fleet));
+    match run_quietly(config, interrupt) {
+        Ok(results) => Ok((results, at.map(|(t, _)| t))),
+        Err(e) => {
+            if let Some((t, f)) = at {
+                f.stopped(t);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Tells the fleet, if any, that this shard's try `at` stopped.
+pub fn stopped(fleet: Option<&Fleet>, at: Option<Try>) {
+    if let (Some(f), Some(at)) = (fleet, at) {
+        f.stopped(at);
     }
 }
 

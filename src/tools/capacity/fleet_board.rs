@@ -1,0 +1,237 @@
+//! Where the shards of a fleet search post their step's measurements: one
+//! Redis hash per try, `kvbench:barrier:{<run-id>.step-<try>}:shares`, under
+//! the barrier's reserved prefix and its Redis Cluster hash tag (a `MOVED`
+//! reply is followed to the node that holds it). Its fields: `s:<index>`,
+//! each shard's post (`HSET`), and `read` (`HINCRBY`), the shards that read
+//! every post. The cleanup follows the barrier's rules: the last shard to
+//! read deletes the hash; a shard that gives up takes its own post back and
+//! deletes the hash once no post is left; and `PEXPIRE` removes it anyway
+//! after `--barrier-timeout` and a minute, so a shard killed half-way leaves
+//! nothing for ever. Hash commands only, and the key ends with a letter, as
+//! the barrier's: the server's counts of SET and GET stay the benchmark's.
+
+use std::io;
+use std::time::{Duration, Instant};
+
+use crate::config::target::Target;
+use crate::engine::cluster::discover::node_target;
+use crate::engine::cluster::map::Node;
+use crate::engine::interrupt::Interrupt;
+use crate::engine::run::barrier::{KEY_PREFIX, MAX_POLL};
+use crate::engine::server::Control;
+use crate::protocol::value::Value;
+use crate::tools::capacity::fleet::STOPPED;
+
+/// How many `MOVED` replies one command follows.
+const MAX_MOVES: usize = 3;
+
+/// The first pause between two reads of the posts.
+const FIRST_POLL: Duration = Duration::from_millis(2);
+
+/// How long the hash outlives the wait, as a safety net.
+const TTL_SLACK: Duration = Duration::from_secs(60);
+
+/// What the posts of one try are kept in.
+pub trait Shares {
+    /// Posts shard `index`'s text; the hash expires after `ttl`.
+    fn post(&mut self, index: u32, text: &str, ttl: Duration) -> io::Result<()>;
+    /// Every shard's post so far, by index (`None`: not posted yet).
+    fn read(&mut self, count: u32) -> io::Result<Vec<Option<String>>>;
+    /// Counts this shard as one that read every post; the count after.
+    fn done(&mut self) -> io::Result<u64>;
+    /// Takes shard `index`'s post back.
+    fn withdraw(&mut self, index: u32) -> io::Result<()>;
+    /// Deletes the hash.
+    fn remove(&mut self) -> io::Result<()>;
+}
+
+/// How a wait for the posts ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gathered {
+    /// Every shard's post, by index.
+    All(Vec<String>),
+    /// Some shard posted nothing in time, or posted that it stopped.
+    Missing {
+        /// Shards that posted nothing.
+        missing: Vec<u32>,
+        /// Shards that posted that their step stopped.
+        stopped: Vec<u32>,
+    },
+    /// A signal came while waiting.
+    Interrupted,
+}
+
+/// Posts that shard `index`'s try stopped, and leaves at once: the post
+/// stays, for the others to see, until the hash expires or the last of them
+/// deletes it.
+pub fn post_stopped(board: &mut dyn Shares, index: u32, timeout: Duration) -> io::Result<()> {
+    board.post(index, STOPPED, timeout + TTL_SLACK)
+}
+
+/// Posts `text` as shard `index` of `count`, and waits at most `timeout`
+/// for the others' (module docs for the cleanup).
+pub fn gather(
+    board: &mut dyn Shares,
+    index: u32,
+    count: u32,
+    text: &str,
+    timeout: Duration,
+    interrupt: &Interrupt,
+) -> io::Result<Gathered> {
+    let started = Instant::now();
+    board.post(index, text, timeout + TTL_SLACK)?;
+    let mut pause = FIRST_POLL;
+    loop {
+        let posts = board.read(count)?;
+        let stopped = indexes(&posts, |p| p.as_deref() == Some(STOPPED));
+        if stopped.is_empty() && posts.iter().all(Option::is_some) {
+            if board.done()? >= u64::from(count) {
+                board.remove()?;
+            }
+            return Ok(Gathered::All(posts.into_iter().flatten().collect()));
+        }
+        let gave_up = started.elapsed() >= timeout || !stopped.is_empty();
+        if gave_up || interrupt.stop_requested() {
+            board.withdraw(index)?;
+            // The last post taken back takes the hash with it, a stopped
+            // shard's among them once every other shard has seen it.
+            let left = board.read(count)?;
+            let seen = |p: &Option<String>| p.is_none() || p.as_deref() == Some(STOPPED);
+            if left.iter().all(seen) {
+                board.remove()?;
+            }
+            if !gave_up {
+                return Ok(Gathered::Interrupted);
+            }
+            return Ok(Gathered::Missing {
+                missing: indexes(&posts, Option::is_none),
+                stopped,
+            });
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(MAX_POLL);
+    }
+}
+
+fn indexes(posts: &[Option<String>], pick: impl Fn(&Option<String>) -> bool) -> Vec<u32> {
+    (0u32..)
+        .zip(posts)
+        .filter(|(_, p)| pick(p))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The posts' hash of one try on a Redis server or cluster.
+pub struct RedisShares {
+    target: Target,
+    control: Control,
+    key: String,
+}
+
+/// The hash of try run id `run_id` (`<run-id>.step-<try>`).
+pub fn key(run_id: &str) -> String {
+    format!("{KEY_PREFIX}{{{run_id}}}:shares")
+}
+
+impl RedisShares {
+    /// Connects (and authenticates) to `target` for the try `run_id`.
+    pub fn open(target: &Target, run_id: &str) -> io::Result<RedisShares> {
+        let control = Control::open(target).map_err(|e| io::Error::other(e.to_string()))?;
+        Ok(RedisShares {
+            target: target.clone(),
+            control,
+            key: key(run_id),
+        })
+    }
+
+    /// One command, following `MOVED` to the node that holds the key; an
+    /// error reply is a failure.
+    fn ask(&mut self, args: &[&str]) -> io::Result<Value> {
+        for _ in 0..=MAX_MOVES {
+            match self.control.command(args)? {
+                Value::Error(e) => match moved_to(&e) {
+                    Some(node) => {
+                        let target = node_target(&self.target, &node);
+                        self.control =
+                            Control::open(&target).map_err(|e| io::Error::other(e.to_string()))?;
+                    }
+                    None => return Err(io::Error::other(format!("{} answered {e}", args[0]))),
+                },
+                v => return Ok(v),
+            }
+        }
+        Err(io::Error::other(format!(
+            "{} was moved more than {MAX_MOVES} times",
+            args[0]
+        )))
+    }
+}
+
+/// `MOVED <slot> <host>:<port>`'s node.
+fn moved_to(error: &str) -> Option<Node> {
+    let address = error.strip_prefix("MOVED ")?.split(' ').nth(1)?;
+    let (host, port) = address.rsplit_once(':')?;
+    Some(Node {
+        host: host.to_string(),
+        port: port.parse().ok()?,
+        id: None,
+    })
+}
+
+fn unexpected(command: &str, reply: &Value) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{command} answered {reply:?}"),
+    )
+}
+
+impl Shares for RedisShares {
+    fn post(&mut self, index: u32, text: &str, ttl: Duration) -> io::Result<()> {
+        let key = self.key.clone();
+        let field = format!("s:{index}");
+        self.ask(&["HSET", &key, &field, text])?;
+        let ms = ttl.as_millis().to_string();
+        self.ask(&["PEXPIRE", &key, &ms]).map(drop)
+    }
+
+    fn read(&mut self, count: u32) -> io::Result<Vec<Option<String>>> {
+        let key = self.key.clone();
+        let fields: Vec<String> = (0..count).map(|i| format!("s:{i}")).collect();
+        let mut args: Vec<&str> = vec!["HMGET", &key];
+        args.extend(fields.iter().map(String::as_str));
+        match self.ask(&args)? {
+            Value::Array(values) if values.len() == count as usize => values
+                .iter()
+                .map(|v| match v {
+                    Value::Nil => Ok(None),
+                    Value::Bulk(b) => Ok(Some(String::from_utf8_lossy(b).into_owned())),
+                    other => Err(unexpected("HMGET", other)),
+                })
+                .collect(),
+            other => Err(unexpected("HMGET", &other)),
+        }
+    }
+
+    fn done(&mut self) -> io::Result<u64> {
+        let key = self.key.clone();
+        match self.ask(&["HINCRBY", &key, "read", "1"])? {
+            Value::Integer(n) => Ok(n.max(0) as u64),
+            other => Err(unexpected("HINCRBY", &other)),
+        }
+    }
+
+    fn withdraw(&mut self, index: u32) -> io::Result<()> {
+        let key = self.key.clone();
+        let field = format!("s:{index}");
+        self.ask(&["HDEL", &key, &field]).map(drop)
+    }
+
+    fn remove(&mut self) -> io::Result<()> {
+        let key = self.key.clone();
+        self.ask(&["DEL", &key]).map(drop)
+    }
+}
+
+#[cfg(test)]
+#[path = "fleet_board_tests.rs"]
+mod tests;
