@@ -629,8 +629,16 @@ fn values_the_argument_parser_rejects_get_the_same_one_line_form() {
 #[test]
 fn memtier_flags_kvbench_lacks_say_so_instead_of_suggesting_another_flag() {
     let cases = [
-        at_free_port("scan-incremental-iteration", "--scan-incremental-iteration", "--scan-incremental-iteration"),
-        at_free_port("scan-incremental", "--scan-incremental-max-iterations=3", "--scan-incremental-max-iterations"),
+        at_free_port(
+            "scan-incremental-iteration",
+            "--scan-incremental-iteration",
+            "--scan-incremental-iteration",
+        ),
+        at_free_port(
+            "scan-incremental",
+            "--scan-incremental-max-iterations=3",
+            "--scan-incremental-max-iterations",
+        ),
     ]
     .map(|c| c.mentions("memtier's"));
     assert_all_rejected(&cases);
