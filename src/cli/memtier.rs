@@ -9,9 +9,6 @@
 const UNSUPPORTED_LONG: &[&str] = &[
     "scan-incremental-iteration",
     "scan-incremental-max-iterations",
-    "retry-backoff-ms",
-    "retry-backoff-factor",
-    "max-retry-queue",
 ];
 
 /// memtier's short flags that kvbench does not accept, with their long names.

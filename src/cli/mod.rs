@@ -226,6 +226,33 @@ pub struct Args {
     /// transient kind: OOM,LOADING,BUSY,READONLY,TRYAGAIN,CLUSTERDOWN,OTHER]
     #[arg(long, value_name = "PREFIX[,...]", help_heading = "Retries")]
     pub retry_on: Option<String>,
+    /// Wait this long before sending a retry; new requests go on meanwhile
+    /// [default: 0, at once]
+    #[arg(
+        long,
+        value_name = "MS",
+        allow_negative_numbers = true,
+        help_heading = "Retries"
+    )]
+    pub retry_backoff_ms: Option<i64>,
+    /// Each further retry of the same request waits this many times longer than
+    /// the one before, at most 60 s [default: 1]
+    #[arg(
+        long,
+        value_name = "F",
+        allow_negative_numbers = true,
+        help_heading = "Retries"
+    )]
+    pub retry_backoff_factor: Option<f64>,
+    /// The most requests one connection holds waiting for a retry; an error reply
+    /// beyond them is final [default: 10000]
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        help_heading = "Retries"
+    )]
+    pub max_retry_queue: Option<i64>,
     /// Append each request that finally failed (an error reply, retries spent) to
     /// FILE as CSV: timestamp,command,key,status,retries
     #[arg(long, value_name = "FILE", help_heading = "Retries")]

@@ -1,11 +1,14 @@
 //! memtier 2.4's retries, validated: `--retry-on-error`, `--max-retries`,
-//! `--retry-on` made into one [`RetryPolicy`], and `--failed-keys-file`
+//! `--retry-on` and the pacing flags (`--retry-backoff-ms`,
+//! `--retry-backoff-factor`, `--max-retry-queue`) made into one
+//! [`RetryPolicy`], and `--failed-keys-file`
 //! checked before any connection opens (kvbench appends only to a file that
 //! is new, empty, or one it wrote itself).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::cli::Args;
 use crate::error::UsageError;
@@ -20,6 +23,15 @@ pub const DEFAULT_MAX_RETRIES: u16 = 3;
 /// The most `--max-retries` takes (the count travels with each request in
 /// a `u16`); beyond it, `-1` says "no limit" plainly.
 pub const MAX_MAX_RETRIES: i64 = u16::MAX as i64 - 1;
+
+/// The longest wait before one retry, however often `--retry-backoff-factor`
+/// has multiplied `--retry-backoff-ms` (memtier caps its backoff at 60 s too).
+pub const MAX_RETRY_BACKOFF: Duration = Duration::from_secs(60);
+
+/// `--max-retry-queue` when not given: requests one client holds waiting for
+/// their retry. Bounded so that a paced retry of every reply at a high rate
+/// cannot grow without limit; far above what a pipeline window refills.
+pub const DEFAULT_MAX_RETRY_QUEUE: usize = 10_000;
 
 /// The first line of every `--failed-keys-file` (memtier's columns): a file
 /// that starts otherwise was not written by kvbench, and is never touched.
@@ -86,13 +98,45 @@ pub enum RetryBudget {
     Unlimited,
 }
 
+/// When a retry is sent: `--retry-backoff-ms`, `--retry-backoff-factor`,
+/// `--max-retry-queue`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RetryPacing {
+    /// The wait before a request's first retry; zero sends it at once.
+    pub first: Duration,
+    /// Each further retry of the same request waits this many times longer.
+    pub factor: f64,
+    /// The most requests one client holds waiting for a retry; an error
+    /// reply beyond them is final.
+    pub max_queue: usize,
+}
+
+impl RetryPacing {
+    /// The wait before the retry of a request that has had `retries`
+    /// retries already: `first × factor^retries`, at most [`MAX_RETRY_BACKOFF`].
+    pub fn delay(&self, retries: u16) -> Duration {
+        if self.first.is_zero() {
+            return Duration::ZERO;
+        }
+        let scale = self.factor.powi(i32::from(retries));
+        let secs = self.first.as_secs_f64() * scale;
+        if secs.is_finite() && secs < MAX_RETRY_BACKOFF.as_secs_f64() {
+            Duration::from_secs_f64(secs)
+        } else {
+            MAX_RETRY_BACKOFF
+        }
+    }
+}
+
 /// `--retry-on-error` and its options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RetryPolicy {
     /// `--max-retries`.
     pub budget: RetryBudget,
     /// `--retry-on`: the error kinds that are retried.
     pub on: KindSet,
+    /// When each retry goes out.
+    pub pacing: RetryPacing,
 }
 
 impl RetryPolicy {
@@ -113,6 +157,9 @@ pub(super) fn build_retry(a: &Args, protocol: Protocol) -> Result<Option<RetryPo
         for (flag, given) in [
             ("--max-retries", a.max_retries.is_some()),
             ("--retry-on", a.retry_on.is_some()),
+            ("--retry-backoff-ms", a.retry_backoff_ms.is_some()),
+            ("--retry-backoff-factor", a.retry_backoff_factor.is_some()),
+            ("--max-retry-queue", a.max_retry_queue.is_some()),
         ] {
             if given {
                 return Err(UsageError::new(
@@ -150,7 +197,54 @@ pub(super) fn build_retry(a: &Args, protocol: Protocol) -> Result<Option<RetryPo
         None => KindSet::of(&DEFAULT_RETRY_ON),
         Some(list) => parse_retry_on(list)?,
     };
-    Ok(Some(RetryPolicy { budget, on }))
+    let pacing = build_pacing(a)?;
+    Ok(Some(RetryPolicy { budget, on, pacing }))
+}
+
+/// `--retry-backoff-ms`, `--retry-backoff-factor`, `--max-retry-queue`.
+fn build_pacing(a: &Args) -> Result<RetryPacing, UsageError> {
+    let most = MAX_RETRY_BACKOFF.as_millis() as i64;
+    let first = match a.retry_backoff_ms {
+        None => 0,
+        Some(ms) if (0..=most).contains(&ms) => ms as u64,
+        Some(ms) => {
+            return Err(UsageError::new(
+                "--retry-backoff-ms",
+                format!("must be from 0 to {most} (60 s; got {ms}); e.g. --retry-backoff-ms 10"),
+            ));
+        }
+    };
+    let factor = match a.retry_backoff_factor {
+        None => 1.0,
+        Some(_) if first == 0 => {
+            return Err(UsageError::new(
+                "--retry-backoff-factor",
+                "multiplies --retry-backoff-ms, which is 0 (retries go at once); add --retry-backoff-ms 10 or drop it",
+            ));
+        }
+        Some(f) if f.is_finite() && (1.0..=100.0).contains(&f) => f,
+        Some(f) => {
+            return Err(UsageError::new(
+                "--retry-backoff-factor",
+                format!("must be from 1 to 100 (got {f}); e.g. --retry-backoff-factor 2"),
+            ));
+        }
+    };
+    let max_queue = match a.max_retry_queue {
+        None => DEFAULT_MAX_RETRY_QUEUE,
+        Some(n) if (1..=10_000_000).contains(&n) => n as usize,
+        Some(n) => {
+            return Err(UsageError::new(
+                "--max-retry-queue",
+                format!("must be from 1 to 10000000 (got {n}); e.g. --max-retry-queue 1000"),
+            ));
+        }
+    };
+    Ok(RetryPacing {
+        first: Duration::from_millis(first),
+        factor,
+        max_queue,
+    })
 }
 
 /// `--retry-on OOM,BUSY`: error prefixes, case-insensitive, each a kind a
@@ -242,89 +336,5 @@ fn check_ours(path: &Path) -> Result<(), UsageError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    fn args(extra: &[&str]) -> Args {
-        let mut all = vec!["kvbench"];
-        all.extend_from_slice(extra);
-        Args::try_parse_from(all).unwrap()
-    }
-
-    #[test]
-    fn retries_are_off_without_the_switch_and_its_options_say_so() {
-        assert_eq!(build_retry(&args(&[]), Protocol::Redis), Ok(None));
-        let e = build_retry(&args(&["--max-retries", "2"]), Protocol::Redis).unwrap_err();
-        assert_eq!(e.flag, "--max-retries");
-    }
-
-    #[test]
-    fn the_default_policy_retries_transient_kinds_three_times() {
-        let p = build_retry(&args(&["--retry-on-error"]), Protocol::Redis)
-            .unwrap()
-            .unwrap();
-        assert_eq!(p.budget, RetryBudget::AtMost(3));
-        assert!(p.retries(ServerErrorKind::Oom, 2));
-        assert!(!p.retries(ServerErrorKind::Oom, 3));
-        assert!(!p.retries(ServerErrorKind::WrongType, 0));
-        assert!(!p.retries(ServerErrorKind::Err, 0));
-    }
-
-    #[test]
-    fn minus_one_retries_without_limit() {
-        let a = args(&["--retry-on-error", "--max-retries", "-1"]);
-        let p = build_retry(&a, Protocol::Redis).unwrap().unwrap();
-        assert!(p.retries(ServerErrorKind::Busy, u16::MAX));
-        let a = args(&["--retry-on-error", "--max-retries", "-2"]);
-        assert_eq!(
-            build_retry(&a, Protocol::Redis).unwrap_err().flag,
-            "--max-retries"
-        );
-    }
-
-    #[test]
-    fn retry_on_takes_prefixes_and_refuses_permanent_ones() {
-        let a = args(&["--retry-on-error", "--retry-on", "oom,-BUSY"]);
-        let p = build_retry(&a, Protocol::Redis).unwrap().unwrap();
-        assert_eq!(
-            p.on.kinds().collect::<Vec<_>>(),
-            [ServerErrorKind::Oom, ServerErrorKind::Busy]
-        );
-        for bad in ["WRONGTYPE", "MOVED", "NOPE"] {
-            let a = args(&["--retry-on-error", "--retry-on", bad]);
-            let e = build_retry(&a, Protocol::Redis).unwrap_err();
-            assert_eq!(e.flag, "--retry-on", "{bad}");
-            assert!(e.message.contains(bad), "{e:?}");
-        }
-    }
-
-    #[test]
-    fn memcached_refuses_retries() {
-        let a = args(&["--retry-on-error"]);
-        assert!(build_retry(&a, Protocol::MemcacheText).is_err());
-    }
-
-    #[test]
-    fn a_foreign_file_is_never_appended_to() {
-        let dir = std::env::temp_dir().join(format!("kvbench-failed-keys-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let ours = dir.join("ours.csv");
-        std::fs::write(&ours, format!("{FAILED_KEYS_HEADER}\n")).unwrap();
-        let theirs = dir.join("theirs.csv");
-        std::fs::write(&theirs, "precious\n").unwrap();
-        let empty = dir.join("empty.csv");
-        std::fs::write(&empty, "").unwrap();
-        for (path, ok) in [
-            (&ours, true),
-            (&empty, true),
-            (&theirs, false),
-            (&dir, false),
-        ] {
-            let a = args(&["--failed-keys-file", path.to_str().unwrap()]);
-            assert_eq!(build_failed_keys(&a).is_ok(), ok, "{}", path.display());
-        }
-        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "precious\n");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
+#[path = "retry_tests.rs"]
+mod tests;

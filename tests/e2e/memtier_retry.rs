@@ -168,3 +168,101 @@ fn a_file_kvbench_did_not_write_is_refused_before_connecting() {
     let stderr = refused_before_connecting(&redis, ["-n", "10", "--retry-on", "OOM"]);
     assert!(stderr.contains("--retry-on-error"), "{stderr}");
 }
+
+#[test]
+fn paced_retries_wait_their_backoff_growing_by_the_factor() {
+    let redis = full_server();
+    let dir = TempDir::new("retry-paced");
+    let file = dir.path("failed.csv");
+    let report = kvbench_json(
+        redis.port,
+        "-t 1 -c 1 -n 5 --ratio 1:0 --retry-on-error --max-retries 2 --retry-backoff-ms 200 --retry-backoff-factor 3 --allow-invalid",
+        &["--failed-keys-file", file.to_str().unwrap()],
+    );
+    let doc = &report.doc;
+    assert_eq!(total(doc, "SET", "count"), 5);
+    assert_eq!(total(doc, "SET", "errors"), 5);
+    assert_eq!(total(doc, "SET", "retries"), 10);
+    assert_eq!(set_stats(&redis), (0, 15));
+    let lines = failed_lines(&file);
+    assert_eq!(lines.len(), 5);
+    assert!(lines.iter().all(|f| f[4] == "2"), "{lines:?}");
+    // Each request waited 200 ms before its first retry and 600 ms before its
+    // second: timed from its first send, none took less than 800 ms (an
+    // unpaced retry of a local server takes well under a millisecond).
+    let row = &doc["ALL STATS"]["Sets"];
+    let min_ms = row["Min Latency"].as_f64().unwrap();
+    let max_ms = row["Max Latency"].as_f64().unwrap();
+    assert!(min_ms >= 800.0, "min {min_ms} ms");
+    assert!(max_ms < 60_000.0, "max {max_ms} ms");
+}
+
+#[test]
+fn new_requests_go_on_while_a_retry_waits_and_a_full_retry_queue_makes_errors_final() {
+    let redis = full_server();
+    let dir = TempDir::new("retry-queue");
+    let file = dir.path("failed.csv");
+    // One connection, one request in flight: the first SET's retry waits 2 s
+    // in a queue of one; the next three SETs go out meanwhile, find the
+    // queue full, and fail at once. The waiting one is retried twice.
+    let report = kvbench_json(
+        redis.port,
+        "-t 1 -c 1 -n 4 --pipeline 1 --ratio 1:0 --retry-on-error --max-retries 2 --retry-backoff-ms 2000 --max-retry-queue 1 --allow-invalid",
+        &["--failed-keys-file", file.to_str().unwrap()],
+    );
+    let doc = &report.doc;
+    assert_eq!(total(doc, "SET", "count"), 4);
+    assert_eq!(total(doc, "SET", "errors"), 4);
+    assert_eq!(total(doc, "SET", "retries"), 2);
+    assert_eq!(set_stats(&redis), (0, 6));
+    let mut retries: Vec<String> = failed_lines(&file)
+        .into_iter()
+        .map(|f| f[4].clone())
+        .collect();
+    retries.sort();
+    assert_eq!(retries, ["0", "0", "0", "2"]);
+}
+
+#[test]
+fn pacing_flags_are_checked_before_connecting() {
+    let redis = Redis::start();
+    for (args, flag) in [
+        (
+            &["-n", "10", "--retry-backoff-ms", "5"][..],
+            "--retry-on-error",
+        ),
+        (
+            &[
+                "-n",
+                "10",
+                "--retry-on-error",
+                "--retry-backoff-factor",
+                "2",
+            ][..],
+            "--retry-backoff-ms",
+        ),
+        (
+            &["-n", "10", "--retry-on-error", "--retry-backoff-ms", "-1"][..],
+            "--retry-backoff-ms",
+        ),
+        (
+            &[
+                "-n",
+                "10",
+                "--retry-on-error",
+                "--retry-backoff-ms",
+                "5",
+                "--retry-backoff-factor",
+                "0.5",
+            ][..],
+            "--retry-backoff-factor",
+        ),
+        (
+            &["-n", "10", "--retry-on-error", "--max-retry-queue", "0"][..],
+            "--max-retry-queue",
+        ),
+    ] {
+        let stderr = refused_before_connecting(&redis, args.iter().copied());
+        assert!(stderr.contains(flag), "{args:?}: {stderr}");
+    }
+}

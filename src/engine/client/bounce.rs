@@ -89,6 +89,7 @@ impl Client {
             node,
             asking,
             due,
+            retry: false,
         });
     }
 }

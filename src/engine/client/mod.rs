@@ -52,8 +52,10 @@ struct Pending {
     node: Option<usize>,
     /// After `-ASK`: send `ASKING` first.
     asking: bool,
-    /// After `-TRYAGAIN`/`-CLUSTERDOWN`: not before this.
+    /// After `-TRYAGAIN`/`-CLUSTERDOWN`, or a paced retry: not before this.
     due: Option<Instant>,
+    /// A retry (`--retry-on-error`), counted against `--max-retry-queue`.
+    retry: bool,
 }
 
 /// One client of a worker.
@@ -66,8 +68,8 @@ pub struct Client {
     pub schedule: Option<Schedule>,
     /// True while the worker holds a wake-up for its next due time.
     pub timer_queued: bool,
-    /// True while the worker holds a wake-up for its next retry.
-    pub retry_queued: bool,
+    /// The worker's wake-up for its next retry, while it holds one.
+    pub retry_wake: Option<Instant>,
     /// For each node index, the worker's connection index; `None` until opened.
     links: Vec<Option<usize>>,
     /// For each node index, requests drawn for it while its connection had
@@ -76,8 +78,11 @@ pub struct Client {
     waiting: Vec<routed::NodeQueue>,
     /// The most requests one node's queue holds before drawing stops.
     waiting_bound: usize,
-    /// Redirected and retried requests, oldest first.
+    /// Redirected and retried requests, in the order they go out (a paced
+    /// retry by its due time).
     pending: VecDeque<Pending>,
+    /// How many of `pending` are retries.
+    retrying: usize,
     /// The bytes of the request last drawn, before its connection is known.
     scratch: Vec<u8>,
     /// The bytes of a waiting or pending request, encoded again.
@@ -95,11 +100,12 @@ impl Client {
             source: None,
             schedule: None,
             timer_queued: false,
-            retry_queued: false,
+            retry_wake: None,
             links: Vec::new(),
             waiting: Vec::new(),
             waiting_bound: 1,
             pending: VecDeque::new(),
+            retrying: 0,
             scratch: Vec::with_capacity(max_request),
             again: Vec::with_capacity(max_request),
             ops,
@@ -129,9 +135,10 @@ impl Client {
     pub fn start_phase(&mut self) {
         self.waiting.iter_mut().for_each(routed::NodeQueue::clear);
         self.pending.clear();
+        self.retrying = 0;
         self.pin = None;
         self.timer_queued = false;
-        self.retry_queued = false;
+        self.retry_wake = None;
     }
 
     /// Sends what it can: pending redirects and retries first, then (when
@@ -183,9 +190,10 @@ impl Client {
         }
     }
 
-    /// The earliest retry still waiting, for a wake-up.
+    /// When the next pending request may go, for a wake-up: only the first
+    /// matters, since they go out in order.
     pub fn next_retry(&self) -> Option<Instant> {
-        self.pending.iter().filter_map(|p| p.due).min()
+        self.pending.front().and_then(|p| p.due)
     }
 
     /// True when the client has nothing more to do in the phase;
@@ -232,6 +240,7 @@ impl Client {
     pub fn abandon(&mut self, stats: &mut Stats) {
         stats.errors.lost_requests += self.pending.len() as u64;
         self.pending.clear();
+        self.retrying = 0;
     }
 
     /// The next intended send time to wake the client for: when its schedule

@@ -1,9 +1,11 @@
 //! What a client does with an error reply its connection handed back
 //! (`--retry-on-error`, `--failed-keys-file`): a cluster redirect goes to
-//! `client/bounce.rs`; an error `--retry-on` names, with retries left, is
-//! sent again at once, first in line, on the same node; anything else is
-//! the request's final reply: counted as the error it is, and its key
-//! appended to the failed-keys file.
+//! `client/bounce.rs`; an error `--retry-on` names, with retries left and
+//! room in the client's retry queue (`--max-retry-queue`), is sent again on
+//! the same node: at once, first in line, or with `--retry-backoff-ms` once
+//! its wait is over (new requests go on meanwhile); anything else is the
+//! request's final reply: counted as the error it is, and its key appended
+//! to the failed-keys file.
 //!
 //! A retried request keeps its first send time (and, with `--rate`, its
 //! intended time): its one latency runs from the first send to the reply
@@ -59,21 +61,46 @@ impl Client {
         }
         let mut request = bounce.request;
         let retries = request.queued.retries;
-        if cx.policy.is_some_and(|p| p.retries(bounce.kind, retries)) {
-            let op = cx.stats.op_mut(usize::from(request.queued.row));
-            op.bytes_rx += bounce.bytes as u64;
-            op.retries += 1;
-            request.queued.retries = retries.saturating_add(1);
+        let retry = cx
+            .policy
+            .filter(|p| p.retries(bounce.kind, retries) && self.retrying < p.pacing.max_queue);
+        let Some(policy) = retry else {
+            return self.fail(&request, bounce.kind, bounce.bytes, from, cx, now);
+        };
+        let op = cx.stats.op_mut(usize::from(request.queued.row));
+        op.bytes_rx += bounce.bytes as u64;
+        op.retries += 1;
+        request.queued.retries = retries.saturating_add(1);
+        let delay = policy.pacing.delay(retries);
+        let due = (!delay.is_zero()).then(|| now + delay);
+        let pending = Pending {
+            request,
+            node: from,
+            asking: false,
+            due,
+            retry: true,
+        };
+        self.retrying += 1;
+        match due {
             // Ahead of newer work: it was sent before them once already.
-            self.pending.push_front(Pending {
-                request,
-                node: from,
-                asking: false,
-                due: None,
-            });
-            return;
+            None => self.pending.push_front(pending),
+            // Among the paced ones by its time, so that a short wait never
+            // queues behind a long one.
+            Some(due) => {
+                let at = self
+                    .pending
+                    .partition_point(|p| p.due.is_none_or(|d| d <= due));
+                self.pending.insert(at, pending);
+            }
         }
-        self.fail(&request, bounce.kind, bounce.bytes, from, cx, now);
+    }
+
+    /// Takes the first pending request off the queue, once it is sent or
+    /// given up.
+    pub(super) fn pop_pending(&mut self) {
+        if self.pending.pop_front().is_some_and(|p| p.retry) {
+            self.retrying -= 1;
+        }
     }
 
     /// Counts `request`'s final reply, an error of `kind` (`bytes` long) from

@@ -164,6 +164,7 @@ impl Client {
             node: Some(node),
             asking: false,
             due: None,
+            retry: false,
         };
         self.waiting[node].push(pending, &self.scratch);
     }
@@ -262,14 +263,14 @@ impl Client {
             };
             let conn = conns.get_mut(index)?;
             if conn.state() == ConnState::Closed {
-                self.pending.pop_front();
+                self.pop_pending();
                 cx.stats.errors.node_down += 1;
                 continue;
             }
             if !conn.has_room() {
                 return None;
             }
-            self.pending.pop_front();
+            self.pop_pending();
             let InFlight {
                 intended_at,
                 sent_at,

@@ -23,7 +23,7 @@ impl Worker {
                     if let Some(client) = self.clients.get_mut(i) {
                         match wake {
                             Wake::Send => client.timer_queued = false,
-                            _ => client.retry_queued = false,
+                            _ => client.retry_wake = None,
                         }
                     }
                     self.fill(i, sending, prefix);

@@ -359,13 +359,14 @@ impl Worker {
         }
         // Only a retry whose time is still to come needs a wake-up: one that is
         // due and waits for room is sent when a reply makes room (queuing a
-        // wake-up for it now would fire at once, again and again).
+        // wake-up for it now would fire at once, again and again). A wake-up
+        // already held for a later time gets an earlier one beside it.
         let now = Instant::now();
         if let Some(due) = client
             .next_retry()
-            .filter(|&d| d > now && !client.retry_queued)
+            .filter(|&d| d > now && client.retry_wake.is_none_or(|w| d < w))
         {
-            client.retry_queued = true;
+            client.retry_wake = Some(due);
             self.wakeups.push(Reverse((due, c, Wake::Retry)));
         }
         if let Some(node) = missing {
