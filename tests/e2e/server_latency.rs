@@ -105,6 +105,27 @@ fn a_server_that_sleeps_a_millisecond_shows_it_as_its_own_time() {
     let per_call = f(&o["usec_per_call"]);
     assert!((1000.0..3000.0).contains(&per_call), "{o}");
     assert!(u(&o["kvbench_p50_us"]) >= 1000, "{o}");
+    // Second by second too: each completed second's median is the sleep's
+    // bucket, and the seconds' calls are part of the run's.
+    let seconds = doc["kvbench"]["runs"][0]["server_use"][0]["per_second"]
+        .as_array()
+        .unwrap();
+    assert!(
+        !seconds.is_empty(),
+        "{}",
+        doc["kvbench"]["runs"][0]["server_use"]
+    );
+    let mut calls = 0;
+    for second in seconds {
+        let d = &second["latency"]["DEBUG"];
+        assert_eq!(d["command"], "debug", "{second}");
+        assert!((500..=2200).contains(&u(&d["p50_us"])), "{second}");
+        assert!(u(&d["p99_max_us"]) >= u(&d["p50_max_us"]), "{second}");
+        // Two connections, one sleep of 1 ms at a time each.
+        assert!((1..=2100).contains(&u(&d["calls"])), "{second}");
+        calls += u(&d["calls"]);
+    }
+    assert!(calls <= u(&o["server_calls"]), "{calls} > {o}");
 }
 
 #[test]

@@ -4,6 +4,11 @@
 //! `total_net_output_bytes` (memcached's `rusage_*` and `bytes_read` /
 //! `bytes_written`, read into the same names), differenced between readings.
 //!
+//! On Redis 7 and later, each reading also takes `LATENCY HISTOGRAM`, so
+//! that each second has the server's own time per command
+//! ([`ServerSecondUse::latency`]); a server that refuses it (before Redis 7,
+//! `latency-tracking no`) is not asked again that phase.
+//!
 //! The master reads INFO on its control connection at the phase's start and
 //! at each completed second, where it reads this machine's counters too: the
 //! workers never wait for it (their reports queue in the channel meanwhile).
@@ -12,8 +17,11 @@
 //! not one per second; the connection is reopened for the phase's closing
 //! evidence as before.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
+use crate::engine::server::info::Software;
+use crate::engine::server::latency::{self, Cumulative, LatencySnapshot};
 use crate::engine::server::{ControlLink, Info};
 
 /// One reading of the server's counters.
@@ -29,11 +37,13 @@ pub struct ServerReading {
     pub net_input_bytes: Option<u64>,
     /// Bytes written to them.
     pub net_output_bytes: Option<u64>,
+    /// Every command's histogram (Redis 7+), when asked for and answered.
+    pub latency: Option<LatencySnapshot>,
 }
 
 /// What the server did between two readings; `None` where it does not
 /// say, or where it restarted in between (its counters began again).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ServerSecondUse {
     /// Seconds between the readings, by this machine's clock.
     pub seconds: f64,
@@ -43,6 +53,9 @@ pub struct ServerSecondUse {
     pub net_input_bytes: Option<u64>,
     /// Bytes written.
     pub net_output_bytes: Option<u64>,
+    /// The histograms of the commands the server ran in between, by the
+    /// server's name (`get`); `None` where either reading lacked them.
+    pub latency: Option<BTreeMap<String, Cumulative>>,
 }
 
 /// A phase's readings, differenced.
@@ -67,6 +80,7 @@ impl ServerReading {
             cpu_s: cpu,
             net_input_bytes: info.u64("total_net_input_bytes"),
             net_output_bytes: info.u64("total_net_output_bytes"),
+            latency: None,
         }
     }
 
@@ -85,6 +99,11 @@ impl ServerReading {
             },
             net_input_bytes: grew(self.net_input_bytes, before.net_input_bytes),
             net_output_bytes: grew(self.net_output_bytes, before.net_output_bytes),
+            // A restart is handled by `since`: all of the new process's.
+            latency: match (&self.latency, &before.latency) {
+                (Some(now), Some(then)) => Some(now.since(then)),
+                _ => None,
+            },
         }
     }
 }
@@ -94,14 +113,17 @@ impl ServerReading {
 pub struct ServerSampler {
     last: Option<ServerReading>,
     series: Option<ServerSeries>,
+    /// True while `LATENCY HISTOGRAM` is read with each INFO.
+    latency: bool,
 }
 
 impl ServerSampler {
     /// The first reading, at the phase's start; a server without INFO (or
     /// `None` for `link`, as in `--cluster-mode`) gives an empty sampler.
     pub fn start(link: Option<&mut ControlLink>) -> ServerSampler {
-        let last = link.and_then(read);
+        let last = link.and_then(|l| read(l, true));
         ServerSampler {
+            latency: last.as_ref().is_some_and(|r| r.latency.is_some()),
             series: last.as_ref().map(|r| ServerSeries {
                 run_id: r.run_id.clone(),
                 per_second: Vec::new(),
@@ -115,10 +137,12 @@ impl ServerSampler {
         let Some(last) = &self.last else {
             return;
         };
-        let Some(now) = read(link) else {
+        let Some(now) = read(link, self.latency) else {
             self.last = None;
             return;
         };
+        // Refused once, not asked again this phase.
+        self.latency &= now.latency.is_some();
         if let Some(series) = &mut self.series {
             series.per_second.push(now.since(last));
         }
@@ -131,10 +155,17 @@ impl ServerSampler {
     }
 }
 
-/// One reading on the open connection, without reopening it.
-fn read(link: &mut ControlLink) -> Option<ServerReading> {
-    let info = link.get()?.info_checked().ok()??;
-    Some(ServerReading::of(&info, Instant::now()))
+/// One reading on the open connection, without reopening it; with
+/// `latency`, Redis's histograms too (read after INFO, whose `run_id` tells
+/// a restart).
+fn read(link: &mut ControlLink, latency: bool) -> Option<ServerReading> {
+    let control = link.get()?;
+    let info = control.info_checked().ok()??;
+    let mut reading = ServerReading::of(&info, Instant::now());
+    if latency && info.software != Software::Memcached {
+        reading.latency = latency::read(control, info.get("run_id")).ok();
+    }
+    Some(reading)
 }
 
 #[cfg(test)]

@@ -1,13 +1,16 @@
 //! `runs[i].client` from the phase's readings of this machine
 //! ([`crate::engine::host`]), and `runs[i].server_use` from those of the
-//! server ([`crate::engine::server::sample`]).
+//! server ([`crate::engine::server::sample`]), its time per op each second
+//! included.
 
 use crate::engine::host::HostUse;
 use crate::engine::results::PhaseResult;
 use crate::engine::server::sample::ServerSecondUse;
 use crate::report::json::round;
 use crate::report::model::host::{ClientSecond, ClientUse};
-use crate::report::model::server::{ServerSecond, ServerUse};
+use crate::report::model::named::Named;
+use crate::report::model::server::{SecondServerLatency, ServerSecond, ServerUse};
+use crate::workload::ops::{OpTable, Witness};
 
 /// `(process %, machine %, rx/s, tx/s)` of one difference of readings.
 fn rates(u: &HostUse) -> (f64, f64, Option<f64>, Option<f64>) {
@@ -50,29 +53,54 @@ pub fn client(p: &PhaseResult) -> Option<ClientUse> {
     })
 }
 
-/// One second of the server's use, as rates.
-pub fn server_second(u: &ServerSecondUse) -> ServerSecond {
+/// One second of the server's use, as rates, with the server's time per op
+/// of `ops` (each op's command, by its name as `totals`).
+pub fn server_second(u: &ServerSecondUse, ops: &[Witness]) -> ServerSecond {
     let s = u.seconds.max(1e-9);
     let per_sec = |b: Option<u64>| b.map(|b| round(b as f64 / s, 1));
+    let latency = u.latency.as_ref().map(|commands| {
+        let rows = ops.iter().filter_map(|w| {
+            let h = commands.get(&w.command)?;
+            let (p50, p99) = (h.percentile_bucket_us(50.0)?, h.percentile_bucket_us(99.0)?);
+            Some((
+                w.name.clone(),
+                SecondServerLatency {
+                    command: w.command.clone(),
+                    calls: h.total(),
+                    p50_us: p50.0,
+                    p50_max_us: p50.1,
+                    p99_us: p99.0,
+                    p99_max_us: p99.1,
+                },
+            ))
+        });
+        Named(rows.collect())
+    });
     ServerSecond {
         cpu_percent: u.cpu_s.map(|c| round(100.0 * c / s, 1)),
         net_input_bytes_per_sec: per_sec(u.net_input_bytes),
         net_output_bytes_per_sec: per_sec(u.net_output_bytes),
+        latency,
     }
 }
 
 /// `server_use`: the one server's series, against `target`; empty without
 /// one (no INFO, `--cluster-mode`) or without the server's identity.
-pub fn server_use(p: &PhaseResult, target: &str) -> Vec<ServerUse> {
+pub fn server_use(p: &PhaseResult, target: &str, ops: &OpTable) -> Vec<ServerUse> {
     let Some(series) = &p.server_seconds else {
         return Vec::new();
     };
     let Some(run_id) = &series.run_id else {
         return Vec::new();
     };
+    let ops = ops.witnesses();
     vec![ServerUse {
         run_id: run_id.clone(),
         target: target.to_string(),
-        per_second: series.per_second.iter().map(server_second).collect(),
+        per_second: series
+            .per_second
+            .iter()
+            .map(|u| server_second(u, &ops))
+            .collect(),
     }]
 }

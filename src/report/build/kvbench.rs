@@ -218,7 +218,7 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         open_loop: open_loop::open_loop(c, p),
         server: evidence::phase(p, &c.ops, c.target.db),
         client: super::host::client(p),
-        server_use: super::host::server_use(p, &c.target.display_redacted()),
+        server_use: super::host::server_use(p, &c.target.display_redacted(), &ops),
         histograms: Some(histograms),
         histograms_per_second: Some(per_second),
         cluster: evidence::cluster(c, r, p),

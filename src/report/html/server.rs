@@ -4,9 +4,12 @@
 //! to its clients (`total_net_*_bytes`), on the time line of the ops/s
 //! chart, beside the client's CPU: a server at one core's limit, or a
 //! network at the link's, says which side a number measures. A merged file
-//! has one series per server process. Files without the readings
-//! (memtier's, older kvbench's, `--cluster-mode`) add no series; without
-//! any, there are no charts.
+//! has one series per server process. On Redis 7 and later each op also
+//! gets a chart of the server's own time per second (`LATENCY HISTOGRAM`'s
+//! p50 and p99, each at the upper edge of its power-of-two bucket: at most
+//! this), to read beside the op's latency per second at the client. Files
+//! without the readings (memtier's, older kvbench's, `--cluster-mode`) add
+//! no series; without any, there are no charts.
 
 use crate::report::html::Source;
 use crate::report::html::charts::{file_data, legend, style};
@@ -16,7 +19,7 @@ use crate::report::model::Report;
 use crate::report::model::server::{ServerSecond, ServerUse};
 
 /// One figure of a second; `None` where the server did not say.
-type Figure = fn(&ServerSecond) -> Option<f64>;
+type Figure<'f> = &'f dyn Fn(&ServerSecond) -> Option<f64>;
 
 /// The summary of `phase` in `report`: the warm-up's or run n's.
 fn servers_of<'a>(report: &'a Report, phase: &Phase<'_>) -> &'a [ServerUse] {
@@ -35,7 +38,7 @@ fn servers_of<'a>(report: &'a Report, phase: &Phase<'_>) -> &'a [ServerUse] {
 }
 
 /// The series of `figures` over every file, phase and server.
-fn series(reports: &[(usize, &Source, &Report)], figures: &[(&str, Figure)]) -> Vec<Series> {
+fn series(reports: &[(usize, &Source, &Report)], figures: &[(&str, Figure<'_>)]) -> Vec<Series> {
     let files = reports.len();
     let mut out = Vec::new();
     for (i, source, report) in reports {
@@ -81,10 +84,10 @@ fn series(reports: &[(usize, &Source, &Report)], figures: &[(&str, Figure)]) -> 
 /// The server CPU chart and the server network chart, when any report has
 /// the readings.
 pub fn charts(reports: &[(usize, &Source, &Report)]) -> Vec<Chart> {
-    let cpu: [(&str, Figure); 1] = [("server CPU %", |s| s.cpu_percent)];
-    let net: [(&str, Figure); 2] = [
-        ("server in B/s", |s| s.net_input_bytes_per_sec),
-        ("server out B/s", |s| s.net_output_bytes_per_sec),
+    let cpu: [(&str, Figure<'_>); 1] = [("server CPU %", &|s| s.cpu_percent)];
+    let net: [(&str, Figure<'_>); 2] = [
+        ("server in B/s", &|s| s.net_input_bytes_per_sec),
+        ("server out B/s", &|s| s.net_output_bytes_per_sec),
     ];
     let mut out = Vec::new();
     let cpu = series(reports, &cpu);
@@ -115,6 +118,51 @@ pub fn charts(reports: &[(usize, &Source, &Report)]) -> Vec<Chart> {
             error_bars: Vec::new(),
         });
     }
+    out.extend(latency(reports));
+    out
+}
+
+/// The ops with the server's time in any second, in order of appearance.
+fn latency_ops(reports: &[(usize, &Source, &Report)]) -> Vec<String> {
+    let mut ops: Vec<String> = Vec::new();
+    for (_, _, report) in reports {
+        for phase in &data::phases(report) {
+            let seconds = servers_of(report, phase).iter().flat_map(|s| &s.per_second);
+            for op in seconds
+                .filter_map(|s| s.latency.as_ref())
+                .flat_map(|l| l.keys())
+            {
+                if !ops.iter().any(|o| o == op) {
+                    ops.push(op.to_string());
+                }
+            }
+        }
+    }
+    ops
+}
+
+/// For each op, the server's p50 and p99 per second, ms.
+fn latency(reports: &[(usize, &Source, &Report)]) -> Vec<Chart> {
+    let mut out = Vec::new();
+    for op in latency_ops(reports) {
+        let of = |s: &ServerSecond| s.latency.as_ref().and_then(|l| l.get(&op)).cloned();
+        let p50 = |s: &ServerSecond| of(s).map(|l| l.p50_max_us as f64 / 1000.0);
+        let p99 = |s: &ServerSecond| of(s).map(|l| l.p99_max_us as f64 / 1000.0);
+        let figures: [(&str, Figure<'_>); 2] = [("server p50 ≤", &p50), ("server p99 ≤", &p99)];
+        out.push(Chart {
+            kind: "server-latency",
+            title: format!(
+                "{op}: the server's own time per second (LATENCY HISTOGRAM; each at most its bucket's upper edge)"
+            ),
+            data: vec![("op", op.clone())],
+            x: Axis::from_zero("seconds since the first phase started"),
+            y: Axis::log("latency (ms)"),
+            bands: Vec::new(),
+            series: series(reports, &figures),
+            plot: Plot::Lines,
+            error_bars: Vec::new(),
+        });
+    }
     out
 }
 
@@ -138,7 +186,9 @@ mod tests {
         let per_second: Vec<serde_json::Value> = (0..seconds)
             .map(|s| {
                 serde_json::json!({"cpu_percent": 10.0 + s as f64,
-                    "net_input_bytes_per_sec": 1000.0, "net_output_bytes_per_sec": null})
+                    "net_input_bytes_per_sec": 1000.0, "net_output_bytes_per_sec": null,
+                    "latency": {"GET": {"command": "get", "calls": 100 + s, "p50_us": 4,
+                        "p50_max_us": 8, "p99_us": 16, "p99_max_us": 32 * (s as u64 + 1)}}})
             })
             .collect();
         doc["kvbench"]["runs"][0]["server_use"] = serde_json::json!([{"run_id": "abc", "target": "127.0.0.1:6379", "per_second": per_second}]);
@@ -155,7 +205,7 @@ mod tests {
         let reports = reports(&sources);
         let found = charts(&reports);
         let kinds: Vec<&str> = found.iter().map(|c| c.kind).collect();
-        assert_eq!(kinds, ["server-cpu", "server-net"]);
+        assert_eq!(kinds, ["server-cpu", "server-net", "server-latency"]);
         let cpu = &found[0].series[0];
         assert_eq!(cpu.points.len(), 3);
         assert_eq!(cpu.points[2].1, 12.0);
@@ -163,6 +213,15 @@ mod tests {
         let net = &found[1].series;
         assert_eq!(net.len(), 2);
         assert_eq!((net[0].points.len(), net[1].points.len()), (3, 0));
+        // The server's own p99 per second, at its bucket's upper edge, in ms.
+        let latency = &found[2];
+        assert_eq!(latency.data, [("op", "GET".to_string())]);
+        let p99 = &latency.series[1];
+        assert_eq!(p99.name, "server p99 ≤");
+        assert_eq!(
+            p99.points.iter().map(|p| p.1).collect::<Vec<_>>(),
+            [0.032, 0.064, 0.096]
+        );
     }
 
     #[test]

@@ -130,6 +130,30 @@ pub struct ServerSecond {
     /// Bytes per second written to them.
     #[schemars(range(min = 0))]
     pub net_output_bytes_per_sec: Option<f64>,
+    /// The server's own time per op in this second (Redis 7's `LATENCY
+    /// HISTOGRAM`, differenced between readings), by row as `totals`;
+    /// absent where the server does not keep it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::by_command::<SecondServerLatency>")]
+    pub latency: Option<Named<SecondServerLatency>>,
+}
+
+/// One op of `server_use[j].per_second[k].latency`: the bucket edges, µs,
+/// of the server's median and 99th percentile in that second.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SecondServerLatency {
+    /// The server's name of the command (`get`).
+    pub command: String,
+    /// Calls in the second (every client's).
+    pub calls: u64,
+    /// The median's bucket: at least this.
+    pub p50_us: u64,
+    /// At most this.
+    pub p50_max_us: u64,
+    /// The 99th percentile's bucket: at least this.
+    pub p99_us: u64,
+    /// At most this.
+    pub p99_max_us: u64,
 }
 
 /// One command's counts in `delta.commands`.
