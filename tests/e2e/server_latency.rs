@@ -123,6 +123,12 @@ fn a_server_that_sleeps_a_millisecond_shows_it_as_its_own_time() {
         assert!(u(&d["p99_max_us"]) >= u(&d["p50_max_us"]), "{second}");
         // Two connections, one sleep of 1 ms at a time each.
         assert!((1..=2100).contains(&u(&d["calls"])), "{second}");
+        // INFO's commands per second hold them (and the control connection's).
+        let ops = f(&second["ops_per_sec"]);
+        assert!(
+            ops >= 0.5 * u(&d["calls"]) as f64 && ops <= 5000.0,
+            "{second}"
+        );
         calls += u(&d["calls"]);
     }
     assert!(calls <= u(&o["server_calls"]), "{calls} > {o}");

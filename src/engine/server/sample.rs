@@ -2,7 +2,8 @@
 //! whitepaper method watches them beside the client's: INFO's
 //! `used_cpu_user` + `used_cpu_sys` and `total_net_input_bytes` /
 //! `total_net_output_bytes` (memcached's `rusage_*` and `bytes_read` /
-//! `bytes_written`, read into the same names), differenced between readings.
+//! `bytes_written`, read into the same names), and Redis's
+//! `total_commands_processed`, differenced between readings.
 //!
 //! On Redis 7 and later, each reading also takes `LATENCY HISTOGRAM`, so
 //! that each second has the server's own time per command
@@ -37,6 +38,8 @@ pub struct ServerReading {
     pub net_input_bytes: Option<u64>,
     /// Bytes written to them.
     pub net_output_bytes: Option<u64>,
+    /// Commands processed (INFO `total_commands_processed`).
+    pub commands: Option<u64>,
     /// Every command's histogram (Redis 7+), when asked for and answered.
     pub latency: Option<LatencySnapshot>,
 }
@@ -53,6 +56,8 @@ pub struct ServerSecondUse {
     pub net_input_bytes: Option<u64>,
     /// Bytes written.
     pub net_output_bytes: Option<u64>,
+    /// Commands processed (every client's).
+    pub commands: Option<u64>,
     /// The histograms of the commands the server ran in between, by the
     /// server's name (`get`); `None` where either reading lacked them.
     pub latency: Option<BTreeMap<String, Cumulative>>,
@@ -80,6 +85,7 @@ impl ServerReading {
             cpu_s: cpu,
             net_input_bytes: info.u64("total_net_input_bytes"),
             net_output_bytes: info.u64("total_net_output_bytes"),
+            commands: info.u64("total_commands_processed"),
             latency: None,
         }
     }
@@ -99,6 +105,7 @@ impl ServerReading {
             },
             net_input_bytes: grew(self.net_input_bytes, before.net_input_bytes),
             net_output_bytes: grew(self.net_output_bytes, before.net_output_bytes),
+            commands: grew(self.commands, before.commands),
             // A restart is handled by `since`: all of the new process's.
             latency: match (&self.latency, &before.latency) {
                 (Some(now), Some(then)) => Some(now.since(then)),
@@ -177,7 +184,7 @@ mod tests {
 
     fn info(run_id: &str, user: f64, sys: f64, input: u64, output: u64) -> Info {
         let text = format!(
-            "# Server\r\nrun_id:{run_id}\r\n# Stats\r\ntotal_net_input_bytes:{input}\r\ntotal_net_output_bytes:{output}\r\n# CPU\r\nused_cpu_sys:{sys}\r\nused_cpu_user:{user}\r\n"
+            "# Server\r\nrun_id:{run_id}\r\n# Stats\r\ntotal_commands_processed:{input}\r\ntotal_net_input_bytes:{input}\r\ntotal_net_output_bytes:{output}\r\n# CPU\r\nused_cpu_sys:{sys}\r\nused_cpu_user:{user}\r\n"
         );
         Info::parse(&text, SystemTime::now())
     }
@@ -197,6 +204,7 @@ mod tests {
             (s.net_input_bytes, s.net_output_bytes),
             (Some(300), Some(4000))
         );
+        assert_eq!(s.commands, Some(300));
     }
 
     #[test]

@@ -80,6 +80,7 @@ pub fn server_second(u: &ServerSecondUse, ops: &[Witness]) -> ServerSecond {
         cpu_percent: u.cpu_s.map(|c| round(100.0 * c / s, 1)),
         net_input_bytes_per_sec: per_sec(u.net_input_bytes),
         net_output_bytes_per_sec: per_sec(u.net_output_bytes),
+        ops_per_sec: per_sec(u.commands),
         latency,
     }
 }

@@ -130,6 +130,11 @@ pub struct ServerSecond {
     /// Bytes per second written to them.
     #[schemars(range(min = 0))]
     pub net_output_bytes_per_sec: Option<f64>,
+    /// Commands per second the server processed, every client's (Redis's
+    /// `total_commands_processed`; the control connection's few included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub ops_per_sec: Option<f64>,
     /// The server's own time per op in this second (Redis 7's `LATENCY
     /// HISTOGRAM`, differenced between readings), by row as `totals`;
     /// absent where the server does not keep it.
