@@ -41,10 +41,10 @@ pub(super) fn seconds(flag: &str, secs: f64, zero_ok: bool) -> Result<Duration, 
 
 /// A number as typed, in exponent form when huge: `{}` writes 1e300 with
 /// 300 zeros, which would make a usage error hundreds of characters long.
-pub(super) fn shown(secs: f64) -> String {
-    if secs.abs() < MAX_SECONDS * 10.0 {
-        secs.to_string()
+pub(super) fn shown(value: f64) -> String {
+    if value.abs() < 1e12 {
+        value.to_string()
     } else {
-        format!("{secs:e}")
+        format!("{value:e}")
     }
 }

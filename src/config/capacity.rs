@@ -177,7 +177,8 @@ impl CapacityPlan {
             return Err(UsageError::new(
                 "--resolution",
                 format!(
-                    "must be a percentage from 0.1 to 50 (got {resolution}); e.g. --resolution 2"
+                    "must be a percentage from 0.1 to 50 (got {}); e.g. --resolution 2",
+                    super::bounds::shown(resolution)
                 ),
             ));
         }
@@ -187,7 +188,8 @@ impl CapacityPlan {
             return Err(UsageError::new(
                 "--step-time",
                 format!(
-                    "must be at least 1 second (got {step_secs}): a shorter step is no rate; e.g. --step-time 2"
+                    "must be at least 1 second (got {}): a shorter step is no rate; e.g. --step-time 2",
+                    super::bounds::shown(step_secs)
                 ),
             ));
         }
@@ -201,7 +203,8 @@ impl CapacityPlan {
             return Err(UsageError::new(
                 "--start-rate",
                 format!(
-                    "must be from 1 to 1e9 requests per second (got {start_rate}); e.g. --start-rate 1000"
+                    "must be from 1 to 1e9 requests per second (got {}); e.g. --start-rate 1000",
+                    super::bounds::shown(start_rate)
                 ),
             ));
         }

@@ -100,7 +100,10 @@ pub(super) fn key_pattern(
             if !(stddev.is_finite() && stddev > 0.0) {
                 return Err(UsageError::new(
                     "--key-stddev",
-                    format!("must be greater than 0 (got {stddev})"),
+                    format!(
+                        "must be greater than 0 (got {})",
+                        super::bounds::shown(stddev)
+                    ),
                 ));
             }
             KeyPattern::Gaussian { median, stddev }
@@ -120,7 +123,8 @@ pub(super) fn key_pattern(
                 return Err(UsageError::new(
                     "--key-zipf-exp",
                     format!(
-                        "must lie in (0, {MAX_ZIPF_EXPONENT}) as in memtier (got {exponent}); 1 is classic Zipf"
+                        "must lie in (0, {MAX_ZIPF_EXPONENT}) as in memtier (got {}); 1 is classic Zipf",
+                        super::bounds::shown(exponent)
                     ),
                 ));
             }

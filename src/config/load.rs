@@ -39,7 +39,8 @@ pub(super) fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
         return Err(UsageError::new(
             "--reconnect-backoff-factor",
             format!(
-                "must be between 1 and 100 (got {backoff_factor}); 2 doubles the wait each time"
+                "must be between 1 and 100 (got {}); 2 doubles the wait each time",
+                super::bounds::shown(backoff_factor)
             ),
         ));
     }
@@ -52,7 +53,8 @@ pub(super) fn build_faults(a: &Args) -> Result<FaultPolicy, UsageError> {
         return Err(UsageError::new(
             "--max-error-share",
             format!(
-                "is a percentage of the requests, from 0 to 100 (got {max_error_share}); 1 allows one error in a hundred"
+                "is a percentage of the requests, from 0 to 100 (got {}); 1 allows one error in a hundred",
+                super::bounds::shown(max_error_share)
             ),
         ));
     }
@@ -143,11 +145,10 @@ pub(super) fn build_rate(a: &Args, connections: usize) -> Result<Option<Rate>, U
     };
     let (flag, total_per_sec) = total;
     if !(total_per_sec.is_finite() && total_per_sec > 0.0 && total_per_sec <= 1e9) {
+        let got = super::bounds::shown(total_per_sec);
         return Err(UsageError::new(
             flag,
-            format!(
-                "must be a rate above 0 and at most 1e9 requests per second (got {total_per_sec})"
-            ),
+            format!("must be a rate above 0 and at most 1e9 requests per second (got {got})"),
         ));
     }
     let arrival = match a.arrival.as_deref().unwrap_or("constant") {

@@ -148,7 +148,10 @@ fn translate_stage_timeout(a: &mut Args) -> Result<(), UsageError> {
     if !secs.is_finite() || secs < 0.0 {
         return Err(UsageError::new(
             "--connection-stage-timeout",
-            format!("must be 0 (no bound) or a number of seconds (got {secs})"),
+            format!(
+                "must be 0 (no bound) or a number of seconds (got {})",
+                super::bounds::shown(secs)
+            ),
         ));
     }
     // 0 is memtier's "no bound": kvbench's longest wait, which it reports as none.
@@ -176,7 +179,10 @@ pub fn miss_rate_threshold(percent: f64) -> Result<f64, UsageError> {
     } else {
         Err(UsageError::new(
             "--miss-rate-threshold",
-            format!("must be a percentage from 0 to 100 (got {percent}), e.g. 1 for 1 % of GETs"),
+            format!(
+                "must be a percentage from 0 to 100 (got {}), e.g. 1 for 1 % of GETs",
+                super::bounds::shown(percent)
+            ),
         ))
     }
 }

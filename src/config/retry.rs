@@ -226,7 +226,10 @@ fn build_pacing(a: &Args) -> Result<RetryPacing, UsageError> {
         Some(f) => {
             return Err(UsageError::new(
                 "--retry-backoff-factor",
-                format!("must be from 1 to 100 (got {f}); e.g. --retry-backoff-factor 2"),
+                format!(
+                    "must be from 1 to 100 (got {}); e.g. --retry-backoff-factor 2",
+                    super::bounds::shown(f)
+                ),
             ));
         }
     };

@@ -305,10 +305,11 @@ impl Control {
     pub fn slowlog_get(&mut self, count: usize) -> Option<Vec<SlowlogEntry>> {
         let reply = self.command(&["SLOWLOG", "GET", &count.to_string()]).ok()?;
         // The control connection's own commands are not the run's: the
-        // SLOWLOG RESET that started the log, and INFO or CONFIG.
+        // SLOWLOG RESET that started the log, and INFO, CONFIG or LATENCY
+        // HISTOGRAM (read around and during the phase).
         let ours = |e: &SlowlogEntry| {
             e.command.first().is_some_and(|c| {
-                ["SLOWLOG", "INFO", "CONFIG"]
+                ["SLOWLOG", "INFO", "CONFIG", "LATENCY"]
                     .iter()
                     .any(|x| x.eq_ignore_ascii_case(c))
             })
