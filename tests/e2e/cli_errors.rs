@@ -630,14 +630,14 @@ fn values_the_argument_parser_rejects_get_the_same_one_line_form() {
 fn memtier_flags_kvbench_lacks_say_so_instead_of_suggesting_another_flag() {
     let cases = [
         at_free_port(
-            "scan-incremental-iteration",
-            "--scan-incremental-iteration",
-            "--scan-incremental-iteration",
+            "retry-backoff-ms",
+            "--retry-backoff-ms 5",
+            "--retry-backoff-ms",
         ),
         at_free_port(
-            "scan-incremental",
-            "--scan-incremental-max-iterations=3",
-            "--scan-incremental-max-iterations",
+            "retry-backoff-factor",
+            "--retry-backoff-factor=2",
+            "--retry-backoff-factor",
         ),
     ]
     .map(|c| c.mentions("memtier's"));
