@@ -113,7 +113,9 @@ pub(super) fn scan_table(table: OpTable, limit: ScanLimit) -> Result<OpTable, Us
         None => {
             return Err(UsageError::new(
                 FLAG,
-                format!("\"{text}\" has no cursor; write the cursor a cycle starts at, as in \"SCAN 0\""),
+                format!(
+                    "\"{text}\" has no cursor; write the cursor a cycle starts at, as in \"SCAN 0\""
+                ),
             ));
         }
         Some([Part::Literal(zero)]) if zero.as_slice() == b"0" => {}
@@ -126,7 +128,9 @@ pub(super) fn scan_table(table: OpTable, limit: ScanLimit) -> Result<OpTable, Us
             ));
         }
     }
-    Ok(OpTable::scan_iteration(op.spec, op.pattern, limit, breakdown))
+    Ok(OpTable::scan_iteration(
+        op.spec, op.pattern, limit, breakdown,
+    ))
 }
 
 #[cfg(test)]
@@ -144,7 +148,11 @@ mod tests {
         Config::from_args(Args::try_parse_from(full).unwrap())
     }
 
-    const SCAN: [&str; 3] = ["--scan-incremental-iteration", "--command", "SCAN 0 COUNT 1"];
+    const SCAN: [&str; 3] = [
+        "--scan-incremental-iteration",
+        "--command",
+        "SCAN 0 COUNT 1",
+    ];
 
     #[test]
     fn one_scan_becomes_the_two_rows_of_the_iteration() {

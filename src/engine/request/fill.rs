@@ -93,4 +93,3 @@ impl<'v> Fill<'v> for Again<'_, 'v> {
         self.draw.cursor()
     }
 }
-

@@ -89,7 +89,10 @@ mod tests {
         assert_eq!(cursor(reply, Dialect::Resp3), Some(1792));
         // The last reply of a cycle, and one with no keys in it.
         assert_eq!(cursor(b"*2\r\n$1\r\n0\r\n*0\r\n", Dialect::Resp2), Some(0));
-        assert_eq!(cursor(b"*2\r\n$2\r\n96\r\n*0\r\n", Dialect::Resp2), Some(96));
+        assert_eq!(
+            cursor(b"*2\r\n$2\r\n96\r\n*0\r\n", Dialect::Resp2),
+            Some(96)
+        );
     }
 
     #[test]

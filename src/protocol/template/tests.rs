@@ -106,7 +106,10 @@ fn a_cursor_part_sends_the_cursor_it_is_given() {
     fill.cursor = 123;
     let mut out = Vec::new();
     t.encode(&mut out, b"", &mut fill);
-    assert!(out.starts_with(b"*6\r\n$4\r\nSCAN\r\n$4\r\nc123\r\n"), "{out:?}");
+    assert!(
+        out.starts_with(b"*6\r\n$4\r\nSCAN\r\n$4\r\nc123\r\n"),
+        "{out:?}"
+    );
 }
 
 #[test]

@@ -113,7 +113,10 @@ mod tests {
         let t = table("SCAN 0 MATCH user:* COUNT 10", ScanLimit::UntilCursorZero);
         assert_eq!(t.ops.len(), 2);
         assert_eq!(t.ops[SCAN_FIRST].spec.text, "SCAN 0 MATCH user:* COUNT 10");
-        assert_eq!(t.ops[SCAN_NEXT].spec.text, "SCAN <cursor> MATCH user:* COUNT 10");
+        assert_eq!(
+            t.ops[SCAN_NEXT].spec.text,
+            "SCAN <cursor> MATCH user:* COUNT 10"
+        );
         assert_eq!(t.ops[SCAN_NEXT].spec.args[1], vec![Part::Cursor]);
         let rows: Vec<_> = t
             .rows
