@@ -238,7 +238,7 @@ pub struct Args {
     pub transaction: bool,
     /// With one --command "SCAN 0 [MATCH p] [COUNT n] [TYPE t]": send SCAN 0,
     /// then SCAN with the cursor each reply returns until it is 0, then SCAN 0
-    /// again; rows SCAN 0 and SCAN <cursor>. Needs --pipeline 1
+    /// again; rows `SCAN 0` and `SCAN <cursor>`. Needs --pipeline 1
     #[arg(long, help_heading = "Load")]
     #[serde(default)]
     pub scan_incremental_iteration: bool,

@@ -56,6 +56,10 @@ fn scan(port: u16, cursor: u64, rest: &[&str]) -> (u64, Vec<String>) {
     (next, keys.iter().filter_map(Reply::text).collect())
 }
 
+/// One connection's SCANs as MONITOR saw them: each one's cursor and its
+/// other arguments, in the order sent.
+type Scans = Vec<(u64, Vec<String>)>;
+
 /// A MONITOR connection to `port`, past its `+OK`.
 fn monitor(port: u16) -> BufReader<TcpStream> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -73,8 +77,8 @@ fn monitor(port: u16) -> BufReader<TcpStream> {
 
 /// The SCANs MONITOR saw up to the test's closing `ECHO`, per client
 /// address in the order sent: each one's cursor and its other arguments.
-fn scans_sent(reader: &mut BufReader<TcpStream>) -> BTreeMap<String, Vec<(u64, Vec<String>)>> {
-    let mut by_addr: BTreeMap<String, Vec<(u64, Vec<String>)>> = BTreeMap::new();
+fn scans_sent(reader: &mut BufReader<TcpStream>) -> BTreeMap<String, Scans> {
+    let mut by_addr: BTreeMap<String, Scans> = BTreeMap::new();
     let mut line = String::new();
     loop {
         line.clear();
@@ -112,7 +116,7 @@ fn scans_sent(reader: &mut BufReader<TcpStream>) -> BTreeMap<String, Vec<(u64, V
 
 /// Runs kvbench against `redis` with `args` while MONITOR watches; returns
 /// its JSON report and the SCANs it sent, per connection.
-fn run_watched(redis: &Redis, args: &[&str]) -> (serde_json::Value, Vec<Vec<(u64, Vec<String>)>>) {
+fn run_watched(redis: &Redis, args: &[&str]) -> (serde_json::Value, Vec<Scans>) {
     let mut capture = monitor(redis.port);
     let dir = crate::common::TempDir::new("scan");
     let json = dir.path("r.json");
