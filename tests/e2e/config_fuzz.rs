@@ -65,6 +65,7 @@ const FREE_TEXT: &[&str] = &[
     "hdr-file-prefix",
     "out-file",
     "client-stats",
+    "failed-keys-file",
 ];
 
 /// Keys validated only together with the option that uses them.
