@@ -16,6 +16,7 @@ use crate::common::{
     Redis, ask, assert_no_faults, assert_success, kvbench_at, kvbench_json, pipeline,
     refused_before_connecting, total, u,
 };
+use crate::json_schema::{assert_valid, validator};
 use kvbench::protocol::value::Value as Reply;
 
 /// The last command the test sends, so that a MONITOR capture knows it has
@@ -152,6 +153,8 @@ fn memtiers_cap_of_three_gives_ten_first_scans_and_thirty_that_follow_the_cursor
         );
         let doc = &report.doc;
         assert_no_faults(doc, protocol);
+        // Rows and distributions with blanks and `<cursor>` in their names.
+        assert_valid(&validator(), doc, protocol);
         assert_eq!(row_count(doc, "Scan 0s"), 10, "{protocol}");
         assert_eq!(row_count(doc, "Scan <cursor>s"), 30, "{protocol}");
         assert_eq!(total(doc, "SCAN 0", "count"), 10, "{protocol}");
