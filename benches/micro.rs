@@ -70,6 +70,9 @@ impl Fill<'static> for Counter {
     fn rand_int(&mut self) -> Option<u64> {
         Some(self.key())
     }
+    fn cursor(&mut self) -> u64 {
+        self.key
+    }
 }
 
 fn templates(c: &mut Criterion) {

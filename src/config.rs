@@ -31,6 +31,7 @@ mod output;
 mod pair;
 pub mod ramp;
 pub mod retry;
+mod scan;
 pub mod shard;
 pub mod start_at;
 pub mod suite;
@@ -357,6 +358,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         Protocol::MemcacheText | Protocol::MemcacheBinary
     );
     let capture = monitor::load(&a, resp)?;
+    let scan = scan::build_scan(&a, target.protocol, &sweep.pipelines)?;
     let mut table = commands::build_ops(
         &a,
         &keys,
@@ -365,6 +367,9 @@ fn build(a: Args) -> Result<Config, UsageError> {
         pair,
         capture.as_ref(),
     )?;
+    if let Some(limit) = scan {
+        table = scan::scan_table(table, limit)?;
+    }
     if let Some(import) = &import {
         import::apply(import, target.protocol, a.memtier_compat, &mut table)?;
     }

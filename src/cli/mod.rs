@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 mod capacity;
 mod compare;
 mod generate;
-mod memtier;
 mod merge;
 mod per_command;
 mod report;
@@ -33,7 +32,6 @@ pub use compare::{CompareArgs, CompareFormat, CompareLayout};
 pub use generate::{
     CompletionShell, CompletionsArgs, ManArgs, completions, man_page, man_pages_to,
 };
-pub use memtier::unsupported_memtier_flag;
 pub use merge::{MergeArgs, MergeFormat};
 pub use per_command::{DEFAULT_COMMAND_KEY_PATTERN, DEFAULT_COMMAND_RATIO, place_per_command};
 pub use report::ReportArgs;
@@ -263,6 +261,16 @@ pub struct Args {
     #[arg(long, help_heading = "Load")]
     #[serde(default)]
     pub transaction: bool,
+    /// With one --command "SCAN 0 [MATCH p] [COUNT n] [TYPE t]": send SCAN 0,
+    /// then SCAN with the cursor each reply returns until it is 0, then SCAN 0
+    /// again; rows `SCAN 0` and `SCAN <cursor>`. Needs --pipeline 1
+    #[arg(long, help_heading = "Load")]
+    #[serde(default)]
+    pub scan_incremental_iteration: bool,
+    /// With --scan-incremental-iteration: at most N cursor-following SCANs per
+    /// cycle, then SCAN 0 again; 0 follows the cursor until it is 0 [default: 0]
+    #[arg(long, value_name = "N", help_heading = "Load")]
+    pub scan_incremental_max_iterations: Option<u32>,
 
     /// Worker threads, each with its own event loop; a list (2,4) sweeps [default: 4]
     #[arg(short = 't', long, value_name = "N[,N...]", help_heading = "Load")]

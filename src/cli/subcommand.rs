@@ -6,10 +6,7 @@ use clap::CommandFactory;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use super::generate::{CompletionsArgs, ManArgs};
-use super::{
-    Args, CapacityArgs, CompareArgs, MergeArgs, ReportArgs, SuiteArgs, seconds,
-    unsupported_memtier_flag,
-};
+use super::{Args, CapacityArgs, CompareArgs, MergeArgs, ReportArgs, SuiteArgs, seconds};
 use crate::error::UsageError;
 
 /// The subcommands; without one, kvbench runs a benchmark with memtier's flags.
@@ -133,16 +130,6 @@ pub fn usage_error(e: &clap::Error) -> UsageError {
         Some(ContextValue::String(arg)) => arg.split_whitespace().next().unwrap_or(arg).to_string(),
         _ => "kvbench".to_string(),
     };
-    // A memtier flag that kvbench lacks is not a typo: a did-you-mean would point
-    // at an unrelated flag (`--randomize` → `--random-data`).
-    if let Some(memtier) = unsupported_memtier_flag(&flag) {
-        return UsageError {
-            flag: memtier.to_string(),
-            message: format!(
-                "memtier's {memtier} is not supported yet; remove it (docs/memtier-compat.md lists what kvbench implements)"
-            ),
-        };
-    }
     // `--test-time 10s`: the unit is the mistake, not the number.
     if let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
         e.get(ContextKind::InvalidArg),

@@ -169,3 +169,26 @@ fn shard_and_start_flags_parse_and_come_from_a_config_file() {
     assert_eq!(file.shard_count, Some(3));
     assert_eq!(file.start_at.as_deref(), Some("2026-12-01T10:30:00Z"));
 }
+
+fn error_of(args: &[&str]) -> String {
+    let mut full = vec!["kvbench"];
+    full.extend_from_slice(args);
+    usage_error(&Args::try_parse_from(full).unwrap_err()).to_string()
+}
+
+#[test]
+fn a_real_typo_still_gets_its_suggestion() {
+    let e = error_of(&["--thread", "2"]);
+    assert!(e.contains("did you mean '--threads'"), "{e}");
+    assert!(!e.contains("memtier's"), "{e}");
+}
+
+#[test]
+fn a_repeated_flag_takes_its_last_value() {
+    let a = Args::try_parse_from(["kvbench", "-t", "2", "--test-time", "5", "-t", "3"]).unwrap();
+    assert_eq!(a.threads, Some(crate::cli::NumList::One(3)));
+    let a = Args::try_parse_from(["kvbench", "--ratio", "1:1", "--ratio", "0:1"]).unwrap();
+    assert_eq!(a.ratio.as_deref(), Some("0:1"));
+    let a = Args::try_parse_from(["kvbench", "--hide-histogram", "--hide-histogram"]).unwrap();
+    assert!(a.hide_histogram);
+}

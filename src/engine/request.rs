@@ -1,5 +1,7 @@
 //! What one connection sends next: its op cycle over the op table, a key
-//! generator per op, its RNG and budget.
+//! generator per op, its RNG and budget (the placeholders they fill are in
+//! `request/fill.rs`; `--transaction`'s and `--scan-incremental-iteration`'s
+//! state in `request/rotation.rs` and `request/scan.rs`).
 //!
 //! Each connection owns a [`RequestSource`] seeded from the master seed, its thread
 //! and its own index, so the key sequence of every connection is reproducible and
@@ -11,7 +13,6 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::config::{Config, RangeSharing, Stop};
-use crate::protocol::template::Fill;
 use crate::protocol::wire::Protocol;
 use crate::workload::keys::memtier::allkeys_requests;
 use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
@@ -23,13 +24,17 @@ mod pair;
 use crate::workload::values::ValuePool;
 use pair::{encode_expiring, encode_wait};
 
+mod fill;
 mod import;
 mod keys;
 mod rotation;
+mod scan;
 
+use fill::{Again, Draw};
 use keys::ConnKeys;
 pub use rotation::Rotation;
 use rotation::ops_transaction;
+pub use scan::{ScanReply, ScanState};
 
 /// What the connection keeps of a request it queued: enough to count its
 /// reply in the right row and, later, to send it again elsewhere.
@@ -88,78 +93,8 @@ pub struct RequestSource {
     gate: WaitGate,
     /// `--transaction`: the rotation in progress and its one key.
     rotation: Option<Rotation>,
-}
-
-/// The placeholders of one request, drawn from the connection's generators.
-struct Draw<'a, 'v> {
-    keys: &'a mut ConnKeys,
-    /// The op whose generator draws the keys.
-    op: usize,
-    rng: &'a mut SmallRng,
-    values: &'v ValuePool,
-    rand_range: Option<KeyRange>,
-    /// The sequential counter, when `__rand_int__` counts rather than draws.
-    rand_next: Option<&'a mut u64>,
-    /// The first key drawn, kept in the in-flight entry.
-    first_key: Option<u64>,
-    /// `--transaction`: the rotation's key, which every `__key__` takes.
-    fixed_key: Option<u64>,
-}
-
-impl<'v> Fill<'v> for Draw<'_, 'v> {
-    #[inline]
-    fn key(&mut self) -> u64 {
-        let key = match self.fixed_key {
-            Some(key) => key,
-            None => self.keys.next(self.op, self.rng),
-        };
-        self.first_key.get_or_insert(key);
-        key
-    }
-
-    #[inline]
-    fn data(&mut self) -> &'v [u8] {
-        // A value sized by its key (`--data-size-pattern S`) follows the
-        // first key of the request.
-        self.values.next(self.first_key.unwrap_or(0), self.rng)
-    }
-
-    #[inline]
-    fn rand_int(&mut self) -> Option<u64> {
-        let range = self.rand_range?;
-        if let Some(next) = self.rand_next.as_deref_mut() {
-            let n = range.min + *next % range.len();
-            *next = next.wrapping_add(1);
-            return Some(n);
-        }
-        Some(self.rng.random_range(range.min..=range.max))
-    }
-}
-
-/// The placeholders of a request sent again: its first key as before.
-struct Again<'a, 'v> {
-    first: Option<u64>,
-    draw: Draw<'a, 'v>,
-}
-
-impl<'v> Fill<'v> for Again<'_, 'v> {
-    #[inline]
-    fn key(&mut self) -> u64 {
-        match self.first.take() {
-            Some(key) => key,
-            None => self.draw.key(),
-        }
-    }
-
-    #[inline]
-    fn data(&mut self) -> &'v [u8] {
-        self.draw.data()
-    }
-
-    #[inline]
-    fn rand_int(&mut self) -> Option<u64> {
-        self.draw.rand_int()
-    }
+    /// `--scan-incremental-iteration`: the cursor to follow.
+    scan: Option<ScanState>,
 }
 
 impl RequestSource {
@@ -234,6 +169,7 @@ impl RequestSource {
             protocol: config.target.protocol,
             gate: WaitGate::default(),
             rotation: ops_transaction(&config.ops),
+            scan: config.ops.scan.map(ScanState::new),
         })
     }
 
@@ -261,12 +197,22 @@ impl RequestSource {
             protocol: config.target.protocol,
             gate: WaitGate::default(),
             rotation: None,
+            scan: None,
         })
     }
 
     /// `--transaction`: the rotation the last request drawn belongs to.
     pub fn rotation(&self) -> Option<Rotation> {
         self.rotation
+    }
+
+    /// `--scan-incremental-iteration`: follows the cursor of the reply to
+    /// the request sent last (nothing for a stream that follows none).
+    #[inline]
+    pub fn follow_scan(&mut self, reply: ScanReply) {
+        if let Some(scan) = self.scan.as_mut() {
+            scan.follow(reply);
+        }
     }
 
     /// True when the budget is spent.
@@ -300,10 +246,14 @@ impl RequestSource {
         self.ops.ops.get(op).map(|op| usize::from(op.row))
     }
 
-    /// The op of the next request: a WAIT when `--wait-ratio` says one is
-    /// due (its op is the table's last), else the cycle's next.
+    /// The op of the next request: the cursor's with
+    /// `--scan-incremental-iteration`, a WAIT when `--wait-ratio` says one
+    /// is due (its op is the table's last), else the cycle's next.
     #[inline]
     fn next_op(&mut self) -> usize {
+        if let Some(scan) = &self.scan {
+            return scan.next_op();
+        }
         // `--monitor-pattern R`: any op, as likely as any other.
         if self.ops.pick == Pick::Uniform {
             return self.rng.random_range(0..self.ops.ops.len().max(1));
@@ -410,6 +360,7 @@ impl RequestSource {
                     rand_next: self.rand_next.as_mut(),
                     first_key: None,
                     fixed_key: fixed,
+                    cursor: self.scan.map_or(0, |s| s.cursor()),
                 };
                 (op.template.encode(out, prefix, &mut draw), draw.first_key)
             }
@@ -491,6 +442,7 @@ impl RequestSource {
                         rand_next: self.rand_next.as_mut(),
                         first_key: None,
                         fixed_key: None,
+                        cursor: self.scan.map_or(0, |s| s.cursor()),
                     },
                 };
                 op.template.encode(out, prefix, &mut draw)

@@ -24,6 +24,9 @@ pub trait Fill<'v> {
     /// The next `__rand_int__`, or `None` to send the placeholder's own text,
     /// as redis-benchmark does without `-r`.
     fn rand_int(&mut self) -> Option<u64>;
+    /// The SCAN cursor to follow ([`Part::Cursor`]): the one the
+    /// connection's last SCAN reply returned.
+    fn cursor(&mut self) -> u64;
 }
 
 /// One piece of the encoded command.
@@ -42,6 +45,7 @@ enum Slot {
     Key,
     Data,
     RandInt,
+    Cursor,
 }
 
 /// Digits of a `__rand_int__`: redis-benchmark writes 12, zero-padded.
@@ -119,6 +123,7 @@ impl RespTemplate {
             Part::Key => Slot::Key,
             Part::Data => Slot::Data,
             Part::RandInt => Slot::RandInt,
+            Part::Cursor => Slot::Cursor,
         }
     }
 
@@ -150,6 +155,13 @@ impl RespTemplate {
                         let value = fill.data();
                         push_header(out, value.len());
                         out.extend_from_slice(value);
+                        out.extend_from_slice(b"\r\n");
+                    }
+                    [Slot::Cursor] if !self.inline => {
+                        let mut digits = itoa::Buffer::new();
+                        let digits = digits.format(fill.cursor()).as_bytes();
+                        push_header(out, digits.len());
+                        out.extend_from_slice(digits);
                         out.extend_from_slice(b"\r\n");
                     }
                     _ => self.encode_slotted(out, slots, key_prefix, fill),
@@ -193,6 +205,11 @@ impl RespTemplate {
                     len += value.len();
                     Drawn::Value(value)
                 }
+                Slot::Cursor => {
+                    let cursor = fill.cursor();
+                    len += itoa::Buffer::new().format(cursor).len();
+                    Drawn::Number(cursor)
+                }
             };
         }
         if !self.inline {
@@ -207,9 +224,12 @@ impl RespTemplate {
                 }
                 (Slot::RandInt, Drawn::Number(n)) => push_padded(out, n),
                 (Slot::RandInt, _) => out.extend_from_slice(RAND_INT_TEXT),
+                (Slot::Cursor, Drawn::Number(cursor)) => {
+                    out.extend_from_slice(itoa::Buffer::new().format(cursor).as_bytes());
+                }
                 (Slot::Data, Drawn::Value(value)) => out.extend_from_slice(value),
-                // Every key and value slot was drawn above.
-                (Slot::Key | Slot::Data, _) => {}
+                // Every key, value and cursor slot was drawn above.
+                (Slot::Key | Slot::Data | Slot::Cursor, _) => {}
             }
         }
         if !self.inline {

@@ -171,6 +171,18 @@ pub fn decode_counted(
     }
 }
 
+/// `--scan-incremental-iteration`: the cursor of `reply`, one complete
+/// reply to a SCAN; `None` when it carries none (an error, or a wire with
+/// no SCAN: memcached's, which configuration refuses).
+#[inline]
+pub fn scan_cursor(protocol: Protocol, reply: &[u8]) -> Option<u64> {
+    match protocol {
+        Protocol::Redis | Protocol::Resp2 => resp::scan_cursor(reply, Dialect::Resp2),
+        Protocol::Resp3 => resp::scan_cursor(reply, Dialect::Resp3),
+        Protocol::MemcacheText | Protocol::MemcacheBinary | Protocol::MemcacheMeta => None,
+    }
+}
+
 impl Protocol {
     /// Appends `SET prefix+key value` in this protocol; returns its length.
     /// memcached's items never expire (memtier's default expiry, 0); its

@@ -131,10 +131,14 @@ fn command_table(out: &mut String, config: &Config, s: &Section<'_>) {
     let percentiles = &config.output.percentiles;
     let cluster = config.cluster.is_some();
     let redirects = if cluster { 2 * 13 } else { 0 };
-    let width = 20 + redirects + 16 * (1 + percentiles.len()) + 13 + 1;
+    // memtier widens the Type column to the longest row name
+    // (`Scan <cursor>s`); six characters otherwise.
+    let names = config.ops.rows.iter().map(|r| r.memtier.len());
+    let type_width = names.max().unwrap_or(0).max(6);
+    let width = type_width + 14 + redirects + 16 * (1 + percentiles.len()) + 13 + 1;
     let _ = writeln!(out, "{}", s.title);
     let _ = writeln!(out, "{}", "=".repeat(width));
-    let _ = write!(out, "{:<6}{:>14}", "Type", "Ops/sec");
+    let _ = write!(out, "{:<type_width$}{:>14}", "Type", "Ops/sec");
     if cluster {
         shards::redirect_titles(out);
     }
@@ -148,7 +152,7 @@ fn command_table(out: &mut String, config: &Config, s: &Section<'_>) {
     let rows = config.ops.rows.iter().map(|r| r.memtier.as_str());
     for (name, op) in rows.zip(&s.stats.ops).chain([("Totals", &totals)]) {
         let secs = s.duration;
-        let _ = write!(out, "{:<6}{:>14.2}", name, rate(op.count, secs));
+        let _ = write!(out, "{:<type_width$}{:>14.2}", name, rate(op.count, secs));
         if cluster {
             shards::redirect_cells(out, Some(op), secs);
         }

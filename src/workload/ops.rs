@@ -7,7 +7,7 @@
 //! keyed by `--key-pattern`; memtier's `--command` flags replace it. Rows and ops
 //! are apart because memtier's `--command-stats-breakdown command` (its default)
 //! counts every line of one command name in one row, while `line` gives each
-//! line its own.
+//! line its own. `--scan-incremental-iteration`'s table is in `ops/scan.rs`.
 
 use std::sync::Arc;
 
@@ -20,7 +20,9 @@ use crate::workload::mix::Ratio;
 use crate::workload::pair::PairOptions;
 
 mod encoding;
+mod scan;
 pub use encoding::Encoding;
+pub use scan::{SCAN_FIRST, SCAN_NEXT, ScanLimit};
 
 /// How `--command` lines map to report rows (memtier's
 /// `--command-stats-breakdown`).
@@ -124,6 +126,9 @@ pub struct OpTable {
     /// `--transaction`: each rotation of the cycle is one transaction, sent
     /// on one connection, every `__key__` of it one key.
     pub transaction: bool,
+    /// `--scan-incremental-iteration`: the ops are [`SCAN_FIRST`] and
+    /// [`SCAN_NEXT`], and each connection's cursor picks between them.
+    pub scan: Option<ScanLimit>,
 }
 
 /// How a connection picks the op of its next request.
@@ -287,6 +292,7 @@ impl OpTable {
             import: None,
             pick: Pick::Cycle,
             transaction: false,
+            scan: None,
         }
     }
 
@@ -378,12 +384,18 @@ impl OpTable {
     }
 
     /// The commands to cross-check against `INFO commandstats`, in the order
-    /// of their first row.
+    /// of their first row. A command counted in rows of different names
+    /// (`SCAN 0` and `SCAN <cursor>`) is named by itself (`SCAN`).
     pub fn witnesses(&self) -> Vec<Witness> {
         let mut out: Vec<Witness> = Vec::new();
         for (i, row) in self.rows.iter().enumerate() {
             match out.iter_mut().find(|w| w.command == row.witness) {
-                Some(w) => w.rows.push(i),
+                Some(w) => {
+                    if w.name != row.name {
+                        w.name = row.witness.to_ascii_uppercase();
+                    }
+                    w.rows.push(i);
+                }
                 None => out.push(Witness {
                     name: row.name.clone(),
                     command: row.witness.clone(),
@@ -424,8 +436,9 @@ impl OpTable {
                 let keys = spec.count(&Part::Key) * (prefix + 20);
                 let data = spec.count(&Part::Data) * max_value;
                 let rand = spec.count(&Part::RandInt) * 12;
+                let cursor = spec.count(&Part::Cursor) * 20;
                 // `$len\r\n` and `\r\n` per argument, and the `*N\r\n` header.
-                literal + keys + data + rand + 32 * (spec.args.len() + 1)
+                literal + keys + data + rand + cursor + 32 * (spec.args.len() + 1)
             })
             .max()
             .unwrap_or(0)

@@ -627,29 +627,6 @@ fn values_the_argument_parser_rejects_get_the_same_one_line_form() {
 }
 
 #[test]
-fn memtier_flags_kvbench_lacks_say_so_instead_of_suggesting_another_flag() {
-    let cases = [
-        at_free_port(
-            "scan-incremental-iteration",
-            "--scan-incremental-iteration",
-            "--scan-incremental-iteration",
-        ),
-        at_free_port(
-            "scan-incremental",
-            "--scan-incremental-max-iterations=3",
-            "--scan-incremental-max-iterations",
-        ),
-    ]
-    .map(|c| c.mentions("memtier's"));
-    assert_all_rejected(&cases);
-    for c in &cases {
-        let stderr = String::from_utf8_lossy(&run(c).stderr).to_string();
-        assert!(stderr.contains("is not supported yet"), "{stderr}");
-        assert!(!stderr.contains("did you mean"), "{stderr}");
-    }
-}
-
-#[test]
 fn bad_command_templates_and_their_lists_exit_2_naming_the_flag() {
     let cases = vec![
         at_free_port("empty command", "--command", "--command")

@@ -54,6 +54,7 @@ mod memtier_monitor_replay;
 mod memtier_pair;
 mod memtier_ramp;
 mod memtier_retry;
+mod memtier_scan;
 mod memtier_transaction;
 mod merge;
 mod merge_exact;

@@ -152,6 +152,9 @@ impl Client {
         cx: &mut Fill<'_>,
     ) -> Option<usize> {
         let now = Instant::now();
+        if self.ops.scan.is_some() {
+            self.follow_scan(conns);
+        }
         let mut missing = self.place_pending(conns, router, cx, now);
         if self.links.len() == 1 && !router.is_cluster() {
             if cx.sending {
@@ -187,6 +190,19 @@ impl Client {
                 break;
             }
             advance(&mut self.schedule, intended_at, sent_at, cx.stats);
+        }
+    }
+
+    /// `--scan-incremental-iteration`: the cursor its connection read (one
+    /// server: `--cluster-mode` is refused) goes to the stream, which picks
+    /// the next SCAN by it. Taken whether or not the phase is still sending,
+    /// so that the phase's last replies stay the phase's.
+    fn follow_scan(&mut self, conns: &mut [Conn]) {
+        let (Some(source), Some(Some(index))) = (self.source.as_mut(), self.links.first()) else {
+            return;
+        };
+        if let Some(reply) = conns.get_mut(*index).and_then(Conn::take_scan_reply) {
+            source.follow_scan(reply);
         }
     }
 

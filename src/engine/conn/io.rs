@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use crate::engine::cluster::redirect;
 use crate::engine::conn::{Bounce, CloseReason, Conn, ConnState, InFlight, micros_between};
+use crate::engine::request::ScanReply;
 use crate::engine::stats::Stats;
 use crate::engine::stats::errors::ProtocolFault;
 use crate::protocol::handshake::Handshake;
@@ -162,6 +163,9 @@ impl Conn {
                         // themselves, so they are counted beside pushes.
                         stats.errors.attributes += attributes;
                         let reply = &self.rbuf[self.rstart..self.rstart + used];
+                        if self.reads_scan_cursors && outcome != Outcome::Push {
+                            self.scan_reply = Some(scan_reply(self.protocol, outcome, reply));
+                        }
                         let bounce = (self.node.is_some() && bounces(outcome))
                             || matches!(outcome, Outcome::Error(k) if self.hand_back.wants(k));
                         let to = bounce.then(|| redirect_target(reply)).flatten();
@@ -310,6 +314,15 @@ pub(crate) fn record(
         _ => {}
     }
     headline
+}
+
+/// What a reply to a SCAN says of the iteration: an error restarts it (its
+/// text could hold digits), any other reply gives its cursor, if it has one.
+fn scan_reply(protocol: wire::Protocol, outcome: Outcome, reply: &[u8]) -> ScanReply {
+    match outcome {
+        Outcome::Error(_) => ScanReply::Restart,
+        _ => wire::scan_cursor(protocol, reply).map_or(ScanReply::Restart, ScanReply::Cursor),
+    }
 }
 
 /// The error replies a cluster client acts on rather than counts.

@@ -15,14 +15,16 @@
 //! front of the read buffer answers the request at the front of the queue —
 //! except a RESP3 push, which answers none and is counted apart. memcached's
 //! binary responses echo the request's opaque (its number since the connect),
-//! which is checked against the front of the queue.
+//! which is checked against the front of the queue. With
+//! `--scan-incremental-iteration` each reply's SCAN cursor is read as it is
+//! decoded and kept for the client, which decides what follows it.
 
 use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::engine::client_stats::Tally;
 use crate::engine::net::Stream;
-use crate::engine::request::Queued;
+use crate::engine::request::{Queued, ScanReply};
 use crate::engine::retry::HandBack;
 use crate::engine::stats::Stats;
 use crate::protocol::resp::ServerErrorKind;
@@ -155,6 +157,11 @@ pub struct Conn {
     /// `--retry-on-error`, `--failed-keys-file`: the error replies handed
     /// back to the client rather than counted here.
     hand_back: HandBack,
+    /// `--scan-incremental-iteration`: every reply is a SCAN's, whose cursor
+    /// is read.
+    reads_scan_cursors: bool,
+    /// The cursor of the last SCAN reply, until the client takes it.
+    scan_reply: Option<ScanReply>,
 }
 
 mod io;
@@ -212,6 +219,8 @@ impl Conn {
             key_prefix: Box::default(),
             tally: Box::default(),
             hand_back: HandBack::default(),
+            reads_scan_cursors: false,
+            scan_reply: None,
         }
     }
 
@@ -243,6 +252,20 @@ impl Conn {
     pub fn with_hand_back(mut self, hand_back: HandBack) -> Self {
         self.hand_back = hand_back;
         self
+    }
+
+    /// `--scan-incremental-iteration`: reads the cursor of every reply (all
+    /// are SCAN's) for [`Conn::take_scan_reply`].
+    #[must_use]
+    pub fn reading_scan_cursors(mut self, on: bool) -> Self {
+        self.reads_scan_cursors = on;
+        self
+    }
+
+    /// `--scan-incremental-iteration`: the last SCAN reply's cursor, once.
+    #[inline]
+    pub fn take_scan_reply(&mut self) -> Option<ScanReply> {
+        self.scan_reply.take()
     }
 
     /// `--cluster-mode`: the connection serves node `node` and hands

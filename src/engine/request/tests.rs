@@ -213,3 +213,34 @@ fn size_pattern_s_spreads_the_sizes_over_the_key_range() {
         assert!(text.contains(&set), "key {key}: {text}");
     }
 }
+
+#[test]
+fn a_scan_stream_sends_the_cursor_of_the_reply_before_it() {
+    let c = config_with(&[
+        "--scan-incremental-iteration",
+        "--command",
+        "SCAN 0 COUNT 5",
+    ]);
+    let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+    let mut s = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+    let sent = |s: &mut RequestSource| {
+        let mut out = Vec::new();
+        let queued = s.encode_next(&mut out, b"k", &values, 0).unwrap();
+        (queued.row, out)
+    };
+    let scan = |cursor: &[u8]| {
+        let mut out = Vec::new();
+        crate::protocol::resp::encode_command(&mut out, &[b"SCAN", cursor, b"COUNT", b"5"]);
+        out
+    };
+    assert_eq!(sent(&mut s), (0, scan(b"0")));
+    s.follow_scan(ScanReply::Cursor(18446744073709551615));
+    assert_eq!(sent(&mut s), (1, scan(b"18446744073709551615")));
+    s.follow_scan(ScanReply::Cursor(0));
+    assert_eq!(sent(&mut s), (0, scan(b"0")));
+    // Requests the open loop never sent are counted in the row they would
+    // have had.
+    s.follow_scan(ScanReply::Cursor(3));
+    assert_eq!(s.skip_next(), Some(1));
+    assert!(s.exhausted());
+}

@@ -395,6 +395,7 @@ fn new_conn(config: &Config, stream: net::Stream) -> Conn {
         0
     })
     .with_hand_back(crate::engine::retry::HandBack::for_config(config))
+    .reading_scan_cursors(config.ops.scan.is_some())
 }
 
 /// The target of node `node`: the configured one for a single server, its

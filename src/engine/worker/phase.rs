@@ -156,6 +156,9 @@ impl Worker {
                 link.reconnect_attempts = 0;
             }
             conn.set_pipeline(self.pipeline);
+            // A SCAN cursor read after the last fill of the phase before is
+            // that phase's: this one's streams start at SCAN 0.
+            conn.take_scan_reply();
         }
         self.wakeups.clear();
         self.start_ramp(started_at, prefill);

@@ -2,7 +2,7 @@
 //! and the request's first key: how the failed-keys file names a key, and
 //! how `--transaction` finds the slot of a rotation before sending it.
 
-use crate::protocol::command::{CommandSpec, Part};
+use crate::protocol::command::{CURSOR_TEXT, CommandSpec, Part};
 
 impl CommandSpec {
     /// Appends argument `arg` (the command name is 0) as a request with first
@@ -22,6 +22,7 @@ impl CommandSpec {
                 }
                 Part::Data => out.extend_from_slice(b"__data__"),
                 Part::RandInt => out.extend_from_slice(b"__rand_int__"),
+                Part::Cursor => out.extend_from_slice(CURSOR_TEXT.as_bytes()),
             }
         }
     }

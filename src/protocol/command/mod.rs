@@ -8,6 +8,8 @@
 //! a 12-digit random number below `-r`. Each occurrence draws anew, so
 //! `MSET __key__ __data__ __key__ __data__` writes two keys. Any other
 //! `__word__` is refused, since it is almost always a typo of one of these.
+//! One part is never typed: [`Part::Cursor`], which
+//! `--scan-incremental-iteration` puts in place of a SCAN's cursor.
 //! Encoding into bytes is [`crate::protocol::template`]'s job.
 
 mod key_arg;
@@ -27,7 +29,15 @@ pub enum Part {
     Data,
     /// `__rand_int__`.
     RandInt,
+    /// `--scan-incremental-iteration`: the cursor the connection's last SCAN
+    /// reply returned. No text parses to it; kvbench builds the SCAN that
+    /// follows a cursor with it in place of the cursor typed.
+    Cursor,
 }
+
+/// How reports and the failed-keys file write [`Part::Cursor`]: memtier's
+/// name of the row of SCANs that follow a cursor is `SCAN <cursor>`.
+pub const CURSOR_TEXT: &str = "<cursor>";
 
 /// One argument: its parts laid end to end.
 pub type Arg = Vec<Part>;

@@ -2,7 +2,8 @@
 //! This file is the reply decoder (RESP2, and with [`Dialect::Resp3`] the
 //! types [`resp3`] adds) and the request encoders ([`encode_command`]);
 //! beside it, the rest of what kvbench knows of RESP: [`outcome`],
-//! [`handshake`], [`control`], [`options`].
+//! [`handshake`], [`control`], [`options`], and [`scan`] (the cursor of a
+//! SCAN reply).
 //!
 //! The decoder is stateless. It is handed whatever bytes have arrived so far
 //! and answers whether they begin with one complete reply, so the connection
@@ -21,6 +22,7 @@ pub use crate::protocol::error_kind::ServerErrorKind;
 pub use encode::{
     ExpiryCommand, encode_command, encode_get, encode_set, encode_set_expiring, encode_wait,
 };
+pub use scan::scan_cursor;
 
 pub mod control;
 mod encode;
@@ -28,6 +30,7 @@ pub mod handshake;
 pub mod options;
 pub mod outcome;
 pub mod resp3;
+pub mod scan;
 
 #[cfg(test)]
 mod proptests;

@@ -3,15 +3,17 @@
 //! back (as a server would read it) to the drawn keys and values.
 
 use super::{Fill, RespTemplate};
-use crate::protocol::command::CommandSpec;
+use crate::protocol::command::{CommandSpec, Part};
 use crate::protocol::resp::encode_command;
 
-/// Keys 7, 8, 9 …; values "v0", "v11", "v222" …; random numbers 42, 43 …
+/// Keys 7, 8, 9 …; values "v0", "v11", "v222" …; random numbers 42, 43 …;
+/// the SCAN cursor `cursor`.
 struct Counting {
     next_key: u64,
     next_rand: Option<u64>,
     values: &'static [&'static [u8]],
     next_value: usize,
+    cursor: u64,
 }
 
 impl Counting {
@@ -21,6 +23,7 @@ impl Counting {
             next_rand: Some(42),
             values: &[b"v0", b"v11", b"v222"],
             next_value: 0,
+            cursor: 0,
         }
     }
 }
@@ -38,6 +41,9 @@ impl Fill<'static> for Counting {
         let n = self.next_rand;
         self.next_rand = n.map(|n| n + 1);
         n
+    }
+    fn cursor(&mut self) -> u64 {
+        self.cursor
     }
 }
 
@@ -67,6 +73,43 @@ fn hset_is_the_same_bytes_as_encoding_its_arguments() {
     // The next request draws the next key and value into the same template.
     let bytes = encode("HSET __key__ field __data__", false, &mut fill);
     assert_eq!(bytes, resp(&[b"HSET", b"memtier-8", b"field", b"v11"]));
+}
+
+#[test]
+fn a_cursor_part_sends_the_cursor_it_is_given() {
+    // `--scan-incremental-iteration` builds the SCAN that follows a cursor
+    // from the one typed, its cursor argument replaced.
+    let mut spec = CommandSpec::parse("SCAN 0 MATCH __key__* COUNT 10").unwrap();
+    spec.args[1] = vec![Part::Cursor];
+    let t = RespTemplate::new(&spec, false);
+    let mut fill = Counting::new();
+    for cursor in [17, 0, u64::MAX] {
+        fill.cursor = cursor;
+        let mut out = Vec::new();
+        let n = t.encode(&mut out, b"memtier-", &mut fill);
+        assert_eq!(n, out.len());
+        let digits = cursor.to_string();
+        let key = format!("memtier-{}*", fill.next_key - 1);
+        let args: [&[u8]; 6] = [
+            b"SCAN",
+            digits.as_bytes(),
+            b"MATCH",
+            key.as_bytes(),
+            b"COUNT",
+            b"10",
+        ];
+        assert_eq!(out, resp(&args));
+    }
+    // Inside an argument, it is measured with the other parts.
+    spec.args[1] = vec![Part::Literal(b"c".to_vec()), Part::Cursor];
+    let t = RespTemplate::new(&spec, false);
+    fill.cursor = 123;
+    let mut out = Vec::new();
+    t.encode(&mut out, b"", &mut fill);
+    assert!(
+        out.starts_with(b"*6\r\n$4\r\nSCAN\r\n$4\r\nc123\r\n"),
+        "{out:?}"
+    );
 }
 
 #[test]

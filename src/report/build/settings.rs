@@ -121,6 +121,13 @@ struct KvbenchConfig<'a> {
     /// SET/GET pair.
     #[schemars(schema_with = "crate::report::model::schema::breakdown_or_null")]
     command_stats_breakdown: Option<&'static str>,
+    /// `--scan-incremental-iteration`: the `--command` SCAN follows the
+    /// cursor of each reply (rows `Scan 0s` and `Scan <cursor>s`).
+    scan_incremental_iteration: bool,
+    /// `--scan-incremental-max-iterations`: the most cursor-following SCANs
+    /// per cycle, 0 for "until the cursor is 0"; `null` without
+    /// `--scan-incremental-iteration`.
+    scan_incremental_max_iterations: Option<u32>,
     /// `--cluster-mode`.
     cluster_mode: bool,
     /// `--max-redirects`; `null` without `--cluster-mode`.
@@ -285,6 +292,8 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
         },
         commands,
         command_stats_breakdown: (!c.ops.default_pair).then(|| c.ops.breakdown.name()),
+        scan_incremental_iteration: c.ops.scan.is_some(),
+        scan_incremental_max_iterations: c.ops.scan.map(|s| s.max_iterations()),
         cluster_mode: c.cluster.is_some(),
         max_redirects: c.cluster.map(|o| o.max_redirects),
         read_from: c.cluster.map(|o| o.read_from.as_str()),

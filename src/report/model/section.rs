@@ -14,6 +14,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::protocol::command::CURSOR_TEXT;
 use crate::report::model::histogram::HistogramError;
 use crate::report::model::named::Named;
 pub use crate::report::model::percentiles::Percentiles;
@@ -326,10 +327,12 @@ pub struct Section {
 
 pub(crate) const RUNTIME_KEY: &str = "Runtime";
 
-/// A distribution is keyed by the command in capitals (`SET`, `HSET`); a row
-/// by memtier's capitalised plural (`Sets`, `Hsets`, `Totals`).
+/// A distribution is keyed by the command in capitals (`SET`, `HSET`,
+/// `--scan-incremental-iteration`'s `SCAN <cursor>`); a row by memtier's
+/// capitalised plural (`Sets`, `Hsets`, `Totals`, `Scan <cursor>s`).
 fn is_distribution_key(key: &str) -> bool {
-    !key.chars().any(|c| c.is_ascii_lowercase())
+    key.split(CURSOR_TEXT)
+        .all(|part| !part.chars().any(|c| c.is_ascii_lowercase()))
 }
 
 impl Section {

@@ -84,6 +84,26 @@ fn a_memtier_file_with_command_rows_reads_by_row_name() {
 }
 
 #[test]
+fn scan_iteration_rows_and_distributions_read_apart() {
+    // `SCAN <cursor>` holds lower-case letters, and is a distribution still.
+    let mut all = section(&[("Scan 0s", 1.0), ("Scan <cursor>s", 3.0), ("Totals", 4.0)]);
+    let point = json!([{"<=msec": 0.1, "percent": 100.0}]);
+    all["SCAN 0"] = point.clone();
+    all["SCAN <cursor>"] = point;
+    let r = report(&json!({ "ALL STATS": all }));
+    let all = r.headline().unwrap();
+    assert_eq!(
+        all.rows.keys().collect::<Vec<_>>(),
+        ["Scan 0s", "Scan <cursor>s", "Totals"]
+    );
+    assert_eq!(
+        all.distributions.keys().collect::<Vec<_>>(),
+        ["HSET", "SCAN 0", "SCAN <cursor>"]
+    );
+    assert_eq!(report(&serde_json::to_value(&r).unwrap()), r);
+}
+
+#[test]
 fn the_aggregate_is_the_headline_of_several_runs() {
     let doc = json!({
         "RUN #1 RESULTS": section(&[("Totals", 1.0)]),

@@ -85,6 +85,9 @@ fn the_request_bound_covers_every_placeholder() {
         fn rand_int(&mut self) -> Option<u64> {
             None
         }
+        fn cursor(&mut self) -> u64 {
+            u64::MAX
+        }
     }
     let len = t.ops[0].template.encode(&mut out, b"memtier-", &mut Big);
     assert!(len <= t.max_request_bytes(8, 100), "{len}");

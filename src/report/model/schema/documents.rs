@@ -68,7 +68,7 @@ impl JsonSchema for Section {
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "type": "object",
-            "description": "One result section: a run, the best or worst run, the aggregate, or the warm-up. The SET/GET pair has the rows Sets, Gets, Waits (empty without --wait-ratio) and Totals, and the distributions SET, GET and WAIT; a --command run has one row per command (memtier's name: Hsets; a repeat under --command-stats-breakdown line is numbered, Gets#2), Totals, and a distribution per command (HSET, GET#2). The distributions are absent with --hide-histogram, as in memtier.",
+            "description": "One result section: a run, the best or worst run, the aggregate, or the warm-up. The SET/GET pair has the rows Sets, Gets, Waits (empty without --wait-ratio) and Totals, and the distributions SET, GET and WAIT; a --command run has one row per command (memtier's name: Hsets; a repeat under --command-stats-breakdown line is numbered, Gets#2), Totals, and a distribution per command (HSET, GET#2); --scan-incremental-iteration has the rows Scan 0s and Scan <cursor>s and the distributions SCAN 0 and SCAN <cursor>. The distributions are absent with --hide-histogram, as in memtier.",
             "properties": { RUNTIME_KEY: generator.subschema_for::<Runtime>() },
             "patternProperties": {
                 ROW_KEY: generator.subschema_for::<OpRow>(),

@@ -39,11 +39,13 @@ use crate::workload::ops::Breakdown;
 /// [`crate::report::json::percentile_key`] writes it.
 pub const PERCENTILE_KEY: &str = r"^p([0-9]+\.[0-9]{2,}|100\.0)$";
 /// An op row's key: memtier's capitalised plural of the command (`Sets`,
-/// `Hsets`, `Totals`), numbered for a repeated `--command` line (`Gets#2`).
-pub const ROW_KEY: &str = r"^[A-Z][a-z0-9_|.-]*s(#[0-9]+)?$";
+/// `Hsets`, `Totals`), numbered for a repeated `--command` line (`Gets#2`);
+/// `--scan-incremental-iteration`'s `Scan 0s` and `Scan <cursor>s`.
+pub const ROW_KEY: &str = r"^[A-Z][a-z0-9_|.-]*( 0| <cursor>)?s(#[0-9]+)?$";
 /// A command's key, in capitals (`SET`, `HSET`, `GET#2`): the latency
-/// distributions and the exact totals.
-pub const COMMAND_KEY: &str = r"^[A-Z][A-Z0-9_|.-]*(#[0-9]+)?$";
+/// distributions and the exact totals; `--scan-incremental-iteration`'s
+/// `SCAN 0` and `SCAN <cursor>`.
+pub const COMMAND_KEY: &str = r"^[A-Z][A-Z0-9_|.-]*( 0| <cursor>)?(#[0-9]+)?$";
 /// A `Time-Serie` key: the second since the phase's start (`"0"`, `"1"`).
 pub const SECOND_KEY: &str = r"^[0-9]+$";
 

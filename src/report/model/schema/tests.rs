@@ -64,14 +64,32 @@ fn the_section_titles_match_their_patterns_and_no_other() {
 #[test]
 fn row_and_command_keys_tell_rows_from_distributions() {
     for row in [
-        "Sets", "Gets", "Waits", "Totals", "Hsets", "Gets#2", "Lranges",
+        "Sets",
+        "Gets",
+        "Waits",
+        "Totals",
+        "Hsets",
+        "Gets#2",
+        "Lranges",
+        "Scan 0s",
+        "Scan <cursor>s",
     ] {
         assert!(matches(ROW_KEY, row), "{row}");
         assert!(!matches(COMMAND_KEY, row), "{row}");
     }
-    for command in ["SET", "GET", "WAIT", "HSET", "GET#2"] {
+    for command in [
+        "SET",
+        "GET",
+        "WAIT",
+        "HSET",
+        "GET#2",
+        "SCAN 0",
+        "SCAN <cursor>",
+    ] {
         assert!(matches(COMMAND_KEY, command), "{command}");
         assert!(!matches(ROW_KEY, command), "{command}");
     }
     assert!(!matches(ROW_KEY, "hsets"));
+    assert!(!matches(ROW_KEY, "Scan 1s"));
+    assert!(!matches(COMMAND_KEY, "SCAN <CURSOR>"));
 }
