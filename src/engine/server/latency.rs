@@ -100,7 +100,7 @@ impl Cumulative {
     }
 
     /// Several histograms as one: at every edge any of them has, the sum of
-    /// their cumulative counts there (each read with [`Self::at`], so an
+    /// their cumulative counts there (each read with `at`, so an
     /// edge one histogram left out counts what it had below it).
     pub fn sum<'a>(parts: impl IntoIterator<Item = &'a Cumulative>) -> Cumulative {
         let parts: Vec<&Cumulative> = parts.into_iter().collect();
