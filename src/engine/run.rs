@@ -287,7 +287,8 @@ impl Master {
     }
 
     /// `LATENCY HISTOGRAM` of the one server, read after `info` (whose
-    /// `run_id` tells a restart); `None` for memcached or without INFO.
+    /// `run_id` tells a restart); `None` for memcached, without INFO, and in
+    /// `--cluster-mode`, where every node's is read (`cluster::before_phase`).
     fn latency(
         &mut self,
         info: Option<&Info>,
