@@ -287,7 +287,8 @@ impl Master {
     }
 
     /// `LATENCY HISTOGRAM` of the one server, read after `info` (whose
-    /// `run_id` tells a restart); `None` for memcached or without INFO.
+    /// `run_id` tells a restart); `None` for memcached, without INFO, and in
+    /// `--cluster-mode`, where every node's is read (`cluster::before_phase`).
     fn latency(
         &mut self,
         info: Option<&Info>,
@@ -300,8 +301,8 @@ impl Master {
         Some(latency::read(control, info.get("run_id")))
     }
 
-    /// What the server says before `phase`: INFO (every node's, in
-    /// `--cluster-mode`), after resetting the slow log for a measured run
+    /// What the server says before `phase`: INFO and `LATENCY HISTOGRAM`
+    /// (every node's, in `--cluster-mode`), after resetting the slow log for a measured run
     /// with `--slowlog`.
     fn before(&mut self, phase: Phase) -> Evidence {
         let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
@@ -310,7 +311,7 @@ impl Master {
         if let Some(nodes) = &mut self.nodes {
             nodes.clear_lost();
         }
-        let nodes = self.nodes.as_mut().map(NodeLinks::infos);
+        let nodes = self.nodes.as_mut().map(cluster::before_phase);
         let info = if nodes.is_some() { None } else { self.info() };
         if slowlog && let Some(c) = self.control.get() {
             c.slowlog_reset();
@@ -346,13 +347,11 @@ impl Master {
             _ => None,
         };
         if let (Some(links), Some(before)) = (self.nodes.as_mut(), nodes_before) {
-            let after = links.infos();
-            let found = cluster::phase_evidence(links, before, after, slowlog);
+            let found = cluster::phase_evidence(links, before, slowlog);
             result.nodes = found.nodes;
             result.server = found.sum;
             result.evidence_lost = found.lost;
-            result.server_latency =
-                Some(PhaseLatency::Unavailable(LatencyUnavailable::ClusterMode));
+            result.server_latency = Some(found.latency);
             return result;
         }
         let after = self.info();
@@ -377,8 +376,8 @@ impl Master {
 struct Evidence {
     /// INFO of the one server.
     info: Option<Info>,
-    /// `--cluster-mode`: INFO of every node.
-    nodes: Option<Vec<Option<Info>>>,
+    /// `--cluster-mode`: INFO and `LATENCY HISTOGRAM` of every node.
+    nodes: Option<cluster::NodesBefore>,
     /// Whether the slow log was reset for this phase.
     slowlog: bool,
     /// `LATENCY HISTOGRAM`; `None` for a target without INFO.

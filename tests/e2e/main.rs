@@ -22,6 +22,7 @@ mod cli_errors;
 mod cli_help;
 mod cluster;
 mod cluster_faults;
+mod cluster_latency;
 mod cluster_reads;
 mod cluster_setup;
 mod cluster_slots;

@@ -14,7 +14,7 @@ use crate::common::{Redis, f, kvbench_json, machine, parse_commandstats, u};
 
 /// Every op of every run: the server's p99 at most kvbench's, and the
 /// server's calls the replies kvbench counted.
-fn assert_server_within_client(doc: &Value) {
+pub(crate) fn assert_server_within_client(doc: &Value) {
     let runs = doc["kvbench"]["runs"].as_array().unwrap();
     assert!(!runs.is_empty());
     for run in runs {

@@ -13,6 +13,7 @@ use crate::engine::cluster::refresh::{self, MIN_REFRESH_INTERVAL, Refresher};
 use crate::engine::cluster::topology::{Topology, WorkerCluster};
 use crate::engine::results::{ClusterContext, ClusterNode, NodeRole};
 use crate::engine::server::cluster::{NodeLinks, sum_evidence};
+use crate::engine::server::latency::{self, LatencySnapshot, LatencyUnavailable, PhaseLatency};
 use crate::engine::server::{Control, Info, PhaseEvidence, SlowlogEntry};
 
 use crate::error::RunError;
@@ -138,28 +139,52 @@ pub(super) fn context(topology: &Topology, options: ClusterOptions) -> ClusterCo
     ClusterContext { nodes, options }
 }
 
+/// What every node said before a phase, in the links' order.
+pub(super) struct NodesBefore {
+    infos: Vec<Option<Info>>,
+    latency: Vec<Result<LatencySnapshot, LatencyUnavailable>>,
+}
+
+/// Every node's INFO, then every node's `LATENCY HISTOGRAM`.
+pub(super) fn before_phase(links: &mut NodeLinks) -> NodesBefore {
+    let infos = links.infos();
+    let latency = links.latencies(&infos);
+    NodesBefore { infos, latency }
+}
+
 /// A phase's evidence from every node: each node's own, the masters' sum
-/// (with the seed's slow log) or why there is none.
+/// (with the seed's slow log) or why there is none, and the server latency
+/// summed the same way.
 pub(super) struct NodesEvidence {
     pub nodes: Vec<crate::engine::results::NodeEvidence>,
     pub sum: Option<PhaseEvidence>,
     pub lost: Option<String>,
+    pub latency: PhaseLatency,
 }
 
-/// Pairs the INFO read before and after a phase into evidence.
+/// Reads every node again after the phase (INFO, then `LATENCY
+/// HISTOGRAM`) and pairs it with what `before` read into evidence.
 pub(super) fn phase_evidence(
     links: &mut NodeLinks,
-    before: Vec<Option<Info>>,
-    after: Vec<Option<Info>>,
+    before: NodesBefore,
     slowlog: Option<Vec<SlowlogEntry>>,
 ) -> NodesEvidence {
-    let (nodes, lost) = links.evidence(before, after);
+    let after = links.infos();
+    let latency_after = links.latencies(&after);
+    let phases = links.latency_phases((&before.infos, &after), before.latency, latency_after);
+    let latency = latency::nodes::sum(&phases);
+    let (nodes, lost) = links.evidence(before.infos, after);
     // A sum without one of the masters would be compared as if complete.
     let sum = match lost {
         None => sum_evidence(&nodes).map(|sum| PhaseEvidence { slowlog, ..sum }),
         Some(_) => None,
     };
-    NodesEvidence { nodes, sum, lost }
+    NodesEvidence {
+        nodes,
+        sum,
+        lost,
+        latency,
+    }
 }
 
 #[cfg(test)]

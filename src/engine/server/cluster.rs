@@ -9,6 +9,8 @@
 //! that were masters before or after the phase; a node whose role changed
 //! (a failover) makes the write counts of that phase uncomparable, while
 //! reads, which replicas serve only after `READONLY`, still compare.
+//! Each node's `LATENCY HISTOGRAM` is read after its INFO and summed by the
+//! same rule (`latency::nodes`).
 
 use std::collections::BTreeMap;
 
@@ -16,6 +18,8 @@ use crate::config::target::Target;
 use crate::engine::cluster::discover::node_target;
 use crate::engine::cluster::map::Node;
 use crate::engine::results::{NodeEvidence, NodeRole};
+use crate::engine::server::latency::nodes::NodePhase;
+use crate::engine::server::latency::{self, LatencySnapshot, LatencyUnavailable, PhaseLatency};
 
 use super::{ControlLink, Info, PhaseEvidence};
 
@@ -57,6 +61,52 @@ impl NodeLinks {
         for (_, _, link) in &mut self.links {
             let _ = link.take_lost();
         }
+    }
+
+    /// `LATENCY HISTOGRAM` from every node, in order, each read after its
+    /// INFO in `infos`, whose `run_id` tells that node's restart; a node
+    /// that gave no INFO gives none.
+    pub fn latencies(
+        &mut self,
+        infos: &[Option<Info>],
+    ) -> Vec<Result<LatencySnapshot, LatencyUnavailable>> {
+        self.links
+            .iter_mut()
+            .zip(infos)
+            .map(|((_, _, link), info)| {
+                let info = info.as_ref().ok_or(LatencyUnavailable::NoControl)?;
+                let control = link.get().ok_or(LatencyUnavailable::NoControl)?;
+                latency::read(control, info.get("run_id"))
+            })
+            .collect()
+    }
+
+    /// Each node's latency over a phase, from its histograms and INFO read
+    /// before and after, and whether it is counted as [`counted`] decides
+    /// (the role INFO gave, or the discovered one where INFO is missing).
+    pub fn latency_phases(
+        &self,
+        infos: (&[Option<Info>], &[Option<Info>]),
+        before: Vec<Result<LatencySnapshot, LatencyUnavailable>>,
+        after: Vec<Result<LatencySnapshot, LatencyUnavailable>>,
+    ) -> Vec<NodePhase> {
+        let role = |info: Option<&Option<Info>>, discovered: NodeRole| {
+            info.and_then(Option::as_ref)
+                .and_then(role_of)
+                .unwrap_or(discovered)
+        };
+        self.links
+            .iter()
+            .zip(before.into_iter().zip(after))
+            .enumerate()
+            .map(|(i, ((_, discovered, _), (before, after)))| NodePhase {
+                counted: counts(
+                    role(infos.0.get(i), *discovered),
+                    role(infos.1.get(i), *discovered),
+                ),
+                latency: PhaseLatency::between(before, after),
+            })
+            .collect()
     }
 
     /// Each node's evidence from INFO read before and after a phase, and
@@ -103,7 +153,12 @@ impl NodeLinks {
 
 /// True when `node` belongs in the sum: a master before or after the phase.
 pub fn counted(node: &NodeEvidence) -> bool {
-    node.role_before == NodeRole::Master || node.role_after == NodeRole::Master
+    counts(node.role_before, node.role_after)
+}
+
+/// True for a node that was a master before or after the phase.
+fn counts(before: NodeRole, after: NodeRole) -> bool {
+    before == NodeRole::Master || after == NodeRole::Master
 }
 
 /// The evidence of the cluster as one server: every counted node's INFO

@@ -18,6 +18,8 @@ use std::collections::BTreeMap;
 use crate::engine::server::Control;
 use crate::protocol::value::Value;
 
+pub mod nodes;
+
 /// Why a server's latency is not known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LatencyUnavailable {
@@ -25,10 +27,9 @@ pub enum LatencyUnavailable {
     NoHistogram,
     /// It answered with no command at all: `latency-tracking no`.
     TrackingOff,
-    /// Not Redis (memcached), or the control connection failed.
+    /// Not Redis (memcached), or the control connection failed (in
+    /// `--cluster-mode`, any node's).
     NoControl,
-    /// `--cluster-mode`: per node, which this release does not read yet.
-    ClusterMode,
 }
 
 impl LatencyUnavailable {
@@ -38,7 +39,6 @@ impl LatencyUnavailable {
             LatencyUnavailable::NoHistogram => "no_latency_histogram",
             LatencyUnavailable::TrackingOff => "latency_tracking_off",
             LatencyUnavailable::NoControl => "no_control_connection",
-            LatencyUnavailable::ClusterMode => "cluster_mode",
         }
     }
 
@@ -51,9 +51,8 @@ impl LatencyUnavailable {
             LatencyUnavailable::TrackingOff => {
                 "the server's latency-tracking is off (CONFIG SET latency-tracking yes turns it on)"
             }
-            LatencyUnavailable::NoControl => "the control connection read no LATENCY HISTOGRAM",
-            LatencyUnavailable::ClusterMode => {
-                "not read in --cluster-mode (each node keeps its own histogram)"
+            LatencyUnavailable::NoControl => {
+                "the control connection (in --cluster-mode, one node's) read no LATENCY HISTOGRAM"
             }
         }
     }
@@ -96,6 +95,24 @@ impl Cumulative {
         let edges = all
             .into_iter()
             .map(|e| (e, self.at(e).saturating_sub(before.at(e))))
+            .collect();
+        Cumulative { edges }
+    }
+
+    /// Several histograms as one: at every edge any of them has, the sum of
+    /// their cumulative counts there (each read with `at`, so an
+    /// edge one histogram left out counts what it had below it).
+    pub fn sum<'a>(parts: impl IntoIterator<Item = &'a Cumulative>) -> Cumulative {
+        let parts: Vec<&Cumulative> = parts.into_iter().collect();
+        let mut all: Vec<u64> = parts
+            .iter()
+            .flat_map(|h| h.edges.iter().map(|(e, _)| *e))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        let edges = all
+            .into_iter()
+            .map(|e| (e, parts.iter().map(|h| h.at(e)).sum()))
             .collect();
         Cumulative { edges }
     }

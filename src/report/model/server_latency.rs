@@ -26,8 +26,9 @@ pub struct ServerLatency {
 /// `server_latency.unavailable`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct LatencyUnavailable {
-    /// `no_latency_histogram` (before Redis 7), `latency_tracking_off`,
-    /// `no_control_connection` or `cluster_mode`.
+    /// `no_latency_histogram` (before Redis 7), `latency_tracking_off` or
+    /// `no_control_connection` (in `--cluster-mode`, any node's); older
+    /// files may say `cluster_mode`.
     pub kind: String,
     /// In words.
     pub message: String,
@@ -38,7 +39,8 @@ pub struct LatencyUnavailable {
 pub struct OpServerLatency {
     /// The server's name of the command (`get`, `config|get`).
     pub command: String,
-    /// Calls in the server's histogram during the phase (every client's).
+    /// Calls in the server's histogram during the phase (every client's;
+    /// in `--cluster-mode` the masters' summed, with replicas' reads).
     pub server_calls: u64,
     /// `INFO commandstats`: µs per call over the phase (every client's);
     /// `null` without calls.

@@ -72,3 +72,24 @@ fn a_restart_counts_everything_after_it_and_idle_commands_drop_out() {
     };
     assert_eq!(restarted.since(&before)["set"].total(), 530);
 }
+
+#[test]
+fn the_sum_adds_cumulative_counts_at_every_edge_either_lists() {
+    // Node A: 10 calls within 1 µs, 2 more within 4; node B: 5 within 2 µs,
+    // 1 more within 8 (each leaves out the edges where nothing changed).
+    let a = Cumulative {
+        edges: vec![(1, 10), (4, 12)],
+    };
+    let b = Cumulative {
+        edges: vec![(2, 5), (8, 6)],
+    };
+    let s = Cumulative::sum([&a, &b]);
+    assert_eq!(s.edges, vec![(1, 10), (2, 15), (4, 17), (8, 18)]);
+    assert_eq!(s.total(), a.total() + b.total());
+    // Of 18 calls the 9th is within 1 µs, the 15th within 2, the 18th 8.
+    assert_eq!(s.percentile_bucket_us(50.0), Some((0, 1)));
+    assert_eq!(s.percentile_bucket_us(80.0), Some((1, 2)));
+    assert_eq!(s.percentile_bucket_us(99.0), Some((4, 8)));
+    assert_eq!(Cumulative::sum([&a]), a);
+    assert_eq!(Cumulative::sum([]), Cumulative::default());
+}
