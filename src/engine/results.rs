@@ -119,6 +119,9 @@ pub struct PhaseResult {
     /// connection ([`crate::engine::server::sample`]); `None` without INFO
     /// and in `--cluster-mode`.
     pub server_seconds: Option<ServerSeries>,
+    /// `--cluster-mode`: each node's, by its address, read on its own
+    /// control connection (nodes that gave no INFO left out).
+    pub node_seconds: Vec<(String, ServerSeries)>,
     /// The warm-up: whether its throughput and p99 had settled
     /// ([`crate::engine::warmup`]); `None` for other phases.
     pub steadiness: Option<Steadiness>,
@@ -227,6 +230,7 @@ impl PhaseResult {
             nodes: Vec::new(),
             host: None,
             server_seconds: None,
+            node_seconds: Vec::new(),
             steadiness: None,
             server_latency: None,
         }

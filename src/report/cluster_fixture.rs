@@ -122,6 +122,7 @@ pub fn cluster_results(counts: [u64; 3], slots: [usize; 3]) -> Results {
         nodes: evidence,
         host: None,
         server_seconds: None,
+        node_seconds: Vec::new(),
         steadiness: None,
         server_latency: None,
     };

@@ -83,3 +83,43 @@ fn cluster_server_latency_adds_replica_reads_but_not_replicated_writes() {
         "the replicas ran the replicated SETs"
     );
 }
+
+#[test]
+fn each_node_is_sampled_second_by_second_as_its_own_server() {
+    let cluster = Cluster::start(3);
+    cluster.reset_stats();
+    let report = kvbench_cluster(
+        &cluster,
+        "-t 1 -c 4 --test-time 3 --ratio 1:1 --key-minimum 1 --key-maximum 10000",
+        &[],
+    );
+    let run = &report.doc["kvbench"]["runs"][0];
+    let servers = run["server_use"].as_array().unwrap();
+    // One series per master, each against its own address.
+    let mut targets: Vec<String> = servers
+        .iter()
+        .map(|s| s["target"].as_str().unwrap().to_string())
+        .collect();
+    targets.sort();
+    let mut expected: Vec<String> = cluster
+        .masters()
+        .iter()
+        .map(|p| format!("127.0.0.1:{p}"))
+        .collect();
+    expected.sort();
+    assert_eq!(targets, expected, "{}", run["server_use"]);
+    let mut gets = 0;
+    for server in servers {
+        let seconds = server["per_second"].as_array().unwrap();
+        // A 3 s run has at least two whole seconds, at most three.
+        assert!((2..=3).contains(&seconds.len()), "{server}");
+        for second in seconds {
+            assert!(second["cpu_percent"].as_f64().unwrap() >= 0.0, "{second}");
+            assert!(second["ops_per_sec"].as_f64().unwrap() > 0.0, "{second}");
+            gets += u(&second["latency"]["GET"]["calls"]);
+        }
+    }
+    // The seconds' GETs are some of the run's, spread over every master.
+    let run_gets = u(&run["totals"]["GET"]["count"]);
+    assert!(gets > 0 && gets <= run_gets, "{gets} of {run_gets}");
+}

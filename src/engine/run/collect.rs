@@ -54,9 +54,13 @@ impl Master {
         }
         live.start_phase(phase, stop);
         // The server is read on the control connection, on this thread; in
-        // `--cluster-mode` the links are per node, and not sampled.
+        // `--cluster-mode` each node on its own.
         let mut control = self.nodes.is_none().then_some(&mut self.control);
         let mut server = ServerSampler::start(control.as_deref_mut());
+        let mut per_node = self
+            .nodes
+            .as_mut()
+            .map_or_else(Vec::new, |n| n.start_samplers());
         let host_start = meter.read();
         let mut host_last = host_start;
         let mut host_series = Vec::new();
@@ -118,6 +122,9 @@ impl Master {
                 if let Some(link) = control.as_deref_mut() {
                     server.second(link);
                 }
+                if let Some(nodes) = self.nodes.as_mut() {
+                    nodes.sample_second(&mut per_node);
+                }
             }
             if last {
                 finished += 1;
@@ -147,6 +154,10 @@ impl Master {
                 per_second: host_series,
             }),
             server_seconds: server.finish(),
+            node_seconds: self
+                .nodes
+                .as_ref()
+                .map_or_else(Vec::new, |n| n.finish_samplers(per_node)),
             steadiness: watch.map(|w| w.finish()),
             server_latency: None,
         };

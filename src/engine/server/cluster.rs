@@ -21,6 +21,7 @@ use crate::engine::results::{NodeEvidence, NodeRole};
 use crate::engine::server::latency::nodes::NodePhase;
 use crate::engine::server::latency::{self, LatencySnapshot, LatencyUnavailable, PhaseLatency};
 
+use super::sample::{ServerSampler, ServerSeries};
 use super::{ControlLink, Info, PhaseEvidence};
 
 /// The role INFO's `replication` section names (`role:master`, `role:slave`).
@@ -54,6 +55,31 @@ impl NodeLinks {
     /// INFO from every node, in order; `None` where a node did not answer.
     pub fn infos(&mut self) -> Vec<Option<Info>> {
         self.links.iter_mut().map(|(_, _, l)| l.info()).collect()
+    }
+
+    /// A sampler per node at the phase's start: its first reading.
+    pub fn start_samplers(&mut self) -> Vec<ServerSampler> {
+        self.links
+            .iter_mut()
+            .map(|(_, _, l)| ServerSampler::start(Some(l)))
+            .collect()
+    }
+
+    /// A second completed: one more reading of every node.
+    pub fn sample_second(&mut self, samplers: &mut [ServerSampler]) {
+        for ((_, _, link), sampler) in self.links.iter_mut().zip(samplers) {
+            sampler.second(link);
+        }
+    }
+
+    /// Each node's series, by address, from `samplers` of
+    /// [`Self::start_samplers`].
+    pub fn finish_samplers(&self, samplers: Vec<ServerSampler>) -> Vec<(String, ServerSeries)> {
+        self.links
+            .iter()
+            .zip(samplers)
+            .filter_map(|((node, _, _), s)| Some((node.address(), s.finish()?)))
+            .collect()
     }
 
     /// Forgets failures from before this phase.

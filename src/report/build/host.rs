@@ -85,23 +85,24 @@ pub fn server_second(u: &ServerSecondUse, ops: &[Witness]) -> ServerSecond {
     }
 }
 
-/// `server_use`: the one server's series, against `target`; empty without
-/// one (no INFO, `--cluster-mode`) or without the server's identity.
+/// `server_use`: the one server's series, against `target`, or in
+/// `--cluster-mode` each node's, against its address; empty without INFO, and
+/// a series without the server's identity left out.
 pub fn server_use(p: &PhaseResult, target: &str, ops: &OpTable) -> Vec<ServerUse> {
-    let Some(series) = &p.server_seconds else {
-        return Vec::new();
-    };
-    let Some(run_id) = &series.run_id else {
-        return Vec::new();
-    };
     let ops = ops.witnesses();
-    vec![ServerUse {
-        run_id: run_id.clone(),
-        target: target.to_string(),
-        per_second: series
-            .per_second
-            .iter()
-            .map(|u| server_second(u, &ops))
-            .collect(),
-    }]
+    let one = p.server_seconds.iter().map(|s| (target, s));
+    let nodes = p.node_seconds.iter().map(|(a, s)| (a.as_str(), s));
+    one.chain(nodes)
+        .filter_map(|(target, series)| {
+            Some(ServerUse {
+                run_id: series.run_id.clone()?,
+                target: target.to_string(),
+                per_second: series
+                    .per_second
+                    .iter()
+                    .map(|u| server_second(u, &ops))
+                    .collect(),
+            })
+        })
+        .collect()
 }

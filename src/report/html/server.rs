@@ -7,9 +7,10 @@
 //! has one series per server process. On Redis 7 and later each op also
 //! gets a chart of the server's own time per second (`LATENCY HISTOGRAM`'s
 //! p50 and p99, each at the upper edge of its power-of-two bucket: at most
-//! this), to read beside the op's latency per second at the client. Files
-//! without the readings (memtier's, older kvbench's, `--cluster-mode`) add
-//! no series; without any, there are no charts.
+//! this), to read beside the op's latency per second at the client. A
+//! cluster's nodes are servers of their own, told apart by address. Files
+//! without the readings (memtier's, older kvbench's) add no series; without
+//! any, there are no charts.
 
 use crate::report::html::Source;
 use crate::report::html::charts::{file_data, legend, style};
