@@ -119,7 +119,12 @@ fn named_moves(verdict: &str) -> Vec<&str> {
     let mut names: Vec<&str> = verdict
         .split("; ")
         .map(|m| {
-            assert!(m.contains(" (beyond "), "{verdict}");
+            // "p99 +12.0 % (beyond 8.1 % spread)", or with the factor of a
+            // large move: "p99.9 -39.4 % (÷1.65, beyond 57.2 % spread)".
+            assert!(
+                m.contains(" (beyond ") || m.contains(", beyond "),
+                "{verdict}"
+            );
             m.split(' ').next().unwrap()
         })
         .collect();

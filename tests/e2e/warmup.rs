@@ -48,9 +48,11 @@ fn auto_warmup_against_a_steady_server_ends_before_its_maximum() {
 fn a_warmup_beside_a_cache_being_filled_is_not_steady() {
     let _alone = machine::alone();
     let redis = Redis::start();
-    // The filler: SETs of 512 KiB over keys 1..400 in order, 25 a second,
-    // so the keys fill over 16 s, longer than the 12 s warm-up below; a GET
-    // that hits then costs several times one that misses.
+    // The filler: SETs of 512 KiB over keys 1..600 in order, 25 a second,
+    // so the keys fill over 24 s, longer than the 20 s warm-up below; a GET
+    // that hits then costs several times one that misses. The warm-up's
+    // window is 16 s: on a loaded 2-core machine the seconds are noisy, and
+    // a longer line narrows the slope's interval (as n^1.5).
     let mut filler = kvbench_at(redis.port)
         .args([
             "-t",
@@ -64,13 +66,13 @@ fn a_warmup_beside_a_cache_being_filled_is_not_steady() {
             "--key-minimum",
             "1",
             "--key-maximum",
-            "400",
+            "600",
             "-d",
             "524288",
             "--rate",
             "25",
             "--test-time",
-            "30",
+            "40",
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -92,11 +94,11 @@ fn a_warmup_beside_a_cache_being_filled_is_not_steady() {
             "--key-minimum",
             "1",
             "--key-maximum",
-            "400",
+            "600",
             "--warmup-time",
-            "12",
+            "20",
             "--warmup-window",
-            "10",
+            "16",
             "--test-time",
             "1",
             "--json-out-file",
@@ -109,11 +111,11 @@ fn a_warmup_beside_a_cache_being_filled_is_not_steady() {
     let _ = filler.wait();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}\n{stdout}");
     let doc = read_json(&json);
     let kv = &doc["kvbench"];
     let warmup = &kv["warmup"];
     let s = &warmup["steadiness"];
+    assert_eq!(out.status.code(), Some(3), "{stderr}\n{stdout}");
     assert_eq!(
         (&s["mode"], &s["steady"], &s["judged"]),
         (&"fixed".into(), &false.into(), &true.into()),
@@ -129,7 +131,7 @@ fn a_warmup_beside_a_cache_being_filled_is_not_steady() {
         .unwrap_or_else(|| panic!("no not_steady in {reasons:?}"));
     assert_eq!(reason["phase"], "WARM-UP", "{reason}");
     assert!(
-        stderr.contains("not steady: at the end of the 12 s warm-up"),
+        stderr.contains("not steady: at the end of the 20 s warm-up"),
         "{stderr}"
     );
     // The server's account: every warm-up GET reached it, and the keys grew
@@ -141,7 +143,7 @@ fn a_warmup_beside_a_cache_being_filled_is_not_steady() {
     assert_eq!(u(&delta["keyspace_hits"]), u(&gets["hits"]), "{delta}");
     let (before, after) = (u(&delta["keys_before"]), u(&delta["keys_after"]));
     assert!(
-        after >= before + 150 && after <= 400,
+        after >= before + 250 && after <= 600,
         "keys {before} -> {after}"
     );
     assert!(keys_at_end >= after, "{keys_at_end} < {after}");
