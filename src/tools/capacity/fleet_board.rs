@@ -81,8 +81,14 @@ pub fn gather(
     let started = Instant::now();
     board.post(index, text, timeout + TTL_SLACK)?;
     let mut pause = FIRST_POLL;
+    // Every shard whose post was read once: a shard that gave up before
+    // this one takes its post back, and is still no shard that never posted.
+    let mut ever_posted = vec![false; count as usize];
     loop {
         let posts = board.read(count)?;
+        for (s, p) in ever_posted.iter_mut().zip(&posts) {
+            *s |= p.is_some();
+        }
         let stopped = indexes(&posts, |p| p.as_deref() == Some(STOPPED));
         if stopped.is_empty() && posts.iter().all(Option::is_some) {
             if board.done()? >= u64::from(count) {
@@ -103,10 +109,12 @@ pub fn gather(
             if !gave_up {
                 return Ok(Gathered::Interrupted);
             }
-            return Ok(Gathered::Missing {
-                missing: indexes(&posts, Option::is_none),
-                stopped,
-            });
+            let missing = (0u32..)
+                .zip(&ever_posted)
+                .filter(|(_, s)| !**s)
+                .map(|(i, _)| i)
+                .collect();
+            return Ok(Gathered::Missing { missing, stopped });
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(MAX_POLL);

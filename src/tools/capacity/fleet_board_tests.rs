@@ -140,3 +140,42 @@ fn the_key_is_under_the_barrier_prefix_and_ends_with_a_letter() {
     assert_eq!((node.host.as_str(), node.port), ("10.0.0.2", 7001));
     assert!(moved_to("ERR wrong").is_none());
 }
+
+#[test]
+fn a_shard_that_gave_up_first_is_not_named_as_one_that_never_posted() {
+    // Shard 2 never posts. Shard 0 posts, waits, gives up and takes its post
+    // back; shard 1, which posted a moment later, gives up after it and
+    // must name shard 2 alone: shard 0's post was there while it waited.
+    let board = Memory::default();
+    let mut first = board.clone();
+    let zero = std::thread::spawn(move || {
+        gather(
+            &mut first,
+            0,
+            3,
+            "post-0",
+            Duration::from_millis(200),
+            &Interrupt::default(),
+        )
+        .unwrap()
+    });
+    while board.0.lock().unwrap().posts.is_empty() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let mut second = board.clone();
+    let one = gather(
+        &mut second,
+        1,
+        3,
+        "post-1",
+        Duration::from_millis(400),
+        &Interrupt::default(),
+    )
+    .unwrap();
+    let expected = Gathered::Missing {
+        missing: vec![2],
+        stopped: Vec::new(),
+    };
+    assert_eq!(zero.join().unwrap(), expected);
+    assert_eq!(one, expected);
+}
