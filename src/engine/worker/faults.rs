@@ -4,12 +4,13 @@
 //! `--reconnect-interval` recycles connections on purpose. Every case is counted.
 
 use std::cmp::Reverse;
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use mio::{Interest, Token};
 
 use crate::config::target::Endpoint;
-use crate::engine::conn::{CloseReason, ConnState};
+use crate::engine::conn::{CloseReason, Conn, ConnState};
 use crate::engine::net::{self, Stream};
 use crate::engine::worker::{Wake, Worker};
 
@@ -118,13 +119,27 @@ impl Worker {
             self.stats.errors.refused += 1;
             return;
         };
-        let index = self.conns.len();
         let readonly = self.router.is_replica(node);
         let handshake = self.handshakes.pick(readonly);
-        let mut conn = super::new_conn(&self.config, stream)
+        let conn = super::new_conn(&self.config, stream)
             .for_node(node)
             .reading_replica(readonly)
             .connecting(&handshake.request);
+        self.adopt(c, node, conn, Some(addr), readonly);
+    }
+
+    /// Keeps `conn`, connecting, as client `c`'s link to `node`: registered
+    /// with the poll (a failure closes it, counted), its link and the
+    /// client's pointer to it recorded.
+    pub(super) fn adopt(
+        &mut self,
+        c: usize,
+        node: usize,
+        mut conn: Conn,
+        addr: Option<SocketAddr>,
+        readonly: bool,
+    ) {
+        let index = self.conns.len();
         conn.set_pipeline(self.pipeline);
         let registered = self.poll.registry().register(
             conn.stream_mut(),
@@ -137,7 +152,7 @@ impl Worker {
         self.conns.push(conn);
         self.links.push(super::Link {
             client: c,
-            addr: Some(addr),
+            addr,
             reconnect_attempts: 0,
             reconnect_queued: false,
             readonly,

@@ -165,29 +165,8 @@ impl Worker {
             self.stats.errors.refused += 1;
             return;
         };
-        let index = self.conns.len();
-        let mut conn =
-            super::new_conn(&self.config, stream).connecting(&self.handshakes.plain.request);
-        conn.set_pipeline(self.pipeline);
-        let registered = self.poll.registry().register(
-            conn.stream_mut(),
-            Token(index),
-            Interest::READABLE | Interest::WRITABLE,
-        );
-        if registered.is_err() {
-            conn.close(CloseReason::Refused, &mut self.stats);
-        }
-        self.conns.push(conn);
-        self.links.push(super::Link {
-            client: c,
-            addr,
-            reconnect_attempts: 0,
-            reconnect_queued: false,
-            readonly: false,
-        });
-        if let Some(client) = self.clients.get_mut(c) {
-            client.link(0, index);
-        }
+        let conn = super::new_conn(&self.config, stream).connecting(&self.handshakes.plain.request);
+        self.adopt(c, 0, conn, addr, false);
         debug(
             &self.config,
             format_args!(
