@@ -290,8 +290,9 @@ pub(crate) fn record(
     let service_us = micros_between(request.sent_at, now);
     let queued = request.queued;
     let op = stats.op_mut(usize::from(queued.row));
-    let response_us = micros_between(request.intended_at, now);
     let headline = if op.service_us.is_some() {
+        // Open loop only: a closed loop's intended time is its send time.
+        let response_us = micros_between(request.intended_at, now);
         op.record_open_loop(response_us, service_us);
         if op.response_us.is_some() {
             service_us
