@@ -500,3 +500,18 @@ pub fn row_histogram(row: &Value) -> Histogram<u64> {
             .unwrap_or_else(|| panic!("Compressed Histogram {text} is not a string")),
     )
 }
+
+/// A MONITOR connection to `port`, past its `+OK`.
+pub fn monitor(port: u16) -> io::BufReader<TcpStream> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    // Generous: the machine is shared, but a capture that never ends must fail.
+    stream
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .unwrap();
+    stream.write_all(b"MONITOR\r\n").unwrap();
+    let mut reader = io::BufReader::new(stream);
+    let mut ok = String::new();
+    io::BufRead::read_line(&mut reader, &mut ok).unwrap();
+    assert_eq!(ok, "+OK\r\n");
+    reader
+}

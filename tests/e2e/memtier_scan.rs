@@ -8,12 +8,11 @@
 //! answered, and `INFO commandstats` counts what kvbench counted.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
-use std::time::Duration;
 
 use crate::common::{
-    Redis, ask, assert_no_faults, assert_success, kvbench_at, kvbench_json, pipeline,
+    Redis, ask, assert_no_faults, assert_success, kvbench_at, kvbench_json, monitor, pipeline,
     refused_before_connecting, total, u,
 };
 use crate::json_schema::{assert_valid, validator};
@@ -60,21 +59,6 @@ fn scan(port: u16, cursor: u64, rest: &[&str]) -> (u64, Vec<String>) {
 /// One connection's SCANs as MONITOR saw them: each one's cursor and its
 /// other arguments, in the order sent.
 type Scans = Vec<(u64, Vec<String>)>;
-
-/// A MONITOR connection to `port`, past its `+OK`.
-fn monitor(port: u16) -> BufReader<TcpStream> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    // Generous: the machine is shared, but a capture that never ends must fail.
-    stream
-        .set_read_timeout(Some(Duration::from_secs(120)))
-        .unwrap();
-    stream.write_all(b"MONITOR\r\n").unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut ok = String::new();
-    reader.read_line(&mut ok).unwrap();
-    assert_eq!(ok, "+OK\r\n");
-    reader
-}
 
 /// The SCANs MONITOR saw up to the test's closing `ECHO`, per client
 /// address in the order sent: each one's cursor and its other arguments.

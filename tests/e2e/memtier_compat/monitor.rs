@@ -5,12 +5,11 @@
 //! and keys must be one of memtier's, key for key.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::time::Duration;
 
-use crate::common::{Redis, ask, assert_success, kvbench_at};
+use crate::common::{Redis, ask, assert_success, kvbench_at, monitor};
 
 /// One connection's requests: (command, key) in the order the server saw them.
 type Sequence = Vec<(String, String)>;
@@ -51,21 +50,6 @@ fn recorded(name: &str) -> (String, Vec<Sequence>) {
 fn sorted(mut sequences: Vec<Sequence>) -> Vec<Sequence> {
     sequences.sort();
     sequences
-}
-
-/// A MONITOR connection to `port`, past its `+OK`.
-fn monitor(port: u16) -> BufReader<TcpStream> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    // Generous: the machine is shared, but a capture that never ends must fail.
-    stream
-        .set_read_timeout(Some(Duration::from_secs(120)))
-        .unwrap();
-    stream.write_all(b"MONITOR\r\n").unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut ok = String::new();
-    reader.read_line(&mut ok).unwrap();
-    assert_eq!(ok, "+OK\r\n");
-    reader
 }
 
 /// Reads MONITOR lines up to the test's closing `ECHO` and reduces them as the
