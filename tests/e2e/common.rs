@@ -515,3 +515,35 @@ pub fn monitor(port: u16) -> io::BufReader<TcpStream> {
     assert_eq!(ok, "+OK\r\n");
     reader
 }
+
+/// Reads `capture` (from [`monitor`]) up to the line holding `end` (the
+/// test's closing `ECHO`), handing each command line's client address and
+/// quoted words to `each`: `+1796221028.517712 [0 127.0.0.1:43398] "SET"
+/// "memtier-870" "xxx"` gives `127.0.0.1:43398` and `["SET", "memtier-870",
+/// "xxx"]`.
+pub fn monitor_until(
+    capture: &mut io::BufReader<TcpStream>,
+    end: &str,
+    mut each: impl FnMut(&str, &[&str]),
+) {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            io::BufRead::read_line(capture, &mut line).unwrap() > 0,
+            "MONITOR closed early"
+        );
+        if line.contains(end) {
+            return;
+        }
+        let Some((addr, rest)) = line
+            .split_once(" [")
+            .and_then(|(_, r)| r.split_once(']'))
+            .and_then(|(db_addr, rest)| Some((db_addr.split_once(' ')?.1, rest)))
+        else {
+            continue;
+        };
+        let words: Vec<&str> = rest.split('"').skip(1).step_by(2).collect();
+        each(addr, &words);
+    }
+}

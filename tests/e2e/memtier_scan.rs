@@ -8,12 +8,12 @@
 //! answered, and `INFO commandstats` counts what kvbench counted.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::net::TcpStream;
 
 use crate::common::{
-    Redis, ask, assert_no_faults, assert_success, kvbench_at, kvbench_json, monitor, pipeline,
-    refused_before_connecting, total, u,
+    Redis, ask, assert_no_faults, assert_success, kvbench_at, kvbench_json, monitor, monitor_until,
+    pipeline, refused_before_connecting, total, u,
 };
 use crate::json_schema::{assert_valid, validator};
 use kvbench::protocol::value::Value as Reply;
@@ -64,39 +64,17 @@ type Scans = Vec<(u64, Vec<String>)>;
 /// address in the order sent: each one's cursor and its other arguments.
 fn scans_sent(reader: &mut BufReader<TcpStream>) -> BTreeMap<String, Scans> {
     let mut by_addr: BTreeMap<String, Scans> = BTreeMap::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(
-            reader.read_line(&mut line).unwrap() > 0,
-            "MONITOR closed early"
-        );
-        if line.contains(END) {
-            return by_addr;
-        }
-        // +1796221028.517712 [0 127.0.0.1:43398] "SCAN" "1792" "COUNT" "7"
-        let Some((addr, rest)) = line
-            .split_once(" [")
-            .and_then(|(_, r)| r.split_once(']'))
-            .and_then(|(db_addr, rest)| Some((db_addr.split_once(' ')?.1, rest)))
-        else {
-            continue;
-        };
-        let words: Vec<String> = rest
-            .split('"')
-            .skip(1)
-            .step_by(2)
-            .map(String::from)
-            .collect();
-        if let [command, cursor, args @ ..] = &words[..]
-            && command == "SCAN"
+    monitor_until(reader, END, |addr, words| {
+        if let [command, cursor, args @ ..] = words
+            && *command == "SCAN"
         {
-            by_addr
-                .entry(addr.to_string())
-                .or_default()
-                .push((cursor.parse().unwrap(), args.to_vec()));
+            by_addr.entry(addr.to_string()).or_default().push((
+                cursor.parse().unwrap(),
+                args.iter().map(|a| a.to_string()).collect(),
+            ));
         }
-    }
+    });
+    by_addr
 }
 
 /// Runs kvbench against `redis` with `args` while MONITOR watches; returns

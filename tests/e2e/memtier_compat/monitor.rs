@@ -5,11 +5,11 @@
 //! and keys must be one of memtier's, key for key.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::net::TcpStream;
 use std::path::PathBuf;
 
-use crate::common::{Redis, ask, assert_success, kvbench_at, monitor};
+use crate::common::{Redis, ask, assert_success, kvbench_at, monitor, monitor_until};
 
 /// One connection's requests: (command, key) in the order the server saw them.
 type Sequence = Vec<(String, String)>;
@@ -56,34 +56,16 @@ fn sorted(mut sequences: Vec<Sequence>) -> Vec<Sequence> {
 /// recordings were: each client address's SETs and GETs with their keys.
 fn reduce(reader: &mut BufReader<TcpStream>) -> Vec<Sequence> {
     let mut by_addr: BTreeMap<String, Sequence> = BTreeMap::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(
-            reader.read_line(&mut line).unwrap() > 0,
-            "MONITOR closed early"
-        );
-        if line.contains(END) {
-            break;
-        }
-        // +1796221028.517712 [0 127.0.0.1:43398] "SET" "memtier-870" "xxx"
-        let Some((addr, rest)) = line
-            .split_once(" [")
-            .and_then(|(_, r)| r.split_once(']'))
-            .and_then(|(db_addr, rest)| Some((db_addr.split_once(' ')?.1, rest)))
-        else {
-            continue;
-        };
-        let quoted: Vec<&str> = rest.split('"').collect();
-        if let [_, command, _, key, ..] = quoted[..]
-            && (command == "SET" || command == "GET")
+    monitor_until(reader, END, |addr, words| {
+        if let [command, key, ..] = words
+            && (*command == "SET" || *command == "GET")
         {
             by_addr
                 .entry(addr.to_string())
                 .or_default()
                 .push((command.to_string(), key.to_string()));
         }
-    }
+    });
     sorted(by_addr.into_values().collect())
 }
 
