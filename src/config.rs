@@ -23,6 +23,7 @@ mod connection;
 mod data;
 mod file_values;
 pub mod import;
+pub mod io_engine;
 mod load;
 pub mod memtier24;
 pub mod metrics;
@@ -258,6 +259,8 @@ pub struct Config {
     pub seed: u64,
     /// CPU placement.
     pub pinning: Pinning,
+    /// `--io-engine`: epoll or io_uring.
+    pub io_engine: io_engine::IoEngine,
     /// Reconnects, timeouts, the error budget.
     pub faults: FaultPolicy,
     /// Swept values (single values when nothing is swept); the fields above hold
@@ -348,6 +351,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         ));
     }
     let target = build_target(&a)?;
+    let io_engine = io_engine::build_io_engine(a.io_engine, &target)?;
     let commands = a.command.as_ref().is_some_and(|c| !c.is_empty());
     transaction::check(&a, commands)?;
     let retry = retry::build_retry(&a, target.protocol)?;
@@ -410,6 +414,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         output: build_output(&a, shard.map_or(0, |s| s.index), &host)?,
         seed: build_seed(&a)?,
         pinning: build_pinning(&a)?,
+        io_engine,
         faults: build_faults(&a)?,
         sweep,
         semantics: build_semantics(&a),

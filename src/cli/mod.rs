@@ -565,6 +565,19 @@ pub struct Args {
     #[serde(default)]
     pub memtier_compat: bool,
 
+    /// How worker threads drive their sockets: epoll (readiness, a read and a
+    /// write per connection and wake-up) or uring (io_uring: every
+    /// connection's sends and multishot receives in one system call per
+    /// wake-up; Linux 6.0+, plain TCP and UNIX sockets, no TLS yet)
+    /// [default: epoll]
+    #[arg(
+        long,
+        value_name = "ENGINE",
+        env = "KVBENCH_IO_ENGINE",
+        hide_env_values = true,
+        help_heading = "Threads"
+    )]
+    pub io_engine: Option<crate::config::io_engine::IoEngine>,
     /// CPUs to pin worker threads to, e.g. 0-3 or 0,2,4 [default: all the process may use]
     #[arg(long, value_name = "LIST", help_heading = "Threads")]
     pub cpus: Option<String>,

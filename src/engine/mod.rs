@@ -15,6 +15,7 @@ pub mod interrupt;
 pub mod net;
 pub mod placement;
 pub mod ramp;
+pub mod reactor;
 pub mod request;
 pub mod results;
 pub mod retry;

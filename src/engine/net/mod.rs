@@ -9,6 +9,7 @@
 //! reported as a usage error before any thread starts.
 
 mod handshake;
+mod ring_socket;
 mod tls_failure;
 pub mod tls_session;
 mod tls_stream;
@@ -17,6 +18,7 @@ mod tls_tests;
 
 use handshake::handshake;
 pub use handshake::handshake_for;
+pub use ring_socket::{RingEnd, RingInner, RingSocket};
 pub use tls_stream::TlsStream;
 
 use std::io::{self, Read, Write};
@@ -59,13 +61,14 @@ fn io_failure(target: &Target, source: io::Error) -> ConnectError {
 /// delegation (the non-blocking [`Stream`] and the [`BlockingStream`] alike).
 /// Plain writes go straight to the socket, so only TLS has anything to flush.
 macro_rules! delegate_read_write {
-    ($stream:ident) => {
+    ($stream:ident $(, $extra:ident)*) => {
         impl Read for $stream {
             fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
                 match self {
                     $stream::Tcp(s) => s.read(buf),
                     $stream::Unix(s) => s.read(buf),
                     $stream::Tls(s) => s.read(buf),
+                    $($stream::$extra(s) => s.read(buf),)*
                 }
             }
         }
@@ -76,6 +79,7 @@ macro_rules! delegate_read_write {
                     $stream::Tcp(s) => s.write(buf),
                     $stream::Unix(s) => s.write(buf),
                     $stream::Tls(s) => s.write(buf),
+                    $($stream::$extra(s) => s.write(buf),)*
                 }
             }
 
@@ -83,13 +87,14 @@ macro_rules! delegate_read_write {
                 match self {
                     $stream::Tcp(_) | $stream::Unix(_) => Ok(()),
                     $stream::Tls(s) => s.flush(),
+                    $($stream::$extra(s) => s.flush(),)*
                 }
             }
         }
     };
 }
 
-delegate_read_write!(Stream);
+delegate_read_write!(Stream, Ring);
 delegate_read_write!(BlockingStream);
 
 /// A connected, non-blocking stream: TCP, UNIX, or TLS over TCP.
@@ -102,9 +107,22 @@ pub enum Stream {
     /// `--tls`: a rustls session over TCP with Nagle disabled (boxed: the
     /// session is large, and plain connections should not pay for it).
     Tls(Box<TlsStream>),
+    /// `--io-engine uring`: TCP or UNIX, its I/O done by the worker's ring.
+    Ring(Box<RingSocket>),
 }
 
 impl Stream {
+    /// The same socket for the ring (`--io-engine uring`): a plain stream
+    /// becomes a [`RingSocket`]; TLS, which the ring does not carry
+    /// (validation refuses it), and a ring socket stay as they are.
+    pub fn into_ring(self) -> Stream {
+        match self {
+            Stream::Tcp(s) => Stream::Ring(Box::new(RingSocket::new(RingInner::Tcp(s)))),
+            Stream::Unix(s) => Stream::Ring(Box::new(RingSocket::new(RingInner::Unix(s)))),
+            other => other,
+        }
+    }
+
     /// Starts a non-blocking connection, for reconnecting during a run; the
     /// socket becomes writable when the connect completes (or fails), and
     /// [`Stream::connect_outcome`] tells which. TCP needs the resolved address.
@@ -137,6 +155,10 @@ impl Stream {
             Stream::Tcp(s) => (s.take_error()?, s.peer_addr().map(|_| ())),
             Stream::Unix(s) => (s.take_error()?, s.peer_addr().map(|_| ())),
             Stream::Tls(s) => (s.socket().take_error()?, s.socket().peer_addr().map(|_| ())),
+            Stream::Ring(s) => match s.inner() {
+                RingInner::Tcp(s) => (s.take_error()?, s.peer_addr().map(|_| ())),
+                RingInner::Unix(s) => (s.take_error()?, s.peer_addr().map(|_| ())),
+            },
         };
         if let Some(e) = error {
             return Err(e);
@@ -157,6 +179,10 @@ impl Stream {
                 s.shutdown();
                 Ok(())
             }
+            Stream::Ring(s) => {
+                s.shutdown();
+                Ok(())
+            }
         };
     }
 }
@@ -172,6 +198,8 @@ impl Source for Stream {
             Stream::Tcp(s) => s.register(registry, token, interests),
             Stream::Unix(s) => s.register(registry, token, interests),
             Stream::Tls(s) => s.socket_mut().register(registry, token, interests),
+            // The ring's sockets are never registered with epoll.
+            Stream::Ring(_) => Err(io::ErrorKind::Unsupported.into()),
         }
     }
 
@@ -185,6 +213,8 @@ impl Source for Stream {
             Stream::Tcp(s) => s.reregister(registry, token, interests),
             Stream::Unix(s) => s.reregister(registry, token, interests),
             Stream::Tls(s) => s.socket_mut().reregister(registry, token, interests),
+            // The ring's sockets are never registered with epoll.
+            Stream::Ring(_) => Err(io::ErrorKind::Unsupported.into()),
         }
     }
 
@@ -193,6 +223,8 @@ impl Source for Stream {
             Stream::Tcp(s) => s.deregister(registry),
             Stream::Unix(s) => s.deregister(registry),
             Stream::Tls(s) => s.socket_mut().deregister(registry),
+            // The ring's sockets are never registered with epoll.
+            Stream::Ring(_) => Err(io::ErrorKind::Unsupported.into()),
         }
     }
 }

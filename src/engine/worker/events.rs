@@ -1,13 +1,13 @@
 //! The event side of a worker's phase loop: wake-ups that are due (sends,
-//! retries, reconnects), the timerfd armed for the next one, and readiness
-//! events dispatched to connections, whose clients then send what they can.
+//! retries, reconnects), the reactor told of the next one, and readiness
+//! dispatched to connections, whose clients then send what they can.
 
 use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
 use crate::engine::client::retry::Settle;
 use crate::engine::worker::phase::PhaseClock;
-use crate::engine::worker::{TIMER, Wake, Worker};
+use crate::engine::worker::{Wake, Worker};
 
 impl Worker {
     /// Sends for every client whose next intended time or retry has come, and
@@ -33,18 +33,14 @@ impl Worker {
         }
     }
 
-    /// Arms the timerfd for the earliest queued wake-up (no system call when it is
-    /// already armed for that instant, or when there is none and it is idle).
+    /// Tells the reactor the earliest queued wake-up, when one is needed: while
+    /// sending, or while retries are still to come.
     pub(super) fn arm_timer(&mut self, sending: bool) {
-        match self.wakeups.peek() {
-            Some(&Reverse((due, _, _))) if sending || !self.all_retries_done() => {
-                let _ = self.timer.arm(due);
-            }
-            _ if self.timer.armed_for().is_some() => {
-                let _ = self.timer.disarm();
-            }
-            _ => {}
-        }
+        let due = match self.wakeups.peek() {
+            Some(&Reverse((due, _, _))) if sending || !self.all_retries_done() => Some(due),
+            _ => None,
+        };
+        self.reactor.wake_at(due);
     }
 
     /// True when no client waits to retry (retries go on during the drain).
@@ -52,44 +48,40 @@ impl Worker {
         self.clients.iter().all(|c| c.next_retry().is_none())
     }
 
-    /// Waits for readiness at most `timeout` and dispatches the events.
+    /// Waits for readiness at most `timeout` and dispatches it.
     pub(super) fn poll_once(&mut self, timeout: Duration, clock: &PhaseClock, prefix: &[u8]) {
-        // mio rounds the timeout up to whole milliseconds; sub-millisecond
-        // wake-ups come from the timerfd instead.
-        let timeout = timeout.max(Duration::from_millis(1));
-        if self.poll.poll(&mut self.events, Some(timeout)).is_err() {
+        let mut ready = std::mem::take(&mut self.ready);
+        ready.clear();
+        if self
+            .reactor
+            .wait(timeout, &mut self.conns, &mut ready)
+            .is_err()
+        {
+            self.ready = ready;
             return;
         }
-        // The poll may return after the deadline: decide afresh whether to send.
+        // The wait may return after the deadline: decide afresh whether to send.
         let now = Instant::now();
         let sending = clock.sending(now);
-        // Reused across polls: the connections that had events, handled after the
-        // event borrow ends.
+        // Reused across waits: the connections that had events, handled after
+        // the dispatch.
         let mut touched = std::mem::take(&mut self.touched);
         touched.clear();
-        for event in self.events.iter() {
-            let token = event.token();
-            if token == TIMER {
-                self.timer.clear();
-                continue;
-            }
-            let readonly = self.links.get(token.0).is_some_and(|l| l.readonly);
-            let Some(conn) = self.conns.get_mut(token.0) else {
+        for r in &ready {
+            let readonly = self.links.get(r.index).is_some_and(|l| l.readonly);
+            let Some(conn) = self.conns.get_mut(r.index) else {
                 continue;
             };
-            if event.is_writable() {
+            if r.writable {
                 conn.on_writable(&mut self.stats);
             }
-            if event.is_readable() || event.is_read_closed() || event.is_error() {
+            if r.readable {
                 let handshake = self.handshakes.pick(readonly);
-                conn.on_readable(
-                    &mut self.stats,
-                    handshake,
-                    event.is_read_closed() || event.is_error(),
-                );
+                conn.on_readable(&mut self.stats, handshake, r.closed);
             }
-            touched.push(token.0);
+            touched.push(r.index);
         }
+        self.ready = ready;
         let mut clients = std::mem::take(&mut self.touched_clients);
         clients.clear();
         for &i in &touched {

@@ -7,8 +7,6 @@ use std::cmp::Reverse;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use mio::{Interest, Token};
-
 use crate::config::target::Endpoint;
 use crate::engine::conn::{CloseReason, Conn, ConnState};
 use crate::engine::net::{self, Stream};
@@ -80,21 +78,13 @@ impl Worker {
         link.reconnect_attempts += 1;
         self.stats.errors.reconnects += 1;
         let handshake = self.handshakes.pick(link.readonly);
-        match Stream::start_connect(&self.config.target, link.addr) {
-            Ok(stream) => {
-                conn.reconnect(stream, &handshake.request);
-                let registered = self.poll.registry().register(
-                    conn.stream_mut(),
-                    Token(i),
-                    Interest::READABLE | Interest::WRITABLE,
-                );
-                if registered.is_err() {
-                    conn.close(CloseReason::Refused, &mut self.stats);
-                }
-            }
-            Err(_) => {
-                self.stats.errors.refused += 1;
-            }
+        let stream = Stream::start_connect(&self.config.target, link.addr)
+            .and_then(|stream| self.reactor.attach(stream, i));
+        match stream {
+            Ok(stream) => conn.reconnect(stream, &handshake.request),
+            // Refused, or the reactor would not take it: the connection stays
+            // closed, and its next attempt is queued.
+            Err(_) => self.stats.errors.refused += 1,
         }
         self.after_io(i, now, sending);
     }
@@ -115,7 +105,10 @@ impl Worker {
             self.stats.errors.refused += 1;
             return;
         };
-        let Ok(stream) = Stream::start_connect(&self.config.target, Some(addr)) else {
+        let index = self.conns.len();
+        let stream = Stream::start_connect(&self.config.target, Some(addr))
+            .and_then(|stream| self.reactor.attach(stream, index));
+        let Ok(stream) = stream else {
             self.stats.errors.refused += 1;
             return;
         };
@@ -128,8 +121,8 @@ impl Worker {
         self.adopt(c, node, conn, Some(addr), readonly);
     }
 
-    /// Keeps `conn`, connecting, as client `c`'s link to `node`: registered
-    /// with the poll (a failure closes it, counted), its link and the
+    /// Keeps `conn`, connecting, its stream attached to the reactor as the
+    /// next connection, as client `c`'s link to `node`: its link and the
     /// client's pointer to it recorded.
     pub(super) fn adopt(
         &mut self,
@@ -141,14 +134,6 @@ impl Worker {
     ) {
         let index = self.conns.len();
         conn.set_pipeline(self.pipeline);
-        let registered = self.poll.registry().register(
-            conn.stream_mut(),
-            Token(index),
-            Interest::READABLE | Interest::WRITABLE,
-        );
-        if registered.is_err() {
-            conn.close(CloseReason::Refused, &mut self.stats);
-        }
         self.conns.push(conn);
         self.links.push(super::Link {
             client: c,

@@ -1,5 +1,6 @@
-//! One worker thread: a mio `Poll`, its clients and their connections, its
-//! router, its value bytes and its stats.
+//! One worker thread: its event loop back end ([`crate::engine::reactor`],
+//! epoll or io_uring), its clients and their connections, its router, its
+//! value bytes and its stats.
 //!
 //! [`WorkerBuilder::build`] does every fallible step (connect, handshake, register)
 //! before any clock starts, so [`Worker::run`] cannot fail half-way. The worker
@@ -9,7 +10,8 @@
 //!
 //! With `--rate`, each connection also has a schedule of intended send times. The
 //! worker keeps a min-heap of the connections waiting for their next due time and
-//! arms a timerfd for the earliest, so it sleeps until exactly then; a connection
+//! wakes for the earliest (a timerfd with epoll, the ring's own timeout with
+//! io_uring), so it sleeps until exactly then; a connection
 //! whose pipeline window is full needs no wake-up, because a reply will come first.
 //!
 //! The phase loop lives in `worker/phase.rs`; reconnecting, request timeouts and
@@ -28,7 +30,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
-use mio::{Events, Interest, Poll, Token};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -39,9 +40,9 @@ use crate::engine::cluster::topology::WorkerCluster;
 use crate::engine::conn::Conn;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::net;
+use crate::engine::reactor::{Reactor, Readiness};
 use crate::engine::retry::FailedKeysLog;
 use crate::engine::stats::{NodeStats, Stats};
-use crate::engine::timer::Timer;
 use crate::engine::warmup::EarlyEnd;
 use crate::error::ConnectError;
 use crate::protocol::handshake::Handshake;
@@ -55,9 +56,6 @@ pub const DRAIN_LIMIT: Duration = Duration::from_secs(5);
 /// Requests in flight per connection while prefilling: deep enough to keep the
 /// server busy without a round trip per key.
 pub const PREFILL_PIPELINE: usize = 64;
-
-/// The timerfd's token, at the top of the token range, apart from connections.
-const TIMER: Token = Token(usize::MAX);
 
 /// What the master asks of a worker.
 #[derive(Debug, Clone, Copy)]
@@ -182,8 +180,10 @@ impl Handshakes {
 pub struct Worker {
     thread: usize,
     config: Arc<Config>,
-    poll: Poll,
-    events: Events,
+    /// epoll or the ring.
+    reactor: Reactor,
+    /// What the last wait found (kept to reuse its memory).
+    ready: Vec<Readiness>,
     /// Every connection of every client; a connection's index is its token.
     conns: Vec<Conn>,
     /// What the worker keeps about each connection, indexed like `conns`.
@@ -197,7 +197,6 @@ pub struct Worker {
     /// Clients waiting for their next intended send time or retry, and
     /// connections waiting for their next reconnect attempt.
     wakeups: BinaryHeap<Reverse<(Instant, usize, Wake)>>,
-    timer: Timer,
     interrupt: Interrupt,
     early_end: EarlyEnd,
     /// The handshakes of connections that reconnect or open mid-run.
@@ -255,9 +254,12 @@ impl WorkerBuilder {
         // Failures of this machine, not of the server: they must not be
         // reported with advice about the server's address.
         let local = |what| move |source| ConnectError::Local { what, source };
-        let io = local("the event loop (epoll)");
         let config = self.config;
-        let poll = Poll::new().map_err(io)?;
+        let io = local(match config.io_engine {
+            crate::config::io_engine::IoEngine::Epoll => "the event loop (epoll)",
+            crate::config::io_engine::IoEngine::Uring => "the event loop (io_uring)",
+        });
+        let reactor = Reactor::new(config.io_engine, config.connections()).map_err(io)?;
         let router = match (self.cluster, config.cluster) {
             (Some(cluster), Some(options)) => Router::cluster(cluster, options),
             _ => Router::single(),
@@ -301,20 +303,15 @@ impl WorkerBuilder {
                         None => e,
                     }
                 })?;
+                let index = worker_conns.len();
+                let stream = reactor
+                    .attach(stream, index)
+                    .map_err(local(reactor.what()))?;
                 let mut conn = new_conn(&config, stream);
                 if router.is_cluster() {
                     conn = conn.for_node(node);
                 }
                 conn.unsolicited = unsolicited;
-                let index = worker_conns.len();
-                // Edge-triggered: registered once, never re-registered per request.
-                poll.registry()
-                    .register(
-                        conn.stream_mut(),
-                        Token(index),
-                        Interest::READABLE | Interest::WRITABLE,
-                    )
-                    .map_err(local("an event-loop registration (epoll)"))?;
                 worker_conns.push(conn);
                 links.push(Link {
                     client: c,
@@ -338,10 +335,6 @@ impl WorkerBuilder {
         let mut rng =
             SmallRng::seed_from_u64(derive_seed(config.seed, &[self.thread as u64, u64::MAX]));
         let values = ValuePool::new(&config.values, config.random_data, &mut rng);
-        let mut timer = Timer::new().map_err(local("the timer (timerfd)"))?;
-        poll.registry()
-            .register(&mut timer, TIMER, Interest::READABLE)
-            .map_err(local("the timer (timerfd)"))?;
         let handshake = net::handshake_for(&config.target);
         Ok(Worker {
             handshakes: Handshakes {
@@ -360,10 +353,9 @@ impl WorkerBuilder {
             interrupt: self.interrupt,
             early_end: self.early_end,
             wakeups: BinaryHeap::new(),
-            timer,
             thread: self.thread,
-            events: Events::with_capacity(worker_conns.len().max(16)),
-            poll,
+            ready: Vec::with_capacity(worker_conns.len()),
+            reactor,
             conns: worker_conns,
             links,
             clients,

@@ -261,7 +261,7 @@ impl Worker {
         }
         let stopped_at = clock.stopped_at();
         let (down, given_up) = down_at_stop.unwrap_or_else(|| self.connections_down());
-        let _ = self.timer.disarm();
+        self.reactor.wake_at(None);
         let now = Instant::now();
         // Requests intended after the deadline were never meant to be sent; the
         // backlog that counts is the one the deadline left behind.

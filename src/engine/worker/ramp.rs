@@ -14,7 +14,6 @@
 
 use std::time::{Duration, Instant};
 
-use mio::{Interest, Token};
 use rand::Rng;
 use rand::rngs::SmallRng;
 
@@ -161,7 +160,10 @@ impl Worker {
             self.stats.errors.refused += 1;
             return;
         };
-        let Ok(stream) = Stream::start_connect(&self.config.target, addr) else {
+        let index = self.conns.len();
+        let stream = Stream::start_connect(&self.config.target, addr)
+            .and_then(|stream| self.reactor.attach(stream, index));
+        let Ok(stream) = stream else {
             self.stats.errors.refused += 1;
             return;
         };
@@ -186,18 +188,10 @@ impl Worker {
         }
         link.reconnect_attempts = 0;
         let handshake = self.handshakes.pick(link.readonly);
-        match Stream::start_connect(&self.config.target, link.addr) {
-            Ok(stream) => {
-                conn.reconnect(stream, &handshake.request);
-                let registered = self.poll.registry().register(
-                    conn.stream_mut(),
-                    Token(i),
-                    Interest::READABLE | Interest::WRITABLE,
-                );
-                if registered.is_err() {
-                    conn.close(CloseReason::Refused, &mut self.stats);
-                }
-            }
+        let stream = Stream::start_connect(&self.config.target, link.addr)
+            .and_then(|stream| self.reactor.attach(stream, i));
+        match stream {
+            Ok(stream) => conn.reconnect(stream, &handshake.request),
             Err(_) => self.stats.errors.refused += 1,
         }
         debug(
