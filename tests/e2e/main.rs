@@ -41,6 +41,7 @@ mod hostile;
 mod hosts;
 mod html;
 mod interrupts;
+mod io_engine;
 mod json_schema;
 mod lost_connections;
 mod make_targets;

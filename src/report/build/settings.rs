@@ -114,6 +114,8 @@ struct KvbenchConfig<'a> {
     /// plain text.
     tls: Option<TlsSetting>,
     pinning: PinningSetting<'a>,
+    /// `--io-engine`: `epoll` or `uring`.
+    io_engine: &'static str,
     /// The `--command` lines with their weight, key pattern letter and report
     /// row (memtier's name); `null` for the SET/GET pair.
     commands: Option<Vec<CommandLine<'a>>>,
@@ -290,6 +292,7 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
             Pinning::Auto => PinningSetting::Word("auto"),
             Pinning::Cpus(v) => PinningSetting::Cpus(v),
         },
+        io_engine: c.io_engine.name(),
         commands,
         command_stats_breakdown: (!c.ops.default_pair).then(|| c.ops.breakdown.name()),
         scan_incremental_iteration: c.ops.scan.is_some(),
