@@ -73,11 +73,13 @@ doc:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps
 
 # The whole suite: formatting, lints, docs, unit and end-to-end tests against
-# real redis-server processes, and the demo from a clean build.
+# real redis-server processes, the counts checks once more under
+# --io-engine uring (scripts/test-uring.sh), and the demo from a clean build.
 # The last line is the count of every test run, so a log's closing line says it.
 test: deps lint doc
 	@mkdir -p target
 	set -o pipefail; $(CARGO) test 2>&1 | tee target/test.log
+	set -o pipefail; CARGO=$(CARGO) scripts/test-uring.sh 2>&1 | tee -a target/test.log
 	$(MAKE) demo-check
 	@awk '/^test result:/ {p += $$4; f += $$6} END {printf "tests: %d passed, %d failed\n", p, f}' target/test.log
 

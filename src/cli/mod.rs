@@ -38,7 +38,7 @@ pub use report::ReportArgs;
 pub use seconds::seconds_for;
 pub use subcommand::{HelpArgs, Subcommand, command_line_error, help_text, usage_error};
 pub use suite::{SuiteArgs, suite_usage_error};
-pub use values::{NumList, RequestsArg, WarmupArg};
+pub use values::{IoEngine, NumList, RequestsArg, WarmupArg};
 
 /// Every exit code, as `--help` ends with it (the README lists the same).
 pub const EXIT_CODES: &str = "Exit codes: 0 a valid result; 1 a report could not be written, \
@@ -577,7 +577,7 @@ pub struct Args {
         hide_env_values = true,
         help_heading = "Threads"
     )]
-    pub io_engine: Option<crate::config::io_engine::IoEngine>,
+    pub io_engine: Option<IoEngine>,
     /// CPUs to pin worker threads to, e.g. 0-3 or 0,2,4 [default: all the process may use]
     #[arg(long, value_name = "LIST", help_heading = "Threads")]
     pub cpus: Option<String>,

@@ -1,9 +1,10 @@
 //! Flag values that are more than a number: `-n` (a count or `allkeys`) and the
 //! sweepable numeric flags (a number or a comma list, in a config file also a
-//! TOML array).
+//! TOML array), and `--io-engine`'s choice.
 
 use std::str::FromStr;
 
+use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
 /// `-n/--requests`: a number per client, or `allkeys` (cover the key range once).
@@ -200,5 +201,29 @@ impl<'de> Deserialize<'de> for WarmupArg {
             }
         }
         d.deserialize_any(Visitor)
+    }
+}
+
+/// How a worker thread drives its connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IoEngine {
+    /// mio over epoll: readiness, then one read and one write system call
+    /// per connection and wake-up.
+    #[default]
+    Epoll,
+    /// io_uring: every connection's sends and multishot receives batched
+    /// into one system call per wake-up (Linux 6.0 or later; plain TCP and
+    /// UNIX sockets, no TLS yet).
+    Uring,
+}
+
+impl IoEngine {
+    /// The name `--io-engine` takes and the report shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            IoEngine::Epoll => "epoll",
+            IoEngine::Uring => "uring",
+        }
     }
 }

@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use crate::config::io_engine::IoEngine;
 use crate::config::{Config, Stop};
 use crate::engine::advice::connect_advice;
 use crate::engine::crew::{self, Crew};
@@ -57,6 +58,16 @@ pub fn run(
     live: &mut dyn Sink,
     on_phase: &mut dyn FnMut(&Results),
 ) -> Result<Results, RunError> {
+    // `--io-engine uring` on a kernel that refuses io_uring: told before any
+    // connection opens, as the flag's error.
+    if config.io_engine == IoEngine::Uring
+        && let Err(why) = crate::engine::reactor::uring_available()
+    {
+        return Err(RunError::Usage(UsageError::new(
+            "--io-engine",
+            format!("uring: this kernel refuses io_uring ({why}); use --io-engine epoll"),
+        )));
+    }
     // One connection first, so that a wrong address or password is one clear
     // error rather than a failure in every thread. It also reads where a local
     // server runs, for the CPU plan, and closes before the workers connect, so

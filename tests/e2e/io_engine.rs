@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use crate::common::memcached::Memcached;
 use crate::common::{
-    Redis, TempDir, ask, f, kvbench, kvbench_at, kvbench_json, read_json,
-    refused_before_connecting, total, u, wait_for_traffic,
+    Redis, TempDir, f, kvbench, kvbench_at, kvbench_json, read_json, refused_before_connecting,
+    total, u, wait_for_traffic,
 };
 
 /// False, with the kernel's reason printed, where this kernel refuses

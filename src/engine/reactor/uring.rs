@@ -4,7 +4,7 @@
 //! (the timeout is the ring's, no timerfd). Receives are multishot and pick
 //! from the worker's provided buffers ([`bufs`]): one armed receive per
 //! connection for its life. A completion's bytes go to the connection's
-//! [`RingSocket`], which its connection then reads as it would a socket.
+//! [`RingSocket`](crate::engine::net::RingSocket), which its connection then reads as it would a socket.
 //!
 //! Every operation carries its connection's index, the generation of the
 //! socket it was submitted for (a reconnect starts a new one; completions of
@@ -77,27 +77,36 @@ pub struct Uring {
 
 /// Whether this kernel gives a ring with what the engine needs (multishot
 /// receive, provided-buffer rings, the wait's timeout), and if not why.
-pub fn uring_available() -> Result<(), String> {
-    let ring = IoUring::new(8).map_err(|e| e.to_string())?;
+///
+/// The probe's ring lives and dies on a thread of its own: its teardown
+/// notifies the thread that made it, which would interrupt (EINTR) a
+/// blocking read with a timeout, such as the preflight's handshake.
+pub fn uring_available() -> io::Result<()> {
+    std::thread::spawn(probe)
+        .join()
+        .unwrap_or_else(|_| Err(io::Error::other("the probe failed")))
+}
+
+fn probe() -> io::Result<()> {
+    let missing = |what: &str| io::Error::new(io::ErrorKind::Unsupported, what.to_string());
+    let ring = IoUring::new(8)?;
     let mut probe = io_uring::Probe::new();
-    ring.submitter()
-        .register_probe(&mut probe)
-        .map_err(|e| format!("probe: {e}"))?;
+    ring.submitter().register_probe(&mut probe)?;
     for (code, name) in [
-        (opcode::RecvMulti::CODE, "recv"),
-        (opcode::Send::CODE, "send"),
-        (opcode::PollAdd::CODE, "poll"),
+        (opcode::RecvMulti::CODE, "no recv operation"),
+        (opcode::Send::CODE, "no send operation"),
+        (opcode::PollAdd::CODE, "no poll operation"),
     ] {
         if !probe.is_supported(code) {
-            return Err(format!("no {name} operation"));
+            return Err(missing(name));
         }
     }
     if !ring.params().is_feature_ext_arg() {
-        return Err("no timeout on the wait (Linux 5.11)".to_string());
+        return Err(missing("no timeout on the wait (Linux 5.11)"));
     }
     BufRing::new(&ring, 2, 64)
         .map(drop)
-        .map_err(|e| format!("provided-buffer ring (Linux 5.19): {e}"))
+        .map_err(|e| missing(&format!("no provided-buffer ring (Linux 5.19): {e}")))
 }
 
 impl Uring {
