@@ -452,6 +452,16 @@ mod tests {
     use crate::config::MAX_PIPELINE;
 
     #[test]
+    fn micros_between_counts_whole_microseconds_and_never_goes_negative() {
+        let t0 = Instant::now();
+        let later = t0 + std::time::Duration::new(3, 1_999);
+        assert_eq!(micros_between(t0, later), 3_000_001);
+        assert_eq!(micros_between(later, t0), 0);
+        let hour = t0 + std::time::Duration::from_secs(3600);
+        assert_eq!(micros_between(t0, hour), 3_600_000_000);
+    }
+
+    #[test]
     fn the_memory_formula_of_the_design_doc_holds() {
         // docs/design.md, "Memory": 56 B per request in flight, at most
         // MAX_PIPELINE of them (3.5 MiB), and a 256 KiB write budget.
