@@ -6,6 +6,11 @@
 //! connection for its life. A completion's bytes go to the connection's
 //! [`RingSocket`](crate::engine::net::RingSocket), which its connection then reads as it would a socket.
 //!
+//! A connection's socket sits in the ring's file table at the connection's
+//! index (registered files: no descriptor lookup per operation), replaced
+//! when it reconnects and cleared when it closes, so that the table never
+//! holds a closed socket open.
+//!
 //! Every operation carries its connection's index, the generation of the
 //! socket it was submitted for (a reconnect starts a new one; completions of
 //! the old are dropped) and its kind. A send's bytes belong to the ring's
@@ -15,6 +20,7 @@
 pub mod bufs;
 
 use std::io;
+use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
 use io_uring::{IoUring, cqueue, opcode, squeue, types};
@@ -61,6 +67,43 @@ struct Slot {
     /// Bytes handed to the kernel, the first `sent` of them sent.
     out: Vec<u8>,
     sent: usize,
+    /// Its socket is in the ring's file table at its index.
+    fixed: bool,
+}
+
+/// How an operation names its socket: by descriptor, or by its place in the
+/// ring's file table (no descriptor lookup per operation).
+#[derive(Debug, Clone, Copy)]
+enum Sock {
+    Fd(RawFd),
+    Fixed(u32),
+}
+
+fn poll_out(s: Sock) -> squeue::Entry {
+    let mask = libc::POLLOUT as u32;
+    match s {
+        Sock::Fd(fd) => opcode::PollAdd::new(types::Fd(fd), mask).build(),
+        Sock::Fixed(i) => opcode::PollAdd::new(types::Fixed(i), mask).build(),
+    }
+}
+
+fn recv_multi(s: Sock) -> squeue::Entry {
+    match s {
+        Sock::Fd(fd) => opcode::RecvMulti::new(types::Fd(fd), bufs::GROUP).build(),
+        Sock::Fixed(i) => opcode::RecvMulti::new(types::Fixed(i), bufs::GROUP).build(),
+    }
+}
+
+fn send(s: Sock, bytes: &[u8]) -> squeue::Entry {
+    let (ptr, len) = (bytes.as_ptr(), bytes.len() as u32);
+    match s {
+        Sock::Fd(fd) => opcode::Send::new(types::Fd(fd), ptr, len)
+            .flags(libc::MSG_NOSIGNAL)
+            .build(),
+        Sock::Fixed(i) => opcode::Send::new(types::Fixed(i), ptr, len)
+            .flags(libc::MSG_NOSIGNAL)
+            .build(),
+    }
 }
 
 /// A worker's ring.
@@ -73,6 +116,9 @@ pub struct Uring {
     marks: Vec<u8>,
     hits: Vec<usize>,
     wake_at: Option<Instant>,
+    /// Entries of the ring's file table (connections past it use their
+    /// descriptor).
+    files: u32,
 }
 
 /// Whether this kernel gives a ring with what the engine needs (multishot
@@ -124,7 +170,16 @@ impl Uring {
             .or_else(|_| IoUring::builder().setup_cqsize(entries * 4).build(entries))?;
         let count = (connections * 2).next_power_of_two().clamp(64, 1024) as u16;
         let bufs = BufRing::new(&ring, count, BUFFER_SIZE)?;
+        // A file table with room for every connection and its reconnects or
+        // new nodes; a kernel without sparse tables (5.19) names descriptors.
+        let files = (connections * 2).clamp(64, 65_536) as u32;
+        let files = if ring.submitter().register_files_sparse(files).is_ok() {
+            files
+        } else {
+            0
+        };
         Ok(Uring {
+            files,
             ring,
             bufs,
             slots: Vec::new(),
@@ -175,7 +230,9 @@ impl Uring {
             self.slots.resize_with(conns.len(), Slot::default);
             self.marks.resize(conns.len(), 0);
         }
-        let Uring { ring, slots, .. } = self;
+        let Uring {
+            ring, slots, files, ..
+        } = self;
         for (i, conn) in conns.iter_mut().enumerate() {
             let state = conn.state();
             let Stream::Ring(sock) = conn.stream_mut() else {
@@ -191,27 +248,40 @@ impl Uring {
                     slot.out.clear();
                     slot.sent = 0;
                 }
+                // The new socket takes its place in the file table (and lets
+                // go of the old one there).
+                slot.fixed = (i as u32) < *files
+                    && ring
+                        .submitter()
+                        .register_files_update(i as u32, &[sock.fd()])
+                        .is_ok();
             }
-            let fd = types::Fd(sock.fd());
-            let generation = slot.generation;
-            match state {
-                ConnState::Closed => continue,
-                ConnState::Connecting => {
-                    if !slot.poll_armed {
-                        let poll = opcode::PollAdd::new(fd, libc::POLLOUT as u32)
-                            .build()
-                            .user_data(user_data(i, generation, POLL));
-                        push(ring, &poll)?;
-                        slot.poll_armed = true;
-                    }
-                    continue;
+            if state == ConnState::Closed {
+                if slot.fixed {
+                    // The table must not hold a closed socket open.
+                    slot.fixed = ring
+                        .submitter()
+                        .register_files_update(i as u32, &[-1])
+                        .is_err();
                 }
-                ConnState::Handshaking(_) | ConnState::Ready => {}
+                continue;
+            }
+            let target = if slot.fixed {
+                Sock::Fixed(i as u32)
+            } else {
+                Sock::Fd(sock.fd())
+            };
+            let generation = slot.generation;
+            if state == ConnState::Connecting {
+                if !slot.poll_armed {
+                    let poll = poll_out(target).user_data(user_data(i, generation, POLL));
+                    push(ring, &poll)?;
+                    slot.poll_armed = true;
+                }
+                continue;
             }
             if !slot.recv_armed && sock.ended().is_none() {
-                let recv = opcode::RecvMulti::new(fd, bufs::GROUP)
-                    .build()
-                    .user_data(user_data(i, generation, RECV));
+                let recv = recv_multi(target).user_data(user_data(i, generation, RECV));
                 push(ring, &recv)?;
                 slot.recv_armed = true;
             }
@@ -226,12 +296,8 @@ impl Uring {
                 }
             }
             if slot.sent < slot.out.len() {
-                let rest = &slot.out[slot.sent..];
-                let send = opcode::Send::new(fd, rest.as_ptr(), rest.len() as u32)
-                    .flags(libc::MSG_NOSIGNAL)
-                    .build()
-                    .user_data(user_data(i, generation, SEND));
-                push(ring, &send)?;
+                let bytes = send(target, &slot.out[slot.sent..]);
+                push(ring, &bytes.user_data(user_data(i, generation, SEND)))?;
                 slot.send_busy = true;
                 slot.send_generation = generation;
             }

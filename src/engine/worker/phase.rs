@@ -118,6 +118,12 @@ impl Worker {
             self.start_phase(index, stop, started_at, prefill);
             self.run_phase(stop, started_at);
         }
+        // Every socket closes now, as the server sees it: with io_uring the
+        // ring's file table and armed receives hold them, and the ring is torn
+        // down only after the process has gone.
+        for conn in &mut self.conns {
+            conn.stream_mut().shutdown();
+        }
     }
 
     /// Gives every client a fresh request source (and, with `--rate`, a fresh
