@@ -10,12 +10,14 @@ mod epoll;
 pub mod uring;
 
 use std::io;
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 pub use epoll::Epoll;
 pub use uring::{Uring, uring_available};
 
 use crate::config::io_engine::IoEngine;
+use crate::config::target::Target;
 use crate::engine::conn::Conn;
 use crate::engine::net::Stream;
 
@@ -64,6 +66,18 @@ impl Reactor {
             Reactor::Epoll(e) => e.attach(stream, index),
             Reactor::Uring(_) => Ok(stream.into_ring()),
         }
+    }
+
+    /// Starts a non-blocking connect to `target` ([`Stream::start_connect`])
+    /// for connection `index` and attaches it: every connection opened during
+    /// a run comes through here.
+    pub fn start_connect(
+        &self,
+        target: &Target,
+        addr: Option<SocketAddr>,
+        index: usize,
+    ) -> io::Result<Stream> {
+        self.attach(Stream::start_connect(target, addr)?, index)
     }
 
     /// The next wake-up the worker needs apart from its sockets (an

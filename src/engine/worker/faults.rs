@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::target::Endpoint;
 use crate::engine::conn::{CloseReason, Conn, ConnState};
-use crate::engine::net::{self, Stream};
+use crate::engine::net;
 use crate::engine::worker::{Wake, Worker};
 
 /// The first reconnect waits this long; each further attempt multiplies it by
@@ -78,8 +78,9 @@ impl Worker {
         link.reconnect_attempts += 1;
         self.stats.errors.reconnects += 1;
         let handshake = self.handshakes.pick(link.readonly);
-        let stream = Stream::start_connect(&self.config.target, link.addr)
-            .and_then(|stream| self.reactor.attach(stream, i));
+        let stream = self
+            .reactor
+            .start_connect(&self.config.target, link.addr, i);
         match stream {
             Ok(stream) => conn.reconnect(stream, &handshake.request),
             // Refused, or the reactor would not take it: the connection stays
@@ -106,8 +107,9 @@ impl Worker {
             return;
         };
         let index = self.conns.len();
-        let stream = Stream::start_connect(&self.config.target, Some(addr))
-            .and_then(|stream| self.reactor.attach(stream, index));
+        let stream = self
+            .reactor
+            .start_connect(&self.config.target, Some(addr), index);
         let Ok(stream) = stream else {
             self.stats.errors.refused += 1;
             return;

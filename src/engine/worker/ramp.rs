@@ -21,7 +21,6 @@ use crate::config::Config;
 use crate::config::ramp::Jitter;
 use crate::engine::client_stats::{self, ClientSeries};
 use crate::engine::conn::{CloseReason, ConnState};
-use crate::engine::net::Stream;
 use crate::engine::worker::Worker;
 
 /// `-D`: one debug line on stderr, in kvbench's form.
@@ -161,8 +160,7 @@ impl Worker {
             return;
         };
         let index = self.conns.len();
-        let stream = Stream::start_connect(&self.config.target, addr)
-            .and_then(|stream| self.reactor.attach(stream, index));
+        let stream = self.reactor.start_connect(&self.config.target, addr, index);
         let Ok(stream) = stream else {
             self.stats.errors.refused += 1;
             return;
@@ -188,8 +186,9 @@ impl Worker {
         }
         link.reconnect_attempts = 0;
         let handshake = self.handshakes.pick(link.readonly);
-        let stream = Stream::start_connect(&self.config.target, link.addr)
-            .and_then(|stream| self.reactor.attach(stream, i));
+        let stream = self
+            .reactor
+            .start_connect(&self.config.target, link.addr, i);
         match stream {
             Ok(stream) => conn.reconnect(stream, &handshake.request),
             Err(_) => self.stats.errors.refused += 1,
