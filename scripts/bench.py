@@ -11,7 +11,9 @@ of docs/performance.md.
 
 `--only cluster` (part of the full run, not of `--quick`) compares kvbench
 against a 3-master Redis Cluster with kvbench against one server; see
-scripts/bench_cluster.py.
+scripts/bench_cluster.py. `--only memtier` (also part of the full run) puts
+kvbench beside memtier_benchmark where one is named (`--memtier`, `MEMTIER`
+or PATH); see scripts/bench_memtier.py.
 
 No number is asserted here: performance is measured, not tested. `--quick` is
 the tiny variant that `make test` runs to prove the script works.
@@ -31,6 +33,7 @@ import tempfile
 import time
 
 from bench_cluster import cluster_rows, render_cluster
+import bench_memtier
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -253,6 +256,35 @@ def cluster_table(binary, workloads, pairs):
     return cluster_rows(measure, start_server, stop_server, pinned, workloads, pairs)
 
 
+def memtier_table(args, pairs):
+    """kvbench beside memtier_benchmark (scripts/bench_memtier.py), against a
+    server of their own on CPU 0; a sentence instead where memtier is absent."""
+    binary = bench_memtier.find(args.memtier)
+    if binary is None:
+        return bench_memtier.render(None, None, pairs, missing="no memtier_benchmark found")
+    small_workloads = bench_memtier.SMALL_QUICK if args.quick else bench_memtier.SMALL
+    requests = bench_memtier.HEADLINE_QUICK if args.quick else bench_memtier.HEADLINE_REQUESTS
+    server, port, workdir = start_server(0)
+    try:
+        run_mt = lambda threads, clients, pipeline, n, cpu: bench_memtier.memtier(
+            binary, run_measured, pinned, port, threads, clients, pipeline, n, cpu)
+        small = bench_memtier.small_rows(
+            lambda conns, pipeline, n: kvbench(args.kvbench, port, conns, pipeline, n),
+            lambda conns, pipeline, n: run_mt(1, conns, pipeline, n, 1), small_workloads, pairs)
+        variants = [
+            ("kvbench -t 20 -c 100", lambda: kvbench(args.kvbench, port, 2000, 1, requests, threads=20, cpu=None,
+                                                     placement=())),
+            ("kvbench -t 20 -c 100 --io-engine uring",
+             lambda: kvbench(args.kvbench, port, 2000, 1, requests, threads=20, cpu=None, placement=(),
+                             extra=("--io-engine", "uring"))),
+            ("memtier -t 20 -c 100", lambda: run_mt(20, 100, 1, requests, None)),
+        ]
+        headline = bench_memtier.headline_rows(variants, pairs)
+    finally:
+        stop_server(server, workdir)
+    return bench_memtier.render(small, headline, pairs)
+
+
 def stop_server(server, workdir):
     server.kill()
     server.wait()
@@ -319,7 +351,8 @@ def main():
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="tiny workloads, one pair: proves the script works")
     ap.add_argument("--write-doc", action="store_true", help="replace the generated table in docs/performance.md")
-    ap.add_argument("--only", choices=["placement", "cluster"],
+    ap.add_argument("--memtier", help="memtier_benchmark to compare against (default: $MEMTIER, then PATH)")
+    ap.add_argument("--only", choices=["placement", "cluster", "memtier"],
                     help="run only the placement or the cluster rows (printed, never written to the doc)")
     ap.add_argument("--criterion", metavar="FILE", help="only turn this `cargo bench` output into the micro-benchmark table")
     args = ap.parse_args()
@@ -336,6 +369,9 @@ def main():
     if args.only == "placement":
         requests = PLACEMENT_QUICK if args.quick else PLACEMENT_REQUESTS
         print(render_placement(placement_rows(args.kvbench, requests, pairs), pairs))
+        return
+    if args.only == "memtier":
+        print(memtier_table(args, pairs))
         return
     if args.only == "cluster":
         print(render_cluster(cluster_table(args.kvbench, CLUSTER_QUICK if args.quick else CLUSTER_WORKLOADS,
@@ -393,6 +429,7 @@ def main():
     table = render(rows, pairs) + "\n\n" + render_floor(floors, pairs) + "\n\n" + render_scaling(scaling) + "\n\n" + render_placement(placement, pairs)
     if not args.quick:  # the quick run stays on what every build supports
         table += "\n\n" + render_cluster(cluster_table(args.kvbench, CLUSTER_WORKLOADS, pairs), pairs)
+        table += "\n\n" + memtier_table(args, pairs)
     print(table)
     if args.write_doc and not args.quick:
         write_doc(table)

@@ -20,13 +20,15 @@
 //! - [`control`]: the control connection's counters and commands;
 //! - [`options`]: the settings a protocol refuses.
 //!
-//! Shared by all: [`error_kind`] (server error replies grouped by kind),
+//! Shared by all: [`decimal`] (a key's or a length's digits, appended
+//! without a library call), [`error_kind`] (server error replies grouped by kind),
 //! [`template`] (any `--command`, encoded once and filled per request; RESP,
 //! refused by memcached), [`value`] (owned RESP replies for the control
 //! connection and the cluster's slot map).
 
 pub mod command;
 pub mod control;
+pub mod decimal;
 pub mod error_kind;
 pub mod handshake;
 pub mod memcache;

@@ -13,6 +13,7 @@
 //! ends in `END` before its announced length (memcached never sends one; the
 //! connection would otherwise wait for bytes that never come).
 
+use crate::protocol::decimal;
 use crate::protocol::error_kind::ServerErrorKind;
 
 /// The longest reply line accepted (memcached's keys are at most 250 bytes,
@@ -117,10 +118,9 @@ pub fn encode_set(out: &mut Vec<u8>, prefix: &[u8], key: u64, expiry: u32, value
     out.extend_from_slice(b"set ");
     push_key(out, prefix, key);
     out.extend_from_slice(b" 0 ");
-    out.extend_from_slice(itoa::Buffer::new().format(expiry).as_bytes());
+    decimal::push(out, u64::from(expiry));
     out.push(b' ');
-    out.extend_from_slice(itoa::Buffer::new().format(value.len()).as_bytes());
-    out.extend_from_slice(b"\r\n");
+    decimal::push_crlf(out, value.len() as u64);
     out.extend_from_slice(value);
     out.extend_from_slice(b"\r\n");
     out.len() - before
@@ -128,7 +128,7 @@ pub fn encode_set(out: &mut Vec<u8>, prefix: &[u8], key: u64, expiry: u32, value
 
 fn push_key(out: &mut Vec<u8>, prefix: &[u8], key: u64) {
     out.extend_from_slice(prefix);
-    out.extend_from_slice(itoa::Buffer::new().format(key).as_bytes());
+    decimal::push(out, key);
 }
 
 /// Decodes the first reply in `buf`: `Ok(None)` while incomplete,

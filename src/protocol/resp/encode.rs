@@ -3,6 +3,8 @@
 //! [`crate::protocol::template`]. Each appends to the caller's buffer and
 //! allocates nothing else.
 
+use crate::protocol::decimal;
+
 /// How the SETs' expiry is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExpiryCommand {
@@ -18,7 +20,8 @@ pub enum ExpiryCommand {
 pub fn encode_command(out: &mut Vec<u8>, args: &[&[u8]]) {
     push_length(out, b'*', args.len());
     for arg in args {
-        push_bulk(out, &[arg]);
+        out.push(b'$');
+        push_value(out, arg);
     }
 }
 
@@ -27,11 +30,9 @@ pub fn encode_command(out: &mut Vec<u8>, args: &[&[u8]]) {
 /// without allocating anything but growth of `out`.
 pub fn encode_get(out: &mut Vec<u8>, prefix: &[u8], key: u64) -> usize {
     let before = out.len();
-    let mut digits = itoa::Buffer::new();
-    let digits = digits.format(key).as_bytes();
-    out.reserve(prefix.len().saturating_add(digits.len()).saturating_add(32));
-    out.extend_from_slice(b"*2\r\n$3\r\nGET\r\n");
-    push_bulk(out, &[prefix, digits]);
+    out.reserve(prefix.len() + 64);
+    out.extend_from_slice(b"*2\r\n$3\r\nGET\r\n$");
+    push_key(out, prefix, key);
     out.len() - before
 }
 
@@ -39,14 +40,29 @@ pub fn encode_get(out: &mut Vec<u8>, prefix: &[u8], key: u64) -> usize {
 /// appended. The key is formed as in [`encode_get`].
 pub fn encode_set(out: &mut Vec<u8>, prefix: &[u8], key: u64, value: &[u8]) -> usize {
     let before = out.len();
-    let mut digits = itoa::Buffer::new();
-    let digits = digits.format(key).as_bytes();
-    let payload = prefix.len().saturating_add(digits.len());
-    out.reserve(payload.saturating_add(value.len()).saturating_add(48));
-    out.extend_from_slice(b"*3\r\n$3\r\nSET\r\n");
-    push_bulk(out, &[prefix, digits]);
-    push_bulk(out, &[value]);
+    out.reserve(prefix.len() + value.len() + 96);
+    out.extend_from_slice(b"*3\r\n$3\r\nSET\r\n$");
+    push_key(out, prefix, key);
+    out.push(b'$');
+    push_value(out, value);
     out.len() - before
+}
+
+/// The rest of a key's bulk string after its `$`: the length, CRLF, the
+/// prefix, the digits, CRLF. Only the prefix is a copy of run-time size.
+#[inline]
+fn push_key(out: &mut Vec<u8>, prefix: &[u8], key: u64) {
+    decimal::push_crlf(out, (prefix.len() + decimal::digits(key)) as u64);
+    out.extend_from_slice(prefix);
+    decimal::push_crlf(out, key);
+}
+
+/// The rest of a value's bulk string after its `$`.
+#[inline]
+fn push_value(out: &mut Vec<u8>, value: &[u8]) {
+    decimal::push_crlf(out, value.len() as u64);
+    out.extend_from_slice(value);
+    out.extend_from_slice(b"\r\n");
 }
 
 /// Appends `SET <prefix><key> <value> EX <seconds>` (or memtier's `SETEX
@@ -60,23 +76,25 @@ pub fn encode_set_expiring(
     command: ExpiryCommand,
 ) -> usize {
     let before = out.len();
-    let mut digits = itoa::Buffer::new();
-    let digits = digits.format(key).as_bytes();
     let mut secs = itoa::Buffer::new();
     let secs = secs.format(seconds).as_bytes();
+    out.reserve(prefix.len() + value.len() + 160);
     match command {
         ExpiryCommand::SetWithEx => {
-            out.extend_from_slice(b"*5\r\n$3\r\nSET\r\n");
-            push_bulk(out, &[prefix, digits]);
-            push_bulk(out, &[value]);
-            out.extend_from_slice(b"$2\r\nEX\r\n");
-            push_bulk(out, &[secs]);
+            out.extend_from_slice(b"*5\r\n$3\r\nSET\r\n$");
+            push_key(out, prefix, key);
+            out.push(b'$');
+            push_value(out, value);
+            out.extend_from_slice(b"$2\r\nEX\r\n$");
+            push_value(out, secs);
         }
         ExpiryCommand::Setex => {
-            out.extend_from_slice(b"*4\r\n$5\r\nSETEX\r\n");
-            push_bulk(out, &[prefix, digits]);
-            push_bulk(out, &[secs]);
-            push_bulk(out, &[value]);
+            out.extend_from_slice(b"*4\r\n$5\r\nSETEX\r\n$");
+            push_key(out, prefix, key);
+            out.push(b'$');
+            push_value(out, secs);
+            out.push(b'$');
+            push_value(out, value);
         }
     }
     out.len() - before
@@ -101,17 +119,5 @@ pub fn encode_wait(out: &mut Vec<u8>, replicas: u32, timeout_ms: u32) -> usize {
 /// Appends a header line such as `*3\r\n` or `$5\r\n`.
 fn push_length(out: &mut Vec<u8>, kind: u8, len: usize) {
     out.push(kind);
-    out.extend_from_slice(itoa::Buffer::new().format(len).as_bytes());
-    out.extend_from_slice(b"\r\n");
-}
-
-/// Appends one bulk string whose payload is `parts` laid end to end, so a
-/// key's prefix and digits never need joining in a temporary buffer.
-fn push_bulk(out: &mut Vec<u8>, parts: &[&[u8]]) {
-    let len = parts.iter().map(|part| part.len()).sum();
-    push_length(out, b'$', len);
-    for part in parts {
-        out.extend_from_slice(part);
-    }
-    out.extend_from_slice(b"\r\n");
+    decimal::push_crlf(out, len as u64);
 }

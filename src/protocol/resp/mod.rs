@@ -323,7 +323,43 @@ pub(super) fn read_line(
 }
 
 /// Reads an integer line such as the body of `:12\r\n` or `$3\r\n`.
+#[inline]
 pub(super) fn read_number(buf: &[u8], start: usize) -> Result<Option<(i64, usize)>, DecodeError> {
+    match whole_number(buf, start) {
+        Some(found) => Ok(Some(found)),
+        None => read_number_line(buf, start),
+    }
+}
+
+/// The common case of [`read_number`] in one pass: an optional `-`, digits
+/// that fit an `i64`, CRLF. Anything else (incomplete, too long, malformed)
+/// is `None` and left to [`read_number_line`], which names it; where both
+/// answer, they answer alike.
+#[inline]
+fn whole_number(buf: &[u8], start: usize) -> Option<(i64, usize)> {
+    let rest = buf.get(start..)?;
+    let negative = rest.first() == Some(&b'-');
+    let first = usize::from(negative);
+    let mut at = first;
+    let mut value = 0_i64;
+    loop {
+        let digit = rest.get(at)?.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        value = value.checked_mul(10)?;
+        value = if negative {
+            value.checked_sub(i64::from(digit))?
+        } else {
+            value.checked_add(i64::from(digit))?
+        };
+        at += 1;
+    }
+    (at > first && rest.get(at..at + 2)? == b"\r\n").then_some((value, start + at + 2))
+}
+
+/// [`read_number`] by its line: finds the CRLF, then parses what is before it.
+fn read_number_line(buf: &[u8], start: usize) -> Result<Option<(i64, usize)>, DecodeError> {
     let Some((digits, end)) = read_line(buf, start, DecodeError::InvalidNumber)? else {
         return Ok(None);
     };

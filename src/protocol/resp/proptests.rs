@@ -221,3 +221,31 @@ proptest! {
         prop_assert_eq!(set, vec![b"SET".to_vec(), expected_key, value]);
     }
 }
+
+/// Number lines: digits, a sign, line ends and the odd stray byte, so the
+/// one-pass reader meets every edge (overflow, lone `\r`, empty digits).
+fn number_line() -> impl Strategy<Value = Vec<u8>> {
+    vec(
+        prop_oneof![
+            8 => b'0'..=b'9',
+            1 => Just(b'-'),
+            1 => Just(b'\r'),
+            1 => Just(b'\n'),
+            1 => any::<u8>(),
+        ],
+        0..28,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    #[test]
+    fn the_one_pass_number_reader_agrees_with_the_line_reader(line in number_line()) {
+        if let Some(found) = super::whole_number(&line, 0) {
+            prop_assert_eq!(super::read_number_line(&line, 0), Ok(Some(found)));
+        }
+        let expected = super::read_number_line(&line, 0);
+        prop_assert_eq!(super::read_number(&line, 0), expected);
+    }
+}
