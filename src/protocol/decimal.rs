@@ -39,16 +39,31 @@ pub fn push_crlf(out: &mut Vec<u8>, n: u64) {
     write(out, n, true);
 }
 
-/// Appends [`ROOM`] bytes (a fixed-size copy), writes the digits into them
-/// from the right, two at a time, and cuts the buffer back to what was meant.
+/// [`push_crlf`] for a caller that already knows `n`'s width (its
+/// [`digits`]), as a key's encoder does after writing the key's length.
+#[inline]
+pub fn push_crlf_width(out: &mut Vec<u8>, n: u64, width: usize) {
+    debug_assert_eq!(width, digits(n));
+    write_width(out, n, width.min(20), true);
+}
+
+/// [`write_width`] once `n`'s width is known; lengths are mostly below 100,
+/// and their width needs no logarithm.
 #[inline(always)]
 fn write(out: &mut Vec<u8>, n: u64, crlf: bool) {
-    // Lengths are mostly below 100: their width needs no logarithm.
     let len = match n {
         0..10 => 1,
         10..100 => 2,
         _ => digits(n).min(20),
     };
+    write_width(out, n, len, crlf);
+}
+
+/// Appends [`ROOM`] bytes (a fixed-size copy), writes the `len` digits of
+/// `n` into them from the right, two at a time, and cuts the buffer back to
+/// what was meant.
+#[inline(always)]
+fn write_width(out: &mut Vec<u8>, n: u64, len: usize, crlf: bool) {
     let start = out.len();
     out.extend_from_slice(&[0_u8; ROOM]);
     let Some(room) = out

@@ -52,9 +52,10 @@ pub fn encode_set(out: &mut Vec<u8>, prefix: &[u8], key: u64, value: &[u8]) -> u
 /// prefix, the digits, CRLF. Only the prefix is a copy of run-time size.
 #[inline]
 fn push_key(out: &mut Vec<u8>, prefix: &[u8], key: u64) {
-    decimal::push_crlf(out, (prefix.len() + decimal::digits(key)) as u64);
+    let width = decimal::digits(key);
+    decimal::push_crlf(out, (prefix.len() + width) as u64);
     out.extend_from_slice(prefix);
-    decimal::push_crlf(out, key);
+    decimal::push_crlf_width(out, key, width);
 }
 
 /// The rest of a value's bulk string after its `$`.
