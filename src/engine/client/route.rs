@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::config::{ClusterOptions, ReadFrom};
 use crate::engine::cluster::map::Node;
 use crate::engine::cluster::nearest::{self, NodeLatency};
-use crate::engine::cluster::slot::SLOTS;
+use crate::engine::cluster::slot::{NumberedSlots, SLOTS};
 use crate::engine::cluster::topology::{RefreshHandle, Topology, WorkerCluster};
 
 /// One server, or a cluster's slot map.
@@ -27,11 +27,14 @@ pub struct Router {
     latency: Arc<NodeLatency>,
     refresh: Option<RefreshHandle>,
     options: ClusterOptions,
+    /// The slots of `--key-prefix`'s numbered keys.
+    keys: NumberedSlots,
 }
 
 impl Router {
     /// The one-server router: every request to the client's only connection.
-    pub fn single() -> Router {
+    /// `prefix` is `--key-prefix`.
+    pub fn single(prefix: &[u8]) -> Router {
         Router {
             nodes: Vec::new(),
             owner: Vec::new(),
@@ -40,11 +43,13 @@ impl Router {
             latency: Arc::default(),
             refresh: None,
             options: ClusterOptions::default(),
+            keys: NumberedSlots::new(prefix),
         }
     }
 
-    /// The router of a cluster run, from the topology found at the start.
-    pub fn cluster(cluster: WorkerCluster, options: ClusterOptions) -> Router {
+    /// The router of a cluster run, from the topology found at the start;
+    /// `prefix` is `--key-prefix`, whose keys' slots it computes.
+    pub fn cluster(cluster: WorkerCluster, options: ClusterOptions, prefix: &[u8]) -> Router {
         let mut router = Router {
             nodes: Vec::new(),
             owner: vec![0; usize::from(SLOTS)],
@@ -53,9 +58,16 @@ impl Router {
             latency: cluster.latency,
             refresh: Some(cluster.refresh),
             options,
+            keys: NumberedSlots::new(prefix),
         };
         router.apply(&cluster.topology);
         router
+    }
+
+    /// The slot of the key `--key-prefix` + decimal `number`.
+    #[inline]
+    pub fn numbered_slot(&self, number: u64) -> u16 {
+        self.keys.slot(number)
     }
 
     /// True in a cluster run.

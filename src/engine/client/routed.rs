@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::engine::client::{Client, Fill, Pending, Router, advance, next_intended};
-use crate::engine::cluster::slot::{key_slot, numbered_key_slot, resp_arg};
+use crate::engine::cluster::slot::{key_slot, resp_arg};
 use crate::engine::conn::{Conn, ConnState, InFlight};
 use crate::engine::request::Queued;
 use crate::workload::ops::Encoding;
@@ -117,7 +117,7 @@ impl Client {
             advance(&mut self.schedule, intended_at, now, cx.stats);
             let node = match source.rotation() {
                 Some(rotation) => self.pinned_node(router, rotation, cx.prefix),
-                None => self.route(router, queued, &self.scratch, cx.prefix),
+                None => self.route(router, queued, &self.scratch),
             };
             let request = InFlight {
                 queued,
@@ -220,13 +220,13 @@ impl Client {
         missing
     }
 
-    /// The node for `queued`, encoded as `bytes` with key prefix `prefix`.
-    fn route(&self, router: &Router, queued: Queued, bytes: &[u8], prefix: &[u8]) -> usize {
+    /// The node for `queued`, encoded as `bytes`.
+    fn route(&self, router: &Router, queued: Queued, bytes: &[u8]) -> usize {
         let op = self.ops.ops.get(usize::from(queued.op));
         let slot = match op.map(|op| op.encoding) {
             // memtier's pair: the key is the prefix and the number, hashed
             // without reading it back from the bytes.
-            Some(Encoding::Set | Encoding::Get) => Some(numbered_key_slot(prefix, queued.key)),
+            Some(Encoding::Set | Encoding::Get) => Some(router.numbered_slot(queued.key)),
             _ => op
                 .and_then(|op| op.key_arg)
                 .and_then(|arg| resp_arg(bytes, arg))
@@ -257,7 +257,7 @@ impl Client {
             );
             let node = pending
                 .node
-                .unwrap_or_else(|| self.route(router, queued, &self.again, cx.prefix));
+                .unwrap_or_else(|| self.route(router, queued, &self.again));
             let Some(index) = self.link_of(node) else {
                 return Some(node);
             };

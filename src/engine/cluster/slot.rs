@@ -33,9 +33,7 @@ const TABLE: [u16; 256] = {
 
 /// CRC16-XMODEM of `bytes`.
 pub fn crc16(bytes: &[u8]) -> u16 {
-    bytes.iter().fold(0u16, |crc, &b| {
-        (crc << 8) ^ TABLE[usize::from(((crc >> 8) as u8) ^ b)]
-    })
+    crc16_from(0, bytes)
 }
 
 /// The part of `key` that is hashed: its hash tag, or the whole key.
@@ -54,18 +52,55 @@ pub fn key_slot(key: &[u8]) -> u16 {
     crc16(hashed_part(key)) % SLOTS
 }
 
-/// The slot of the key `prefix` + decimal `number` (kvbench's key shape),
-/// without building the key: the digits are hashed from a stack buffer.
-pub fn numbered_key_slot(prefix: &[u8], number: u64) -> u16 {
-    let mut digits = itoa::Buffer::new();
-    let digits = digits.format(number).as_bytes();
-    // Digits hold no braces, so a tag can only lie wholly inside the prefix;
-    // if it does, it decides alone, and otherwise the whole key is hashed.
-    let tag = hashed_part(prefix);
-    if tag.len() < prefix.len() {
-        return crc16(tag) % SLOTS;
+/// The slots of the keys `prefix` + decimal number (kvbench's key shape) for
+/// one prefix: the prefix's share of the CRC is computed once, and each key
+/// hashes only its digits, from a stack buffer, without building the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NumberedSlots {
+    /// The slot of every key when a hash tag inside the prefix decides alone.
+    tagged: Option<u16>,
+    /// The CRC16 state after the prefix.
+    after_prefix: u16,
+}
+
+impl NumberedSlots {
+    /// The slots of keys that start with `prefix`.
+    pub fn new(prefix: &[u8]) -> NumberedSlots {
+        // Digits hold no braces, so a tag can only lie wholly inside the
+        // prefix; if it does, it decides alone, and otherwise the whole key
+        // is hashed.
+        let tag = hashed_part(prefix);
+        NumberedSlots {
+            tagged: (tag.len() < prefix.len()).then(|| crc16(tag) % SLOTS),
+            after_prefix: crc16(prefix),
+        }
     }
-    crc16_parts(prefix, digits) % SLOTS
+
+    /// The slot of the key `prefix` + decimal `number`.
+    #[inline]
+    pub fn slot(&self, number: u64) -> u16 {
+        if let Some(slot) = self.tagged {
+            return slot;
+        }
+        let mut digits = [0_u8; 20];
+        let mut at = digits.len();
+        let mut rest = number;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        crc16_from(self.after_prefix, &digits[at..]) % SLOTS
+    }
+}
+
+/// The slot of the key `prefix` + decimal `number`: [`NumberedSlots`] for a
+/// single key.
+pub fn numbered_key_slot(prefix: &[u8], number: u64) -> u16 {
+    NumberedSlots::new(prefix).slot(number)
 }
 
 /// Argument `index` (0 = the command name) of one RESP-encoded request, as
@@ -96,9 +131,9 @@ fn number(bytes: &[u8]) -> Option<(usize, &[u8])> {
     Some((n, bytes.get(end + 2..)?))
 }
 
-/// CRC16 of `a` followed by `b`.
-fn crc16_parts(a: &[u8], b: &[u8]) -> u16 {
-    b.iter().fold(crc16(a), |crc, &byte| {
+/// CRC16 of `bytes` continued from the state `crc`.
+fn crc16_from(crc: u16, bytes: &[u8]) -> u16 {
+    bytes.iter().fold(crc, |crc, &byte| {
         (crc << 8) ^ TABLE[usize::from(((crc >> 8) as u8) ^ byte)]
     })
 }
@@ -156,7 +191,8 @@ mod tests {
             b"{tag}:",
             b"a{b}c",
         ] {
-            for n in [0u64, 7, 42, 99_999, u64::MAX] {
+            let widths = (0..20).flat_map(|w| [10u64.pow(w), 10u64.pow(w) - 1, 10u64.pow(w) + 7]);
+            for n in widths.chain([42, 99_999, u64::MAX]) {
                 let key = [prefix, n.to_string().as_bytes()].concat();
                 assert_eq!(numbered_key_slot(prefix, n), key_slot(&key), "{key:?}");
             }

@@ -261,8 +261,10 @@ impl WorkerBuilder {
         });
         let reactor = Reactor::new(config.io_engine, config.connections()).map_err(io)?;
         let router = match (self.cluster, config.cluster) {
-            (Some(cluster), Some(options)) => Router::cluster(cluster, options),
-            _ => Router::single(),
+            (Some(cluster), Some(options)) => {
+                Router::cluster(cluster, options, config.keys.prefix.as_bytes())
+            }
+            _ => Router::single(config.keys.prefix.as_bytes()),
         };
         let max_request = max_request_bytes(&config);
         let mut stats = Stats::for_config(&config)

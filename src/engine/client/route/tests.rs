@@ -59,7 +59,11 @@ fn router(
         read_from,
         ..ClusterOptions::default()
     };
-    (Router::cluster(cluster, options), ask_rx, up_tx)
+    (
+        Router::cluster(cluster, options, b"memtier-"),
+        ask_rx,
+        up_tx,
+    )
 }
 
 #[test]
@@ -116,5 +120,5 @@ fn refresh_asks_coalesce_and_a_new_topology_is_applied() {
     ups.send(Arc::new(moved)).unwrap();
     assert!(r.take_updates());
     assert_eq!(r.route(Some(0), false, 0), 1);
-    assert!(!Router::single().is_cluster());
+    assert!(!Router::single(b"memtier-").is_cluster());
 }
