@@ -138,7 +138,7 @@ fn request_stream(c: &mut Criterion) {
                 if out.len() > (1 << 20) - 4096 {
                     out.clear();
                 }
-                source.encode_next(&mut out, b"memtier-", &values, 0)
+                source.encode_next(&mut out, &values, 0)
             })
         });
     }

@@ -13,7 +13,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::config::{Config, RangeSharing, Stop};
-use crate::protocol::wire::Protocol;
+use crate::protocol::wire::PairEncoder;
 use crate::workload::keys::memtier::allkeys_requests;
 use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
@@ -87,8 +87,8 @@ pub struct RequestSource {
     rng: SmallRng,
     /// Requests left in this phase; `None` when the phase is time-bound.
     remaining: Option<u64>,
-    /// The wire the pair's SET and GET are encoded for.
-    protocol: Protocol,
+    /// The pair's SET and GET, encoded for the run's wire and key prefix.
+    pair: PairEncoder,
     /// `--wait-ratio`: this connection's SETs and WAITs so far.
     gate: WaitGate,
     /// `--transaction`: the rotation in progress and its one key.
@@ -166,7 +166,7 @@ impl RequestSource {
                 seed,
             )),
             remaining,
-            protocol: config.target.protocol,
+            pair: pair_encoder(config),
             gate: WaitGate::default(),
             rotation: ops_transaction(&config.ops),
             scan: config.ops.scan.map(ScanState::new),
@@ -194,7 +194,7 @@ impl RequestSource {
             rand_next: None,
             rng: SmallRng::seed_from_u64(seed),
             remaining: Some(len / slots + u64::from(slot < len % slots)),
-            protocol: config.target.protocol,
+            pair: pair_encoder(config),
             gate: WaitGate::default(),
             rotation: None,
             scan: None,
@@ -281,7 +281,6 @@ impl RequestSource {
     pub fn encode_next(
         &mut self,
         out: &mut Vec<u8>,
-        prefix: &[u8],
         values: &ValuePool,
         opaque: u32,
     ) -> Option<Queued> {
@@ -301,6 +300,7 @@ impl RequestSource {
         if index >= self.keys.len() {
             return None;
         }
+        let prefix = self.pair.prefix();
         let keys = &mut self.keys;
         let fixed = self.rotation.and_then(|r| r.key);
         let rng = &mut self.rng;
@@ -311,14 +311,14 @@ impl RequestSource {
             Encoding::Set => {
                 let key = next_key();
                 let value = values.next(key, &mut self.rng);
-                let len = self.protocol.encode_set(out, prefix, key, value, opaque);
+                let len = self.pair.set(out, key, value, opaque);
                 (len, Some(key))
             }
             Encoding::SetExpiring => {
                 let key = next_key();
                 let value = values.next(key, &mut self.rng);
                 let len = encode_expiring(
-                    self.protocol,
+                    &self.pair,
                     &self.ops,
                     &mut self.rng,
                     out,
@@ -332,17 +332,14 @@ impl RequestSource {
             Encoding::Wait => (encode_wait(&self.ops, &mut self.rng, out), None),
             Encoding::Get => {
                 let key = next_key();
-                (
-                    self.protocol.encode_get(out, prefix, key, opaque),
-                    Some(key),
-                )
+                (self.pair.get(out, key, opaque), Some(key))
             }
             Encoding::ImportSet | Encoding::ImportGet | Encoding::ImportGeneratedSet => {
                 let key = keys.next(index, &mut self.rng);
                 let len = import::encode(
                     op.encoding,
                     &self.ops,
-                    self.protocol,
+                    self.pair.protocol(),
                     out,
                     prefix,
                     key,
@@ -389,9 +386,9 @@ impl RequestSource {
         &mut self,
         queued: Queued,
         out: &mut Vec<u8>,
-        prefix: &[u8],
         values: &ValuePool,
     ) -> Queued {
+        let prefix = self.pair.prefix();
         let index = usize::from(queued.op);
         let Some(op) = self.ops.ops.get(index).filter(|_| index < self.keys.len()) else {
             return queued;
@@ -402,12 +399,12 @@ impl RequestSource {
             // refuses --cluster-mode), which carries no opaque.
             Encoding::Set => {
                 let value = values.next(queued.key, &mut self.rng);
-                self.protocol.encode_set(out, prefix, queued.key, value, 0)
+                self.pair.set(out, queued.key, value, 0)
             }
             Encoding::SetExpiring => {
                 let value = values.next(queued.key, &mut self.rng);
                 encode_expiring(
-                    self.protocol,
+                    &self.pair,
                     &self.ops,
                     &mut self.rng,
                     out,
@@ -418,12 +415,12 @@ impl RequestSource {
                 )
             }
             Encoding::Wait => encode_wait(&self.ops, &mut self.rng, out),
-            Encoding::Get => self.protocol.encode_get(out, prefix, queued.key, 0),
+            Encoding::Get => self.pair.get(out, queued.key, 0),
             Encoding::ImportSet | Encoding::ImportGet | Encoding::ImportGeneratedSet => {
                 import::encode(
                     op.encoding,
                     &self.ops,
-                    self.protocol,
+                    self.pair.protocol(),
                     out,
                     prefix,
                     queued.key,
@@ -453,6 +450,16 @@ impl RequestSource {
             ..queued
         }
     }
+}
+
+/// The pair's encoder for the run's wire, `--key-prefix` and key range.
+fn pair_encoder(config: &Config) -> PairEncoder {
+    let range = config.keys.range;
+    PairEncoder::new(
+        config.target.protocol,
+        config.keys.prefix.as_bytes(),
+        range.min..=range.max,
+    )
 }
 
 #[cfg(test)]

@@ -72,22 +72,7 @@ fn write_width(out: &mut Vec<u8>, n: u64, len: usize, crlf: bool) {
     else {
         return;
     };
-    let mut rest = n;
-    let mut end = len;
-    while rest >= 100 && end >= 2 {
-        let pair = (rest % 100) as usize * 2;
-        rest /= 100;
-        end -= 2;
-        room[end] = PAIRS[pair];
-        room[end + 1] = PAIRS[pair + 1];
-    }
-    if rest >= 10 {
-        let pair = rest as usize * 2;
-        room[0] = PAIRS[pair];
-        room[1] = PAIRS[pair + 1];
-    } else {
-        room[0] = b'0' + rest as u8;
-    }
+    write_digits(&mut room[..len], n);
     let mut used = len;
     if crlf {
         room[len] = b'\r';
@@ -97,9 +82,41 @@ fn write_width(out: &mut Vec<u8>, n: u64, len: usize, crlf: bool) {
     out.truncate(start + used);
 }
 
+/// Writes the decimal digits of `n` into `dst`, right-aligned, two at a
+/// time from the right. `dst` is meant to be exactly `n`'s width ([`digits`]):
+/// a shorter one keeps the lowest digits, a longer one keeps its leading bytes.
+#[inline(always)]
+pub fn write_digits(dst: &mut [u8], n: u64) {
+    let mut rest = n;
+    let mut end = dst.len();
+    while rest >= 100 && end >= 2 {
+        let pair = (rest % 100) as usize * 2;
+        rest /= 100;
+        end -= 2;
+        dst[end] = PAIRS[pair];
+        dst[end + 1] = PAIRS[pair + 1];
+    }
+    if rest >= 10 && end >= 2 {
+        let pair = rest as usize * 2;
+        dst[end - 2] = PAIRS[pair];
+        dst[end - 1] = PAIRS[pair + 1];
+    } else if end >= 1 {
+        dst[end - 1] = b'0' + (rest % 10) as u8;
+    }
+}
+
+/// The decimal digits of `n`, written into `buf` (no allocation): what a
+/// caller hashes or compares without appending them anywhere.
+#[inline]
+pub fn digits_in(buf: &mut [u8; 20], n: u64) -> &[u8] {
+    let digits = &mut buf[20 - digits(n).min(20)..];
+    write_digits(digits, n);
+    digits
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{digits, push, push_crlf};
+    use super::{digits, digits_in, push, push_crlf, write_digits};
 
     #[test]
     fn digits_match_the_standard_formatting_at_every_width() {
@@ -126,7 +143,23 @@ mod tests {
             push(&mut out, n);
             assert_eq!(out, format!("x{n}").as_bytes(), "{n}");
             assert_eq!(digits(n), n.to_string().len());
+            let mut buf = [0_u8; 20];
+            assert_eq!(digits_in(&mut buf, n), n.to_string().as_bytes(), "{n}");
         }
+    }
+
+    #[test]
+    fn write_digits_fills_exactly_the_slice_it_is_given() {
+        let mut out = *b"[.....]";
+        write_digits(&mut out[1..6], 40_213);
+        assert_eq!(&out, b"[40213]");
+        write_digits(&mut out[1..6], 7);
+        assert_eq!(&out, b"[40217]", "a width too wide keeps the leading bytes");
+        write_digits(&mut out[1..3], 40_213);
+        assert_eq!(
+            &out, b"[13217]",
+            "a width too narrow keeps the lowest digits"
+        );
     }
 
     #[test]

@@ -10,13 +10,17 @@
 //! each variant, so a new one is refused by the compiler until every concern
 //! knows it.
 
+use std::ops::RangeInclusive;
+
 use thiserror::Error;
 
+use super::decimal;
 use super::error_kind::ServerErrorKind;
 use super::memcache::binary::BinDecodeError;
 use super::memcache::meta::{self, MetaDecodeError};
 use super::memcache::text::{Asked, McDecodeError};
 use super::memcache::{self, binary, text};
+use super::resp::heads::PairHeads;
 use super::resp::{self, DecodeError, Dialect, ExpiryCommand};
 
 /// The wire protocol of a run, as memtier names it in `-P/--protocol`.
@@ -247,6 +251,66 @@ impl Protocol {
             Protocol::MemcacheText => text::encode_get(out, prefix, key),
             Protocol::MemcacheBinary => binary::encode_get(out, prefix, key, opaque),
             Protocol::MemcacheMeta => meta::encode_get(out, prefix, key, opaque),
+        }
+    }
+}
+
+/// The SET/GET pair's encoder for one run: its protocol, its key prefix and,
+/// for RESP, the requests' heads built once per key width of its key range
+/// ([`PairHeads`]); memcached's requests are encoded piece by piece.
+#[derive(Debug, Clone)]
+pub struct PairEncoder {
+    protocol: Protocol,
+    prefix: Box<[u8]>,
+    heads: Option<PairHeads>,
+}
+
+impl PairEncoder {
+    /// The encoder of keys `prefix` + a number in `keys`; a key outside
+    /// `keys` is still encoded, piece by piece.
+    pub fn new(protocol: Protocol, prefix: &[u8], keys: RangeInclusive<u64>) -> PairEncoder {
+        let widths = decimal::digits(*keys.start())..=decimal::digits(*keys.end());
+        let heads = match protocol {
+            Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
+                Some(PairHeads::new(prefix, widths))
+            }
+            Protocol::MemcacheText | Protocol::MemcacheBinary | Protocol::MemcacheMeta => None,
+        };
+        PairEncoder {
+            protocol,
+            prefix: prefix.into(),
+            heads,
+        }
+    }
+
+    /// The protocol it encodes for.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// The key prefix it encodes keys with.
+    pub fn prefix(&self) -> &[u8] {
+        &self.prefix
+    }
+
+    /// Appends `GET prefix+key` ([`Protocol::encode_get`]); returns its length.
+    #[inline]
+    pub fn get(&self, out: &mut Vec<u8>, key: u64, opaque: u32) -> usize {
+        match self.heads.as_ref().and_then(|h| h.get(out, key)) {
+            Some(len) => len,
+            None => self.protocol.encode_get(out, &self.prefix, key, opaque),
+        }
+    }
+
+    /// Appends `SET prefix+key value` ([`Protocol::encode_set`]); returns its
+    /// length.
+    #[inline]
+    pub fn set(&self, out: &mut Vec<u8>, key: u64, value: &[u8], opaque: u32) -> usize {
+        match self.heads.as_ref().and_then(|h| h.set(out, key, value)) {
+            Some(len) => len,
+            None => self
+                .protocol
+                .encode_set(out, &self.prefix, key, value, opaque),
         }
     }
 }

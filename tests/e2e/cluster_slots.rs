@@ -7,7 +7,7 @@ use crate::common::cluster::Cluster;
 use crate::common::pipeline;
 use kvbench::engine::cluster::map::SlotMap;
 use kvbench::engine::cluster::redirect::{self, RedirectKind};
-use kvbench::engine::cluster::slot::{key_slot, numbered_key_slot};
+use kvbench::engine::cluster::slot::{NumberedSlots, key_slot};
 use kvbench::protocol::value::{self, Value};
 
 /// `CLUSTER SLOTS` as kvbench's owned value.
@@ -68,7 +68,10 @@ fn slots_map_and_redirects_agree_with_a_real_cluster() {
     }
     for n in 0..200u64 {
         let key = format!("memtier-{n}");
-        assert_eq!(numbered_key_slot(b"memtier-", n), key_slot(key.as_bytes()));
+        assert_eq!(
+            NumberedSlots::new(b"memtier-").slot(n),
+            key_slot(key.as_bytes())
+        );
     }
 
     // The owner accepts each key; every other node redirects to the owner.

@@ -166,7 +166,7 @@ fn keys_of_shards(extra: &[&str], prefill: bool) -> Vec<u64> {
                 RequestSource::new(&c, Stop::AllKeys, slot, c.total_slots(), 1).unwrap()
             };
             let mut out = Vec::new();
-            while let Some(q) = source.encode_next(&mut out, b"k", &values, 0) {
+            while let Some(q) = source.encode_next(&mut out, &values, 0) {
                 keys.push(q.key);
             }
         }

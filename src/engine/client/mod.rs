@@ -183,9 +183,8 @@ impl Client {
             let Some(intended_at) = next_intended(&self.schedule, sent_at) else {
                 break;
             };
-            let (prefix, values) = (cx.prefix, cx.values);
-            let encode =
-                |buf: &mut Vec<u8>, opaque| source.encode_next(buf, prefix, values, opaque);
+            let values = cx.values;
+            let encode = |buf: &mut Vec<u8>, opaque| source.encode_next(buf, values, opaque);
             if conn.queue(encode, intended_at, sent_at).is_none() {
                 break;
             }

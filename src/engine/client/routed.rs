@@ -110,8 +110,7 @@ impl Client {
                 return missing;
             };
             self.scratch.clear();
-            let Some(queued) = source.encode_next(&mut self.scratch, cx.prefix, cx.values, 0)
-            else {
+            let Some(queued) = source.encode_next(&mut self.scratch, cx.values, 0) else {
                 return missing;
             };
             advance(&mut self.schedule, intended_at, now, cx.stats);
@@ -249,12 +248,7 @@ impl Client {
             }
             let source = self.source.as_mut()?;
             self.again.clear();
-            let queued = source.encode_again(
-                pending.request.queued,
-                &mut self.again,
-                cx.prefix,
-                cx.values,
-            );
+            let queued = source.encode_again(pending.request.queued, &mut self.again, cx.values);
             let node = pending
                 .node
                 .unwrap_or_else(|| self.route(router, queued, &self.again));

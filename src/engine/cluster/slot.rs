@@ -82,25 +82,10 @@ impl NumberedSlots {
         if let Some(slot) = self.tagged {
             return slot;
         }
-        let mut digits = [0_u8; 20];
-        let mut at = digits.len();
-        let mut rest = number;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        crc16_from(self.after_prefix, &digits[at..]) % SLOTS
+        let mut buf = [0_u8; 20];
+        let digits = crate::protocol::decimal::digits_in(&mut buf, number);
+        crc16_from(self.after_prefix, digits) % SLOTS
     }
-}
-
-/// The slot of the key `prefix` + decimal `number`: [`NumberedSlots`] for a
-/// single key.
-pub fn numbered_key_slot(prefix: &[u8], number: u64) -> u16 {
-    NumberedSlots::new(prefix).slot(number)
 }
 
 /// Argument `index` (0 = the command name) of one RESP-encoded request, as
@@ -140,7 +125,7 @@ fn crc16_from(crc: u16, bytes: &[u8]) -> u16 {
 
 #[cfg(test)]
 mod tests {
-    use super::{crc16, hashed_part, key_slot, numbered_key_slot, resp_arg};
+    use super::{NumberedSlots, crc16, hashed_part, key_slot, resp_arg};
 
     #[test]
     fn arguments_are_found_in_an_encoded_request() {
@@ -194,7 +179,11 @@ mod tests {
             let widths = (0..20).flat_map(|w| [10u64.pow(w), 10u64.pow(w) - 1, 10u64.pow(w) + 7]);
             for n in widths.chain([42, 99_999, u64::MAX]) {
                 let key = [prefix, n.to_string().as_bytes()].concat();
-                assert_eq!(numbered_key_slot(prefix, n), key_slot(&key), "{key:?}");
+                assert_eq!(
+                    NumberedSlots::new(prefix).slot(n),
+                    key_slot(&key),
+                    "{key:?}"
+                );
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use rand::rngs::SmallRng;
 
-use crate::protocol::wire::Protocol;
+use crate::protocol::wire::PairEncoder;
 use crate::workload::ops::OpTable;
 
 /// A SET of `key` with its expiry drawn after its value, as memtier draws
@@ -14,7 +14,7 @@ use crate::workload::ops::OpTable;
     reason = "the source's fields, borrowed apart from its key generators"
 )]
 pub(super) fn encode_expiring(
-    protocol: Protocol,
+    pair: &PairEncoder,
     ops: &OpTable,
     rng: &mut SmallRng,
     out: &mut Vec<u8>,
@@ -24,10 +24,11 @@ pub(super) fn encode_expiring(
     opaque: u32,
 ) -> usize {
     let Some((span, command)) = ops.pair.expiry else {
-        return protocol.encode_set(out, prefix, key, value, opaque);
+        return pair.set(out, key, value, opaque);
     };
     let seconds = span.uniform(rng);
-    protocol.encode_set_expiring(out, prefix, key, value, seconds, command, opaque)
+    pair.protocol()
+        .encode_set_expiring(out, prefix, key, value, seconds, command, opaque)
 }
 
 /// memtier's `WAIT numreplicas timeout`: the replicas drawn uniformly, then

@@ -4,7 +4,8 @@ use super::*;
 
 fn config_with(args: &[&str]) -> Config {
     use clap::Parser;
-    let mut full = vec!["kvbench"];
+    // Keys read `k<number>` in these tests.
+    let mut full = vec!["kvbench", "--key-prefix", "k"];
     full.extend_from_slice(args);
     Config::from_args(crate::cli::Args::try_parse_from(full).unwrap()).unwrap()
 }
@@ -25,7 +26,7 @@ fn allkeys_budgets_sum_to_the_range_even_with_more_connections_than_keys() {
                 let mut s = RequestSource::new(&c, Stop::AllKeys, slot, slots, 1).unwrap();
                 let mut out = Vec::new();
                 let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
-                std::iter::from_fn(|| s.encode_next(&mut out, b"k", &values, 0)).count() as u64
+                std::iter::from_fn(|| s.encode_next(&mut out, &values, 0)).count() as u64
             })
             .sum();
         assert_eq!(total, max + 1, "range 0..={max} over {slots} connections");
@@ -38,7 +39,7 @@ fn the_pairs_encoders_and_its_templates_write_the_same_bytes() {
     let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
     let mut s = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
     let mut fast = Vec::new();
-    while s.encode_next(&mut fast, b"k", &values, 0).is_some() {}
+    while s.encode_next(&mut fast, &values, 0).is_some() {}
     // The same stream through the general templates.
     let mut t = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
     let mut table = (*t.ops).clone();
@@ -47,7 +48,7 @@ fn the_pairs_encoders_and_its_templates_write_the_same_bytes() {
     }
     t.ops = Arc::new(table);
     let mut general = Vec::new();
-    while t.encode_next(&mut general, b"k", &values, 0).is_some() {}
+    while t.encode_next(&mut general, &values, 0).is_some() {}
     assert_eq!(fast, general);
     assert!(fast.starts_with(b"*3\r\n$3\r\nSET\r\n$"));
 }
@@ -59,7 +60,7 @@ fn the_pair_is_encoded_for_the_protocol_of_the_run() {
     let values = values_for(&c);
     let mut s = RequestSource::new(&c, Stop::Requests(2), 0, 1, 9).unwrap();
     let mut out = Vec::new();
-    while s.encode_next(&mut out, b"k", &values, 0).is_some() {}
+    while s.encode_next(&mut out, &values, 0).is_some() {}
     let text = String::from_utf8_lossy(&out);
     assert!(
         text.starts_with("set k") && text.contains(" 0 0 3\r\n"),
@@ -70,7 +71,7 @@ fn the_pair_is_encoded_for_the_protocol_of_the_run() {
     let values = values_for(&c);
     let mut s = RequestSource::new(&c, Stop::Requests(1), 0, 1, 9).unwrap();
     out.clear();
-    s.encode_next(&mut out, b"k", &values, 41).unwrap();
+    s.encode_next(&mut out, &values, 41).unwrap();
     assert_eq!(&out[..2], &[0x80, 0x00], "a binary GET");
     assert_eq!(&out[12..16], &41u32.to_be_bytes(), "carries its opaque");
 }
@@ -88,7 +89,7 @@ fn memtier_compat_draws_memtiers_keys_whatever_the_kvbench_seed() {
     let keys = |seed: u64| {
         let mut s = RequestSource::new(&c, Stop::Requests(2), 0, 2, seed).unwrap();
         let mut out = Vec::new();
-        std::iter::from_fn(|| s.encode_next(&mut out, b"k", &values, 0))
+        std::iter::from_fn(|| s.encode_next(&mut out, &values, 0))
             .map(|q| q.key)
             .collect::<Vec<_>>()
     };
@@ -99,7 +100,7 @@ fn memtier_compat_draws_memtiers_keys_whatever_the_kvbench_seed() {
     let own = config_with(&["--key-maximum", "1000", "--ratio", "1:1", "--seed", "0"]);
     let mut s = RequestSource::new(&own, Stop::Requests(2), 0, 2, 1).unwrap();
     let mut out = Vec::new();
-    let first: Vec<u64> = std::iter::from_fn(|| s.encode_next(&mut out, b"k", &values, 0))
+    let first: Vec<u64> = std::iter::from_fn(|| s.encode_next(&mut out, &values, 0))
         .map(|q| q.key)
         .collect();
     assert_ne!(first, [870, 543]);
@@ -111,7 +112,7 @@ fn stream(args: &[&str], n: u64) -> String {
     let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
     let mut s = RequestSource::new(&c, Stop::Requests(n), 0, 1, 9).unwrap();
     let mut out = Vec::new();
-    while s.encode_next(&mut out, b"k", &values, 0).is_some() {}
+    while s.encode_next(&mut out, &values, 0).is_some() {}
     String::from_utf8(out).unwrap()
 }
 
@@ -225,7 +226,7 @@ fn a_scan_stream_sends_the_cursor_of_the_reply_before_it() {
     let mut s = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
     let sent = |s: &mut RequestSource| {
         let mut out = Vec::new();
-        let queued = s.encode_next(&mut out, b"k", &values, 0).unwrap();
+        let queued = s.encode_next(&mut out, &values, 0).unwrap();
         (queued.row, out)
     };
     let scan = |cursor: &[u8]| {

@@ -1,6 +1,7 @@
 //! RESP, the Redis serialization protocol (`-P redis`, `resp2`, `resp3`).
 //! This file is the reply decoder (RESP2, and with [`Dialect::Resp3`] the
-//! types [`resp3`] adds) and the request encoders ([`encode_command`]);
+//! types [`resp3`] adds) and the request encoders ([`encode_command`]; the
+//! SET/GET pair's heads built once per key width in [`heads`]);
 //! beside it, the rest of what kvbench knows of RESP: [`outcome`],
 //! [`handshake`], [`control`], [`options`], and [`scan`] (the cursor of a
 //! SCAN reply).
@@ -27,6 +28,7 @@ pub use scan::scan_cursor;
 pub mod control;
 mod encode;
 pub mod handshake;
+pub mod heads;
 pub mod options;
 pub mod outcome;
 pub mod resp3;
