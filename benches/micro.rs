@@ -106,7 +106,7 @@ fn templates(c: &mut Criterion) {
 fn request_stream(c: &mut Criterion) {
     use clap::Parser;
     use kvbench::config::{Config, Stop};
-    use kvbench::engine::request::RequestSource;
+    use kvbench::engine::request::{RequestSource, pair_encoder};
     use kvbench::workload::values::ValuePool;
 
     let mut group = c.benchmark_group("request");
@@ -131,8 +131,15 @@ fn request_stream(c: &mut Criterion) {
         let args = kvbench::cli::Args::try_parse_from(full).expect("valid flags");
         let config = Config::from_args(args).expect("valid config");
         let values = ValuePool::new(&config.values, false, &mut SmallRng::seed_from_u64(1));
-        let mut source = RequestSource::new(&config, Stop::Time(std::time::Duration::MAX), 0, 1, 1)
-            .expect("valid source");
+        let mut source = RequestSource::new(
+            &config,
+            &pair_encoder(&config),
+            Stop::Time(std::time::Duration::MAX),
+            0,
+            1,
+            1,
+        )
+        .expect("valid source");
         group.bench_function(name, |b| {
             b.iter(|| {
                 if out.len() > (1 << 20) - 4096 {

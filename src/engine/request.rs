@@ -87,8 +87,9 @@ pub struct RequestSource {
     rng: SmallRng,
     /// Requests left in this phase; `None` when the phase is time-bound.
     remaining: Option<u64>,
-    /// The pair's SET and GET, encoded for the run's wire and key prefix.
-    pair: PairEncoder,
+    /// The pair's SET and GET, encoded for the run's wire and key prefix;
+    /// one per worker, shared by its connections (its heads stay in cache).
+    pair: Arc<PairEncoder>,
     /// `--wait-ratio`: this connection's SETs and WAITs so far.
     gate: WaitGate,
     /// `--transaction`: the rotation in progress and its one key.
@@ -100,9 +101,10 @@ pub struct RequestSource {
 impl RequestSource {
     /// The source of connection `slot` (of `slots` in the whole run) for one phase.
     /// `stop` decides its budget; `seed` must already be derived for this
-    /// connection and phase.
+    /// connection and phase; `pair` is the worker's [`pair_encoder`].
     pub fn new(
         config: &Config,
+        pair: &Arc<PairEncoder>,
         stop: Stop,
         slot: u64,
         slots: u64,
@@ -166,7 +168,7 @@ impl RequestSource {
                 seed,
             )),
             remaining,
-            pair: pair_encoder(config),
+            pair: Arc::clone(pair),
             gate: WaitGate::default(),
             rotation: ops_transaction(&config.ops),
             scan: config.ops.scan.map(ScanState::new),
@@ -175,7 +177,13 @@ impl RequestSource {
 
     /// The prefill stream of connection `slot` of `slots`: SETs of its own slice of
     /// the key range, each key once, in order.
-    pub fn prefill(config: &Config, slot: u64, slots: u64, seed: u64) -> Result<Self, KeyGenError> {
+    pub fn prefill(
+        config: &Config,
+        pair: &Arc<PairEncoder>,
+        slot: u64,
+        slots: u64,
+        seed: u64,
+    ) -> Result<Self, KeyGenError> {
         let range = config.keys.range;
         let len = range.len();
         Ok(RequestSource {
@@ -194,7 +202,7 @@ impl RequestSource {
             rand_next: None,
             rng: SmallRng::seed_from_u64(seed),
             remaining: Some(len / slots + u64::from(slot < len % slots)),
-            pair: pair_encoder(config),
+            pair: Arc::clone(pair),
             gate: WaitGate::default(),
             rotation: None,
             scan: None,
@@ -452,14 +460,15 @@ impl RequestSource {
     }
 }
 
-/// The pair's encoder for the run's wire, `--key-prefix` and key range.
-fn pair_encoder(config: &Config) -> PairEncoder {
+/// The pair's encoder for the run's wire, `--key-prefix` and key range,
+/// built once per worker for every [`RequestSource`] of its connections.
+pub fn pair_encoder(config: &Config) -> Arc<PairEncoder> {
     let range = config.keys.range;
-    PairEncoder::new(
+    Arc::new(PairEncoder::new(
         config.target.protocol,
         config.keys.prefix.as_bytes(),
         range.min..=range.max,
-    )
+    ))
 }
 
 #[cfg(test)]

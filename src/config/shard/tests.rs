@@ -147,7 +147,7 @@ fn sharded(index: u32, extra: &[&str]) -> Config {
 /// Every key each connection of each of 3 shards sends, in shard order.
 fn keys_of_shards(extra: &[&str], prefill: bool) -> Vec<u64> {
     use crate::config::Stop;
-    use crate::engine::request::RequestSource;
+    use crate::engine::request::{RequestSource, pair_encoder};
     use crate::workload::values::ValuePool;
     use rand::SeedableRng;
     let mut keys = Vec::new();
@@ -161,9 +161,17 @@ fn keys_of_shards(extra: &[&str], prefill: bool) -> Vec<u64> {
         for local in 0..c.connections() as u64 {
             let slot = c.slot_base() + local;
             let mut source = if prefill {
-                RequestSource::prefill(&c, slot, c.total_slots(), 1).unwrap()
+                RequestSource::prefill(&c, &pair_encoder(&c), slot, c.total_slots(), 1).unwrap()
             } else {
-                RequestSource::new(&c, Stop::AllKeys, slot, c.total_slots(), 1).unwrap()
+                RequestSource::new(
+                    &c,
+                    &pair_encoder(&c),
+                    Stop::AllKeys,
+                    slot,
+                    c.total_slots(),
+                    1,
+                )
+                .unwrap()
             };
             let mut out = Vec::new();
             while let Some(q) = source.encode_next(&mut out, &values, 0) {

@@ -23,7 +23,9 @@ fn allkeys_budgets_sum_to_the_range_even_with_more_connections_than_keys() {
         ]);
         let total: u64 = (0..slots)
             .map(|slot| {
-                let mut s = RequestSource::new(&c, Stop::AllKeys, slot, slots, 1).unwrap();
+                let mut s =
+                    RequestSource::new(&c, &pair_encoder(&c), Stop::AllKeys, slot, slots, 1)
+                        .unwrap();
                 let mut out = Vec::new();
                 let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
                 std::iter::from_fn(|| s.encode_next(&mut out, &values, 0)).count() as u64
@@ -37,11 +39,11 @@ fn allkeys_budgets_sum_to_the_range_even_with_more_connections_than_keys() {
 fn the_pairs_encoders_and_its_templates_write_the_same_bytes() {
     let c = config_with(&["--ratio", "1:1", "-d", "7"]);
     let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
-    let mut s = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+    let mut s = RequestSource::new(&c, &pair_encoder(&c), Stop::Requests(4), 0, 1, 9).unwrap();
     let mut fast = Vec::new();
     while s.encode_next(&mut fast, &values, 0).is_some() {}
     // The same stream through the general templates.
-    let mut t = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+    let mut t = RequestSource::new(&c, &pair_encoder(&c), Stop::Requests(4), 0, 1, 9).unwrap();
     let mut table = (*t.ops).clone();
     for op in &mut table.ops {
         op.encoding = Encoding::Template;
@@ -58,7 +60,7 @@ fn the_pair_is_encoded_for_the_protocol_of_the_run() {
     let values_for = |c: &Config| ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
     let c = config_with(&["-P", "memcache_text", "--ratio", "1:1", "-d", "3"]);
     let values = values_for(&c);
-    let mut s = RequestSource::new(&c, Stop::Requests(2), 0, 1, 9).unwrap();
+    let mut s = RequestSource::new(&c, &pair_encoder(&c), Stop::Requests(2), 0, 1, 9).unwrap();
     let mut out = Vec::new();
     while s.encode_next(&mut out, &values, 0).is_some() {}
     let text = String::from_utf8_lossy(&out);
@@ -69,7 +71,7 @@ fn the_pair_is_encoded_for_the_protocol_of_the_run() {
     assert!(text.contains("\r\nget k"), "{text}");
     let c = config_with(&["-P", "memcache_binary", "--ratio", "0:1"]);
     let values = values_for(&c);
-    let mut s = RequestSource::new(&c, Stop::Requests(1), 0, 1, 9).unwrap();
+    let mut s = RequestSource::new(&c, &pair_encoder(&c), Stop::Requests(1), 0, 1, 9).unwrap();
     out.clear();
     s.encode_next(&mut out, &values, 41).unwrap();
     assert_eq!(&out[..2], &[0x80, 0x00], "a binary GET");
@@ -87,7 +89,8 @@ fn memtier_compat_draws_memtiers_keys_whatever_the_kvbench_seed() {
     ]);
     let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
     let keys = |seed: u64| {
-        let mut s = RequestSource::new(&c, Stop::Requests(2), 0, 2, seed).unwrap();
+        let mut s =
+            RequestSource::new(&c, &pair_encoder(&c), Stop::Requests(2), 0, 2, seed).unwrap();
         let mut out = Vec::new();
         std::iter::from_fn(|| s.encode_next(&mut out, &values, 0))
             .map(|q| q.key)
@@ -98,7 +101,7 @@ fn memtier_compat_draws_memtiers_keys_whatever_the_kvbench_seed() {
     assert_eq!(keys(99), [870, 543]);
     // kvbench's own draws differ.
     let own = config_with(&["--key-maximum", "1000", "--ratio", "1:1", "--seed", "0"]);
-    let mut s = RequestSource::new(&own, Stop::Requests(2), 0, 2, 1).unwrap();
+    let mut s = RequestSource::new(&own, &pair_encoder(&own), Stop::Requests(2), 0, 2, 1).unwrap();
     let mut out = Vec::new();
     let first: Vec<u64> = std::iter::from_fn(|| s.encode_next(&mut out, &values, 0))
         .map(|q| q.key)
@@ -110,7 +113,7 @@ fn memtier_compat_draws_memtiers_keys_whatever_the_kvbench_seed() {
 fn stream(args: &[&str], n: u64) -> String {
     let c = config_with(args);
     let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
-    let mut s = RequestSource::new(&c, Stop::Requests(n), 0, 1, 9).unwrap();
+    let mut s = RequestSource::new(&c, &pair_encoder(&c), Stop::Requests(n), 0, 1, 9).unwrap();
     let mut out = Vec::new();
     while s.encode_next(&mut out, &values, 0).is_some() {}
     String::from_utf8(out).unwrap()
@@ -223,7 +226,7 @@ fn a_scan_stream_sends_the_cursor_of_the_reply_before_it() {
         "SCAN 0 COUNT 5",
     ]);
     let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
-    let mut s = RequestSource::new(&c, Stop::Requests(4), 0, 1, 9).unwrap();
+    let mut s = RequestSource::new(&c, &pair_encoder(&c), Stop::Requests(4), 0, 1, 9).unwrap();
     let sent = |s: &mut RequestSource| {
         let mut out = Vec::new();
         let queued = s.encode_next(&mut out, &values, 0).unwrap();

@@ -41,11 +41,13 @@ use crate::engine::conn::Conn;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::net;
 use crate::engine::reactor::{Reactor, Readiness};
+use crate::engine::request::pair_encoder;
 use crate::engine::retry::FailedKeysLog;
 use crate::engine::stats::{NodeStats, Stats};
 use crate::engine::warmup::EarlyEnd;
 use crate::error::ConnectError;
 use crate::protocol::handshake::Handshake;
+use crate::protocol::wire::PairEncoder;
 use crate::workload::seed::derive_seed;
 use crate::workload::values::ValuePool;
 
@@ -191,6 +193,8 @@ pub struct Worker {
     clients: Vec<Client>,
     router: Router,
     values: ValuePool,
+    /// The SET/GET pair's encoder, shared by every connection's request source.
+    pair: Arc<PairEncoder>,
     stats: Stats,
     commands: Receiver<Command>,
     reports: Sender<Report>,
@@ -363,6 +367,7 @@ impl WorkerBuilder {
             clients,
             router,
             values,
+            pair: pair_encoder(&config),
             stats,
             commands: self.commands,
             reports: self.reports,

@@ -145,10 +145,12 @@ impl Worker {
             // Config validation already accepted these patterns for this range and
             // connection count, so construction cannot fail here.
             if prefill {
-                client.source = RequestSource::prefill(&self.config, slot, slots, seed).ok();
+                client.source =
+                    RequestSource::prefill(&self.config, &self.pair, slot, slots, seed).ok();
                 client.schedule = None;
             } else {
-                client.source = RequestSource::new(&self.config, stop, slot, slots, seed).ok();
+                client.source =
+                    RequestSource::new(&self.config, &self.pair, stop, slot, slots, seed).ok();
                 client.schedule = self.config.schedule_rate().map(|rate| {
                     let arrival_seed = derive_seed(seed, &[u64::MAX]);
                     Schedule::new(rate, slot, slots, started_at, arrival_seed)
