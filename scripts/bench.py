@@ -153,24 +153,61 @@ def render_floor(rows, pairs):
     return "\n".join(out)
 
 
-def kvbench(binary, port, conns, pipeline, requests, strace_file=None, threads=1, cpu=1, placement=("--no-pin",),
-            tls=(), extra=(), ratio="1:1"):
+def kvbench_command(binary, port, conns, pipeline, requests, report, threads=1, cpu=1, placement=("--no-pin",),
+                    tls=(), extra=(), ratio="1:1"):
+    launch = pinned(cpu, []) if cpu is not None else []
+    return launch + [binary, "-s", "127.0.0.1", "-p", str(port), "-t", str(threads), "-c", str(conns // threads),
+                     "-n", str(max(1, requests // conns)), "--ratio", ratio, "-d", "32",
+                     "--key-maximum", "100000", "--pipeline", str(pipeline), *placement, *tls, *extra,
+                     "--hide-histogram", "--json-out-file", report]
+
+
+def kvbench_report(report):
+    """(the whole report, the requests it completed) of one kvbench run."""
+    with open(report) as f:
+        doc = json.load(f)
+    return doc, doc["kvbench"]["totals"]["SET"]["count"] + doc["kvbench"]["totals"]["GET"]["count"]
+
+
+def kvbench(binary, port, conns, pipeline, requests, strace_file=None, **flags):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
-        launch = pinned(cpu, []) if cpu is not None else []
-        cmd = launch + ([binary, "-s", "127.0.0.1", "-p", str(port), "-t", str(threads), "-c", str(conns // threads),
-                         "-n", str(max(1, requests // conns)), "--ratio", ratio, "-d", "32",
-                         "--key-maximum", "100000", "--pipeline", str(pipeline), *placement, *tls, *extra,
-                         "--hide-histogram", "--json-out-file", report])
-        _, cpu_s, rss = run_measured(cmd, strace_file)
-        with open(report) as f:
-            doc = json.load(f)
+        _, cpu_s, rss = run_measured(kvbench_command(binary, port, conns, pipeline, requests, report, **flags),
+                                     strace_file)
+        doc, done = kvbench_report(report)
     totals = doc["ALL STATS"]["Totals"]
-    done = doc["kvbench"]["totals"]["SET"]["count"] + doc["kvbench"]["totals"]["GET"]["count"]
     pct = totals["Percentile Latencies"]
     return {"ops": totals["Ops/sec"], "p50": pct["p50.00"], "p99": pct["p99.00"], "cpu_us": cpu_s * 1e6 / done,
             "rss_mib": rss / 1024, "requests": done,
             "placement": (doc["kvbench"].get("placement") or {}).get("reason", "?")}
+
+
+def kvbench_side_by_side(binary, ports, conns, pipeline, requests):
+    """One kvbench per port, all at once, each with `conns` connections and
+    its share of `requests`: their CPU time summed over their requests, their
+    ops/sec summed, the worst of their percentiles."""
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = []
+        for i, port in enumerate(ports):
+            report = os.path.join(tmp, f"r{i}.json")
+            cmd = kvbench_command(binary, port, conns, pipeline, requests // len(ports), report)
+            runs.append((subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), report))
+        cpu_s, rss, done, ops, p50, p99 = 0.0, 0, 0, 0.0, 0.0, 0.0
+        for proc, report in runs:
+            err = proc.stderr.read()
+            _, status, usage = os.wait4(proc.pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                sys.exit(f"bench: kvbench against port {ports} failed: {err.decode()[-2000:]}")
+            doc, n = kvbench_report(report)
+            totals = doc["ALL STATS"]["Totals"]
+            cpu_s += usage.ru_utime + usage.ru_stime
+            rss = max(rss, usage.ru_maxrss)
+            done += n
+            ops += totals["Ops/sec"]
+            p50 = max(p50, totals["Percentile Latencies"]["p50.00"])
+            p99 = max(p99, totals["Percentile Latencies"]["p99.00"])
+    return {"ops": ops, "p50": p50, "p99": p99, "cpu_us": cpu_s * 1e6 / done, "rss_mib": rss / 1024,
+            "requests": done}
 
 
 # redis-benchmark's own tests, one at a time for both tools (`-t hset` …), so
@@ -253,7 +290,8 @@ def cluster_table(binary, workloads, pairs):
     """The cluster row's runs: kvbench pinned to CPU 1, servers on CPU 0."""
     measure = lambda port, conns, pipeline, requests, extra: kvbench(binary, port, conns, pipeline, requests,
                                                                      extra=extra)
-    return cluster_rows(measure, start_server, stop_server, pinned, workloads, pairs)
+    apart = lambda ports, conns, pipeline, requests: kvbench_side_by_side(binary, ports, conns, pipeline, requests)
+    return cluster_rows(measure, apart, start_server, stop_server, pinned, workloads, pairs)
 
 
 def memtier_table(args, pairs):

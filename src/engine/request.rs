@@ -209,6 +209,19 @@ impl RequestSource {
         })
     }
 
+    /// The key's digits in `request`, which holds `queued` as this source
+    /// encoded it: for the pair's plain GET and SET in RESP, where a cluster
+    /// client reads its slot from them; `None` otherwise.
+    #[inline]
+    pub fn key_digits<'r>(&self, queued: Queued, request: &'r [u8]) -> Option<&'r [u8]> {
+        let set = match self.ops.ops.get(usize::from(queued.op))?.encoding {
+            Encoding::Get => false,
+            Encoding::Set => true,
+            _ => return None,
+        };
+        self.pair.key_digits(request, queued.key, set)
+    }
+
     /// `--transaction`: the rotation the last request drawn belongs to.
     pub fn rotation(&self) -> Option<Rotation> {
         self.rotation

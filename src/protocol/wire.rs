@@ -302,6 +302,14 @@ impl PairEncoder {
         }
     }
 
+    /// The digits of `key` in `request`, a GET (`set` false) or SET of it
+    /// that this encoder wrote ([`PairHeads::key_digits`]); `None` for
+    /// memcached's requests, or a key width outside the key range.
+    #[inline]
+    pub fn key_digits<'r>(&self, request: &'r [u8], key: u64, set: bool) -> Option<&'r [u8]> {
+        self.heads.as_ref()?.key_digits(request, key, set)
+    }
+
     /// Appends `SET prefix+key value` ([`Protocol::encode_set`]); returns its
     /// length.
     #[inline]

@@ -70,6 +70,13 @@ impl Router {
         self.keys.slot(number)
     }
 
+    /// The slot of the key `--key-prefix` + `digits` (the number's decimal
+    /// digits, read from an encoded request).
+    #[inline]
+    pub fn numbered_slot_of_digits(&self, digits: &[u8]) -> u16 {
+        self.keys.slot_of_digits(digits)
+    }
+
     /// True in a cluster run.
     pub fn is_cluster(&self) -> bool {
         self.refresh.is_some()

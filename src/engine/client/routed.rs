@@ -224,8 +224,18 @@ impl Client {
         let op = self.ops.ops.get(usize::from(queued.op));
         let slot = match op.map(|op| op.encoding) {
             // memtier's pair: the key is the prefix and the number, hashed
-            // without reading it back from the bytes.
-            Some(Encoding::Set | Encoding::Get) => Some(router.numbered_slot(queued.key)),
+            // from the prefix's CRC and the digits the encoder just wrote
+            // (written afresh only when the encoder cannot say where).
+            Some(Encoding::Set | Encoding::Get) => Some(
+                match self
+                    .source
+                    .as_ref()
+                    .and_then(|s| s.key_digits(queued, bytes))
+                {
+                    Some(digits) => router.numbered_slot_of_digits(digits),
+                    None => router.numbered_slot(queued.key),
+                },
+            ),
             _ => op
                 .and_then(|op| op.key_arg)
                 .and_then(|arg| resp_arg(bytes, arg))

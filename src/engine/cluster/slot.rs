@@ -86,6 +86,16 @@ impl NumberedSlots {
         let digits = crate::protocol::decimal::digits_in(&mut buf, number);
         crc16_from(self.after_prefix, digits) % SLOTS
     }
+
+    /// The slot of the key `prefix` + `digits`, the number's decimal digits
+    /// as a request already carries them.
+    #[inline]
+    pub fn slot_of_digits(&self, digits: &[u8]) -> u16 {
+        match self.tagged {
+            Some(slot) => slot,
+            None => crc16_from(self.after_prefix, digits) % SLOTS,
+        }
+    }
 }
 
 /// Argument `index` (0 = the command name) of one RESP-encoded request, as

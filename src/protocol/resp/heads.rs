@@ -73,6 +73,16 @@ impl KeyedHead {
         }
         true
     }
+
+    /// Where `key`'s digits lie in a request that starts with its head;
+    /// `None` for a width not built.
+    #[inline]
+    fn digits(&self, key: u64) -> Option<std::ops::Range<usize>> {
+        let width = decimal::digits(key);
+        let &(start, end) = self.spans.get(width).filter(|(s, e)| s < e)?;
+        let end = (end - start) as usize - 2;
+        Some(end - width..end)
+    }
 }
 
 /// The heads of RESP's GET and SET for one key prefix and key range.
@@ -113,6 +123,17 @@ impl PairHeads {
         out.extend_from_slice(b"\r\n");
         Some(out.len() - before)
     }
+
+    /// The digits of `key` in `request`, a GET (`set` false) or SET of it
+    /// that these heads wrote (or the piecewise encoders, which write the
+    /// same bytes): what a cluster client hashes for the key's slot,
+    /// without writing the digits a second time. `None` for a width not
+    /// built or a request too short.
+    #[inline]
+    pub fn key_digits<'r>(&self, request: &'r [u8], key: u64, set: bool) -> Option<&'r [u8]> {
+        let head = if set { &self.set } else { &self.get };
+        request.get(head.digits(key)?)
+    }
 }
 
 #[cfg(test)]
@@ -140,6 +161,28 @@ mod tests {
                 assert_eq!(ours, theirs, "SET {key}");
             }
         }
+    }
+
+    #[test]
+    fn the_key_digits_are_found_where_the_heads_wrote_them() {
+        let heads = PairHeads::new(b"user:", 1..=20);
+        for key in [0, 9, 10, 4_021, 99_999, 100_000, u64::MAX] {
+            let digits = key.to_string();
+            let mut get = Vec::new();
+            heads.get(&mut get, key).unwrap();
+            assert_eq!(heads.key_digits(&get, key, false), Some(digits.as_bytes()));
+            let mut set = Vec::new();
+            heads.set(&mut set, key, b"some value").unwrap();
+            assert_eq!(heads.key_digits(&set, key, true), Some(digits.as_bytes()));
+        }
+        assert_eq!(
+            PairHeads::new(b"k", 2..=3).key_digits(b"*2\r\n", 5, false),
+            None
+        );
+        assert_eq!(
+            PairHeads::new(b"k", 2..=3).key_digits(b"*2\r\n$3\r\nGET\r\n$4\r", 10, false),
+            None
+        );
     }
 
     #[test]
