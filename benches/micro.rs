@@ -11,6 +11,7 @@ use rand::rngs::SmallRng;
 use kvbench::engine::stats::latency_histogram;
 use kvbench::protocol::command::{CommandSpec, suite};
 use kvbench::protocol::resp;
+use kvbench::protocol::resp::heads::PairHeads;
 use kvbench::protocol::template::{Fill, RespTemplate};
 use kvbench::workload::keys::{KeyGen, KeyPattern, KeyRange};
 
@@ -48,6 +49,25 @@ fn encoding(c: &mut Criterion) {
             out.clear();
             key = key.wrapping_add(7919) % 10_000_000;
             resp::encode_set(&mut out, b"memtier-", black_box(key), &value)
+        })
+    });
+    // The same requests from the heads built once per key width, as the
+    // worker encodes the pair (protocol::resp::heads).
+    let heads = PairHeads::new(b"memtier-", 1..=7);
+    group.bench_function("GET memtier-<key>, heads", |b| {
+        let mut key = 0u64;
+        b.iter(|| {
+            out.clear();
+            key = key.wrapping_add(7919) % 10_000_000;
+            heads.get(&mut out, black_box(key))
+        })
+    });
+    group.bench_function("SET memtier-<key> 32 B, heads", |b| {
+        let mut key = 0u64;
+        b.iter(|| {
+            out.clear();
+            key = key.wrapping_add(7919) % 10_000_000;
+            heads.set(&mut out, black_box(key), &value)
         })
     });
     group.finish();

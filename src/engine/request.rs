@@ -1,7 +1,10 @@
 //! What one connection sends next: its op cycle over the op table, a key
 //! generator per op, its RNG and budget (the placeholders they fill are in
-//! `request/fill.rs`; `--transaction`'s and `--scan-incremental-iteration`'s
-//! state in `request/rotation.rs` and `request/scan.rs`).
+//! `request/fill.rs`; the SET/GET pair's encoder, shared by a worker's
+//! connections, in `request/pair.rs`; a request sent again after a redirect
+//! in `request/again.rs`; `--transaction`'s and
+//! `--scan-incremental-iteration`'s state in `request/rotation.rs` and
+//! `request/scan.rs`).
 //!
 //! Each connection owns a [`RequestSource`] seeded from the master seed, its thread
 //! and its own index, so the key sequence of every connection is reproducible and
@@ -20,18 +23,20 @@ use crate::workload::mix::OpCycle;
 use crate::workload::ops::{Encoding, OpTable, Pick, RandInt};
 use crate::workload::pair::WaitGate;
 
-mod pair;
 use crate::workload::values::ValuePool;
-use pair::{encode_expiring, encode_wait};
 
+mod again;
 mod fill;
 mod import;
 mod keys;
+mod pair;
 mod rotation;
 mod scan;
 
-use fill::{Again, Draw};
+use fill::Draw;
 use keys::ConnKeys;
+pub use pair::pair_encoder;
+use pair::{encode_expiring, encode_wait};
 pub use rotation::Rotation;
 use rotation::ops_transaction;
 pub use scan::{ScanReply, ScanState};
@@ -399,89 +404,6 @@ impl RequestSource {
             asking: false,
         })
     }
-
-    /// Appends `queued`'s request again (after a redirect): the same op and
-    /// first key, fresh values and further keys. Returns what to keep of it,
-    /// with its redirect count carried over.
-    pub fn encode_again(
-        &mut self,
-        queued: Queued,
-        out: &mut Vec<u8>,
-        values: &ValuePool,
-    ) -> Queued {
-        let prefix = self.pair.prefix();
-        let index = usize::from(queued.op);
-        let Some(op) = self.ops.ops.get(index).filter(|_| index < self.keys.len()) else {
-            return queued;
-        };
-        let keys = &mut self.keys;
-        let len = match op.encoding {
-            // Only a cluster redirects, and a cluster speaks RESP (memcached
-            // refuses --cluster-mode), which carries no opaque.
-            Encoding::Set => {
-                let value = values.next(queued.key, &mut self.rng);
-                self.pair.set(out, queued.key, value, 0)
-            }
-            Encoding::SetExpiring => {
-                let value = values.next(queued.key, &mut self.rng);
-                encode_expiring(
-                    &self.pair,
-                    &self.ops,
-                    &mut self.rng,
-                    out,
-                    prefix,
-                    queued.key,
-                    value,
-                    0,
-                )
-            }
-            Encoding::Wait => encode_wait(&self.ops, &mut self.rng, out),
-            Encoding::Get => self.pair.get(out, queued.key, 0),
-            Encoding::ImportSet | Encoding::ImportGet | Encoding::ImportGeneratedSet => {
-                import::encode(
-                    op.encoding,
-                    &self.ops,
-                    self.pair.protocol(),
-                    out,
-                    prefix,
-                    queued.key,
-                    0,
-                )
-            }
-            Encoding::Template => {
-                let mut draw = Again {
-                    first: Some(queued.key),
-                    draw: Draw {
-                        keys,
-                        op: index,
-                        rng: &mut self.rng,
-                        values,
-                        rand_range: self.rand_range,
-                        rand_next: self.rand_next.as_mut(),
-                        first_key: None,
-                        fixed_key: None,
-                        cursor: self.scan.map_or(0, |s| s.cursor()),
-                    },
-                };
-                op.template.encode(out, prefix, &mut draw)
-            }
-        };
-        Queued {
-            len: u32::try_from(len).unwrap_or(u32::MAX),
-            ..queued
-        }
-    }
-}
-
-/// The pair's encoder for the run's wire, `--key-prefix` and key range,
-/// built once per worker for every [`RequestSource`] of its connections.
-pub fn pair_encoder(config: &Config) -> Arc<PairEncoder> {
-    let range = config.keys.range;
-    Arc::new(PairEncoder::new(
-        config.target.protocol,
-        config.keys.prefix.as_bytes(),
-        range.min..=range.max,
-    ))
 }
 
 #[cfg(test)]

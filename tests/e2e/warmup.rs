@@ -107,12 +107,15 @@ fn a_warmup_against_a_server_pausing_longer_each_second_is_not_steady() {
         "{s}"
     );
     // The pauses grew, so each second served fewer writes than the one
-    // before, and their p99 grew.
+    // before: the throughput's trend is what is judged not steady. The p99
+    // is not expected to move: only the requests in flight when a pause
+    // starts wait through it, two a second against thousands served, far
+    // below the slowest hundredth (a run read its slope as −0.05 ± 0.57 µs/s).
     assert!(
         s["throughput"]["slope_per_s"].as_f64().unwrap() < 0.0,
         "{s}"
     );
-    assert!(s["p99_us"]["slope_per_s"].as_f64().unwrap() > 0.0, "{s}");
+    assert_eq!(s["throughput"]["steady"], false, "{s}");
     let reasons = kv["verdict"]["reasons"].as_array().unwrap();
     let reason = reasons
         .iter()

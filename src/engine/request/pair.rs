@@ -1,10 +1,26 @@
-//! The encoders of memtier's pair options that draw more than a key and a
-//! value: an expiring SET and a WAIT.
+//! The SET/GET pair's encoder for a worker, and the encoders of memtier's
+//! pair options that draw more than a key and a value: an expiring SET and
+//! a WAIT.
+
+use std::sync::Arc;
 
 use rand::rngs::SmallRng;
 
+use crate::config::Config;
 use crate::protocol::wire::PairEncoder;
 use crate::workload::ops::OpTable;
+
+/// The pair's encoder for the run's wire, `--key-prefix` and key range,
+/// built once per worker for every
+/// [`RequestSource`](crate::engine::request::RequestSource) of its connections.
+pub fn pair_encoder(config: &Config) -> Arc<PairEncoder> {
+    let range = config.keys.range;
+    Arc::new(PairEncoder::new(
+        config.target.protocol,
+        config.keys.prefix.as_bytes(),
+        range.min..=range.max,
+    ))
+}
 
 /// A SET of `key` with its expiry drawn after its value, as memtier draws
 /// them; a drawn 0 sends a plain SET, as memtier does.
