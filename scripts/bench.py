@@ -197,7 +197,7 @@ def kvbench_side_by_side(binary, ports, conns, pipeline, requests):
             err = proc.stderr.read()
             _, status, usage = os.wait4(proc.pid, 0)
             if os.waitstatus_to_exitcode(status) != 0:
-                sys.exit(f"bench: kvbench against port {ports} failed: {err.decode()[-2000:]}")
+                sys.exit(f"bench: one of the kvbench runs against ports {ports} failed: {err.decode()[-2000:]}")
             doc, n = kvbench_report(report)
             totals = doc["ALL STATS"]["Totals"]
             cpu_s += usage.ru_utime + usage.ru_stime

@@ -348,7 +348,6 @@ impl RequestSource {
                     &self.ops,
                     &mut self.rng,
                     out,
-                    prefix,
                     key,
                     value,
                     opaque,

@@ -83,8 +83,7 @@ impl NumberedSlots {
             return slot;
         }
         let mut buf = [0_u8; 20];
-        let digits = crate::protocol::decimal::digits_in(&mut buf, number);
-        crc16_from(self.after_prefix, digits) % SLOTS
+        self.slot_of_digits(crate::protocol::decimal::digits_in(&mut buf, number))
     }
 
     /// The slot of the key `prefix` + `digits`, the number's decimal digits

@@ -37,7 +37,6 @@ impl RequestSource {
                     &self.ops,
                     &mut self.rng,
                     out,
-                    prefix,
                     queued.key,
                     value,
                     0,

@@ -25,16 +25,11 @@ pub fn pair_encoder(config: &Config) -> Arc<PairEncoder> {
 /// A SET of `key` with its expiry drawn after its value, as memtier draws
 /// them; a drawn 0 sends a plain SET, as memtier does.
 #[inline]
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the source's fields, borrowed apart from its key generators"
-)]
 pub(super) fn encode_expiring(
     pair: &PairEncoder,
     ops: &OpTable,
     rng: &mut SmallRng,
     out: &mut Vec<u8>,
-    prefix: &[u8],
     key: u64,
     value: &[u8],
     opaque: u32,
@@ -44,7 +39,7 @@ pub(super) fn encode_expiring(
     };
     let seconds = span.uniform(rng);
     pair.protocol()
-        .encode_set_expiring(out, prefix, key, value, seconds, command, opaque)
+        .encode_set_expiring(out, pair.prefix(), key, value, seconds, command, opaque)
 }
 
 /// memtier's `WAIT numreplicas timeout`: the replicas drawn uniformly, then
