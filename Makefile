@@ -31,6 +31,7 @@ deps:
 	@scripts/ensure-prometheus.sh
 	@scripts/ensure-chromium.sh
 	@scripts/ensure-faketime.sh
+	@scripts/ensure-proxy.sh
 
 # Installs what the demo needs, and nothing else: redis-server.
 demo-deps:

@@ -44,6 +44,7 @@ mod tools;
 mod transaction;
 pub mod warmup;
 mod warning_kind;
+pub mod watch;
 
 use crate::cli::Args;
 use crate::config::target::Target;
@@ -58,7 +59,7 @@ pub use cluster::{ClusterOptions, ReadFrom};
 pub use compat::{MEMTIER_CONSTANT_SEED, NO_CONNECT_TIMEOUT, RangeSharing, Seeding, Semantics};
 use compat::{build_seed, build_semantics};
 use config_file::{merge, read_config_file};
-use connection::build_target;
+use connection::{build_target, tls_settings};
 use data::build_keys;
 pub use import::{DataImport, Verify};
 pub use load::MAX_PIPELINE;
@@ -295,6 +296,9 @@ pub struct Config {
     pub retry: Option<retry::RetryPolicy>,
     /// `--failed-keys-file`: where the requests that finally failed are appended.
     pub failed_keys_file: Option<PathBuf>,
+    /// `--watch`: the components behind the target that this machine samples
+    /// (empty on every shard but shard 0, which samples them for the set).
+    pub watch: Vec<watch::Watch>,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -351,6 +355,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         ));
     }
     let target = build_target(&a)?;
+    let watches = watch::build_watches(a.watch.as_deref().unwrap_or_default(), &target, &tls_settings(&a)?)?;
     let io_engine = io_engine::build_io_engine(a.io_engine, &target)?;
     let commands = a.command.as_ref().is_some_and(|c| !c.is_empty());
     transaction::check(&a, commands)?;
@@ -437,6 +442,13 @@ fn build(a: Args) -> Result<Config, UsageError> {
         realtime_latencies: a.realtime_latencies,
         retry,
         failed_keys_file,
+        // One machine samples the watched components, so that N machines
+        // do not multiply the INFO load; merge carries its series to the set.
+        watch: if shard.is_none_or(|s| s.index == 0) {
+            watches
+        } else {
+            Vec::new()
+        },
     })
 }
 

@@ -372,6 +372,11 @@ fn merge(args: &cli::MergeArgs) -> ExitCode {
             for s in merged.skipped() {
                 say!("kvbench merge: warning: {s}");
             }
+            // What the merge found is said where a run says it, whatever
+            // stdout holds (`-o -` writes the JSON there).
+            for w in merged.warnings() {
+                say!("kvbench merge: warning: {w}");
+            }
             print(&text);
             let reasons = merged.verdict_lines();
             judged_lines(ExitCode::SUCCESS, &reasons, args.allow_invalid)

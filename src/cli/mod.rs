@@ -367,6 +367,13 @@ pub struct Args {
     /// With --start-at barrier: seconds a shard waits for the others (exit 4) [default: 300]
     #[arg(long, value_name = "SECS", help_heading = "Shards")]
     pub barrier_timeout: Option<f64>,
+    /// Watch a component behind the target, each second and around each phase:
+    /// redis://[user:pass@]host:port (or rediss://, memcached://) a backend shard,
+    /// node://host:port a Prometheus node exporter (a host's CPU and network),
+    /// twemproxy://host:port a proxy's stats port; repeatable. Shard 0 samples them
+    #[arg(long, value_name = "URI", action = ArgAction::Append, help_heading = "Shards")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
+    pub watch: Option<Vec<String>>,
 
     /// Prefix of every key [default: memtier-]
     #[arg(long, value_name = "PREFIX", help_heading = "Keys")]

@@ -111,17 +111,7 @@ pub(super) fn refused<'a>(
 /// error before any connection. A TLS option without `--tls` is refused rather
 /// than ignored, because the run would silently go out in plain text.
 fn build_tls(a: &Args, tls: bool, endpoint: &Endpoint) -> Result<Option<TlsClient>, UsageError> {
-    let settings = TlsSettings {
-        cert: a.cert.clone(),
-        key: a.key.clone(),
-        cacert: a.cacert.clone(),
-        skip_verify: a.tls_skip_verify,
-        sni: a.sni.clone(),
-        protocols: match &a.tls_protocols {
-            Some(list) => TlsVersion::parse_list(list)?,
-            None => Vec::new(),
-        },
-    };
+    let settings = tls_settings(a)?;
     if !tls {
         let given = [
             ("--cert", settings.cert.is_some()),
@@ -146,6 +136,22 @@ fn build_tls(a: &Args, tls: bool, endpoint: &Endpoint) -> Result<Option<TlsClien
             "runs over TCP only; drop --unix-socket and give --server/--port",
         )),
     }
+}
+
+/// The TLS files and options as given: the target's, and a `rediss://`
+/// `--watch`'s.
+pub(super) fn tls_settings(a: &Args) -> Result<TlsSettings, UsageError> {
+    Ok(TlsSettings {
+        cert: a.cert.clone(),
+        key: a.key.clone(),
+        cacert: a.cacert.clone(),
+        skip_verify: a.tls_skip_verify,
+        sni: a.sni.clone(),
+        protocols: match &a.tls_protocols {
+            Some(list) => TlsVersion::parse_list(list)?,
+            None => Vec::new(),
+        },
+    })
 }
 
 /// `--auth-file`: the credentials on its first line, kept out of `ps` and history.

@@ -29,4 +29,5 @@ pub mod sysinfo;
 pub mod timer;
 pub mod verify;
 pub mod warmup;
+pub mod watch;
 pub mod worker;

@@ -128,6 +128,9 @@ pub struct PhaseResult {
     /// The server's own latency per command (`LATENCY HISTOGRAM` around the
     /// phase); `None` for a target without INFO (memcached).
     pub server_latency: Option<PhaseLatency>,
+    /// `--watch`: what each component behind the target did (empty on
+    /// machines that do not sample them).
+    pub watched: Vec<crate::engine::watch::WatchedPhase>,
 }
 
 /// Why a phase that ran to its end still did not offer its whole load.
@@ -233,6 +236,7 @@ impl PhaseResult {
             node_seconds: Vec::new(),
             steadiness: None,
             server_latency: None,
+            watched: Vec::new(),
         }
     }
 }

@@ -24,6 +24,7 @@ use crate::engine::server::{Control, ControlLink, Info, PhaseEvidence};
 use crate::engine::sink::Sink;
 use crate::engine::stats::{ErrorCounts, Stats};
 use crate::engine::sysinfo;
+use crate::engine::watch::Watchers;
 use crate::error::{Before, RunError, UsageError};
 
 pub mod barrier;
@@ -96,6 +97,9 @@ pub fn run(
         None => None,
     };
     drop(preflight);
+    // `--watch`: each component answers once before any load, or the run
+    // stops here naming it.
+    let watch = Watchers::open(&config.watch)?;
     // A cluster client holds a connection per node it talks to, and the
     // master a control connection per node.
     let nodes = cluster.as_ref().map_or(1, |c| c.nodes.len().max(1));
@@ -126,6 +130,7 @@ pub fn run(
             .as_ref()
             .map(|c| NodeLinks::open(&config.target, &c.nodes)),
         meter: HostMeter::for_target(&config.target.endpoint),
+        watch,
         crew,
         config,
         empty,
@@ -260,6 +265,8 @@ struct Master {
     budget: ErrorBudget,
     /// This machine's CPU and network, read around and during each phase.
     meter: HostMeter,
+    /// `--watch`: the components behind the target.
+    watch: Watchers,
 }
 
 /// `--max-errors`: once more errors than this were counted, the run stops the
@@ -323,6 +330,7 @@ impl Master {
             nodes.clear_lost();
         }
         let nodes = self.nodes.as_mut().map(cluster::before_phase);
+        self.watch.before_phase();
         let info = if nodes.is_some() { None } else { self.info() };
         if slowlog && let Some(c) = self.control.get() {
             c.slowlog_reset();
@@ -352,6 +360,7 @@ impl Master {
             latency: latency_before,
         } = before;
         let mut result = self.run_phase(phase, stop, live);
+        result.watched = self.watch.after_phase();
         // The slow log first, so that the INFO below is not in it.
         let slowlog = match self.control.get() {
             Some(c) if slowlog => c.slowlog_get(SLOWLOG_ENTRIES),

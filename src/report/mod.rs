@@ -19,6 +19,7 @@ pub mod hdr;
 pub mod hdr_files;
 pub mod html;
 pub mod json;
+pub mod limit;
 pub mod metrics;
 pub mod model;
 pub mod open_loop;

@@ -15,6 +15,7 @@ pub mod machine;
 pub mod memcached;
 pub mod netns;
 pub mod ports;
+pub mod proxy;
 pub mod scripted_server;
 pub mod slurm;
 pub mod tls;

@@ -91,4 +91,5 @@ mod verdict;
 mod warmup;
 mod warnings;
 mod warnings_shown;
+mod watch;
 mod whitepaper;

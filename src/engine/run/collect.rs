@@ -61,6 +61,7 @@ impl Master {
             .nodes
             .as_mut()
             .map_or_else(Vec::new, |n| n.start_samplers());
+        self.watch.start_seconds();
         let host_start = meter.read();
         let mut host_last = host_start;
         let mut host_series = Vec::new();
@@ -125,6 +126,7 @@ impl Master {
                 if let Some(nodes) = self.nodes.as_mut() {
                     nodes.sample_second(&mut per_node);
                 }
+                self.watch.second();
             }
             if last {
                 finished += 1;
@@ -160,6 +162,7 @@ impl Master {
                 .map_or_else(Vec::new, |n| n.finish_samplers(per_node)),
             steadiness: watch.map(|w| w.finish()),
             server_latency: None,
+            watched: Vec::new(),
         };
         live.end_phase(&result);
         result

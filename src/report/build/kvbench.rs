@@ -7,7 +7,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
 use crate::config::Config;
-use crate::engine::results::{PhaseResult, Results, Section};
+use crate::engine::results::{Phase, PhaseResult, Results, Section};
 use crate::engine::stats::{ErrorCounts, Stats};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::ReportInput;
@@ -18,7 +18,9 @@ use crate::report::model::kvbench::{
     Errors, Incomplete, InterruptCause, Interrupted, Kvbench, OpTotals, PhaseSummary,
     SectionVerdict, Variance, Verdict, VerdictReason, Warning,
 };
+use crate::report::model::host::ClientUse;
 use crate::report::model::named::Named;
+use crate::report::model::watched::{Limit, Watched};
 use crate::report::verdict;
 use crate::report::warnings;
 use crate::workload::ops::OpTable;
@@ -197,6 +199,10 @@ fn incomplete(c: &Config, r: &Results, p: &PhaseResult) -> Option<Incomplete> {
 fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
     let ops = p.ops(&c.ops);
     let (histograms, per_second) = histograms(&ops, p);
+    let server = evidence::phase(p, &c.ops, c.target.db);
+    let client = super::host::client(p);
+    let watched = super::watched::watched(&p.watched, &ops.witnesses());
+    let limit = limit(c, p, client.as_ref(), &watched);
     PhaseSummary {
         phase: p.phase.to_string(),
         start_time_ms: millis(p.started_wall),
@@ -216,9 +222,11 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         totals: integer_totals(&ops, &p.stats, c.retry.is_some()),
         errors: errors(&p.stats.errors),
         open_loop: open_loop::open_loop(c, p),
-        server: evidence::phase(p, &c.ops, c.target.db),
-        client: super::host::client(p),
+        server,
+        client,
         server_use: super::host::server_use(p, &c.target.display_redacted(), &ops),
+        watched,
+        limit,
         histograms: Some(histograms),
         histograms_per_second: Some(per_second),
         cluster: evidence::cluster(c, r, p),
@@ -226,6 +234,28 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         steadiness: super::warmup::steadiness(c, p),
         all_stats: None,
     }
+}
+
+/// The phase's limit ([`crate::report::limit`]): the target when it is a
+/// server (not in `--cluster-mode`, whose nodes' CPU is each node's), the
+/// watched components, this client; `None` for the prefill, whose load is
+/// not the one measured.
+fn limit(c: &Config, p: &PhaseResult, client: Option<&ClientUse>, watched: &[Watched]) -> Option<Limit> {
+    use crate::report::limit;
+    if p.phase == Phase::Prefill {
+        return None;
+    }
+    let mut candidates = limit::watched(watched);
+    if let (Some(e), None) = (&p.server, &c.cluster) {
+        let address = c.target.endpoint.to_string();
+        candidates.extend(limit::target(&address, e, p.duration.as_secs_f64()));
+    }
+    if let Some(u) = client {
+        let (process, machine) = (u.process_cpu_percent, u.machine_cpu_percent);
+        candidates.extend(limit::client("client", process, machine, u.cores, c.threads));
+    }
+    let unwatched = limit::unwatched(p.server.is_some() || c.cluster.is_some(), watched);
+    Some(limit::judge(&candidates, unwatched))
 }
 
 /// Every row's whole latency histogram and its histogram of each second,

@@ -24,6 +24,7 @@ pub mod section;
 pub mod server_latency;
 pub mod settings;
 pub mod warmup;
+pub mod watched;
 
 use crate::config::{Config, Stop};
 use crate::report::ReportInput;

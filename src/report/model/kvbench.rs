@@ -28,6 +28,7 @@ use crate::report::model::server_latency::ServerLatency;
 use crate::report::model::shard::{Merged, Round, ShardInfo, ShardRow};
 pub use crate::report::model::verdict::{SectionVerdict, Verdict, VerdictReason};
 use crate::report::model::warmup::Steadiness;
+use crate::report::model::watched::{Limit, Watched};
 
 /// The units of every `Compressed Histogram`.
 pub const HISTOGRAM_UNIT: &str = "microseconds";
@@ -214,6 +215,15 @@ pub struct PhaseSummary {
     /// run has one entry per server process, read by any of its machines.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_use: Vec<ServerUse>,
+    /// `--watch`: each component behind the target over the phase (the
+    /// sampling machine's; a merged run carries them from it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub watched: Vec<Watched>,
+    /// The component nearest its capacity in this phase, or why none
+    /// limited it (absent from files written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Limit")]
+    pub limit: Option<Limit>,
     /// Each row's whole latency histogram of the phase, by command (`SET`,
     /// `GET`, `HSET`) as `totals` is: what `kvbench merge` adds across
     /// machines.

@@ -38,6 +38,7 @@ mod tests;
 pub mod tls;
 pub mod verdict;
 pub mod warmup;
+pub mod watched;
 
 use std::fmt;
 use std::path::Path;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::ShardSource;
 use crate::report::model::schema;
+use crate::report::model::watched::{Limit, Watched};
 
 /// The machine's clock against the coordinator's, measured at the start and
 /// at the end of the benchmark.
@@ -188,6 +189,15 @@ pub struct Round {
     pub clients: Vec<RoundClient>,
     /// Each server process the set drove.
     pub servers: Vec<RoundServer>,
+    /// `--watch`: the components behind the target in this round (shards,
+    /// hosts, the proxy), as the sampling machine read them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub watched: Vec<Watched>,
+    /// The component nearest its capacity in this round, or why none
+    /// limited it (absent from files written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Limit")]
+    pub limit: Option<Limit>,
 }
 
 /// One client machine's run in a [`Round`] (its `runs[i].client`).
@@ -218,6 +228,9 @@ pub struct RoundClient {
     /// Bytes per second sent.
     #[schemars(range(min = 0))]
     pub net_tx_bytes_per_sec: Option<f64>,
+    /// The machine's cores (absent from files written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u32>,
 }
 
 /// One server's run in a [`Round`], from its INFO over the set's window.

@@ -116,6 +116,7 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
     out.extend(rate);
     out.extend(divergence(config, run));
     out.extend(crate::report::warnings::stall::stall(run));
+    out.extend(watched_counts(config, run));
     let busiest_cpu_percent = run.busiest_thread_cpu_percent();
     if busiest_cpu_percent >= SATURATED_CPU_PERCENT && !client_limited {
         out.push(Warning::ClientBound {
@@ -162,6 +163,26 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
     if forks > 0 {
         out.push(Warning::BackgroundSave { phase, forks });
     }
+}
+
+/// `--watch`ed shards behind the target, judged against this run's replies
+/// ([`super::watched`]); a shard of a sharded set leaves it to the merge.
+fn watched_counts(config: &Config, run: &PhaseResult) -> Vec<Warning> {
+    if config.shard.is_some() || run.watched.is_empty() {
+        return Vec::new();
+    }
+    let watched = crate::report::build::watched::watched(&run.watched, &[]);
+    let replies: Vec<super::watched::Replies> = config
+        .ops
+        .witnesses()
+        .into_iter()
+        .map(|w| super::watched::Replies {
+            count: crate::report::evidence::client_count(&run.stats, &w),
+            name: w.name,
+            command: w.command,
+        })
+        .collect();
+    super::watched::shard_mismatches(&run.phase.to_string(), &watched, &replies)
 }
 
 /// A paced run whose response time runs away from its service time.

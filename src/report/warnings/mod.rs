@@ -12,6 +12,7 @@ pub mod human;
 mod memcached;
 pub mod redirects;
 pub mod stall;
+pub mod watched;
 
 use crate::config::{Headline, WarningKind};
 use crate::protocol::resp::ServerErrorKind;

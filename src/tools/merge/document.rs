@@ -26,6 +26,7 @@ use crate::report::model::kvbench::{Kvbench, OpTotals, Variance, Verdict, Verdic
 use crate::report::model::named::Named;
 use crate::report::model::section::SectionTitle;
 use crate::report::model::shard::Merged;
+use crate::report::warnings::watched::{Replies, shard_mismatches};
 use crate::tools::merge::check::{SetInfo, join};
 use crate::tools::merge::combine::RowSum;
 use crate::tools::merge::fold::{Fold, Machine};
@@ -278,10 +279,18 @@ fn kvbench(
     if k.interrupted.is_none() {
         k.interrupted = machines.iter().find_map(|m| m.interrupted.clone());
     }
-    k.warnings = warnings(machines, runs, set, skew);
+    k.warnings = warnings(machines, runs, layout, set, skew);
     k.verdict = Some(verdict(machines, set));
     k.shards = Some(machines.iter().map(|m| m.row.clone()).collect());
-    let mut rounds = super::rounds::rounds(runs);
+    let threads = k
+        .config
+        .get("threads")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(1) as usize;
+    let mut rounds = super::rounds::rounds(runs, threads);
+    for (summary, round) in k.runs.iter_mut().zip(&rounds) {
+        summary.limit = round.limit.clone();
+    }
     if set.ad_hoc {
         // Runs made one after the other share no window on the server.
         rounds.iter_mut().for_each(|r| r.servers.clear());
@@ -359,6 +368,25 @@ fn shards_missing(set: &SetInfo) -> String {
     )
 }
 
+/// The set's replies of each command (`GET#2` counted under `get`, as a
+/// server counts it), for the watched shards' judgement.
+fn replies(r: &RunSum, layout: &Layout) -> Vec<Replies> {
+    let mut out: Vec<Replies> = Vec::new();
+    for ((_, command), row) in layout.rows.iter().zip(&r.rows) {
+            let name = command.split('#').next().unwrap_or(command).to_string();
+        let count = row.totals.count + row.totals.retries.unwrap_or(0);
+        match out.iter_mut().find(|x| x.name == name) {
+            Some(x) => x.count += count,
+            None => out.push(Replies {
+                command: name.to_ascii_lowercase(),
+                name,
+                count,
+            }),
+        }
+    }
+    out
+}
+
 /// Every machine's warnings, each naming its file, and the merge's own:
 /// in a sharded set, the servers' counts judged against the set's replies,
 /// in place of the judgement of each shard (older shards made one, against
@@ -366,6 +394,7 @@ fn shards_missing(set: &SetInfo) -> String {
 fn warnings(
     machines: &[Machine],
     runs: &[RunSum],
+    layout: &Layout,
     set: &SetInfo,
     skew: Option<&Skew>,
 ) -> Vec<Warning> {
@@ -373,7 +402,8 @@ fn warnings(
     let judged = !set.ad_hoc;
     if judged {
         for r in runs {
-            let found = r.evidence.mismatches(&r.phase);
+            let mut found = r.evidence.mismatches(&r.phase);
+            found.extend(shard_mismatches(&r.phase, &r.watched, &replies(r, layout)));
             out.extend(found.iter().map(|w| build::kvbench::warning(w, &[])));
         }
     }

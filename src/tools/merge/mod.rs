@@ -89,6 +89,22 @@ impl Merged {
         verdict.map(|v| v.lines()).unwrap_or_default()
     }
 
+    /// The merged set's warnings that are not silenced, as a run prints
+    /// them on stderr (the files left out are said by [`Self::skipped`]).
+    pub fn warnings(&self) -> Vec<String> {
+        let warnings = match self {
+            Merged::Report(m) => m.report.kvbench.as_ref().map(|k| k.warnings.as_slice()),
+            // A sweep's warnings are its cells', in each cell's report.
+            Merged::Sweep(_) => None,
+        };
+        warnings
+            .unwrap_or_default()
+            .iter()
+            .filter(|w| !w.silenced && w.kind != document::SHARD_SKIPPED)
+            .map(|w| w.message.clone())
+            .collect()
+    }
+
     /// The files `--allow-partial` left out (a sweep's, cell by cell).
     pub fn skipped(&self) -> Vec<&skip::Skipped> {
         match self {

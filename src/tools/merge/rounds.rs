@@ -7,8 +7,10 @@
 
 use crate::engine::stats::percentile_us;
 use crate::report::json::round;
+use crate::report::limit;
 use crate::report::model::kvbench::PhaseSummary;
 use crate::report::model::shard::{Round, RoundClient, RoundServer};
+use crate::report::model::watched::Limit;
 use crate::tools::merge::check::ShardFile;
 use crate::tools::merge::document::hit_rate;
 use crate::tools::merge::evidence::ServerSum;
@@ -27,6 +29,7 @@ pub fn client_of(f: &ShardFile, summary: &PhaseSummary) -> RoundClient {
         machine_cpu_percent: c.map(|c| c.machine_cpu_percent),
         net_rx_bytes_per_sec: c.and_then(|c| c.net_rx_bytes_per_sec),
         net_tx_bytes_per_sec: c.and_then(|c| c.net_tx_bytes_per_sec),
+        cores: c.map(|c| c.cores),
     }
 }
 
@@ -55,8 +58,35 @@ fn server_row(s: &ServerSum, run_s: f64) -> RoundServer {
     }
 }
 
-/// The rounds of the merged runs.
-pub fn rounds(runs: &[RunSum]) -> Vec<Round> {
+/// The round's limit ([`crate::report::limit`]): the watched components,
+/// each server the machines drove, each machine (kvbench at `threads`).
+fn limit(r: &RunSum, threads: usize) -> Limit {
+    let mut candidates = limit::watched(&r.watched);
+    for s in &r.evidence.servers {
+        candidates.extend(limit::target(&s.target, &s.phase_evidence(), run_seconds(s, r)));
+    }
+    for (i, c) in r.clients.iter().enumerate() {
+        let name = match (&c.host, c.index) {
+            (Some(host), _) => format!("client {host}"),
+            (None, Some(index)) => format!("client shard {index}"),
+            (None, None) => format!("client {}", i + 1),
+        };
+        if let (Some(process), Some(machine), Some(cores)) =
+            (c.process_cpu_percent, c.machine_cpu_percent, c.cores)
+        {
+            candidates.extend(limit::client(&name, process, machine, cores, threads));
+        }
+    }
+    let answered = !r.evidence.servers.is_empty() || r.cluster.is_some();
+    limit::judge(&candidates, limit::unwatched(answered, &r.watched))
+}
+
+fn run_seconds(s: &ServerSum, r: &RunSum) -> f64 {
+    server_seconds(s).unwrap_or_else(|| r.duration_s())
+}
+
+/// The rounds of the merged runs; `threads` is each machine's `-t`.
+pub fn rounds(runs: &[RunSum], threads: usize) -> Vec<Round> {
     runs.iter()
         .map(|r| {
             let h = &r.totals.histogram;
@@ -75,6 +105,8 @@ pub fn rounds(runs: &[RunSum]) -> Vec<Round> {
                     .iter()
                     .map(|s| server_row(s, r.duration_s()))
                     .collect(),
+                watched: r.watched.clone(),
+                limit: Some(limit(r, threads)),
             }
         })
         .collect()

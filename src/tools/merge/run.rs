@@ -11,6 +11,7 @@ use crate::report::model::kvbench::{Errors, Incomplete};
 use crate::report::model::named::Named;
 use crate::report::model::section::{Runtime, Section, SectionTitle};
 use crate::report::model::shard::RoundClient;
+use crate::report::model::watched::Watched;
 use crate::tools::merge::check::ShardFile;
 use crate::tools::merge::cluster::ClusterSum;
 use crate::tools::merge::combine::{RowSum, ShardRow, add_named};
@@ -65,6 +66,9 @@ pub struct RunSum {
     /// Per op row, then the totals: the run time its rates are over (the
     /// window's, [`Window::duration_s`]); `None`: [`RunSum::duration_s`].
     pub rates_over_s: Option<Vec<f64>>,
+    /// `--watch`: the components behind the target, as the one machine
+    /// that sampled them (shard 0) read them; empty when none did.
+    pub watched: Vec<Watched>,
 }
 
 /// The section holding run `i` (from 0) of a file: `ALL STATS` for a
@@ -190,6 +194,7 @@ fn of_phase(
         clients: vec![rounds::client_of(f, summary)],
         window: None,
         rates_over_s: None,
+        watched: summary.watched.clone(),
     })
 }
 
@@ -253,6 +258,11 @@ fn combine_into(acc: &mut RunSum, one: &RunSum, with_seconds: bool) {
     acc.evidence.add(&one.evidence);
     acc.machine_runs.extend_from_slice(&one.machine_runs);
     acc.clients.extend_from_slice(&one.clients);
+    // One machine samples the watched components for the set: its entries
+    // are the set's, never added to another's.
+    if acc.watched.is_empty() {
+        acc.watched = one.watched.clone();
+    }
 }
 
 /// Every merged run together: their run times add, as in one machine's
@@ -266,6 +276,7 @@ pub fn aggregate(runs: &[RunSum]) -> Option<RunSum> {
     acc.evidence = EvidenceSum::default();
     acc.machine_runs.clear();
     acc.clients.clear();
+    acc.watched.clear();
     acc.window = None;
     // Each run's rates are over its own window: the aggregate's over the
     // sum of those times, as its run time is the sum of the runs'.

@@ -65,6 +65,8 @@ impl RunSum {
             server: self.evidence.server(),
             client: None,
             server_use: self.evidence.server_use(),
+            watched: self.watched.clone(),
+            limit: None,
             // Each machine's server time is in its own file: a set's would
             // need every reading of every machine, which merge lacks.
             server_latency: None,
