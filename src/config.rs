@@ -299,6 +299,10 @@ pub struct Config {
     /// `--watch`: the components behind the target that this machine samples
     /// (empty on every shard but shard 0, which samples them for the set).
     pub watch: Vec<watch::Watch>,
+    /// The first `--watch redis://` of the run, on every shard: the clock
+    /// its machines measure their offsets against when the target (a
+    /// proxy) refuses `TIME`.
+    pub clock_source: Option<Target>,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -444,6 +448,10 @@ fn build(a: Args) -> Result<Config, UsageError> {
         failed_keys_file,
         // One machine samples the watched components, so that N machines
         // do not multiply the INFO load; merge carries its series to the set.
+        clock_source: watches
+            .iter()
+            .find(|w| w.kind == watch::WatchKind::Redis)
+            .map(|w| w.target.clone()),
         watch: if shard.is_none_or(|s| s.index == 0) {
             watches
         } else {

@@ -131,6 +131,7 @@ pub fn run(
             .map(|c| NodeLinks::open(&config.target, &c.nodes)),
         meter: HostMeter::for_target(&config.target.endpoint),
         watch,
+        target_info: server_info.is_some(),
         crew,
         config,
         empty,
@@ -150,6 +151,19 @@ pub fn run(
         .and_then(|s| s.given())
         .and_then(|t| Plan::new(&config, t));
     results.timing = Timing::begin(&config, master.control.get());
+    // A proxy that refuses TIME: every machine measures its offset against
+    // the same watched backend instead, so the set's starts still compare.
+    let unmeasured = results.timing.as_ref().is_some_and(|t| t.clock_start.is_none());
+    let mut clock_source = config
+        .clock_source
+        .as_ref()
+        .filter(|_| unmeasured)
+        .and_then(|t| Control::open(t).ok());
+    if let (Some(timing), Some(c)) = (results.timing.as_mut(), clock_source.as_mut())
+        && timing.clock_start.is_none()
+    {
+        timing.clock_start = clock::measure(c);
+    }
     for (phase, stop) in schedule(&config, prefill) {
         // `--start-at barrier`: the shards meet once each is ready, after
         // its prefill, and the plan starts from the `T` they agree on.
@@ -214,7 +228,11 @@ pub fn run(
         }
     }
     if let Some(timing) = results.timing.as_mut() {
-        timing.clock_end = master.control.get().and_then(clock::measure);
+        timing.clock_end = master
+            .control
+            .get()
+            .and_then(clock::measure)
+            .or_else(|| clock_source.as_mut().and_then(clock::measure));
     }
     master.crew.shutdown();
     Ok(results)
@@ -267,6 +285,10 @@ struct Master {
     meter: HostMeter,
     /// `--watch`: the components behind the target.
     watch: Watchers,
+    /// The target answered INFO before the run. A proxy that does not
+    /// (twemproxy closes the connection on it) has no evidence to lose:
+    /// it is not asked again, and its phases say nothing is missing.
+    target_info: bool,
 }
 
 /// `--max-errors`: once more errors than this were counted, the run stops the
@@ -301,6 +323,9 @@ impl Master {
     /// INFO from the control connection, reopening it once if the server went
     /// away (a restart during the phase breaks it like any other connection).
     fn info(&mut self) -> Option<Info> {
+        if !self.target_info {
+            return None;
+        }
         self.control.info()
     }
 

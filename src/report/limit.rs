@@ -190,7 +190,7 @@ pub fn target(address: &str, e: &PhaseEvidence, seconds: f64) -> Option<Candidat
         _ => (e.cpu_seconds(), "CPU"),
     };
     (seconds > 0.0 && !e.restarted()).then(|| Candidate {
-        component: format!("server {address}"),
+        component: format!("target {address}"),
         measure: measure.into(),
         used: used / seconds,
         capacity: 1.0,

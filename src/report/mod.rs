@@ -36,6 +36,7 @@ pub mod text_summary;
 pub mod verdict;
 pub mod verification;
 pub mod warnings;
+pub mod watched_text;
 
 use hdrhistogram::Histogram;
 

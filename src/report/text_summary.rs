@@ -46,6 +46,7 @@ pub(super) fn summary(
         }
     }
     phase_lines(out, input);
+    watched_lines(out, input);
     variance_line(out, input);
     // The errors of the section shown, or of the prefill or warm-up that was
     // cut before any run.
@@ -118,6 +119,30 @@ pub(super) fn summary(
     if let Some(last) = last.filter(|_| config.rate.is_some()) {
         open_loop::service_table(out, config, last);
     }
+}
+
+/// `--watch`: each measured run's components and its limit.
+fn watched_lines(out: &mut String, input: &ReportInput<'_>) {
+    let runs = &input.results.runs;
+    if runs.iter().all(|r| r.watched.is_empty()) {
+        return;
+    }
+    let found: Vec<(String, Vec<_>, Option<_>)> = runs
+        .iter()
+        .map(|r| {
+            let client = crate::report::build::host::client(r);
+            let (watched, limit) =
+                crate::report::build::kvbench::watched_and_limit(input.config, r, client.as_ref());
+            (r.phase.to_string(), watched, limit)
+        })
+        .collect();
+    let phases: Vec<(&str, &[_])> = found.iter().map(|(p, w, _)| (p.as_str(), &w[..])).collect();
+    crate::report::watched_text::table(out, &phases, None);
+    let limits: Vec<(&str, &_)> = found
+        .iter()
+        .filter_map(|(p, _, l)| Some((p.as_str(), l.as_ref()?)))
+        .collect();
+    crate::report::watched_text::limit_lines(out, &limits);
 }
 
 /// With two or more runs: their spread, and what it means for comparisons.

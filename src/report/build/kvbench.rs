@@ -201,8 +201,7 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
     let (histograms, per_second) = histograms(&ops, p);
     let server = evidence::phase(p, &c.ops, c.target.db);
     let client = super::host::client(p);
-    let watched = super::watched::watched(&p.watched, &ops.witnesses());
-    let limit = limit(c, p, client.as_ref(), &watched);
+    let (watched, limit) = watched_and_limit(c, p, client.as_ref());
     PhaseSummary {
         phase: p.phase.to_string(),
         start_time_ms: millis(p.started_wall),
@@ -234,6 +233,18 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         steadiness: super::warmup::steadiness(c, p),
         all_stats: None,
     }
+}
+
+/// A phase's watched components and its limit, as the JSON and the text
+/// show them; `client` is the phase's `client` object.
+pub fn watched_and_limit(
+    c: &Config,
+    p: &PhaseResult,
+    client: Option<&ClientUse>,
+) -> (Vec<Watched>, Option<Limit>) {
+    let watched = super::watched::watched(&p.watched, &c.ops.witnesses());
+    let limit = limit(c, p, client, &watched);
+    (watched, limit)
 }
 
 /// The phase's limit ([`crate::report::limit`]): the target when it is a

@@ -209,6 +209,11 @@ pub struct RoundClient {
     /// Its own replies per second in this run.
     #[serde(default)]
     pub ops_per_sec: f64,
+    /// Its GET hit rate in this run, percent (absent from files written
+    /// before it was kept, and without GETs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 100))]
+    pub hit_rate_percent: Option<f64>,
     /// Its shard index.
     pub index: Option<u32>,
     /// Its host name.

@@ -22,6 +22,13 @@ pub fn client_of(f: &ShardFile, summary: &PhaseSummary) -> RoundClient {
     RoundClient {
         target: f.kvbench.target.clone(),
         ops_per_sec: summary.ops_per_sec,
+        hit_rate_percent: {
+            let (hits, misses) = summary
+                .totals
+                .iter()
+                .fold((0, 0), |(h, m), (_, t)| (h + t.hits, m + t.misses));
+            (hits + misses > 0).then(|| round(100.0 * hits as f64 / (hits + misses) as f64, 2))
+        },
         index: f.shard().map(|s| s.index),
         host: f.shard().and_then(|s| s.host.clone()),
         file: f.path.clone(),

@@ -10,7 +10,9 @@ use crate::engine::stats::percentile_us;
 use crate::error::terminal;
 use crate::report::model::kvbench::Verdict;
 use crate::report::model::shard::{Round, ShardRow};
+use crate::report::model::watched::{Limit, Watched};
 use crate::report::table;
+use crate::report::watched_text;
 use crate::report::verdict::invalid_text;
 use crate::tools::merge::check::join;
 use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
@@ -110,6 +112,11 @@ fn text_width(t: &Table) -> usize {
     (0..t.titles.len()).map(widest).sum::<usize>() + 2 * t.titles.len().saturating_sub(1)
 }
 
+/// The sum of the known values; `None` when none is known.
+fn sum(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    values.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0.0) + v))
+}
+
 fn opt(v: Option<f64>, places: usize) -> String {
     v.map_or("---".to_string(), |v| format!("{v:.places$}"))
 }
@@ -176,6 +183,19 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool, width: Option
     }
     if let Some(t) = k.and_then(|k| k.rounds.as_deref()).and_then(resource_table) {
         render_table(&mut out, &t, format, width);
+        out.push('\n');
+    }
+    if let Some(rounds) = k.and_then(|k| k.rounds.as_deref()) {
+        let phases: Vec<(&str, &[Watched])> = rounds
+            .iter()
+            .map(|r| (r.phase.as_str(), &r.watched[..]))
+            .collect();
+        watched_text::table(&mut out, &phases, width);
+        let limits: Vec<(&str, &Limit)> = rounds
+            .iter()
+            .filter_map(|r| Some((r.phase.as_str(), r.limit.as_ref()?)))
+            .collect();
+        watched_text::limit_lines(&mut out, &limits);
         out.push('\n');
     }
     notes(&mut out, m);
@@ -252,6 +272,8 @@ fn resource_table(rounds: &[Round]) -> Option<Table> {
     let titles = [
         "Run",
         "Machine",
+        "Ops/sec",
+        "Hit rate",
         "Process CPU",
         "Host CPU",
         "Net in MB/s",
@@ -272,10 +294,24 @@ fn resource_table(rounds: &[Round]) -> Option<Table> {
             rows.push(vec![
                 r.phase.clone(),
                 name,
+                format!("{:.2}", c.ops_per_sec),
+                c.hit_rate_percent.map_or("-".into(), |h| format!("{h:.2} %")),
                 percent(c.process_cpu_percent),
                 percent(c.machine_cpu_percent),
                 mb(c.net_rx_bytes_per_sec),
                 mb(c.net_tx_bytes_per_sec),
+            ]);
+        }
+        if r.clients.len() > 1 {
+            rows.push(vec![
+                r.phase.clone(),
+                format!("sum of {} machines", r.clients.len()),
+                format!("{:.2}", r.clients.iter().map(|c| c.ops_per_sec).sum::<f64>()),
+                r.hit_rate_percent.map_or("-".into(), |h| format!("{h:.2} %")),
+                "-".into(),
+                "-".into(),
+                mb(sum(r.clients.iter().map(|c| c.net_rx_bytes_per_sec))),
+                mb(sum(r.clients.iter().map(|c| c.net_tx_bytes_per_sec))),
             ]);
         }
         for s in &r.servers {
@@ -283,6 +319,8 @@ fn resource_table(rounds: &[Round]) -> Option<Table> {
             rows.push(vec![
                 r.phase.clone(),
                 format!("server {id}"),
+                "-".into(),
+                "-".into(),
                 percent(Some(s.cpu_percent)),
                 "-".into(),
                 mb(s.net_input_bytes_per_sec),

@@ -247,7 +247,9 @@ pub fn start_node_exporter_in(lan: &mut Lan, dir: &Path) {
             .arg("-c")
             .arg(r#"exec "$0" "$@" 2>"$LOG""#)
             .arg("prometheus-node-exporter")
-            .args(node_exporter_args(&format!("{SERVER_ADDR}:{LAN_NODE_PORT}")))
+            .args(node_exporter_args(&format!(
+                "{SERVER_ADDR}:{LAN_NODE_PORT}"
+            )))
             .env("LOG", &log),
     );
     let deadline = Instant::now() + START_LIMIT;
