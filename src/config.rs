@@ -359,7 +359,11 @@ fn build(a: Args) -> Result<Config, UsageError> {
         ));
     }
     let target = build_target(&a)?;
-    let watches = watch::build_watches(a.watch.as_deref().unwrap_or_default(), &target, &tls_settings(&a)?)?;
+    let watches = watch::build_watches(
+        a.watch.as_deref().unwrap_or_default(),
+        &target,
+        &tls_settings(&a)?,
+    )?;
     let io_engine = io_engine::build_io_engine(a.io_engine, &target)?;
     let commands = a.command.as_ref().is_some_and(|c| !c.is_empty());
     transaction::check(&a, commands)?;

@@ -66,7 +66,7 @@ pub(super) fn build_watches(
 ) -> Result<Vec<Watch>, UsageError> {
     let mut watches: Vec<Watch> = Vec::with_capacity(uris.len());
     for uri in uris {
-        let watch = parse(uri, main, tls).map_err(|why| UsageError::new("--watch", why))?;
+        let watch = parse(uri, main, tls)?;
         if watches
             .iter()
             .any(|w| w.kind == watch.kind && w.address == watch.address)
@@ -87,20 +87,26 @@ pub(super) fn build_watches(
 
 const FORMS: &str = "use redis://[user:pass@]host:port, rediss://…, memcached://host:port, node://host:port or twemproxy://host:port";
 
-fn parse(uri: &str, main: &Target, tls: &TlsSettings) -> Result<Watch, String> {
+fn parse(uri: &str, main: &Target, tls: &TlsSettings) -> Result<Watch, UsageError> {
+    let fail = |why: String| UsageError::new("--watch", why);
     let shown = redact_uri(uri);
-    let url = Url::parse(uri).map_err(|e| format!("cannot parse '{shown}' ({e}); {FORMS}"))?;
+    let url =
+        Url::parse(uri).map_err(|e| fail(format!("cannot parse '{shown}' ({e}); {FORMS}")))?;
     let kind = match url.scheme() {
         "redis" | "rediss" => WatchKind::Redis,
         "memcached" => WatchKind::Memcached,
         "node" => WatchKind::Node,
         "twemproxy" => WatchKind::Twemproxy,
-        other => return Err(format!("scheme '{other}' of '{shown}' is not one kvbench reads; {FORMS}")),
+        other => {
+            return Err(fail(format!(
+                "scheme '{other}' of '{shown}' is not one kvbench reads; {FORMS}"
+            )));
+        }
     };
     let host = url
         .host_str()
         .filter(|h| !h.is_empty())
-        .ok_or_else(|| format!("'{shown}' has no host; {FORMS}"))?
+        .ok_or_else(|| fail(format!("'{shown}' has no host; {FORMS}")))?
         .trim_start_matches('[')
         .trim_end_matches(']')
         .to_string();
@@ -108,11 +114,11 @@ fn parse(uri: &str, main: &Target, tls: &TlsSettings) -> Result<Watch, String> {
     // 22222, a shard's anything): no default would be right for all.
     let port = url
         .port()
-        .ok_or_else(|| format!("'{shown}' has no port; give host:port"))?;
+        .ok_or_else(|| fail(format!("'{shown}' has no port; give host:port")))?;
     if !matches!(url.path(), "" | "/") {
-        return Err(format!(
+        return Err(fail(format!(
             "'{shown}' has a path; a watch is host:port only (a shard's database does not change its counters)"
-        ));
+        )));
     }
     let decode = |s: &str| percent_decode_str(s).decode_utf8_lossy().into_owned();
     let auth = url.password().map(|password| Auth {
@@ -120,9 +126,9 @@ fn parse(uri: &str, main: &Target, tls: &TlsSettings) -> Result<Watch, String> {
         password: decode(password),
     });
     if auth.is_some() && kind != WatchKind::Redis {
-        return Err(format!(
+        return Err(fail(format!(
             "'{shown}' carries credentials, which only redis:// and rediss:// use"
-        ));
+        )));
     }
     let endpoint = Endpoint::Tcp {
         host: host.clone(),
@@ -131,7 +137,7 @@ fn parse(uri: &str, main: &Target, tls: &TlsSettings) -> Result<Watch, String> {
     };
     let address = endpoint.to_string();
     let tls = match url.scheme() {
-        "rediss" => Some(TlsClient::new(tls.clone(), &host).map_err(|e| e.message)?),
+        "rediss" => Some(TlsClient::new(tls.clone(), &host)?),
         _ => None,
     };
     let target = Target {

@@ -153,7 +153,10 @@ pub fn run(
     results.timing = Timing::begin(&config, master.control.get());
     // A proxy that refuses TIME: every machine measures its offset against
     // the same watched backend instead, so the set's starts still compare.
-    let unmeasured = results.timing.as_ref().is_some_and(|t| t.clock_start.is_none());
+    let unmeasured = results
+        .timing
+        .as_ref()
+        .is_some_and(|t| t.clock_start.is_none());
     let mut clock_source = config
         .clock_source
         .as_ref()

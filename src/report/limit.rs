@@ -181,9 +181,8 @@ pub fn client(
 /// shard's; `None` for memcached (its threads are its own) and a restart.
 /// `seconds` is the phase's length.
 pub fn target(address: &str, e: &PhaseEvidence, seconds: f64) -> Option<Candidate> {
-    let main = |i: &Info| {
-        Some(i.f64("used_cpu_user_main_thread")? + i.f64("used_cpu_sys_main_thread")?)
-    };
+    let main =
+        |i: &Info| Some(i.f64("used_cpu_user_main_thread")? + i.f64("used_cpu_sys_main_thread")?);
     let (used, measure) = match (main(&e.before), main(&e.after)) {
         (Some(b), Some(a)) => ((a - b).max(0.0), "main-thread CPU"),
         _ if e.after.u64("threads").is_some() => return None,
@@ -251,7 +250,8 @@ pub fn unwatched(target_answered: bool, watched: &[Watched]) -> Vec<String> {
     }
     if !watched.iter().any(|w| w.role == "host") {
         out.push(
-            "the target's host, a proxy's CPU and network (watch it with --watch node://HOST:9100)".into(),
+            "the target's host, a proxy's CPU and network (watch it with --watch node://HOST:9100)"
+                .into(),
         );
     }
     out

@@ -42,7 +42,8 @@ fn one(phase: &str, w: &Watched) -> Vec<String> {
             phase.to_string(),
             name,
             w.ops_per_sec.map_or("-".into(), |v| format!("{v:.2}")),
-            w.hit_rate_percent.map_or("-".into(), |v| format!("{v:.2} %")),
+            w.hit_rate_percent
+                .map_or("-".into(), |v| format!("{v:.2} %")),
             match (w.main_thread_cpu_percent, w.cpu_percent) {
                 (Some(main), _) => format!("{main:.1} % main"),
                 (None, Some(all)) => format!("{all:.1} %"),
@@ -66,7 +67,9 @@ fn one(phase: &str, w: &Watched) -> Vec<String> {
                     (Some(busy), Some(cores)) => format!("{busy:.2} of {cores} cores"),
                     _ => "-".into(),
                 },
-                busiest.map_or("-".into(), |n| format!("{} {}", n.device, mb(Some(n.rx_bytes_per_sec)))),
+                busiest.map_or("-".into(), |n| {
+                    format!("{} {}", n.device, mb(Some(n.rx_bytes_per_sec)))
+                }),
                 mb(busiest.map(|n| n.tx_bytes_per_sec)),
                 "-".into(),
             ]
@@ -150,7 +153,15 @@ mod tests {
         table(&mut out, &[("RUN #1", &watched)], None);
         assert!(out.starts_with("Components behind the target"), "{out}");
         let row = out.lines().last().unwrap();
-        for part in ["RUN #1", "shard 127.0.0.1:7001", "1500.00", "90.00 %", "42.5 % main", "2.00", "1000"] {
+        for part in [
+            "RUN #1",
+            "shard 127.0.0.1:7001",
+            "1500.00",
+            "90.00 %",
+            "42.5 % main",
+            "2.00",
+            "1000",
+        ] {
             assert!(row.contains(part), "{part} in {row}");
         }
     }

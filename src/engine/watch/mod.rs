@@ -47,6 +47,17 @@ pub(crate) fn connect(endpoint: &Endpoint, timeout: Duration) -> std::io::Result
     Ok(stream)
 }
 
+/// Why a host's or a proxy's agent gave no reading.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The connection or the read failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// It answered, but not as the agent named would.
+    #[error("{0}")]
+    Unexpected(String),
+}
+
 /// What one watched component did during one phase.
 #[derive(Debug, Clone)]
 pub struct WatchedPhase {
@@ -87,6 +98,10 @@ pub enum Found {
 }
 
 /// One component's connection and the phase in progress.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per --watch, held for the whole run: boxing saves nothing that matters"
+)]
 enum Watcher {
     Server {
         link: ControlLink,
@@ -145,7 +160,8 @@ impl Watchers {
                     }
                 }
                 WatchKind::Node => {
-                    node::scrape(&w.target.endpoint, timeout).map_err(unreachable)?;
+                    node::scrape(&w.target.endpoint, timeout)
+                        .map_err(|e| unreachable(e.to_string()))?;
                     Watcher::Host {
                         first: None,
                         last: None,
@@ -153,7 +169,8 @@ impl Watchers {
                     }
                 }
                 WatchKind::Twemproxy => {
-                    twemproxy::read(&w.target.endpoint, timeout).map_err(unreachable)?;
+                    twemproxy::read(&w.target.endpoint, timeout)
+                        .map_err(|e| unreachable(e.to_string()))?;
                     Watcher::Proxy { first: None }
                 }
             };
@@ -179,13 +196,13 @@ impl Watchers {
                 } => {
                     per_second.clear();
                     *first = node::scrape(&w.target.endpoint, timeout)
-                        .map_err(|e| *error = Some(e))
+                        .map_err(|e| *error = Some(e.to_string()))
                         .ok();
                     *last = first.clone();
                 }
                 Watcher::Proxy { first } => {
                     *first = twemproxy::read(&w.target.endpoint, timeout)
-                        .map_err(|e| *error = Some(e))
+                        .map_err(|e| *error = Some(e.to_string()))
                         .ok();
                 }
             }
@@ -224,7 +241,7 @@ impl Watchers {
                         *last = Some(now);
                     }
                     Err(e) => {
-                        *error = Some(e);
+                        *error = Some(e.to_string());
                         *last = None;
                     }
                 },
@@ -246,11 +263,14 @@ impl Watchers {
                     sampler,
                 } => {
                     let after = link.info();
-                    let evidence = before.take().zip(after).map(|(before, after)| PhaseEvidence {
-                        before,
-                        after,
-                        slowlog: None,
-                    });
+                    let evidence = before
+                        .take()
+                        .zip(after)
+                        .map(|(before, after)| PhaseEvidence {
+                            before,
+                            after,
+                            slowlog: None,
+                        });
                     if evidence.is_none() {
                         *error = Some(
                             link.take_lost()
@@ -270,7 +290,7 @@ impl Watchers {
                     let end = match node::scrape(&w.target.endpoint, timeout) {
                         Ok(end) => Some(end),
                         Err(e) => {
-                            error.get_or_insert(e);
+                            error.get_or_insert(e.to_string());
                             last.take()
                         }
                     };
@@ -281,7 +301,7 @@ impl Watchers {
                 }
                 Watcher::Proxy { first } => {
                     let end = twemproxy::read(&w.target.endpoint, timeout)
-                        .map_err(|e| *error = Some(e))
+                        .map_err(|e| *error = Some(e.to_string()))
                         .ok();
                     let (phase, seconds) = match (first.take(), end) {
                         (Some(a), Some(b)) => {

@@ -17,7 +17,7 @@ use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use crate::config::target::Endpoint;
-use crate::engine::watch::connect;
+use crate::engine::watch::{AgentError, connect};
 
 /// The largest /metrics body read: a node exporter with every collector on
 /// writes a few hundred KiB; more is not a node exporter.
@@ -114,7 +114,7 @@ impl NodeReading {
 }
 
 /// Parses the series kvbench reads out of a `/metrics` body.
-pub fn parse(body: &str, at: Instant) -> Result<NodeReading, String> {
+pub fn parse(body: &str, at: Instant) -> Result<NodeReading, AgentError> {
     let mut cpus = std::collections::BTreeSet::new();
     let mut reading = NodeReading {
         at,
@@ -154,10 +154,10 @@ pub fn parse(body: &str, at: Instant) -> Result<NodeReading, String> {
         }
     }
     if cpus.is_empty() {
-        return Err(
+        return Err(AgentError::Unexpected(
             "its /metrics has no node_cpu_seconds_total: is it a node exporter with the cpu collector on?"
                 .into(),
-        );
+        ));
     }
     reading.cores = cpus.len() as u32;
     Ok(reading)
@@ -169,10 +169,7 @@ fn sample(line: &str) -> Option<(&str, &str, f64)> {
     let (head, rest) = match line.find('{') {
         Some(open) => {
             let close = open + line[open..].find('}')?;
-            (
-                (&line[..open], &line[open + 1..close]),
-                &line[close + 1..],
-            )
+            ((&line[..open], &line[open + 1..close]), &line[close + 1..])
         }
         None => {
             let space = line.find(' ')?;
@@ -193,14 +190,14 @@ fn label<'a>(labels: &'a str, name: &str) -> Option<&'a str> {
 }
 
 /// One scrape of `endpoint`'s `/metrics`, each step bounded by `timeout`.
-pub fn scrape(endpoint: &Endpoint, timeout: Duration) -> Result<NodeReading, String> {
-    let body = http_get(endpoint, "/metrics", timeout).map_err(|e| e.to_string())?;
+pub fn scrape(endpoint: &Endpoint, timeout: Duration) -> Result<NodeReading, AgentError> {
+    let body = http_get(endpoint, "/metrics", timeout)?;
     parse(&body, Instant::now())
 }
 
 /// The body of a `GET path` answered `200`.
-fn http_get(endpoint: &Endpoint, path: &str, timeout: Duration) -> std::io::Result<String> {
-    let bad = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidData, why);
+fn http_get(endpoint: &Endpoint, path: &str, timeout: Duration) -> Result<String, AgentError> {
+    let bad = AgentError::Unexpected;
     let mut stream = connect(endpoint, timeout)?;
     write!(
         stream,
@@ -275,7 +272,9 @@ node_load1 0.5
 
     #[test]
     fn a_body_without_cpu_series_is_no_node_exporter() {
-        let e = parse("node_load1 1\n", Instant::now()).unwrap_err();
+        let e = parse("node_load1 1\n", Instant::now())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("node_cpu_seconds_total"), "{e}");
     }
 

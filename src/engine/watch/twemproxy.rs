@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::config::target::Endpoint;
-use crate::engine::watch::connect;
+use crate::engine::watch::{AgentError, connect};
 
 /// The largest stats document read: a proxy of hundreds of backends
 /// writes tens of KiB.
@@ -76,12 +76,16 @@ impl ProxyReading {
 }
 
 /// Parses twemproxy's stats document.
-pub fn parse(text: &str, at: Instant) -> Result<ProxyReading, String> {
-    let doc: Value = serde_json::from_str(text)
-        .map_err(|e| format!("its stats port did not send JSON ({e}): is it twemproxy's -s port?"))?;
-    let top = doc
-        .as_object()
-        .ok_or("its stats are not a JSON object: is it twemproxy's -s port?")?;
+pub fn parse(text: &str, at: Instant) -> Result<ProxyReading, AgentError> {
+    let unexpected = |why: String| AgentError::Unexpected(why);
+    let doc: Value = serde_json::from_str(text).map_err(|e| {
+        unexpected(format!(
+            "its stats port did not send JSON ({e}): is it twemproxy's -s port?"
+        ))
+    })?;
+    let top = doc.as_object().ok_or_else(|| {
+        unexpected("its stats are not a JSON object: is it twemproxy's -s port?".into())
+    })?;
     let n = |v: &Value, field: &str| v.get(field).and_then(Value::as_u64).unwrap_or(0);
     let mut reading = ProxyReading {
         at,
@@ -102,19 +106,18 @@ pub fn parse(text: &str, at: Instant) -> Result<ProxyReading, String> {
         }
     }
     if reading.backends.is_empty() {
-        return Err("its stats name no pool with servers: is it twemproxy's -s port?".into());
+        return Err(unexpected(
+            "its stats name no pool with servers: is it twemproxy's -s port?".into(),
+        ));
     }
     Ok(reading)
 }
 
 /// One reading of `endpoint`, each step bounded by `timeout`.
-pub fn read(endpoint: &Endpoint, timeout: Duration) -> Result<ProxyReading, String> {
-    let stream = connect(endpoint, timeout).map_err(|e| e.to_string())?;
+pub fn read(endpoint: &Endpoint, timeout: Duration) -> Result<ProxyReading, AgentError> {
+    let stream = connect(endpoint, timeout)?;
     let mut text = String::new();
-    stream
-        .take(MAX_STATS)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("reading its stats failed: {e}"))?;
+    stream.take(MAX_STATS).read_to_string(&mut text)?;
     parse(&text, Instant::now())
 }
 
@@ -156,7 +159,8 @@ mod tests {
 
     #[test]
     fn something_else_on_the_port_is_named() {
-        assert!(parse("+PONG\r\n", Instant::now()).unwrap_err().contains("JSON"));
-        assert!(parse("{\"a\":1}", Instant::now()).unwrap_err().contains("no pool"));
+        let e = |text: &str| parse(text, Instant::now()).unwrap_err().to_string();
+        assert!(e("+PONG\r\n").contains("JSON"));
+        assert!(e("{\"a\":1}").contains("no pool"));
     }
 }

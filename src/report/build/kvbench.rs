@@ -14,11 +14,11 @@ use crate::report::ReportInput;
 use crate::report::build::{evidence, open_loop, section, settings};
 use crate::report::json::{SCHEMA_VERSION, compressed, millis, round};
 use crate::report::model::histogram::CompressedHistogram;
+use crate::report::model::host::ClientUse;
 use crate::report::model::kvbench::{
     Errors, Incomplete, InterruptCause, Interrupted, Kvbench, OpTotals, PhaseSummary,
     SectionVerdict, Variance, Verdict, VerdictReason, Warning,
 };
-use crate::report::model::host::ClientUse;
 use crate::report::model::named::Named;
 use crate::report::model::watched::{Limit, Watched};
 use crate::report::verdict;
@@ -251,7 +251,12 @@ pub fn watched_and_limit(
 /// server (not in `--cluster-mode`, whose nodes' CPU is each node's), the
 /// watched components, this client; `None` for the prefill, whose load is
 /// not the one measured.
-fn limit(c: &Config, p: &PhaseResult, client: Option<&ClientUse>, watched: &[Watched]) -> Option<Limit> {
+fn limit(
+    c: &Config,
+    p: &PhaseResult,
+    client: Option<&ClientUse>,
+    watched: &[Watched],
+) -> Option<Limit> {
     use crate::report::limit;
     if p.phase == Phase::Prefill {
         return None;
@@ -263,7 +268,9 @@ fn limit(c: &Config, p: &PhaseResult, client: Option<&ClientUse>, watched: &[Wat
     }
     if let Some(u) = client {
         let (process, machine) = (u.process_cpu_percent, u.machine_cpu_percent);
-        candidates.extend(limit::client("client", process, machine, u.cores, c.threads));
+        candidates.extend(limit::client(
+            "client", process, machine, u.cores, c.threads,
+        ));
     }
     let unwatched = limit::unwatched(p.server.is_some() || c.cluster.is_some(), watched);
     Some(limit::judge(&candidates, unwatched))

@@ -104,9 +104,8 @@ fn shard(out: &mut Watched, e: &PhaseEvidence, kind: WatchKind, series: Option<&
         .filter(|(_, n)| *n > 0)
         .collect();
     let (hits, misses) = (e.delta("keyspace_hits"), e.delta("keyspace_misses"));
-    let main_thread = |i: &Info| {
-        Some(i.f64("used_cpu_user_main_thread")? + i.f64("used_cpu_sys_main_thread")?)
-    };
+    let main_thread =
+        |i: &Info| Some(i.f64("used_cpu_user_main_thread")? + i.f64("used_cpu_sys_main_thread")?);
     let main_cpu = match (main_thread(&e.before), main_thread(&e.after)) {
         (Some(b), Some(a)) if !e.restarted() => per_sec(100.0 * (a - b).max(0.0)),
         _ => None,
@@ -144,8 +143,7 @@ fn host(out: &mut Watched, u: &NodeUse) {
     out.seconds = round(u.seconds, 3);
     out.cores = Some(u.cores);
     out.busy_cores = Some(round(u.busy_cores, 3));
-    out.host_cpu_percent =
-        Some(round(100.0 * u.busy_cores / f64::from(u.cores.max(1)), 1));
+    out.host_cpu_percent = Some(round(100.0 * u.busy_cores / f64::from(u.cores.max(1)), 1));
     out.interfaces = Some(
         u.interfaces
             .iter()

@@ -373,7 +373,7 @@ fn shards_missing(set: &SetInfo) -> String {
 fn replies(r: &RunSum, layout: &Layout) -> Vec<Replies> {
     let mut out: Vec<Replies> = Vec::new();
     for ((_, command), row) in layout.rows.iter().zip(&r.rows) {
-            let name = command.split('#').next().unwrap_or(command).to_string();
+        let name = command.split('#').next().unwrap_or(command).to_string();
         let count = row.totals.count + row.totals.retries.unwrap_or(0);
         match out.iter_mut().find(|x| x.name == name) {
             Some(x) => x.count += count,

@@ -70,7 +70,11 @@ fn server_row(s: &ServerSum, run_s: f64) -> RoundServer {
 fn limit(r: &RunSum, threads: usize) -> Limit {
     let mut candidates = limit::watched(&r.watched);
     for s in &r.evidence.servers {
-        candidates.extend(limit::target(&s.target, &s.phase_evidence(), run_seconds(s, r)));
+        candidates.extend(limit::target(
+            &s.target,
+            &s.phase_evidence(),
+            run_seconds(s, r),
+        ));
     }
     for (i, c) in r.clients.iter().enumerate() {
         let name = match (&c.host, c.index) {

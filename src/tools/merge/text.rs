@@ -12,8 +12,8 @@ use crate::report::model::kvbench::Verdict;
 use crate::report::model::shard::{Round, ShardRow};
 use crate::report::model::watched::{Limit, Watched};
 use crate::report::table;
-use crate::report::watched_text;
 use crate::report::verdict::invalid_text;
+use crate::report::watched_text;
 use crate::tools::merge::check::join;
 use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
 
@@ -114,7 +114,9 @@ fn text_width(t: &Table) -> usize {
 
 /// The sum of the known values; `None` when none is known.
 fn sum(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    values.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0.0) + v))
+    values
+        .flatten()
+        .fold(None, |acc, v| Some(acc.unwrap_or(0.0) + v))
 }
 
 fn opt(v: Option<f64>, places: usize) -> String {
@@ -295,7 +297,8 @@ fn resource_table(rounds: &[Round]) -> Option<Table> {
                 r.phase.clone(),
                 name,
                 format!("{:.2}", c.ops_per_sec),
-                c.hit_rate_percent.map_or("-".into(), |h| format!("{h:.2} %")),
+                c.hit_rate_percent
+                    .map_or("-".into(), |h| format!("{h:.2} %")),
                 percent(c.process_cpu_percent),
                 percent(c.machine_cpu_percent),
                 mb(c.net_rx_bytes_per_sec),
@@ -306,8 +309,12 @@ fn resource_table(rounds: &[Round]) -> Option<Table> {
             rows.push(vec![
                 r.phase.clone(),
                 format!("sum of {} machines", r.clients.len()),
-                format!("{:.2}", r.clients.iter().map(|c| c.ops_per_sec).sum::<f64>()),
-                r.hit_rate_percent.map_or("-".into(), |h| format!("{h:.2} %")),
+                format!(
+                    "{:.2}",
+                    r.clients.iter().map(|c| c.ops_per_sec).sum::<f64>()
+                ),
+                r.hit_rate_percent
+                    .map_or("-".into(), |h| format!("{h:.2} %")),
                 "-".into(),
                 "-".into(),
                 mb(sum(r.clients.iter().map(|c| c.net_rx_bytes_per_sec))),
