@@ -5,6 +5,9 @@
 # config and loopback ports, tests/e2e/common/proxy.rs) to check what
 # `--watch` reports. Used by `make deps`; a no-op on a machine that has them.
 set -euo pipefail
+# nutcracker and haproxy install to /usr/sbin, which a user's PATH may lack;
+# the tests look there too.
+PATH="$PATH:/usr/sbin:/sbin"
 commands=(nutcracker haproxy prometheus-node-exporter)
 packages=(nutcracker haproxy prometheus-node-exporter)
 missing=()

@@ -15,7 +15,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -66,7 +66,7 @@ impl Nutcracker {
             let (port, stats_port) = (free_port(), free_port());
             let config = dir.path("nutcracker.yml");
             std::fs::write(&config, config_yaml(&format!("127.0.0.1:{port}"), &servers)).unwrap();
-            let child = Command::new("nutcracker")
+            let child = Command::new(program("nutcracker"))
                 .args(nutcracker_args(&config, "127.0.0.1", stats_port, &dir.0))
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -76,7 +76,7 @@ impl Nutcracker {
                 child,
                 port,
                 stats_port,
-                _dir: TempDir(std::path::PathBuf::new()),
+                _dir: TempDir(PathBuf::new()),
                 _share: machine::share(),
             };
             if proxy.wait_ready() {
@@ -143,7 +143,7 @@ impl NodeExporter {
         let log = dir.path("node-exporter.log");
         for _ in 0..5 {
             let port = free_port();
-            let child = Command::new("prometheus-node-exporter")
+            let child = Command::new(program("prometheus-node-exporter"))
                 .args(node_exporter_args(&format!("127.0.0.1:{port}")))
                 .stdout(Stdio::null())
                 .stderr(std::fs::File::create(&log).unwrap())
@@ -152,7 +152,7 @@ impl NodeExporter {
             let mut exporter = NodeExporter {
                 child,
                 port,
-                _dir: TempDir(std::path::PathBuf::new()),
+                _dir: TempDir(PathBuf::new()),
                 _share: machine::share(),
             };
             if exporter.wait_ready() {
@@ -213,12 +213,14 @@ pub fn start_nutcracker_in(lan: &mut Lan, dir: &Path, backends: &[u16]) {
     let listen = format!("{SERVER_ADDR}:{LAN_PROXY_PORT}");
     std::fs::write(&config, config_yaml(&listen, &servers)).unwrap();
     let server = lan.server.clone();
-    lan.keep(Lan::exec(&server, "nutcracker").args(nutcracker_args(
-        &config,
-        SERVER_ADDR,
-        LAN_STATS_PORT,
-        dir,
-    )));
+    lan.keep(
+        Lan::exec(&server, &program("nutcracker")).args(nutcracker_args(
+            &config,
+            SERVER_ADDR,
+            LAN_STATS_PORT,
+            dir,
+        )),
+    );
     let deadline = Instant::now() + START_LIMIT;
     while lan.redis_cli(LAN_PROXY_PORT, &["PING"]).trim() != "PONG"
         || try_stats_in(lan, LAN_STATS_PORT).is_err()
@@ -246,7 +248,7 @@ pub fn start_node_exporter_in(lan: &mut Lan, dir: &Path) {
         Lan::exec(&server, "sh")
             .arg("-c")
             .arg(r#"exec "$0" "$@" 2>"$LOG""#)
-            .arg("prometheus-node-exporter")
+            .arg(program("prometheus-node-exporter"))
             .args(node_exporter_args(&format!(
                 "{SERVER_ADDR}:{LAN_NODE_PORT}"
             )))
@@ -306,6 +308,18 @@ fn read_in(lan: &Lan, port: u16, request: &str) -> io::Result<String> {
 // ---------------------------------------------------------------------------
 // Configs, and reading what the components say.
 // ---------------------------------------------------------------------------
+
+/// Where `name` is: the first on PATH, else Debian's /usr/sbin (where
+/// nutcracker and haproxy are, off a user's PATH), else the bare name, so
+/// that starting it fails with the fix.
+fn program(name: &str) -> String {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/sbin")])
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .map_or_else(|| name.to_string(), |p| p.to_str().unwrap().to_string())
+}
 
 /// One pool listening on `listen` over `servers` (`host:port`), as a
 /// sharded Redis behind twemproxy is usually set up: keys spread by
