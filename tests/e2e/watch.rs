@@ -223,7 +223,10 @@ fn assert_proxy_row(row: &Value, forwarded: u64) -> u64 {
     for b in backends {
         assert_eq!(b["pool"], POOL, "{b}");
         assert_eq!(u(&b["errors"]), 0, "{b}");
-        assert!(u(&b["responses"]) <= u(&b["requests"]), "{b}");
+        // nutcracker adds up each counter at its own moment of the
+        // interval: a reply may land in a reading whose request did not
+        // (one per client connection at most, each with one in flight).
+        assert!(u(&b["responses"]) <= u(&b["requests"]) + 16, "{b}");
     }
     assert!(u(&row["client_connections"]) <= 16, "{row}");
     let requests: u64 = backends.iter().map(|b| u(&b["requests"])).sum();
