@@ -12,7 +12,7 @@
 //! A run and `kvbench merge` judge through the same functions, over the
 //! report model.
 
-use crate::engine::server::{Info, PhaseEvidence};
+use crate::engine::server::PhaseEvidence;
 use crate::report::json::round;
 use crate::report::model::watched::{LIMIT_PERCENT, Limit, Watched};
 
@@ -181,12 +181,10 @@ pub fn client(
 /// shard's; `None` for memcached (its threads are its own) and a restart.
 /// `seconds` is the phase's length.
 pub fn target(address: &str, e: &PhaseEvidence, seconds: f64) -> Option<Candidate> {
-    let main =
-        |i: &Info| Some(i.f64("used_cpu_user_main_thread")? + i.f64("used_cpu_sys_main_thread")?);
-    let (used, measure) = match (main(&e.before), main(&e.after)) {
-        (Some(b), Some(a)) => ((a - b).max(0.0), "main-thread CPU"),
-        _ if e.after.u64("threads").is_some() => return None,
-        _ => (e.cpu_seconds(), "CPU"),
+    let (used, measure) = match e.main_thread_cpu_seconds() {
+        Some(main) => (main, "main-thread CPU"),
+        None if e.after.u64("threads").is_some() => return None,
+        None => (e.cpu_seconds(), "CPU"),
     };
     (seconds > 0.0 && !e.restarted()).then(|| Candidate {
         component: format!("target {address}"),

@@ -106,6 +106,26 @@ impl PhaseEvidence {
         self.calls(command) + self.rejected_calls(command)
     }
 
+    /// Seconds between the two INFOs by the server's own clock
+    /// (`server_time_usec`); `None` where INFO lacks it.
+    pub fn server_seconds(&self) -> Option<f64> {
+        let at = |i: &Info| i.u64("server_time_usec");
+        let (before, after) = (at(&self.before)?, at(&self.after)?);
+        (after > before).then(|| (after - before) as f64 / 1e6)
+    }
+
+    /// CPU seconds of Redis's main thread during the phase (INFO's
+    /// `used_cpu_user_main_thread` + `used_cpu_sys_main_thread`), the core a
+    /// Redis server saturates first; `None` where INFO lacks them (memcached,
+    /// Redis before 6.2) or the server restarted.
+    pub fn main_thread_cpu_seconds(&self) -> Option<f64> {
+        let main = |i: &Info| {
+            Some(i.f64("used_cpu_user_main_thread")? + i.f64("used_cpu_sys_main_thread")?)
+        };
+        let (before, after) = (main(&self.before)?, main(&self.after)?);
+        (!self.restarted()).then(|| (after - before).max(0.0))
+    }
+
     /// Server CPU seconds (user + system, all its threads) used during the phase.
     pub fn cpu_seconds(&self) -> f64 {
         let cpu =
@@ -343,6 +363,29 @@ fn slowlog_entry(v: &Value) -> Option<SlowlogEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn info(run_id: &str, usec: u64, main_user: f64) -> Info {
+        let text = format!(
+            "# Server\r\nrun_id:{run_id}\r\nserver_time_usec:{usec}\r\n# CPU\r\nused_cpu_user_main_thread:{main_user}\r\nused_cpu_sys_main_thread:0.5\r\n"
+        );
+        Info::parse(&text, std::time::SystemTime::now())
+    }
+
+    #[test]
+    fn a_phase_gives_its_seconds_and_main_thread_cpu_by_the_servers_own_counters() {
+        let e = PhaseEvidence {
+            before: info("a", 1_000_000, 1.0),
+            after: info("a", 3_500_000, 2.25),
+            slowlog: None,
+        };
+        assert_eq!(e.server_seconds(), Some(2.5));
+        assert_eq!(e.main_thread_cpu_seconds(), Some(1.25));
+        let restarted = PhaseEvidence {
+            after: info("b", 3_500_000, 0.25),
+            ..e
+        };
+        assert_eq!(restarted.main_thread_cpu_seconds(), None);
+    }
 
     #[test]
     fn slowlog_entries_parse_from_their_wire_shape() {

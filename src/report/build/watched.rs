@@ -4,8 +4,8 @@
 //! by its own clock), a host's scrapes, a proxy's backends.
 
 use crate::config::watch::WatchKind;
+use crate::engine::server::PhaseEvidence;
 use crate::engine::server::sample::ServerSeries;
-use crate::engine::server::{Info, PhaseEvidence};
 use crate::engine::watch::node::NodeUse;
 use crate::engine::watch::twemproxy::ProxyReading;
 use crate::engine::watch::{Found, WatchedPhase};
@@ -85,11 +85,8 @@ fn one(w: &WatchedPhase, ops: &[Witness]) -> Watched {
 
 /// Seconds between the two INFOs by the server's clock, else by the series.
 fn seconds(e: &PhaseEvidence, series: Option<&ServerSeries>) -> f64 {
-    let at = |i: &Info| i.u64("server_time_usec");
-    match (at(&e.before), at(&e.after)) {
-        (Some(b), Some(a)) if a > b => (a - b) as f64 / 1e6,
-        _ => series.map_or(0.0, |s| s.per_second.iter().map(|u| u.seconds).sum()),
-    }
+    e.server_seconds()
+        .unwrap_or_else(|| series.map_or(0.0, |s| s.per_second.iter().map(|u| u.seconds).sum()))
 }
 
 fn shard(out: &mut Watched, e: &PhaseEvidence, kind: WatchKind, series: Option<&ServerSeries>) {
@@ -104,12 +101,7 @@ fn shard(out: &mut Watched, e: &PhaseEvidence, kind: WatchKind, series: Option<&
         .filter(|(_, n)| *n > 0)
         .collect();
     let (hits, misses) = (e.delta("keyspace_hits"), e.delta("keyspace_misses"));
-    let main_thread =
-        |i: &Info| Some(i.f64("used_cpu_user_main_thread")? + i.f64("used_cpu_sys_main_thread")?);
-    let main_cpu = match (main_thread(&e.before), main_thread(&e.after)) {
-        (Some(b), Some(a)) if !e.restarted() => per_sec(100.0 * (a - b).max(0.0)),
-        _ => None,
-    };
+    let main_cpu = e.main_thread_cpu_seconds().and_then(|c| per_sec(100.0 * c));
     out.seconds = round(s, 3);
     out.run_id = e.after.get("run_id").map(str::to_string);
     out.ops_per_sec = per_sec(e.delta("total_commands_processed") as f64)

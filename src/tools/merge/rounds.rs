@@ -40,16 +40,9 @@ pub fn client_of(f: &ShardFile, summary: &PhaseSummary) -> RoundClient {
     }
 }
 
-/// The server's seconds between its two INFOs, by its own clock.
-fn server_seconds(s: &ServerSum) -> Option<f64> {
-    let at = |i: &crate::engine::server::Info| i.u64("server_time_usec");
-    let (before, after) = (at(&s.before)?, at(&s.after)?);
-    (after > before).then(|| (after - before) as f64 / 1e6)
-}
-
 fn server_row(s: &ServerSum, run_s: f64) -> RoundServer {
     let e = s.phase_evidence();
-    let seconds = server_seconds(s).unwrap_or(run_s).max(1e-9);
+    let seconds = e.server_seconds().unwrap_or(run_s).max(1e-9);
     let per_sec = |field: &str| {
         s.after
             .get(field)
@@ -70,11 +63,9 @@ fn server_row(s: &ServerSum, run_s: f64) -> RoundServer {
 fn limit(r: &RunSum, threads: usize) -> Limit {
     let mut candidates = limit::watched(&r.watched);
     for s in &r.evidence.servers {
-        candidates.extend(limit::target(
-            &s.target,
-            &s.phase_evidence(),
-            run_seconds(s, r),
-        ));
+        let e = s.phase_evidence();
+        let seconds = e.server_seconds().unwrap_or_else(|| r.duration_s());
+        candidates.extend(limit::target(&s.target, &e, seconds));
     }
     for (i, c) in r.clients.iter().enumerate() {
         let name = match (&c.host, c.index) {
@@ -90,10 +81,6 @@ fn limit(r: &RunSum, threads: usize) -> Limit {
     }
     let answered = !r.evidence.servers.is_empty() || r.cluster.is_some();
     limit::judge(&candidates, limit::unwatched(answered, &r.watched))
-}
-
-fn run_seconds(s: &ServerSum, r: &RunSum) -> f64 {
-    server_seconds(s).unwrap_or_else(|| r.duration_s())
 }
 
 /// The rounds of the merged runs; `threads` is each machine's `-t`.
