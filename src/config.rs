@@ -303,6 +303,9 @@ pub struct Config {
     /// its machines measure their offsets against when the target (a
     /// proxy) refuses `TIME`.
     pub clock_source: Option<Target>,
+    /// `--barrier-server`: where `--start-at barrier` meets, and the clock
+    /// every shard measures its offset against; `None` is the target.
+    pub barrier_server: Option<Target>,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -396,6 +399,12 @@ fn build(a: Args) -> Result<Config, UsageError> {
     transaction::check_requests(&ops, stop)?;
     let cluster = cluster::build_cluster(&a, &target)?;
     let start_at = build_start(&a, sweep.cell_count() > 1)?;
+    let barrier_server = watch::build_barrier_server(
+        a.barrier_server.as_deref(),
+        start_at.as_ref().is_some_and(|s| s.barrier().is_some()),
+        &target,
+        &tls_settings(&a)?,
+    )?;
     let host = hostname();
     let (sweep_clients, cells) = (sweep.clients.clone(), sweep.cell_count());
     let (warmup, warmup_plan) = warmup::build_warmup(&a)?;
@@ -452,6 +461,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         failed_keys_file,
         // One machine samples the watched components, so that N machines
         // do not multiply the INFO load; merge carries its series to the set.
+        barrier_server,
         clock_source: watches
             .iter()
             .find(|w| w.kind == watch::WatchKind::Redis)

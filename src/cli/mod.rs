@@ -367,6 +367,11 @@ pub struct Args {
     /// With --start-at barrier: seconds a shard waits for the others (exit 4) [default: 300]
     #[arg(long, value_name = "SECS", help_heading = "Shards")]
     pub barrier_timeout: Option<f64>,
+    /// With --start-at barrier: the server the shards meet on, and measure
+    /// their clocks against: redis://[user:pass@]host:port (rediss://,
+    /// memcached://) [default: the target; name one backend behind a balancer]
+    #[arg(long, value_name = "URI", help_heading = "Shards")]
+    pub barrier_server: Option<String>,
     /// Watch a component behind the target, each second and around each phase:
     /// redis://[user:pass@]host:port (or rediss://, memcached://) a backend shard,
     /// node://host:port a Prometheus node exporter (a host's CPU and network),

@@ -85,6 +85,38 @@ pub(super) fn build_watches(
     Ok(watches)
 }
 
+/// `--barrier-server URI`: one server the shards of a barrier run meet on
+/// (a `redis://`, `rediss://` or `memcached://` URI, read as a watch's);
+/// `None` without the flag. It needs `--start-at barrier`.
+pub(super) fn build_barrier_server(
+    uri: Option<&str>,
+    barrier: bool,
+    main: &Target,
+    tls: &TlsSettings,
+) -> Result<Option<Target>, UsageError> {
+    let Some(uri) = uri else {
+        return Ok(None);
+    };
+    if !barrier {
+        return Err(UsageError::new(
+            "--barrier-server",
+            "only applies with --start-at barrier; add it or remove this flag",
+        ));
+    }
+    let server =
+        parse(uri, main, tls).map_err(|e| UsageError::new("--barrier-server", e.message))?;
+    match server.kind {
+        WatchKind::Redis | WatchKind::Memcached => Ok(Some(server.target)),
+        other => Err(UsageError::new(
+            "--barrier-server",
+            format!(
+                "a barrier is kept on a Redis or memcached server, not on {}://; give redis://host:port or memcached://host:port",
+                other.name()
+            ),
+        )),
+    }
+}
+
 const FORMS: &str = "use redis://[user:pass@]host:port, rediss://…, memcached://host:port, node://host:port or twemproxy://host:port";
 
 fn parse(uri: &str, main: &Target, tls: &TlsSettings) -> Result<Watch, UsageError> {
@@ -231,6 +263,29 @@ mod tests {
             assert_eq!(e.flag, "--watch", "{uri}");
             assert!(e.message.contains(says), "{uri}: {}", e.message);
             assert!(!e.message.contains("hunter2"), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn a_barrier_server_is_a_redis_or_memcached_uri_with_a_barrier() {
+        let build = |uri: &str, barrier: bool| {
+            build_barrier_server(Some(uri), barrier, &main_target(), &TlsSettings::default())
+        };
+        let t = build("redis://127.0.0.1:7001", true).unwrap().unwrap();
+        assert_eq!(t.endpoint.to_string(), "127.0.0.1:7001");
+        assert_eq!(t.auth.as_ref().unwrap().password, "fromtarget");
+        for (uri, barrier, says) in [
+            (
+                "redis://127.0.0.1:7001",
+                false,
+                "only applies with --start-at barrier",
+            ),
+            ("node://127.0.0.1:9100", true, "not on node://"),
+            ("redis://127.0.0.1", true, "no port"),
+        ] {
+            let e = build(uri, barrier).unwrap_err();
+            assert_eq!(e.flag, "--barrier-server");
+            assert!(e.message.contains(says), "{uri}: {}", e.message);
         }
     }
 

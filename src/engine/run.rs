@@ -52,12 +52,48 @@ fn unless_interrupted(interrupt: &Interrupt, e: RunError) -> RunError {
 /// warm-up before an aligned run 1 is saved with that run).
 /// `prefill` says whether to run the prefill phase (a sweep runs it in its first
 /// cell only; `config.prefill` keeps saying the range was prefilled).
+///
+/// With `--start-at barrier`, a shard that fails or is stopped before it
+/// reaches the barrier posts so on the board ([`barrier::post_failure`]),
+/// and the shards waiting there stop at once.
 pub fn run(
     config: Config,
     prefill: bool,
     interrupt: &Interrupt,
     live: &mut dyn Sink,
     on_phase: &mut dyn FnMut(&Results),
+) -> Result<Results, RunError> {
+    let barrier = config.start_at.as_ref().and_then(|s| s.barrier()).cloned();
+    let Some(barrier) = barrier else {
+        return run_schedule(config, prefill, interrupt, live, on_phase, &mut false);
+    };
+    let poster = config.clone();
+    let mut reached = false;
+    let result = run_schedule(config, prefill, interrupt, live, on_phase, &mut reached);
+    if !reached {
+        let why = match &result {
+            Err(e) => Some(e.to_string()),
+            Ok(r) => r.interrupted.map(|(phase, signal)| match signal {
+                0 => format!("it stopped after more errors than --max-errors during {phase}"),
+                _ => format!("it was stopped by signal {signal} during {phase}"),
+            }),
+        };
+        if let Some(why) = why {
+            barrier::post_failure(&poster, &barrier, &why);
+        }
+    }
+    result
+}
+
+/// [`run`]'s schedule; `reached` is set once this shard comes to the
+/// barrier (whatever the barrier then says).
+fn run_schedule(
+    config: Config,
+    prefill: bool,
+    interrupt: &Interrupt,
+    live: &mut dyn Sink,
+    on_phase: &mut dyn FnMut(&Results),
+    reached: &mut bool,
 ) -> Result<Results, RunError> {
     // `--io-engine uring` on a kernel that refuses io_uring: told before any
     // connection opens, as the flag's error.
@@ -150,22 +186,27 @@ pub fn run(
         .as_ref()
         .and_then(|s| s.given())
         .and_then(|t| Plan::new(&config, t));
-    results.timing = Timing::begin(&config, master.control.get());
-    // A proxy that refuses TIME: every machine measures its offset against
-    // the same watched backend instead, so the set's starts still compare.
-    let unmeasured = results
-        .timing
+    // The clock every shard measures its offset against: the barrier's
+    // server when one is named (behind a balancer the target is a different
+    // backend per machine), else the target; a proxy that refuses TIME
+    // falls back to the first watched backend, so the set's starts compare.
+    let mut reference = config
+        .barrier_server
         .as_ref()
-        .is_some_and(|t| t.clock_start.is_none());
-    let mut clock_source = config
-        .clock_source
-        .as_ref()
-        .filter(|_| unmeasured)
         .and_then(|t| Control::open(t).ok());
-    if let (Some(timing), Some(c)) = (results.timing.as_mut(), clock_source.as_mut())
+    results.timing = match reference.as_mut() {
+        Some(c) => Timing::begin(&config, Some(c)),
+        None => Timing::begin(&config, master.control.get()),
+    };
+    if let Some(timing) = results.timing.as_mut()
         && timing.clock_start.is_none()
+        && reference.is_none()
     {
-        timing.clock_start = clock::measure(c);
+        reference = config
+            .clock_source
+            .as_ref()
+            .and_then(|t| Control::open(t).ok());
+        timing.clock_start = reference.as_mut().and_then(clock::measure);
     }
     for (phase, stop) in schedule(&config, prefill) {
         // `--start-at barrier`: the shards meet once each is ready, after
@@ -174,6 +215,7 @@ pub fn run(
         if let (Some(barrier), None, false) = (barrier, plan, phase == Phase::Prefill) {
             let timing = results.timing.get_or_insert_with(Timing::default);
             let offset = timing.clock_start.map(|c| c.offset_ms);
+            *reached = true;
             match barrier::meet(&config, barrier, offset, interrupt) {
                 Ok(met) => {
                     timing.start_at = Some(met.published);
@@ -231,11 +273,14 @@ pub fn run(
         }
     }
     if let Some(timing) = results.timing.as_mut() {
-        timing.clock_end = master
-            .control
-            .get()
-            .and_then(clock::measure)
-            .or_else(|| clock_source.as_mut().and_then(clock::measure));
+        timing.clock_end = match (config.barrier_server.is_some(), reference.as_mut()) {
+            (true, Some(c)) => clock::measure(c),
+            (_, reference) => master
+                .control
+                .get()
+                .and_then(clock::measure)
+                .or_else(|| reference.and_then(clock::measure)),
+        };
     }
     master.crew.shutdown();
     Ok(results)

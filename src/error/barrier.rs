@@ -36,6 +36,19 @@ pub enum BarrierError {
         /// `--barrier-timeout`, seconds.
         timeout_s: f64,
     },
+    /// Another shard posted that it will not come (exit code 4): every
+    /// shard stops at once instead of waiting out its timeout.
+    #[error(
+        "--start-at barrier: shard {index} of run id '{run_id}' will not come: {why}; so no shard started; fix that shard and start the run again"
+    )]
+    ShardFailed {
+        /// The run id.
+        run_id: String,
+        /// The shard that posted.
+        index: u32,
+        /// What it posted.
+        why: String,
+    },
     /// The server refused or broke a barrier command.
     #[error(
         "--start-at barrier: the server could not keep the barrier of run id '{run_id}': {why}; check that this user may run the barrier's commands (docs/scale-out.md), or give --start-at T instead"
@@ -53,7 +66,9 @@ impl BarrierError {
     /// 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            BarrierError::Timeout { .. } | BarrierError::Shares { .. } => 4,
+            BarrierError::Timeout { .. }
+            | BarrierError::Shares { .. }
+            | BarrierError::ShardFailed { .. } => 4,
             BarrierError::Server { .. } => 1,
         }
     }

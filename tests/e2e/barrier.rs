@@ -18,6 +18,7 @@ use crate::common::cluster::Cluster;
 use crate::common::memcached::Memcached;
 use crate::common::{Redis, TempDir, f, kvbench_at, machine, pipeline, read_json, total, u};
 
+mod balancer;
 mod failures;
 
 const SHARDS: u32 = 4;

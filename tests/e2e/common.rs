@@ -8,6 +8,7 @@
 //! process: ports are handed out once ([`ports`]) and every server holds a
 //! share of the machine that the tests measuring speed take alone ([`machine`]).
 
+pub mod balancer;
 pub mod cluster;
 pub mod compare;
 pub mod launch;

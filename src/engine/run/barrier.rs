@@ -13,6 +13,16 @@
 //! half-way leaves nothing for ever). A shard that waited `--barrier-timeout`
 //! counts itself out again and stops (exit 4).
 //!
+//! A shard that cannot come — it failed to connect, was stopped by a
+//! signal, or timed out — posts its failure on the board ([`post_failure`]),
+//! first failure first; the shards waiting see it at their next poll and
+//! stop too (exit 4, naming that shard and why), instead of each waiting its
+//! own `--barrier-timeout` and blaming late starts. A shard killed outright
+//! (`SIGKILL`) posts nothing: the others still wait out the timeout.
+//! `--barrier-server` keeps the board (and the clock every shard measures
+//! its offset against) on one named server, so that a balancer in front of
+//! several backends cannot give each shard a board of its own.
+//!
 //! The keys and the commands on them are chosen so as not to touch what the
 //! server's evidence is compared with: no SET or GET (Redis uses one hash
 //! and hash commands, memcached meta arithmetic, which counts in neither
@@ -60,10 +70,26 @@ pub(super) trait Board {
     fn read_t(&mut self) -> io::Result<Option<u64>>;
     /// Counts one departure after `T` was read.
     fn leave(&mut self, ttl: Duration) -> io::Result<u64>;
+    /// The arrivals counted now.
+    fn arrivals(&mut self) -> io::Result<u64>;
     /// Takes shard `index`'s arrival back; the arrivals left.
     fn withdraw(&mut self, index: u32) -> io::Result<u64>;
     /// Deletes every key of the barrier.
     fn remove(&mut self, count: u32) -> io::Result<()>;
+    /// Posts that shard `index` will not come, and `why`, unless a failure
+    /// is posted already (the first one stands).
+    fn post_failure(&mut self, index: u32, why: &str, ttl: Duration) -> io::Result<()>;
+    /// The failure posted, if any.
+    fn failure(&mut self) -> io::Result<Option<Failure>>;
+}
+
+/// A shard's posted failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The shard that will not come.
+    pub index: u32,
+    /// Why, where the board keeps text (memcached's counters do not).
+    pub why: Option<String>,
 }
 
 /// What the barrier gave this shard.
@@ -93,16 +119,7 @@ pub(super) fn meet(
         run_id: barrier.run_id.clone(),
         why,
     };
-    let mut board: Box<dyn Board> = match config.target.protocol {
-        Protocol::MemcacheText | Protocol::MemcacheBinary | Protocol::MemcacheMeta => Box::new(
-            memcached::MemcachedBoard::open(&config.target, &barrier.run_id)
-                .map_err(|e| server(e.to_string()))?,
-        ),
-        Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => Box::new(
-            redis::RedisBoard::open(&config.target, &barrier.run_id)
-                .map_err(|e| server(e.to_string()))?,
-        ),
-    };
+    let mut board = open(config, &barrier.run_id).map_err(|e| server(e.to_string()))?;
     let index = config.shard.map_or(0, |s| s.index);
     let count = config.shard_count();
     let io = |e: io::Error| server(e.to_string());
@@ -143,6 +160,36 @@ pub(super) fn meet(
         }
         .into()),
         Outcome::Interrupted => Err(RunError::Interrupted(Before::Start)),
+        Outcome::Failed(f) => Err(BarrierError::ShardFailed {
+            run_id: barrier.run_id.clone(),
+            index: f.index,
+            why: f.why.unwrap_or_else(|| "see that shard's own output".into()),
+        }
+        .into()),
+    }
+}
+
+/// The board of run `run_id`: on `--barrier-server`, else on the target.
+fn open(config: &Config, run_id: &str) -> io::Result<Box<dyn Board>> {
+    let target = config.barrier_server.as_ref().unwrap_or(&config.target);
+    Ok(match target.protocol {
+        Protocol::MemcacheText | Protocol::MemcacheBinary | Protocol::MemcacheMeta => {
+            Box::new(memcached::MemcachedBoard::open(target, run_id)?)
+        }
+        Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => Box::new(
+            redis::RedisBoard::open(target, run_id).map_err(|e| io::Error::other(e.to_string()))?,
+        ),
+    })
+}
+
+/// Posts on `barrier`'s board that this shard will not come, and `why`, so
+/// that the shards waiting there stop now; a board that cannot be reached
+/// is left alone (the others then wait out their timeout, as before).
+pub(super) fn post_failure(config: &Config, barrier: &Barrier, why: &str) {
+    let index = config.shard.map_or(0, |s| s.index);
+    let ttl = barrier.timeout + MARGIN + TTL_SLACK;
+    if let Ok(mut board) = open(config, &barrier.run_id) {
+        let _ = board.post_failure(index, why, ttl);
     }
 }
 
@@ -169,6 +216,8 @@ pub(super) enum Outcome {
     TimedOut(u64),
     /// A signal came.
     Interrupted,
+    /// Another shard posted that it will not come.
+    Failed(Failure),
 }
 
 /// The barrier's steps on `board` (module docs).
@@ -208,7 +257,13 @@ pub(super) fn wait(
         if let Some(found) = board.read_t()? {
             break found;
         }
-        if interrupt.stop_requested() || started.elapsed() >= want.timeout {
+        let failed = board.failure()?;
+        let timed_out = started.elapsed() >= want.timeout;
+        if interrupt.stop_requested() || timed_out || failed.is_some() {
+            let outcome = match failed {
+                Some(f) => Outcome::Failed(f),
+                None => give_up(board, want, interrupt.stop_requested(), ttl)?,
+            };
             let left = board.withdraw(want.index)?;
             // The last shard may have counted this one in just before it
             // left: then `T` is out, and the others start on it.
@@ -216,13 +271,10 @@ pub(super) fn wait(
                 break found;
             }
             if left == 0 {
+                // No shard is left waiting: nothing to keep.
                 board.remove(want.count)?;
             }
-            return Ok(if interrupt.stop_requested() {
-                Outcome::Interrupted
-            } else {
-                Outcome::TimedOut(left + 1)
-            });
+            return Ok(outcome);
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(MAX_POLL);
@@ -238,6 +290,36 @@ pub(super) fn wait(
         arrival,
         waited,
     }))
+}
+
+/// This shard stops waiting (a signal, or its timeout): it posts why before
+/// it takes its arrival back, so that every shard still waiting stops at its
+/// next poll and the last one out removes the post with the keys. When
+/// another shard posted first, that failure is the run's, and this shard
+/// says it too.
+fn give_up(
+    board: &mut dyn Board,
+    want: Want,
+    interrupted: bool,
+    ttl: Duration,
+) -> io::Result<Outcome> {
+    let why = if interrupted {
+        "it was stopped by a signal while waiting at the barrier".to_string()
+    } else {
+        format!(
+            "it waited its --barrier-timeout of {:.1} s for the others",
+            want.timeout.as_secs_f64()
+        )
+    };
+    // Read before the post: no shard takes its arrival back before some
+    // failure is posted, so the count the first poster reads is the run's.
+    let arrived = board.arrivals()?;
+    board.post_failure(want.index, &why, ttl)?;
+    Ok(match board.failure()? {
+        Some(f) if f.index != want.index => Outcome::Failed(f),
+        _ if interrupted => Outcome::Interrupted,
+        _ => Outcome::TimedOut(arrived),
+    })
 }
 
 /// `at` moved by `ms` (either way).

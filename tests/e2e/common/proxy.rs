@@ -312,7 +312,7 @@ fn read_in(lan: &Lan, port: u16, request: &str) -> io::Result<String> {
 /// Where `name` is: the first on PATH, else Debian's /usr/sbin (where
 /// nutcracker and haproxy are, off a user's PATH), else the bare name, so
 /// that starting it fails with the fix.
-fn program(name: &str) -> String {
+pub fn program(name: &str) -> String {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .chain([PathBuf::from("/usr/sbin")])

@@ -3,15 +3,16 @@
 //! (`J` its first value) and, unlike `add` or `get`, counts in neither
 //! `cmd_set` nor `cmd_get`, so the stats kvbench compares its counts with
 //! stay untouched. `T` is a counter too, read with a delta of 0. Keys:
-//! `kvbench:barrier:<run-id>:` + `shard-<I>-in`, `arrivals`, `left`, `t`;
-//! `md` deletes them. A `--sasl` server speaks binary only and has no meta
+//! `kvbench:barrier:<run-id>:` + `shard-<I>-in`, `arrivals`, `left`, `t`,
+//! and `failed` (the first failing shard's index + 1: counters hold no text,
+//! so the others name the shard without its reason); `md` deletes them. A `--sasl` server speaks binary only and has no meta
 //! commands: the barrier is refused there.
 
 use std::io;
 use std::time::Duration;
 
 use crate::config::target::Target;
-use crate::engine::run::barrier::{Board, KEY_PREFIX};
+use crate::engine::run::barrier::{Board, Failure, KEY_PREFIX};
 use crate::engine::server::Control;
 use crate::protocol::wire::Protocol;
 
@@ -140,6 +141,13 @@ impl Board for MemcachedBoard {
         self.counter("left", &format!("N{} J1 v", ttl.as_secs()))
     }
 
+    fn arrivals(&mut self) -> io::Result<u64> {
+        Ok(match self.ma("arrivals", "D0 v")? {
+            Reply::Value(n) => n,
+            _ => 0,
+        })
+    }
+
     fn withdraw(&mut self, index: u32) -> io::Result<u64> {
         self.delete(&format!("shard-{index}-in"))?;
         match self.ma("arrivals", "MD D1 v")? {
@@ -149,13 +157,30 @@ impl Board for MemcachedBoard {
     }
 
     fn remove(&mut self, count: u32) -> io::Result<()> {
-        for name in ["arrivals", "left", "t"] {
+        for name in ["arrivals", "left", "t", "failed"] {
             self.delete(name)?;
         }
         for index in 0..count {
             self.delete(&format!("shard-{index}-in"))?;
         }
         Ok(())
+    }
+
+    fn post_failure(&mut self, index: u32, _why: &str, ttl: Duration) -> io::Result<()> {
+        // Created with this index + 1 unless there; a delta of 0 leaves the
+        // first failure's.
+        let flags = format!("N{} J{} D0 v", ttl.as_secs(), u64::from(index) + 1);
+        self.counter("failed", &flags).map(drop)
+    }
+
+    fn failure(&mut self) -> io::Result<Option<Failure>> {
+        Ok(match self.ma("failed", "D0 v")? {
+            Reply::Value(n) if n > 0 => Some(Failure {
+                index: (n - 1) as u32,
+                why: None,
+            }),
+            _ => None,
+        })
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::config::target::Target;
 use crate::engine::cluster::discover::node_target;
 use crate::engine::cluster::map::Node;
-use crate::engine::run::barrier::{Board, KEY_PREFIX};
+use crate::engine::run::barrier::{Board, Failure, KEY_PREFIX};
 use crate::engine::server::Control;
 use crate::error::ConnectError;
 use crate::protocol::value::Value;
@@ -139,6 +139,19 @@ impl Board for RedisBoard {
         Ok(n.max(0) as u64)
     }
 
+    fn arrivals(&mut self) -> io::Result<u64> {
+        let key = self.key.clone();
+        match self.ask(&["HGET", &key, "arrivals"])? {
+            Value::Nil => Ok(0),
+            Value::Bulk(b) => std::str::from_utf8(&b)
+                .ok()
+                .and_then(|n| n.parse::<i64>().ok())
+                .map(|n| n.max(0) as u64)
+                .ok_or_else(|| unexpected("HGET", &Value::Bulk(b.clone()))),
+            other => Err(unexpected("HGET", &other)),
+        }
+    }
+
     fn withdraw(&mut self, index: u32) -> io::Result<u64> {
         let key = self.key.clone();
         let field = format!("in:{index}");
@@ -150,6 +163,32 @@ impl Board for RedisBoard {
     fn remove(&mut self, _count: u32) -> io::Result<()> {
         let key = self.key.clone();
         self.integer(&["DEL", &key]).map(drop)
+    }
+
+    fn post_failure(&mut self, index: u32, why: &str, ttl: Duration) -> io::Result<()> {
+        let key = self.key.clone();
+        let posted = format!("{index} {why}");
+        self.integer(&["HSETNX", &key, "failed", &posted])?;
+        self.expire(ttl)
+    }
+
+    fn failure(&mut self) -> io::Result<Option<Failure>> {
+        let key = self.key.clone();
+        match self.ask(&["HGET", &key, "failed"])? {
+            Value::Nil => Ok(None),
+            Value::Bulk(b) => {
+                let text = String::from_utf8_lossy(&b);
+                let (index, why) = text.split_once(' ').unwrap_or((&text, ""));
+                let index = index
+                    .parse()
+                    .map_err(|_| unexpected("HGET", &Value::Bulk(b.clone())))?;
+                Ok(Some(Failure {
+                    index,
+                    why: Some(why.to_string()).filter(|w| !w.is_empty()),
+                }))
+            }
+            other => Err(unexpected("HGET", &other)),
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{Board, Outcome, Want, wait};
+use super::{Board, Failure, Outcome, Want, wait};
 use crate::engine::interrupt::Interrupt;
 
 /// Every key of one barrier, as a server would hold them.
@@ -41,6 +41,9 @@ impl Board for Shared {
     fn leave(&mut self, _: Duration) -> io::Result<u64> {
         Ok(self.add("left", 1))
     }
+    fn arrivals(&mut self) -> io::Result<u64> {
+        Ok(self.add("arrivals", 0))
+    }
     fn withdraw(&mut self, index: u32) -> io::Result<u64> {
         self.0.lock().unwrap().remove(&format!("in:{index}"));
         Ok(self.add("arrivals", -1))
@@ -48,6 +51,18 @@ impl Board for Shared {
     fn remove(&mut self, _: u32) -> io::Result<()> {
         self.0.lock().unwrap().clear();
         Ok(())
+    }
+    fn post_failure(&mut self, index: u32, _: &str, _: Duration) -> io::Result<()> {
+        let mut m = self.0.lock().unwrap();
+        m.entry("failed".into()).or_insert(i64::from(index) + 1);
+        Ok(())
+    }
+    fn failure(&mut self) -> io::Result<Option<Failure>> {
+        let m = self.0.lock().unwrap();
+        Ok(m.get("failed").map(|n| Failure {
+            index: (*n - 1) as u32,
+            why: None,
+        }))
     }
 }
 
@@ -109,12 +124,53 @@ fn a_barrier_short_of_shards_times_out_and_leaves_no_key() {
         .into_iter()
         .map(|h| h.join().unwrap().unwrap())
         .collect();
+    // The first to give up says how many had come; the other stops on its
+    // post, naming it, rather than counting again.
+    let timed_out: Vec<_> = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::TimedOut(_)))
+        .collect();
+    assert_eq!(timed_out.len(), 1, "{outcomes:?}");
     assert!(
         outcomes
             .iter()
-            .all(|o| matches!(o, Outcome::TimedOut(1 | 2))),
+            .all(|o| matches!(o, Outcome::TimedOut(2) | Outcome::Failed(_))),
         "{outcomes:?}"
     );
+    assert_eq!(board.keys(), 0);
+}
+
+#[test]
+fn a_posted_failure_stops_the_waiting_shards_long_before_their_timeout() {
+    let board = Shared::default();
+    let handles: Vec<_> = (0..2)
+        .map(|i| {
+            let mut b = board.clone();
+            std::thread::spawn(move || {
+                let started = std::time::Instant::now();
+                let got = wait(&mut b, want(i, 3, 60_000), &Interrupt::default()).unwrap();
+                (got, started.elapsed())
+            })
+        })
+        .collect();
+    // Shard 2 cannot come: it posts so before it ever arrives.
+    std::thread::sleep(Duration::from_millis(100));
+    let mut poster = board.clone();
+    poster
+        .post_failure(2, "could not connect", Duration::from_secs(60))
+        .unwrap();
+    for h in handles {
+        let (got, took) = h.join().unwrap();
+        assert_eq!(
+            got,
+            Outcome::Failed(Failure {
+                index: 2,
+                why: None
+            })
+        );
+        assert!(took < Duration::from_secs(30), "{took:?}");
+    }
+    // The last of the waiting shards out removed every key, the post too.
     assert_eq!(board.keys(), 0);
 }
 
