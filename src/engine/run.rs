@@ -54,7 +54,7 @@ fn unless_interrupted(interrupt: &Interrupt, e: RunError) -> RunError {
 /// cell only; `config.prefill` keeps saying the range was prefilled).
 ///
 /// With `--start-at barrier`, a shard that fails or is stopped before it
-/// reaches the barrier posts so on the board ([`barrier::post_failure`]),
+/// reaches the barrier posts so on the board (`barrier::post_failure`),
 /// and the shards waiting there stop at once.
 pub fn run(
     config: Config,

@@ -14,7 +14,7 @@
 //! counts itself out again and stops (exit 4).
 //!
 //! A shard that cannot come — it failed to connect, was stopped by a
-//! signal, or timed out — posts its failure on the board ([`post_failure`]),
+//! signal, or timed out — posts its failure on the board (`post_failure`),
 //! first failure first; the shards waiting see it at their next poll and
 //! stop too (exit 4, naming that shard and why), instead of each waiting its
 //! own `--barrier-timeout` and blaming late starts. A shard killed outright
