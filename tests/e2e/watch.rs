@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::common::proxy::{NodeExporter, Nutcracker, POOL, backend_requests, cpus, metric};
 use crate::common::{Redis, TempDir, assert_success, f, info, info_u64, kvbench_at, read_json, u};
 
+mod clock;
 mod fleet;
 mod limit;
 mod uris;
