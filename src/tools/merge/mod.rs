@@ -35,7 +35,8 @@
 //!   and network;
 //! - [`rows`]: a sum written back as memtier's op row;
 //! - [`document`]: the merged report;
-//! - [`text`]: the tables printed.
+//! - [`text`]: the tables printed;
+//! - [`round_text`]: the per-round tables among them.
 
 pub mod check;
 pub mod cluster;
@@ -51,6 +52,7 @@ pub mod integrity;
 #[cfg(test)]
 mod integrity_tests;
 pub mod open_loop;
+pub mod round_text;
 pub mod rounds;
 pub mod rows;
 pub mod run;

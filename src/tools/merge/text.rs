@@ -9,13 +9,14 @@ use crate::config::MergeFormat;
 use crate::engine::stats::percentile_us;
 use crate::error::terminal;
 use crate::report::model::kvbench::Verdict;
-use crate::report::model::shard::{Round, ShardRow};
+use crate::report::model::shard::ShardRow;
 use crate::report::model::watched::{Limit, Watched};
 use crate::report::table;
 use crate::report::verdict::invalid_text;
 use crate::report::watched_text;
 use crate::tools::merge::check::join;
 use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
+use crate::tools::merge::round_text;
 
 /// The percentiles of the run table, as the whitepaper prints them.
 const PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
@@ -31,9 +32,9 @@ const LEFT: [&str; 6] = [
 ];
 
 /// A table: titles and rows of cells, printed by [`render_table`].
-struct Table {
-    titles: Vec<String>,
-    rows: Vec<Vec<String>>,
+pub(super) struct Table {
+    pub(super) titles: Vec<String>,
+    pub(super) rows: Vec<Vec<String>>,
 }
 
 /// One table; with a `width` (a terminal) a text table wider than it is
@@ -112,13 +113,6 @@ fn text_width(t: &Table) -> usize {
     (0..t.titles.len()).map(widest).sum::<usize>() + 2 * t.titles.len().saturating_sub(1)
 }
 
-/// The sum of the known values; `None` when none is known.
-fn sum(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    values
-        .flatten()
-        .fold(None, |acc, v| Some(acc.unwrap_or(0.0) + v))
-}
-
 fn opt(v: Option<f64>, places: usize) -> String {
     v.map_or("---".to_string(), |v| format!("{v:.places$}"))
 }
@@ -179,11 +173,17 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool, width: Option
         render_table(&mut out, &shard_table(shards), format, width);
         out.push('\n');
     }
-    if let Some(t) = k.and_then(|k| k.rounds.as_deref()).and_then(target_table) {
+    if let Some(t) = k
+        .and_then(|k| k.rounds.as_deref())
+        .and_then(round_text::target_table)
+    {
         render_table(&mut out, &t, format, width);
         out.push('\n');
     }
-    if let Some(t) = k.and_then(|k| k.rounds.as_deref()).and_then(resource_table) {
+    if let Some(t) = k
+        .and_then(|k| k.rounds.as_deref())
+        .and_then(round_text::resource_table)
+    {
         render_table(&mut out, &t, format, width);
         out.push('\n');
     }
@@ -236,106 +236,6 @@ fn shard_table(shards: &[ShardRow]) -> Table {
         })
         .collect();
     Table { titles, rows }
-}
-
-/// A set whose shards drove several standalone servers: each round per
-/// target, its machines, their rate and the server's CPU; `None` for one.
-fn target_table(rounds: &[Round]) -> Option<Table> {
-    let targets = crate::tools::merge::rounds::targets(rounds);
-    if targets.len() < 2 {
-        return None;
-    }
-    let titles = ["Run", "Target", "Machines", "Ops/sec", "Server CPU"]
-        .map(String::from)
-        .to_vec();
-    let mut rows = Vec::new();
-    for r in rounds {
-        for t in &targets {
-            let machines: Vec<_> = r.clients.iter().filter(|c| c.target == *t).collect();
-            let server = r.servers.iter().find(|s| s.target == *t);
-            rows.push(vec![
-                r.phase.clone(),
-                t.to_string(),
-                machines.len().to_string(),
-                format!("{:.2}", machines.iter().map(|c| c.ops_per_sec).sum::<f64>()),
-                server.map_or("-".into(), |s| format!("{:.1} %", s.cpu_percent)),
-            ]);
-        }
-    }
-    Some(Table { titles, rows })
-}
-
-/// Each round's client machines and servers: CPU and network, the columns
-/// the method watches; `None` when no file recorded them. Process CPU is
-/// kvbench's (a client row) or the server's (a server row), percent of one
-/// core; Host CPU the client machine's, percent of all its cores; MB are
-/// 10^6 bytes, as the interface counters count them.
-fn resource_table(rounds: &[Round]) -> Option<Table> {
-    let titles = [
-        "Run",
-        "Machine",
-        "Ops/sec",
-        "Hit rate",
-        "Process CPU",
-        "Host CPU",
-        "Net in MB/s",
-        "Net out MB/s",
-    ]
-    .map(String::from)
-    .to_vec();
-    let percent = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1} %"));
-    let mb = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.2}", v / 1e6));
-    let mut rows = Vec::new();
-    for r in rounds {
-        for c in r.clients.iter().filter(|c| c.process_cpu_percent.is_some()) {
-            let name = match (c.index, &c.host) {
-                (Some(i), Some(h)) => format!("{i} {h}"),
-                (None, Some(h)) => h.clone(),
-                _ => c.file.clone(),
-            };
-            rows.push(vec![
-                r.phase.clone(),
-                name,
-                format!("{:.2}", c.ops_per_sec),
-                c.hit_rate_percent
-                    .map_or("-".into(), |h| format!("{h:.2} %")),
-                percent(c.process_cpu_percent),
-                percent(c.machine_cpu_percent),
-                mb(c.net_rx_bytes_per_sec),
-                mb(c.net_tx_bytes_per_sec),
-            ]);
-        }
-        if r.clients.len() > 1 {
-            rows.push(vec![
-                r.phase.clone(),
-                format!("sum of {} machines", r.clients.len()),
-                format!(
-                    "{:.2}",
-                    r.clients.iter().map(|c| c.ops_per_sec).sum::<f64>()
-                ),
-                r.hit_rate_percent
-                    .map_or("-".into(), |h| format!("{h:.2} %")),
-                "-".into(),
-                "-".into(),
-                mb(sum(r.clients.iter().map(|c| c.net_rx_bytes_per_sec))),
-                mb(sum(r.clients.iter().map(|c| c.net_tx_bytes_per_sec))),
-            ]);
-        }
-        for s in &r.servers {
-            let id: String = s.run_id.chars().take(8).collect();
-            rows.push(vec![
-                r.phase.clone(),
-                format!("server {id}"),
-                "-".into(),
-                "-".into(),
-                percent(Some(s.cpu_percent)),
-                "-".into(),
-                mb(s.net_input_bytes_per_sec),
-                mb(s.net_output_bytes_per_sec),
-            ]);
-        }
-    }
-    (!rows.is_empty()).then_some(Table { titles, rows })
 }
 
 /// The merged nodes of every run that has them, one row per node; `None`
