@@ -1,6 +1,6 @@
 //! The text of the watched components and the limit, rendered from the
-//! report model ([`Watched`], [`Limit`]) for a run's report and for
-//! `kvbench merge`'s rounds alike: one row per component (a shard's rate,
+//! report model ([`Watched`], [`Limit`]) for a run's report, `kvbench
+//! merge`'s rounds and the HTML page's `components` panel alike: one row per component (a shard's rate,
 //! hit rate, CPU, network and keys; a host's busy cores and busiest
 //! interface; a proxy's backends), then each phase's `Limit:` line.
 
@@ -10,7 +10,7 @@ use crate::report::model::watched::{Limit, Watched};
 use crate::report::table;
 
 /// The titles of the components table.
-const TITLES: [&str; 8] = [
+pub const TITLES: [&str; 8] = [
     "Run",
     "Component",
     "Ops/sec",
@@ -30,7 +30,8 @@ fn mb(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| format!("{:.2}", v / 1e6))
 }
 
-fn one(phase: &str, w: &Watched) -> Vec<String> {
+/// The cells of one component's row, under [`TITLES`].
+pub fn cells(phase: &str, w: &Watched) -> Vec<String> {
     let name = format!("{} {}", w.role, w.address);
     if let Some(e) = &w.error {
         let mut row = vec![phase.to_string(), name, format!("not read: {e}")];
@@ -105,7 +106,7 @@ fn one(phase: &str, w: &Watched) -> Vec<String> {
 pub fn table(out: &mut String, phases: &[(&str, &[Watched])], width: Option<usize>) {
     let mut rows = vec![TITLES.map(String::from).to_vec()];
     for (phase, watched) in phases {
-        rows.extend(watched.iter().map(|w| one(phase, w)));
+        rows.extend(watched.iter().map(|w| cells(phase, w)));
     }
     if rows.len() == 1 {
         return;

@@ -66,16 +66,29 @@ fn three_shards_behind_nutcracker() -> ([Redis; 3], Nutcracker) {
 /// Runs kvbench against nutcracker with `args` and a JSON report; asserts
 /// that it succeeded.
 fn run_through(proxy: &Nutcracker, args: &[String]) -> (Value, String) {
+    let (doc, stdout, _) = run_with_page(proxy, args);
+    (doc, stdout)
+}
+
+/// [`run_through`], with the HTML page too.
+fn run_with_page(proxy: &Nutcracker, args: &[String]) -> (Value, String, String) {
     let dir = TempDir::new("watch");
-    let json = dir.path("r.json");
+    let (json, html) = (dir.path("r.json"), dir.path("r.html"));
     let out = kvbench_at(proxy.port)
         .args(args)
         .arg("--json-out-file")
         .arg(&json)
+        .arg("--html-out-file")
+        .arg(&html)
         .output()
         .unwrap();
     assert_success(&out, &format!("against nutcracker {args:?}"));
-    (read_json(&json), String::from_utf8(out.stdout).unwrap())
+    let page = std::fs::read_to_string(&html).unwrap();
+    (
+        read_json(&json),
+        String::from_utf8(out.stdout).unwrap(),
+        page,
+    )
 }
 
 fn args(fixed: &[&str], watches: Vec<String>) -> Vec<String> {
@@ -256,7 +269,7 @@ fn a_proxy_run_reports_each_shard_the_host_and_the_limit() {
     let mut fixed = LOAD.to_vec();
     fixed.extend(["--warmup-time", "1", "--test-time", "3"]);
     let watched = watches("127.0.0.1", &ports, Some(node.port), Some(proxy.stats_port));
-    let (doc, stdout) = run_through(&proxy, &args(&fixed, watched));
+    let (doc, stdout, page) = run_with_page(&proxy, &args(&fixed, watched));
     let metrics = node.metrics();
     let (rx_after, stats) = (lo_rx(&metrics), proxy.stats());
     let phases = phases(&doc);
@@ -347,5 +360,18 @@ fn a_proxy_run_reports_each_shard_the_host_and_the_limit() {
     );
 
     assert!(stdout.contains("Components"), "{stdout}");
+    // The page's components panel has every shard's row and the limit.
+    assert!(
+        page.contains("data-panel=\"components\""),
+        "no components panel"
+    );
+    for address in &addresses {
+        let row = format!("data-phase=\"RUN #1\" data-component=\"shard {address}\"");
+        assert!(page.contains(&row), "{row} missing from the page");
+    }
+    assert!(
+        page.contains("<li class=\"limit\" data-phase=\"RUN #1\""),
+        "no limit on the page"
+    );
     assert!(stdout.lines().any(|l| l.starts_with("Limit:")), "{stdout}");
 }

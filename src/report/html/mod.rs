@@ -22,6 +22,7 @@
 
 pub mod capacity;
 pub mod charts;
+pub mod components;
 pub mod data;
 pub mod marks;
 #[cfg(test)]
@@ -210,6 +211,7 @@ pub fn page(sources: &[Source]) -> String {
     out.push_str("</section>\n");
     out.push_str(&panels::warnings(sources));
     out.push_str(&panels::server(sources));
+    out.push_str(&components::components(sources));
     out.push_str(&panels::configuration(sources));
     if !notes.is_empty() {
         out.push_str("<section class=\"panel\" data-panel=\"notes\"><h2>Left out</h2><ul>\n");
