@@ -19,7 +19,7 @@ pub const DEFAULT_BARRIER_TIMEOUT_S: f64 = 300.0;
 pub enum RunIdSource {
     /// `--run-id`.
     Flag,
-    /// `KVBENCH_RUN_ID` (the Kubernetes recipe sets it to the Job's name).
+    /// `KVBENCH_RUN_ID` (the Kubernetes recipe sets it to the Job's uid).
     Env,
     /// `SLURM_JOB_ID`, with `SLURM_STEP_ID` when set.
     Slurm,
