@@ -9,6 +9,9 @@ request where strace is available; then the kvbench / redis-benchmark ratios
 (median over the pairs). With --write-doc the table replaces the generated part
 of docs/performance.md.
 
+The watch row runs each workload with and without four `--watch`es
+(scripts/bench_watch.py): what watching costs the client per request.
+
 `--only cluster` (part of the full run, not of `--quick`) compares kvbench
 against a 3-master Redis Cluster with kvbench against one server; see
 scripts/bench_cluster.py. `--only memtier` (also part of the full run) puts
@@ -33,6 +36,7 @@ import tempfile
 import time
 
 from bench_cluster import cluster_rows, render_cluster
+from bench_watch import render_watch, watch_rows
 import bench_memtier
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -390,7 +394,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="tiny workloads, one pair: proves the script works")
     ap.add_argument("--write-doc", action="store_true", help="replace the generated table in docs/performance.md")
     ap.add_argument("--memtier", help="memtier_benchmark to compare against (default: $MEMTIER, then PATH)")
-    ap.add_argument("--only", choices=["placement", "cluster", "memtier"],
+    ap.add_argument("--only", choices=["placement", "cluster", "memtier", "watch"],
                     help="run only the placement or the cluster rows (printed, never written to the doc)")
     ap.add_argument("--criterion", metavar="FILE", help="only turn this `cargo bench` output into the micro-benchmark table")
     args = ap.parse_args()
@@ -410,6 +414,14 @@ def main():
         return
     if args.only == "memtier":
         print(memtier_table(args, pairs))
+        return
+    if args.only == "watch":
+        server, port, workdir = start_server()
+        try:
+            print(render_watch(watch_rows(lambda c, p, n, extra: kvbench(args.kvbench, port, c, p, n, extra=extra),
+                                          workloads[:2], pairs), pairs))
+        finally:
+            stop_server(server, workdir)
         return
     if args.only == "cluster":
         print(render_cluster(cluster_table(args.kvbench, CLUSTER_QUICK if args.quick else CLUSTER_WORKLOADS,
@@ -444,6 +456,9 @@ def main():
             rows.append((test.upper(), kv, rb, {}))
             print(f"bench: suite {test} done", file=sys.stderr)
         floors = floor_rows(args.kvbench, args.floor, port, FLOOR_QUICK if args.quick else FLOOR_WORKLOADS, pairs)
+        # The same workloads with four --watches and without (scripts/bench_watch.py).
+        watch = watch_rows(lambda c, p, n, extra: kvbench(args.kvbench, port, c, p, n, extra=extra),
+                           workloads, pairs)
         # Scaling: the same 50 connections on 1 and on 2 threads, client unpinned.
         scaling = []
         for threads in (1, 2):
@@ -464,7 +479,7 @@ def main():
     finally:
         stop_server(server, workdir)
     placement = placement_rows(args.kvbench, PLACEMENT_QUICK if args.quick else PLACEMENT_REQUESTS, pairs)
-    table = render(rows, pairs) + "\n\n" + render_floor(floors, pairs) + "\n\n" + render_scaling(scaling) + "\n\n" + render_placement(placement, pairs)
+    table = render(rows, pairs) + "\n\n" + render_floor(floors, pairs) + "\n\n" + render_watch(watch, pairs) + "\n\n" + render_scaling(scaling) + "\n\n" + render_placement(placement, pairs)
     if not args.quick:  # the quick run stays on what every build supports
         table += "\n\n" + render_cluster(cluster_table(args.kvbench, CLUSTER_WORKLOADS, pairs), pairs)
         table += "\n\n" + memtier_table(args, pairs)
