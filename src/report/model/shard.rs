@@ -236,6 +236,10 @@ pub struct RoundClient {
     /// The machine's cores (absent from files written before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores: Option<u32>,
+    /// Its own p99 in this run, ms, from its histograms of every row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub p99_ms: Option<f64>,
 }
 
 /// One server's run in a [`Round`], from its INFO over the set's window.

@@ -44,6 +44,7 @@ pub(super) fn resource_table(rounds: &[Round]) -> Option<Table> {
         "Machine",
         "Ops/sec",
         "Hit rate",
+        "p99 ms",
         "Process CPU",
         "Host CPU",
         "Net in MB/s",
@@ -67,6 +68,7 @@ pub(super) fn resource_table(rounds: &[Round]) -> Option<Table> {
                 format!("{:.2}", c.ops_per_sec),
                 c.hit_rate_percent
                     .map_or("-".into(), |h| format!("{h:.2} %")),
+                c.p99_ms.map_or("-".into(), |p| format!("{p:.3}")),
                 percent(c.process_cpu_percent),
                 percent(c.machine_cpu_percent),
                 mb(c.net_rx_bytes_per_sec),
@@ -83,6 +85,7 @@ pub(super) fn resource_table(rounds: &[Round]) -> Option<Table> {
                 ),
                 r.hit_rate_percent
                     .map_or("-".into(), |h| format!("{h:.2} %")),
+                r.p99_ms.map_or("-".into(), |p| format!("{p:.3}")),
                 "-".into(),
                 "-".into(),
                 mb(once_per_host(&r.clients, |c| c.net_rx_bytes_per_sec)),
@@ -104,6 +107,7 @@ pub(super) fn resource_table(rounds: &[Round]) -> Option<Table> {
             rows.push(vec![
                 r.phase.clone(),
                 name,
+                "-".into(),
                 "-".into(),
                 "-".into(),
                 percent(Some(s.cpu_percent)),
@@ -167,6 +171,7 @@ mod tests {
             net_rx_bytes_per_sec: Some(rx),
             net_tx_bytes_per_sec: None,
             cores: None,
+            p99_ms: None,
         }
     }
 

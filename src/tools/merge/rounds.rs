@@ -5,6 +5,8 @@
 //! CPU and network) did meanwhile. A client saturated at 100 % or a server
 //! at its one core's limit says which side the number measures.
 
+use hdrhistogram::Histogram;
+
 use crate::engine::stats::percentile_us;
 use crate::report::json::round;
 use crate::report::limit;
@@ -16,8 +18,9 @@ use crate::tools::merge::document::hit_rate;
 use crate::tools::merge::evidence::ServerSum;
 use crate::tools::merge::run::RunSum;
 
-/// One machine's row of a round, from its file's run.
-pub fn client_of(f: &ShardFile, summary: &PhaseSummary) -> RoundClient {
+/// One machine's row of a round, from its file's run; `histogram` is its
+/// every reply's latency (µs), its rows added.
+pub fn client_of(f: &ShardFile, summary: &PhaseSummary, histogram: &Histogram<u64>) -> RoundClient {
     let c = summary.client.as_ref();
     RoundClient {
         target: f.kvbench.target.clone(),
@@ -37,6 +40,8 @@ pub fn client_of(f: &ShardFile, summary: &PhaseSummary) -> RoundClient {
         net_rx_bytes_per_sec: c.and_then(|c| c.net_rx_bytes_per_sec),
         net_tx_bytes_per_sec: c.and_then(|c| c.net_tx_bytes_per_sec),
         cores: c.map(|c| c.cores),
+        p99_ms: (!histogram.is_empty())
+            .then(|| round(percentile_us(histogram, 99.0) as f64 / 1000.0, 3)),
     }
 }
 

@@ -152,6 +152,7 @@ fn of_phase(
     }
     let connection_errors = section.row(TOTALS).map_or(0, |t| t.connection_errors);
     let totals = total_of(&sums);
+    let client = rounds::client_of(f, summary, &totals.histogram);
     let offset = f
         .shard()
         .and_then(|s| s.clock.as_ref())
@@ -191,7 +192,7 @@ fn of_phase(
             .flatten(),
         evidence: EvidenceSum::of(summary, select_db(f), &f.kvbench.target),
         machine_runs: vec![machine],
-        clients: vec![rounds::client_of(f, summary)],
+        clients: vec![client],
         window: None,
         rates_over_s: None,
         watched: summary.watched.clone(),

@@ -67,8 +67,8 @@ fn two_waiting(port: u16, barrier_port: u16, run_id: &str) -> Vec<Child> {
     children
 }
 
-/// Both waiting shards stop with exit 4 naming shard 2 and `why`, well
-/// before their 120 s timeout.
+/// Both waiting shards stop with exit 4 naming shard 2 and `why`, within
+/// 10 s of its failure (their own timeout is 120 s).
 fn assert_told(children: Vec<Child>, since: Instant, why: &str) {
     for (i, child) in children.into_iter().enumerate() {
         let out = wait_bounded(child, Duration::from_secs(100), &format!("shard {i}"));
@@ -82,7 +82,7 @@ fn assert_told(children: Vec<Child>, since: Instant, why: &str) {
     }
     // Their timeout was 120 s: they were told, they did not time out.
     let took = since.elapsed();
-    assert!(took < Duration::from_secs(100), "{took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
 #[test]
