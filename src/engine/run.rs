@@ -186,28 +186,8 @@ fn run_schedule(
         .as_ref()
         .and_then(|s| s.given())
         .and_then(|t| Plan::new(&config, t));
-    // The clock every shard measures its offset against: the barrier's
-    // server when one is named (behind a balancer the target is a different
-    // backend per machine), else the target; a proxy that refuses TIME
-    // falls back to the first watched backend, so the set's starts compare.
-    let mut reference = config
-        .barrier_server
-        .as_ref()
-        .and_then(|t| Control::open(t).ok());
-    results.timing = match reference.as_mut() {
-        Some(c) => Timing::begin(&config, Some(c)),
-        None => Timing::begin(&config, master.control.get()),
-    };
-    if let Some(timing) = results.timing.as_mut()
-        && timing.clock_start.is_none()
-        && reference.is_none()
-    {
-        reference = config
-            .clock_source
-            .as_ref()
-            .and_then(|t| Control::open(t).ok());
-        timing.clock_start = reference.as_mut().and_then(clock::measure);
-    }
+    let mut reference = clock::Reference::open(&config);
+    results.timing = reference.begin(&config, master.control.get());
     for (phase, stop) in schedule(&config, prefill) {
         // `--start-at barrier`: the shards meet once each is ready, after
         // its prefill, and the plan starts from the `T` they agree on.
@@ -273,14 +253,7 @@ fn run_schedule(
         }
     }
     if let Some(timing) = results.timing.as_mut() {
-        timing.clock_end = match (config.barrier_server.is_some(), reference.as_mut()) {
-            (true, Some(c)) => clock::measure(c),
-            (_, reference) => master
-                .control
-                .get()
-                .and_then(clock::measure)
-                .or_else(|| reference.and_then(clock::measure)),
-        };
+        timing.clock_end = reference.measure(master.control.get());
     }
     master.crew.shutdown();
     Ok(results)

@@ -10,6 +10,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::config::Config;
+use crate::engine::run::start::Timing;
 use crate::engine::server::Control;
 use crate::protocol::value::Value;
 
@@ -23,6 +25,57 @@ pub struct ClockSample {
     pub offset_ms: f64,
     /// The round-trip time of the sample kept, ms: the offset is within half of it.
     pub rtt_ms: f64,
+}
+
+/// The clock a shard measures its offsets against, the same for every
+/// shard of a set: `--barrier-server` when one is named (behind a balancer
+/// the target is a different backend per machine), else the target; a
+/// target that refuses `TIME` (a proxy) falls back to the first watched
+/// backend (`Config::clock_source`), so the set's starts still compare.
+pub struct Reference {
+    /// The barrier's server, or the fallback once the target refused.
+    other: Option<Control>,
+    /// `other` is the barrier's server, measured instead of the target.
+    named: bool,
+}
+
+impl Reference {
+    /// Connects to `--barrier-server`, where one is named.
+    pub fn open(config: &Config) -> Reference {
+        let other = config
+            .barrier_server
+            .as_ref()
+            .and_then(|t| Control::open(t).ok());
+        Reference {
+            named: other.is_some(),
+            other,
+        }
+    }
+
+    /// The run's timing with its first offset, measured against the
+    /// reference (`target` is the target's control connection).
+    pub fn begin(&mut self, config: &Config, target: Option<&mut Control>) -> Option<Timing> {
+        let mut timing = match self.other.as_mut() {
+            Some(c) => Timing::begin(config, Some(c)),
+            None => Timing::begin(config, target),
+        }?;
+        if timing.clock_start.is_none() && self.other.is_none() {
+            self.other = config
+                .clock_source
+                .as_ref()
+                .and_then(|t| Control::open(t).ok());
+            timing.clock_start = self.other.as_mut().and_then(measure);
+        }
+        Some(timing)
+    }
+
+    /// One more offset against the same reference.
+    pub fn measure(&mut self, target: Option<&mut Control>) -> Option<ClockSample> {
+        match (self.named, self.other.as_mut()) {
+            (true, Some(c)) => measure(c),
+            (_, other) => target.and_then(measure).or_else(|| other.and_then(measure)),
+        }
+    }
 }
 
 /// Measures the offset with [`CLOCK_SAMPLES`] `TIME` commands; `None` when
