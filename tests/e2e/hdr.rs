@@ -249,14 +249,26 @@ fn check_whole_run_log(dir: &TempDir, run: u32, op: &str, section: &Value, row: 
         .contains(&words[1]),
         "{what}: {date}"
     );
-    let day_secs = start as u64 % 86_400;
-    let clock = format!(
-        "{:02}:{:02}:{:02}",
-        day_secs / 3600,
-        day_secs / 60 % 60,
-        day_secs % 60
+    // As HdrHistogram_c's header, the date is of the start's whole seconds
+    // and the number is rounded to the millisecond: a start in the last
+    // half millisecond of a second prints as the next second's `.000`, its
+    // date still the second before. Only then may the date be a second
+    // behind the number.
+    let clock = |secs: u64| {
+        let day_secs = secs % 86_400;
+        format!(
+            "{:02}:{:02}:{:02}",
+            day_secs / 3600,
+            day_secs / 60 % 60,
+            day_secs % 60
+        )
+    };
+    let whole = start as u64;
+    let rounded_up = seconds.ends_with(".000");
+    assert!(
+        words[2] == clock(whole) || (rounded_up && words[2] == clock(whole - 1)),
+        "{what}: {date} for a start of {seconds} s"
     );
-    assert_eq!(words[2], clock, "{what}: {date}");
     assert_eq!(words[3], "GMT", "{what}: {date}");
     let year: u32 = words[4].parse().unwrap();
     assert!((2024..=2200).contains(&year), "{what}: {date}");
