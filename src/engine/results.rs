@@ -92,6 +92,8 @@ pub struct PhaseResult {
     /// Worker threads that stopped the phase early because no reply came for
     /// the stall limit ([`crate::config::Config::stall_limit`]).
     pub stalled_workers: usize,
+    /// The time load was due and none was applied ([`crate::engine::stats::gaps`]).
+    pub load_gaps: crate::engine::stats::gaps::LoadGaps,
     /// Everything measured, all threads merged.
     pub stats: Stats,
     /// Per-second summaries.
@@ -223,6 +225,7 @@ impl PhaseResult {
             connections_down: 0,
             connections_given_up: 0,
             stalled_workers: 0,
+            load_gaps: Default::default(),
             stats,
             series: Vec::new(),
             thread_cpu: Vec::new(),

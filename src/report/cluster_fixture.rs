@@ -112,6 +112,7 @@ pub fn cluster_results(counts: [u64; 3], slots: [usize; 3]) -> Results {
         connections_down: 0,
         connections_given_up: 0,
         stalled_workers: 0,
+        load_gaps: Default::default(),
         stats,
         series,
         thread_cpu: vec![Duration::from_secs(1)],

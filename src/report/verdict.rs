@@ -13,10 +13,12 @@
 //! do; [`Reason::kind`] is the stable name the JSON carries.
 
 mod display;
+mod gap;
 
 use crate::config::Config;
 use crate::engine::results::{Phase, PhaseResult, Results, Section};
 use crate::engine::stats::errors::{ErrorCounts, ProtocolFault};
+use crate::engine::stats::gaps::{GapCause, GapSpan};
 use crate::engine::warmup::{P99_TOLERANCE, THROUGHPUT_TOLERANCE, Trend, WarmupEnd};
 use crate::protocol::resp::ServerErrorKind;
 
@@ -24,6 +26,10 @@ use crate::protocol::resp::ServerErrorKind;
 /// node was down, as a share of the requests due, above which the result does
 /// not describe the load asked for.
 pub const MAX_NEVER_SENT_SHARE: f64 = 0.01;
+
+/// Closed loop: connection time in load gaps, as a share of connections ×
+/// run time, above which the result does not describe the load asked for.
+pub const MAX_LOAD_GAP_SHARE: f64 = 0.10;
 
 /// The exit code of a benchmark that ran but whose verdict is not valid.
 pub const INVALID_EXIT_CODE: u8 = 3;
@@ -120,6 +126,19 @@ pub enum Reason {
         /// What was late, by how much.
         message: String,
     },
+    /// Closed loop: load was due and none was applied for more than
+    /// [`MAX_LOAD_GAP_SHARE`] of the connection time, or still at the end:
+    /// the rate averages work done in part of the run over all of it.
+    LoadGap {
+        /// Connection time in gaps, as a share of connections × run time.
+        share: f64,
+        /// The longest span with no reply at all, if there was one.
+        longest: Option<GapSpan>,
+        /// What the connections were doing for most of the gaps.
+        cause: Option<GapCause>,
+        /// The load was still not applied when sending stopped.
+        open_at_end: bool,
+    },
     /// The warm-up's throughput or p99 was still trending at its end, so
     /// the runs after it may measure a server still filling its caches.
     NotSteady {
@@ -151,6 +170,7 @@ impl Reason {
             Reason::NothingMeasured { .. } => "nothing_measured",
             Reason::LateStart { .. } => "late_start",
             Reason::NotSteady { .. } => "not_steady",
+            Reason::LoadGap { .. } => "load_gap",
         }
     }
 }
@@ -370,6 +390,9 @@ fn judge(config: &Config, phases: &[&PhaseResult]) -> Vec<Reason> {
             limit_secs: limit.as_secs_f64(),
             from_flag: config.faults.request_timeout.is_some(),
         });
+    }
+    if let Some(reason) = gap::load_gap(config, phases) {
+        reasons.push(reason);
     }
     if replies == 0 {
         // Nothing else is worth saying about shares of nothing.

@@ -173,6 +173,7 @@ fn a_server_killed_and_restarted_mid_run_is_reconnected_and_every_reply_is_accou
     let dir = TempDir::new("restart");
     let mut kv = spawn_kvbench(
         port,
+        // Paused, killed and restarted: a load gap, not valid (exit 3).
         "--test-time 6 -t 2 -c 3 --ratio 1:1 --key-maximum 1000",
         &dir,
     );
@@ -206,7 +207,12 @@ fn a_server_killed_and_restarted_mid_run_is_reconnected_and_every_reply_is_accou
     let reconnected = info_u64(port, "stats", "total_connections_received");
     drop(second);
 
-    assert_eq!(run.code, Some(0), "kvbench failed:\n{}", run.stderr);
+    // The pause and the restart left every connection without a reply for
+    // over a second: a load gap of a sixth of the run or more, named.
+    assert_eq!(run.code, Some(3), "kvbench:\n{}", run.stderr);
+    let gap = &run.doc["kvbench"]["runs"][0]["load_gap"];
+    assert!(gap["share_percent"].as_f64().unwrap() > 10.0, "{gap}");
+    assert!(run.stderr.contains("no load was applied"), "{}", run.stderr);
     // Each of the 6 connections had one request waiting in the paused server
     // when it died: lost, and not executed by either server.
     assert!(run.error("connection") >= 1, "{}", run.k()["errors"]);

@@ -43,6 +43,7 @@ mod html;
 mod interrupts;
 mod io_engine;
 mod json_schema;
+mod load_gap;
 mod lost_connections;
 mod make_targets;
 mod memcached;

@@ -363,7 +363,8 @@ fn runs_disagree_fires_when_a_server_pause_halves_one_run_and_not_for_one_run() 
     let dir = TempDir::new("warnings");
     let mut child = spawn_json(
         &redis,
-        "-t 1 -c 2 --key-maximum 5000 -x 2 --test-time 6",
+        // The pause is a load gap of half a run: not valid, and said so.
+        "-t 1 -c 2 --key-maximum 5000 -x 2 --test-time 6 --allow-invalid",
         &dir,
     );
     wait_for_traffic(redis.port, &mut child);
@@ -372,6 +373,8 @@ fn runs_disagree_fires_when_a_server_pause_halves_one_run_and_not_for_one_run() 
         "OK"
     );
     let doc = finish(child, &dir);
+    let reasons = doc["kvbench"]["verdict"]["reasons"].to_string();
+    assert!(reasons.contains("load_gap"), "{reasons}");
     let rates = section_rates(&doc, 2);
     let max_over_min = rates[1].max(rates[0]) / rates[1].min(rates[0]);
     eprintln!("run rates {rates:?}: max/min {max_over_min}");

@@ -11,6 +11,7 @@ use crate::engine::results::{Phase, PhaseResult};
 use crate::engine::run::Master;
 use crate::engine::server::sample::ServerSampler;
 use crate::engine::sink::Sink;
+use crate::engine::stats::gaps::LoadGaps;
 use crate::engine::stats::series::SeriesBuilder;
 use crate::engine::warmup::SteadyWatch;
 use crate::engine::worker::{Command, Report};
@@ -75,6 +76,7 @@ impl Master {
         // The run ends when the last thread stopped sending; what follows is the drain.
         let mut sent_until = started_at;
         let (mut down, mut given_up, mut stalled) = (0, 0, 0);
+        let mut gaps = Vec::with_capacity(crew.handles.len());
         // The warm-up's seconds, watched for a trend; `auto` ends it once
         // its last window is steady.
         let mut watch = (phase == Phase::Warmup).then(|| SteadyWatch::new(config.warmup_plan));
@@ -100,8 +102,9 @@ impl Master {
             if let Some(slot) = open.get_mut(thread) {
                 *slot = open_connections;
             }
-            if let (Some(end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
+            if let (Some(mut end), Some(cpu)) = (end, thread_cpu.get_mut(thread)) {
                 *cpu = end.cpu_time;
+                gaps.push(std::mem::take(&mut end.gaps));
                 unsent += end.unsent;
                 down += end.down;
                 given_up += end.given_up;
@@ -133,10 +136,12 @@ impl Master {
                 ended_at = ended_at.max(finished_at);
             }
         }
+        let duration = sent_until.saturating_duration_since(started_at);
         let result = PhaseResult {
             phase,
             started_wall,
-            duration: sent_until.saturating_duration_since(started_at),
+            duration,
+            load_gaps: LoadGaps::join(&gaps, started_at, duration, config.connections()),
             drain: ended_at.saturating_duration_since(sent_until),
             connections_down: down,
             connections_given_up: given_up,

@@ -7,6 +7,7 @@
 //! per-thread percentiles is a number that describes nothing.
 
 pub mod errors;
+pub mod gaps;
 pub mod nodes;
 mod op;
 pub mod series;

@@ -6,6 +6,7 @@ use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
 use crate::engine::client::retry::Settle;
+use crate::engine::conn::ConnState;
 use crate::engine::worker::phase::PhaseClock;
 use crate::engine::worker::{Wake, Worker};
 
@@ -77,7 +78,12 @@ impl Worker {
             }
             if r.readable {
                 let handshake = self.handshakes.pick(readonly);
+                let waiting = conn.in_flight();
                 conn.on_readable(&mut self.stats, handshake, r.closed);
+                // Replies came (a close empties the queue without any).
+                if conn.in_flight() < waiting && conn.state() != ConnState::Closed {
+                    self.gaps.replied(r.index, now);
+                }
             }
             touched.push(r.index);
         }

@@ -85,7 +85,10 @@ impl Worker {
             Ok(stream) => conn.reconnect(stream, &handshake.request),
             // Refused, or the reactor would not take it: the connection stays
             // closed, and its next attempt is queued.
-            Err(_) => self.stats.errors.refused += 1,
+            Err(e) => {
+                self.stats.errors.refused += 1;
+                self.note_connect_error(&e);
+            }
         }
         self.after_io(i, now, sending);
     }
@@ -110,9 +113,13 @@ impl Worker {
         let stream = self
             .reactor
             .start_connect(&self.config.target, Some(addr), index);
-        let Ok(stream) = stream else {
-            self.stats.errors.refused += 1;
-            return;
+        let stream = match stream {
+            Ok(stream) => stream,
+            Err(e) => {
+                self.stats.errors.refused += 1;
+                self.note_connect_error(&e);
+                return;
+            }
         };
         let readonly = self.router.is_replica(node);
         let handshake = self.handshakes.pick(readonly);
@@ -163,6 +170,18 @@ impl Worker {
                 self.conns[i].close(CloseReason::Timeout, &mut self.stats);
                 self.after_io(i, now, sending);
             }
+        }
+    }
+}
+
+impl Worker {
+    /// A connect that failed for lack of file descriptors is this machine's
+    /// fault: the load gap it leaves is named for it.
+    fn note_connect_error(&mut self, e: &std::io::Error) {
+        const EMFILE: i32 = 24;
+        const ENFILE: i32 = 23;
+        if matches!(e.raw_os_error(), Some(EMFILE | ENFILE)) {
+            self.gaps.no_descriptors();
         }
     }
 }

@@ -20,6 +20,7 @@
 
 mod events;
 mod faults;
+pub mod gaps;
 mod phase;
 mod ramp;
 
@@ -116,7 +117,7 @@ pub enum Report {
 }
 
 /// What a worker knows only at the end of a phase.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct PhaseEnd {
     /// CPU time (user + system) this thread used during the phase.
     pub cpu_time: Duration,
@@ -137,6 +138,8 @@ pub struct PhaseEnd {
     /// No reply came for the stall limit ([`crate::config::Config::stall_limit`]),
     /// so this worker stopped its phase early.
     pub stalled: bool,
+    /// The time load was due and none was applied ([`gaps`]).
+    pub gaps: crate::engine::stats::gaps::WorkerGaps,
 }
 
 /// Everything a worker needs, gathered on the master thread.
@@ -224,6 +227,8 @@ pub struct Worker {
     measured_run: Option<u32>,
     /// `--failed-keys-file`: this thread's lines.
     failed_keys: Option<FailedKeysLog>,
+    /// The load gaps of the current phase.
+    gaps: gaps::GapMeter,
 }
 
 /// A connection's owner and reconnect state.
@@ -355,6 +360,7 @@ impl WorkerBuilder {
             series: ramp::series_for(&config),
             measured_run: None,
             failed_keys: self.failed_keys.map(FailedKeysLog::new),
+            gaps: gaps::GapMeter::new(Instant::now(), worker_conns.len()),
             pipeline: config.pipeline,
             interrupt: self.interrupt,
             early_end: self.early_end,

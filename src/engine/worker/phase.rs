@@ -169,6 +169,7 @@ impl Worker {
             conn.take_scan_reply();
         }
         self.wakeups.clear();
+        self.gaps.start(started_at, self.conns.len());
         self.start_ramp(started_at, prefill);
         self.stats.reset();
         self.measured_run = (index > 0 && !prefill).then_some(index);
@@ -233,7 +234,9 @@ impl Worker {
             let sending = clock.sending(now);
             if !sending && down_at_stop.is_none() {
                 down_at_stop = Some(self.connections_down());
+                self.stop_gaps(clock.stopped_at().map_or(now, |s| s.min(now)));
             }
+            self.tick_gaps(now, sending);
             // A time-bound phase whose connections all died still lasts until its
             // deadline: ending early would report a short run as a complete one.
             if self.all_done(sending) && !clock.holds(now) {
@@ -265,12 +268,17 @@ impl Worker {
             if let Some(step) = self.next_step {
                 wake = wake.min(step);
             }
+            if let Some(tick) = self.gaps.next_tick() {
+                wake = wake.min(tick);
+            }
             self.poll_once(wake.saturating_duration_since(now), &clock, &prefix);
         }
         let stopped_at = clock.stopped_at();
         let (down, given_up) = down_at_stop.unwrap_or_else(|| self.connections_down());
         self.reactor.wake_at(None);
         let now = Instant::now();
+        // A phase that ran out of requests stops its meter here.
+        self.stop_gaps(stopped_at.map_or(now, |s| s.min(now)));
         // Requests intended after the deadline were never meant to be sent; the
         // backlog that counts is the one the deadline left behind.
         let backlog = self.backlog(stopped_at.map_or(now, |d| d.min(now)));
@@ -281,6 +289,7 @@ impl Worker {
             down,
             given_up,
             stalled,
+            gaps: self.gaps.take(),
         };
         if let Some(log) = self.failed_keys.as_mut() {
             log.flush();

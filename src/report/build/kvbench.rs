@@ -19,6 +19,7 @@ use crate::report::model::kvbench::{
     Errors, Incomplete, InterruptCause, Interrupted, Kvbench, OpTotals, PhaseSummary,
     SectionVerdict, Variance, Verdict, VerdictReason, Warning,
 };
+use crate::report::model::load_gap::LoadGap;
 use crate::report::model::named::Named;
 use crate::report::model::watched::{Limit, Watched};
 use crate::report::verdict;
@@ -226,6 +227,10 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         server_use: super::host::server_use(p, &c.target.display_redacted(), &ops),
         watched,
         limit,
+        load_gap: Some(LoadGap::of(
+            &p.load_gaps,
+            c.connections() as f64 * p.duration.as_secs_f64(),
+        )),
         histograms: Some(histograms),
         histograms_per_second: Some(per_second),
         cluster: evidence::cluster(c, r, p),

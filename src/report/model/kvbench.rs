@@ -19,6 +19,7 @@ use crate::report::model::capacity::Capacity;
 use crate::report::model::cluster::PhaseCluster;
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::host::ClientUse;
+use crate::report::model::load_gap::LoadGap;
 use crate::report::model::named::Named;
 pub use crate::report::model::open_loop::{LatencyBlock, OpenLoop};
 use crate::report::model::schema;
@@ -224,6 +225,11 @@ pub struct PhaseSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Limit")]
     pub limit: Option<Limit>,
+    /// The time load was due and none was applied (absent from files
+    /// written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "LoadGap")]
+    pub load_gap: Option<LoadGap>,
     /// Each row's whole latency histogram of the phase, by command (`SET`,
     /// `GET`, `HSET`) as `totals` is: what `kvbench merge` adds across
     /// machines.

@@ -23,6 +23,7 @@ mod fleet;
 pub mod histogram;
 pub mod host;
 pub mod kvbench;
+pub mod load_gap;
 mod locate;
 pub mod named;
 pub mod open_loop;

@@ -89,6 +89,12 @@ impl fmt::Display for Reason {
                 }
                 f.write_str(": the server is not speaking the protocol kvbench speaks (check -P/--protocol and --tls), or it is broken")
             }
+            Reason::LoadGap {
+                share,
+                longest,
+                cause,
+                open_at_end,
+            } => super::gap::describe(f, *share, longest.as_ref(), *cause, *open_at_end),
             Reason::NoProgress {
                 workers,
                 limit_secs,

@@ -288,7 +288,9 @@ impl fmt::Display for Warning {
                 phase,
                 slowest,
                 quiet,
-            } => super::stall::describe(f, phase, *slowest, quiet.as_ref()),
+                gaps,
+                connection_gaps,
+            } => super::stall::describe(f, phase, *slowest, quiet.as_ref(), gaps, *connection_gaps),
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod stall;
 pub mod watched;
 
 use crate::config::{Headline, WarningKind};
+use crate::engine::stats::gaps::GapSpan;
 use crate::protocol::resp::ServerErrorKind;
 
 pub use checks::{collect, rate_check};
@@ -236,6 +237,12 @@ pub enum Warning {
         slowest: Option<(f64, f64)>,
         /// A second with far fewer replies than the median second.
         quiet: Option<QuietSecond>,
+        /// The load gaps of the run: spans of 1 s or more with no reply at
+        /// all while load was due ([`crate::engine::stats::gaps`]).
+        gaps: Vec<GapSpan>,
+        /// Connections' own gaps: how many, and their seconds in all (said
+        /// when no span covered every connection).
+        connection_gaps: Option<(u64, f64)>,
     },
 }
 

@@ -1,11 +1,16 @@
-//! Stalls ([`Warning::Stall`]): a run whose slowest reply is far above its
-//! p99.9, or that has a second with far fewer replies than the others. Both
-//! say that something paused (the server, the network or this machine) and
-//! that the averages hide it.
+//! Stalls ([`Warning::Stall`]): a run with a load gap (a second or more
+//! with no reply at all while load was due, measured by the workers:
+//! [`crate::engine::stats::gaps`]), connections that waited that long, a
+//! slowest reply far above the p99.9, or a second with far fewer replies
+//! than the others. Each says that something paused (the server, the
+//! network or this machine) and that the averages hide it. In a closed loop
+//! a gap over a tenth of the run makes the result not valid (the verdict's
+//! `load_gap`); below that, and in an open loop, it is this warning.
 
 use std::fmt;
 
 use crate::engine::results::PhaseResult;
+use crate::engine::stats::gaps::{GapCause, GapSpan};
 use crate::engine::stats::{max_us, percentile_us};
 use crate::report::warnings::Warning;
 
@@ -32,7 +37,8 @@ pub struct QuietSecond {
     pub median: u64,
 }
 
-/// A stall of `run`, when its slowest reply or its quietest second shows one.
+/// A stall of `run`, when its load gaps, its slowest reply or its quietest
+/// second shows one.
 pub fn stall(run: &PhaseResult) -> Option<Warning> {
     let latency = &run.stats.totals().latency_us;
     let max_ms = max_us(latency) as f64 / 1000.0;
@@ -41,13 +47,18 @@ pub fn stall(run: &PhaseResult) -> Option<Warning> {
         (!latency.is_empty() && max_ms > STALL_MAX_FACTOR * p999_ms && max_ms > STALL_MIN_MS)
             .then_some((max_ms, p999_ms));
     let quiet = quiet_second(run);
-    if slowest.is_none() && quiet.is_none() {
+    let gaps = run.load_gaps.spans.clone();
+    let connection_gaps = (gaps.is_empty() && run.load_gaps.connection_gaps > 0)
+        .then_some((run.load_gaps.connection_gaps, run.load_gaps.connection_secs));
+    if slowest.is_none() && quiet.is_none() && gaps.is_empty() && connection_gaps.is_none() {
         return None;
     }
     Some(Warning::Stall {
         phase: run.phase.to_string(),
         slowest,
         quiet,
+        gaps,
+        connection_gaps,
     })
 }
 
@@ -82,14 +93,41 @@ fn quiet_second(run: &PhaseResult) -> Option<QuietSecond> {
     })
 }
 
+/// The gaps named one by one in the warning; the rest are counted.
+const MAX_GAPS_SAID: usize = 3;
+
 /// What a [`Warning::Stall`] says.
 pub(super) fn describe(
     f: &mut fmt::Formatter<'_>,
     phase: &str,
     slowest: Option<(f64, f64)>,
     quiet: Option<&QuietSecond>,
+    gaps: &[GapSpan],
+    connection_gaps: Option<(u64, f64)>,
 ) -> fmt::Result {
     write!(f, "{phase}: the run stalled: ")?;
+    for g in gaps.iter().take(MAX_GAPS_SAID) {
+        write!(
+            f,
+            "no reply for {:.1} s from {:.1} s into the run ({}); ",
+            g.length_s,
+            g.start_s,
+            g.cause.describe()
+        )?;
+    }
+    if gaps.len() > MAX_GAPS_SAID {
+        write!(
+            f,
+            "{} more such gaps (load_gap in the JSON); ",
+            gaps.len() - MAX_GAPS_SAID
+        )?;
+    }
+    if let Some((count, secs)) = connection_gaps {
+        write!(
+            f,
+            "{count} time(s) a connection waited 1 s or more with no reply or was down with requests to send, {secs:.1} s in all; "
+        )?;
+    }
     if let Some((max_ms, p999_ms)) = slowest {
         write!(
             f,
@@ -103,6 +141,16 @@ pub(super) fn describe(
             "second {} carried {} replies against a median of {} per second; ",
             q.second, q.replies, q.median
         )?;
+    }
+    let paused = slowest.is_some()
+        || quiet.is_some()
+        || connection_gaps.is_some()
+        || gaps.iter().any(|g| g.cause == GapCause::Stalled);
+    if !paused {
+        // Connections down, not a pause: the server's log says why.
+        return f.write_str(
+            "the averages hide it; check the server's log for a crash or restart, and the per-second numbers in the JSON.",
+        );
     }
     write!(
         f,

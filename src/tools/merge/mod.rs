@@ -51,6 +51,7 @@ pub mod inputs;
 pub mod integrity;
 #[cfg(test)]
 mod integrity_tests;
+pub mod load_gap;
 pub mod open_loop;
 pub mod round_text;
 pub mod rounds;

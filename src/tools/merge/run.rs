@@ -8,6 +8,7 @@
 
 use crate::error::UsageError;
 use crate::report::model::kvbench::{Errors, Incomplete};
+use crate::report::model::load_gap::LoadGap;
 use crate::report::model::named::Named;
 use crate::report::model::section::{Runtime, Section, SectionTitle};
 use crate::report::model::shard::RoundClient;
@@ -69,6 +70,8 @@ pub struct RunSum {
     /// `--watch`: the components behind the target, as the one machine
     /// that sampled them (shard 0) read them; empty when none did.
     pub watched: Vec<Watched>,
+    /// The machines' load gaps joined (`None` as soon as one lacks them).
+    pub load_gap: Option<LoadGap>,
 }
 
 /// The section holding run `i` (from 0) of a file: `ALL STATS` for a
@@ -196,6 +199,7 @@ fn of_phase(
         window: None,
         rates_over_s: None,
         watched: summary.watched.clone(),
+        load_gap: summary.load_gap.clone(),
     })
 }
 
@@ -256,6 +260,7 @@ fn combine_into(acc: &mut RunSum, one: &RunSum, with_seconds: bool) {
         }
         _ => None,
     };
+    acc.load_gap = super::load_gap::join(acc.load_gap.take(), one.load_gap.as_ref(), with_seconds);
     acc.evidence.add(&one.evidence);
     acc.machine_runs.extend_from_slice(&one.machine_runs);
     acc.clients.extend_from_slice(&one.clients);

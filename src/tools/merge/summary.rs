@@ -67,6 +67,7 @@ impl RunSum {
             server_use: self.evidence.server_use(),
             watched: self.watched.clone(),
             limit: None,
+            load_gap: self.load_gap.clone(),
             // Each machine's server time is in its own file: a set's would
             // need every reading of every machine, which merge lacks.
             server_latency: None,
