@@ -35,8 +35,9 @@ pub fn run(
             done.clear();
         }
         for step in &plan.steps {
-            // No progress line; the HDR files, as for any run.
-            let mut hdr = HdrFiles::new(Arc::new(step.config.clone()));
+            // No progress line; the HDR files, as for any run (a suite
+            // takes no --hdr-file-prefix: none is written, none fails).
+            let mut hdr = HdrFiles::new(Arc::new(step.config.clone()), &Default::default());
             let results = run::run(step.config.clone(), false, interrupt, &mut hdr, &mut |_| {})?;
             done.push(StepResult {
                 step: step.clone(),
