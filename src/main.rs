@@ -481,13 +481,24 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             say!("kvbench: warning: {line}");
         }
     };
-    let done = match kvbench::tools::suite::run(&plan, &interrupt, &mut on_step) {
-        Ok(done) => done,
-        Err(e) => return run_error(e, &interrupt),
+    let (done, failed) = match kvbench::tools::suite::run(&plan, &interrupt, &mut on_step) {
+        Ok(done) => (done, None),
+        Err(Ok(after)) => (after.done, Some(after.error)),
+        Err(Err(e)) => return run_error(e, &interrupt),
     };
     let complete = !interrupt.stop_requested() && done.len() == planned;
     let written = outputs.finish_suite(&done, planned, complete);
     let code = finish(&written.failures, written.save_failed, &interrupt);
+    if let Some(e) = failed.filter(|_| code == ExitCode::SUCCESS) {
+        // The load had started: the tests done are written, the suite is
+        // not a whole measurement (exit 3, not a usage error's 2).
+        say!(
+            "kvbench: error: a test could not run after {} of {planned} tests had: {e} (exit code {})",
+            done.len(),
+            verdict::INVALID_EXIT_CODE
+        );
+        return ExitCode::from(verdict::INVALID_EXIT_CODE);
+    }
     judged(code, &written.verdict, plan.allow_invalid)
 }
 
