@@ -15,7 +15,7 @@ use kvbench::engine::sweep::{self, CellOutputs};
 use kvbench::error::{OutputError, RunError};
 use kvbench::report::export::ExportManager;
 use kvbench::report::files::Target;
-use kvbench::report::hdr_files::HdrFiles;
+use kvbench::report::hdr_files::{FailureLog, HdrFiles};
 use kvbench::report::metrics::Live;
 use kvbench::report::model::capacity::CapacityOutcome;
 use kvbench::report::suite::output as suite_output;
@@ -133,7 +133,8 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let mut progress = Progress::new(config, true);
     let mut outputs = ExportManager::for_benchmark(config);
     // The HDR files are one more exporter on the per-second feed.
-    let mut hdr = HdrFiles::new(Arc::new(config.clone()));
+    let hdr_failures = FailureLog::default();
+    let mut hdr = HdrFiles::new(Arc::new(config.clone()), &hdr_failures);
     let mut live = Sinks::new()
         .with(&mut progress)
         .with(&mut metrics)
@@ -154,7 +155,11 @@ fn benchmark(config: &Config, interrupt: &Interrupt) -> ExitCode {
     let written = outputs.finish(config, &results, complete);
     metrics.finish(interrupt);
     say_warnings(&written.shown, on_terminal);
-    let code = finish(&written.failures, written.save_failed, interrupt);
+    // The HDR and client-stats files count as any output not written.
+    let mut failures = hdr_failures.take();
+    failures.extend(results.unwritten.iter().map(|u| u.to_output_error()));
+    failures.extend(written.failures);
+    let code = finish(&failures, written.save_failed, interrupt);
     // A shard that reached a planned start too late (exit 4), once its report is written.
     match late {
         Some(message) if code == ExitCode::SUCCESS => {
@@ -173,10 +178,11 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     };
     let mut outputs = ExportManager::for_benchmark(config);
     let mut live = Sinks::new().with(&mut metrics);
-    // Each cell its own progress line and HDR files.
+    // Each cell its own progress line and HDR files, their failures in one log.
+    let hdr_failures = FailureLog::default();
     let mut cell_outputs = |cell: &Config| CellOutputs {
         before: Box::new(Progress::new(cell, true)),
-        after: Box::new(HdrFiles::new(Arc::new(cell.clone()))),
+        after: Box::new(HdrFiles::new(Arc::new(cell.clone()), &hdr_failures)),
     };
     let cells = match sweep::run(
         config,
@@ -193,7 +199,9 @@ fn benchmark_sweep(config: &Config, interrupt: &Interrupt) -> ExitCode {
     metrics.finish(interrupt);
     // Once per sweep, naming the cells, as the text report shows them.
     say_warnings(&written.shown, on_terminal);
-    let code = finish(&written.failures, written.save_failed, interrupt);
+    let mut failures = hdr_failures.take();
+    failures.extend(written.failures);
+    let code = finish(&failures, written.save_failed, interrupt);
     judged(code, &written.verdict, config.faults.allow_invalid)
 }
 
@@ -473,13 +481,24 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
             say!("kvbench: warning: {line}");
         }
     };
-    let done = match kvbench::tools::suite::run(&plan, &interrupt, &mut on_step) {
-        Ok(done) => done,
-        Err(e) => return run_error(e, &interrupt),
+    let (done, failed) = match kvbench::tools::suite::run(&plan, &interrupt, &mut on_step) {
+        Ok(done) => (done, None),
+        Err(Ok(after)) => (after.done, Some(after.error)),
+        Err(Err(e)) => return run_error(e, &interrupt),
     };
     let complete = !interrupt.stop_requested() && done.len() == planned;
     let written = outputs.finish_suite(&done, planned, complete);
     let code = finish(&written.failures, written.save_failed, &interrupt);
+    if let Some(e) = failed.filter(|_| code == ExitCode::SUCCESS) {
+        // The load had started: the tests done are written, the suite is
+        // not a whole measurement (exit 3, not a usage error's 2).
+        say!(
+            "kvbench: error: a test could not run after {} of {planned} tests had: {e} (exit code {})",
+            done.len(),
+            verdict::INVALID_EXIT_CODE
+        );
+        return ExitCode::from(verdict::INVALID_EXIT_CODE);
+    }
     judged(code, &written.verdict, plan.allow_invalid)
 }
 

@@ -8,9 +8,41 @@
 //! "Per-Second Benchmark Arbitrary Commands Data" table.
 
 use std::fmt::Write as _;
+use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::error::OutputError;
 use crate::workload::ops::OpTable;
+
+/// A client's file that could not be written: the worker sends it to the
+/// master, and the exit code counts it as any report not written (1).
+#[derive(Debug, Clone)]
+pub struct Unwritten {
+    /// The file.
+    pub path: PathBuf,
+    /// What the OS said (shared: the results that carry it are cloned).
+    pub error: Arc<io::Error>,
+}
+
+impl Unwritten {
+    /// The failure as the one every output reports.
+    pub fn to_output_error(&self) -> OutputError {
+        OutputError::Write {
+            what: "--client-stats",
+            path: Some(self.path.clone()),
+            source: io::Error::new(self.error.kind(), self.error.to_string()),
+        }
+    }
+}
+
+/// Writes one client's `csv` to `path`.
+pub fn write(path: PathBuf, csv: &str) -> Result<(), Unwritten> {
+    std::fs::write(&path, csv).map_err(|e| Unwritten {
+        path,
+        error: Arc::new(e),
+    })
+}
 
 /// One report row's replies on one connection (or one client) in a second.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

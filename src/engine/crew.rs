@@ -158,7 +158,7 @@ pub fn await_ready(crew: &Crew, config: &Config) -> Result<(), RunError> {
             Ok(Report::SetupFailed { error, .. }) => {
                 return Err(connect_advice(error, &config.target.endpoint));
             }
-            Ok(Report::Second { .. }) => {}
+            Ok(Report::Second { .. } | Report::Unwritten(_)) => {}
             Err(_) => {
                 return Err(RunError::WorkerLost);
             }

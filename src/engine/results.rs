@@ -311,6 +311,8 @@ pub struct Results {
     pub timing: Option<crate::engine::run::Timing>,
     /// `--tls`: the session the preflight connection negotiated.
     pub tls: Option<crate::engine::net::tls_session::TlsSession>,
+    /// `--client-stats` files that could not be written (exit code 1).
+    pub unwritten: Vec<crate::engine::client_stats::Unwritten>,
 }
 
 impl Results {

@@ -168,6 +168,7 @@ fn run_schedule(
         meter: HostMeter::for_target(&config.target.endpoint),
         watch,
         target_info: server_info.is_some(),
+        unwritten: Vec::new(),
         crew,
         config,
         empty,
@@ -206,6 +207,11 @@ fn run_schedule(
                     });
                     plan = Plan::new(&config, met.local);
                 }
+                // A signal at the barrier after a prefill keeps the prefill.
+                Err(RunError::Interrupted(_)) if results.prefill.is_some() => {
+                    results.interrupted = Some((phase, interrupt.signal().unwrap_or(0)));
+                    break;
+                }
                 Err(e) => {
                     master.crew.shutdown();
                     return Err(e);
@@ -228,6 +234,7 @@ fn run_schedule(
         let stop = plan.map_or(stop, |p| p.stop(phase, stop));
         let mut result = master.phase(phase, stop, before, &mut *live);
         result.interrupted = interrupt.stop_requested();
+        results.unwritten.append(&mut master.unwritten);
         match phase {
             Phase::Prefill => results.prefill = Some(result),
             Phase::Warmup => results.warmup = Some(result),
@@ -310,6 +317,9 @@ struct Master {
     /// (twemproxy closes the connection on it) has no evidence to lose:
     /// it is not asked again, and its phases say nothing is missing.
     target_info: bool,
+    /// `--client-stats` files the workers could not write, since the
+    /// last phase's results took them.
+    unwritten: Vec<crate::engine::client_stats::Unwritten>,
 }
 
 /// `--max-errors`: once more errors than this were counted, the run stops the

@@ -186,8 +186,9 @@ fn access_writable(path: &Path) -> io::Result<()> {
 /// Checks every output path before any connection opens, so that a report is
 /// never lost at the end of a run and never destroys a file: each is
 /// writable, and none names a file the run reads (`--config`, `--auth-file`,
-/// the TLS files), another output, or one of the `--hdr-file-prefix` files
-/// (the second write would silently replace the first).
+/// the TLS files), another output, or one of the files `--hdr-file-prefix`
+/// or `--client-stats` writes (the second write would silently replace the
+/// first).
 pub fn check_outputs(config: &Config) -> Result<(), UsageError> {
     let out = &config.output;
     let named = [
@@ -211,13 +212,19 @@ pub fn check_outputs(config: &Config) -> Result<(), UsageError> {
         target.check_writable().map_err(fail)?;
         targets.push((flag, path, target));
     }
-    if let Some(prefix) = &out.hdr_file_prefix {
-        // The HDR files are `<prefix>_<run>_<op>.hgrm`: created in the prefix's directory.
+    // The HDR and client-stats files are `<prefix>_<run>_<op>.hgrm` and
+    // `<prefix>-<run>-<thread>-<client>.csv`: created in the prefix's directory.
+    let prefixes = [
+        ("--hdr-file-prefix", out.hdr_file_prefix.as_deref()),
+        ("--client-stats", config.ramp.client_stats.as_deref()),
+    ];
+    for (flag, prefix) in prefixes {
+        let Some(prefix) = prefix else { continue };
         let dir = directory_of(prefix);
-        let probe = Target::Replace(dir.join(format!(".kvbench-hdr-probe-{}", std::process::id())));
+        let probe = Target::Replace(dir.join(format!(".kvbench-probe-{}", std::process::id())));
         probe.check_writable().map_err(|e| {
             UsageError::new(
-                "--hdr-file-prefix",
+                flag,
                 format!(
                     "cannot create files in {}: {e}; choose a writable directory",
                     dir.display()
@@ -234,6 +241,9 @@ pub fn check_outputs(config: &Config) -> Result<(), UsageError> {
     }
     if let Some(prefix) = &out.hdr_file_prefix {
         check = check.hdr_files(prefix, &config.ops, config.run_count);
+    }
+    if let Some(prefix) = &config.ramp.client_stats {
+        check = check.client_stats(prefix, config.run_count, config.threads, config.clients);
     }
     check.check()
 }

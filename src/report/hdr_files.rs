@@ -3,9 +3,13 @@
 //! (`main`, the sweep's per-cell outputs, the suite): the per-second interval logs are
 //! opened as a run starts and get each second's merged histograms, the
 //! distributions are written as it ends. A file that cannot be written is
-//! reported; the benchmark goes on.
+//! reported in a [`FailureLog`] the caller reads at the end (exit code 1);
+//! the benchmark goes on.
 
+use std::cell::RefCell;
+use std::io;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -14,7 +18,29 @@ use crate::engine::results::{Phase, PhaseResult};
 use crate::engine::sink::Sink;
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
+use crate::error::OutputError;
 use crate::report::hdr::{self, IntervalLogs};
+
+/// The HDR files that could not be written, shared by the [`HdrFiles`] of
+/// one command (a sweep's cells each have their own): the caller takes them
+/// for the exit code once the run is over.
+#[derive(Debug, Clone, Default)]
+pub struct FailureLog(Rc<RefCell<Vec<OutputError>>>);
+
+impl FailureLog {
+    /// The failures so far, each once.
+    pub fn take(&self) -> Vec<OutputError> {
+        std::mem::take(&mut *self.0.borrow_mut())
+    }
+
+    fn push(&self, path: Option<PathBuf>, source: io::Error) {
+        self.0.borrow_mut().push(OutputError::Write {
+            what: "--hdr-file-prefix",
+            path,
+            source,
+        });
+    }
+}
 
 /// The HDR files of the runs of one benchmark.
 pub struct HdrFiles {
@@ -22,12 +48,18 @@ pub struct HdrFiles {
     /// The interval logs of the run in progress (none between runs, without
     /// the flag, or after a write failed).
     logs: Option<IntervalLogs>,
+    failures: FailureLog,
 }
 
 impl HdrFiles {
-    /// The HDR files `config` asks for (none without `--hdr-file-prefix`).
-    pub fn new(config: Arc<Config>) -> Self {
-        HdrFiles { config, logs: None }
+    /// The HDR files `config` asks for (none without `--hdr-file-prefix`),
+    /// their failures kept in `failures`.
+    pub fn new(config: Arc<Config>, failures: &FailureLog) -> Self {
+        HdrFiles {
+            config,
+            logs: None,
+            failures: failures.clone(),
+        }
     }
 
     fn prefix(&self) -> Option<&PathBuf> {
@@ -41,9 +73,10 @@ impl Sink for HdrFiles {
         let Some(prefix) = self.prefix().filter(|_| matches!(phase, Phase::Run(_))) else {
             return;
         };
-        self.logs = IntervalLogs::create(prefix, &self.config.ops, phase, SystemTime::now())
-            .map_err(|e| crate::error::note(format_args!("kvbench: cannot create the interval logs for {phase} under --hdr-file-prefix {}: {e}", prefix.display())))
-            .ok();
+        match IntervalLogs::create(prefix, &self.config.ops, phase, SystemTime::now()) {
+            Ok(logs) => self.logs = Some(logs),
+            Err(e) => self.failures.push(Some(prefix.clone()), e),
+        }
     }
 
     fn second(&mut self, _: &Second, _: &Stats, _: Duration, _: usize) {}
@@ -52,9 +85,9 @@ impl Sink for HdrFiles {
         if let Some(logs) = self.logs.as_mut()
             && let Err(e) = logs.write_second(second, merged)
         {
-            crate::error::note(format_args!(
-                "kvbench: cannot write an interval log: {e}; no more intervals are written"
-            ));
+            // No more intervals are written to this run's logs.
+            let prefix = self.prefix().cloned();
+            self.failures.push(prefix, e);
             self.logs = None;
         }
     }
@@ -72,11 +105,7 @@ impl Sink for HdrFiles {
             .map_or(Ok(()), IntervalLogs::finish)
             .and_then(|()| hdr::write_distributions(prefix, &self.config.ops, result));
         if let Err(e) = written {
-            crate::error::note(format_args!(
-                "kvbench: cannot write the HdrHistogram files of {} under --hdr-file-prefix {}: {e}",
-                result.phase,
-                prefix.display()
-            ));
+            self.failures.push(Some(prefix.clone()), e);
         }
     }
 }

@@ -72,6 +72,13 @@ pub(super) fn summary(
                 apart(phase)
             );
         }
+        // In the wait for an aligned phase's start: that phase never began.
+        Some((phase, signal)) if !began(input.results, phase) => {
+            let _ = writeln!(
+                out,
+                "Interrupted: signal {signal} before {phase} started, while waiting for its planned start (--start-at); the phases before it are kept."
+            );
+        }
         Some((phase, signal)) => {
             let _ = writeln!(
                 out,
@@ -310,4 +317,14 @@ pub fn shard_line(out: &mut String, c: &Config, r: &crate::engine::results::Resu
         let _ = write!(out, ", clock offset {:+.1} ms", clock.offset_ms);
     }
     out.push('\n');
+}
+
+/// Whether `phase` has results: one a signal cut in the wait for its
+/// planned start has none.
+fn began(results: &crate::engine::results::Results, phase: Phase) -> bool {
+    match phase {
+        Phase::Prefill => results.prefill.is_some(),
+        Phase::Warmup => results.warmup.is_some(),
+        Phase::Run(_) => results.runs.iter().any(|r| r.phase == phase),
+    }
 }

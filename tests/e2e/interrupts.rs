@@ -319,3 +319,77 @@ fn sigint_while_the_first_connection_is_made_exits_130() {
     );
     drop(peer);
 }
+
+#[test]
+fn sigterm_between_two_aligned_runs_writes_both_reports_interrupted_with_run_1_kept() {
+    let redis = Redis::start();
+    let dir = TempDir::new("start-at-cut");
+    let json = dir.path("r.json");
+    // Run 2 is planned 60 s after run 1's end: the signal comes in that wait.
+    let args = [
+        "-t",
+        "1",
+        "-c",
+        "2",
+        "-x",
+        "2",
+        "--test-time",
+        "1",
+        "--start-at",
+        "+1s",
+        "--run-gap",
+        "60",
+    ];
+    let mut kv = spawn(redis.port, &args, &json);
+    wait_for_json(&json, &mut kv, |d| {
+        d["kvbench"]["runs"]
+            .as_array()
+            .is_some_and(|r| r.len() == 1)
+    });
+    let sent = Instant::now();
+    // SAFETY: kill(2) on the pid of our own child, which has not been waited for.
+    assert_eq!(
+        unsafe { libc::kill(kv.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let cut = finish(kv);
+    assert!(
+        sent.elapsed() < Duration::from_secs(30),
+        "the wait for run 2 was not cut short"
+    );
+    assert_eq!(cut.code, Some(143), "{}", cut.stderr);
+    assert!(
+        !cut.stderr.contains("nothing was measured"),
+        "{}",
+        cut.stderr
+    );
+    // The text report is written, with run 1 and the interrupt.
+    for line in [
+        "RUN #1 RESULTS",
+        "Interrupted: signal 15 before RUN #2 started",
+        "Incomplete: 1 of 2 runs completed.",
+    ] {
+        assert!(cut.stdout.contains(line), "no {line:?} in:\n{}", cut.stdout);
+    }
+    let doc = common::read_json(&json);
+    let k = &doc["kvbench"];
+    assert_eq!(
+        k["interrupted"],
+        serde_json::json!({"phase": "RUN #2", "cause": "signal", "signal": 15})
+    );
+    assert_eq!(k["complete"], false, "{k}");
+    assert_eq!(u(&k["runs_completed"]), 1);
+    assert_eq!(k["runs"].as_array().unwrap().len(), 1, "{}", k["runs"]);
+    let replies = u(&doc["RUN #1 RESULTS"]["Totals"]["Count"]);
+    assert_eq!(replies, redis.calls("set") + redis.calls("get"));
+    assert!(replies > 0);
+    let verdict = &k["verdict"];
+    assert_eq!(verdict["valid"], false, "{verdict}");
+    let kinds: Vec<&Value> = verdict["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["kind"])
+        .collect();
+    assert!(kinds.contains(&&Value::from("interrupted")), "{verdict}");
+}

@@ -8,6 +8,7 @@
 //! Every special file is created by the test in its own temporary directory;
 //! no system path is ever written.
 
+mod client_stats;
 mod same_file;
 
 use std::ffi::OsString;

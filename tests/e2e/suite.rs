@@ -12,6 +12,7 @@
 mod rb_connect;
 mod redis_benchmark;
 mod refusals;
+mod server_gone;
 
 use std::collections::HashMap;
 use std::process::{Command, Output};

@@ -22,6 +22,7 @@ fn best_and_worst_are_chosen_by_rate_not_position() {
         cluster: None,
         timing: None,
         tls: None,
+        unwritten: Vec::new(),
     };
     assert_eq!(r.best(), Some(2));
     assert_eq!(r.worst(), Some(1));
@@ -43,6 +44,7 @@ fn aggregate_rate_is_all_requests_over_all_time() {
         cluster: None,
         timing: None,
         tls: None,
+        unwritten: Vec::new(),
     };
     let agg = r.aggregate().unwrap();
     assert_eq!(rate(agg.stats.ops[0].count, agg.duration), 100.0);
@@ -61,6 +63,7 @@ fn a_single_run_is_all_stats() {
         cluster: None,
         timing: None,
         tls: None,
+        unwritten: Vec::new(),
     };
     assert_eq!(r.sections()[0].title, "ALL STATS");
 }
@@ -80,6 +83,7 @@ fn the_aggregate_merges_only_the_runs_that_ran_to_their_end_and_counts_them() {
         cluster: None,
         timing: None,
         tls: None,
+        unwritten: Vec::new(),
     };
     let agg = r.aggregate().unwrap();
     assert_eq!(agg.title, "AGGREGATED AVERAGE RESULTS (2 runs)");

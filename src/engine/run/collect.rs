@@ -84,6 +84,10 @@ impl Master {
             let Ok(report) = crew.reports.recv() else {
                 break;
             };
+            if let Report::Unwritten(unwritten) = report {
+                self.unwritten.push(unwritten);
+                continue;
+            }
             let Report::Second {
                 thread,
                 second,

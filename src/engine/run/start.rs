@@ -257,13 +257,20 @@ pub(super) fn await_phase(
             });
             Go::Never
         }
-        Reached::Interrupted if results.prefill.is_none() => Go::Interrupted,
+        Reached::Interrupted if !measured_any(results) => Go::Interrupted,
         Reached::Interrupted => {
-            // The prefill's results are kept: the wait is what was cut short.
+            // What the phases before measured is kept (a prefill, a warm-up,
+            // run 1 of an aligned schedule): the wait is what was cut short.
             results.interrupted = Some((phase, interrupt.signal().unwrap_or(0)));
             Go::Never
         }
     }
+}
+
+/// Whether any phase was measured before this wait: a prefill, a warm-up,
+/// a run (a signal between the runs of an aligned schedule keeps them).
+fn measured_any(results: &Results) -> bool {
+    results.prefill.is_some() || results.warmup.is_some() || !results.runs.is_empty()
 }
 
 /// A wait for the first planned start longer than this is said on stderr.

@@ -93,6 +93,9 @@ pub enum Report {
         /// What went wrong.
         error: ConnectError,
     },
+    /// `--client-stats`: a client's file could not be written (sent
+    /// before the phase's last second, so the phase's results carry it).
+    Unwritten(crate::engine::client_stats::Unwritten),
     /// The stats of one second of the current phase (`last` for the final,
     /// possibly partial, second).
     Second {

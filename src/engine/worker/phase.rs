@@ -294,10 +294,13 @@ impl Worker {
         if let Some(log) = self.failed_keys.as_mut() {
             log.flush();
         }
-        self.report_second(second, now, backlog, Some(end));
         if let Some(run) = self.measured_run.take() {
+            // Before the last report, so that a file not written reaches
+            // the master within the phase; the last second folded first.
+            self.fold_second(second);
             self.write_client_stats(run);
         }
+        self.report_second(second, now, backlog, Some(end));
     }
 
     /// True when every client has nothing more to do.

@@ -21,7 +21,7 @@ use crate::config::Config;
 use crate::config::ramp::Jitter;
 use crate::engine::client_stats::{self, ClientSeries};
 use crate::engine::conn::{CloseReason, ConnState};
-use crate::engine::worker::Worker;
+use crate::engine::worker::{Report, Worker};
 
 /// `-D`: one debug line on stderr, in kvbench's form.
 pub(super) fn debug(config: &Config, args: std::fmt::Arguments<'_>) {
@@ -218,7 +218,8 @@ impl Worker {
     }
 
     /// `--client-stats`: after measured run `run`, one file per client that
-    /// took part (memtier skips clients that never started).
+    /// took part (memtier skips clients that never started); a file that
+    /// cannot be written is reported to the master.
     pub(super) fn write_client_stats(&self, run: u32) {
         let Some(prefix) = self.config.ramp.client_stats.as_deref() else {
             return;
@@ -233,11 +234,8 @@ impl Worker {
             }
             let path = client_stats::file_name(prefix, run, self.thread, c);
             let csv = client_stats::render(&self.config.ops, series);
-            if let Err(e) = std::fs::write(&path, csv) {
-                crate::error::note(format_args!(
-                    "kvbench: error: {}: failed to write client stats: {e}",
-                    path.display()
-                ));
+            if let Err(unwritten) = client_stats::write(path, &csv) {
+                let _ = self.reports.send(Report::Unwritten(unwritten));
             }
         }
     }

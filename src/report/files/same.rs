@@ -1,7 +1,7 @@
 //! Which paths name one file: the check, made before any work, that no output
 //! lands on a file the command reads (`--config`, `--auth-file`, the TLS
 //! files, the reports `kvbench report` and `kvbench merge` read), on another
-//! output, or on a file `--hdr-file-prefix` writes.
+//! output, or on a file `--hdr-file-prefix` or `--client-stats` writes.
 //!
 //! A file that exists is known by its device and inode, with symbolic links
 //! followed (the way a write follows them), so `./a.json`, a link to it and a
@@ -16,6 +16,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::{Target, directory_of};
+use crate::engine::client_stats;
 use crate::error::UsageError;
 use crate::report::hdr;
 use crate::workload::ops::OpTable;
@@ -69,12 +70,23 @@ fn regular_file(path: &Path) -> Option<(u64, u64)> {
     meta.is_file().then(|| (meta.dev(), meta.ino()))
 }
 
-/// The files of `--hdr-file-prefix`: every name each measured run writes
-/// ([`hdr::run_files`]), recognized by name in the prefix's directory, and
-/// the ones that exist there now by their inode.
-struct HdrFiles<'a> {
+/// How the files of a prefix flag are named, each measured run's.
+enum Names<'a> {
+    /// `--hdr-file-prefix`: [`hdr::run_files`] of each run.
+    Hdr(&'a OpTable),
+    /// `--client-stats`: `PREFIX-RUN-THREAD-CLIENT.csv`
+    /// ([`client_stats::file_name`]), threads and clients from 0.
+    ClientStats { threads: usize, clients: usize },
+}
+
+/// The files a prefix flag (`--hdr-file-prefix`, `--client-stats`) writes:
+/// every name each measured run writes, recognized by name in the prefix's
+/// directory, and the ones that exist there now by their inode.
+struct PrefixFiles<'a> {
+    /// The flag, for the messages.
+    flag: &'static str,
     prefix: &'a Path,
-    ops: &'a OpTable,
+    names: Names<'a>,
     runs: u32,
     /// The canonical directory the files are created in.
     dir: PathBuf,
@@ -82,18 +94,13 @@ struct HdrFiles<'a> {
     existing: Vec<(PathBuf, (u64, u64))>,
 }
 
-impl<'a> HdrFiles<'a> {
-    fn new(prefix: &'a Path, ops: &'a OpTable, runs: u32) -> HdrFiles<'a> {
-        let first = hdr::file_name(
+impl<'a> PrefixFiles<'a> {
+    fn new(flag: &'static str, prefix: &'a Path, names: Names<'a>, runs: u32) -> PrefixFiles<'a> {
+        let dir = fs::canonicalize(directory_of(&first_file(prefix, &names))).unwrap_or_default();
+        let mut files = PrefixFiles {
+            flag,
             prefix,
-            crate::engine::results::Phase::Run(1),
-            "TOTALS",
-            "txt",
-        );
-        let dir = fs::canonicalize(directory_of(&first)).unwrap_or_default();
-        let mut files = HdrFiles {
-            prefix,
-            ops,
+            names,
             runs,
             dir,
             existing: Vec::new(),
@@ -109,21 +116,43 @@ impl<'a> HdrFiles<'a> {
         files
     }
 
-    /// True when `name` is one of the files' names: the run number is read
-    /// from it, and that run's names are compared.
+    /// True when `name` is one of the files' names: the run number (and for
+    /// `--client-stats` the thread and client) is read from it and compared.
     fn named(&self, name: &OsStr) -> bool {
         let Some(text) = name.to_str() else {
             return false;
         };
-        let stem = text.rsplit_once('.').map_or(text, |(stem, _)| stem);
-        let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-        let Ok(n) = stem[stem.len() - digits..].parse::<u32>() else {
-            return false;
-        };
-        (1..=self.runs).contains(&n)
-            && hdr::run_files(self.prefix, self.ops, n)
-                .iter()
-                .any(|f| f.file_name() == Some(name))
+        match self.names {
+            Names::Hdr(ops) => {
+                let stem = text.rsplit_once('.').map_or(text, |(stem, _)| stem);
+                let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+                let Ok(n) = stem[stem.len() - digits..].parse::<u32>() else {
+                    return false;
+                };
+                (1..=self.runs).contains(&n)
+                    && hdr::run_files(self.prefix, ops, n)
+                        .iter()
+                        .any(|f| f.file_name() == Some(name))
+            }
+            Names::ClientStats { threads, clients } => {
+                let first = client_stats::file_name(self.prefix, 1, 0, 0);
+                let first = first.file_name().and_then(OsStr::to_str).unwrap_or("");
+                let lead = first.strip_suffix("1-0-0.csv").unwrap_or(first);
+                let Some(numbers) = text.strip_prefix(lead).and_then(|t| t.strip_suffix(".csv"))
+                else {
+                    return false;
+                };
+                let n: Vec<Option<usize>> = numbers.split('-').map(|n| n.parse().ok()).collect();
+                match n[..] {
+                    [Some(run), Some(thread), Some(client)] => {
+                        (1..=self.runs as usize).contains(&run)
+                            && thread < threads
+                            && client < clients
+                    }
+                    _ => false,
+                }
+            }
+        }
     }
 
     /// The file of this set that `spot` is, if any.
@@ -142,6 +171,19 @@ impl<'a> HdrFiles<'a> {
     }
 }
 
+/// The first file `names` writes under `prefix`: its directory is the set's.
+fn first_file(prefix: &Path, names: &Names<'_>) -> PathBuf {
+    match names {
+        Names::Hdr(_) => hdr::file_name(
+            prefix,
+            crate::engine::results::Phase::Run(1),
+            "TOTALS",
+            "txt",
+        ),
+        Names::ClientStats { .. } => client_stats::file_name(prefix, 1, 0, 0),
+    }
+}
+
 /// The paths of one command, read and written, checked apart in
 /// [`SameFileCheck::check`].
 #[derive(Default)]
@@ -151,7 +193,8 @@ pub struct SameFileCheck<'a> {
     inputs: Vec<(String, Spot)>,
     /// Each output: its flag, the path as typed, and where it lands.
     outputs: Vec<(&'a str, &'a Path, Spot)>,
-    hdr: Option<HdrFiles<'a>>,
+    /// The files of each prefix flag.
+    prefixes: Vec<PrefixFiles<'a>>,
 }
 
 impl<'a> SameFileCheck<'a> {
@@ -177,12 +220,28 @@ impl<'a> SameFileCheck<'a> {
 
     /// The files `--hdr-file-prefix prefix` writes for `runs` runs of `ops`.
     pub fn hdr_files(mut self, prefix: &'a Path, ops: &'a OpTable, runs: u32) -> Self {
-        self.hdr = Some(HdrFiles::new(prefix, ops, runs));
+        let files = PrefixFiles::new("--hdr-file-prefix", prefix, Names::Hdr(ops), runs);
+        self.prefixes.push(files);
+        self
+    }
+
+    /// The files `--client-stats prefix` writes for `runs` runs of
+    /// `threads` threads of `clients` clients each.
+    pub fn client_stats(
+        mut self,
+        prefix: &'a Path,
+        runs: u32,
+        threads: usize,
+        clients: usize,
+    ) -> Self {
+        let names = Names::ClientStats { threads, clients };
+        let files = PrefixFiles::new("--client-stats", prefix, names, runs);
+        self.prefixes.push(files);
         self
     }
 
     /// Refuses an output that lands on an input, on an earlier output or on
-    /// an HDR file, and an HDR file that lands on an input: the later write
+    /// a prefix flag's file, and a prefix flag's file that lands on an input: the later write
     /// would destroy the file. The error names both and the fix.
     pub fn check(&self) -> Result<(), UsageError> {
         for (i, (flag, path, spot)) in self.outputs.iter().enumerate() {
@@ -205,32 +264,36 @@ impl<'a> SameFileCheck<'a> {
                     ),
                 ));
             }
-            if let Some(hdr_file) = self.hdr.as_ref().and_then(|h| h.holding(spot)) {
-                let prefix = self.hdr.as_ref().map_or(Path::new(""), |h| h.prefix);
-                return Err(UsageError::new(
-                    flag,
-                    format!(
-                        "{} is {}, one of the files --hdr-file-prefix {} writes; give {flag} a path of its own or --hdr-file-prefix another prefix",
-                        path.display(),
-                        hdr_file.display(),
-                        prefix.display()
-                    ),
-                ));
+            for set in &self.prefixes {
+                if let Some(file) = set.holding(spot) {
+                    return Err(UsageError::new(
+                        flag,
+                        format!(
+                            "{} is {}, one of the files {} {} writes; give {flag} a path of its own or {} another prefix",
+                            path.display(),
+                            file.display(),
+                            set.flag,
+                            set.prefix.display(),
+                            set.flag,
+                        ),
+                    ));
+                }
             }
         }
-        let Some(hdr) = &self.hdr else {
-            return Ok(());
-        };
-        for (named, spot) in &self.inputs {
-            if let Some(hdr_file) = hdr.holding(spot) {
-                return Err(UsageError::new(
-                    "--hdr-file-prefix",
-                    format!(
-                        "{} would write {}, which is {named}: the HDR file would destroy it; give --hdr-file-prefix another prefix",
-                        hdr.prefix.display(),
-                        hdr_file.display()
-                    ),
-                ));
+        for set in &self.prefixes {
+            for (named, spot) in &self.inputs {
+                if let Some(file) = set.holding(spot) {
+                    return Err(UsageError::new(
+                        set.flag,
+                        format!(
+                            "{} would write {}, which is {named}: the file {} writes would destroy it; give {} another prefix",
+                            set.prefix.display(),
+                            file.display(),
+                            set.flag,
+                            set.flag,
+                        ),
+                    ));
+                }
             }
         }
         Ok(())

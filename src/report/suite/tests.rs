@@ -48,6 +48,7 @@ fn set_step(runs: &[(u64, u64)]) -> StepResult {
             cluster: None,
             timing: None,
             tls: None,
+            unwritten: Vec::new(),
         },
     }
 }

@@ -147,3 +147,46 @@ fn an_hdr_file_that_leads_to_an_input_is_refused() {
     assert_eq!(e.flag, "--hdr-file-prefix", "{e}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn every_client_stats_file_is_an_output_and_no_other_name_is() {
+    let dir = scratch("client-stats");
+    let input = dir.join("auth");
+    fs::write(&input, "secret\n").unwrap();
+    let prefix = dir.join("cs");
+    // 2 runs of 2 threads of 3 clients: cs-R-T-C.csv, R from 1, T and C from 0.
+    let with = |output: &Path| {
+        let target = Target::of(output).unwrap();
+        SameFileCheck::default()
+            .input("--auth-file", &input)
+            .output("--json-out-file", output, &target)
+            .client_stats(&prefix, 2, 2, 3)
+            .check()
+    };
+    for name in ["cs-1-0-0.csv", "cs-2-1-2.csv"] {
+        let e = with(&dir.join(name)).unwrap_err();
+        assert_eq!(e.flag, "--json-out-file", "{e}");
+        assert!(
+            e.message.contains("--client-stats") && e.message.contains(name),
+            "{e}"
+        );
+    }
+    for name in [
+        "cs-3-0-0.csv",
+        "cs-1-2-0.csv",
+        "cs-1-0-3.csv",
+        "cs-1-0.csv",
+        "cs.csv",
+    ] {
+        assert!(with(&dir.join(name)).is_ok(), "{name}");
+    }
+    // The input behind a client's name (a link the write would follow).
+    std::os::unix::fs::symlink("auth", dir.join("cs-1-1-2.csv")).unwrap();
+    let e = with(&dir.join("r.json")).unwrap_err();
+    assert_eq!(e.flag, "--client-stats", "{e}");
+    assert!(
+        e.message.contains("cs-1-1-2.csv") && e.message.contains("--auth-file"),
+        "{e}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
