@@ -49,6 +49,21 @@ pub enum BarrierError {
         /// What it posted.
         why: String,
     },
+    /// The start `T` on the board is further ahead than a shard of this run
+    /// publishes it (exit code 4): another client wrote it.
+    #[error(
+        "--start-at barrier: the start on the board of run id '{run_id}' is {ahead_s:.1} s ahead, but a shard of this run publishes it {margin_s:.1} s ahead of the last arrival (at most {bound_s:.1} s with clocks apart): it was written by another client, not a shard of this run, so no shard started; give this run its own --run-id, or delete the barrier's key (docs/scale-out.md)"
+    )]
+    ForeignStart {
+        /// The run id.
+        run_id: String,
+        /// How far ahead of this shard's clock `T` was, seconds.
+        ahead_s: f64,
+        /// How far ahead a shard publishes `T`, seconds.
+        margin_s: f64,
+        /// The most this shard accepts, seconds.
+        bound_s: f64,
+    },
     /// The server refused or broke a barrier command.
     #[error(
         "--start-at barrier: the server could not keep the barrier of run id '{run_id}': {why}; check that this user may run the barrier's commands (docs/scale-out.md), or give --start-at T instead"
@@ -68,7 +83,8 @@ impl BarrierError {
         match self {
             BarrierError::Timeout { .. }
             | BarrierError::Shares { .. }
-            | BarrierError::ShardFailed { .. } => 4,
+            | BarrierError::ShardFailed { .. }
+            | BarrierError::ForeignStart { .. } => 4,
             BarrierError::Server { .. } => 1,
         }
     }

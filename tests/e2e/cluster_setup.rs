@@ -330,3 +330,38 @@ fn a_node_that_refuses_asking_is_named_with_its_refusals() {
         "{line}"
     );
 }
+
+#[test]
+fn a_node_that_answers_every_request_ask_to_itself_is_a_loop_given_up_at_once() {
+    // Every GET and SET gets `-ASK 1 <its own address>`: sent there again
+    // (after ASKING) it gets the same answer, so each request is given up at
+    // its first redirect instead of after --max-redirects 16 round trips
+    // (1 700 sends for 100 requests, each a round trip: over 60 s against a
+    // node whose replies wait for an ACK).
+    let node = Node::spawn(Node::new(Data::Ask), &[(0, 16383, 0)]);
+    let own = node.port;
+    node.script()
+        .to
+        .store(own, std::sync::atomic::Ordering::SeqCst);
+    let dir = common::TempDir::new("always-ask");
+    let json = dir.path("r.json");
+    let started = Instant::now();
+    let out = kvbench_at(own)
+        .args(["--cluster-mode", "-t", "1", "-c", "1", "-n", "100"])
+        .args(["--json-out-file", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Not valid: every reply was an error.
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(took < Duration::from_secs(30), "{took:?}: {stderr}");
+    // The witness: the node saw each request once and no ASKING.
+    let script = node.script();
+    let sent = script.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let asking = script.asking.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!((sent, asking), (100, 0), "{stderr}");
+    let doc = common::read_json(&json);
+    let message = error_replies_message(&doc);
+    assert!(message.contains("most of them ASK (100)"), "{message}");
+}

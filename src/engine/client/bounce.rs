@@ -2,7 +2,10 @@
 //! the slot map and sends it to the new owner, `-ASK` sends `ASKING` and the
 //! request to the named node once, `-TRYAGAIN` and `-CLUSTERDOWN` send it
 //! again after a backoff. Each request may follow `--max-redirects` of these
-//! together; past that, the reply counts as the error it is.
+//! together; past that, the reply counts as the error it is. A `-MOVED` or
+//! `-ASK` naming the very node that sent it is a loop from its first step
+//! (sent there again, the request gets the same answer): it counts as the
+//! error it is at once, instead of after `--max-redirects` round trips.
 
 use std::time::{Duration, Instant};
 
@@ -42,11 +45,16 @@ impl Client {
         let to = bounce.to.clone();
         let follow = match (bounce.kind, &to) {
             (ServerErrorKind::Moved | ServerErrorKind::Ask, None) => false,
+            (ServerErrorKind::Moved | ServerErrorKind::Ask, Some((_, address))) => {
+                followed < router.max_redirects()
+                    && from.is_none_or(|f| router.find_or_add(address, from) != f)
+            }
             _ => followed < router.max_redirects(),
         };
         if !follow {
-            // Past the budget (or a redirect that names no node): the reply is
-            // an error of its kind, timed from the first send.
+            // Past the budget (or a redirect that names no node, or the node
+            // that sent it): the reply is an error of its kind, timed from
+            // the first send.
             return self.fail(&request, bounce.kind, 0, from, cx, now);
         }
         request.queued.redirects = request.queued.redirects.saturating_add(1);

@@ -45,6 +45,12 @@ use crate::protocol::wire::Protocol;
 /// other shard's next poll and its evidence before the first phase.
 pub const MARGIN: Duration = Duration::from_millis(500);
 
+/// The furthest ahead of this shard's clock a `T` it reads may be: a shard
+/// of this run publishes `T` [`MARGIN`] ahead, and clock offsets are measured
+/// to a millisecond; anything further was written by another client (a `T`
+/// an hour ahead would make every shard wait an hour), and is refused.
+pub const MAX_AHEAD: Duration = Duration::from_secs(10);
+
 /// The longest pause between two polls for `T`.
 pub const MAX_POLL: Duration = Duration::from_millis(50);
 
@@ -160,6 +166,13 @@ pub(super) fn meet(
         }
         .into()),
         Outcome::Interrupted => Err(RunError::Interrupted(Before::Start)),
+        Outcome::ForeignStart(ahead) => Err(BarrierError::ForeignStart {
+            run_id: barrier.run_id.clone(),
+            ahead_s: ahead.as_secs_f64(),
+            margin_s: MARGIN.as_secs_f64(),
+            bound_s: MAX_AHEAD.as_secs_f64(),
+        }
+        .into()),
         Outcome::Failed(f) => Err(BarrierError::ShardFailed {
             run_id: barrier.run_id.clone(),
             index: f.index,
@@ -218,6 +231,8 @@ pub(super) enum Outcome {
     Interrupted,
     /// Another shard posted that it will not come.
     Failed(Failure),
+    /// `T` was this far ahead, past [`MAX_AHEAD`]: not this run's.
+    ForeignStart(Duration),
 }
 
 /// The barrier's steps on `board` (module docs).
@@ -280,6 +295,13 @@ pub(super) fn wait(
         pause = (pause * 2).min(MAX_POLL);
     };
     let waited = started.elapsed();
+    let now_us = micros(shift(SystemTime::now(), want.offset_ms));
+    let ahead = Duration::from_micros(t_us.saturating_sub(now_us));
+    if ahead > MAX_AHEAD {
+        // Not this run's: its keys are left as they are (they expire).
+        board.withdraw(want.index)?;
+        return Ok(Outcome::ForeignStart(ahead));
+    }
     if board.leave(ttl)? >= u64::from(want.count) {
         board.remove(want.count)?;
     }

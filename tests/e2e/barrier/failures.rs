@@ -139,3 +139,37 @@ fn a_barrier_without_a_run_id_is_refused_before_connecting() {
     let stderr = refused_before_connecting(&redis, ["--run-id", "x", "--test-time", "1"]);
     assert!(stderr.contains("--start-at barrier"), "{stderr}");
 }
+
+#[test]
+fn a_start_an_hour_ahead_written_by_another_client_is_refused_with_exit_4() {
+    let redis = Redis::start();
+    let dir = TempDir::new("barrier-foreign-t");
+    let hour_ahead = std::time::SystemTime::now() + Duration::from_secs(3600);
+    let t = hour_ahead
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros()
+        .to_string();
+    // A foreign client (here the test) writes the start before any shard.
+    redis.command(&["HSET", "kvbench:barrier:{foreign-t}", "t", &t]);
+    let started = Instant::now();
+    let child = kvbench_at(redis.port)
+        .args(["-t", "1", "-c", "1", "--test-time", "1"])
+        .args(["--shard-count", "2", "--shard-index", "0"])
+        .args(["--start-at", "barrier", "--run-id", "foreign-t"])
+        .args(["--barrier-timeout", "120"])
+        .arg("--json-out-file")
+        .arg(dir.path("shard-0.json"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(child, Duration::from_secs(60), "a shard");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("written by another client"), "{stderr}");
+    assert!(stderr.contains("'foreign-t'"), "{stderr}");
+    // Refused long before the second shard's timeout, let alone the hour.
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert_eq!(redis.calls("set") + redis.calls("get"), 0, "no phase ran");
+}

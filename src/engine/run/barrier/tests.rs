@@ -187,3 +187,27 @@ fn the_published_start_is_on_the_servers_clock() {
     let gap = m.published.duration_since(m.local).unwrap();
     assert_eq!(gap, Duration::from_secs(10));
 }
+
+#[test]
+fn a_start_an_hour_ahead_written_by_another_client_is_refused_at_once() {
+    let board = Shared::default();
+    let hour_ahead = std::time::SystemTime::now() + Duration::from_secs(3600);
+    let t = hour_ahead
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros() as i64;
+    board.0.lock().unwrap().insert("t".into(), t);
+    let started = std::time::Instant::now();
+    let outcome = wait(
+        &mut board.clone(),
+        want(0, 2, 60_000),
+        &Interrupt::default(),
+    )
+    .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(!matches!(outcome, Outcome::Met(_)), "{outcome:?}");
+    let text = format!("{outcome:?}");
+    assert!(text.starts_with("ForeignStart("), "{text}");
+    // This shard's arrival was taken back.
+    assert_eq!(board.add("arrivals", 0), 0);
+}
