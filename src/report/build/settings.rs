@@ -110,6 +110,9 @@ struct KvbenchConfig<'a> {
     reconnect: bool,
     /// Attempts per outage; 0 = no limit.
     max_reconnect_attempts: u32,
+    /// `--max-error-share`, percent: error replies or requests lost above
+    /// it make the result not valid.
+    max_error_share_percent: f64,
     /// `--tls` (or `rediss://`): what was verified and offered; `null` in
     /// plain text.
     tls: Option<TlsSetting>,
@@ -286,6 +289,7 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
         range_sharing: range_sharing_name(c.semantics.range_sharing),
         reconnect: c.faults.reconnect,
         max_reconnect_attempts: c.faults.max_reconnect_attempts,
+        max_error_share_percent: 100.0 * c.faults.max_error_share,
         tls,
         pinning: match &c.pinning {
             Pinning::Off => PinningSetting::Word("off"),

@@ -28,6 +28,7 @@ mod locate;
 pub mod named;
 pub mod open_loop;
 pub mod percentiles;
+pub mod recheck;
 pub mod schema;
 pub mod section;
 pub mod server;
@@ -250,9 +251,11 @@ pub fn parse(file: &str, text: &str) -> Result<Document, ModelError> {
             .map(|s| Document::Sweep(Box::new(s)))
             .map_err(located)
     } else {
-        serde_json::from_str(text)
-            .map(|r| Document::Report(Box::new(r)))
-            .map_err(located)
+        let mut report: Report = serde_json::from_str(text).map_err(located)?;
+        if let Some(k) = report.kvbench.as_mut() {
+            recheck::recheck(k);
+        }
+        Ok(Document::Report(Box::new(report)))
     }
 }
 
