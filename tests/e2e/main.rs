@@ -70,6 +70,7 @@ mod progress;
 mod protocol_memcached;
 mod protocol_resp3;
 mod rate;
+mod rate_limiting;
 mod readme;
 mod refusals;
 mod reports;
