@@ -94,3 +94,4 @@ mod warnings;
 mod warnings_shown;
 mod watch;
 mod whitepaper;
+mod wrong_type;
