@@ -132,6 +132,20 @@ pub struct Rate {
     pub total_per_sec: f64,
     /// Spacing of intended send times.
     pub arrival: Arrival,
+    /// What becomes of the send times a stall made the connection miss.
+    pub missed: Missed,
+}
+
+/// What a paced connection does with the send times it missed while it could
+/// not send (a server stall, a full pipeline, a descheduled thread).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missed {
+    /// kvbench's `--rate`: every intended send time is kept and sent late,
+    /// timed from its intended time (no coordinated omission).
+    Kept,
+    /// memtier's `--rate-limiting`, a cap: what a stall missed is skipped,
+    /// so that a connection never sends more than its share in a second.
+    Skipped,
 }
 
 /// What to do about faults during a run.

@@ -4,7 +4,7 @@
 use crate::cli::{Args, RequestsArg};
 use crate::config::compat::memtier_reconnects;
 use crate::config::data::{build_values, list_of};
-use crate::config::{Arrival, FaultPolicy, Rate, Stop, Sweep, seconds};
+use crate::config::{Arrival, FaultPolicy, Missed, Rate, Stop, Sweep, seconds};
 use crate::error::UsageError;
 use crate::workload::mix::Ratio;
 
@@ -131,8 +131,12 @@ pub(super) fn build_rate(a: &Args, connections: usize) -> Result<Option<Rate>, U
                 "give --rate (total) or --rate-limiting (per connection), not both",
             ));
         }
-        (Some(total), None) => ("--rate", total),
-        (None, Some(per_conn)) => ("--rate-limiting", per_conn * connections as f64),
+        (Some(total), None) => ("--rate", total, Missed::Kept),
+        (None, Some(per_conn)) => (
+            "--rate-limiting",
+            per_conn * connections as f64,
+            Missed::Skipped,
+        ),
         (None, None) => {
             if a.arrival.is_some() {
                 return Err(UsageError::new(
@@ -143,7 +147,7 @@ pub(super) fn build_rate(a: &Args, connections: usize) -> Result<Option<Rate>, U
             return Ok(None);
         }
     };
-    let (flag, total_per_sec) = total;
+    let (flag, total_per_sec, missed) = total;
     if !(total_per_sec.is_finite() && total_per_sec > 0.0 && total_per_sec <= 1e9) {
         let got = super::bounds::shown(total_per_sec);
         return Err(UsageError::new(
@@ -164,6 +168,7 @@ pub(super) fn build_rate(a: &Args, connections: usize) -> Result<Option<Rate>, U
     Ok(Some(Rate {
         total_per_sec,
         arrival,
+        missed,
     }))
 }
 

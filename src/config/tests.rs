@@ -133,7 +133,8 @@ fn rate_limiting_is_per_connection() {
         c.rate,
         Some(Rate {
             total_per_sec: 500.0,
-            arrival: Arrival::Poisson
+            arrival: Arrival::Poisson,
+            missed: Missed::Kept,
         })
     );
     assert_eq!(config(&[]).unwrap().rate, None);

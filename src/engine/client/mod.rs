@@ -310,13 +310,15 @@ impl Client {
         let (Some(schedule), Some(source)) = (self.schedule.as_mut(), self.source.as_mut()) else {
             return never_sent;
         };
+        // A cap (`--rate-limiting`) never owed what a stall made it skip.
+        schedule.skip_missed(deadline);
         while schedule.next_due() < deadline {
             let Some(row) = source.skip_next() else { break };
             let waited = deadline.saturating_duration_since(schedule.next_due());
             stats
                 .op_mut(row)
                 .record_never_sent(waited.as_micros() as u64);
-            schedule.advance();
+            schedule.advance(deadline);
             never_sent += 1;
         }
         never_sent
@@ -347,7 +349,7 @@ fn advance(
     stats: &mut Stats,
 ) {
     if let Some(schedule) = schedule.as_mut() {
-        schedule.advance();
+        schedule.advance(sent_at);
         if let Some(lag) = stats.lag_us.as_mut() {
             record_into(
                 lag,

@@ -163,6 +163,16 @@ impl Conn {
                         // themselves, so they are counted beside pushes.
                         stats.errors.attributes += attributes;
                         let reply = &self.rbuf[self.rstart..self.rstart + used];
+                        if outcome == Outcome::Other
+                            && self.inflight.front().is_some_and(|r| r.queued.counts_hits)
+                            && !reply.starts_with(b"+QUEUED")
+                        {
+                            // A value or nil was due (a GET inside MULTI is
+                            // answered +QUEUED): this reply answers some other
+                            // request, so the stream is out of step.
+                            stats.errors.count_protocol(ProtocolFault::WrongType);
+                            return Err(CloseReason::Protocol);
+                        }
                         if self.reads_scan_cursors && outcome != Outcome::Push {
                             self.scan_reply = Some(scan_reply(self.protocol, outcome, reply));
                         }

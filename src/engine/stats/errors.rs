@@ -23,6 +23,11 @@ pub enum ProtocolFault {
     },
     /// A handshake reply (HELLO, AUTH, SELECT, SASL) could not be decoded.
     Handshake,
+    /// A read of one value (GET, HGET, ...) was answered by a reply of
+    /// another type (`+OK`, an integer, an array): the server's replies are
+    /// not this request's, e.g. a server that sends a reply twice, so the
+    /// stream is out of step.
+    WrongType,
 }
 
 impl std::fmt::Display for ProtocolFault {
@@ -38,6 +43,9 @@ impl std::fmt::Display for ProtocolFault {
                 )
             }
             ProtocolFault::Handshake => f.write_str("a handshake reply could not be decoded"),
+            ProtocolFault::WrongType => f.write_str(
+                "a read of one value was answered by a reply of another type (not a value or nil): the replies are out of step with the requests",
+            ),
         }
     }
 }

@@ -147,6 +147,7 @@ pub fn step_config(plan: &CapacityPlan, rate: f64, first: bool) -> Config {
     c.rate = Some(Rate {
         total_per_sec: rate / f64::from(plan.base.shard_count()),
         arrival,
+        missed: crate::config::Missed::Kept,
     });
     c.stop = Stop::Time(plan.step_time);
     c.run_count = 1;

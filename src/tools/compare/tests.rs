@@ -191,6 +191,33 @@ fn the_differs_block_lists_only_keys_whose_values_differ() {
 }
 
 #[test]
+fn a_same_seed_run_beside_a_distinct_seed_run_is_not_like_for_like() {
+    let memtier = with_settings("memtier", &[("pipeline", "16")]);
+    let kvbench = with_settings(
+        "kvbench",
+        &[("pipeline", "16"), ("seeding", "per-connection")],
+    );
+    let compat = with_settings("compat", &[("pipeline", "16"), ("seeding", "shared")]);
+    let note = differs::seeding_note(&[memtier.clone(), kvbench.clone()]).unwrap();
+    assert!(
+        note.starts_with("not like for like: in memtier (memtier's default"),
+        "{note}"
+    );
+    assert!(
+        note.contains("); kvbench give each connection its own seed"),
+        "{note}"
+    );
+    let text = differs::render(&[compat.clone(), kvbench.clone()], Format::Text, None);
+    assert!(
+        text.contains("not like for like: in compat every connection"),
+        "{text}"
+    );
+    // Like for like: both same-seed, or both distinct.
+    assert_eq!(differs::seeding_note(&[memtier, compat]), None);
+    assert_eq!(differs::seeding_note(&[kvbench.clone(), kvbench]), None);
+}
+
+#[test]
 fn the_hit_rate_is_shown_per_file() {
     let mut a = entry("a", 100.0, None);
     a.hit_rate_percent = Some(99.5);
