@@ -9,6 +9,7 @@
 
 mod cluster;
 mod late;
+mod recheck;
 mod sweep;
 mod trust;
 

@@ -66,7 +66,10 @@ fn findings(p: &PhaseSummary, limit: f64, interrupted: bool) -> Vec<(&'static st
         }
     };
     if replies == 0 && !interrupted {
-        out.push(("nothing_measured", "not one request was answered".to_string()));
+        out.push((
+            "nothing_measured",
+            "not one request was answered".to_string(),
+        ));
     }
     if share(errors, replies) > limit {
         out.push((
@@ -89,8 +92,7 @@ fn findings(p: &PhaseSummary, limit: f64, interrupted: bool) -> Vec<(&'static st
             ),
         ));
     }
-    if p
-        .incomplete
+    if p.incomplete
         .as_ref()
         .is_some_and(|i| i.reason == "connections_lost")
     {
