@@ -16,6 +16,11 @@ pub const DEFAULT_STATSD_PREFIX: &str = "memtier";
 /// memtier's `--statsd-run-label` default.
 pub const DEFAULT_STATSD_RUN_LABEL: &str = "default";
 
+/// The `/metrics` endpoint's most connections at once: the open-file check
+/// before the run reserves them beside the load's, so that idle scrapers
+/// can never take the descriptors a reconnect needs.
+pub const MAX_METRICS_CONNECTIONS: usize = 64;
+
 /// Where the live metrics go; everything off by default.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LiveMetrics {

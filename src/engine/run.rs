@@ -271,12 +271,23 @@ fn run_schedule(
 /// limit if that is enough, otherwise say which number to change.
 fn check_fd_limit(config: &Config, nodes: usize) -> Result<(), UsageError> {
     let connections = config.connections() * nodes;
-    let needed = (connections + nodes + 2 * config.threads + 64) as u64;
+    // The metrics endpoint's table is reserved too: its idle connections
+    // once took the descriptors the load's reconnects needed.
+    let metrics = config
+        .metrics
+        .listen
+        .map_or(0, |_| crate::config::metrics::MAX_METRICS_CONNECTIONS);
+    let needed = (connections + nodes + 2 * config.threads + 64 + metrics) as u64;
     sysinfo::ensure_fd_limit(needed).map_err(|(soft, hard)| {
         UsageError::new(
             "--clients",
             format!(
-                "{connections} connections need about {needed} open files, but the limit is {soft} (hard limit {hard}); raise it (ulimit -n {needed}, or LimitNOFILE for a service) or lower --threads/--clients"
+                "{connections} connections{} need about {needed} open files, but the limit is {soft} (hard limit {hard}); raise it (ulimit -n {needed}, or LimitNOFILE for a service) or lower --threads/--clients",
+                if metrics > 0 {
+                    " and the --metrics-listen endpoint's connections"
+                } else {
+                    ""
+                }
             ),
         )
     })

@@ -490,6 +490,49 @@ fn an_open_file_hard_limit_below_the_clients_needs_exits_2_naming_clients() {
 }
 
 #[test]
+fn the_metrics_endpoints_connections_are_reserved_under_the_open_file_limit() {
+    // 4 connections need about 71 files, the endpoint's table 64 more: under
+    // a hard limit of 100 the run is refused before any load, instead of
+    // running with idle scrapers able to take every descriptor a reconnect
+    // needs (reconnects then failed for the rest of the run).
+    let redis = Redis::start();
+    let args = format!(
+        "-s 127.0.0.1 -p {} -t 1 -c 4 -n 10 --hide-histogram --metrics-listen 127.0.0.1:0",
+        redis.port
+    );
+    let out = kvbench_in_sh(
+        "ulimit -n 100",
+        &args.split_whitespace().collect::<Vec<_>>(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains("--metrics-listen endpoint's connections need about 135 open files"),
+        "{stderr}"
+    );
+    assert_eq!(
+        Calls::at(redis.port),
+        Calls { set: 0, get: 0 },
+        "load was sent"
+    );
+    // Without the endpoint the same limit is enough.
+    let args = format!(
+        "-s 127.0.0.1 -p {} -t 1 -c 4 -n 10 --hide-histogram",
+        redis.port
+    );
+    let out = kvbench_in_sh(
+        "ulimit -n 100",
+        &args.split_whitespace().collect::<Vec<_>>(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn a_soft_open_file_limit_below_the_clients_needs_is_raised_and_the_run_proceeds() {
     let redis = Redis::start();
     // 4 connections need about 4 + 2 + 64 = 70 files: above the soft limit of

@@ -34,7 +34,7 @@ pub struct Limits {
 /// even over a slow link, yet short enough that a client which never finishes
 /// its request is gone soon.
 pub const LIMITS: Limits = Limits {
-    max_connections: 64,
+    max_connections: crate::config::metrics::MAX_METRICS_CONNECTIONS,
     max_head_bytes: 8 * 1024,
     deadline: Duration::from_secs(5),
 };
