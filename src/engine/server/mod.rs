@@ -220,6 +220,11 @@ impl Control {
         })
     }
 
+    /// What the server sent last: after an unreadable reply, what it speaks.
+    pub fn last_bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
     /// The TLS session this connection negotiated (`None` without `--tls`).
     pub fn tls_session(&self) -> Option<crate::engine::net::tls_session::TlsSession> {
         match &self.stream {
