@@ -4,8 +4,30 @@
 
 use std::io;
 
-use crate::config::target::Endpoint;
+use crate::config::target::{Endpoint, Target};
 use crate::error::{ConnectError, DiscoverError, RunError, UsageError};
+use crate::protocol::sniff::Spoken;
+
+/// Refuses a run whose server answered the preflight in another protocol
+/// than `-P` (what `reply`, its first bytes, are in), naming what it speaks:
+/// otherwise every connection would reconnect until the run ends.
+pub fn wrong_protocol(target: &Target, reply: &[u8]) -> Result<(), UsageError> {
+    let Some(spoken) = Spoken::of(reply) else {
+        return Ok(());
+    };
+    if spoken.speaks(target.protocol) || spoken.speaks(target.protocol.control()) {
+        return Ok(());
+    }
+    let (what, flag) = spoken.describe();
+    Err(UsageError::new(
+        "--protocol",
+        format!(
+            "the server at {} answers {what}, not {}: use -P {flag}",
+            target.endpoint,
+            target.protocol.name()
+        ),
+    ))
+}
 
 /// Turns a connection failure into advice that names the flag to change; a
 /// failure of this machine (no event loop, no timer) is no usage error and gets

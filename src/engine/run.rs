@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::config::io_engine::IoEngine;
 use crate::config::{Config, Stop};
-use crate::engine::advice::connect_advice;
+use crate::engine::advice::{connect_advice, wrong_protocol};
 use crate::engine::crew::{self, Crew};
 use crate::engine::host::HostMeter;
 use crate::engine::interrupt::Interrupt;
@@ -111,7 +111,15 @@ fn run_schedule(
     // it never takes a slot of a server that allows just enough clients.
     let mut preflight = Control::open(&config.target)
         .map_err(|e| unless_interrupted(interrupt, connect_advice(e, &config.target.endpoint)))?;
-    let server_info = preflight.info();
+    let server_info = match preflight.info_checked() {
+        Ok(info) => info,
+        // A server that will not say is no reason to stop (the run's own
+        // connections tell), unless what it said is another protocol.
+        Err(_) => {
+            wrong_protocol(&config.target, preflight.last_bytes())?;
+            None
+        }
+    };
     let tls = preflight.tls_session();
     if let Some(t) = &tls {
         // memtier 2.4's line, once per run rather than per connection: every

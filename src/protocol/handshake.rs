@@ -77,6 +77,20 @@ pub struct Handshake {
     pub(super) steps: Vec<Step>,
     /// The protocol the replies come in (RESP3's after `HELLO 3`).
     pub(super) protocol: Protocol,
+    /// The password sent, masked in every refusal's text: a server that
+    /// knows no `AUTH` (renamed away, or none configured) quotes its
+    /// arguments back in the error.
+    secret: Option<Secret>,
+}
+
+/// A password kept to be masked, never shown by `Debug`.
+#[derive(Clone)]
+struct Secret(Box<str>);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(REDACTED)
+    }
 }
 
 impl Handshake {
@@ -88,6 +102,7 @@ impl Handshake {
             request: Vec::new(),
             steps: Vec::new(),
             protocol,
+            secret: login.map(|l| Secret(l.password.into())),
         };
         match protocol {
             Protocol::Redis => resp::handshake::plan(&mut plan, None, login, db),
@@ -122,12 +137,90 @@ impl Handshake {
     /// Why the bytes are no reply of the handshake's protocol.
     pub fn read_reply(&self, index: usize, buf: &[u8]) -> Result<Option<Answer>, WireError> {
         let step = self.steps.get(index).copied();
-        match self.protocol {
-            Protocol::Redis | Protocol::Resp2 => resp::handshake::read(step, Dialect::Resp2, buf),
-            Protocol::Resp3 => resp::handshake::read(step, Dialect::Resp3, buf),
+        let mut answer = match self.protocol {
+            Protocol::Redis | Protocol::Resp2 => resp::handshake::read(step, Dialect::Resp2, buf)?,
+            Protocol::Resp3 => resp::handshake::read(step, Dialect::Resp3, buf)?,
             Protocol::MemcacheText | Protocol::MemcacheBinary | Protocol::MemcacheMeta => {
-                memcache::handshake::read(buf)
+                memcache::handshake::read(buf)?
             }
+        };
+        if let Some(Answer {
+            verdict: Err(refusal),
+            ..
+        }) = &mut answer
+        {
+            redact(refusal.text_mut(), self.secret.as_ref().map(|s| &*s.0));
         }
+        Ok(answer)
+    }
+}
+
+impl Refusal {
+    fn text_mut(&mut self) -> &mut String {
+        match self {
+            Refusal::Auth(t)
+            | Refusal::AuthRequired(t)
+            | Refusal::Select(t)
+            | Refusal::HelloRefused(t)
+            | Refusal::Other(t) => t,
+        }
+    }
+}
+
+/// What replaces a credential in a server's text.
+pub const REDACTED: &str = "<redacted>";
+
+/// Masks what a server's error may quote of the credentials: every
+/// occurrence of `secret`, and whatever follows Redis's "with args beginning
+/// with:" (it quotes the arguments cut at 128 bytes, so a long password
+/// may appear only in part).
+pub fn redact(text: &mut String, secret: Option<&str>) {
+    const ARGS: &str = "with args beginning with:";
+    if let Some(at) = text.find(ARGS) {
+        text.truncate(at + ARGS.len());
+        text.push(' ');
+        text.push_str(REDACTED);
+    }
+    if let Some(secret) = secret.filter(|s| !s.is_empty()) {
+        if text.contains(secret) {
+            *text = text.replace(secret, REDACTED);
+        }
+    }
+}
+
+#[cfg(test)]
+mod redact_tests {
+    use super::*;
+
+    #[test]
+    fn echoed_auth_arguments_are_masked() {
+        let mut t =
+            "ERR unknown command 'AUTH', with args beginning with: 'u' 'CANARY' ".to_string();
+        redact(&mut t, Some("CANARY"));
+        assert_eq!(
+            t,
+            "ERR unknown command 'AUTH', with args beginning with: <redacted>"
+        );
+        let mut t = "WRONGPASS CANARY is wrong".to_string();
+        redact(&mut t, Some("CANARY"));
+        assert_eq!(t, "WRONGPASS <redacted> is wrong");
+        let mut t = "ERR max clients".to_string();
+        redact(&mut t, None);
+        assert_eq!(t, "ERR max clients");
+    }
+
+    #[test]
+    fn a_refusal_from_a_server_without_auth_hides_the_password() {
+        let login = Login {
+            user: None,
+            password: "CANARY",
+        };
+        let plan = Handshake::new(Protocol::Resp2, Some(login), 0);
+        let reply = b"-ERR unknown command 'HELLO', with args beginning with: '2' 'AUTH' 'default' 'CANARY' \r\n";
+        let answer = plan.read_reply(0, reply).unwrap().unwrap();
+        let Err(refusal) = answer.verdict else {
+            panic!("an error reply is a refusal")
+        };
+        assert!(!format!("{refusal:?}").contains("CANARY"), "{refusal:?}");
     }
 }

@@ -18,7 +18,8 @@
 //!   encoding the SET/GET pair;
 //! - [`handshake`]: what a connection sends before its first request;
 //! - [`control`]: the control connection's counters and commands;
-//! - [`options`]: the settings a protocol refuses.
+//! - [`options`]: the settings a protocol refuses;
+//! - [`sniff`]: what a server speaks, told from a reply in another protocol.
 //!
 //! Shared by all: [`decimal`] (a key's or a length's digits, appended
 //! without a library call), [`error_kind`] (server error replies grouped by kind),
@@ -34,6 +35,7 @@ pub mod handshake;
 pub mod memcache;
 pub mod options;
 pub mod resp;
+pub mod sniff;
 pub mod template;
 pub mod value;
 pub mod wire;

@@ -93,3 +93,65 @@ impl Script for Gaps {
         self.malformed.fetch_add(1, Ordering::SeqCst);
     }
 }
+
+/// Answers INFO one byte every 0.5 s (a reply that would take 8 minutes),
+/// and everything else at once.
+struct TrickledInfo;
+
+impl Script for TrickledInfo {
+    type Connection = ();
+
+    fn answer(&self, stream: &mut TcpStream, name: Option<&[u8]>, _: &mut ()) -> io::Result<Next> {
+        match name {
+            Some(b"INFO") => {
+                let reply = [&b"$1000\r\n"[..], &[b'x'; 1000][..]].concat();
+                for byte in reply {
+                    stream.write_all(&[byte])?;
+                    thread::sleep(Duration::from_millis(500));
+                }
+            }
+            Some(b"PING") => stream.write_all(b"+PONG\r\n")?,
+            Some(b"GET") => stream.write_all(b"$-1\r\n")?,
+            Some(_) => stream.write_all(b"+OK\r\n")?,
+            None => return Ok(Next::Hangup),
+        }
+        Ok(Next::KeepReading)
+    }
+}
+
+/// The preflight's INFO is bounded as a whole by --connection-timeout, not
+/// per byte: a trickle held kvbench before the run for ever.
+#[test]
+fn a_trickled_info_ends_within_the_connection_timeout() {
+    let server = ScriptedServer::spawn(TrickledInfo);
+    let started = std::time::Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kvbench"))
+        .args(["-s", "127.0.0.1", "-p", &server.port.to_string()])
+        .args([
+            "-t",
+            "1",
+            "-c",
+            "1",
+            "-n",
+            "10",
+            "--connection-timeout",
+            "2",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        thread::sleep(Duration::from_millis(100));
+    };
+    let status = status.expect("kvbench still waiting for INFO after 60 s");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}

@@ -56,3 +56,41 @@ fn first_mistakes_exit_2_naming_the_fix_before_any_connection() {
         refused_before_connecting(&redis, ["--test-time", "1", "--metrics-listen", "9464"]);
     assert!(one_line(&stderr).contains("--metrics-listen"), "{stderr}");
 }
+
+/// Runs kvbench with `args` against `port` and returns its exit code,
+/// stderr and how long it took.
+fn timed(port: u16, args: &[&str]) -> (Option<i32>, String, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kvbench"))
+        .args(["-s", "127.0.0.1", "-p", &port.to_string()])
+        .args(["-t", "1", "-c", "4", "--test-time", "8"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), stderr, started.elapsed())
+}
+
+/// A wrong `-P` is refused by the preflight, naming what the server speaks,
+/// rather than a run whose every connection reconnects (36 s and exit 3).
+#[test]
+fn a_wrong_protocol_exits_2_naming_what_the_server_speaks() {
+    let redis = Redis::start();
+    for protocol in ["memcache_text", "memcache_meta", "memcache_binary"] {
+        let (code, stderr, took) = timed(redis.port, &["-P", protocol]);
+        assert_eq!(code, Some(2), "-P {protocol}: {stderr}");
+        assert!(took.as_secs() < 10, "-P {protocol}: {took:?}");
+        assert!(stderr.contains("RESP (Redis)"), "-P {protocol}: {stderr}");
+        assert!(stderr.contains("use -P redis"), "-P {protocol}: {stderr}");
+    }
+    let memcached = crate::common::memcached::Memcached::start();
+    for protocol in ["redis", "resp3"] {
+        let (code, stderr, took) = timed(memcached.port, &["-P", protocol]);
+        assert_eq!(code, Some(2), "-P {protocol}: {stderr}");
+        assert!(took.as_secs() < 10, "-P {protocol}: {took:?}");
+        assert!(
+            stderr.contains("use -P memcache_text"),
+            "-P {protocol}: {stderr}"
+        );
+    }
+}

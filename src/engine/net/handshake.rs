@@ -8,6 +8,7 @@ use std::io::{self, Read, Write};
 use crate::config::target::Target;
 use crate::error::ConnectError;
 use crate::protocol::handshake::{Handshake, Login, Refusal};
+use crate::protocol::sniff::Spoken;
 
 /// The handshake for this target: its protocol, credentials and database.
 pub fn handshake_for(target: &Target) -> Handshake {
@@ -54,7 +55,14 @@ pub(super) fn handshake<S: Read + Write>(
                     break;
                 }
                 Ok(None) => read_more(stream, &mut buf).map_err(io_err)?,
-                Err(e) => return Err(ConnectError::Protocol(e.to_string())),
+                Err(e) => {
+                    let mut why = e.to_string();
+                    if let Some(spoken) = Spoken::of(&buf[start..]) {
+                        let (what, flag) = spoken.describe();
+                        why.push_str(&format!(" (it answers {what}: use -P {flag})"));
+                    }
+                    return Err(ConnectError::Protocol(why));
+                }
             }
         }
     }

@@ -290,6 +290,18 @@ pub enum BlockingStream {
     Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
 }
 
+impl BlockingStream {
+    /// Sets how long one read may wait (never zero: that is "for ever").
+    pub fn set_read_timeout(&self, timeout: Duration) -> io::Result<()> {
+        let timeout = Some(timeout.max(Duration::from_millis(1)));
+        match self {
+            BlockingStream::Tcp(s) => s.set_read_timeout(timeout),
+            BlockingStream::Unix(s) => s.set_read_timeout(timeout),
+            BlockingStream::Tls(s) => s.get_ref().set_read_timeout(timeout),
+        }
+    }
+}
+
 /// Connects and runs the handshake, leaving the stream blocking with read and
 /// write timeouts of `--connection-timeout`; the flag is [`connect`]'s.
 pub fn connect_blocking(target: &Target) -> Result<(BlockingStream, bool), ConnectError> {

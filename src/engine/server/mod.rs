@@ -204,6 +204,8 @@ pub struct Control {
     protocol: Protocol,
     /// The handshake authenticated (memcached's SASL speaks only binary).
     logged_in: bool,
+    /// `--connection-timeout`: the most a whole reply may take, however it trickles.
+    deadline: std::time::Duration,
 }
 
 impl Control {
@@ -217,7 +219,13 @@ impl Control {
             buf: Vec::with_capacity(16 * 1024),
             protocol: target.protocol,
             logged_in: target.auth.is_some(),
+            deadline: target.connect_timeout,
         })
+    }
+
+    /// What the server sent last: after an unreadable reply, what it speaks.
+    pub fn last_bytes(&self) -> &[u8] {
+        &self.buf
     }
 
     /// The TLS session this connection negotiated (`None` without `--tls`).
@@ -264,10 +272,19 @@ impl Control {
     fn read_until<T>(&mut self, done: impl Fn(&[u8]) -> Option<io::Result<T>>) -> io::Result<T> {
         self.buf.clear();
         let mut chunk = [0u8; 16 * 1024];
+        let until = std::time::Instant::now() + self.deadline;
         loop {
             if let Some(answer) = done(&self.buf) {
                 return answer;
             }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the server's control reply was not whole within --connection-timeout",
+                ));
+            }
+            self.stream.set_read_timeout(left)?;
             let n = self.stream.read(&mut chunk)?;
             if n == 0 {
                 return Err(io::Error::new(

@@ -47,9 +47,12 @@ fn assert_nothing_leaks(cases: &[Leak<'_>], secrets: &[&str]) {
         let dir = TempDir::new("secrets-leak");
         let path = |name: &str| dir.path(name).to_str().unwrap().to_string();
         let mut command = Command::new(env!("CARGO_BIN_EXE_kvbench"));
+        command.args(&case.args);
+        // `suite` writes no text file and has no --show-config.
+        if case.args.first().is_none_or(|a| a != "suite") {
+            command.args(["--show-config", "-o", &path("r.txt")]);
+        }
         command
-            .args(&case.args)
-            .args(["--show-config", "-o", &path("r.txt")])
             .args(["--json-out-file", &path("r.json")])
             .args(["--html-out-file", &path("r.html")])
             .env_remove("KVBENCH_AUTH");
@@ -146,6 +149,48 @@ fn a_wrong_password_however_given_shows_nothing_of_it() {
             "-a",
         ),
     ];
+    assert_nothing_leaks(&cases, &[&canary]);
+}
+
+/// A server that knows no `AUTH` (renamed away) quotes the arguments it was
+/// sent in its error ("unknown command 'AUTH', with args beginning with:
+/// 'PASSWORD'"): the refusal is shown without them, however the password
+/// was given, `suite` too.
+#[test]
+fn a_server_that_echoes_auth_arguments_shows_nothing_of_the_password() {
+    let (canary, _) = canaries();
+    let redis = Redis::start_with(&["--rename-command", "AUTH", ""]);
+    let port = redis.port.to_string();
+    let inputs = TempDir::new("secrets-echo");
+    let auth_file = inputs.path("auth");
+    std::fs::write(&auth_file, format!("bench:{canary}\n")).unwrap();
+    let server = ["-s", "127.0.0.1", "-p", &port, "-n", "10"];
+    let with = |extra: &[&str]| -> Vec<String> {
+        [&server[..], extra]
+            .concat()
+            .iter()
+            .map(|a| a.to_string())
+            .collect()
+    };
+    let user_password = format!("bench:{canary}");
+    let uri = format!("redis://bench:{canary}@127.0.0.1:{port}");
+    let mut from_env = leak("KVBENCH_AUTH", &server, "--authenticate");
+    from_env.env = Some(("KVBENCH_AUTH", canary.clone()));
+    let mut cases = vec![
+        leak("-a PASSWORD", &[], "--authenticate"),
+        leak("-a USER:PASSWORD", &[], "--authenticate"),
+        from_env,
+        leak("--auth-file", &[], "--authenticate"),
+        leak("-u", &["-u", &uri, "-n", "10"], "--authenticate"),
+        leak(
+            "suite -a PASSWORD",
+            &["suite", "-p", &port, "-a", &canary, "-n", "10", "-t", "set"],
+            "--authenticate",
+        ),
+    ];
+    cases[0].args = with(&["-a", &canary]);
+    cases[1].args = with(&["-a", &user_password]);
+    cases[3].args = with(&["--auth-file", auth_file.to_str().unwrap()]);
     assert_nothing_leaks(&cases, &[&canary]);
 }
 
