@@ -83,8 +83,23 @@ impl Target {
             Target::Replace(path) => replace_atomically(path, bytes),
             Target::InPlace(path) => {
                 // No `create`: a device or FIFO that vanished is not recreated as
-                // a regular file.
-                let mut file = OpenOptions::new().write(true).truncate(true).open(path)?;
+                // a regular file. Opened without blocking: a FIFO nobody reads
+                // would hold the process (and its signals' handling) for ever.
+                use std::os::unix::fs::OpenOptionsExt;
+                let mut file = OpenOptions::new()
+                    .write(true)
+                    .truncate(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(path)
+                    .map_err(|e| match e.raw_os_error() {
+                        Some(libc::ENXIO) => io::Error::new(
+                            e.kind(),
+                            "a FIFO that nothing is reading (start its reader before kvbench, or write to a file)",
+                        ),
+                        _ => e,
+                    })?;
+                // A reader is there: wait for it as for any slow reader.
+                set_blocking(&file)?;
                 file.write_all(bytes).and_then(|()| file.flush())
             }
         }
@@ -166,6 +181,22 @@ fn replace_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
             Err(e)
         }
     }
+}
+
+/// Clears `O_NONBLOCK` on `file`.
+fn set_blocking(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor `file` owns for the duration of the call.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// `access(2)` with `W_OK`: opening a FIFO to test it would block until a

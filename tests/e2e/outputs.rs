@@ -118,6 +118,39 @@ fn a_fifo_given_to_out_file_gets_the_report_and_stays_a_fifo() {
 }
 
 #[test]
+fn a_fifo_nobody_reads_is_a_report_not_written_instead_of_a_hang() {
+    let redis = Redis::start();
+    let dir = TempDir::new("fifo-unread");
+    let fifo = dir.path("r.json");
+    make_fifo(&fifo);
+    let mut child = kvbench_at(redis.port)
+        .args(SHORT)
+        .arg("--json-out-file")
+        .arg(&fifo)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Before, kvbench blocked at the end on opening the FIFO, for ever.
+    let give_up = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > give_up {
+            let _ = child.kill();
+            panic!("kvbench still waits on a FIFO nobody reads after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("nothing is reading"), "{stderr}");
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+}
+
+#[test]
 fn a_device_node_given_to_json_out_file_stays_a_device() {
     let redis = Redis::start();
     let dir = TempDir::new("device");
