@@ -144,7 +144,12 @@ fn a_fifo_nobody_reads_is_a_report_not_written_instead_of_a_hang() {
         std::thread::sleep(Duration::from_millis(50));
     };
     let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     assert_eq!(status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("nothing is reading"), "{stderr}");
     assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
