@@ -93,6 +93,8 @@ pub struct WorkerGaps {
     /// A span was still open when sending stopped: load was due and unanswered
     /// at the end.
     pub open_at_end: bool,
+    /// The worker's connections (one per client and node in a cluster).
+    pub connections: usize,
 }
 
 /// A span of a phase, relative to its start.
@@ -115,7 +117,9 @@ pub struct LoadGaps {
     pub connection_gaps: u64,
     /// The longest of them, seconds.
     pub longest_connection_gap_s: f64,
-    /// `connection_secs` as a share of connections × run time (0 to 1).
+    /// Connections × run time, seconds.
+    pub connection_time_s: f64,
+    /// `connection_secs` as a share of `connection_time_s` (0 to 1).
     pub share: f64,
     /// The spans during which no connection got a reply while load was due.
     pub spans: Vec<GapSpan>,
@@ -125,7 +129,8 @@ pub struct LoadGaps {
 }
 
 impl LoadGaps {
-    /// The phase's gaps from its workers', over `connections` connections and
+    /// The phase's gaps from its workers', over `connections` connections (or
+    /// as many as the workers held, when more: a cluster's per node) and
     /// `run_time` from `started_at`: connection time summed, and the spans
     /// that every worker shares (a span of one worker while another got
     /// replies is that worker's connection time only).
@@ -136,7 +141,8 @@ impl LoadGaps {
         connections: usize,
     ) -> LoadGaps {
         let connection_secs: f64 = workers.iter().map(|w| w.connection_secs).sum();
-        let whole = connections as f64 * run_time.as_secs_f64();
+        let held: usize = workers.iter().map(|w| w.connections).sum();
+        let whole = connections.max(held) as f64 * run_time.as_secs_f64();
         let mut common: Vec<ClockSpan> = workers.first().map_or_else(Vec::new, |w| w.spans.clone());
         for w in workers.iter().skip(1) {
             common = intersect(&common, &w.spans);
@@ -152,6 +158,7 @@ impl LoadGaps {
             .collect();
         LoadGaps {
             connection_secs,
+            connection_time_s: whole,
             connection_gaps: workers.iter().map(|w| w.connection_gaps).sum(),
             longest_connection_gap_s: workers
                 .iter()
@@ -247,9 +254,19 @@ mod tests {
             longest_connection_gap: Duration::from_secs(6),
             spans: vec![span(t0, 2000, 8000, GapCause::ServerDown)],
             open_at_end: true,
+            connections: 4,
         };
-        let g = LoadGaps::join(&[w], t0, Duration::from_secs(8), 4);
+        let g = LoadGaps::join(std::slice::from_ref(&w), t0, Duration::from_secs(8), 4);
         assert!((g.share - 0.75).abs() < 1e-9, "{}", g.share);
+        assert!((g.connection_time_s - 32.0).abs() < 1e-9);
+        // A cluster's workers hold a connection per client and node: the
+        // share is of those.
+        let cluster = WorkerGaps {
+            connections: 12,
+            ..w
+        };
+        let c = LoadGaps::join(&[cluster], t0, Duration::from_secs(8), 4);
+        assert!((c.share - 0.25).abs() < 1e-9, "{}", c.share);
         assert_eq!(g.spans.len(), 1);
         assert!((g.spans[0].start_s - 2.0).abs() < 1e-9);
         assert!((g.spans[0].length_s - 6.0).abs() < 1e-9);

@@ -160,6 +160,7 @@ impl GapMeter {
             self.close_worker(at);
         }
         self.gaps.open_at_end = open;
+        self.gaps.connections = self.since.len();
         self.stopped = true;
     }
 
@@ -265,7 +266,11 @@ mod tests {
             }
         }
         m.stop(ms(t0, 5000), [Due::Waiting, Due::Waiting].into_iter());
-        assert_eq!(m.take(), WorkerGaps::default());
+        let none = WorkerGaps {
+            connections: 2,
+            ..WorkerGaps::default()
+        };
+        assert_eq!(m.take(), none);
     }
 
     #[test]
@@ -320,7 +325,11 @@ mod tests {
         ticks(&mut m, t0, 3100, 3900, &[Due::Waiting]);
         m.replied(0, ms(t0, 3950));
         m.stop(ms(t0, 4000), [Due::Idle].into_iter());
-        assert_eq!(m.take(), WorkerGaps::default());
+        let none = WorkerGaps {
+            connections: 1,
+            ..WorkerGaps::default()
+        };
+        assert_eq!(m.take(), none);
     }
 
     #[test]

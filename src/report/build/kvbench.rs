@@ -227,10 +227,7 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         server_use: super::host::server_use(p, &c.target.display_redacted(), &ops),
         watched,
         limit,
-        load_gap: Some(LoadGap::of(
-            &p.load_gaps,
-            c.connections() as f64 * p.duration.as_secs_f64(),
-        )),
+        load_gap: Some(LoadGap::of(&p.load_gaps)),
         histograms: Some(histograms),
         histograms_per_second: Some(per_second),
         cluster: evidence::cluster(c, r, p),

@@ -60,13 +60,12 @@ fn round(x: f64, places: i32) -> f64 {
 }
 
 impl LoadGap {
-    /// The JSON form of `g`, a phase over `connection_time_s` seconds of
-    /// connection time.
-    pub fn of(g: &LoadGaps, connection_time_s: f64) -> LoadGap {
+    /// The JSON form of `g`.
+    pub fn of(g: &LoadGaps) -> LoadGap {
         LoadGap {
             share_percent: round(100.0 * g.share, 3),
             connection_seconds: round(g.connection_secs, 3),
-            connection_time_s: round(connection_time_s, 3),
+            connection_time_s: round(g.connection_time_s, 3),
             connection_gaps: g.connection_gaps,
             longest_connection_gap_s: round(g.longest_connection_gap_s, 3),
             gaps: g
@@ -87,6 +86,7 @@ impl LoadGap {
     pub fn to_gaps(&self) -> LoadGaps {
         LoadGaps {
             connection_secs: self.connection_seconds,
+            connection_time_s: self.connection_time_s,
             connection_gaps: self.connection_gaps,
             longest_connection_gap_s: self.longest_connection_gap_s,
             share: self.share_percent / 100.0,
