@@ -285,7 +285,13 @@ impl Control {
                 ));
             }
             self.stream.set_read_timeout(left)?;
-            let n = self.stream.read(&mut chunk)?;
+            // A read with a timeout is not restarted after a signal handler
+            // (SIGINT, SIGTERM): the caller looks at the interrupt once the
+            // reply is whole, within the deadline.
+            let n = match self.stream.read(&mut chunk) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                read => read?,
+            };
             if n == 0 {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
