@@ -8,7 +8,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::stats::gaps::{GapSpan, LoadGaps};
+use crate::engine::stats::gaps::LoadGaps;
 
 /// A phase's load gaps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -78,30 +78,6 @@ impl LoadGap {
                 })
                 .collect(),
             open_at_end: g.open_at_end,
-        }
-    }
-
-    /// Back to the engine's form, for a file read again (`merge`, `report`):
-    /// spans with a cause this version does not know are left out.
-    pub fn to_gaps(&self) -> LoadGaps {
-        LoadGaps {
-            connection_secs: self.connection_seconds,
-            connection_time_s: self.connection_time_s,
-            connection_gaps: self.connection_gaps,
-            longest_connection_gap_s: self.longest_connection_gap_s,
-            share: self.share_percent / 100.0,
-            spans: self
-                .gaps
-                .iter()
-                .filter_map(|g| {
-                    Some(GapSpan {
-                        start_s: g.start_s,
-                        length_s: g.length_s,
-                        cause: crate::engine::stats::gaps::GapCause::from_kind(&g.cause)?,
-                    })
-                })
-                .collect(),
-            open_at_end: self.open_at_end,
         }
     }
 }
