@@ -2,16 +2,23 @@
 //! `T` on the target server itself, with no coordinator of their own.
 //!
 //! Each shard checks in under its index (a second check-in of one index is
-//! a reused or stale run id, refused), counts itself in, and the shard whose
-//! count reaches `--shard-count` publishes `T` = its clock on the server's
-//! time line + [`MARGIN`], written only if none is there yet. The others
-//! poll for `T` with a backoff of at most [`MAX_POLL`]; [`MARGIN`] is many
-//! polls long, so every shard knows `T` before it comes. Each shard then
-//! converts `T` to its own clock with its measured offset and counts itself
-//! out; the last one out deletes the keys, so none is left when the first
-//! phase starts. Every key expires after the timeout anyway (a shard killed
-//! half-way leaves nothing for ever). A shard that waited `--barrier-timeout`
-//! counts itself out again and stops (exit 4).
+//! a reused or stale run id, refused), then counts the check-ins of indices
+//! `0..--shard-count`; the shard that finds them all publishes `T` = its
+//! clock on the server's time line + [`MARGIN`], written only if none is
+//! there yet. The others poll for `T` with a backoff of at most
+//! [`MAX_POLL`]; [`MARGIN`] is many polls long, so every shard knows `T`
+//! before it comes. Each shard then converts `T` to its own clock with its
+//! measured offset and takes its check-in back; the one that finds none left
+//! deletes the keys, so none is left when the first phase starts. Every key
+//! expires after the timeout anyway (a shard killed half-way leaves nothing
+//! for ever). A shard that waited `--barrier-timeout` takes its check-in
+//! back and stops (exit 4).
+//!
+//! The board's state is the shards' own check-ins, never a counter: another
+//! client that writes a count into the run's keys (or leaves one from an
+//! earlier run) starts no shard alone, and one that writes a check-in makes
+//! the shard of that index refuse the run id. A `T` further ahead than
+//! [`MAX_AHEAD`] is refused as not this run's.
 //!
 //! A shard that cannot come — it failed to connect, was stopped by a
 //! signal, or timed out — posts its failure on the board (`post_failure`),
@@ -68,18 +75,14 @@ pub const KEY_PREFIX: &str = "kvbench:barrier:";
 pub(super) trait Board {
     /// Checks shard `index` in; false when it already was.
     fn check_in(&mut self, index: u32, ttl: Duration) -> io::Result<bool>;
-    /// Counts one more arrival.
-    fn arrive(&mut self, ttl: Duration) -> io::Result<u64>;
+    /// How many of the shards `0..count` are checked in now.
+    fn present(&mut self, count: u32) -> io::Result<u64>;
     /// Writes `T` (µs since the epoch) unless one is there; the one there.
     fn publish(&mut self, t_us: u64, ttl: Duration) -> io::Result<u64>;
     /// `T`, once published.
     fn read_t(&mut self) -> io::Result<Option<u64>>;
-    /// Counts one departure after `T` was read.
-    fn leave(&mut self, ttl: Duration) -> io::Result<u64>;
-    /// The arrivals counted now.
-    fn arrivals(&mut self) -> io::Result<u64>;
-    /// Takes shard `index`'s arrival back; the arrivals left.
-    fn withdraw(&mut self, index: u32) -> io::Result<u64>;
+    /// Takes shard `index`'s check-in back.
+    fn withdraw(&mut self, index: u32) -> io::Result<()>;
     /// Deletes every key of the barrier.
     fn remove(&mut self, count: u32) -> io::Result<()>;
     /// Posts that shard `index` will not come, and `why`, unless a failure
@@ -150,14 +153,6 @@ pub(super) fn meet(
             ),
         )
         .into()),
-        Outcome::Full(n) => Err(UsageError::new(
-            "--run-id",
-            format!(
-                "'{}': this shard arrived as number {n} of --shard-count {count}: the run id is used by another run; give each run its own --run-id",
-                barrier.run_id
-            ),
-        )
-        .into()),
         Outcome::TimedOut(arrived) => Err(BarrierError::Timeout {
             arrived,
             count,
@@ -223,8 +218,6 @@ pub(super) enum Outcome {
     Met(Met),
     /// This shard's index had checked in already.
     Stale,
-    /// More shards arrived than the count: the run id's count.
-    Full(u64),
     /// The timeout passed with this many shards in.
     TimedOut(u64),
     /// A signal came.
@@ -246,11 +239,7 @@ pub(super) fn wait(
     if !board.check_in(want.index, ttl)? {
         return Ok(Outcome::Stale);
     }
-    let arrival = board.arrive(ttl)?;
-    if arrival > u64::from(want.count) {
-        board.withdraw(want.index)?;
-        return Ok(Outcome::Full(arrival));
-    }
+    let arrival = board.present(want.count)?;
     let mut t = None;
     if arrival < u64::from(want.count) {
         // A wait of minutes must not look like a hang.
@@ -279,13 +268,13 @@ pub(super) fn wait(
                 Some(f) => Outcome::Failed(f),
                 None => give_up(board, want, interrupt.stop_requested(), ttl)?,
             };
-            let left = board.withdraw(want.index)?;
+            board.withdraw(want.index)?;
             // The last shard may have counted this one in just before it
             // left: then `T` is out, and the others start on it.
             if let Some(found) = board.read_t()? {
                 break found;
             }
-            if left == 0 {
+            if board.present(want.count)? == 0 {
                 // No shard is left waiting: nothing to keep.
                 board.remove(want.count)?;
             }
@@ -302,7 +291,9 @@ pub(super) fn wait(
         board.withdraw(want.index)?;
         return Ok(Outcome::ForeignStart(ahead));
     }
-    if board.leave(ttl)? >= u64::from(want.count) {
+    // Out: `T` is read, so this check-in is no longer needed by anyone.
+    board.withdraw(want.index)?;
+    if board.present(want.count)? == 0 {
         board.remove(want.count)?;
     }
     let published = UNIX_EPOCH + Duration::from_micros(t_us);
@@ -333,9 +324,9 @@ fn give_up(
             want.timeout.as_secs_f64()
         )
     };
-    // Read before the post: no shard takes its arrival back before some
+    // Read before the post: no shard takes its check-in back before some
     // failure is posted, so the count the first poster reads is the run's.
-    let arrived = board.arrivals()?;
+    let arrived = board.present(want.count)?;
     board.post_failure(want.index, &why, ttl)?;
     Ok(match board.failure()? {
         Some(f) if f.index != want.index => Outcome::Failed(f),

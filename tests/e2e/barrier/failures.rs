@@ -173,3 +173,30 @@ fn a_start_an_hour_ahead_written_by_another_client_is_refused_with_exit_4() {
     assert!(started.elapsed() < Duration::from_secs(60));
     assert_eq!(redis.calls("set") + redis.calls("get"), 0, "no phase ran");
 }
+
+#[test]
+fn a_count_written_by_another_client_starts_no_shard_alone() {
+    let redis = Redis::start();
+    let dir = TempDir::new("barrier-foreign-count");
+    // A foreign client (or an earlier run) writes counts into the run's
+    // hash as if three of four shards had come and two had left.
+    redis.command(&["HSET", "kvbench:barrier:{foreign-n}", "arrivals", "3"]);
+    redis.command(&["HSET", "kvbench:barrier:{foreign-n}", "left", "2"]);
+    let child = kvbench_at(redis.port)
+        .args(["-t", "1", "-c", "1", "--test-time", "1"])
+        .args(["--shard-count", "4", "--shard-index", "0"])
+        .args(["--start-at", "barrier", "--run-id", "foreign-n"])
+        .args(["--barrier-timeout", "3"])
+        .arg("--json-out-file")
+        .arg(dir.path("shard-0.json"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(child, Duration::from_secs(60), "a shard");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Shard 0 waited for the three others, who never came, and ran nothing.
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("1 of 4"), "{stderr}");
+    assert_eq!(redis.calls("set") + redis.calls("get"), 0, "no phase ran");
+}

@@ -3,8 +3,8 @@
 //! (`J` its first value) and, unlike `add` or `get`, counts in neither
 //! `cmd_set` nor `cmd_get`, so the stats kvbench compares its counts with
 //! stay untouched. `T` is a counter too, read with a delta of 0. Keys:
-//! `kvbench:barrier:<run-id>:` + `shard-<I>-in`, `arrivals`, `left`, `t`,
-//! and `failed` (the first failing shard's index + 1: counters hold no text,
+//! `kvbench:barrier:<run-id>:` + `shard-<I>-in` (counted with a delta of
+//! 0, taken back with `md`), `t`, and `failed` (the first failing shard's index + 1: counters hold no text,
 //! so the others name the shard without its reason); `md` deletes them. A `--sasl` server speaks binary only and has no meta
 //! commands: the barrier is refused there.
 
@@ -122,8 +122,14 @@ impl Board for MemcachedBoard {
         Ok(self.counter(&format!("shard-{index}-in"), &flags)? == 1)
     }
 
-    fn arrive(&mut self, ttl: Duration) -> io::Result<u64> {
-        self.counter("arrivals", &format!("N{} J1 v", ttl.as_secs()))
+    fn present(&mut self, count: u32) -> io::Result<u64> {
+        let mut n = 0;
+        for index in 0..count {
+            if let Reply::Value(_) = self.ma(&format!("shard-{index}-in"), "D0 v")? {
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 
     fn publish(&mut self, t_us: u64, ttl: Duration) -> io::Result<u64> {
@@ -137,27 +143,12 @@ impl Board for MemcachedBoard {
         }
     }
 
-    fn leave(&mut self, ttl: Duration) -> io::Result<u64> {
-        self.counter("left", &format!("N{} J1 v", ttl.as_secs()))
-    }
-
-    fn arrivals(&mut self) -> io::Result<u64> {
-        Ok(match self.ma("arrivals", "D0 v")? {
-            Reply::Value(n) => n,
-            _ => 0,
-        })
-    }
-
-    fn withdraw(&mut self, index: u32) -> io::Result<u64> {
-        self.delete(&format!("shard-{index}-in"))?;
-        match self.ma("arrivals", "MD D1 v")? {
-            Reply::Value(n) => Ok(n),
-            _ => Ok(0),
-        }
+    fn withdraw(&mut self, index: u32) -> io::Result<()> {
+        self.delete(&format!("shard-{index}-in"))
     }
 
     fn remove(&mut self, count: u32) -> io::Result<()> {
-        for name in ["arrivals", "left", "t", "failed"] {
+        for name in ["t", "failed"] {
             self.delete(name)?;
         }
         for index in 0..count {

@@ -1,7 +1,8 @@
 //! The barrier on a Redis server: one hash, `kvbench:barrier:{<run-id>}`,
 //! whose braces are a Redis Cluster hash tag (one key is on one node; a
 //! `MOVED` reply is followed there). Its fields: `in:<I>` per shard
-//! (`HSETNX`), `arrivals` and `left` (`HINCRBY`), `t` (`HSETNX`, `HGET`).
+//! (`HSETNX`, counted with `HMGET`, taken back with `HDEL`), `t` (`HSETNX`,
+//! `HGET`), `failed` (`HSETNX`).
 //! `PEXPIRE` is the safety net, `DEL` the cleanup. No SET or GET, so the
 //! commandstats kvbench compares its counts with stay untouched.
 
@@ -107,10 +108,15 @@ impl Board for RedisBoard {
         Ok(new)
     }
 
-    fn arrive(&mut self, _ttl: Duration) -> io::Result<u64> {
+    fn present(&mut self, count: u32) -> io::Result<u64> {
         let key = self.key.clone();
-        let n = self.integer(&["HINCRBY", &key, "arrivals", "1"])?;
-        Ok(n.max(0) as u64)
+        let fields: Vec<String> = (0..count).map(|i| format!("in:{i}")).collect();
+        let mut args = vec!["HMGET", key.as_str()];
+        args.extend(fields.iter().map(String::as_str));
+        match self.ask(&args)? {
+            Value::Array(values) => Ok(values.iter().filter(|v| **v != Value::Nil).count() as u64),
+            other => Err(unexpected("HMGET", &other)),
+        }
     }
 
     fn publish(&mut self, t_us: u64, _ttl: Duration) -> io::Result<u64> {
@@ -133,31 +139,10 @@ impl Board for RedisBoard {
         }
     }
 
-    fn leave(&mut self, _ttl: Duration) -> io::Result<u64> {
-        let key = self.key.clone();
-        let n = self.integer(&["HINCRBY", &key, "left", "1"])?;
-        Ok(n.max(0) as u64)
-    }
-
-    fn arrivals(&mut self) -> io::Result<u64> {
-        let key = self.key.clone();
-        match self.ask(&["HGET", &key, "arrivals"])? {
-            Value::Nil => Ok(0),
-            Value::Bulk(b) => std::str::from_utf8(&b)
-                .ok()
-                .and_then(|n| n.parse::<i64>().ok())
-                .map(|n| n.max(0) as u64)
-                .ok_or_else(|| unexpected("HGET", &Value::Bulk(b.clone()))),
-            other => Err(unexpected("HGET", &other)),
-        }
-    }
-
-    fn withdraw(&mut self, index: u32) -> io::Result<u64> {
+    fn withdraw(&mut self, index: u32) -> io::Result<()> {
         let key = self.key.clone();
         let field = format!("in:{index}");
-        self.integer(&["HDEL", &key, &field])?;
-        let n = self.integer(&["HINCRBY", &key, "arrivals", "-1"])?;
-        Ok(n.max(0) as u64)
+        self.integer(&["HDEL", &key, &field]).map(drop)
     }
 
     fn remove(&mut self, _count: u32) -> io::Result<()> {

@@ -28,8 +28,11 @@ impl Board for Shared {
     fn check_in(&mut self, index: u32, _: Duration) -> io::Result<bool> {
         Ok(self.add(&format!("in:{index}"), 1) == 1)
     }
-    fn arrive(&mut self, _: Duration) -> io::Result<u64> {
-        Ok(self.add("arrivals", 1))
+    fn present(&mut self, count: u32) -> io::Result<u64> {
+        let m = self.0.lock().unwrap();
+        Ok((0..count)
+            .filter(|i| m.contains_key(&format!("in:{i}")))
+            .count() as u64)
     }
     fn publish(&mut self, t_us: u64, _: Duration) -> io::Result<u64> {
         let mut m = self.0.lock().unwrap();
@@ -38,15 +41,9 @@ impl Board for Shared {
     fn read_t(&mut self) -> io::Result<Option<u64>> {
         Ok(self.0.lock().unwrap().get("t").map(|t| *t as u64))
     }
-    fn leave(&mut self, _: Duration) -> io::Result<u64> {
-        Ok(self.add("left", 1))
-    }
-    fn arrivals(&mut self) -> io::Result<u64> {
-        Ok(self.add("arrivals", 0))
-    }
-    fn withdraw(&mut self, index: u32) -> io::Result<u64> {
+    fn withdraw(&mut self, index: u32) -> io::Result<()> {
         self.0.lock().unwrap().remove(&format!("in:{index}"));
-        Ok(self.add("arrivals", -1))
+        Ok(())
     }
     fn remove(&mut self, _: u32) -> io::Result<()> {
         self.0.lock().unwrap().clear();
@@ -208,6 +205,17 @@ fn a_start_an_hour_ahead_written_by_another_client_is_refused_at_once() {
     assert!(!matches!(outcome, Outcome::Met(_)), "{outcome:?}");
     let text = format!("{outcome:?}");
     assert!(text.starts_with("ForeignStart("), "{text}");
-    // This shard's arrival was taken back.
-    assert_eq!(board.add("arrivals", 0), 0);
+    // This shard's check-in was taken back.
+    assert!(!board.0.lock().unwrap().contains_key("in:0"));
+}
+
+#[test]
+fn a_count_written_by_another_client_starts_no_shard_alone() {
+    // Another client (or an earlier run) left counts in the run's keys, as
+    // if three of four shards had come: shard 0 still waits for the others.
+    let board = Shared::default();
+    board.add("arrivals", 3);
+    board.add("left", 2);
+    let got = wait(&mut board.clone(), want(0, 4, 300), &Interrupt::default()).unwrap();
+    assert_eq!(got, Outcome::TimedOut(1));
 }
