@@ -51,6 +51,9 @@ pub struct Queued {
     pub row: u16,
     /// True when a nil reply is a miss (GET-like commands).
     pub counts_hits: bool,
+    /// True when its reply is a status and never a value or nil: the
+    /// default pair's SET (`+OK`, `STORED`).
+    pub answers_status: bool,
     /// Its first key number (0 for a command without `__key__`).
     pub key: u64,
     /// Its encoded length in bytes.
@@ -70,6 +73,7 @@ impl Queued {
         op: 0,
         row: 0,
         counts_hits: false,
+        answers_status: false,
         key: 0,
         len: 0,
         redirects: 0,
@@ -396,6 +400,7 @@ impl RequestSource {
                 .rows
                 .get(usize::from(row))
                 .is_some_and(|r| r.counts_hits),
+            answers_status: op.encoding.answers_status(),
             key: first_key.unwrap_or(0),
             len: u32::try_from(len).unwrap_or(u32::MAX),
             redirects: 0,

@@ -1,6 +1,7 @@
 //! Replies of the wrong type are faults, not successes: an in-process RESP
 //! server answers GET with `+OK`, `:5` or an array (a read of one value wants
-//! a bulk string or nil), or sends every reply twice, which shifts each reply
+//! a bulk string or nil), answers SET with a nil or a value (a SET of one
+//! key and value wants a status), or sends every reply twice, which shifts each reply
 //! onto the next request. Each run is not valid (exit 3), with the protocol
 //! fault counted and named by the verdict.
 
@@ -18,6 +19,8 @@ use crate::common::{TempDir, kvbench_at, read_json};
 enum Answer {
     /// GET gets these bytes; SET gets `+OK`.
     Get(&'static [u8]),
+    /// SET gets these bytes; GET gets a value.
+    Set(&'static [u8]),
     /// Every reply (a GET's value, a SET's `+OK`) is sent twice.
     Twice,
 }
@@ -32,6 +35,8 @@ impl Script for Answer {
             (b"GET", Answer::Twice) => twice(stream, b"$1\r\nv\r\n")?,
             (b"SET", Answer::Twice) => twice(stream, b"+OK\r\n")?,
             (b"SET", Answer::Get(_)) => stream.write_all(b"+OK\r\n")?,
+            (b"SET", Answer::Set(bytes)) => stream.write_all(bytes)?,
+            (b"GET", Answer::Set(_)) => stream.write_all(b"$1\r\nv\r\n")?,
             // INFO, CONFIG, SLOWLOG: not supported, as on a minimal server.
             _ => stream.write_all(b"-ERR unknown command\r\n")?,
         }
@@ -93,4 +98,12 @@ fn a_server_that_sends_every_reply_twice_is_out_of_step() {
     // The SET's second +OK answers the GET sent after it.
     let message = run(Answer::Twice, "--ratio 1:1");
     assert!(message.contains("another type"), "{message}");
+}
+
+#[test]
+fn a_set_answered_by_a_value_or_nil_is_a_protocol_fault() {
+    for bytes in [&b"$-1\r\n"[..], b"$1\r\nv\r\n"] {
+        let message = run(Answer::Set(bytes), "--ratio 1:0");
+        assert!(message.contains("another type"), "{message}");
+    }
 }

@@ -163,13 +163,18 @@ impl Conn {
                         // themselves, so they are counted beside pushes.
                         stats.errors.attributes += attributes;
                         let reply = &self.rbuf[self.rstart..self.rstart + used];
-                        if outcome == Outcome::Other
-                            && self.inflight.front().is_some_and(|r| r.queued.counts_hits)
-                            && !reply.starts_with(b"+QUEUED")
-                        {
+                        let due = self.inflight.front().map(|r| r.queued);
+                        let value = matches!(outcome, Outcome::Value | Outcome::Nil);
+                        if due.is_some_and(|q| {
+                            (outcome == Outcome::Other
+                                && q.counts_hits
+                                && !reply.starts_with(b"+QUEUED"))
+                                || (value && q.answers_status)
+                        }) {
                             // A value or nil was due (a GET inside MULTI is
-                            // answered +QUEUED): this reply answers some other
-                            // request, so the stream is out of step.
+                            // answered +QUEUED), or a status and a value or nil
+                            // came: this reply answers some other request, so
+                            // the stream is out of step.
                             stats.errors.count_protocol(ProtocolFault::WrongType);
                             return Err(CloseReason::Protocol);
                         }

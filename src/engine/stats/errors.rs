@@ -44,7 +44,7 @@ impl std::fmt::Display for ProtocolFault {
             }
             ProtocolFault::Handshake => f.write_str("a handshake reply could not be decoded"),
             ProtocolFault::WrongType => f.write_str(
-                "a read of one value was answered by a reply of another type (not a value or nil): the replies are out of step with the requests",
+                "a request was answered by a reply of another type (a read of one value by no value or nil, a SET by a value or nil): the replies are out of step with the requests",
             ),
         }
     }

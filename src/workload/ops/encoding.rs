@@ -31,6 +31,18 @@ pub enum Encoding {
 }
 
 impl Encoding {
+    /// True for the SETs of one key and value, which a server answers with
+    /// a status (`+OK`, `STORED`) or an error, never a value or nil.
+    pub fn answers_status(self) -> bool {
+        matches!(
+            self,
+            Encoding::Set
+                | Encoding::SetExpiring
+                | Encoding::ImportSet
+                | Encoding::ImportGeneratedSet
+        )
+    }
+
     /// The dedicated encoder for `spec`, when it is exactly SET or GET of
     /// one lone key (and value).
     pub(super) fn of(spec: &CommandSpec) -> Encoding {
