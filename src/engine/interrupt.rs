@@ -8,8 +8,8 @@
 //! action at once, for a user who does not want to wait.
 
 use std::io;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use signal_hook::consts::{SIGINT, SIGTERM};
@@ -20,6 +20,15 @@ const ABORTED: usize = usize::MAX;
 
 /// How long in-flight replies are awaited after an interrupt.
 pub const INTERRUPT_DRAIN: Duration = Duration::from_secs(1);
+
+/// The handlers' flag, once installed: for blocking waits that hold no
+/// [`Interrupt`] (the control connection's replies).
+static INSTALLED: OnceLock<Interrupt> = OnceLock::new();
+
+/// True once SIGINT or SIGTERM arrived (never before [`Interrupt::install`]).
+pub fn signalled() -> bool {
+    INSTALLED.get().is_some_and(|i| i.signal().is_some())
+}
 
 /// The signal that interrupted the run, shared with every worker; 0 while none.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +48,7 @@ impl Interrupt {
             flag::register(sig, seen)?;
             flag::register_usize(sig, Arc::clone(&interrupt.signal), sig as usize)?;
         }
+        let _ = INSTALLED.set(interrupt.clone());
         Ok(interrupt)
     }
 

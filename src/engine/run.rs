@@ -8,6 +8,7 @@
 //! with `--start-at barrier` the shards first agree on it ([`barrier`]).
 //! One phase's reports are collected by `collect`.
 
+use std::io;
 use std::sync::Arc;
 
 use crate::config::io_engine::IoEngine;
@@ -111,12 +112,17 @@ fn run_schedule(
     // it never takes a slot of a server that allows just enough clients.
     let mut preflight = Control::open(&config.target)
         .map_err(|e| unless_interrupted(interrupt, connect_advice(e, &config.target.endpoint)))?;
+    let mut info_unanswered = None;
     let server_info = match preflight.info_checked() {
         Ok(info) => info,
         // A server that will not say is no reason to stop (the run's own
-        // connections tell), unless what it said is another protocol.
-        Err(_) => {
+        // connections tell), unless what it said is another protocol; one
+        // too slow to answer is asked nothing more, and every phase says so.
+        Err(e) => {
             wrong_protocol(&config.target, preflight.last_bytes())?;
+            if e.kind() == io::ErrorKind::TimedOut {
+                info_unanswered = Some(format!("INFO before the run failed: {e}"));
+            }
             None
         }
     };
@@ -176,6 +182,7 @@ fn run_schedule(
         meter: HostMeter::for_target(&config.target.endpoint),
         watch,
         target_info: server_info.is_some(),
+        info_unanswered,
         unwritten: Vec::new(),
         crew,
         config,
@@ -196,7 +203,9 @@ fn run_schedule(
         .and_then(|s| s.given())
         .and_then(|t| Plan::new(&config, t));
     let mut reference = clock::Reference::open(&config);
-    results.timing = reference.begin(&config, master.control.get());
+    // A server that left INFO unanswered is asked for its clock no more.
+    let answers = master.info_unanswered.is_none();
+    results.timing = reference.begin(&config, master.control.get().filter(|_| answers));
     for (phase, stop) in schedule(&config, prefill) {
         // `--start-at barrier`: the shards meet once each is ready, after
         // its prefill, and the plan starts from the `T` they agree on.
@@ -268,7 +277,7 @@ fn run_schedule(
         }
     }
     if let Some(timing) = results.timing.as_mut() {
-        timing.clock_end = reference.measure(master.control.get());
+        timing.clock_end = reference.measure(master.control.get().filter(|_| answers));
     }
     master.crew.shutdown();
     Ok(results)
@@ -336,6 +345,9 @@ struct Master {
     /// (twemproxy closes the connection on it) has no evidence to lose:
     /// it is not asked again, and its phases say nothing is missing.
     target_info: bool,
+    /// Why INFO is not asked again: the server did not answer it in time
+    /// before the run (each phase's evidence is then lost, and says so).
+    info_unanswered: Option<String>,
     /// `--client-stats` files the workers could not write, since the
     /// last phase's results took them.
     unwritten: Vec<crate::engine::client_stats::Unwritten>,
@@ -361,6 +373,9 @@ impl ErrorBudget {
 impl Master {
     /// What the server is, read once before the first phase.
     fn server_context(&mut self) -> Option<ServerContext> {
+        if !self.target_info {
+            return None;
+        }
         let control = self.control.get()?;
         let info = control.info()?;
         Some(ServerContext {
@@ -461,7 +476,10 @@ impl Master {
             slowlog,
         });
         if result.server.is_none() {
-            result.evidence_lost = self.control.take_lost();
+            result.evidence_lost = self
+                .control
+                .take_lost()
+                .or_else(|| self.info_unanswered.clone());
         }
         result
     }

@@ -96,7 +96,11 @@ impl Script for Gaps {
 
 /// Answers INFO one byte every 0.5 s (a reply that would take 8 minutes),
 /// and everything else at once.
-struct TrickledInfo;
+/// Counts the INFO requests it began to answer.
+#[derive(Default)]
+struct TrickledInfo {
+    infos: AtomicU64,
+}
 
 impl Script for TrickledInfo {
     type Connection = ();
@@ -104,6 +108,7 @@ impl Script for TrickledInfo {
     fn answer(&self, stream: &mut TcpStream, name: Option<&[u8]>, _: &mut ()) -> io::Result<Next> {
         match name {
             Some(b"INFO") => {
+                self.infos.fetch_add(1, Ordering::SeqCst);
                 let reply = [&b"$1000\r\n"[..], &[b'x'; 1000][..]].concat();
                 for byte in reply {
                     stream.write_all(&[byte])?;
@@ -123,7 +128,7 @@ impl Script for TrickledInfo {
 /// per byte: a trickle held kvbench before the run for ever.
 #[test]
 fn a_trickled_info_ends_within_the_connection_timeout() {
-    let server = ScriptedServer::spawn(TrickledInfo);
+    let server = ScriptedServer::spawn(TrickledInfo::default());
     let started = std::time::Instant::now();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kvbench"))
         .args(["-s", "127.0.0.1", "-p", &server.port.to_string()])
@@ -138,7 +143,7 @@ fn a_trickled_info_ends_within_the_connection_timeout() {
             "2",
         ])
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let status = loop {
@@ -153,5 +158,67 @@ fn a_trickled_info_ends_within_the_connection_timeout() {
         thread::sleep(Duration::from_millis(100));
     };
     let status = status.expect("kvbench still waiting for INFO after 60 s");
-    assert_eq!(status.code(), Some(0), "{status:?}");
+    let mut stderr = String::new();
+    io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}: {stderr}");
+    // The silence is said, and the server is not asked again: a second INFO
+    // (the phase's evidence, the per-second samples) waited as long again.
+    assert!(
+        stderr.contains("evidence is missing because INFO before the run failed")
+            && stderr.contains("--connection-timeout 2 s"),
+        "{stderr}"
+    );
+    assert_eq!(server.script().infos.load(Ordering::SeqCst), 1, "{stderr}");
+}
+
+/// SIGTERM while kvbench waits for a trickling INFO ends it at once (exit
+/// 143), not after the whole --connection-timeout: a read with a timeout is
+/// not cut short by a signal handled on another thread, so the wait is read
+/// in short slices that look at the signal.
+#[test]
+fn sigterm_during_a_trickled_info_ends_kvbench_at_once() {
+    let server = ScriptedServer::spawn(TrickledInfo::default());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kvbench"))
+        .args(["-s", "127.0.0.1", "-p", &server.port.to_string()])
+        .args([
+            "-t",
+            "1",
+            "-c",
+            "1",
+            "-n",
+            "10",
+            "--connection-timeout",
+            "300",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let asked = std::time::Instant::now();
+    while server.script().infos.load(Ordering::SeqCst) == 0 {
+        assert!(
+            asked.elapsed() < Duration::from_secs(60),
+            "no INFO within 60 s"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    let pid = child.id() as libc::pid_t;
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let signalled = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if signalled.elapsed() > Duration::from_secs(120) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        thread::sleep(Duration::from_millis(50));
+    };
+    let status = status.expect("kvbench still waiting 120 s after SIGTERM (its timeout is 300 s)");
+    let mut stderr = String::new();
+    io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(143), "{status:?}: {stderr}");
+    assert!(stderr.contains("signal 15"), "{stderr}");
 }

@@ -56,7 +56,8 @@ impl Master {
         live.start_phase(phase, stop);
         // The server is read on the control connection, on this thread; in
         // `--cluster-mode` each node on its own.
-        let mut control = self.nodes.is_none().then_some(&mut self.control);
+        // A target that left INFO unanswered is not sampled either.
+        let mut control = (self.nodes.is_none() && self.target_info).then_some(&mut self.control);
         let mut server = ServerSampler::start(control.as_deref_mut());
         let mut per_node = self
             .nodes

@@ -173,8 +173,20 @@ impl ControlLink {
 
     /// INFO, reopening the connection once if it failed.
     pub fn info(&mut self) -> Option<Info> {
-        if let Some(Ok(found)) = self.control.as_mut().map(Control::info_checked) {
-            return found;
+        match self.control.as_mut().map(Control::info_checked) {
+            Some(Ok(found)) => return found,
+            // A server that answers too slowly, or a signal: a new connection
+            // would only wait again (a restart closes the old one instead).
+            Some(Err(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                ) =>
+            {
+                self.lost = Some(format!("INFO on the control connection failed: {e}"));
+                return None;
+            }
+            _ => {}
         }
         self.reopen();
         match self.control.as_mut().map(Control::info_checked) {
@@ -206,7 +218,15 @@ pub struct Control {
     logged_in: bool,
     /// `--connection-timeout`: the most a whole reply may take, however it trickles.
     deadline: std::time::Duration,
+    /// Why the connection is no longer used: a reply that did not come
+    /// whole in time would be read as the answer to the next command.
+    broken: Option<(io::ErrorKind, String)>,
 }
+
+/// The longest one read blocks, so that a signal is seen this soon however
+/// long the reply's deadline: a signal handler interrupts the read only
+/// when it runs on this thread.
+const READ_SLICE: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl Control {
     /// Connects and authenticates like a benchmark connection, in the
@@ -220,6 +240,7 @@ impl Control {
             protocol: target.protocol,
             logged_in: target.auth.is_some(),
             deadline: target.connect_timeout,
+            broken: None,
         })
     }
 
@@ -268,8 +289,12 @@ impl Control {
     }
 
     /// Reads into the buffer until `done` has an answer (bounded by
-    /// [`MAX_CONTROL_REPLY`]).
+    /// [`MAX_CONTROL_REPLY`] and by the deadline); a reply not whole in time,
+    /// or cut by SIGINT or SIGTERM, leaves the connection unused from then on.
     fn read_until<T>(&mut self, done: impl Fn(&[u8]) -> Option<io::Result<T>>) -> io::Result<T> {
+        if let Some((kind, why)) = &self.broken {
+            return Err(io::Error::new(*kind, why.clone()));
+        }
         self.buf.clear();
         let mut chunk = [0u8; 16 * 1024];
         let until = std::time::Instant::now() + self.deadline;
@@ -278,18 +303,40 @@ impl Control {
                 return answer;
             }
             let left = until.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() {
-                return Err(io::Error::new(
+            let broken = if crate::engine::interrupt::signalled() {
+                Some((
+                    io::ErrorKind::Interrupted,
+                    "stopped by a signal".to_string(),
+                ))
+            } else if left.is_zero() {
+                Some((
                     io::ErrorKind::TimedOut,
-                    "the server's control reply was not whole within --connection-timeout",
-                ));
+                    format!(
+                        "the server's reply was not whole within --connection-timeout {:.0} s",
+                        self.deadline.as_secs_f64()
+                    ),
+                ))
+            } else {
+                None
+            };
+            if let Some((kind, why)) = broken {
+                self.broken = Some((kind, why.clone()));
+                return Err(io::Error::new(kind, why));
             }
-            self.stream.set_read_timeout(left)?;
-            // A read with a timeout is not restarted after a signal handler
-            // (SIGINT, SIGTERM): the caller looks at the interrupt once the
-            // reply is whole, within the deadline.
+            self.stream.set_read_timeout(left.min(READ_SLICE))?;
             let n = match self.stream.read(&mut chunk) {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // A slice passed, or a signal handler ran: the loop looks at
+                // the deadline and the signal again.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::Interrupted
+                            | io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    continue;
+                }
                 read => read?,
             };
             if n == 0 {
