@@ -161,7 +161,6 @@ mod tests {
             min_us: 0,
             max_us: 0,
             percentiles_us: vec![(50.0, 1_000), (99.0, 2_000)],
-            compressed_histogram: Vec::new(),
         };
         let p = [50.0, 99.0, 99.9, 99.99];
         let lines = block("RUN #1", &s, (1, 1), &all, (3, 1), 2.0, &p);

@@ -80,6 +80,9 @@ fn shard_set() -> Set {
                 "500",
                 "--json-out-file",
                 path.to_str().unwrap(),
+                // Each second's histograms, which merge reads back.
+                "--hdr-file-prefix",
+                dir.path(&format!("shard{i}")).to_str().unwrap(),
             ],
         );
         let mut doc = read_json(&path);
@@ -204,6 +207,31 @@ fn three_shards_merge_into_the_servers_counts_and_the_union_p99() {
         "merged p99 vs the union's"
     );
     assert_eq!(row_histogram(totals).len(), planned);
+    // Each second's percentiles, from the shards' interval logs: a merged
+    // percentile lies between the shards' own of that second.
+    let shard_docs: Vec<Value> = set.files.iter().map(|f| read_json(f)).collect();
+    let mut seconds_seen = 0;
+    for (second, merged) in totals["Time-Serie"].as_object().unwrap() {
+        if merged["Count"].as_u64() == Some(0) {
+            continue;
+        }
+        seconds_seen += 1;
+        let p99 = merged["p99.00"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("second {second}: {merged}"));
+        let own: Vec<f64> = shard_docs
+            .iter()
+            .filter_map(|d| d["ALL STATS"]["Totals"]["Time-Serie"][second]["p99.00"].as_f64())
+            .collect();
+        let (lo, hi) = own
+            .iter()
+            .fold((f64::MAX, 0.0_f64), |(l, h), v| (l.min(*v), h.max(*v)));
+        assert!(
+            !own.is_empty() && p99 >= lo - 0.002 && p99 <= hi + 0.002,
+            "second {second}: merged p99 {p99} vs the shards' {own:?}"
+        );
+    }
+    assert!(seconds_seen >= 1, "{}", totals["Time-Serie"]);
 
     // The set's own record.
     assert_eq!(kv["merged"]["partial"], false);

@@ -1,7 +1,7 @@
 //! `kvbench merge` is exact: samples split across N synthetic shard files
 //! merge (JSON in, JSON out, through the real merge code) into percentiles
 //! identical to those of one histogram of all the samples, for the whole
-//! run and for each second.
+//! run and, from the shards' `.hlog` interval logs, for each second.
 
 use std::path::PathBuf;
 
@@ -100,9 +100,42 @@ fn row_json(o: &OpSamples, duration_s: f64) -> Value {
     })
 }
 
+/// Writes `prefix_<COMMAND>_command_run_1.hlog` for each op, as a run with
+/// `--hdr-file-prefix prefix` does: second `s` tagged with the command.
+fn write_logs(prefix: &std::path::Path, ops: &[OpSamples]) {
+    use hdrhistogram::serialization::V2DeflateSerializer;
+    use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
+    for ((_, command), o) in OPS.iter().zip(ops) {
+        let mut name = prefix.as_os_str().to_os_string();
+        name.push(format!("_{command}_command_run_1.hlog"));
+        let mut file = std::fs::File::create(PathBuf::from(name)).unwrap();
+        let mut serializer = V2DeflateSerializer::new();
+        let mut log = IntervalLogWriterBuilder::new()
+            .with_base_time(std::time::SystemTime::now())
+            .begin_log_with(&mut file, &mut serializer)
+            .unwrap();
+        for (s, h) in o.seconds.iter().enumerate() {
+            let start = std::time::Duration::from_secs(s as u64);
+            log.write_histogram(
+                h,
+                start,
+                std::time::Duration::from_secs(1),
+                Tag::new(command),
+            )
+            .unwrap();
+        }
+    }
+}
+
 /// One shard's file: a single run, its rows and histograms, with
-/// `kvbench.shard` set.
-fn shard_file(index: usize, count: usize, ops: &[OpSamples], duration_ms: u64) -> Value {
+/// `kvbench.shard` set; `prefix`: the `--hdr-file-prefix` its run had.
+fn shard_file(
+    index: usize,
+    count: usize,
+    ops: &[OpSamples],
+    duration_ms: u64,
+    prefix: Option<&std::path::Path>,
+) -> Value {
     let d = duration_ms as f64 / 1000.0;
     let mut section = Map::new();
     section.insert(
@@ -113,7 +146,6 @@ fn shard_file(index: usize, count: usize, ops: &[OpSamples], duration_ms: u64) -
     let mut totals = OpSamples::new();
     let mut run_totals = Map::new();
     let mut histograms = Map::new();
-    let mut per_second = Map::new();
     for ((row, command), o) in OPS.iter().zip(ops) {
         section.insert(row.to_string(), row_json(o, d));
         totals.whole.add(&o.whole).unwrap();
@@ -128,13 +160,6 @@ fn shard_file(index: usize, count: usize, ops: &[OpSamples], duration_ms: u64) -
                    "bytes_rx": n * 5, "latency_sum_us": o.sum_us}),
         );
         histograms.insert(command.to_string(), json!(compressed(&o.whole)));
-        let seconds: Map<String, Value> = o
-            .seconds
-            .iter()
-            .enumerate()
-            .map(|(s, h)| (s.to_string(), json!(compressed(h))))
-            .collect();
-        per_second.insert(command.to_string(), Value::Object(seconds));
     }
     section.insert("Totals".into(), row_json(&totals, d));
     let errors = json!({"server": {}, "connection": 0, "refused": 0, "timeouts": 0,
@@ -145,12 +170,13 @@ fn shard_file(index: usize, count: usize, ops: &[OpSamples], duration_ms: u64) -
             "schema_version": 1, "tool_version": "0", "complete": true, "runs_planned": 1,
             "runs_completed": 1, "seed": index, "target": "127.0.0.1:6379",
             "latency": "service time", "latency_unit_of_histograms": "microseconds",
-            "config": {"threads": 4, "clients_per_thread": 50, "percentiles": PERCENTILES, "seed": index},
+            "config": {"threads": 4, "clients_per_thread": 50, "percentiles": PERCENTILES, "seed": index,
+                       "hdr_file_prefix": prefix.map(|p| p.display().to_string())},
             "runs": [{
                 "phase": "RUN #1", "start_time_ms": 1_000_000 + index as u64,
                 "duration_ms": duration_ms, "ops_per_sec": 0.0, "thread_cpu_s": [0.5],
                 "totals": run_totals, "errors": errors, "open_loop": null, "server": null,
-                "histograms": histograms, "histograms_per_second": per_second,
+                "histograms": histograms,
             }],
             "warmup": null, "prefill": null, "totals": null, "hit_rate_percent": null,
             "errors": errors, "server": null, "variance": null, "interrupted": null,
@@ -171,6 +197,16 @@ struct ShardRun {
 }
 
 fn merge_split(n: usize, per_shard: usize) -> (Value, Vec<OpSamples>, Vec<ShardRun>) {
+    merge_split_logged(n, per_shard, |_| true)
+}
+
+/// [`merge_split`], shard `k` having run with `--hdr-file-prefix` when
+/// `logged(k)`.
+fn merge_split_logged(
+    n: usize,
+    per_shard: usize,
+    logged: impl Fn(usize) -> bool,
+) -> (Value, Vec<OpSamples>, Vec<ShardRun>) {
     let dir = TempDir::new("merge-exact");
     let mut union: Vec<OpSamples> = OPS.iter().map(|_| OpSamples::new()).collect();
     let mut samples = Samples(n as u64 * 7919);
@@ -194,7 +230,12 @@ fn merge_split(n: usize, per_shard: usize) -> (Value, Vec<OpSamples>, Vec<ShardR
                 .collect(),
         });
         let path = dir.path(&format!("shard{shard}.json"));
-        let doc = shard_file(shard, n, &ops, duration_ms);
+        let prefix = dir.path(&format!("shard{shard}"));
+        let prefix = logged(shard).then_some(prefix.as_path());
+        if let Some(p) = prefix {
+            write_logs(p, &ops);
+        }
+        let doc = shard_file(shard, n, &ops, duration_ms, prefix);
         std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
         files.push(path);
     }
@@ -334,4 +375,22 @@ fn averaging_the_shards_p99_would_be_wrong_and_the_merge_does_not() {
         .collect();
     assert!(p99s[3] > p99s[0], "{p99s:?}");
     assert!(p99s[3] < 10.0 * p99s[0] && p99s[0] > 0.0, "{p99s:?}");
+}
+
+#[test]
+fn a_set_where_one_shard_wrote_no_interval_log_has_no_per_second_percentiles() {
+    // Shard 1 ran without --hdr-file-prefix: the seconds' histograms of the
+    // others alone would give percentiles of part of the samples.
+    let (doc, union, _) = merge_split_logged(3, 3000, |k| k != 1);
+    let section = &doc["ALL STATS"];
+    for ((row, _), u) in OPS.iter().zip(&union) {
+        let r = &section[row];
+        assert_percentiles(&r["Percentile Latencies"], &u.whole, row);
+        for s in 0..SECONDS {
+            let second = &r["Time-Serie"][s.to_string()];
+            assert_eq!(second["Count"].as_u64(), Some(u.seconds[s as usize].len()));
+            assert!(second["p99.00"].is_null(), "{row} second {s}: {second}");
+            assert!(second["Average Latency"].as_f64().is_some(), "{second}");
+        }
+    }
 }

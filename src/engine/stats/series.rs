@@ -12,9 +12,6 @@
 
 use std::collections::BTreeMap;
 
-use hdrhistogram::Histogram;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
-
 use crate::engine::stats::{OpStats, Stats, max_us, percentile_us};
 
 /// One op's numbers for one second.
@@ -38,12 +35,10 @@ pub struct OpSecond {
     pub min_us: u64,
     /// Highest latency, µs.
     pub max_us: u64,
-    /// `(percentile, latency µs)` for each configured percentile.
+    /// `(percentile, latency µs)` for each configured percentile. The
+    /// second's histogram itself is not kept (memory stays flat however
+    /// long the run): `--hdr-file-prefix` streams it to the run's `.hlog`.
     pub percentiles_us: Vec<(f64, u64)>,
-    /// The second's latency histogram, V2 + deflate (values in µs); empty
-    /// for a second without replies and for the totals column, which is the
-    /// merge of the ops' histograms.
-    pub compressed_histogram: Vec<u8>,
 }
 
 impl OpSecond {
@@ -65,25 +60,8 @@ impl OpSecond {
                 .iter()
                 .map(|&p| (p, percentile_us(h, p)))
                 .collect(),
-            compressed_histogram: Vec::new(),
         }
     }
-
-    /// [`OpSecond::from_stats`] keeping the histogram too, compressed.
-    pub fn with_histogram(s: &OpStats, percentiles: &[f64]) -> Self {
-        let mut second = OpSecond::from_stats(s, percentiles);
-        second.compressed_histogram = compress(&s.latency_us);
-        second
-    }
-}
-
-/// V2 + deflate bytes of `h`; empty for an empty histogram (nothing to merge).
-fn compress(h: &Histogram<u64>) -> Vec<u8> {
-    let mut buf = Vec::new();
-    if !h.is_empty() && V2DeflateSerializer::new().serialize(h, &mut buf).is_err() {
-        buf.clear();
-    }
-    buf
 }
 
 /// All ops' numbers for one second of a phase.
@@ -166,7 +144,7 @@ impl SeriesBuilder {
             ops: s
                 .ops
                 .iter()
-                .map(|op| OpSecond::with_histogram(op, &self.percentiles))
+                .map(|op| OpSecond::from_stats(op, &self.percentiles))
                 .collect(),
             totals: OpSecond::from_stats(&totals, &self.percentiles),
             backlog,

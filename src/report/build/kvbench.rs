@@ -3,9 +3,6 @@
 //! schedule, the server's account, the cluster's nodes, the histograms),
 //! the variance of the runs, the warnings and the verdict.
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
-
 use crate::config::Config;
 use crate::engine::results::{Phase, PhaseResult, Results, Section};
 use crate::engine::stats::{ErrorCounts, Stats};
@@ -199,7 +196,7 @@ fn incomplete(c: &Config, r: &Results, p: &PhaseResult) -> Option<Incomplete> {
 
 fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
     let ops = p.ops(&c.ops);
-    let (histograms, per_second) = histograms(&ops, p);
+    let histograms = histograms(&ops, p);
     let server = evidence::phase(p, &c.ops, c.target.db);
     let client = super::host::client(p);
     let (watched, limit) = watched_and_limit(c, p, client.as_ref());
@@ -229,7 +226,6 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         limit,
         load_gap: Some(LoadGap::of(&p.load_gaps)),
         histograms: Some(histograms),
-        histograms_per_second: Some(per_second),
         cluster: evidence::cluster(c, r, p),
         server_latency: super::server_latency::phase(&ops, p),
         steadiness: super::warmup::steadiness(c, p),
@@ -278,32 +274,24 @@ fn limit(
     Some(limit::judge(&candidates, unwatched))
 }
 
-/// Every row's whole latency histogram and its histogram of each second,
-/// compressed as memtier's `Compressed Histogram` is, keyed by command
-/// (`SET`, `GET`, `HSET`) as `totals` is, so that the files of several
-/// machines merge exactly (`kvbench merge`). A second is keyed as in the
-/// rows' `Time-Serie`; one without replies is left out.
-type Histograms = Named<CompressedHistogram>;
-
-fn histograms(ops: &OpTable, p: &PhaseResult) -> (Histograms, Named<Histograms>) {
-    let mut whole = Vec::new();
-    let mut seconds = Vec::new();
-    for (i, (row, op)) in ops.rows.iter().zip(&p.stats.ops).enumerate() {
-        whole.push((
-            row.name_key.clone(),
-            CompressedHistogram(compressed(&op.latency_us)),
-        ));
-        let per_second = p.series.iter().filter_map(|s| {
-            let o = s
-                .ops
-                .get(i)
-                .filter(|o| !o.compressed_histogram.is_empty())?;
-            let text = STANDARD.encode(&o.compressed_histogram);
-            Some((s.second.to_string(), CompressedHistogram(text)))
-        });
-        seconds.push((row.name_key.clone(), Named(per_second.collect())));
-    }
-    (Named(whole), Named(seconds))
+/// Every row's whole latency histogram, compressed as memtier's `Compressed
+/// Histogram` is, keyed by command (`SET`, `GET`, `HSET`) as `totals` is, so
+/// that the files of several machines merge exactly (`kvbench merge`). Each
+/// second's histograms are not in the report: `--hdr-file-prefix` streams
+/// them to the run's `.hlog` files, which merge reads.
+fn histograms(ops: &OpTable, p: &PhaseResult) -> Named<CompressedHistogram> {
+    Named(
+        ops.rows
+            .iter()
+            .zip(&p.stats.ops)
+            .map(|(row, op)| {
+                (
+                    row.name_key.clone(),
+                    CompressedHistogram(compressed(&op.latency_us)),
+                )
+            })
+            .collect(),
+    )
 }
 
 /// `kvbench.variance`: the spread of the runs' ops/sec; `None` for one run.

@@ -236,11 +236,6 @@ pub struct PhaseSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "schema::by_command::<CompressedHistogram>")]
     pub histograms: Option<Named<CompressedHistogram>>,
-    /// Each row's latency histogram of each second, by command, then by the
-    /// second as in `Time-Serie`; a second without replies is left out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "schema::by_command_by_second")]
-    pub histograms_per_second: Option<Named<Named<CompressedHistogram>>>,
     /// `--cluster-mode` only (absent for one server): each node that
     /// answered, and what routing cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]

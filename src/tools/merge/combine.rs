@@ -13,6 +13,7 @@ use crate::report::model::histogram::{CompressedHistogram, HistogramError};
 use crate::report::model::kvbench::OpTotals;
 use crate::report::model::named::Named;
 use crate::report::model::section::OpRow;
+use crate::tools::merge::hlog::Seconds;
 
 /// One second of one row, summed over the machines.
 #[derive(Debug, Clone)]
@@ -44,6 +45,9 @@ pub struct RowSum {
     pub ask: f64,
     /// The seconds, by their index since the run's start.
     pub seconds: BTreeMap<u64, SecondSum>,
+    /// Every machine added brought its histogram of each second (from its
+    /// run's interval log): only then are the seconds' percentiles exact.
+    pub seconds_complete: bool,
 }
 
 /// A histogram that cannot be created is a bug in the bounds, not an input
@@ -109,8 +113,9 @@ pub struct ShardRow<'a> {
     pub totals: Option<&'a OpTotals>,
     /// `kvbench.runs[i].histograms` of the row's command.
     pub histogram: Option<&'a CompressedHistogram>,
-    /// `kvbench.runs[i].histograms_per_second` of the row's command.
-    pub per_second: Option<&'a Named<CompressedHistogram>>,
+    /// The row's histogram of each second, from the run's interval log
+    /// ([`crate::tools::merge::hlog`]); `None` when it wrote none.
+    pub per_second: Option<Seconds>,
     /// The machine's run time, s.
     pub duration_s: f64,
 }
@@ -125,6 +130,7 @@ impl RowSum {
             moved: 0.0,
             ask: 0.0,
             seconds: BTreeMap::new(),
+            seconds_complete: true,
         }
     }
 
@@ -152,6 +158,7 @@ impl RowSum {
         if let Some(h) = &histogram {
             let _ = self.histogram.add(h);
         }
+        self.seconds_complete &= s.per_second.is_some();
         self.moved += row.moved_per_sec.unwrap_or(0.0) * s.duration_s;
         self.ask += row.ask_per_sec.unwrap_or(0.0) * s.duration_s;
         for (key, second) in row.time_serie.iter() {
@@ -163,8 +170,8 @@ impl RowSum {
             sum.bytes_rx = second.bytes_rx.unwrap_or(0);
             sum.bytes_tx = second.bytes_tx.unwrap_or(0);
             sum.latency_sum_ms = second.average_latency_ms.unwrap_or(0.0) * second.count as f64;
-            if let Some(h) = s.per_second.and_then(|p| p.get(key)) {
-                let _ = sum.histogram.add(&h.decode()?);
+            if let Some(h) = s.per_second.as_ref().and_then(|p| p.get(&index)) {
+                let _ = sum.histogram.add(h);
             }
             self.seconds
                 .entry(index)
@@ -203,6 +210,7 @@ impl RowSum {
         self.moved += other.moved;
         self.ask += other.ask;
         if with_seconds {
+            self.seconds_complete &= other.seconds_complete;
             for (k, s) in &other.seconds {
                 self.seconds
                     .entry(*k)

@@ -107,10 +107,6 @@ impl Feed {
             Some(h) => self.named(h, |f, h| f.str(&h.0)),
             None => self.u64(0),
         }
-        match &r.histograms_per_second {
-            Some(h) => self.named(h, |f, seconds| f.named(seconds, |f, h| f.str(&h.0))),
-            None => self.u64(0),
-        }
         match &r.open_loop {
             Some(o) => {
                 self.u64(1);

@@ -8,8 +8,9 @@
 //!   Histogram` and the sum of its `Time-Serie` seconds' `Count`, and each
 //!   printed percentile is its histogram's (to the printed 3 decimals);
 //! - each op row's `Count` is its command's `totals.count`, its command's
-//!   `histograms` entry is the row's histogram, and each second of
-//!   `histograms_per_second` holds that second's `Count`;
+//!   `histograms` entry is the row's histogram (each second's histogram,
+//!   in the run's interval log, is checked as it is read:
+//!   [`crate::tools::merge::hlog`]);
 //! - `Totals` counts the other rows;
 //! - with `--rate`, `open_loop`'s blocks hold their `Count`s, service and
 //!   response time count the row's replies, and `never_sent_wait` the
@@ -197,44 +198,6 @@ fn verify_command(
                     at.phase
                 )));
             }
-        }
-    }
-    if let Some(seconds) = run
-        .histograms_per_second
-        .as_ref()
-        .and_then(|h| h.get(command))
-    {
-        verify_seconds(at, key, row, command, seconds)?;
-    }
-    Ok(())
-}
-
-/// Each second's histogram holds that second's `Count`; a second without a
-/// histogram had no reply.
-fn verify_seconds(
-    at: &At<'_>,
-    key: &str,
-    row: &OpRow,
-    command: &str,
-    seconds: &Named<CompressedHistogram>,
-) -> Result<(), UsageError> {
-    let field = format!("{}.histograms_per_second.{command}", at.run_field());
-    for (second, h) in seconds.iter() {
-        let held = at.decode(&format!("{command} second {second}"), h)?.len();
-        let count = row.time_serie.get(second).map_or(0, |s| s.count);
-        if held != count {
-            return Err(at.mismatch(format!(
-                "{} {key} second {second} Count {count} but {field}.\"{second}\" holds {held} samples",
-                at.phase
-            )));
-        }
-    }
-    for (second, s) in row.time_serie.iter() {
-        if s.count > 0 && seconds.get(second).is_none() {
-            return Err(at.mismatch(format!(
-                "{} {key} second {second} Count {} but {field} has no histogram for it",
-                at.phase, s.count
-            )));
         }
     }
     Ok(())

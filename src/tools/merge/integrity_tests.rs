@@ -79,9 +79,7 @@ fn consistent() -> Value {
             "runs": [{"phase": "RUN #1", "start_time_ms": 1000, "duration_ms": 2000,
                       "ops_per_sec": 2.5, "thread_cpu_s": [0.25], "totals": {"SET": totals(5)},
                       "errors": errors, "open_loop": null, "server": null,
-                      "histograms": {"SET": compressed(&whole)},
-                      "histograms_per_second": {"SET": {"0": compressed(&seconds[0]),
-                                                        "1": compressed(&seconds[1])}}}],
+                      "histograms": {"SET": compressed(&whole)}}],
             "warmup": null, "prefill": null, "totals": {"SET": totals(5)},
             "hit_rate_percent": null, "errors": errors, "server": null, "variance": null,
             "interrupted": null, "warnings": [],
@@ -146,7 +144,7 @@ fn a_percentile_off_by_more_than_its_rounding_is_refused() {
 }
 
 #[test]
-fn the_runs_totals_histograms_and_seconds_are_checked_against_the_row() {
+fn the_runs_totals_and_histograms_are_checked_against_the_row() {
     let mut doc = consistent();
     doc["kvbench"]["runs"][0]["totals"]["SET"]["count"] = json!(6);
     assert!(
@@ -161,17 +159,6 @@ fn the_runs_totals_histograms_and_seconds_are_checked_against_the_row() {
     let e = refusal(&doc);
     assert!(
         e.contains("kvbench.runs[0].histograms.SET is not the histogram of RUN #1 Sets"),
-        "{e}"
-    );
-
-    let mut doc = consistent();
-    let seconds = &mut doc["kvbench"]["runs"][0]["histograms_per_second"]["SET"];
-    let first = seconds["0"].clone();
-    seconds["0"] = seconds["1"].clone();
-    seconds["1"] = first;
-    let e = refusal(&doc);
-    assert!(
-        e.contains("RUN #1 Sets second 0 Count 3 but kvbench.runs[0].histograms_per_second.SET.\"0\" holds 2 samples"),
         "{e}"
     );
 }
@@ -251,4 +238,90 @@ fn a_relabelled_copy_keeps_its_digest_and_other_samples_do_not() {
     let held = digest::measurements(&merged);
     assert_eq!(held.len(), 2);
     assert_eq!(held[1].0, "1".repeat(64));
+}
+
+/// A fresh directory for one test's interval logs.
+fn log_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("kvbench-hlog-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes `p_SET_command_run_1.hlog` in `dir`, second `i` holding `seconds[i]`.
+fn write_log(dir: &std::path::Path, seconds: &[Histogram<u64>]) {
+    use hdrhistogram::serialization::V2DeflateSerializer;
+    use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
+    let mut file = std::fs::File::create(dir.join("p_SET_command_run_1.hlog")).unwrap();
+    let mut serializer = V2DeflateSerializer::new();
+    let mut log = IntervalLogWriterBuilder::new()
+        .with_base_time(std::time::SystemTime::now())
+        .begin_log_with(&mut file, &mut serializer)
+        .unwrap();
+    for (i, h) in seconds.iter().enumerate() {
+        let start = std::time::Duration::from_secs(i as u64);
+        let second = std::time::Duration::from_secs(1);
+        log.write_histogram(h, start, second, Tag::new("SET"))
+            .unwrap();
+    }
+}
+
+/// The consistent file, at `dir/f.json`, naming `prefix` as its
+/// `--hdr-file-prefix`.
+fn with_prefix(dir: &std::path::Path, prefix: &str) -> ShardFile {
+    let mut doc = consistent();
+    doc["kvbench"]["config"]["hdr_file_prefix"] = json!(prefix);
+    let path = dir.join("f.json");
+    check::from_text(path.to_str().unwrap(), &doc.to_string()).unwrap()
+}
+
+fn sets_row(f: &ShardFile) -> &crate::report::model::section::OpRow {
+    crate::tools::merge::run::section_of(f, 0)
+        .unwrap()
+        .row("Sets")
+        .unwrap()
+}
+
+#[test]
+fn each_seconds_histogram_is_read_from_the_runs_interval_log_and_checked() {
+    use crate::tools::merge::hlog;
+    let dir = log_dir("read");
+    let seconds = [histogram(&[100, 120, 90_000]), histogram(&[80, 95])];
+    write_log(&dir, &seconds);
+    // The prefix as written, and (moved elsewhere) its file name beside
+    // the JSON file.
+    for prefix in [dir.join("p").to_str().unwrap(), "/nowhere/p"] {
+        let f = with_prefix(&dir, prefix);
+        let read = hlog::seconds_of(&f, 1, "Sets", "SET", sets_row(&f))
+            .unwrap()
+            .expect("the log is found");
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[&0], seconds[0]);
+        assert_eq!(read[&1], seconds[1]);
+    }
+    // A run that wrote no log: nothing to add, and no refusal.
+    let f = with_prefix(&dir, "/nowhere/q");
+    assert!(
+        hlog::seconds_of(&f, 1, "Sets", "SET", sets_row(&f))
+            .unwrap()
+            .is_none()
+    );
+
+    // A log whose seconds do not hold the file's counts is refused.
+    write_log(&dir, &[seconds[1].clone(), seconds[0].clone()]);
+    let f = with_prefix(&dir, dir.join("p").to_str().unwrap());
+    let e = hlog::seconds_of(&f, 1, "Sets", "SET", sets_row(&f))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("holds 2 samples in second 0, but the file's Time-Serie Count is 3"),
+        "{e}"
+    );
+    // And so is one that lacks a second with replies.
+    write_log(&dir, &seconds[..1]);
+    let e = hlog::seconds_of(&f, 1, "Sets", "SET", sets_row(&f))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("has no interval for second 1"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

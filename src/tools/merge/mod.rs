@@ -47,6 +47,7 @@ pub mod digest;
 pub mod document;
 pub mod evidence;
 pub mod fold;
+pub mod hlog;
 pub mod inputs;
 pub mod integrity;
 #[cfg(test)]

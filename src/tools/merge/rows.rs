@@ -114,7 +114,8 @@ pub fn op_row(
 
 /// The merged seconds. Each second's `Ops/sec` is its replies, as a single
 /// machine writes it; its latencies come from the merged histogram of the
-/// second, and are left out for a second without replies.
+/// second, and are left out for a second without replies, and for every
+/// second when some machine's histograms of the seconds are missing.
 fn time_serie(sum: &RowSum, layout: &Layout) -> Named<Second> {
     let mut out = Named::default();
     for (index, s) in &sum.seconds {
@@ -131,7 +132,7 @@ fn time_serie(sum: &RowSum, layout: &Layout) -> Named<Second> {
             max_latency_ms: None,
             percentiles_ms: Named::default(),
         };
-        if with_latency && !h.is_empty() {
+        if with_latency && sum.seconds_complete && !h.is_empty() {
             second.min_latency_ms = Some(ms(h.min() as f64));
             second.max_latency_ms = Some(ms(max_us(h) as f64));
             for &p in &layout.percentiles {

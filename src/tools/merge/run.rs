@@ -17,6 +17,7 @@ use crate::tools::merge::check::ShardFile;
 use crate::tools::merge::cluster::ClusterSum;
 use crate::tools::merge::combine::{RowSum, ShardRow, add_named};
 use crate::tools::merge::evidence::EvidenceSum;
+use crate::tools::merge::hlog;
 use crate::tools::merge::open_loop::OpenLoopSum;
 use crate::tools::merge::rounds;
 use crate::tools::merge::rows::{self, Layout, TOTALS, WAITS};
@@ -133,19 +134,26 @@ fn of_phase(
 ) -> Result<RunSum, UsageError> {
     let refuse = |what: String| UsageError::new(&f.path, what);
     let duration_s = summary.duration_ms as f64 / 1000.0;
+    let run_number = summary
+        .phase
+        .strip_prefix("RUN #")
+        .and_then(|n| n.parse::<u32>().ok());
     let mut sums = Vec::with_capacity(layout.rows.len());
     for (row_key, command) in &layout.rows {
         let row = section
             .row(row_key)
             .ok_or_else(|| refuse(format!("{} has no {row_key} row", summary.phase)))?;
+        // A measured run's seconds are in its interval log; the warm-up
+        // writes none.
+        let per_second = match run_number {
+            Some(n) => hlog::seconds_of(f, n, row_key, command, row)?,
+            None => None,
+        };
         let shard = ShardRow {
             row,
             totals: summary.totals.get(command),
             histogram: summary.histograms.as_ref().and_then(|h| h.get(command)),
-            per_second: summary
-                .histograms_per_second
-                .as_ref()
-                .and_then(|h| h.get(command)),
+            per_second,
             duration_s,
         };
         let mut sum = RowSum::new();

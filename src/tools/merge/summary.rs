@@ -1,6 +1,5 @@
 //! A merged run written as `kvbench.runs[i]`: its rates over the common
-//! window, its exact totals and the merged histograms (whole and per
-//! second), the set's server evidence, and the merged `open_loop` and
+//! window, its exact totals and the merged histograms, the set's server evidence, and the merged `open_loop` and
 //! `cluster` objects.
 
 use crate::report::json::{compressed, round};
@@ -23,20 +22,12 @@ impl RunSum {
         let t = &self.totals.totals;
         let mut totals = Named::default();
         let mut histograms = Named::default();
-        let mut per_second = Named::default();
         for ((_, command), sum) in layout.rows.iter().zip(&self.rows) {
             totals.0.push((command.clone(), sum.totals_json()));
             histograms.0.push((
                 command.clone(),
                 CompressedHistogram(compressed(&sum.histogram)),
             ));
-            let seconds: Vec<(String, CompressedHistogram)> = sum
-                .seconds
-                .iter()
-                .filter(|(_, s)| !s.histogram.is_empty())
-                .map(|(k, s)| (k.to_string(), CompressedHistogram(compressed(&s.histogram))))
-                .collect();
-            per_second.0.push((command.clone(), Named(seconds)));
         }
         PhaseSummary {
             phase: self.phase.clone(),
@@ -79,7 +70,6 @@ impl RunSum {
             all_stats: None,
             start_lag_ms: None,
             histograms: Some(histograms),
-            histograms_per_second: Some(per_second),
         }
     }
 }

@@ -42,8 +42,11 @@ fn a_shard_made_the_bottleneck_is_named_as_the_limit() {
     assert_eq!(u(&run["totals"]["EVAL"]["count"]), evals);
     let shard = row(run, "redis", &address);
     assert_eq!(calls(shard, "eval"), evals, "{shard}");
+    // A full core by its own INFO, less what a loaded 2-core machine takes
+    // from it (88.7 % seen while a build ran beside the suite), and still
+    // above the 80 % at which a component is named the limit.
     let main = f(&shard["main_thread_cpu_percent"]);
-    assert!((90.0..=110.0).contains(&main), "{shard}");
+    assert!((80.0..=110.0).contains(&main), "{shard}");
     for other in shards.iter().filter(|s| s.port != busy.port) {
         let idle = row(run, "redis", &format!("127.0.0.1:{}", other.port));
         assert!(f(&idle["main_thread_cpu_percent"]) < 50.0, "{idle}");
@@ -58,7 +61,7 @@ fn a_shard_made_the_bottleneck_is_named_as_the_limit() {
     assert_eq!(limit["measure"], "main-thread CPU", "{limit}");
     assert_eq!(f(&limit["capacity"]), 1.0, "{limit}");
     let utilization = f(&limit["utilization_percent"]);
-    assert!((90.0..=110.0).contains(&utilization), "{limit}");
+    assert!((80.0..=110.0).contains(&utilization), "{limit}");
     assert!(
         (f(&limit["used"]) * 100.0 - utilization).abs() < 1.0,
         "{limit}"

@@ -131,12 +131,6 @@ pub fn format_version(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "const": FORMAT_VERSION })
 }
 
-/// `histograms_per_second`: by command, then by second.
-pub fn by_command_by_second(generator: &mut SchemaGenerator) -> Schema {
-    let seconds = by_second::<CompressedHistogram>(generator);
-    json_schema!({ "type": "object", "patternProperties": { COMMAND_KEY: seconds } })
-}
-
 /// Requires `keys` of an object: fields kvbench always writes, kept absent
 /// when a file read back lacked them (so serde skips them when `None`).
 fn require(schema: &mut Schema, keys: &[&str]) {
