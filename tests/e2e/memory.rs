@@ -39,13 +39,14 @@ fn rss(pid: u32) -> Option<u64> {
 }
 
 /// How much a run's resident memory may grow per second of run once it is
-/// under way. The master still keeps each second's summary and compressed
-/// histograms for the whole phase (docs/design.md, "Memory"): measured at
-/// about 8 KiB a second for this test's load (debug build), so this bound
-/// holds that growth from getting worse; it comes down to what flat memory
-/// allows (allocator noise, about 1 KiB a second) once the per-second
-/// histograms are streamed rather than kept.
-const GROWTH_BYTES_PER_SECOND: u64 = 16 * 1024;
+/// under way: allocator noise and the small per-second summaries (counts,
+/// bytes, the printed percentiles). Each second's histograms are no longer
+/// kept for the whole phase (they go to `--hdr-file-prefix`'s `.hlog` as
+/// the run goes): kept, they grew this test's run by 8–9 KiB a second
+/// (debug build), which this bound fails; streamed, 0 B a second was
+/// measured (26.6 MB at 20 s, 26.4 MB at 85 s). 2 KiB a second is at most
+/// 7 MB over an hour's run.
+const GROWTH_BYTES_PER_SECOND: u64 = 2 * 1024;
 
 /// design.md's worst case for one connection: the write buffer (the budget plus
 /// one request), the read buffer (twice the largest reply, at least 256 KiB)
@@ -115,7 +116,7 @@ fn large_values_with_a_pipeline_stay_under_the_documented_memory_bound() {
 fn a_long_runs_resident_memory_grows_by_at_most_a_few_kib_a_second() {
     // 90 s of a closed loop over 200 connections: every second's series
     // entry is filled (both ops, a wide spread of latency buckets, so each
-    // second's compressed histogram is as large as a busy run's).
+    // second's histograms are as large as a busy run's).
     let (seconds, settle) = (90u64, 20u64);
     let redis = Redis::start();
     let mut child = kvbench_at(redis.port)
