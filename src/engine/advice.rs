@@ -5,8 +5,10 @@
 use std::io;
 
 use crate::config::target::{Endpoint, Target};
+use crate::engine::server::Control;
 use crate::error::{ConnectError, DiscoverError, RunError, UsageError};
 use crate::protocol::sniff::Spoken;
+use crate::protocol::wire::Protocol;
 
 /// Refuses a run whose server answered the preflight in another protocol
 /// than `-P` (what `reply`, its first bytes, are in), naming what it speaks:
@@ -27,6 +29,38 @@ pub fn wrong_protocol(target: &Target, reply: &[u8]) -> Result<(), UsageError> {
             target.protocol.name()
         ),
     ))
+}
+
+/// Refuses a memcached run whose server answered the preflight's `stats`
+/// with nothing at all within `--connection-timeout`, when a new
+/// connection asking in memcached's other protocol gets an answer that
+/// names what it speaks: memcached started with `-B binary` waits for a
+/// whole binary header and never answers a text line, one started with
+/// `-B ascii` (or Redis) waits for a line end that a binary request never
+/// sends, so every connection of the run would go unanswered. A server
+/// silent in both is left to the run, whose load gap then says so.
+pub fn memcached_silent(
+    target: &Target,
+    error: &io::Error,
+    reply: &[u8],
+) -> Result<(), UsageError> {
+    if error.kind() != io::ErrorKind::TimedOut || !reply.is_empty() {
+        return Ok(());
+    }
+    let mut other = target.clone();
+    other.protocol = match target.protocol {
+        Protocol::MemcacheBinary => Protocol::MemcacheText,
+        Protocol::MemcacheText | Protocol::MemcacheMeta => Protocol::MemcacheBinary,
+        Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => return Ok(()),
+    };
+    let mut request = Vec::new();
+    other.protocol.encode_counters_request(&mut request);
+    let Ok(mut probe) = Control::open(&other) else {
+        return Ok(());
+    };
+    // Any bytes at all: the first read is enough to tell the protocol.
+    let _ = probe.exchange(&request, |b| (!b.is_empty()).then_some(b.len()));
+    wrong_protocol(target, probe.last_bytes())
 }
 
 /// Turns a connection failure into advice that names the flag to change; a

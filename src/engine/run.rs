@@ -120,6 +120,7 @@ fn run_schedule(
         // too slow to answer is asked nothing more, and every phase says so.
         Err(e) => {
             wrong_protocol(&config.target, preflight.last_bytes())?;
+            crate::engine::advice::memcached_silent(&config.target, &e, preflight.last_bytes())?;
             if e.kind() == io::ErrorKind::TimedOut {
                 info_unanswered = Some(format!("INFO before the run failed: {e}"));
             }

@@ -64,9 +64,10 @@ impl Protocol {
         }
     }
 
-    /// Appends the request for the server's counters; `logged_in` says the
-    /// connection authenticated in its handshake.
-    pub fn encode_counters_request(self, logged_in: bool, out: &mut Vec<u8>) {
+    /// Appends the request for the server's counters: memcached's binary
+    /// protocol asks in binary (a binary-only server, one with SASL, reads
+    /// nothing else), its text and meta protocols in text.
+    pub fn encode_counters_request(self, out: &mut Vec<u8>) {
         match self {
             Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
                 resp::control::encode_counters_request(out);
@@ -76,7 +77,9 @@ impl Protocol {
             Protocol::MemcacheText | Protocol::MemcacheMeta => {
                 memcache::control::encode_counters_request(false, out);
             }
-            Protocol::MemcacheBinary => memcache::control::encode_counters_request(logged_in, out),
+            // In the benchmark's own protocol, so that a server that does
+            // not speak it (memcached -B ascii) is found before the run.
+            Protocol::MemcacheBinary => memcache::control::encode_counters_request(true, out),
         }
     }
 
@@ -87,11 +90,7 @@ impl Protocol {
     /// # Errors
     ///
     /// Why the bytes are no such reply.
-    pub fn decode_counters(
-        self,
-        logged_in: bool,
-        buf: &[u8],
-    ) -> Result<Option<Option<Counters>>, WireError> {
+    pub fn decode_counters(self, buf: &[u8]) -> Result<Option<Option<Counters>>, WireError> {
         match self {
             Protocol::Redis | Protocol::Resp2 | Protocol::Resp3 => {
                 resp::control::decode_counters(buf)
@@ -99,7 +98,7 @@ impl Protocol {
             Protocol::MemcacheText | Protocol::MemcacheMeta => {
                 memcache::control::decode_counters(false, buf)
             }
-            Protocol::MemcacheBinary => memcache::control::decode_counters(logged_in, buf),
+            Protocol::MemcacheBinary => memcache::control::decode_counters(true, buf),
         }
     }
 }
@@ -109,46 +108,43 @@ mod tests {
     use super::Counters;
     use crate::protocol::wire::Protocol;
 
-    fn read(protocol: Protocol, logged_in: bool, wire: &[u8]) -> Option<Option<Counters>> {
-        protocol.decode_counters(logged_in, wire).unwrap()
+    fn read(protocol: Protocol, wire: &[u8]) -> Option<Option<Counters>> {
+        protocol.decode_counters(wire).unwrap()
     }
 
     #[test]
     fn resp_asks_info_all_and_reads_its_bulk_or_an_error() {
         let mut out = Vec::new();
-        Protocol::Resp3.encode_counters_request(false, &mut out);
+        Protocol::Resp3.encode_counters_request(&mut out);
         assert_eq!(out, b"*2\r\n$4\r\nINFO\r\n$3\r\nall\r\n");
         let info = b"$15\r\n# Server\r\na:1\r\n\r\n";
         let text = "# Server\r\na:1\r\n".to_string();
         assert_eq!(
-            read(Protocol::Redis, false, info),
+            read(Protocol::Redis, info),
             Some(Some(Counters::Info(text)))
         );
-        assert_eq!(read(Protocol::Redis, false, &info[..9]), None);
+        assert_eq!(read(Protocol::Redis, &info[..9]), None);
         // A proxy that answers no INFO gives no counters, and is no failure.
-        assert_eq!(read(Protocol::Resp2, true, b"-ERR unknown\r\n"), Some(None));
+        assert_eq!(read(Protocol::Resp2, b"-ERR unknown\r\n"), Some(None));
         assert_eq!(Protocol::Resp3.control(), Protocol::Resp2);
     }
 
     #[test]
-    fn memcached_asks_stats_in_text_unless_sasl_made_it_binary() {
+    fn memcached_asks_stats_in_the_runs_own_protocol() {
         let mut out = Vec::new();
-        Protocol::MemcacheBinary.encode_counters_request(false, &mut out);
+        Protocol::MemcacheMeta.encode_counters_request(&mut out);
         assert_eq!(out, b"stats\r\n");
         out.clear();
-        Protocol::MemcacheBinary.encode_counters_request(true, &mut out);
+        Protocol::MemcacheBinary.encode_counters_request(&mut out);
         assert_eq!(&out[..2], &[0x80, 0x10], "a binary STAT");
         let stats = b"STAT pid 1\r\nEND\r\n";
         let text = String::from_utf8_lossy(stats).into_owned();
         assert_eq!(
-            read(Protocol::MemcacheText, false, stats),
+            read(Protocol::MemcacheText, stats),
             Some(Some(Counters::Stats(text)))
         );
-        assert_eq!(read(Protocol::MemcacheText, false, &stats[..12]), None);
-        assert_eq!(
-            read(Protocol::MemcacheText, false, b"ERROR\r\n"),
-            Some(None)
-        );
+        assert_eq!(read(Protocol::MemcacheText, &stats[..12]), None);
+        assert_eq!(read(Protocol::MemcacheText, b"ERROR\r\n"), Some(None));
     }
 
     #[test]

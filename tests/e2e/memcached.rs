@@ -219,6 +219,15 @@ fn swapping_server() -> (u16, std::thread::JoinHandle<()>) {
                     if s.read_exact(&mut rest).is_err() {
                         return;
                     }
+                    if header[1] == 0x10 {
+                        // The preflight's STAT: the empty packet that ends
+                        // the stats, at once, outside the swap.
+                        let mut end = vec![0x81, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+                        end.extend_from_slice(&header[12..16]);
+                        end.extend_from_slice(&[0; 8]);
+                        let _ = s.write_all(&end);
+                        continue;
+                    }
                     // A miss carrying the request's opcode and opaque.
                     let mut miss = vec![0x81, header[1], 0, 0, 0, 0, 0, 1, 0, 0, 0, 0];
                     miss.extend_from_slice(&header[12..16]);

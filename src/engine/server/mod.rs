@@ -214,8 +214,6 @@ pub struct Control {
     stream: BlockingStream,
     buf: Vec<u8>,
     protocol: Protocol,
-    /// The handshake authenticated (memcached's SASL speaks only binary).
-    logged_in: bool,
     /// `--connection-timeout`: the most a whole reply may take, however it trickles.
     deadline: std::time::Duration,
     /// Why the connection is no longer used: a reply that did not come
@@ -238,7 +236,6 @@ impl Control {
             stream: net::connect_blocking(&target)?.0,
             buf: Vec::with_capacity(16 * 1024),
             protocol: target.protocol,
-            logged_in: target.auth.is_some(),
             deadline: target.connect_timeout,
             broken: None,
         })
@@ -366,10 +363,10 @@ impl Control {
     /// error reply, as from some proxies) from a connection that failed (`Err`).
     pub fn info_checked(&mut self) -> io::Result<Option<Info>> {
         let mut request = Vec::new();
-        let (protocol, logged_in) = (self.protocol, self.logged_in);
-        protocol.encode_counters_request(logged_in, &mut request);
+        let protocol = self.protocol;
+        protocol.encode_counters_request(&mut request);
         self.stream.write_all(&request)?;
-        let counters = self.read_until(|buf| match protocol.decode_counters(logged_in, buf) {
+        let counters = self.read_until(|buf| match protocol.decode_counters(buf) {
             Ok(found) => found.map(Ok),
             Err(e) => Some(Err(io::Error::new(io::ErrorKind::InvalidData, e))),
         })?;

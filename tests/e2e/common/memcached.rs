@@ -24,6 +24,8 @@ pub struct Memcached {
     /// Its TCP port on 127.0.0.1.
     pub port: u16,
     sasl: Option<Sasl>,
+    /// Started with `-B binary`: it answers no text `stats`.
+    binary_only: bool,
     _share: machine::Share,
 }
 
@@ -41,6 +43,51 @@ impl Memcached {
             }
         }
         panic!("memcached did not start on any of 5 free ports");
+    }
+
+    /// Starts one with `-B binary`, which speaks the binary protocol only
+    /// (its counters are read in binary too).
+    pub fn start_binary_only() -> Memcached {
+        for _ in 0..5 {
+            let port = free_port();
+            let child = Command::new("memcached")
+                .args([
+                    "-l",
+                    "127.0.0.1",
+                    "-p",
+                    &port.to_string(),
+                    "-U",
+                    "0",
+                    "-m",
+                    "64",
+                ])
+                .args(["-u", "root", "-B", "binary"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let mut m = Memcached {
+                child,
+                port,
+                sasl: None,
+                binary_only: true,
+                _share: machine::share(),
+            };
+            let give_up = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < give_up && m.child.try_wait().unwrap().is_none() {
+                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    // The listener must be this process, not another test's.
+                    if m.stat("pid") == u64::from(m.child.id()) {
+                        return m;
+                    }
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = m.child.kill();
+            let _ = m.child.wait();
+        }
+        panic!("memcached -B binary did not start on any of 5 free ports");
     }
 
     /// Starts one with SASL (`-S`) that knows only `user` / `password`, from a
@@ -103,6 +150,7 @@ impl Memcached {
             child,
             port,
             sasl: None,
+            binary_only: false,
             _share: machine::share(),
         };
         let give_up = Instant::now() + Duration::from_secs(5);
@@ -152,6 +200,7 @@ impl Memcached {
             child,
             port,
             sasl: None,
+            binary_only: false,
             _share: machine::share(),
         };
         let give_up = Instant::now() + Duration::from_secs(5);
@@ -186,8 +235,8 @@ impl Memcached {
 
     /// memcached's own counter `name` from `stats`.
     pub fn stat(&self, name: &str) -> u64 {
-        if let Some(sasl) = &self.sasl {
-            return self.binary_stat(sasl, name);
+        if self.sasl.is_some() || self.binary_only {
+            return self.binary_stat(self.sasl.as_ref(), name);
         }
         self.try_stat(name)
             .unwrap_or_else(|e| panic!("stats from memcached on {}: {e}", self.port))
@@ -247,16 +296,18 @@ fn binary_response(s: &mut TcpStream) -> (u16, Vec<u8>, Vec<u8>) {
 
 impl Memcached {
     /// `name` from a binary `Stat`, after SASL PLAIN.
-    fn binary_stat(&self, sasl: &Sasl, name: &str) -> u64 {
+    fn binary_stat(&self, sasl: Option<&Sasl>, name: &str) -> u64 {
         let mut s = self.connect();
-        let data = format!("\0{}\0{}", sasl.user, sasl.password);
-        s.write_all(&binary_request(0x21, b"PLAIN", data.as_bytes()))
-            .unwrap();
-        assert_eq!(
-            binary_response(&mut s).0,
-            0,
-            "SASL refused the test's password"
-        );
+        if let Some(sasl) = sasl {
+            let data = format!("\0{}\0{}", sasl.user, sasl.password);
+            s.write_all(&binary_request(0x21, b"PLAIN", data.as_bytes()))
+                .unwrap();
+            assert_eq!(
+                binary_response(&mut s).0,
+                0,
+                "SASL refused the test's password"
+            );
+        }
         s.write_all(&binary_request(0x10, b"", b"")).unwrap();
         let mut found = None;
         loop {

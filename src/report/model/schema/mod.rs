@@ -29,7 +29,6 @@ use crate::protocol::error_kind::ServerErrorKind;
 use crate::protocol::wire::Protocol;
 use crate::report::build;
 use crate::report::json::SCHEMA_VERSION;
-use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::kvbench::PhaseSummary;
 use crate::report::model::section::SectionTitle;
 use crate::report::model::{FORMAT_VERSION, KVBENCH, Report};
