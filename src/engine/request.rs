@@ -145,7 +145,8 @@ impl RequestSource {
         };
         let ops = Arc::clone(&config.ops);
         let patterns: Vec<KeyPattern> = ops.ops.iter().map(|op| op.pattern).collect();
-        let gens = ConnKeys::new(config, &patterns, slot, slots, start)?;
+        let draws: Vec<usize> = ops.ops.iter().map(|op| op.keys_of).collect();
+        let gens = ConnKeys::new(config, &patterns, &draws, slot, slots, start)?;
         let rand_range = match ops.rand_int {
             RandInt::KeyRange => Some(keys.range),
             RandInt::Below(n) => Some(KeyRange {
@@ -201,12 +202,7 @@ impl RequestSource {
             // Sequential from the start of this connection's slice, for exactly the
             // slice's length: the slices tile the range, so every key is written
             // once, even with more connections than keys.
-            keys: ConnKeys::Own(vec![KeyGen::new(
-                KeyPattern::Sequential,
-                range,
-                slot,
-                slots,
-            )?]),
+            keys: ConnKeys::single(KeyGen::new(KeyPattern::Sequential, range, slot, slots)?),
             rand_range: Some(range),
             rand_next: None,
             rng: SmallRng::seed_from_u64(seed),

@@ -55,6 +55,11 @@ pub struct OpDef {
     pub encoding: Encoding,
     /// Where this op's `__key__` draws from.
     pub pattern: KeyPattern,
+    /// The op whose key generator this op draws from: its own index, except
+    /// for the short MGET that ends a `--multi-key-get` cycle, which goes on
+    /// with the full MGETs' generator as memtier's one GET key iterator does
+    /// (a sequential walk continues rather than starting its own).
+    pub keys_of: usize,
     /// Requests of this op per cycle of the mix.
     pub weight: u32,
     /// The stats row this op is counted in: an index into [`OpTable::rows`].
@@ -238,6 +243,13 @@ impl OpTable {
                 table.push(spec, pattern, weight);
             }
         }
+        // The remainder MGET (the third op, when there is one) continues the
+        // full MGETs' keys.
+        if let (Some(_), Some(short)) = (pair.multi_get, table.ops.get_mut(2))
+            && short.spec.name() == "MGET"
+        {
+            short.keys_of = 1;
+        }
         for op in &mut table.ops {
             match op.spec.name().as_str() {
                 "SET" if pair.expiry.is_some() => op.encoding = Encoding::SetExpiring,
@@ -352,6 +364,7 @@ impl OpTable {
             .position(|arg| arg.contains(&crate::protocol::command::Part::Key))
             .or((spec.args.len() > 1).then_some(1));
         self.ops.push(OpDef {
+            keys_of: self.ops.len(),
             template: RespTemplate::new(&spec, false),
             encoding: Encoding::of(&spec),
             key_arg,

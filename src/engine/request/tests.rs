@@ -248,3 +248,46 @@ fn a_scan_stream_sends_the_cursor_of_the_reply_before_it() {
     assert_eq!(s.skip_next(), Some(1));
     assert!(s.exhausted());
 }
+
+#[test]
+fn the_short_mget_of_a_cycle_continues_the_sequential_walk() {
+    // 10 GETs a cycle in MGETs of 4: 4 + 4 + 2 keys, then the next cycle.
+    // memtier draws every key of every MGET from its one GET iterator, so
+    // the short MGET goes on where the full ones stopped.
+    let mget = |keys: std::ops::RangeInclusive<u64>| {
+        let mut text = format!("*{}\r\n$4\r\nMGET\r\n", keys.clone().count() + 1);
+        for k in keys {
+            let key = format!("k{k}");
+            text += &format!("${}\r\n{key}\r\n", key.len());
+        }
+        text
+    };
+    let expected: String = [1..=4, 5..=8, 9..=10, 11..=14, 15..=18, 19..=20]
+        .into_iter()
+        .map(mget)
+        .collect();
+    for pattern in ["S:S", "P:P"] {
+        for compat in [false, true] {
+            let mut args = vec![
+                "-t",
+                "1",
+                "-c",
+                "1",
+                "--ratio",
+                "0:10",
+                "--multi-key-get",
+                "4",
+                "--key-pattern",
+                pattern,
+                "--key-minimum",
+                "1",
+                "--key-maximum",
+                "100",
+            ];
+            if compat {
+                args.push("--memtier-compat");
+            }
+            assert_eq!(stream(&args, 6), expected, "{pattern}, compat {compat}");
+        }
+    }
+}
