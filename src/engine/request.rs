@@ -96,6 +96,9 @@ pub struct RequestSource {
     rng: SmallRng,
     /// Requests left in this phase; `None` when the phase is time-bound.
     remaining: Option<u64>,
+    /// `--data-import` under `--memtier-compat`: the SETs sent so far, whose
+    /// count names the next item in file order.
+    import_sets: u64,
     /// The pair's SET and GET, encoded for the run's wire and key prefix;
     /// one per worker, shared by its connections (its heads stay in cache).
     pair: Arc<PairEncoder>,
@@ -178,6 +181,7 @@ impl RequestSource {
                 seed,
             )),
             remaining,
+            import_sets: 0,
             pair: Arc::clone(pair),
             gate: WaitGate::default(),
             rotation: ops_transaction(&config.ops),
@@ -207,6 +211,7 @@ impl RequestSource {
             rand_next: None,
             rng: SmallRng::seed_from_u64(seed),
             remaining: Some(len / slots + u64::from(slot < len % slots)),
+            import_sets: 0,
             pair: Arc::clone(pair),
             gate: WaitGate::default(),
             rotation: None,
@@ -360,7 +365,18 @@ impl RequestSource {
                 (self.pair.get(out, key, opaque), Some(key))
             }
             Encoding::ImportSet | Encoding::ImportGet | Encoding::ImportGeneratedSet => {
-                let key = keys.next(index, &mut self.rng);
+                let mut key = keys.next(index, &mut self.rng);
+                // memtier's SET drops its draw and sends the next item.
+                if op.encoding == Encoding::ImportSet
+                    && self
+                        .ops
+                        .import
+                        .as_ref()
+                        .is_some_and(|i| i.sets_in_file_order())
+                {
+                    self.import_sets += 1;
+                    key = self.import_sets;
+                }
                 let len = import::encode(
                     op.encoding,
                     &self.ops,

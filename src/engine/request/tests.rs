@@ -291,3 +291,39 @@ fn the_short_mget_of_a_cycle_continues_the_sequential_walk() {
         }
     }
 }
+
+#[test]
+fn memtier_compat_import_sets_draw_their_key_before_reading_the_next_item() {
+    use clap::Parser;
+    let parse = |args: &[&str]| {
+        let mut full = vec!["kvbench", "--memtier-compat", "--ratio", "1:1"];
+        full.extend_from_slice(args);
+        Config::from_args(crate::cli::Args::try_parse_from(full).unwrap()).unwrap()
+    };
+    // Item numbers (the keys of an import) of 20 requests, SET and GET in turn.
+    let keys = |c: &Config| {
+        let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+        let mut s = RequestSource::new(c, &pair_encoder(c), Stop::Requests(20), 0, 1, 9).unwrap();
+        let mut out = Vec::new();
+        std::iter::from_fn(|| s.encode_next(&mut out, &values, 0))
+            .map(|q| q.key)
+            .collect::<Vec<_>>()
+    };
+    let path = std::env::temp_dir().join(format!("kvbench-import-{}.csv", std::process::id()));
+    let mut file =
+        "dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey, key, data\n".to_string();
+    for i in 1..=50 {
+        file += &format!("0, 0, 0, 4, 0, 0, 1, 4, \"i:{i:02}\", \"vv\"\n");
+    }
+    std::fs::write(&path, file).unwrap();
+    let import = keys(&parse(&["--data-import", path.to_str().unwrap()]));
+    std::fs::remove_file(&path).unwrap();
+    // memtier draws a key for every SET from the SET pattern, so its GETs
+    // pick what a run of generated keys over 1..=50 picks ...
+    let plain = keys(&parse(&["--key-minimum", "1", "--key-maximum", "50"]));
+    let gets = |keys: &[u64]| keys.iter().skip(1).step_by(2).copied().collect::<Vec<_>>();
+    assert_eq!(gets(&import), gets(&plain));
+    // ... while its SETs send the file's items in order.
+    let sets: Vec<u64> = import.iter().step_by(2).copied().collect();
+    assert_eq!(sets, (1..=10).collect::<Vec<u64>>());
+}
