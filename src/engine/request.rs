@@ -65,6 +65,9 @@ pub struct Queued {
     /// An `ASKING` sent ahead of a redirected request: its reply answers
     /// no request of the workload and is not counted.
     pub asking: bool,
+    /// `--transaction`: the `EXEC` (or `DISCARD`) of a rotation, whose reply
+    /// holds the replies of the commands queued before it.
+    pub ends_transaction: bool,
 }
 
 impl Queued {
@@ -79,6 +82,7 @@ impl Queued {
         redirects: 0,
         retries: 0,
         asking: true,
+        ends_transaction: false,
     };
 }
 
@@ -418,6 +422,7 @@ impl RequestSource {
             redirects: 0,
             retries: 0,
             asking: false,
+            ends_transaction: self.ops.transaction && op.ends_transaction,
         })
     }
 }

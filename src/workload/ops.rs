@@ -70,6 +70,9 @@ pub struct OpDef {
     pub key_arg: Option<usize>,
     /// A read (`--read-from replica|any` may send it to a replica).
     pub read: bool,
+    /// `EXEC` or `DISCARD`: under `--transaction`, its reply ends the
+    /// transaction whose commands were answered `+QUEUED`.
+    pub ends_transaction: bool,
 }
 
 /// One row of the reports: the counters of one or more ops.
@@ -369,6 +372,7 @@ impl OpTable {
             encoding: Encoding::of(&spec),
             key_arg,
             read: READ_COMMANDS.contains(&name.as_str()),
+            ends_transaction: name == "EXEC" || name == "DISCARD",
             spec,
             pattern,
             weight,
