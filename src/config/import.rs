@@ -92,7 +92,8 @@ pub(super) fn build_import(a: &mut Args) -> Result<Option<DataImport>, UsageErro
     } else {
         ExpiryCommand::SetWithEx
     };
-    let mut imported = Imported::new(items, a.no_expiry, command);
+    let mut imported = Imported::new(items, a.no_expiry, command)
+        .with_sets_in_file_order(a.memtier_compat && !a.generate_keys);
     if a.generate_keys {
         imported = imported.with_generated_min(a.key_minimum.unwrap_or(0));
     } else {
@@ -197,7 +198,17 @@ pub(super) fn apply(
             ("SET", false) => {
                 op.encoding = Encoding::ImportSet;
                 // memtier's SETs read the file in order whatever the pattern.
-                op.pattern = KeyPattern::Sequential;
+                // Under --memtier-compat a SET of R, G or Z keeps its pattern:
+                // it draws a key, as memtier's does, and sends the next item
+                // (`Imported::sets_in_file_order`). memtier's P over an
+                // import has no key range to share out, so P walks as S.
+                let draws = matches!(
+                    op.pattern,
+                    KeyPattern::Uniform | KeyPattern::Gaussian { .. } | KeyPattern::Zipfian { .. }
+                );
+                if !(compat && draws) {
+                    op.pattern = KeyPattern::Sequential;
+                }
             }
             ("SET", true) => op.encoding = Encoding::ImportGeneratedSet,
             ("GET", false) => op.encoding = Encoding::ImportGet,

@@ -65,6 +65,9 @@ pub struct Queued {
     /// An `ASKING` sent ahead of a redirected request: its reply answers
     /// no request of the workload and is not counted.
     pub asking: bool,
+    /// `--transaction`: the `EXEC` (or `DISCARD`) of a rotation, whose reply
+    /// holds the replies of the commands queued before it.
+    pub ends_transaction: bool,
 }
 
 impl Queued {
@@ -79,6 +82,7 @@ impl Queued {
         redirects: 0,
         retries: 0,
         asking: true,
+        ends_transaction: false,
     };
 }
 
@@ -96,6 +100,9 @@ pub struct RequestSource {
     rng: SmallRng,
     /// Requests left in this phase; `None` when the phase is time-bound.
     remaining: Option<u64>,
+    /// `--data-import` under `--memtier-compat`: the SETs sent so far, whose
+    /// count names the next item in file order.
+    import_sets: u64,
     /// The pair's SET and GET, encoded for the run's wire and key prefix;
     /// one per worker, shared by its connections (its heads stay in cache).
     pair: Arc<PairEncoder>,
@@ -145,7 +152,8 @@ impl RequestSource {
         };
         let ops = Arc::clone(&config.ops);
         let patterns: Vec<KeyPattern> = ops.ops.iter().map(|op| op.pattern).collect();
-        let gens = ConnKeys::new(config, &patterns, slot, slots, start)?;
+        let draws: Vec<usize> = ops.ops.iter().map(|op| op.keys_of).collect();
+        let gens = ConnKeys::new(config, &patterns, &draws, slot, slots, start)?;
         let rand_range = match ops.rand_int {
             RandInt::KeyRange => Some(keys.range),
             RandInt::Below(n) => Some(KeyRange {
@@ -177,6 +185,7 @@ impl RequestSource {
                 seed,
             )),
             remaining,
+            import_sets: 0,
             pair: Arc::clone(pair),
             gate: WaitGate::default(),
             rotation: ops_transaction(&config.ops),
@@ -201,16 +210,12 @@ impl RequestSource {
             // Sequential from the start of this connection's slice, for exactly the
             // slice's length: the slices tile the range, so every key is written
             // once, even with more connections than keys.
-            keys: ConnKeys::Own(vec![KeyGen::new(
-                KeyPattern::Sequential,
-                range,
-                slot,
-                slots,
-            )?]),
+            keys: ConnKeys::single(KeyGen::new(KeyPattern::Sequential, range, slot, slots)?),
             rand_range: Some(range),
             rand_next: None,
             rng: SmallRng::seed_from_u64(seed),
             remaining: Some(len / slots + u64::from(slot < len % slots)),
+            import_sets: 0,
             pair: Arc::clone(pair),
             gate: WaitGate::default(),
             rotation: None,
@@ -364,7 +369,18 @@ impl RequestSource {
                 (self.pair.get(out, key, opaque), Some(key))
             }
             Encoding::ImportSet | Encoding::ImportGet | Encoding::ImportGeneratedSet => {
-                let key = keys.next(index, &mut self.rng);
+                let mut key = keys.next(index, &mut self.rng);
+                // memtier's SET drops its draw and sends the next item.
+                if op.encoding == Encoding::ImportSet
+                    && self
+                        .ops
+                        .import
+                        .as_ref()
+                        .is_some_and(|i| i.sets_in_file_order())
+                {
+                    self.import_sets += 1;
+                    key = self.import_sets;
+                }
                 let len = import::encode(
                     op.encoding,
                     &self.ops,
@@ -406,6 +422,7 @@ impl RequestSource {
             redirects: 0,
             retries: 0,
             asking: false,
+            ends_transaction: self.ops.transaction && op.ends_transaction,
         })
     }
 }

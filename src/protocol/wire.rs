@@ -187,6 +187,23 @@ pub fn scan_cursor(protocol: Protocol, reply: &[u8]) -> Option<u64> {
     }
 }
 
+/// `--transaction`: calls `each` with the position and outcome of every
+/// reply inside `reply`, one complete reply to `EXEC`, and returns how many
+/// there are; `None` when it holds none (an aborted `EXEC`, an error, a
+/// wire without transactions). See [`resp::exec::exec_outcomes`].
+#[inline]
+pub fn exec_outcomes(
+    protocol: Protocol,
+    reply: &[u8],
+    each: impl FnMut(usize, Outcome),
+) -> Option<usize> {
+    match protocol {
+        Protocol::Redis | Protocol::Resp2 => resp::exec::exec_outcomes(reply, Dialect::Resp2, each),
+        Protocol::Resp3 => resp::exec::exec_outcomes(reply, Dialect::Resp3, each),
+        Protocol::MemcacheText | Protocol::MemcacheBinary | Protocol::MemcacheMeta => None,
+    }
+}
+
 impl Protocol {
     /// Appends `SET prefix+key value` in this protocol; returns its length.
     /// memcached's items never expire (memtier's default expiry, 0); its

@@ -192,10 +192,19 @@ fn row(
     if cluster {
         shards::redirect_cells(out, Some(op), secs);
     }
-    let _ = write!(out, "{:>16.5}", op.mean_us() / 1000.0);
-    for &p in percentiles {
-        let v = percentile_us(&op.latency_us, p);
-        let _ = write!(out, "{:>16.5}", v as f64 / 1000.0);
+    // memtier's run_stats prints `---` for the average and every percentile
+    // of a Sets, Gets or Waits row whose latency histogram is empty (its
+    // `has_set_ops`); Totals and the `--command` rows print 0.00000.
+    if name != "Totals" && op.latency_us.is_empty() {
+        for _ in 0..=percentiles.len() {
+            let _ = write!(out, "{:>16}", "---");
+        }
+    } else {
+        let _ = write!(out, "{:>16.5}", op.mean_us() / 1000.0);
+        for &p in percentiles {
+            let v = percentile_us(&op.latency_us, p);
+            let _ = write!(out, "{:>16.5}", v as f64 / 1000.0);
+        }
     }
     let kb = (op.bytes_rx + op.bytes_tx) as f64 / 1024.0;
     let _ = writeln!(out, "{:>13.2} ", kb / secs.as_secs_f64().max(1e-9));

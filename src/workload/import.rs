@@ -47,6 +47,10 @@ pub struct Imported {
     /// `--generate-keys`: the key range's first number, which takes the
     /// first item's value.
     generated_min: u64,
+    /// `--memtier-compat`: a SET draws its key from the SET key pattern and
+    /// sends the connection's next item in file order whatever it drew (see
+    /// [`Imported::sets_in_file_order`]).
+    file_order: bool,
     /// Every item's SET (or SETEX), laid end to end.
     sets: Vec<u8>,
     /// Where item `i`'s SET lies in `sets`.
@@ -100,6 +104,7 @@ impl Imported {
             no_expiry,
             command,
             generated_min: 0,
+            file_order: false,
             sets,
             set_at,
             gets,
@@ -113,6 +118,22 @@ impl Imported {
             generated_min: min,
             ..self
         }
+    }
+
+    /// `--memtier-compat`: memtier's SET reads the next item of the file
+    /// (each client from the first, wrapping) yet still draws a key from the
+    /// SET key pattern, which it then drops (`client::get_key_for_conn` calls
+    /// `get_key_index` for every command). With `R`, `G` or `Z` that draw
+    /// takes numbers from the generator the GETs draw from too, so the GETs
+    /// after SETs pick other items than a SET that draws nothing would leave.
+    pub fn with_sets_in_file_order(self, file_order: bool) -> Imported {
+        Imported { file_order, ..self }
+    }
+
+    /// True when a SET's item is the connection's count of SETs, not its
+    /// key draw.
+    pub fn sets_in_file_order(&self) -> bool {
+        self.file_order
     }
 
     /// The items, in file order.

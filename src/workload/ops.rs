@@ -55,6 +55,11 @@ pub struct OpDef {
     pub encoding: Encoding,
     /// Where this op's `__key__` draws from.
     pub pattern: KeyPattern,
+    /// The op whose key generator this op draws from: its own index, except
+    /// for the short MGET that ends a `--multi-key-get` cycle, which goes on
+    /// with the full MGETs' generator as memtier's one GET key iterator does
+    /// (a sequential walk continues rather than starting its own).
+    pub keys_of: usize,
     /// Requests of this op per cycle of the mix.
     pub weight: u32,
     /// The stats row this op is counted in: an index into [`OpTable::rows`].
@@ -65,6 +70,9 @@ pub struct OpDef {
     pub key_arg: Option<usize>,
     /// A read (`--read-from replica|any` may send it to a replica).
     pub read: bool,
+    /// `EXEC` or `DISCARD`: under `--transaction`, its reply ends the
+    /// transaction whose commands were answered `+QUEUED`.
+    pub ends_transaction: bool,
 }
 
 /// One row of the reports: the counters of one or more ops.
@@ -238,6 +246,13 @@ impl OpTable {
                 table.push(spec, pattern, weight);
             }
         }
+        // The remainder MGET (the third op, when there is one) continues the
+        // full MGETs' keys.
+        if let (Some(_), Some(short)) = (pair.multi_get, table.ops.get_mut(2))
+            && short.spec.name() == "MGET"
+        {
+            short.keys_of = 1;
+        }
         for op in &mut table.ops {
             match op.spec.name().as_str() {
                 "SET" if pair.expiry.is_some() => op.encoding = Encoding::SetExpiring,
@@ -352,10 +367,12 @@ impl OpTable {
             .position(|arg| arg.contains(&crate::protocol::command::Part::Key))
             .or((spec.args.len() > 1).then_some(1));
         self.ops.push(OpDef {
+            keys_of: self.ops.len(),
             template: RespTemplate::new(&spec, false),
             encoding: Encoding::of(&spec),
             key_arg,
             read: READ_COMMANDS.contains(&name.as_str()),
+            ends_transaction: name == "EXEC" || name == "DISCARD",
             spec,
             pattern,
             weight,

@@ -2,7 +2,8 @@
 //! checked by what the server holds or counted: `--expiry-range` (TTLs of
 //! every key), `--wait-ratio` (`cmdstat_wait`), `--data-size-pattern S`
 //! (STRLEN per key), `--multi-key-get` (`cmdstat_mget` and the keys it looked
-//! up), `--data-offset` (SETRANGE / GETRANGE and the bytes stored), and the
+//! up), `--data-offset` (SETRANGE / GETRANGE and the bytes stored), the
+//! `---` of a row without ops in the text table, and the
 //! refusals of combinations memtier refuses too.
 
 use crate::common::{Redis, info_u64, refused_before_connecting, u};
@@ -151,5 +152,30 @@ fn combinations_memtier_refuses_are_refused_naming_the_flag() {
         full.extend_from_slice(args);
         let stderr = refused_before_connecting(&redis, &full);
         assert!(stderr.contains(flag), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_pair_row_with_no_ops_prints_dashes_for_its_latencies_as_memtier() {
+    let redis = Redis::start();
+    let report = redis.kvbench_json("-t 1 -c 1 -n 50 --ratio 1:0");
+    let cells = |name: &str| -> Vec<String> {
+        let line = report.stdout.lines().find(|l| l.starts_with(name));
+        let line = line.unwrap_or_else(|| panic!("no {name} row in\n{}", report.stdout));
+        line.split_whitespace().map(str::to_string).collect()
+    };
+    // Type, Ops/sec, Hits/sec, Misses/sec, Avg. Latency, p50, p99, p99.9, KB/sec.
+    let gets = cells("Gets");
+    assert_eq!(gets.len(), 9, "{gets:?}");
+    assert_eq!(gets[1..4], ["0.00", "0.00", "0.00"], "{gets:?}");
+    assert_eq!(gets[4..8], ["---"; 4], "{gets:?}");
+    assert_eq!(gets[8], "0.00", "{gets:?}");
+    // Rows that had ops keep their numbers.
+    for name in ["Sets", "Totals"] {
+        let row = cells(name);
+        assert!(
+            row[4..8].iter().all(|c| c.parse::<f64>().is_ok()),
+            "{row:?}"
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! connection, every `__key__` of it one key. kvbench counts per command, as
 //! memtier does, and its counts equal the server's `cmdstat_watch`,
 //! `cmdstat_multi`, `cmdstat_exec` and the inner commands' (which the server
-//! counts when `EXEC` runs them).
+//! counts when `EXEC` runs them), and the hits and misses of GETs read from
+//! `EXEC`'s array.
 
 use crate::common::cluster::Cluster;
 use crate::common::cluster::kvbench::kvbench_cluster;
@@ -139,5 +140,44 @@ fn in_a_cluster_each_rotation_runs_on_the_shard_of_its_key() {
     assert!(
         with_transactions >= 2,
         "every transaction went to one shard"
+    );
+}
+
+#[test]
+fn a_get_inside_a_transaction_counts_its_hit_or_miss_from_execs_array() {
+    let redis = Redis::start();
+    // Keys 1 to 4 of 1 to 10 exist; the others do not.
+    for k in 1..=4 {
+        redis.command(&["SET", &format!("memtier-{k}"), "v"]);
+    }
+    redis.reset_stats();
+    // One connection, 10 rotations of MULTI, GET, GET, EXEC: the sequential
+    // walk gives the rotations keys 1 to 10, each once, and both GETs of a
+    // rotation read its key.
+    let report = crate::common::kvbench_json(
+        redis.port,
+        "-t 1 -c 1 -n 40 --transaction --key-minimum 1 --key-maximum 10",
+        &[
+            "--command",
+            "GET __key__",
+            "--command-ratio",
+            "2",
+            "--command-key-pattern",
+            "S",
+        ],
+    );
+    let doc = &report.doc;
+    assert_eq!(redis.calls("get"), 20);
+    assert_eq!(total(doc, "GET", "count"), 20);
+    // Each GET's own reply was +QUEUED; EXEC's array said 8 values, 12 nils.
+    assert_eq!(total(doc, "GET", "hits"), 8);
+    assert_eq!(total(doc, "GET", "misses"), 12);
+    assert_eq!(total(doc, "EXEC", "count"), 10);
+    assert!(
+        report
+            .stdout
+            .contains("GET hit rate: 40.00 % (8 hits, 12 misses)"),
+        "{}",
+        report.stdout
     );
 }

@@ -7,7 +7,9 @@ use std::io::{self, Read, Write};
 use std::time::Instant;
 
 use crate::engine::cluster::redirect;
-use crate::engine::conn::{Bounce, CloseReason, Conn, ConnState, InFlight, micros_between};
+use crate::engine::conn::{
+    Bounce, CloseReason, Conn, ConnState, InFlight, micros_between, transaction,
+};
 use crate::engine::request::ScanReply;
 use crate::engine::stats::Stats;
 use crate::engine::stats::errors::ProtocolFault;
@@ -184,6 +186,21 @@ impl Conn {
                         let bounce = (self.node.is_some() && bounces(outcome))
                             || matches!(outcome, Outcome::Error(k) if self.hand_back.wants(k));
                         let to = bounce.then(|| redirect_target(reply)).flatten();
+                        if let Some(q) = due.filter(|q| !q.asking) {
+                            let counters = transaction::Counters {
+                                stats,
+                                tally: &mut self.tally,
+                                node: self.node,
+                            };
+                            let protocol = self.protocol;
+                            transaction::follow(
+                                protocol,
+                                q,
+                                (outcome, reply),
+                                &mut self.queued,
+                                counters,
+                            );
+                        }
                         self.record_reply(outcome, used, now, stats, bounce.then_some(to))?;
                         used
                     }

@@ -162,9 +162,13 @@ pub struct Conn {
     reads_scan_cursors: bool,
     /// The cursor of the last SCAN reply, until the client takes it.
     scan_reply: Option<ScanReply>,
+    /// `--transaction`: the commands answered `+QUEUED` since the last
+    /// `EXEC`, in order (see [`transaction`]).
+    queued: Vec<transaction::QueuedCommand>,
 }
 
 mod io;
+mod transaction;
 
 pub(crate) use io::record;
 
@@ -221,6 +225,7 @@ impl Conn {
             hand_back: HandBack::default(),
             reads_scan_cursors: false,
             scan_reply: None,
+            queued: Vec::new(),
         }
     }
 
@@ -306,6 +311,8 @@ impl Conn {
     fn restart(&mut self, handshake: &[u8]) {
         self.state = ConnState::Connecting;
         self.inflight.clear();
+        // A transaction does not outlive its connection.
+        self.queued.clear();
         self.wbuf.clear();
         self.wbuf.extend_from_slice(handshake);
         // Every handshake step sends a command, so no bytes means no replies to await.

@@ -248,3 +248,82 @@ fn a_scan_stream_sends_the_cursor_of_the_reply_before_it() {
     assert_eq!(s.skip_next(), Some(1));
     assert!(s.exhausted());
 }
+
+#[test]
+fn the_short_mget_of_a_cycle_continues_the_sequential_walk() {
+    // 10 GETs a cycle in MGETs of 4: 4 + 4 + 2 keys, then the next cycle.
+    // memtier draws every key of every MGET from its one GET iterator, so
+    // the short MGET goes on where the full ones stopped.
+    let mget = |keys: std::ops::RangeInclusive<u64>| {
+        let mut text = format!("*{}\r\n$4\r\nMGET\r\n", keys.clone().count() + 1);
+        for k in keys {
+            let key = format!("k{k}");
+            text += &format!("${}\r\n{key}\r\n", key.len());
+        }
+        text
+    };
+    let expected: String = [1..=4, 5..=8, 9..=10, 11..=14, 15..=18, 19..=20]
+        .into_iter()
+        .map(mget)
+        .collect();
+    for pattern in ["S:S", "P:P"] {
+        for compat in [false, true] {
+            let mut args = vec![
+                "-t",
+                "1",
+                "-c",
+                "1",
+                "--ratio",
+                "0:10",
+                "--multi-key-get",
+                "4",
+                "--key-pattern",
+                pattern,
+                "--key-minimum",
+                "1",
+                "--key-maximum",
+                "100",
+            ];
+            if compat {
+                args.push("--memtier-compat");
+            }
+            assert_eq!(stream(&args, 6), expected, "{pattern}, compat {compat}");
+        }
+    }
+}
+
+#[test]
+fn memtier_compat_import_sets_draw_their_key_before_reading_the_next_item() {
+    use clap::Parser;
+    let parse = |args: &[&str]| {
+        let mut full = vec!["kvbench", "--memtier-compat", "--ratio", "1:1"];
+        full.extend_from_slice(args);
+        Config::from_args(crate::cli::Args::try_parse_from(full).unwrap()).unwrap()
+    };
+    // Item numbers (the keys of an import) of 20 requests, SET and GET in turn.
+    let keys = |c: &Config| {
+        let values = ValuePool::new(&c.values, false, &mut SmallRng::seed_from_u64(1));
+        let mut s = RequestSource::new(c, &pair_encoder(c), Stop::Requests(20), 0, 1, 9).unwrap();
+        let mut out = Vec::new();
+        std::iter::from_fn(|| s.encode_next(&mut out, &values, 0))
+            .map(|q| q.key)
+            .collect::<Vec<_>>()
+    };
+    let path = std::env::temp_dir().join(format!("kvbench-import-{}.csv", std::process::id()));
+    let mut file =
+        "dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey, key, data\n".to_string();
+    for i in 1..=50 {
+        file += &format!("0, 0, 0, 4, 0, 0, 1, 4, \"i:{i:02}\", \"vv\"\n");
+    }
+    std::fs::write(&path, file).unwrap();
+    let import = keys(&parse(&["--data-import", path.to_str().unwrap()]));
+    std::fs::remove_file(&path).unwrap();
+    // memtier draws a key for every SET from the SET pattern, so its GETs
+    // pick what a run of generated keys over 1..=50 picks ...
+    let plain = keys(&parse(&["--key-minimum", "1", "--key-maximum", "50"]));
+    let gets = |keys: &[u64]| keys.iter().skip(1).step_by(2).copied().collect::<Vec<_>>();
+    assert_eq!(gets(&import), gets(&plain));
+    // ... while its SETs send the file's items in order.
+    let sets: Vec<u64> = import.iter().step_by(2).copied().collect();
+    assert_eq!(sets, (1..=10).collect::<Vec<u64>>());
+}

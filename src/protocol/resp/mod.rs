@@ -27,6 +27,7 @@ pub use scan::scan_cursor;
 
 pub mod control;
 mod encode;
+pub mod exec;
 pub mod handshake;
 pub mod heads;
 pub mod options;

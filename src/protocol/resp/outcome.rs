@@ -30,7 +30,7 @@ pub fn decode(buf: &[u8], dialect: Dialect) -> Result<Option<(Outcome, usize, u6
 
 /// A reply's outcome: RESP3's null is a miss and its blob error an error
 /// (the decoder already returns both as RESP2's kinds).
-fn outcome(reply: &Reply<'_>) -> Outcome {
+pub(super) fn outcome(reply: &Reply<'_>) -> Outcome {
     match reply {
         Reply::Nil => Outcome::Nil,
         Reply::Bulk(_) | Reply::Verbatim(_) => Outcome::Value,

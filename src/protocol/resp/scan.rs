@@ -31,7 +31,7 @@ pub fn scan_cursor(reply: &[u8], dialect: Dialect) -> Option<u64> {
 
 /// The value header at `pos` (inside `depth` open arrays) and the offset
 /// after it, past any attributes before it.
-fn past_attributes(
+pub(super) fn past_attributes(
     buf: &[u8],
     mut pos: usize,
     depth: usize,
