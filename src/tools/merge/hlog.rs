@@ -20,7 +20,7 @@ use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use crate::engine::results::Phase;
 use crate::error::UsageError;
 use crate::report::hdr::file_name;
-use crate::report::model::histogram::CompressedHistogram;
+use crate::report::model::histogram::{CompressedHistogram, HistogramError};
 use crate::report::model::section::OpRow;
 use crate::tools::merge::check::ShardFile;
 
@@ -39,13 +39,35 @@ pub fn locate(f: &ShardFile, run: u32, op: &str) -> Option<PathBuf> {
     beside.is_file().then_some(beside)
 }
 
+/// Why an interval log cannot be read back (each text follows the log's path).
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// The file could not be read.
+    #[error("cannot be read: {0}")]
+    Read(#[from] std::io::Error),
+    /// A line is no interval log's.
+    #[error("is not an interval log ({0})")]
+    NotALog(String),
+    /// An interval's histogram does not decode.
+    #[error("second {second}: {source}")]
+    Histogram {
+        /// The interval's start second.
+        second: u64,
+        /// Why.
+        source: HistogramError,
+    },
+    /// Two intervals start at one second.
+    #[error("holds second {0} twice")]
+    Twice(u64),
+}
+
 /// Reads the intervals tagged `op` of the log at `path`, keyed by their
 /// start second.
-pub fn read(path: &Path, op: &str) -> Result<Seconds, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
+pub fn read(path: &Path, op: &str) -> Result<Seconds, LogError> {
+    let bytes = std::fs::read(path)?;
     let mut seconds = Seconds::new();
     for entry in IntervalLogIterator::new(&bytes) {
-        let entry = entry.map_err(|e| format!("is not an interval log: {e:?}"))?;
+        let entry = entry.map_err(|e| LogError::NotALog(format!("{e:?}")))?;
         let LogEntry::Interval(interval) = entry else {
             continue;
         };
@@ -55,9 +77,9 @@ pub fn read(path: &Path, op: &str) -> Result<Seconds, String> {
         let second = interval.start_timestamp().as_secs();
         let h = CompressedHistogram(interval.encoded_histogram().to_string())
             .decode()
-            .map_err(|e| format!("second {second}: {e}"))?;
+            .map_err(|source| LogError::Histogram { second, source })?;
         if seconds.insert(second, h).is_some() {
-            return Err(format!("holds second {second} twice"));
+            return Err(LogError::Twice(second));
         }
     }
     Ok(seconds)
@@ -79,7 +101,7 @@ pub fn seconds_of(
     };
     let shown = path.display();
     let refuse = |why: String| UsageError::new(&f.path, format!("RUN #{run} {key}: {shown} {why}"));
-    let seconds = read(&path, op).map_err(refuse)?;
+    let seconds = read(&path, op).map_err(|e| refuse(e.to_string()))?;
     for (second, h) in &seconds {
         let count = row
             .time_serie
