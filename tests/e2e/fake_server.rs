@@ -124,42 +124,54 @@ impl Script for TrickledInfo {
     }
 }
 
+/// kvbench against `server` for 10 requests with `--connection-timeout
+/// timeout`, its stderr piped.
+fn spawn_against(server: &ScriptedServer<TrickledInfo>, timeout: &str) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kvbench"))
+        .args(["-s", "127.0.0.1", "-p", &server.port.to_string()])
+        .args(["-t", "1", "-c", "1", "-n", "10"])
+        .args(["--connection-timeout", timeout])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// `child`'s exit status and stderr, once it ends within `limit` (else it
+/// is killed and the test fails, saying `what`).
+fn exit_within(
+    mut child: std::process::Child,
+    limit: Duration,
+    what: &str,
+) -> (std::process::ExitStatus, String) {
+    let since = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if since.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{what}");
+        }
+        thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    (status, stderr)
+}
+
 /// The preflight's INFO is bounded as a whole by --connection-timeout, not
 /// per byte: a trickle held kvbench before the run for ever.
 #[test]
 fn a_trickled_info_ends_within_the_connection_timeout() {
     let server = ScriptedServer::spawn(TrickledInfo::default());
-    let started = std::time::Instant::now();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kvbench"))
-        .args(["-s", "127.0.0.1", "-p", &server.port.to_string()])
-        .args([
-            "-t",
-            "1",
-            "-c",
-            "1",
-            "-n",
-            "10",
-            "--connection-timeout",
-            "2",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            break None;
-        }
-        thread::sleep(Duration::from_millis(100));
-    };
-    let status = status.expect("kvbench still waiting for INFO after 60 s");
-    let mut stderr = String::new();
-    io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let child = spawn_against(&server, "2");
+    let (status, stderr) = exit_within(
+        child,
+        Duration::from_secs(60),
+        "kvbench still waiting for INFO after 60 s",
+    );
     assert_eq!(status.code(), Some(0), "{status:?}: {stderr}");
     // The silence is said, and the server is not asked again: a second INFO
     // (the phase's evidence, the per-second samples) waited as long again.
@@ -178,22 +190,7 @@ fn a_trickled_info_ends_within_the_connection_timeout() {
 #[test]
 fn sigterm_during_a_trickled_info_ends_kvbench_at_once() {
     let server = ScriptedServer::spawn(TrickledInfo::default());
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kvbench"))
-        .args(["-s", "127.0.0.1", "-p", &server.port.to_string()])
-        .args([
-            "-t",
-            "1",
-            "-c",
-            "1",
-            "-n",
-            "10",
-            "--connection-timeout",
-            "300",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_against(&server, "300");
     let asked = std::time::Instant::now();
     while server.script().infos.load(Ordering::SeqCst) == 0 {
         assert!(
@@ -204,21 +201,11 @@ fn sigterm_during_a_trickled_info_ends_kvbench_at_once() {
     }
     let pid = child.id() as libc::pid_t;
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-    let signalled = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if signalled.elapsed() > Duration::from_secs(120) {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            break None;
-        }
-        thread::sleep(Duration::from_millis(50));
-    };
-    let status = status.expect("kvbench still waiting 120 s after SIGTERM (its timeout is 300 s)");
-    let mut stderr = String::new();
-    io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let (status, stderr) = exit_within(
+        child,
+        Duration::from_secs(120),
+        "kvbench still waiting 120 s after SIGTERM (its timeout is 300 s)",
+    );
     assert_eq!(status.code(), Some(143), "{status:?}: {stderr}");
     assert!(stderr.contains("signal 15"), "{stderr}");
 }

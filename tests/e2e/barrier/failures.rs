@@ -140,10 +140,29 @@ fn a_barrier_without_a_run_id_is_refused_before_connecting() {
     assert!(stderr.contains("--start-at barrier"), "{stderr}");
 }
 
+/// Shard 0 of `count` alone at the barrier of run `run_id` on `redis`,
+/// waiting at most `timeout` s: its exit code and stderr.
+fn lone_shard(redis: &Redis, count: &str, run_id: &str, timeout: &str) -> (Option<i32>, String) {
+    let dir = TempDir::new("barrier-foreign");
+    let child = kvbench_at(redis.port)
+        .args(["-t", "1", "-c", "1", "--test-time", "1"])
+        .args(["--shard-count", count, "--shard-index", "0"])
+        .args(["--start-at", "barrier", "--run-id", run_id])
+        .args(["--barrier-timeout", timeout])
+        .arg("--json-out-file")
+        .arg(dir.path("shard-0.json"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(child, Duration::from_secs(60), "a shard");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), stderr)
+}
+
 #[test]
 fn a_start_an_hour_ahead_written_by_another_client_is_refused_with_exit_4() {
     let redis = Redis::start();
-    let dir = TempDir::new("barrier-foreign-t");
     let hour_ahead = std::time::SystemTime::now() + Duration::from_secs(3600);
     let t = hour_ahead
         .duration_since(std::time::UNIX_EPOCH)
@@ -153,20 +172,8 @@ fn a_start_an_hour_ahead_written_by_another_client_is_refused_with_exit_4() {
     // A foreign client (here the test) writes the start before any shard.
     redis.command(&["HSET", "kvbench:barrier:{foreign-t}", "t", &t]);
     let started = Instant::now();
-    let child = kvbench_at(redis.port)
-        .args(["-t", "1", "-c", "1", "--test-time", "1"])
-        .args(["--shard-count", "2", "--shard-index", "0"])
-        .args(["--start-at", "barrier", "--run-id", "foreign-t"])
-        .args(["--barrier-timeout", "120"])
-        .arg("--json-out-file")
-        .arg(dir.path("shard-0.json"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = wait_bounded(child, Duration::from_secs(60), "a shard");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    let (code, stderr) = lone_shard(&redis, "2", "foreign-t", "120");
+    assert_eq!(code, Some(4), "{stderr}");
     assert!(stderr.contains("written by another client"), "{stderr}");
     assert!(stderr.contains("'foreign-t'"), "{stderr}");
     // Refused long before the second shard's timeout, let alone the hour.
@@ -177,26 +184,13 @@ fn a_start_an_hour_ahead_written_by_another_client_is_refused_with_exit_4() {
 #[test]
 fn a_count_written_by_another_client_starts_no_shard_alone() {
     let redis = Redis::start();
-    let dir = TempDir::new("barrier-foreign-count");
     // A foreign client (or an earlier run) writes counts into the run's
     // hash as if three of four shards had come and two had left.
     redis.command(&["HSET", "kvbench:barrier:{foreign-n}", "arrivals", "3"]);
     redis.command(&["HSET", "kvbench:barrier:{foreign-n}", "left", "2"]);
-    let child = kvbench_at(redis.port)
-        .args(["-t", "1", "-c", "1", "--test-time", "1"])
-        .args(["--shard-count", "4", "--shard-index", "0"])
-        .args(["--start-at", "barrier", "--run-id", "foreign-n"])
-        .args(["--barrier-timeout", "3"])
-        .arg("--json-out-file")
-        .arg(dir.path("shard-0.json"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = wait_bounded(child, Duration::from_secs(60), "a shard");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (code, stderr) = lone_shard(&redis, "4", "foreign-n", "3");
     // Shard 0 waited for the three others, who never came, and ran nothing.
-    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert_eq!(code, Some(4), "{stderr}");
     assert!(stderr.contains("1 of 4"), "{stderr}");
     assert_eq!(redis.calls("set") + redis.calls("get"), 0, "no phase ran");
 }
