@@ -121,7 +121,10 @@ fn run_schedule(
         Err(e) => {
             wrong_protocol(&config.target, preflight.last_bytes())?;
             crate::engine::advice::memcached_silent(&config.target, &e, preflight.last_bytes())?;
-            if e.kind() == io::ErrorKind::TimedOut {
+            if matches!(
+                e.kind(),
+                io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+            ) {
                 info_unanswered = Some(format!("INFO before the run failed: {e}"));
             }
             None

@@ -14,9 +14,10 @@
 //! for ever). A shard that waited `--barrier-timeout` takes its check-in
 //! back and stops (exit 4).
 //!
-//! The board's state is the shards' own check-ins, never a counter: another
-//! client that writes a count into the run's keys (or leaves one from an
-//! earlier run) starts no shard alone, and one that writes a check-in makes
+//! The start is decided by the shards' own check-ins, never by a counter
+//! (an arrivals counter gives each shard its place in the order of
+//! arrival, for its report only): another client that writes a count into
+//! the run's keys (or leaves one from an earlier run) starts no shard alone, and one that writes a check-in makes
 //! the shard of that index refuse the run id. A `T` further ahead than
 //! [`MAX_AHEAD`] is refused as not this run's.
 //!
@@ -77,6 +78,9 @@ pub(super) trait Board {
     fn check_in(&mut self, index: u32, ttl: Duration) -> io::Result<bool>;
     /// How many of the shards `0..count` are checked in now.
     fn present(&mut self, count: u32) -> io::Result<u64>;
+    /// Counts one more arrival: this shard's place in the order of arrival,
+    /// for its report only (the start is decided by [`Board::present`]).
+    fn arrive(&mut self, ttl: Duration) -> io::Result<u64>;
     /// Writes `T` (µs since the epoch) unless one is there; the one there.
     fn publish(&mut self, t_us: u64, ttl: Duration) -> io::Result<u64>;
     /// `T`, once published.
@@ -239,17 +243,18 @@ pub(super) fn wait(
     if !board.check_in(want.index, ttl)? {
         return Ok(Outcome::Stale);
     }
-    let arrival = board.present(want.count)?;
+    let arrival = board.arrive(ttl)?;
+    let present = board.present(want.count)?;
     let mut t = None;
-    if arrival < u64::from(want.count) {
+    if present < u64::from(want.count) {
         // A wait of minutes must not look like a hang.
         crate::error::note(format_args!(
-            "kvbench: arrived {arrival} of {} at the barrier (--start-at barrier); waiting for the others, at most --barrier-timeout {:.0} s; Ctrl-C stops",
+            "kvbench: arrived {present} of {} at the barrier (--start-at barrier); waiting for the others, at most --barrier-timeout {:.0} s; Ctrl-C stops",
             want.count,
             want.timeout.as_secs_f64()
         ));
     }
-    if arrival == u64::from(want.count) {
+    if present == u64::from(want.count) {
         let planned = shift(SystemTime::now() + MARGIN, want.offset_ms);
         t = Some(board.publish(micros(planned), ttl)?);
     }

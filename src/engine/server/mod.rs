@@ -287,7 +287,8 @@ impl Control {
 
     /// Reads into the buffer until `done` has an answer (bounded by
     /// [`MAX_CONTROL_REPLY`] and by the deadline); a reply not whole in time,
-    /// or cut by SIGINT or SIGTERM, leaves the connection unused from then on.
+    /// or cut by SIGINT or SIGTERM arriving during the wait, leaves the
+    /// connection unused from then on.
     fn read_until<T>(&mut self, done: impl Fn(&[u8]) -> Option<io::Result<T>>) -> io::Result<T> {
         if let Some((kind, why)) = &self.broken {
             return Err(io::Error::new(*kind, why.clone()));
@@ -295,12 +296,16 @@ impl Control {
         self.buf.clear();
         let mut chunk = [0u8; 16 * 1024];
         let until = std::time::Instant::now() + self.deadline;
+        // A signal that came before this command asked for what follows it
+        // (the barrier's withdrawal, the cut phase's evidence), which the
+        // deadline alone bounds; one that comes during the wait ends it.
+        let signalled_before = crate::engine::interrupt::signalled();
         loop {
             if let Some(answer) = done(&self.buf) {
                 return answer;
             }
             let left = until.saturating_duration_since(std::time::Instant::now());
-            let broken = if crate::engine::interrupt::signalled() {
+            let broken = if !signalled_before && crate::engine::interrupt::signalled() {
                 Some((
                     io::ErrorKind::Interrupted,
                     "stopped by a signal".to_string(),

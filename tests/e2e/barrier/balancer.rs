@@ -42,13 +42,17 @@ fn shard(port: u16, barrier_port: u16, index: u32, run_id: &str, timeout: &str) 
     c
 }
 
-/// The arrivals counted on the barrier of `run_id` at `port`.
+/// The shards checked in at the barrier of `run_id` at `port`.
 fn arrivals(port: u16, run_id: &str) -> u64 {
     let key = format!("kvbench:barrier:{{{run_id}}}");
-    match pipeline(port, &[["HGET", key.as_str(), "arrivals"]]).remove(0) {
-        kvbench::protocol::value::Value::Bulk(b) => String::from_utf8_lossy(&b).parse().unwrap(),
-        _ => 0,
-    }
+    let checked_in = |i: u32| {
+        let field = format!("in:{i}");
+        match pipeline(port, &[["HGET", key.as_str(), field.as_str()]]).remove(0) {
+            kvbench::protocol::value::Value::Bulk(_) => 1,
+            _ => 0,
+        }
+    };
+    (0..3).map(checked_in).sum()
 }
 
 /// Shards 0 and 1, started and waited for until both are in at the barrier.

@@ -4,7 +4,8 @@
 //! `cmd_set` nor `cmd_get`, so the stats kvbench compares its counts with
 //! stay untouched. `T` is a counter too, read with a delta of 0. Keys:
 //! `kvbench:barrier:<run-id>:` + `shard-<I>-in` (counted with a delta of
-//! 0, taken back with `md`), `t`, and `failed` (the first failing shard's index + 1: counters hold no text,
+//! 0, taken back with `md`), `arrivals` (the order of arrival, for the
+//! reports), `t`, and `failed` (the first failing shard's index + 1: counters hold no text,
 //! so the others name the shard without its reason); `md` deletes them. A `--sasl` server speaks binary only and has no meta
 //! commands: the barrier is refused there.
 
@@ -132,6 +133,10 @@ impl Board for MemcachedBoard {
         Ok(n)
     }
 
+    fn arrive(&mut self, ttl: Duration) -> io::Result<u64> {
+        self.counter("arrivals", &format!("N{} J1 v", ttl.as_secs()))
+    }
+
     fn publish(&mut self, t_us: u64, ttl: Duration) -> io::Result<u64> {
         self.counter("t", &format!("N{} J{t_us} D0 v", ttl.as_secs()))
     }
@@ -148,7 +153,7 @@ impl Board for MemcachedBoard {
     }
 
     fn remove(&mut self, count: u32) -> io::Result<()> {
-        for name in ["t", "failed"] {
+        for name in ["arrivals", "t", "failed"] {
             self.delete(name)?;
         }
         for index in 0..count {

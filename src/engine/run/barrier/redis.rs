@@ -1,7 +1,8 @@
 //! The barrier on a Redis server: one hash, `kvbench:barrier:{<run-id>}`,
 //! whose braces are a Redis Cluster hash tag (one key is on one node; a
 //! `MOVED` reply is followed there). Its fields: `in:<I>` per shard
-//! (`HSETNX`, counted with `HMGET`, taken back with `HDEL`), `t` (`HSETNX`,
+//! (`HSETNX`, counted with `HMGET`, taken back with `HDEL`), `arrivals`
+//! (`HINCRBY`: the order of arrival, for the reports), `t` (`HSETNX`,
 //! `HGET`), `failed` (`HSETNX`).
 //! `PEXPIRE` is the safety net, `DEL` the cleanup. No SET or GET, so the
 //! commandstats kvbench compares its counts with stay untouched.
@@ -117,6 +118,12 @@ impl Board for RedisBoard {
             Value::Array(values) => Ok(values.iter().filter(|v| **v != Value::Nil).count() as u64),
             other => Err(unexpected("HMGET", &other)),
         }
+    }
+
+    fn arrive(&mut self, _ttl: Duration) -> io::Result<u64> {
+        let key = self.key.clone();
+        let n = self.integer(&["HINCRBY", &key, "arrivals", "1"])?;
+        Ok(n.max(0) as u64)
     }
 
     fn publish(&mut self, t_us: u64, _ttl: Duration) -> io::Result<u64> {

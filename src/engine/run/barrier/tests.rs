@@ -34,6 +34,9 @@ impl Board for Shared {
             .filter(|i| m.contains_key(&format!("in:{i}")))
             .count() as u64)
     }
+    fn arrive(&mut self, _: Duration) -> io::Result<u64> {
+        Ok(self.add("arrivals", 1))
+    }
     fn publish(&mut self, t_us: u64, _: Duration) -> io::Result<u64> {
         let mut m = self.0.lock().unwrap();
         Ok(*m.entry("t".into()).or_insert(t_us as i64) as u64)
