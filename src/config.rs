@@ -228,6 +228,9 @@ pub struct Output {
     pub print_all_runs: bool,
     /// `--wide`: kvbench's own tables one line per row on a terminal too.
     pub wide: bool,
+    /// `--memtier-layout` (or `--memtier-compat`): memtier's text layout on a
+    /// terminal too.
+    pub memtier_layout: bool,
     /// The files the benchmark reads, which no output may name.
     pub inputs: Vec<InputFile>,
 }

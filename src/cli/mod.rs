@@ -564,6 +564,14 @@ pub struct Args {
     #[arg(long, help_heading = "Output")]
     #[serde(default)]
     pub print_all_runs: bool,
+    /// On a terminal too, memtier's text layout: its tables unstacked and its
+    /// latency distribution printed, the verdict and warnings above it (by
+    /// default a terminal gets the tables stacked to fit, no distribution, and
+    /// the verdict, headline and warnings last; a file or pipe always gets
+    /// memtier's layout)
+    #[arg(long, help_heading = "Output")]
+    #[serde(default)]
+    pub memtier_layout: bool,
     /// On a terminal, keep each row of kvbench's own tables (a sweep's
     /// summary) on one line however wide; by default they are stacked to fit
     /// the terminal. memtier's table is never changed

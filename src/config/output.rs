@@ -40,6 +40,7 @@ pub(super) fn build_output(a: &Args, shard_index: u32, host: &str) -> Result<Out
         show_config: a.show_config,
         print_all_runs: a.print_all_runs,
         wide: a.wide,
+        memtier_layout: a.memtier_layout || a.memtier_compat,
         inputs: input_files(a),
     })
 }

@@ -19,7 +19,11 @@ const COUNTS: [u64; 3] = [3000, 2000, 1000];
 
 fn text(config: &Config, results: &Results) -> String {
     let input = ReportInput::new(config, results, true);
-    String::from_utf8(crate::report::text::render(&input)).unwrap()
+    String::from_utf8(crate::report::text::render(
+        &input,
+        crate::report::text::Layout::Memtier,
+    ))
+    .unwrap()
 }
 
 fn json(config: &Config, results: &Results) -> Value {

@@ -32,6 +32,7 @@ pub mod suite;
 pub mod sweep;
 pub mod table;
 pub mod text;
+pub mod text_screen;
 pub mod text_summary;
 pub mod verdict;
 pub mod verification;

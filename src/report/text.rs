@@ -6,6 +6,8 @@
 //! ([`crate::report::text_summary`]).
 //! In `--cluster-mode` the op tables gain memtier's `MOVED/sec` and `ASK/sec`
 //! columns and a `Shards` table follows them ([`crate::report::shards`]).
+//! On a terminal the same report is laid out for it ([`Layout::Terminal`],
+//! [`crate::report::text_screen`]).
 
 use std::fmt::Write;
 
@@ -13,34 +15,59 @@ use crate::config::{Config, Stop};
 use crate::engine::results::{PhaseResult, Section, rate};
 use crate::engine::stats::{OpStats, percentile_us};
 use crate::report::text_summary::summary;
-use crate::report::{ReportInput, distribution, percentile_label, shards};
+use crate::report::{ReportInput, distribution, percentile_label, shards, text_screen};
 
-/// The memtier-style text report.
-pub fn render(input: &ReportInput<'_>) -> Vec<u8> {
-    render_with(input, true)
+/// How the text report is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// memtier_benchmark's, byte for byte: a file, a pipe, `--memtier-layout`
+    /// or `--memtier-compat`.
+    Memtier,
+    /// A terminal this many columns wide: memtier's tables stacked to fit
+    /// it, no latency distribution, and the verdict, the headline figures
+    /// and the warnings last.
+    Terminal(usize),
 }
 
-/// A sweep cell's report: the same, without the warnings, which the sweep
-/// shows once for all cells.
+/// The text report, laid out as `layout`.
+pub fn render(input: &ReportInput<'_>, layout: Layout) -> Vec<u8> {
+    render_with(input, true, layout)
+}
+
+/// A sweep cell's report: memtier's layout, without the warnings, which the
+/// sweep shows once for all cells.
 pub fn render_cell(input: &ReportInput<'_>) -> Vec<u8> {
-    render_with(input, false)
+    render_with(input, false, Layout::Memtier)
 }
 
-fn render_with(input: &ReportInput<'_>, with_warnings: bool) -> Vec<u8> {
-    // A result that is not a measurement says so before any number.
-    let mut out = input.verdict.text(input.config.faults.allow_invalid);
+fn render_with(input: &ReportInput<'_>, with_warnings: bool, layout: Layout) -> Vec<u8> {
+    let width = match layout {
+        Layout::Memtier => None,
+        Layout::Terminal(width) => Some(width),
+    };
+    // A result that is not a measurement says so before any number (on a
+    // terminal, last, where it is read).
+    let mut out = match width {
+        None => input.verdict.text(input.config.faults.allow_invalid),
+        Some(_) => String::new(),
+    };
     header(&mut out, input.config);
     let cluster = input.config.cluster.is_some();
     for section in input.results.sections() {
-        if input.config.ops.default_pair {
+        let mut one = String::new();
+        let columns = if input.config.ops.default_pair {
             table(
-                &mut out,
+                &mut one,
                 &section,
                 &input.config.output.percentiles,
                 cluster,
-            );
+            )
         } else {
-            command_table(&mut out, input.config, &section);
+            command_table(&mut one, input.config, &section)
+        };
+        match width {
+            Some(width) => out.push_str(&text_screen::stack(&one, &columns, width)),
+            None => out.push_str(&one),
         }
     }
     let last = input.results.headline();
@@ -52,13 +79,41 @@ fn render_with(input: &ReportInput<'_>, with_warnings: bool) -> Vec<u8> {
     }
     // Without a measured run (a cut prefill or warm-up), the summary still
     // says what was measured and why it stopped.
-    summary(&mut out, input, last.as_ref(), with_warnings);
-    if let Some(last) = &last
-        && !input.config.output.hide_histogram
-    {
-        latency_distribution(&mut out, input.config, last);
+    summary(
+        &mut out,
+        input,
+        last.as_ref(),
+        with_warnings && width.is_none(),
+    );
+    let histogram = last.is_some() && !input.config.output.hide_histogram;
+    match (width, &last) {
+        (None, Some(last)) if histogram => latency_distribution(&mut out, input.config, last),
+        (Some(width), _) => {
+            if histogram {
+                text_screen::distribution_note(&mut out);
+            }
+            text_screen::ending(&mut out, input, last.as_ref(), width);
+        }
+        _ => {}
     }
     out.into_bytes()
+}
+
+/// The widths of memtier's columns after the row names: rate (and hits and
+/// misses for the pair), MOVED and ASK in `--cluster-mode`, the mean, each
+/// percentile, and KB/sec with its trailing space.
+fn column_widths(names: usize, hits: bool, cluster: bool, percentiles: usize) -> Vec<usize> {
+    let mut columns = vec![names, 14];
+    if hits {
+        columns.extend([13, 13]);
+    }
+    if cluster {
+        columns.extend([13, 13]);
+    }
+    columns.push(16);
+    columns.extend(std::iter::repeat_n(16, percentiles));
+    columns.push(14);
+    columns
 }
 
 fn header(out: &mut String, config: &Config) {
@@ -72,7 +127,8 @@ fn header(out: &mut String, config: &Config) {
     out.push_str("\n\n");
 }
 
-fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) {
+/// memtier's SET/GET table; returns its column widths.
+fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) -> Vec<usize> {
     let redirects = if cluster { 2 * 13 } else { 0 };
     let width = 20 + 13 + 13 + redirects + 16 * (1 + percentiles.len()) + 13 + 1;
     let _ = writeln!(out, "{}", s.title);
@@ -109,6 +165,7 @@ fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) 
     }
     row(out, "Totals", &s.stats.totals(), true);
     out.push_str("\n\n");
+    column_widths(6, true, cluster, percentiles.len())
 }
 
 /// memtier's Waits row of a run that sent no WAIT: zero and dashes.
@@ -126,8 +183,9 @@ fn empty_waits(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: 
 
 /// memtier's table for `--command` runs: a row per command (or per line),
 /// named as memtier names it (`Hsets`), without the Hits/Misses columns and
-/// the Waits row, which memtier prints only for its SET/GET pair.
-fn command_table(out: &mut String, config: &Config, s: &Section<'_>) {
+/// the Waits row, which memtier prints only for its SET/GET pair; returns
+/// its column widths.
+fn command_table(out: &mut String, config: &Config, s: &Section<'_>) -> Vec<usize> {
     let percentiles = &config.output.percentiles;
     let cluster = config.cluster.is_some();
     let redirects = if cluster { 2 * 13 } else { 0 };
@@ -165,6 +223,7 @@ fn command_table(out: &mut String, config: &Config, s: &Section<'_>) {
         let _ = writeln!(out, "{:>13.2} ", kb / secs.as_secs_f64().max(1e-9));
     }
     out.push_str("\n\n");
+    column_widths(type_width, false, cluster, percentiles.len())
 }
 
 /// One row of the SET/GET table; `(hits, cluster)` say whether it has the

@@ -36,6 +36,7 @@ mod configs;
 mod counts;
 mod deploy_contract;
 mod faults;
+mod first_screen;
 mod hdr;
 mod hostile;
 mod hosts;

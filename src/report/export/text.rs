@@ -6,6 +6,7 @@ use super::{Exporter, Subject, Unrendered};
 use crate::config::suite::{DEFAULT_PRECISION, OutputMode};
 use crate::error::terminal;
 use crate::report::suite::output;
+use crate::report::text::Layout;
 
 /// The text report; with a `width` (it goes to a terminal) its prose is
 /// wrapped and kvbench's own tables fit it, memtier's table unchanged.
@@ -14,10 +15,21 @@ pub struct Text {
     pub width: Option<usize>,
 }
 
+impl Text {
+    /// memtier's layout, or the terminal's when the text goes to one and
+    /// memtier's was not asked for.
+    fn layout(&self, config: &crate::config::Config) -> Layout {
+        match self.width {
+            Some(width) if !config.output.memtier_layout => Layout::Terminal(width),
+            _ => Layout::Memtier,
+        }
+    }
+}
+
 impl Exporter for Text {
     fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, Unrendered> {
         let bytes = match subject {
-            Subject::Run(input) => crate::report::text::render(input),
+            Subject::Run(input) => crate::report::text::render(input, self.layout(input.config)),
             Subject::Sweep(v) => crate::report::sweep::text(
                 v.config,
                 v.cells,
@@ -27,7 +39,7 @@ impl Exporter for Text {
                 self.width.filter(|_| !v.config.output.wide),
             ),
             Subject::Capacity(v) => {
-                let mut out = crate::report::text::render(v.input);
+                let mut out = crate::report::text::render(v.input, self.layout(v.input.config));
                 out.extend_from_slice(crate::report::capacity::text(v.capacity).as_bytes());
                 out
             }
