@@ -126,11 +126,11 @@ pub enum Reason {
         /// What was late, by how much.
         message: String,
     },
-    /// Closed loop: load was due and none was applied for more than
-    /// [`MAX_LOAD_GAP_SHARE`] of the connection time, or still at the end:
-    /// the rate averages work done in part of the run over all of it.
+    /// Closed loop: load was due and nothing came back for more than
+    /// [`MAX_LOAD_GAP_SHARE`] of the run, or still at the end: the rate
+    /// averages work done in part of the run over all of it.
     LoadGap {
-        /// Connection time in gaps, as a share of connections × run time.
+        /// The spans with no reply at all, as a share of the run time.
         share: f64,
         /// The longest span with no reply at all, if there was one.
         longest: Option<GapSpan>,

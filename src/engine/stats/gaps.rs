@@ -118,6 +118,17 @@ pub struct LoadGaps {
 }
 
 impl LoadGaps {
+    /// The spans with no reply at all, summed, as a share of `run_time_s`
+    /// (0 to 1): the time the server applied none of the load.
+    pub fn silent_share(&self, run_time_s: f64) -> f64 {
+        let silent: f64 = self.spans.iter().map(|s| s.length_s).sum();
+        if run_time_s > 0.0 {
+            (silent / run_time_s).min(1.0)
+        } else {
+            0.0
+        }
+    }
+
     /// The phase's gaps from its workers', over `connections` connections (or
     /// as many as the workers held, when more: a cluster's per node) and
     /// `run_time` from `started_at`: connection time summed, and the spans

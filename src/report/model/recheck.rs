@@ -101,16 +101,20 @@ fn findings(p: &PhaseSummary, limit: f64, interrupted: bool) -> Vec<(&'static st
             "connections closed for good: their share of the load was never offered".to_string(),
         ));
     }
-    if let Some(g) = p.load_gap.as_ref().filter(|_| p.open_loop.is_none())
-        && (g.share_percent > MAX_LOAD_GAP_PERCENT || (g.open_at_end && !g.gaps.is_empty()))
-    {
-        out.push((
-            "load_gap",
-            format!(
-                "no load was applied for {:.1} % of the connection time",
-                g.share_percent
-            ),
-        ));
+    if let Some(g) = p.load_gap.as_ref().filter(|_| p.open_loop.is_none()) {
+        let silent: f64 = g.gaps.iter().map(|s| s.length_s).sum();
+        let run_s = p.duration_ms as f64 / 1000.0;
+        let percent = if run_s > 0.0 {
+            (100.0 * silent / run_s).min(100.0)
+        } else {
+            0.0
+        };
+        if percent > MAX_LOAD_GAP_PERCENT || (g.open_at_end && !g.gaps.is_empty()) {
+            out.push((
+                "load_gap",
+                format!("no load was applied for {percent:.1} % of the run"),
+            ));
+        }
     }
     out
 }

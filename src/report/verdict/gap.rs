@@ -1,10 +1,13 @@
 //! The `load_gap` reason: in a closed loop, the time during which load was
-//! due and none was applied ([`crate::engine::stats::gaps`]) makes a result
-//! not valid when it covers more than [`MAX_LOAD_GAP_SHARE`] of the
-//! connection time, or when it lasted until sending stopped (a server gone
-//! or frozen at the end). In an open loop the gap is in the latencies
-//! already (each request is timed from its intended send), and the
-//! `load_gap` warning says it.
+//! due and nothing at all came back ([`crate::engine::stats::gaps`]'s
+//! spans) makes a result not valid when it covers more than
+//! [`MAX_LOAD_GAP_SHARE`] of the run, or when it lasted until sending
+//! stopped (a server gone or frozen at the end). A connection that waits a
+//! second or more while others are answered is queueing behind them (a
+//! server at saturation, large values, deep pipelines): the per-connection
+//! share reports it, the verdict does not count it. In an open loop the gap
+//! is in the latencies already (each request is timed from its intended
+//! send), and the `stall` warning says it.
 
 use std::fmt;
 
@@ -20,11 +23,16 @@ pub(super) fn load_gap(config: &Config, phases: &[&PhaseResult]) -> Option<Reaso
     }
     phases
         .iter()
-        .map(|p| &p.load_gaps)
-        .filter(|g| g.share > MAX_LOAD_GAP_SHARE || (g.open_at_end && !g.spans.is_empty()))
-        .max_by(|a, b| a.share.total_cmp(&b.share))
-        .map(|g| Reason::LoadGap {
-            share: g.share,
+        .map(|p| {
+            let g = &p.load_gaps;
+            (g, g.silent_share(p.duration.as_secs_f64()))
+        })
+        .filter(|(g, share)| {
+            *share > MAX_LOAD_GAP_SHARE || (g.open_at_end && !g.spans.is_empty())
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(g, share)| Reason::LoadGap {
+            share,
             longest: g.longest().copied(),
             cause: g.main_cause(),
             open_at_end: g.open_at_end,
@@ -41,13 +49,13 @@ pub(super) fn describe(
 ) -> fmt::Result {
     write!(
         f,
-        "no load was applied for {:.1} % of the connection time (connections waiting 1 s or more for a reply, or down)",
+        "no load was applied for {:.1} % of the run (nothing at all came back, while requests were due)",
         100.0 * share
     )?;
     if let Some(s) = longest {
         write!(
             f,
-            "; nothing at all came back for {:.1} s from {:.1} s into the run",
+            "; the longest silence: {:.1} s from {:.1} s into the run",
             s.length_s, s.start_s
         )?;
     }
