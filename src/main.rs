@@ -35,8 +35,15 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(code) => return code,
     };
+    if args.help {
+        return write_out(cli::SUMMARY.as_bytes());
+    }
     // Without a subcommand, a benchmark with memtier's flags.
     match args.subcommand.take() {
+        // `capacity` takes the benchmark's flags, `--help` among them.
+        Some(Subcommand::Capacity(c)) if c.run.help => {
+            return write_out(cli::subcommand_help("capacity").as_bytes());
+        }
         Some(Subcommand::Capacity(capacity_args)) => return capacity(*capacity_args),
         Some(Subcommand::Compare(compare_args)) => return compare(&compare_args),
         Some(Subcommand::Suite(suite_args)) => return suite(&suite_args),

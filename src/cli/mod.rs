@@ -25,6 +25,7 @@ mod report;
 mod seconds;
 mod subcommand;
 mod suite;
+mod summary;
 mod values;
 
 pub use capacity::{CAPACITY_EXIT_CODES, CapacityArgs, SearchArgs};
@@ -36,8 +37,11 @@ pub use merge::{MergeArgs, MergeFormat};
 pub use per_command::{DEFAULT_COMMAND_KEY_PATTERN, DEFAULT_COMMAND_RATIO, place_per_command};
 pub use report::ReportArgs;
 pub use seconds::seconds_for;
-pub use subcommand::{HelpArgs, Subcommand, command_line_error, help_text, usage_error};
+pub use subcommand::{
+    HelpArgs, Subcommand, command_line_error, help_text, subcommand_help, usage_error,
+};
 pub use suite::{SuiteArgs, suite_usage_error};
+pub use summary::SUMMARY;
 pub use values::{IoEngine, NumList, RequestsArg, WarmupArg};
 
 /// Every exit code, as `--help` ends with it (the README lists the same).
@@ -46,6 +50,16 @@ pub const EXIT_CODES: &str = "Exit codes: 0 a valid result; 1 a report could not
 before any load; 3 the benchmark ran but its verdict says the result is not valid \
 (kvbench.verdict; --allow-invalid exits 0); 4 a shard reached a --start-at boundary too late; \
 130 / 143 interrupted by SIGINT / SIGTERM (reports still written).";
+
+/// `-P/--protocol`'s names, as [`crate::protocol::wire::Protocol::name`] gives them.
+pub const PROTOCOL_NAMES: [&str; 6] = [
+    "redis",
+    "resp2",
+    "resp3",
+    "memcache_text",
+    "memcache_binary",
+    "memcache_meta",
+];
 
 /// The command line. Names, short options and defaults follow memtier_benchmark's
 /// `--help` so that existing scripts paste in unchanged; defaults are applied in
@@ -120,7 +134,14 @@ pub struct Args {
     #[arg(long, value_name = "DB", help_heading = "Connection")]
     pub select_db: Option<u32>,
     /// Protocol: redis (RESP2), resp2, resp3, memcache_text, memcache_binary, memcache_meta [default: redis]
-    #[arg(short = 'P', long, help_heading = "Connection")]
+    #[arg(
+        short = 'P',
+        long,
+        help_heading = "Connection",
+        hide_possible_values = true,
+        // Its names, so that shell completion offers them.
+        value_parser = clap::builder::PossibleValuesParser::new(PROTOCOL_NAMES)
+    )]
     pub protocol: Option<String>,
     /// Seconds to wait for a connection and its handshake [default: 5]
     #[arg(long, value_name = "SECS", help_heading = "Connection")]
@@ -627,10 +648,11 @@ pub struct Args {
     #[arg(long, value_name = "LABEL", help_heading = "Live metrics")]
     pub statsd_run_label: Option<String>,
 
-    /// Print help
-    #[arg(long, action = ArgAction::Help, help_heading = "Info")]
+    /// Print a one-screen summary of the flags people use; `kvbench help all`
+    /// prints every flag (this text)
+    #[arg(long, help_heading = "Info")]
     #[serde(skip)]
-    pub help: Option<bool>,
+    pub help: bool,
     /// Print version
     #[arg(short = 'v', long, action = ArgAction::Version, help_heading = "Info")]
     #[serde(skip)]

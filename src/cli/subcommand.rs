@@ -33,7 +33,7 @@ pub enum Subcommand {
     /// Print the man page (`kvbench man > kvbench.1`)
     #[command(name = "man")]
     Man(ManArgs),
-    /// Print this help, or a subcommand's (`kvbench help compare`)
+    /// Print the one-screen help, every flag (`kvbench help all`), or a subcommand's (`kvbench help compare`)
     #[command(name = "help")]
     Help(HelpArgs),
 }
@@ -56,29 +56,45 @@ pub struct HelpArgs {
     pub help: Option<bool>,
 }
 
-/// The help `kvbench help [SUBCOMMAND]` prints, the very text of `kvbench
-/// [SUBCOMMAND] --help`, or an error naming the subcommands when there is
-/// none of that name.
+/// The help `kvbench help [SUBCOMMAND]` prints: the one-screen summary of
+/// `kvbench --help`, every flag (`all`), the very text of `kvbench SUBCOMMAND
+/// --help`, or an error naming the subcommands when there is none of that
+/// name.
 pub fn help_text(subcommand: Option<&str>) -> Result<String, UsageError> {
     let top = Args::command();
     let names: Vec<&str> = top.get_subcommands().map(|s| s.get_name()).collect();
     let argv: Vec<&str> = match subcommand {
-        None => vec!["kvbench", "--help"],
+        None => return Ok(crate::cli::SUMMARY.to_string()),
+        Some("all") => return Ok(top.clone().render_long_help().to_string()),
         Some(name) if names.contains(&name) => vec!["kvbench", name, "--help"],
         Some(name) => {
             return Err(UsageError {
                 flag: "kvbench help".to_string(),
                 message: format!(
-                    "no subcommand {name:?}; use one of: {}; e.g. kvbench help compare",
+                    "no subcommand {name:?}; use one of: {}, or all (every flag); e.g. kvbench help compare",
                     names.join(", ")
                 ),
             });
         }
     };
-    // --help "fails" with the help as its message.
-    match top.clone().try_get_matches_from(argv) {
+    // --help "fails" with the help as its message; `capacity` takes the
+    // benchmark's `--help` as a flag, and is rendered here.
+    match top.clone().try_get_matches_from(&argv) {
         Err(e) if e.kind() == ErrorKind::DisplayHelp => Ok(e.render().to_string()),
-        _ => Ok(top.clone().render_long_help().to_string()),
+        _ => Ok(subcommand_help(argv[1])),
+    }
+}
+
+/// Subcommand `name`'s whole help, its usage named `kvbench NAME`.
+pub fn subcommand_help(name: &str) -> String {
+    let top = Args::command();
+    match top.find_subcommand(name) {
+        Some(sub) => sub
+            .clone()
+            .bin_name(format!("kvbench {name}"))
+            .render_long_help()
+            .to_string(),
+        None => top.clone().render_long_help().to_string(),
     }
 }
 

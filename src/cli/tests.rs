@@ -192,3 +192,19 @@ fn a_repeated_flag_takes_its_last_value() {
     let a = Args::try_parse_from(["kvbench", "--hide-histogram", "--hide-histogram"]).unwrap();
     assert!(a.hide_histogram);
 }
+
+#[test]
+fn the_protocol_names_completion_offers_are_the_protocols() {
+    use crate::protocol::wire::Protocol;
+    let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+    assert_eq!(names, super::PROTOCOL_NAMES);
+    let bash =
+        String::from_utf8(super::completions(super::generate::CompletionShell::Bash)).unwrap();
+    let offered = bash
+        .lines()
+        .skip_while(|l| !l.contains("--protocol)"))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(offered.contains("memcache_binary"), "{offered}");
+    assert!(!offered.contains("compgen -f"), "{offered}");
+}

@@ -27,9 +27,7 @@ pub(super) fn load_gap(config: &Config, phases: &[&PhaseResult]) -> Option<Reaso
             let g = &p.load_gaps;
             (g, g.silent_share(p.duration.as_secs_f64()))
         })
-        .filter(|(g, share)| {
-            *share > MAX_LOAD_GAP_SHARE || (g.open_at_end && !g.spans.is_empty())
-        })
+        .filter(|(g, share)| *share > MAX_LOAD_GAP_SHARE || (g.open_at_end && !g.spans.is_empty()))
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(g, share)| Reason::LoadGap {
             share,
