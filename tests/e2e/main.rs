@@ -93,6 +93,7 @@ mod verdict;
 mod warmup;
 mod warnings;
 mod warnings_shown;
+mod warnings_true;
 mod watch;
 mod whitepaper;
 mod wrong_type;

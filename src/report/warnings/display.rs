@@ -5,10 +5,21 @@
 
 use std::fmt;
 
-use super::{MemoryLimit, RateLimit, Warning};
+use super::{MemoryLimit, MissFix, RateLimit, Warning};
 use crate::config::Headline;
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::spread;
+
+/// Who missed, at a GET hit rate of `hit_rate` %: "most GETs" only when
+/// more than half missed, the share itself otherwise.
+fn missed_share(hit_rate: f64) -> String {
+    let missed = 100.0 - hit_rate;
+    if missed > 50.0 {
+        format!("most GETs ({missed:.2} %)")
+    } else {
+        format!("{missed:.2} % of GETs")
+    }
+}
 
 /// The likely cause of a flood of one error kind, and what to change.
 fn error_cause(
@@ -124,18 +135,28 @@ impl fmt::Display for Warning {
             ),
             Warning::GetsMostlyMiss {
                 hit_rate,
-                prefilled: true,
+                fix: MissFix::Prefilled,
             } => write!(
                 f,
                 "the GET hit rate is {hit_rate:.2} % although --prefill wrote the whole range: something removed keys (eviction under maxmemory, expiry, another client, a FLUSH); check the server before trusting GET numbers."
             ),
-            Warning::GetsMostlyMiss {
-                hit_rate,
-                prefilled: false,
-            } => write!(
-                f,
-                "the GET hit rate is only {hit_rate:.2} %: most GETs asked for keys nobody wrote, and a miss is cheaper than a hit; add --prefill (or prefill with --ratio 1:0 --key-pattern P:P -n allkeys) before a GET benchmark."
-            ),
+            Warning::GetsMostlyMiss { hit_rate, fix } => {
+                write!(
+                    f,
+                    "the GET hit rate is {hit_rate:.2} %: {} asked for keys nobody wrote, and a miss is cheaper than a hit, so the GET figures flatter the server; ",
+                    missed_share(*hit_rate)
+                )?;
+                match fix {
+                    MissFix::SuiteSetFirst => write!(
+                        f,
+                        "run the SET test before GET over the same -r (-t set,get), with -n a few times -r so that SET writes most keys."
+                    ),
+                    _ => write!(
+                        f,
+                        "add --prefill (or prefill with --ratio 1:0 --key-pattern P:P -n allkeys) before a GET benchmark."
+                    ),
+                }
+            }
             Warning::MissRateAboveThreshold {
                 miss_rate,
                 threshold,
