@@ -26,6 +26,7 @@ mod cluster_latency;
 mod cluster_reads;
 mod cluster_setup;
 mod cluster_slots;
+mod cluster_without_mode;
 mod commands;
 mod compare;
 mod compare_columns;
