@@ -103,6 +103,16 @@ pub enum FlagSet {
     Suite,
 }
 
+impl FlagSet {
+    /// The flag that sets the worker threads (`-t` is the suite's test list).
+    pub fn threads(self) -> &'static str {
+        match self {
+            FlagSet::Run => "-t",
+            FlagSet::Suite => "--threads",
+        }
+    }
+}
+
 /// How intended send times are spaced in open-loop mode; the report's
 /// `open_loop.arrival` is its [`Arrival::name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -134,6 +134,7 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
         out.push(Warning::ClientBound {
             phase: phase.clone(),
             busiest_cpu_percent,
+            flags: config.flags,
         });
     }
     let Some(evidence) = &run.server else {

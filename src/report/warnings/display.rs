@@ -125,9 +125,11 @@ impl fmt::Display for Warning {
             Warning::ClientBound {
                 phase,
                 busiest_cpu_percent,
+                flags,
             } => write!(
                 f,
-                "{phase}: a kvbench worker thread used {busiest_cpu_percent:.0} % of a CPU: the result is client-bound and measures kvbench as much as the server; add threads (-t) on CPUs the server does not use, or run the client on another machine."
+                "{phase}: a kvbench worker thread used {busiest_cpu_percent:.0} % of a CPU: the result is client-bound and measures kvbench as much as the server; add threads ({}) on CPUs the server does not use, or run the client on another machine.",
+                flags.threads()
             ),
             Warning::KeyRangeTooSmall { keys, requests } => write!(
                 f,
@@ -313,5 +315,48 @@ impl fmt::Display for Warning {
                 connection_gaps,
             } => super::stall::describe(f, phase, *slowest, quiet.as_ref(), gaps, *connection_gaps),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::FlagSet;
+    use crate::report::warnings::{MissFix, Warning};
+
+    #[test]
+    fn advice_names_the_flags_of_the_command_line_the_run_came_from() {
+        let bound = |flags| Warning::ClientBound {
+            phase: "RUN #1".into(),
+            busiest_cpu_percent: 99.0,
+            flags,
+        };
+        assert!(bound(FlagSet::Run).to_string().contains("add threads (-t)"));
+        // The suite's -t is its list of tests.
+        let suite = bound(FlagSet::Suite).to_string();
+        assert!(suite.contains("add threads (--threads)"), "{suite}");
+        let miss = |fix| {
+            Warning::GetsMostlyMiss {
+                hit_rate: 84.0,
+                fix,
+            }
+            .to_string()
+        };
+        assert!(miss(MissFix::Prefill).contains("--prefill"));
+        assert!(!miss(MissFix::SuiteSetFirst).contains("--prefill"));
+    }
+
+    #[test]
+    fn the_miss_advice_says_most_only_when_most_missed() {
+        let said = |hit_rate| {
+            Warning::GetsMostlyMiss {
+                hit_rate,
+                fix: MissFix::Prefill,
+            }
+            .to_string()
+        };
+        assert!(said(84.0).contains(": 16.00 % of GETs asked"));
+        assert!(said(50.0).contains(": 50.00 % of GETs asked"));
+        assert!(said(49.0).contains(": most GETs (51.00 %) asked"));
+        assert!(!said(84.0).contains("most"));
     }
 }

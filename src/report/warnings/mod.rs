@@ -14,7 +14,7 @@ pub mod redirects;
 pub mod stall;
 pub mod watched;
 
-use crate::config::{Headline, WarningKind};
+use crate::config::{FlagSet, Headline, WarningKind};
 use crate::engine::stats::gaps::GapSpan;
 use crate::protocol::resp::ServerErrorKind;
 
@@ -102,6 +102,8 @@ pub enum Warning {
         phase: String,
         /// The busiest thread's CPU use, % of one CPU.
         busiest_cpu_percent: f64,
+        /// Whose flag for threads the advice names.
+        flags: FlagSet,
     },
     /// So few keys that every request hits the same few (the one-key default of
     /// redis-benchmark is the classic).
