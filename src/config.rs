@@ -92,6 +92,27 @@ pub enum Stop {
     Time(Duration),
 }
 
+/// The command line a configuration came from, so that advice names flags
+/// the user can type there: `kvbench suite` takes redis-benchmark's flags
+/// and no `--prefill`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagSet {
+    /// A benchmark run's memtier-style flags (also `capacity`'s steps).
+    Run,
+    /// A `kvbench suite` test's.
+    Suite,
+}
+
+impl FlagSet {
+    /// The flag that sets the worker threads (`-t` is the suite's test list).
+    pub fn threads(self) -> &'static str {
+        match self {
+            FlagSet::Run => "-t",
+            FlagSet::Suite => "--threads",
+        }
+    }
+}
+
 /// How intended send times are spaced in open-loop mode; the report's
 /// `open_loop.arrival` is its [`Arrival::name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -323,6 +344,8 @@ pub struct Config {
     /// `--barrier-server`: where `--start-at barrier` meets, and the clock
     /// every shard measures its offset against; `None` is the target.
     pub barrier_server: Option<Target>,
+    /// Whose flags the warnings' advice names.
+    pub flags: FlagSet,
 }
 
 /// How long a request-bound phase (`-n`, `-n allkeys`, the prefill) waits
@@ -479,6 +502,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         // One machine samples the watched components, so that N machines
         // do not multiply the INFO load; merge carries its series to the set.
         barrier_server,
+        flags: FlagSet::Run,
         clock_source: watches
             .iter()
             .find(|w| w.kind == watch::WatchKind::Redis)

@@ -310,7 +310,7 @@ fn finish(failures: &[OutputError], save_failed: bool, interrupt: &Interrupt) ->
         say!(
             "kvbench: stopped: more errors than --max-errors; the reports hold everything measured until then"
         );
-        return ExitCode::from(1);
+        return ExitCode::from(verdict::MAX_ERRORS_EXIT_CODE);
     }
     if let Some(signal) = interrupt.signal() {
         say!(

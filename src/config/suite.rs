@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::cli::{Args, NumList, RequestsArg, SuiteArgs};
-use crate::config::Config;
+use crate::config::{Config, FlagSet};
 use crate::error::UsageError;
 use crate::protocol::command::suite::{self, SuiteTest};
 use crate::protocol::command::{CommandSpec, Part};
@@ -339,8 +339,10 @@ fn base_args(
     Ok(args)
 }
 
-/// A flag error names kvbench's memtier flag; say which suite flag it is.
-fn suite_flag(e: UsageError) -> UsageError {
+/// A flag error names kvbench's memtier flag; say which suite flag it is
+/// (also for the errors a test's run finds, such as a cluster node without
+/// `--cluster`).
+pub fn suite_flag(e: UsageError) -> UsageError {
     let flag = match e.flag.as_str() {
         "--server" | "--host" => "-h",
         "--port" => "-p",
@@ -382,6 +384,7 @@ fn step(
     args.command = Some(vec![checked.to_string()]);
     let mut config = Config::from_args(args).map_err(suite_flag)?;
     let counts_hits = HIT_TESTS.contains(&test.name) || (custom && spec.name() == "GET");
+    config.flags = FlagSet::Suite;
     config.ops = Arc::new(OpTable::suite_test(
         spec,
         test.inline,

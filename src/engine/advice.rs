@@ -5,7 +5,8 @@
 use std::io;
 
 use crate::config::target::{Endpoint, Target};
-use crate::engine::server::Control;
+use crate::config::{Config, FlagSet};
+use crate::engine::server::{Control, Info};
 use crate::error::{ConnectError, DiscoverError, RunError, UsageError};
 use crate::protocol::sniff::Spoken;
 use crate::protocol::wire::Protocol;
@@ -27,6 +28,34 @@ pub fn wrong_protocol(target: &Target, reply: &[u8]) -> Result<(), UsageError> {
             "the server at {} answers {what}, not {}: use -P {flag}",
             target.endpoint,
             target.protocol.name()
+        ),
+    ))
+}
+
+/// Refuses a run without `--cluster-mode` whose server says in the
+/// preflight's INFO that it is a Redis Cluster node (`cluster_enabled:1`),
+/// before any load: every request for a key of another node's slots would
+/// be answered MOVED, and only the report after the whole run would say so.
+/// `--memtier-compat` keeps memtier's way (it runs, and counts each MOVED as
+/// an error reply); `kvbench suite` has no such flag, so its message names none.
+pub fn cluster_node_without_mode(config: &Config, info: &Info) -> Result<(), UsageError> {
+    if config.cluster.is_some()
+        || config.semantics.memtier_compat
+        || info.u64("cluster_enabled") != Some(1)
+    {
+        return Ok(());
+    }
+    let otherwise = match config.flags {
+        FlagSet::Run => {
+            " (or --memtier-compat to run as memtier does, counting each MOVED as an error)"
+        }
+        FlagSet::Suite => "",
+    };
+    Err(UsageError::new(
+        "--cluster-mode",
+        format!(
+            "the server at {} is a Redis Cluster node (its INFO says cluster_enabled:1): without this flag every request for a key in another node's slots is answered MOVED; add it to route each key to the master of its slot{otherwise}",
+            config.target.endpoint
         ),
     ))
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::config::io_engine::IoEngine;
 use crate::config::{Config, Stop};
-use crate::engine::advice::{connect_advice, wrong_protocol};
+use crate::engine::advice::{cluster_node_without_mode, connect_advice, wrong_protocol};
 use crate::engine::crew::{self, Crew};
 use crate::engine::host::HostMeter;
 use crate::engine::interrupt::Interrupt;
@@ -130,6 +130,9 @@ fn run_schedule(
             None
         }
     };
+    if let Some(info) = &server_info {
+        cluster_node_without_mode(&config, info)?;
+    }
     let tls = preflight.tls_session();
     if let Some(t) = &tls {
         // memtier 2.4's line, once per run rather than per connection: every

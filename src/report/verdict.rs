@@ -13,7 +13,10 @@
 //! do; [`Reason::kind`] is the stable name the JSON carries.
 
 mod display;
+mod exit;
 mod gap;
+
+pub use exit::MAX_ERRORS_EXIT_CODE;
 
 use crate::config::Config;
 use crate::engine::results::{Phase, PhaseResult, Results, Section};
@@ -303,23 +306,19 @@ impl Verdict {
     /// The lines that open the text report of a result that is not valid;
     /// empty when it is valid, so a clean run's report is memtier's layout.
     pub fn text(&self, allow_invalid: bool) -> String {
-        invalid_text(&self.lines(), allow_invalid)
+        invalid_text(&self.lines(), self.exit_code(allow_invalid))
     }
 }
 
 /// The opening of a text report whose result is not valid, one `  - ` line
-/// per reason (`reasons`, as [`Verdict::lines`] gives them); empty when
-/// there is none. Shared by every report that carries a verdict (a run, a
-/// sweep, a merged set).
-pub fn invalid_text(reasons: &[String], allow_invalid: bool) -> String {
+/// per reason (`reasons`, as [`Verdict::lines`] gives them), naming the exit
+/// `code` ([`Verdict::exit_code`]); empty when there is none. Shared by every
+/// report that carries a verdict (a run, a sweep, a merged set).
+pub fn invalid_text(reasons: &[String], code: u8) -> String {
     if reasons.is_empty() {
         return String::new();
     }
-    let code = if allow_invalid {
-        "exit code 0: --allow-invalid".to_string()
-    } else {
-        format!("exit code {INVALID_EXIT_CODE}")
-    };
+    let code = exit::code_text(code);
     let mut out =
         format!("INVALID RESULT: these numbers do not measure the workload asked for ({code})\n");
     for reason in reasons {

@@ -210,3 +210,24 @@ fn parts_are_labelled_in_the_verdict_of_their_whole() {
         Reason::ErrorReplies { errors: 10, .. }
     ));
 }
+
+#[test]
+fn the_invalid_text_names_the_code_the_process_exits_with() {
+    let c = standalone_config(&[]);
+    let mut all = results(vec![with_errors(1000, 970, ServerErrorKind::Oom)]);
+    let ended = Verdict::of_results(&c, &all);
+    assert_eq!(ended.exit_code(false), 3);
+    assert!(ended.text(true).contains("(exit code 0: --allow-invalid)"));
+    // Ctrl-C: 128 + 2 whatever else was wrong, and --allow-invalid changes nothing.
+    all.interrupted = Some((Phase::Run(1), 2));
+    let cut = Verdict::of_results(&c, &all);
+    assert_eq!(cut.exit_code(false), 130);
+    for allow_invalid in [false, true] {
+        let text = cut.text(allow_invalid);
+        assert!(text.contains("(exit code 130)"), "{text}");
+    }
+    // The --max-errors stop (no signal) exits 1.
+    all.interrupted = Some((Phase::Run(1), 0));
+    let stopped = Verdict::of_results(&c, &all);
+    assert!(stopped.text(false).contains("(exit code 1)"));
+}

@@ -2,16 +2,16 @@
 //! the server's evidence. Thresholds are named constants, so the docs and the
 //! tests can cite them.
 
-use crate::config::{Config, Headline};
+use crate::config::{Config, FlagSet, Headline, Stop};
 use crate::engine::placement::Placement;
 use crate::engine::results::variance::Variance;
-use crate::engine::results::{PhaseResult, Results};
+use crate::engine::results::{PhaseResult, Results, ServerContext};
 use crate::engine::server::info::Software;
 use crate::engine::stats::percentile_us;
 use crate::engine::sysinfo;
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::hit_rate_percent;
-use crate::report::warnings::{MemoryLimit, RateLimit, SATURATED_CPU_PERCENT, Warning};
+use crate::report::warnings::{MemoryLimit, MissFix, RateLimit, SATURATED_CPU_PERCENT, Warning};
 
 /// An open-loop run met its rate if it completed at least this share of it.
 pub const RATE_MET_FRACTION: f64 = 0.95;
@@ -78,17 +78,13 @@ pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
     let shortest = results
         .runs
         .iter()
+        .filter(|r| !cut_after_long_enough_plan(config, r))
         .map(|r| r.duration.as_secs_f64())
         .reduce(f64::min);
     if let Some(secs) = shortest.filter(|s| *s < MIN_RUN_SECS) {
         out.push(Warning::ShortRun { secs });
     }
-    if results
-        .server
-        .as_ref()
-        .and_then(|s| s.appendfsync.as_deref())
-        == Some("always")
-    {
+    if results.server.as_ref().is_some_and(fsyncs_every_write) {
         out.push(Warning::FsyncAlways);
     }
     if let Some(v) = results.variance().filter(Variance::is_noisy) {
@@ -100,6 +96,22 @@ pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
         config, results,
     ));
     out
+}
+
+/// A run that a signal (or `--max-errors`) cut short although its
+/// `--test-time` was long enough: its length says when the user stopped it,
+/// not what they planned, and the verdict already says it was cut, so the
+/// short-run advice ("use --test-time 10 or more") would be false for it.
+fn cut_after_long_enough_plan(config: &Config, run: &PhaseResult) -> bool {
+    run.interrupted
+        && matches!(config.stop, Stop::Time(planned) if planned.as_secs_f64() >= MIN_RUN_SECS)
+}
+
+/// `appendfsync always` makes every write wait for the disk only while the
+/// append-only file is on: with `appendonly no` the setting does nothing, so
+/// INFO's `aof_enabled` must say 1 as well.
+fn fsyncs_every_write(server: &ServerContext) -> bool {
+    server.appendfsync.as_deref() == Some("always") && server.info.u64("aof_enabled") == Some(1)
 }
 
 /// Warnings about one measured run: rate, saturation, the server's counts, forks.
@@ -122,6 +134,7 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
         out.push(Warning::ClientBound {
             phase: phase.clone(),
             busiest_cpu_percent,
+            flags: config.flags,
         });
     }
     let Some(evidence) = &run.server else {
@@ -325,10 +338,12 @@ fn hit_rate(config: &Config, results: &Results) -> Option<Warning> {
     let all = results.run_totals()?;
     let hit_rate = hit_rate_percent(&crate::report::hit_stats(config, &all)?)?;
     let floor = if config.prefill { 100.0 } else { MIN_HIT_RATE };
-    (hit_rate < floor).then_some(Warning::GetsMostlyMiss {
-        hit_rate,
-        prefilled: config.prefill,
-    })
+    let fix = match (config.prefill, config.flags) {
+        (true, _) => MissFix::Prefilled,
+        (false, FlagSet::Run) => MissFix::Prefill,
+        (false, FlagSet::Suite) => MissFix::SuiteSetFirst,
+    };
+    (hit_rate < floor).then_some(Warning::GetsMostlyMiss { hit_rate, fix })
 }
 
 /// `--miss-rate-threshold`: every command whose nil reply is a miss (GET,

@@ -5,10 +5,21 @@
 
 use std::fmt;
 
-use super::{MemoryLimit, RateLimit, Warning};
+use super::{MemoryLimit, MissFix, RateLimit, Warning};
 use crate::config::Headline;
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::spread;
+
+/// Who missed, at a GET hit rate of `hit_rate` %: "most GETs" only when
+/// more than half missed, the share itself otherwise.
+fn missed_share(hit_rate: f64) -> String {
+    let missed = 100.0 - hit_rate;
+    if missed > 50.0 {
+        format!("most GETs ({missed:.2} %)")
+    } else {
+        format!("{missed:.2} % of GETs")
+    }
+}
 
 /// The likely cause of a flood of one error kind, and what to change.
 fn error_cause(
@@ -114,9 +125,11 @@ impl fmt::Display for Warning {
             Warning::ClientBound {
                 phase,
                 busiest_cpu_percent,
+                flags,
             } => write!(
                 f,
-                "{phase}: a kvbench worker thread used {busiest_cpu_percent:.0} % of a CPU: the result is client-bound and measures kvbench as much as the server; add threads (-t) on CPUs the server does not use, or run the client on another machine."
+                "{phase}: a kvbench worker thread used {busiest_cpu_percent:.0} % of a CPU: the result is client-bound and measures kvbench as much as the server; add threads ({}) on CPUs the server does not use, or run the client on another machine.",
+                flags.threads()
             ),
             Warning::KeyRangeTooSmall { keys, requests } => write!(
                 f,
@@ -124,18 +137,28 @@ impl fmt::Display for Warning {
             ),
             Warning::GetsMostlyMiss {
                 hit_rate,
-                prefilled: true,
+                fix: MissFix::Prefilled,
             } => write!(
                 f,
                 "the GET hit rate is {hit_rate:.2} % although --prefill wrote the whole range: something removed keys (eviction under maxmemory, expiry, another client, a FLUSH); check the server before trusting GET numbers."
             ),
-            Warning::GetsMostlyMiss {
-                hit_rate,
-                prefilled: false,
-            } => write!(
-                f,
-                "the GET hit rate is only {hit_rate:.2} %: most GETs asked for keys nobody wrote, and a miss is cheaper than a hit; add --prefill (or prefill with --ratio 1:0 --key-pattern P:P -n allkeys) before a GET benchmark."
-            ),
+            Warning::GetsMostlyMiss { hit_rate, fix } => {
+                write!(
+                    f,
+                    "the GET hit rate is {hit_rate:.2} %: {} asked for keys nobody wrote, and a miss is cheaper than a hit, so the GET figures flatter the server; ",
+                    missed_share(*hit_rate)
+                )?;
+                match fix {
+                    MissFix::SuiteSetFirst => write!(
+                        f,
+                        "run the SET test before GET over the same -r (-t set,get), with -n a few times -r so that SET writes most keys."
+                    ),
+                    _ => write!(
+                        f,
+                        "add --prefill (or prefill with --ratio 1:0 --key-pattern P:P -n allkeys) before a GET benchmark."
+                    ),
+                }
+            }
             Warning::MissRateAboveThreshold {
                 miss_rate,
                 threshold,
@@ -292,5 +315,48 @@ impl fmt::Display for Warning {
                 connection_gaps,
             } => super::stall::describe(f, phase, *slowest, quiet.as_ref(), gaps, *connection_gaps),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::FlagSet;
+    use crate::report::warnings::{MissFix, Warning};
+
+    #[test]
+    fn advice_names_the_flags_of_the_command_line_the_run_came_from() {
+        let bound = |flags| Warning::ClientBound {
+            phase: "RUN #1".into(),
+            busiest_cpu_percent: 99.0,
+            flags,
+        };
+        assert!(bound(FlagSet::Run).to_string().contains("add threads (-t)"));
+        // The suite's -t is its list of tests.
+        let suite = bound(FlagSet::Suite).to_string();
+        assert!(suite.contains("add threads (--threads)"), "{suite}");
+        let miss = |fix| {
+            Warning::GetsMostlyMiss {
+                hit_rate: 84.0,
+                fix,
+            }
+            .to_string()
+        };
+        assert!(miss(MissFix::Prefill).contains("--prefill"));
+        assert!(!miss(MissFix::SuiteSetFirst).contains("--prefill"));
+    }
+
+    #[test]
+    fn the_miss_advice_says_most_only_when_most_missed() {
+        let said = |hit_rate| {
+            Warning::GetsMostlyMiss {
+                hit_rate,
+                fix: MissFix::Prefill,
+            }
+            .to_string()
+        };
+        assert!(said(84.0).contains(": 16.00 % of GETs asked"));
+        assert!(said(50.0).contains(": 50.00 % of GETs asked"));
+        assert!(said(49.0).contains(": most GETs (51.00 %) asked"));
+        assert!(!said(84.0).contains("most"));
     }
 }

@@ -14,7 +14,7 @@ pub mod redirects;
 pub mod stall;
 pub mod watched;
 
-use crate::config::{Headline, WarningKind};
+use crate::config::{FlagSet, Headline, WarningKind};
 use crate::engine::stats::gaps::GapSpan;
 use crate::protocol::resp::ServerErrorKind;
 
@@ -58,6 +58,19 @@ pub enum RateLimit {
     },
 }
 
+/// What [`Warning::GetsMostlyMiss`] advises, by what the run was asked to do
+/// and which command line it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MissFix {
+    /// `--prefill` wrote the whole range: something removed keys since.
+    Prefilled,
+    /// A run without `--prefill`: add it.
+    Prefill,
+    /// A `kvbench suite` test, which takes no `--prefill`: its SET test
+    /// writes the keys its GET test reads.
+    SuiteSetFirst,
+}
+
 /// Where an estimated dataset does not fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemoryLimit {
@@ -89,6 +102,8 @@ pub enum Warning {
         phase: String,
         /// The busiest thread's CPU use, % of one CPU.
         busiest_cpu_percent: f64,
+        /// Whose flag for threads the advice names.
+        flags: FlagSet,
     },
     /// So few keys that every request hits the same few (the one-key default of
     /// redis-benchmark is the classic).
@@ -98,12 +113,13 @@ pub enum Warning {
         /// Requests of the measured runs.
         requests: u64,
     },
-    /// GETs on keys nobody wrote: the run measures misses.
+    /// GETs on keys nobody wrote: the run measures misses as much as it
+    /// measures GETs (the share said by the rate, "most" only below 50 %).
     GetsMostlyMiss {
         /// GET hit rate, %.
         hit_rate: f64,
-        /// `--prefill` was given (then anything below 100 % is a surprise).
-        prefilled: bool,
+        /// What would have written the keys first.
+        fix: MissFix,
     },
     /// `--miss-rate-threshold`: more GETs missed than the threshold allows
     /// (memtier 2.4's warning after a run).

@@ -12,7 +12,7 @@ use crate::report::model::kvbench::Verdict;
 use crate::report::model::shard::ShardRow;
 use crate::report::model::watched::{Limit, Watched};
 use crate::report::table;
-use crate::report::verdict::invalid_text;
+use crate::report::verdict::{INVALID_EXIT_CODE, invalid_text};
 use crate::report::watched_text;
 use crate::tools::merge::check::join;
 use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
@@ -123,7 +123,9 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool, width: Option
     let k = m.report.kvbench.as_ref();
     // A set that is not a measurement says so before any number.
     let reasons = k.and_then(|k| k.verdict.as_ref()).map(Verdict::lines);
-    let mut out = invalid_text(&reasons.unwrap_or_default(), allow_invalid);
+    // A merge stops no run: its code is the verdict's own.
+    let code = if allow_invalid { 0 } else { INVALID_EXIT_CODE };
+    let mut out = invalid_text(&reasons.unwrap_or_default(), code);
     let config = k.map(|k| &k.config);
     let setting = |key: &str| {
         config

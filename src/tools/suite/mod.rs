@@ -14,7 +14,7 @@ pub mod idle;
 
 use std::sync::Arc;
 
-use crate::config::suite::SuitePlan;
+use crate::config::suite::{SuitePlan, suite_flag};
 use crate::engine::interrupt::Interrupt;
 use crate::engine::run;
 use crate::error::RunError;
@@ -55,6 +55,8 @@ pub fn run(
                 match run::run(step.config.clone(), false, interrupt, &mut hdr, &mut |_| {}) {
                     Ok(results) => results,
                     Err(error) if started => return Err(Ok(FailedAfter { done, error })),
+                    // A usage error names the suite's flag, not the memtier flag.
+                    Err(RunError::Usage(e)) => return Err(Err(RunError::Usage(suite_flag(e)))),
                     Err(error) => return Err(Err(error)),
                 };
             started = true;
