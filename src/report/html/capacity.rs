@@ -131,7 +131,7 @@ pub fn chart(label: &str, c: &Capacity) -> Chart {
         for s in &earlier {
             series.push(Series {
                 name: format!("{key} earlier try"),
-                legend: format!("{legend}, an earlier try of a rate"),
+                legend: format!("{legend}: earlier tries of a rate (dots)"),
                 data: vec![("rate", format!("{}", s.rate))],
                 colour,
                 dash,
