@@ -243,9 +243,10 @@ fn capacity(args: cli::CapacityArgs) -> ExitCode {
     let outcome = finished.capacity.outcome;
     match (outcome, finished.confirmed()) {
         (CapacityOutcome::NoneMeets, _) => fail("no rate tried met the SLO"),
-        (_, Some(false)) => {
+        (CapacityOutcome::Unconfirmed, _) | (_, Some(false)) => {
             say!(
-                "kvbench: error: the confirmation run at the capacity missed the SLO (exit code 5)"
+                "kvbench: error: the confirmation run at the capacity missed the SLO, so no capacity is confirmed (exit code 5); {}",
+                kvbench::report::capacity::UNCONFIRMED_FIX
             );
             ExitCode::from(5)
         }

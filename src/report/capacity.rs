@@ -76,19 +76,42 @@ pub fn slo_words(capacity: &Capacity) -> String {
         .join(", ")
 }
 
+/// What helps when a confirmation run misses the rate its steps met
+/// (docs/capacity.md, exit code 5): the steps were too short to see the
+/// noise the confirmation met, or the resolution asked for is finer than it.
+pub const UNCONFIRMED_FIX: &str = "the capacity sits at the edge of the noise: give a longer --step-time or a larger --resolution";
+
 /// The answer in one line: `capacity: 812 ops/s (812–828) at p99 ≤ 5 ms`.
+/// A rate is the answer only once its confirmation run met the SLOs: one
+/// whose confirmation missed is `unconfirmed`, with what missed and the
+/// fix; one not yet confirmed says so.
 pub fn answer(capacity: &Capacity) -> String {
     let slo = slo_words(capacity);
+    let pending = if capacity.confirmation.is_none() {
+        "; not confirmed: no confirmation run has finished"
+    } else {
+        ""
+    };
     match (capacity.outcome, capacity.low, capacity.high) {
         (CapacityOutcome::Found, Some(low), Some(high)) => {
-            format!("capacity: {low:.0} ops/s ({low:.0}–{high:.0}) at {slo}")
+            format!("capacity: {low:.0} ops/s ({low:.0}–{high:.0}) at {slo}{pending}")
         }
         (CapacityOutcome::Unfinished, Some(low), Some(high)) => format!(
-            "capacity: {low:.0} ops/s ({low:.0}–{high:.0}, wider than --resolution: --max-steps ended the search) at {slo}"
+            "capacity: {low:.0} ops/s ({low:.0}–{high:.0}, wider than --resolution: --max-steps ended the search) at {slo}{pending}"
         ),
         (CapacityOutcome::Unfinished, Some(low), None) => format!(
-            "capacity: at least {low:.0} ops/s (every step met the SLO until --max-steps) at {slo}"
+            "capacity: at least {low:.0} ops/s (every step met the SLO until --max-steps) at {slo}{pending}"
         ),
+        (CapacityOutcome::Unconfirmed, Some(low), high) => {
+            let high = high.map_or_else(|| "?".to_string(), |h| format!("{h:.0}"));
+            let missed = capacity
+                .confirmation
+                .as_ref()
+                .map_or_else(|| "the SLO".to_string(), |c| missed_words(capacity, c));
+            format!(
+                "capacity: unconfirmed: the steps met {slo} at {low:.0} ops/s ({low:.0}–{high}), but the confirmation run at {low:.0} ops/s missed {missed}; {UNCONFIRMED_FIX}"
+            )
+        }
         (CapacityOutcome::NoneMeets, _, Some(lowest)) => {
             format!("capacity: none: even {lowest:.0} ops/s missed {slo}")
         }
@@ -96,5 +119,36 @@ pub fn answer(capacity: &Capacity) -> String {
             format!("capacity: unknown: the search was stopped (at {slo})")
         }
         _ => format!("capacity: unknown (at {slo})"),
+    }
+}
+
+/// What a confirmation that missed missed: its rate, its errors, or each
+/// SLO over its limit with the value measured (`p99 ≤ 1 ms: 3.52 ms`).
+fn missed_words(capacity: &Capacity, c: &CapacityStep) -> String {
+    match c.decided_by {
+        Decision::RateNotMet => format!("its rate (achieved {:.1} ops/s)", c.ops_per_sec),
+        Decision::Errors => "--max-error-share (errors)".to_string(),
+        Decision::Bound | Decision::Estimate => {
+            let over: Vec<String> = capacity
+                .slo
+                .iter()
+                .filter_map(|s| {
+                    let measured = *c.percentiles_ms.get(&format!("p{}", s.percentile))?;
+                    (measured > s.limit_ms).then(|| {
+                        format!(
+                            "p{} ≤ {} (p{} {measured:.3} ms)",
+                            s.percentile,
+                            limit_label((s.limit_ms * 1000.0).round() as u64),
+                            s.percentile
+                        )
+                    })
+                })
+                .collect();
+            if over.is_empty() {
+                slo_words(capacity)
+            } else {
+                over.join(", ")
+            }
+        }
     }
 }

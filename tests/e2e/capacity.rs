@@ -24,7 +24,7 @@ const SLO_WORDS: &str = "p99 ≤ 20 ms";
 const SLO_MS: f64 = 20.0;
 
 /// `kvbench capacity` at 127.0.0.1:`port` with `args`.
-fn capacity_at(port: u16, args: &[&str]) -> Command {
+pub fn capacity_at(port: u16, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kvbench"));
     command
         .args(["capacity", "-s", "127.0.0.1", "-p", &port.to_string()])

@@ -85,7 +85,6 @@ pub fn charts(sources: &[Source], notes: &mut Vec<String>) -> Vec<Chart> {
         out.extend(latency_per_second(&reports));
         out.push(spectrum(&reports, notes));
         out.extend(super::scaling::scaling(&reports));
-        out.extend(super::capacity::capacity(&reports));
     }
     out.extend(sweep::charts(sources, notes));
     out.extend(suite::charts(sources));

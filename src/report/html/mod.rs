@@ -8,7 +8,8 @@
 //! - [`marks`]: what a chart draws: bands, lines, bars, error bars, legend;
 //! - [`data`]: what the charts plot, read from the model;
 //! - [`charts`]: the charts of the page;
-//! - [`capacity`]: the hockey-stick chart of a `kvbench capacity` file;
+//! - [`capacity`]: the capacity panel of a `kvbench capacity` file: the
+//!   answer, its confirmation and the hockey-stick chart;
 //! - [`sweep`]: the charts of a sweep, a point per cell;
 //! - [`suite`]: the charts of a suite file, a bar per test;
 //! - [`verdict`]: the banner of a file that is not valid, and its marks;
@@ -21,6 +22,8 @@
 //! checked in a real browser by tests/e2e/html.rs.
 
 pub mod capacity;
+#[cfg(test)]
+mod capacity_tests;
 pub mod charts;
 pub mod components;
 pub mod data;
@@ -203,6 +206,8 @@ pub fn page(sources: &[Source]) -> String {
     // First on the page: a file that is not valid is said so before any
     // of its numbers.
     out.push_str(&verdict::banners(sources));
+    // Then a capacity search's answer, before the run that confirmed it.
+    out.push_str(&capacity::panel(sources));
     out.push_str(&panels::summary(sources));
     out.push_str("<section class=\"charts\">\n");
     for chart in &charts {

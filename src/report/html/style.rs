@@ -40,4 +40,6 @@ section.verdict-banner h2 { margin: 0 0 6px 0; border: none; color: #b42318; }
 section.verdict-banner ul { margin: 4px 0; padding-left: 20px; }
 section.verdict-banner code.kind { background: #ffffff; border: 1px solid #e4a9a2; padding: 0 4px; border-radius: 3px; }
 tr[data-verdict="invalid"] td { background: #fdecea; }
+div.capacity p.answer { font-size: 16px; font-weight: 600; }
+div.capacity[data-confirmed="false"] p.answer { color: #b42318; }
 "#;

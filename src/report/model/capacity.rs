@@ -12,9 +12,12 @@ use serde::{Deserialize, Serialize};
 #[schemars(rename = "capacity")]
 pub struct Capacity {
     /// The capacity: the highest asked rate (ops/s, in total) whose step met
-    /// every SLO; `null` when none did.
+    /// every SLO; `null` when none did, and when its confirmation run missed
+    /// the SLOs (outcome `unconfirmed`: the file has no confirmed answer).
     pub ops_per_sec: Option<f64>,
-    /// The interval's lower end: the same rate as `ops_per_sec`.
+    /// The interval's lower end: the highest asked rate whose step met every
+    /// SLO, the same rate as `ops_per_sec` unless the outcome is
+    /// `unconfirmed` (then the rate the last confirmation run missed at).
     pub low: Option<f64>,
     /// The interval's upper end: the lowest asked rate whose step failed an
     /// SLO; `null` when every step met them.
@@ -48,6 +51,12 @@ pub enum CapacityOutcome {
     NoneMeets,
     /// A signal or `--max-errors` stopped the search.
     Interrupted,
+    /// The search ended with a rate whose steps met the SLOs (`low`), but
+    /// the confirmation run at that rate missed them, the last of
+    /// `MAX_CONFIRMATIONS` (exit code 5): no capacity is confirmed, and
+    /// `ops_per_sec` is `null`. A longer `--step-time` or a larger
+    /// `--resolution` helps (docs/capacity.md).
+    Unconfirmed,
 }
 
 /// One objective.

@@ -99,7 +99,7 @@ pub fn capacity(
         Some(Outcome::NoneMeets { lowest }) => (CapacityOutcome::NoneMeets, None, Some(lowest)),
         None => (CapacityOutcome::Interrupted, None, None),
     };
-    Capacity {
+    let searched = Capacity {
         ops_per_sec: low,
         low,
         high,
@@ -114,16 +114,33 @@ pub fn capacity(
         resolution_percent: resolution * 100.0,
         knee: knee(&steps),
         steps,
-        confirmation,
+        confirmation: None,
+    };
+    confirmed(searched, confirmation)
+}
+
+/// `capacity` with its confirmation run. A confirmation that missed the
+/// SLOs leaves no confirmed capacity: the outcome is `unconfirmed` and
+/// `ops_per_sec` is `None`, whatever the search found; `low` and `high`
+/// stay the interval the steps gave, so the file still says where the
+/// search ended.
+pub fn confirmed(mut capacity: Capacity, confirmation: Option<CapacityStep>) -> Capacity {
+    if confirmation.as_ref().is_some_and(|c| !c.meets) {
+        capacity.outcome = CapacityOutcome::Unconfirmed;
+        capacity.ops_per_sec = None;
     }
+    capacity.confirmation = confirmation;
+    capacity
 }
 
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::{knee, percentile_key};
-    use crate::report::model::capacity::{CapacityStep, Decision};
+    use super::{capacity, knee, percentile_key};
+    use crate::config::capacity::Slo;
+    use crate::report::model::capacity::{CapacityOutcome, CapacityStep, Decision};
+    use crate::tools::capacity::search::Outcome;
 
     fn step(ops: f64, p99_ms: f64) -> CapacityStep {
         let mut percentiles_ms = BTreeMap::new();
@@ -155,5 +172,30 @@ mod tests {
         assert_eq!((k.rate, k.p99_ms, k.low_load_p99_ms), (1200.0, 2.5, 1.0));
         assert!(knee(&[step(100.0, 1.0), step(200.0, 1.5)]).is_none());
         assert!(knee(&[]).is_none());
+    }
+
+    #[test]
+    fn a_missed_confirmation_leaves_no_capacity_only_the_interval() {
+        let slos = [Slo {
+            percentile: 99.0,
+            limit_us: 1000,
+        }];
+        let found = Some(Outcome::Found {
+            low: 800.0,
+            high: 816.0,
+        });
+        let steps = vec![step(800.0, 0.9), step(816.0, 1.4)];
+        let mut missed = step(800.0, 1.3);
+        missed.meets = false;
+        let c = capacity(found, &slos, 0.02, steps.clone(), Some(missed));
+        assert_eq!(c.outcome, CapacityOutcome::Unconfirmed);
+        assert_eq!(
+            (c.ops_per_sec, c.low, c.high),
+            (None, Some(800.0), Some(816.0))
+        );
+        assert!(c.confirmation.is_some_and(|m| !m.meets));
+        let met = capacity(found, &slos, 0.02, steps, Some(step(800.0, 0.8)));
+        assert_eq!(met.outcome, CapacityOutcome::Found);
+        assert_eq!(met.ops_per_sec, Some(800.0));
     }
 }

@@ -79,13 +79,12 @@ pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunEr
             // Stopped before any step measured anything.
             return Err(RunError::Interrupted(crate::error::Before::Connecting));
         };
-        let mut capacity =
-            curve::capacity(outcome, &plan.slos, plan.resolution, steps.clone(), None);
+        let capacity = curve::capacity(outcome, &plan.slos, plan.resolution, steps.clone(), None);
+        let target = outcome.as_ref().and_then(Outcome::capacity);
         note(format_args!(
             "kvbench: {}",
             crate::report::capacity::answer(&capacity)
         ));
-        let target = outcome.as_ref().and_then(Outcome::capacity);
         let Some(rate) = target.filter(|_| !interrupt.stop_requested()) else {
             let complete = capacity.outcome != CapacityOutcome::Interrupted;
             return Ok(finish(outputs, &config, &results, complete, capacity));
@@ -126,7 +125,7 @@ pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunEr
                 last = Some((config, results));
             }
             _ => {
-                capacity.confirmation = confirmed;
+                let capacity = curve::confirmed(capacity, confirmed);
                 let complete = results.is_complete();
                 return Ok(finish(outputs, &config, &results, complete, capacity));
             }
