@@ -26,6 +26,7 @@ pub mod import;
 pub mod io_engine;
 mod load;
 pub mod memtier24;
+pub mod memtier25;
 pub mod metrics;
 mod monitor;
 mod output;
@@ -359,6 +360,7 @@ impl Config {
 }
 
 fn build(a: Args) -> Result<Config, UsageError> {
+    memtier25::check_read_routing(&a)?;
     let mut a = memtier24::translate(a)?;
     // Before the key range is built: an import without --generate-keys sets it.
     let import = import::build_import(&mut a)?;
@@ -406,6 +408,11 @@ fn build(a: Args) -> Result<Config, UsageError> {
     }
     if let Some(import) = &import {
         import::apply(import, target.protocol, a.memtier_compat, &mut table)?;
+    }
+    if memtier25::build_miss_tracking(&a, commands)? == memtier25::MissTracking::Off {
+        for row in &mut table.rows {
+            row.counts_hits = false;
+        }
     }
     let ops = Arc::new(table);
     connection::check_workload(target.protocol, &ops, &keys)?;

@@ -665,6 +665,26 @@ pub struct Args {
     #[arg(long, help_heading = "memtier 2.4")]
     #[serde(default)]
     pub realtime_latencies: bool,
+
+    /// With --read-preference secondary: where a read goes when its shard
+    /// has no replica; kvbench serves it from the master (memtier's primary)
+    /// [default: primary]
+    #[arg(long, value_name = "MODE", help_heading = "memtier 2.5")]
+    pub read_preference_fallback: Option<String>,
+    /// memtier 2.5's standalone read endpoint: not supported (reads go to
+    /// replicas only with --cluster-mode --read-from replica)
+    #[arg(long, value_name = "HOST:PORT", action = ArgAction::Append, help_heading = "memtier 2.5")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
+    pub read_server: Option<Vec<String>>,
+    /// auto counts hits and misses for GET-like --command rows; off counts
+    /// none [default: auto]
+    #[arg(long, value_name = "MODE", help_heading = "memtier 2.5")]
+    pub command_miss_tracking: Option<String>,
+    /// With --metrics-listen (or --prometheus-port): a KEY=VALUE label on
+    /// every series; repeat for more
+    #[arg(long, value_name = "KEY=VALUE", action = ArgAction::Append, help_heading = "memtier 2.5")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
+    pub prometheus_run_label: Option<Vec<String>>,
 }
 
 #[cfg(test)]

@@ -125,6 +125,8 @@ pub fn phase_label(phase: Phase) -> &'static str {
 pub struct Board {
     /// `--shard-index` (or the launcher's): the `shard` label.
     pub shard: Option<u32>,
+    /// `--prometheus-run-label`: labels every series carries, first.
+    pub run_labels: Vec<(String, String)>,
     /// The row names of the run's op table.
     pub run_rows: Vec<String>,
     /// The row names of the prefill's op table (its own for `--command` runs).

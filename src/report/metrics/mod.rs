@@ -75,6 +75,7 @@ impl Exporter {
         };
         let board = Board {
             shard: config.shard.map(|s| s.index),
+            run_labels: config.metrics.run_labels.clone(),
             run_rows,
             prefill_rows,
             ..Board::default()
