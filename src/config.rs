@@ -307,6 +307,9 @@ pub struct Config {
     pub miss_rate_threshold: Option<f64>,
     /// `--realtime-latencies`: the per-second latency block on stderr.
     pub realtime_latencies: bool,
+    /// `--latency-window`: with `--realtime-latencies`, the seconds of the
+    /// sliding-window latency line; `None` prints none.
+    pub latency_window: Option<u32>,
     /// `--retry-on-error`: which error replies are sent again, how often.
     pub retry: Option<retry::RetryPolicy>,
     /// `--failed-keys-file`: where the requests that finally failed are appended.
@@ -478,6 +481,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         import,
         miss_rate_threshold: a.miss_rate_threshold,
         realtime_latencies: a.realtime_latencies,
+        latency_window: memtier25::build_latency_window(&a)?,
         retry,
         failed_keys_file,
         // One machine samples the watched components, so that N machines

@@ -685,6 +685,10 @@ pub struct Args {
     #[arg(long, value_name = "KEY=VALUE", action = ArgAction::Append, help_heading = "memtier 2.5")]
     #[serde(default, deserialize_with = "values::one_or_many")]
     pub prometheus_run_label: Option<Vec<String>>,
+    /// With --realtime-latencies: a latency line over the last SECS seconds
+    /// each second, 1-3600; 0 prints none [default: 0, 60 with --memtier-compat]
+    #[arg(long, value_name = "SECS", help_heading = "memtier 2.5")]
+    pub latency_window: Option<u32>,
 }
 
 #[cfg(test)]

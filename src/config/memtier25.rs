@@ -2,8 +2,9 @@
 //! (checked against what kvbench's `--read-from replica` does),
 //! `--read-server` (refused: kvbench has no standalone read endpoint),
 //! `--command-miss-tracking` (whether `--command` rows count hits and
-//! misses) and `--prometheus-run-label` (constant labels on every series
-//! of the `/metrics` endpoint).
+//! misses), `--prometheus-run-label` (constant labels on every series
+//! of the `/metrics` endpoint) and `--latency-window` (the seconds of
+//! `--realtime-latencies`' sliding-window line).
 
 use crate::cli::Args;
 use crate::config::memtier24::ReadPreference;
@@ -12,6 +13,12 @@ use crate::error::UsageError;
 /// Labels kvbench's own series carry: a run label of the same name would
 /// make two values for one label, which Prometheus refuses.
 const OWN_LABELS: [&str; 7] = ["phase", "run", "shard", "cell", "op", "kind", "le"];
+
+/// The longest `--latency-window` memtier takes, in seconds.
+pub const MAX_LATENCY_WINDOW_SECS: u32 = 3600;
+
+/// memtier's `--latency-window` default, which `--memtier-compat` restores.
+pub const MEMTIER_LATENCY_WINDOW_SECS: u32 = 60;
 
 /// memtier 2.5's `--read-preference-fallback`: where a strict `secondary`
 /// read goes when its shard has no live replica.
@@ -122,6 +129,30 @@ pub(super) fn build_miss_tracking(a: &Args, commands: bool) -> Result<MissTracki
         ));
     }
     Ok(tracking)
+}
+
+/// `--latency-window SECS`: `None` for 0 or, without it, unless
+/// `--memtier-compat` asks for memtier's 60 s.
+pub(super) fn build_latency_window(a: &Args) -> Result<Option<u32>, UsageError> {
+    let Some(secs) = a.latency_window else {
+        let compat = a.memtier_compat && a.realtime_latencies;
+        return Ok(compat.then_some(MEMTIER_LATENCY_WINDOW_SECS));
+    };
+    if !a.realtime_latencies {
+        return Err(UsageError::new(
+            "--latency-window",
+            "adds a line to --realtime-latencies' block; add --realtime-latencies or remove it",
+        ));
+    }
+    if secs > MAX_LATENCY_WINDOW_SECS {
+        return Err(UsageError::new(
+            "--latency-window",
+            format!(
+                "must be 0 (none) to {MAX_LATENCY_WINDOW_SECS} seconds (got {secs}), e.g. --latency-window 60"
+            ),
+        ));
+    }
+    Ok((secs > 0).then_some(secs))
 }
 
 /// `--prometheus-run-label KEY=VALUE`, each a constant label of every
@@ -241,6 +272,23 @@ mod tests {
         );
         assert!(config("--command-miss-tracking auto").is_ok());
         assert!(config("--command-miss-tracking sometimes").is_err());
+    }
+
+    #[test]
+    fn latency_window_needs_realtime_latencies_and_at_most_an_hour() {
+        assert_eq!(config("--realtime-latencies").unwrap().latency_window, None);
+        let c = config("--realtime-latencies --latency-window 30").unwrap();
+        assert_eq!(c.latency_window, Some(30));
+        let c = config("--realtime-latencies --latency-window 0").unwrap();
+        assert_eq!(c.latency_window, None);
+        let c = config("--realtime-latencies --memtier-compat").unwrap();
+        assert_eq!(c.latency_window, Some(MEMTIER_LATENCY_WINDOW_SECS));
+        for bad in [
+            "--latency-window 30",
+            "--realtime-latencies --latency-window 3601",
+        ] {
+            assert_eq!(config(bad).unwrap_err().flag, "--latency-window", "{bad}");
+        }
     }
 
     #[test]

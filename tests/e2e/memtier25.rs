@@ -68,7 +68,7 @@ fn prometheus_run_label_is_on_every_sample_of_the_endpoint() {
         .args(["--prometheus-run-label", "name=a \"b\""])
         .args(["--json-out-file", json.to_str().unwrap()])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let give_up = Instant::now() + Duration::from_secs(60);
@@ -86,7 +86,10 @@ fn prometheus_run_label_is_on_every_sample_of_the_endpoint() {
         assert!(Instant::now() < give_up, "no run sample on port {port}");
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert!(child.wait().unwrap().success());
+    let mut stderr = String::new();
+    let mut pipe = child.stderr.take().unwrap();
+    pipe.read_to_string(&mut stderr).unwrap();
+    assert!(child.wait().unwrap().success(), "{stderr}");
     let samples: Vec<&str> = body.lines().filter(|l| !l.starts_with('#')).collect();
     assert!(samples.len() > 10, "{body}");
     for line in samples {
@@ -112,4 +115,51 @@ fn read_preference_fallback_primary_reads_a_replicaless_shard_on_its_master() {
     // No shard has a replica: every read on a master, as memtier's fallback.
     assert_eq!(cluster.sum_calls("get"), gets);
     assert_eq!(cluster.sum_calls_all("get"), gets);
+}
+
+/// The `pN` values of `[RUN #1 …] latency win2s` lines, per line.
+fn window_values(stderr: &str) -> Vec<Vec<f64>> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("[RUN #1 ") && l.contains("] latency win2s "))
+        .map(|l| {
+            let fields = l.split("] latency win2s ").nth(1).unwrap();
+            let words: Vec<&str> = fields.trim_end_matches(" ms").split_whitespace().collect();
+            words.chunks(2).map(|w| w[1].parse().unwrap()).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn latency_window_adds_a_line_per_second_within_the_runs_own_latencies() {
+    let _machine = machine::share();
+    let redis = Redis::start();
+    let args =
+        "--test-time 3 -c 1 -t 1 --ratio 1:1 --realtime-latencies --print-percentiles 50,99,100";
+    let report = kvbench_json(redis.port, args, &["--latency-window", "2"]);
+    let (doc, stderr) = (&report.doc, &report.stderr);
+    let count = total(doc, "SET", "count") + total(doc, "GET", "count");
+    assert_eq!(redis.calls("set") + redis.calls("get"), count);
+    let blocks = stderr
+        .lines()
+        .filter(|l| l.starts_with("[RUN #1 ") && l.contains("] throughput "))
+        .count();
+    assert!((2..=4).contains(&blocks), "{stderr}");
+    // One window line per block (three percentiles fit one line), each
+    // p50 <= p99 <= p100, none above the run's own maximum.
+    let max_ms = common::f(&doc["ALL STATS"]["Totals"]["Percentile Latencies"]["p100.0"]);
+    let windows = window_values(stderr);
+    assert_eq!(windows.len(), blocks, "{stderr}");
+    for w in &windows {
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(w[0] > 0.0 && w[0] <= w[1] && w[1] <= w[2], "{w:?}");
+        assert!(w[2] <= max_ms + 0.01, "{w:?} vs {max_ms}");
+    }
+    // Without the flag the block is as it was.
+    let report = kvbench_json(redis.port, args, &[]);
+    assert!(
+        window_values(&report.stderr).is_empty(),
+        "{}",
+        report.stderr
+    );
 }
