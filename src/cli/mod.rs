@@ -685,6 +685,10 @@ pub struct Args {
     #[arg(long, value_name = "KEY=VALUE", action = ArgAction::Append, help_heading = "memtier 2.5")]
     #[serde(default, deserialize_with = "values::one_or_many")]
     pub prometheus_run_label: Option<Vec<String>>,
+    /// With --metrics-listen (or --prometheus-port): the latency histogram's
+    /// upper bounds, seconds, ascending, e.g. 0.001,0.005,0.05 [default: 10 µs to 10 s]
+    #[arg(long, value_name = "LIST", help_heading = "memtier 2.5")]
+    pub prometheus_latency_buckets: Option<String>,
     /// With --realtime-latencies: a latency line over the last SECS seconds
     /// each second, 1-3600; 0 prints none [default: 0, 60 with --memtier-compat]
     #[arg(long, value_name = "SECS", help_heading = "memtier 2.5")]

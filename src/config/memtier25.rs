@@ -3,16 +3,31 @@
 //! `--read-server` (refused: kvbench has no standalone read endpoint),
 //! `--command-miss-tracking` (whether `--command` rows count hits and
 //! misses), `--prometheus-run-label` (constant labels on every series
-//! of the `/metrics` endpoint) and `--latency-window` (the seconds of
+//! of the `/metrics` endpoint), `--prometheus-latency-buckets` (its
+//! histogram's bounds) and `--latency-window` (the seconds of
 //! `--realtime-latencies`' sliding-window line).
 
 use crate::cli::Args;
 use crate::config::memtier24::ReadPreference;
 use crate::error::UsageError;
 
-/// Labels kvbench's own series carry: a run label of the same name would
-/// make two values for one label, which Prometheus refuses.
-const OWN_LABELS: [&str; 7] = ["phase", "run", "shard", "cell", "op", "kind", "le"];
+/// Labels kvbench's own series carry (a run label of the same name would
+/// make two values for one label, which Prometheus refuses), and the names
+/// memtier reserves besides (`quantile`, `version`, `git_sha`).
+const OWN_LABELS: [&str; 10] = [
+    "phase", "run", "shard", "cell", "op", "kind", "le", "quantile", "version", "git_sha",
+];
+
+/// memtier's limits on `--prometheus-run-label`: labels, and bytes of a
+/// name and of a value.
+const MAX_RUN_LABELS: usize = 16;
+const MAX_LABEL_NAME_BYTES: usize = 128;
+const MAX_LABEL_VALUE_BYTES: usize = 256;
+
+/// memtier's limits on `--prometheus-latency-buckets`: at most 64 bounds,
+/// each from 1 µs to a day.
+const MAX_LATENCY_BUCKETS: usize = 64;
+const MAX_BUCKET_BOUND_US: u64 = 86_400_000_000;
 
 /// The longest `--latency-window` memtier takes, in seconds.
 pub const MAX_LATENCY_WINDOW_SECS: u32 = 3600;
@@ -171,6 +186,12 @@ pub(super) fn build_run_labels(
             "labels the /metrics endpoint's series; add --prometheus-port PORT (or --metrics-listen ADDR:PORT) or remove it".into(),
         ));
     }
+    if given.len() > MAX_RUN_LABELS {
+        return Err(fail(format!(
+            "{} labels given; memtier takes at most {MAX_RUN_LABELS}",
+            given.len()
+        )));
+    }
     let mut labels: Vec<(String, String)> = Vec::with_capacity(given.len());
     for text in given {
         let Some((key, value)) = text.split_once('=') else {
@@ -179,6 +200,11 @@ pub(super) fn build_run_labels(
         if !is_label_name(key) {
             return Err(fail(format!(
                 "`{key}` is not a Prometheus label name: a letter or _ then letters, digits or _, not starting with __"
+            )));
+        }
+        if key.len() > MAX_LABEL_NAME_BYTES || value.len() > MAX_LABEL_VALUE_BYTES {
+            return Err(fail(format!(
+                "`{key}`: a name takes at most {MAX_LABEL_NAME_BYTES} bytes and a value {MAX_LABEL_VALUE_BYTES}, as in memtier"
             )));
         }
         if OWN_LABELS.contains(&key) {
@@ -197,6 +223,61 @@ pub(super) fn build_run_labels(
     Ok(labels)
 }
 
+/// `--prometheus-latency-buckets LIST`: 1 to 64 strictly ascending upper
+/// bounds in seconds, from 1 µs (kvbench's resolution) to 86400, `+Inf`
+/// implied; `None` keeps kvbench's buckets.
+pub(super) fn build_latency_buckets(
+    a: &Args,
+    serving: bool,
+) -> Result<Option<Vec<u64>>, UsageError> {
+    let Some(text) = a.prometheus_latency_buckets.as_deref() else {
+        return Ok(None);
+    };
+    let fail = |why: String| {
+        UsageError::new(
+            "--prometheus-latency-buckets",
+            format!(
+                "{why}; give 1 to {MAX_LATENCY_BUCKETS} ascending bounds in seconds, e.g. 0.001,0.005,0.05 (+Inf is implied)"
+            ),
+        )
+    };
+    if !serving {
+        return Err(UsageError::new(
+            "--prometheus-latency-buckets",
+            "sets the /metrics endpoint's histogram; add --prometheus-port PORT (or --metrics-listen ADDR:PORT) or remove it",
+        ));
+    }
+    let mut bounds: Vec<u64> = Vec::new();
+    for part in text.split(',') {
+        let secs: f64 = part
+            .trim()
+            .parse()
+            .map_err(|_| fail(format!("`{part}` is not a number of seconds")))?;
+        let us = (secs * 1e6).round();
+        if !secs.is_finite() || us < 1.0 || us > MAX_BUCKET_BOUND_US as f64 {
+            return Err(fail(format!(
+                "`{part}` is not from 0.000001 to 86400 seconds"
+            )));
+        }
+        let us = us as u64;
+        // kvbench's histograms keep 3 significant digits: bounds closer
+        // than 0.1 % would share one of their buckets.
+        if bounds
+            .last()
+            .is_some_and(|&last| us as f64 <= last as f64 * 1.001)
+        {
+            return Err(fail(format!(
+                "`{part}` is not above the bound before it by 0.1 % or more (the histogram's precision)"
+            )));
+        }
+        bounds.push(us);
+    }
+    if bounds.len() > MAX_LATENCY_BUCKETS {
+        return Err(fail(format!("{} bounds given", bounds.len())));
+    }
+    Ok(Some(bounds))
+}
+
 /// Prometheus' label names: `[a-zA-Z_][a-zA-Z0-9_]*`, `__` reserved.
 fn is_label_name(key: &str) -> bool {
     let mut chars = key.chars();
@@ -208,114 +289,4 @@ fn is_label_name(key: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::Config;
-    use clap::Parser;
-
-    fn config(line: &str) -> Result<Config, UsageError> {
-        let args = Args::try_parse_from(std::iter::once("kvbench").chain(line.split_whitespace()));
-        Config::from_args(args.unwrap())
-    }
-
-    #[test]
-    fn read_preference_fallback_is_primary_or_refused_for_secondary() {
-        let ok = "--cluster-mode --read-preference secondary --read-preference-fallback primary";
-        assert!(config(ok).is_ok());
-        for mode in ["error", "queue"] {
-            let e = config(&format!(
-                "--cluster-mode --read-preference secondary --read-preference-fallback {mode}"
-            ))
-            .unwrap_err();
-            assert_eq!(e.flag, "--read-preference-fallback");
-            // The other modes have no fallback, in memtier as here.
-            assert!(
-                config(&format!(
-                    "--cluster-mode --read-preference secondaryPreferred --read-preference-fallback {mode}"
-                ))
-                .is_ok()
-            );
-        }
-        let e = config("--read-preference-fallback primary").unwrap_err();
-        assert_eq!(e.flag, "--read-preference-fallback");
-        assert!(
-            config("--cluster-mode --read-preference secondary --read-preference-fallback x")
-                .is_err()
-        );
-    }
-
-    #[test]
-    fn read_server_is_refused_naming_the_cluster_path() {
-        let e = config("--read-server 127.0.0.1:6380").unwrap_err();
-        assert_eq!(e.flag, "--read-server");
-        assert!(e.to_string().contains("--cluster-mode --read-from replica"));
-    }
-
-    #[test]
-    fn command_miss_tracking_off_clears_every_command_row() {
-        // A command of two words: Args directly, not the whitespace split.
-        let args = Args::try_parse_from([
-            "kvbench",
-            "--command",
-            "GET __key__",
-            "--command-miss-tracking",
-            "off",
-        ])
-        .unwrap();
-        let c = Config::from_args(args).unwrap();
-        assert!(c.ops.rows.iter().all(|r| !r.counts_hits));
-        let args = Args::try_parse_from(["kvbench", "--command", "GET __key__"]).unwrap();
-        assert!(Config::from_args(args).unwrap().ops.rows[0].counts_hits);
-        assert_eq!(
-            config("--command-miss-tracking off").unwrap_err().flag,
-            "--command-miss-tracking"
-        );
-        assert!(config("--command-miss-tracking auto").is_ok());
-        assert!(config("--command-miss-tracking sometimes").is_err());
-    }
-
-    #[test]
-    fn latency_window_needs_realtime_latencies_and_at_most_an_hour() {
-        assert_eq!(config("--realtime-latencies").unwrap().latency_window, None);
-        let c = config("--realtime-latencies --latency-window 30").unwrap();
-        assert_eq!(c.latency_window, Some(30));
-        let c = config("--realtime-latencies --latency-window 0").unwrap();
-        assert_eq!(c.latency_window, None);
-        let c = config("--realtime-latencies --memtier-compat").unwrap();
-        assert_eq!(c.latency_window, Some(MEMTIER_LATENCY_WINDOW_SECS));
-        for bad in [
-            "--latency-window 30",
-            "--realtime-latencies --latency-window 3601",
-        ] {
-            assert_eq!(config(bad).unwrap_err().flag, "--latency-window", "{bad}");
-        }
-    }
-
-    #[test]
-    fn run_labels_are_prometheus_names_apart_from_kvbench_s_own() {
-        let c = config(
-            "--prometheus-port 0 --prometheus-run-label env=staging --prometheus-run-label name=a=b",
-        )
-        .unwrap();
-        assert_eq!(
-            c.metrics.run_labels,
-            vec![
-                ("env".to_string(), "staging".to_string()),
-                ("name".to_string(), "a=b".to_string())
-            ]
-        );
-        for bad in [
-            "run=x",
-            "9x=y",
-            "__x=y",
-            "novalue",
-            "env=a --prometheus-run-label env=b",
-        ] {
-            let e =
-                config(&format!("--prometheus-port 0 --prometheus-run-label {bad}")).unwrap_err();
-            assert_eq!(e.flag, "--prometheus-run-label", "{bad}");
-        }
-        let e = config("--prometheus-run-label env=x").unwrap_err();
-        assert_eq!(e.flag, "--prometheus-run-label");
-    }
-}
+mod tests;

@@ -34,6 +34,9 @@ pub struct LiveMetrics {
     /// memtier 2.5's `--prometheus-run-label KEY=VALUE`: labels on every
     /// series the endpoint serves, in the order given.
     pub run_labels: Vec<(String, String)>,
+    /// memtier 2.5's `--prometheus-latency-buckets`: the histogram's upper
+    /// bounds, µs, ascending; `None` keeps kvbench's.
+    pub latency_buckets_us: Option<Vec<u64>>,
 }
 
 /// A StatsD receiver and the names sent to it.
@@ -83,6 +86,7 @@ pub fn build_metrics(a: &Args) -> Result<LiveMetrics, UsageError> {
         linger,
         statsd: build_statsd(a)?,
         run_labels: super::memtier25::build_run_labels(a, listen.is_some())?,
+        latency_buckets_us: super::memtier25::build_latency_buckets(a, listen.is_some())?,
     })
 }
 

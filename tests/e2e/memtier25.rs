@@ -163,3 +163,58 @@ fn latency_window_adds_a_line_per_second_within_the_runs_own_latencies() {
         report.stderr
     );
 }
+
+#[test]
+fn prometheus_latency_buckets_are_the_histograms_bounds() {
+    let _machine = machine::share();
+    let redis = Redis::start();
+    let port = free_port();
+    let mut child = kvbench_at(redis.port)
+        .args(["--test-time", "3", "-t", "1", "-c", "1"])
+        .args(["--prometheus-port", &port.to_string()])
+        .args(["--prometheus-latency-buckets", "0.001,0.0025,0.01,1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let give_up = Instant::now() + Duration::from_secs(60);
+    let body = loop {
+        if let Some(body) = scrape(port)
+            && body.contains("phase=\"run\"")
+            && body.contains("kvbench_request_duration_seconds_count{")
+        {
+            break body;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "kvbench ended unscraped"
+        );
+        assert!(Instant::now() < give_up, "no run sample on port {port}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(child.wait().unwrap().success());
+    let run_get = "phase=\"run\",run=\"1\",op=\"GET\"";
+    let buckets: Vec<(String, f64)> = body
+        .lines()
+        .filter(|l| {
+            l.starts_with("kvbench_request_duration_seconds_bucket{") && l.contains(run_get)
+        })
+        .map(|l| {
+            let le = l.split("le=\"").nth(1).unwrap().split('"').next().unwrap();
+            (
+                le.to_string(),
+                l.rsplit(' ').next().unwrap().parse().unwrap(),
+            )
+        })
+        .collect();
+    let les: Vec<&str> = buckets.iter().map(|(le, _)| le.as_str()).collect();
+    assert_eq!(les, ["0.001", "0.0025", "0.01", "1", "+Inf"], "{body}");
+    // Cumulative, ending at the series' count.
+    assert!(buckets.windows(2).all(|w| w[0].1 <= w[1].1), "{buckets:?}");
+    let count: f64 = body
+        .lines()
+        .find(|l| l.starts_with("kvbench_request_duration_seconds_count{") && l.contains(run_get))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+        .unwrap();
+    assert_eq!(buckets[4].1, count);
+}

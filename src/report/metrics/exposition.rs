@@ -13,7 +13,7 @@ use std::fmt::{Display, Write};
 use crate::engine::results::Phase;
 use crate::engine::stats::ErrorCounts;
 use crate::protocol::resp::ServerErrorKind;
-use crate::report::metrics::board::{BUCKET_BOUNDS_US, Board, OpSeries, PhaseSeries, phase_label};
+use crate::report::metrics::board::{Board, OpSeries, PhaseSeries, phase_label};
 
 /// Which text format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,7 +260,7 @@ pub fn render(board: &Board, format: Format) -> String {
     for (s, base) in board.series.iter().zip(&base) {
         for op in &s.ops {
             let labels = with(base, &op_label(op));
-            for (bound, n) in BUCKET_BOUNDS_US.iter().zip(op.buckets) {
+            for (bound, &n) in board.bounds_us().iter().zip(&op.buckets) {
                 let le = format!("{labels},le=\"{}\"", seconds(*bound));
                 w.sample(&LATENCY, "_bucket", &le, n);
             }
