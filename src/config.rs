@@ -26,6 +26,7 @@ pub mod import;
 pub mod io_engine;
 mod load;
 pub mod memtier24;
+pub mod memtier25;
 pub mod metrics;
 mod monitor;
 mod output;
@@ -330,6 +331,9 @@ pub struct Config {
     pub miss_rate_threshold: Option<f64>,
     /// `--realtime-latencies`: the per-second latency block on stderr.
     pub realtime_latencies: bool,
+    /// `--latency-window`: with `--realtime-latencies`, the seconds of the
+    /// sliding-window latency line; `None` prints none.
+    pub latency_window: Option<u32>,
     /// `--retry-on-error`: which error replies are sent again, how often.
     pub retry: Option<retry::RetryPolicy>,
     /// `--failed-keys-file`: where the requests that finally failed are appended.
@@ -385,6 +389,7 @@ impl Config {
 }
 
 fn build(a: Args) -> Result<Config, UsageError> {
+    memtier25::check_read_routing(&a)?;
     let mut a = memtier24::translate(a)?;
     // Before the key range is built: an import without --generate-keys sets it.
     let import = import::build_import(&mut a)?;
@@ -432,6 +437,11 @@ fn build(a: Args) -> Result<Config, UsageError> {
     }
     if let Some(import) = &import {
         import::apply(import, target.protocol, a.memtier_compat, &mut table)?;
+    }
+    if memtier25::build_miss_tracking(&a, commands)? == memtier25::MissTracking::Off {
+        for row in &mut table.rows {
+            row.counts_hits = false;
+        }
     }
     let ops = Arc::new(table);
     connection::check_workload(target.protocol, &ops, &keys)?;
@@ -497,6 +507,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         import,
         miss_rate_threshold: a.miss_rate_threshold,
         realtime_latencies: a.realtime_latencies,
+        latency_window: memtier25::build_latency_window(&a)?,
         retry,
         failed_keys_file,
         // One machine samples the watched components, so that N machines

@@ -695,6 +695,34 @@ pub struct Args {
     #[arg(long, help_heading = "memtier 2.4")]
     #[serde(default)]
     pub realtime_latencies: bool,
+
+    /// With --read-preference secondary: where a read goes when its shard
+    /// has no replica; kvbench serves it from the master (memtier's primary)
+    /// [default: primary]
+    #[arg(long, value_name = "MODE", help_heading = "memtier 2.5")]
+    pub read_preference_fallback: Option<String>,
+    /// memtier 2.5's standalone read endpoint: not supported (reads go to
+    /// replicas only with --cluster-mode --read-from replica)
+    #[arg(long, value_name = "HOST:PORT", action = ArgAction::Append, help_heading = "memtier 2.5")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
+    pub read_server: Option<Vec<String>>,
+    /// auto counts hits and misses for GET-like --command rows; off counts
+    /// none [default: auto]
+    #[arg(long, value_name = "MODE", help_heading = "memtier 2.5")]
+    pub command_miss_tracking: Option<String>,
+    /// With --metrics-listen (or --prometheus-port): a KEY=VALUE label on
+    /// every series; repeat for more
+    #[arg(long, value_name = "KEY=VALUE", action = ArgAction::Append, help_heading = "memtier 2.5")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
+    pub prometheus_run_label: Option<Vec<String>>,
+    /// With --metrics-listen (or --prometheus-port): the latency histogram's
+    /// upper bounds, seconds, ascending, e.g. 0.001,0.005,0.05 [default: 10 µs to 10 s]
+    #[arg(long, value_name = "LIST", help_heading = "memtier 2.5")]
+    pub prometheus_latency_buckets: Option<String>,
+    /// With --realtime-latencies: a latency line over the last SECS seconds
+    /// each second, 1-3600; 0 prints none [default: 0, 60 with --memtier-compat]
+    #[arg(long, value_name = "SECS", help_heading = "memtier 2.5")]
+    pub latency_window: Option<u32>,
 }
 
 #[cfg(test)]

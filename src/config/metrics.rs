@@ -31,6 +31,12 @@ pub struct LiveMetrics {
     pub linger: Duration,
     /// `--statsd-host` and its companions.
     pub statsd: Option<StatsdTarget>,
+    /// memtier 2.5's `--prometheus-run-label KEY=VALUE`: labels on every
+    /// series the endpoint serves, in the order given.
+    pub run_labels: Vec<(String, String)>,
+    /// memtier 2.5's `--prometheus-latency-buckets`: the histogram's upper
+    /// bounds, µs, ascending; `None` keeps kvbench's.
+    pub latency_buckets_us: Option<Vec<u64>>,
 }
 
 /// A StatsD receiver and the names sent to it.
@@ -79,6 +85,8 @@ pub fn build_metrics(a: &Args) -> Result<LiveMetrics, UsageError> {
         listen,
         linger,
         statsd: build_statsd(a)?,
+        run_labels: super::memtier25::build_run_labels(a, listen.is_some())?,
+        latency_buckets_us: super::memtier25::build_latency_buckets(a, listen.is_some())?,
     })
 }
 

@@ -19,6 +19,7 @@ pub mod hdr;
 pub mod hdr_files;
 pub mod html;
 pub mod json;
+pub mod latency_window;
 pub mod limit;
 pub mod metrics;
 pub mod model;

@@ -8,6 +8,10 @@
 //! [RUN #1 3s] latency p50 1.215 (avg: 1.199)  p99 2.415 (avg: 2.388)  p99.9 9.151 (avg: 8.120) ms
 //! ```
 //!
+//! With `--latency-window SECS` each block ends with the same percentiles
+//! over the last SECS seconds (`latency win60s p50 …`, memtier's row of that
+//! name), three to a line.
+//!
 //! memtier redraws its block in place on a terminal; kvbench writes the lines
 //! one after another (its own progress line stays the one redrawn), so that a
 //! terminal's scrollback and a log file hold the same lines.
@@ -20,6 +24,7 @@ use crate::engine::results::{Phase, PhaseResult};
 use crate::engine::sink::Sink;
 use crate::engine::stats::series::{OpSecond, Second};
 use crate::engine::stats::{OpStats, Stats, percentile_us};
+use crate::report::latency_window::LatencyWindow;
 
 /// Percentiles per latency line, as memtier wraps them.
 const PER_LINE: usize = 3;
@@ -32,6 +37,8 @@ pub struct Realtime {
     phase: Phase,
     /// On a terminal each line first clears the progress line it lands on.
     clear: bool,
+    /// `--latency-window`: the last seconds' latencies.
+    window: Option<LatencyWindow>,
 }
 
 impl Realtime {
@@ -42,6 +49,7 @@ impl Realtime {
             hit_rows: config.ops.hit_rows().collect(),
             phase: Phase::Run(1),
             clear: std::io::stderr().is_terminal(),
+            window: config.latency_window.map(LatencyWindow::new),
         }
     }
 }
@@ -102,9 +110,37 @@ pub fn block(
     lines
 }
 
+/// The window's lines: `percentiles` of `window`, three to a line, the
+/// last ending in `ms`.
+pub fn window_lines(
+    label: &str,
+    secs: f64,
+    window_secs: usize,
+    window: &hdrhistogram::Histogram<u64>,
+    percentiles: &[f64],
+) -> Vec<String> {
+    let at = format!("[{label} {}s]", secs.round() as u64);
+    let chunks: Vec<&[f64]> = percentiles.chunks(PER_LINE).collect();
+    chunks
+        .iter()
+        .enumerate()
+        .map(|(i, chunk)| {
+            let fields: Vec<String> = chunk
+                .iter()
+                .map(|&p| format!("p{p} {:.3}", percentile_us(window, p) as f64 / 1e3))
+                .collect();
+            let unit = if i + 1 == chunks.len() { " ms" } else { "" };
+            format!("{at} latency win{window_secs}s {}{unit}", fields.join("  "))
+        })
+        .collect()
+}
+
 impl Sink for Realtime {
     fn start_phase(&mut self, phase: Phase, _: Stop) {
         self.phase = phase;
+        if let Some(w) = &mut self.window {
+            w.reset();
+        }
     }
 
     fn second(&mut self, s: &Second, total: &Stats, elapsed: Duration, _: usize) {
@@ -119,7 +155,7 @@ impl Sink for Realtime {
         let gets = total.merged(self.hit_rows.iter().copied());
         let all_misses = gets.map_or((0, 0), |g| (g.hits, g.misses));
         let label = self.phase.to_string();
-        let lines = block(
+        let mut lines = block(
             &label,
             &s.totals,
             (hits, misses),
@@ -128,6 +164,13 @@ impl Sink for Realtime {
             elapsed.as_secs_f64(),
             &self.percentiles,
         );
+        if let Some(w) = &mut self.window {
+            let secs = w.seconds();
+            if let Some(h) = w.tick(&all.latency_us) {
+                let (at, p) = (elapsed.as_secs_f64(), &self.percentiles);
+                lines.extend(window_lines(&label, at, secs, h, p));
+            }
+        }
         let mut err = std::io::stderr().lock();
         for line in lines {
             let clear = if self.clear { "\r\x1b[K" } else { "" };

@@ -282,6 +282,30 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
             "--uri",
         ),
         at_free_port(
+            "memtier 2.5's standalone read endpoint",
+            "--read-server 127.0.0.1:6380",
+            "--read-server",
+        )
+        .mentions("--cluster-mode --read-from replica"),
+        at_free_port(
+            "a read fallback kvbench cannot honour",
+            "--cluster-mode --read-preference secondary --read-preference-fallback error",
+            "--read-preference-fallback",
+        )
+        .mentions("use primary"),
+        at_free_port(
+            "a run label named as one of kvbench's own",
+            "--prometheus-port 0 --prometheus-run-label run=nightly",
+            "--prometheus-run-label",
+        )
+        .mentions("name=nightly"),
+        at_free_port(
+            "miss tracking off without --command",
+            "--command-miss-tracking off",
+            "--command-miss-tracking",
+        )
+        .mentions("add --command"),
+        at_free_port(
             "non-numeric percentile",
             "--print-percentiles 50,abc",
             "--print-percentiles",

@@ -54,6 +54,7 @@ mod memcached_meta;
 mod memcached_sasl;
 mod memory;
 mod memtier24;
+mod memtier25;
 mod memtier_compat;
 mod memtier_import;
 mod memtier_monitor_replay;

@@ -40,14 +40,15 @@ pub struct OpSeries {
     pub bytes_rx: u64,
     /// Exact sum of the recorded latencies, µs.
     pub latency_sum_us: u64,
-    /// Latencies at most each bound of [`BUCKET_BOUNDS_US`], cumulative.
-    pub buckets: [u64; BUCKET_BOUNDS_US.len()],
+    /// Latencies at most each bound of the board's buckets
+    /// ([`BUCKET_BOUNDS_US`] unless `--prometheus-latency-buckets`), cumulative.
+    pub buckets: Vec<u64>,
     /// Every recorded latency (the `+Inf` bucket and `_count`).
     pub recorded: u64,
 }
 
 impl OpSeries {
-    fn of(name: &str, s: &OpStats) -> OpSeries {
+    fn of(name: &str, s: &OpStats, bounds_us: &[u64]) -> OpSeries {
         OpSeries {
             name: name.to_string(),
             count: s.count,
@@ -57,7 +58,7 @@ impl OpSeries {
             bytes_tx: s.bytes_tx,
             bytes_rx: s.bytes_rx,
             latency_sum_us: s.latency_sum_us,
-            buckets: cumulative_buckets(&s.latency_us),
+            buckets: cumulative_buckets(&s.latency_us, bounds_us),
             recorded: s.latency_us.len(),
         }
     }
@@ -67,20 +68,21 @@ impl OpSeries {
 /// histogram's recorded buckets. A bucket of the histogram counts as at most
 /// a bound when its lowest equivalent value is, so the answer is exact to
 /// the histogram's precision (3 significant digits: 0.1 %).
-pub fn cumulative_buckets(h: &Histogram<u64>) -> [u64; BUCKET_BOUNDS_US.len()] {
-    let mut per_bucket = [0u64; BUCKET_BOUNDS_US.len()];
+pub fn cumulative_buckets(h: &Histogram<u64>, bounds_us: &[u64]) -> Vec<u64> {
+    let mut per_bucket = vec![0u64; bounds_us.len()];
     for v in h.iter_recorded() {
         let value = h.lowest_equivalent(v.value_iterated_to());
         // Values above the last bound are only in `+Inf`.
-        if let Some(i) = BUCKET_BOUNDS_US.iter().position(|&b| value <= b) {
+        if let Some(i) = bounds_us.iter().position(|&b| value <= b) {
             per_bucket[i] += v.count_at_value();
         }
     }
     let mut running = 0;
-    per_bucket.map(|n| {
-        running += n;
-        running
-    })
+    for n in &mut per_bucket {
+        running += *n;
+        *n = running;
+    }
+    per_bucket
 }
 
 /// One phase's series (of one sweep cell).
@@ -125,6 +127,10 @@ pub fn phase_label(phase: Phase) -> &'static str {
 pub struct Board {
     /// `--shard-index` (or the launcher's): the `shard` label.
     pub shard: Option<u32>,
+    /// `--prometheus-run-label`: labels every series carries, first.
+    pub run_labels: Vec<(String, String)>,
+    /// `--prometheus-latency-buckets`, µs; `None`: [`BUCKET_BOUNDS_US`].
+    pub bucket_bounds_us: Option<Vec<u64>>,
     /// The row names of the run's op table.
     pub run_rows: Vec<String>,
     /// The row names of the prefill's op table (its own for `--command` runs).
@@ -142,6 +148,13 @@ pub struct Board {
 }
 
 impl Board {
+    /// The latency buckets' upper bounds, µs (`+Inf` follows them).
+    pub fn bounds_us(&self) -> &[u64] {
+        self.bucket_bounds_us
+            .as_deref()
+            .unwrap_or(&BUCKET_BOUNDS_US)
+    }
+
     /// A phase begins: its series starts at zero, so a scraper sees every
     /// op from the phase's first second.
     pub fn start_phase(&mut self, phase: Phase, empty: &Stats) {
@@ -182,7 +195,7 @@ impl Board {
             .enumerate()
             .map(|(i, op)| {
                 let name = rows.get(i).cloned().unwrap_or_else(|| format!("row{i}"));
-                OpSeries::of(&name, op)
+                OpSeries::of(&name, op, self.bounds_us())
             })
             .collect();
         PhaseSeries {

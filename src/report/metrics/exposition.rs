@@ -13,7 +13,7 @@ use std::fmt::{Display, Write};
 use crate::engine::results::Phase;
 use crate::engine::stats::ErrorCounts;
 use crate::protocol::resp::ServerErrorKind;
-use crate::report::metrics::board::{BUCKET_BOUNDS_US, Board, OpSeries, PhaseSeries, phase_label};
+use crate::report::metrics::board::{Board, OpSeries, PhaseSeries, phase_label};
 
 /// Which text format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,7 +233,7 @@ pub fn render(board: &Board, format: Format) -> String {
     let base: Vec<String> = board
         .series
         .iter()
-        .map(|s| series_labels(board.shard, s))
+        .map(|s| series_labels(board, s))
         .collect();
     let with = |base: &str, extra: &str| -> String {
         if base.is_empty() {
@@ -260,7 +260,7 @@ pub fn render(board: &Board, format: Format) -> String {
     for (s, base) in board.series.iter().zip(&base) {
         for op in &s.ops {
             let labels = with(base, &op_label(op));
-            for (bound, n) in BUCKET_BOUNDS_US.iter().zip(op.buckets) {
+            for (bound, &n) in board.bounds_us().iter().zip(&op.buckets) {
                 let le = format!("{labels},le=\"{}\"", seconds(*bound));
                 w.sample(&LATENCY, "_bucket", &le, n);
             }
@@ -292,10 +292,7 @@ pub fn render(board: &Board, format: Format) -> String {
 
 /// The gauges of the phase in progress, with the shard and cell labels.
 fn gauges(w: &mut Writer, board: &Board) {
-    let mut base = Vec::new();
-    if let Some(shard) = board.shard {
-        base.push(format!("shard=\"{shard}\""));
-    }
+    let mut base = constant_labels(board);
     if let Some(cell) = &board.cell {
         base.push(format!("cell=\"{}\"", escape_label(cell)));
     }
@@ -321,12 +318,22 @@ fn gauges(w: &mut Writer, board: &Board) {
     w.sample(&FINISHED, "", &base, u8::from(board.finished));
 }
 
-/// `shard`, `cell`, `phase` and `run` of one series.
-fn series_labels(shard: Option<u32>, s: &PhaseSeries) -> String {
-    let mut labels = Vec::with_capacity(4);
-    if let Some(shard) = shard {
+/// The labels of every sample: `--prometheus-run-label`'s, then `shard`.
+fn constant_labels(board: &Board) -> Vec<String> {
+    let mut labels: Vec<String> = board
+        .run_labels
+        .iter()
+        .map(|(k, v)| format!("{k}=\"{}\"", escape_label(v)))
+        .collect();
+    if let Some(shard) = board.shard {
         labels.push(format!("shard=\"{shard}\""));
     }
+    labels
+}
+
+/// The run labels, `shard`, `cell`, `phase` and `run` of one series.
+fn series_labels(board: &Board, s: &PhaseSeries) -> String {
+    let mut labels = constant_labels(board);
     if let Some(cell) = &s.cell {
         labels.push(format!("cell=\"{}\"", escape_label(cell)));
     }

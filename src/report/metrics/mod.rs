@@ -75,6 +75,8 @@ impl Exporter {
         };
         let board = Board {
             shard: config.shard.map(|s| s.index),
+            run_labels: config.metrics.run_labels.clone(),
+            bucket_bounds_us: config.metrics.latency_buckets_us.clone(),
             run_rows,
             prefill_rows,
             ..Board::default()

@@ -307,7 +307,7 @@ fn buckets_count_values_up_to_each_bound_inclusive() {
     ] {
         h.record(v).unwrap();
     }
-    let b = cumulative_buckets(&h);
+    let b = cumulative_buckets(&h, &BUCKET_BOUNDS_US);
     let at = |bound: u64| b[BUCKET_BOUNDS_US.iter().position(|&x| x == bound).unwrap()];
     assert_eq!(at(10), 2);
     assert_eq!(at(25), 4);
