@@ -44,7 +44,7 @@ pub use suite::{SuiteArgs, suite_usage_error};
 pub use summary::SUMMARY;
 pub use values::{IoEngine, NumList, RequestsArg, WarmupArg};
 
-/// Every exit code, as `--help` ends with it (the README lists the same).
+/// Every exit code, as `--help` ends with it (docs/flags.md lists the same).
 pub const EXIT_CODES: &str = "Exit codes: 0 a valid result; 1 a report could not be written, \
 --max-errors stopped the run, or another failure; 2 bad input or a server that cannot be used, \
 before any load; 3 the benchmark ran but its verdict says the result is not valid \
