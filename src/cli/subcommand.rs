@@ -195,8 +195,25 @@ pub fn usage_error(e: &clap::Error) -> UsageError {
             _ => {}
         }
     }
+    // redis-benchmark's flags on the benchmark's line: its suite takes them.
+    if e.kind() == ErrorKind::UnknownArgument && command_of(e) == "kvbench" {
+        if let Some(hint) = suite_flag_hint(&flag) {
+            message.push_str(hint);
+        }
+    }
     message.push_str(&format!("; see {} --help", command_of(e)));
     UsageError { flag, message }
+}
+
+/// What to say of a redis-benchmark flag given to the benchmark, which has
+/// no such flag: `kvbench suite` has it.
+fn suite_flag_hint(flag: &str) -> Option<&'static str> {
+    match flag {
+        "-q" => Some("; -q is redis-benchmark's quiet mode: kvbench suite -q runs its tests so"),
+        "--csv" => Some("; --csv is redis-benchmark's: kvbench suite --csv"),
+        "--precision" => Some("; --precision is redis-benchmark's: kvbench suite --precision"),
+        _ => None,
+    }
 }
 
 /// A parse error of the command line whose first word is `first`: one of

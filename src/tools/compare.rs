@@ -73,7 +73,7 @@ impl OpRow {
         OpRow {
             count: row.count,
             ops_per_sec: row.ops_per_sec,
-            avg_ms: row.average_latency_ms,
+            avg_ms: row.mean_ms(),
             percentiles_ms: PERCENTILES.map(|p| read::percentile_ms(row, p)),
             spread: [None; 4],
         }

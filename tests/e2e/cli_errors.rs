@@ -236,6 +236,8 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
         ),
         at_free_port("unknown protocol", "-P http", "--protocol").mentions("memcache_binary"),
         at_free_port("protocol in capitals", "-P RESP3", "--protocol"),
+        // redis-benchmark's quiet mode on the benchmark's line: the suite's.
+        at_free_port("redis-benchmark's -q", "-q", "-q").mentions("kvbench suite -q"),
         at_free_port(
             "memcached with a password",
             "-P memcache_text -a pw",

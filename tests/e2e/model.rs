@@ -453,3 +453,31 @@ fn every_mistyped_number_is_refused_naming_its_path() {
         "{refused} refused, {exact} exact"
     );
 }
+
+/// memtier writes 0.0 as its Totals row's `Average Latency`; compare shows
+/// the mean its `Accumulated Latency` over its `Count` gives.
+#[test]
+fn compare_shows_a_memtier_totals_mean_from_its_accumulated_latency() {
+    let smoke = memtier_sample("smoke.json");
+    let doc = read_json(&smoke);
+    let totals = &doc["ALL STATS"]["Totals"];
+    assert_eq!(totals["Average Latency"].as_f64(), Some(0.0));
+    let mean = totals["Accumulated Latency"].as_f64().unwrap() / totals["Count"].as_f64().unwrap();
+    let out = kvbench(&[
+        "compare",
+        smoke.to_str().unwrap(),
+        smoke.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let row = csv.lines().find(|l| l.starts_with("Totals,")).unwrap();
+    let avg = row.split(',').nth(4).unwrap();
+    assert_eq!(avg, format!("{mean:.3}"), "{row}");
+    assert!(mean > 0.05, "{mean}");
+}

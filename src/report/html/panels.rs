@@ -93,7 +93,7 @@ pub fn summary(sources: &[Source]) -> String {
                 escape(&name),
                 escape(&section),
                 format_number(row.ops_per_sec),
-                row.average_latency_ms,
+                row.mean_ms(),
                 ms(p.at_ms(50.0)),
                 ms(p.at_ms(99.0)),
                 ms(p.at_ms(99.9)),

@@ -304,6 +304,17 @@ pub struct OpRow {
 }
 
 impl OpRow {
+    /// The mean latency, ms: `Average Latency`, or, where a file writes 0
+    /// for a row that had replies (memtier's `Totals`), its `Accumulated
+    /// Latency` over its `Count`.
+    pub fn mean_ms(&self) -> f64 {
+        if self.average_latency_ms > 0.0 || self.count == 0 {
+            self.average_latency_ms
+        } else {
+            self.accumulated_latency_ms as f64 / self.count as f64
+        }
+    }
+
     /// The row's whole latency histogram (µs), decoded.
     pub fn histogram(&self) -> Result<Option<Histogram<u64>>, HistogramError> {
         self.percentiles
