@@ -457,6 +457,9 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
     let mut outputs =
         ExportManager::for_suite(plan.json_out_file.as_deref(), plan.html_out_file.as_deref());
     let mut said: Vec<&'static str> = Vec::new();
+    // Said after the table, so that no warning splits its rows on a
+    // terminal that shows stdout and stderr together.
+    let mut deferred: Vec<String> = Vec::new();
     let mut on_step = |done: &[kvbench::report::suite::StepResult]| {
         let Some(last) = done.last() else {
             return;
@@ -483,13 +486,20 @@ fn suite(args: &cli::SuiteArgs) -> ExitCode {
                 }
                 said.push(kind);
             }
-            say!("kvbench: warning: [{}] {warning}", last.step.name());
+            deferred.push(format!(
+                "kvbench: warning: [{}] {warning}",
+                last.step.name()
+            ));
         }
         if let Some(line) = suite_output::errors_line(last, &judged.warnings) {
-            say!("kvbench: warning: {line}");
+            deferred.push(format!("kvbench: warning: {line}"));
         }
     };
-    let (done, failed) = match kvbench::tools::suite::run(&plan, &interrupt, &mut on_step) {
+    let ran = kvbench::tools::suite::run(&plan, &interrupt, &mut on_step);
+    for line in &deferred {
+        say!("{line}");
+    }
+    let (done, failed) = match ran {
         Ok(done) => (done, None),
         Err(Ok(after)) => (after.done, Some(after.error)),
         Err(Err(e)) => return run_error(e, &interrupt),

@@ -458,3 +458,54 @@ fn l_loops_until_interrupted_and_keeps_what_it_printed() {
         .count();
     assert!(rows >= 2, "{stdout}");
 }
+
+/// With stdout and stderr on one stream (a terminal shows them so), the
+/// table's rows come together and the warnings after them; a short test's
+/// advice names what the suite takes (`-n`), not the benchmark's
+/// `--test-time`.
+#[test]
+fn warnings_come_after_the_table_and_name_the_suites_flags() {
+    let redis = Redis::start();
+    let port = redis.port.to_string();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" \"$@\" 2>&1")
+        .arg(env!("CARGO_BIN_EXE_kvbench"))
+        .args([
+            "suite",
+            "-p",
+            &port,
+            "-t",
+            "ping,set,get",
+            "-n",
+            "300",
+            "-c",
+            "2",
+        ])
+        .args(["-r", "100"])
+        .env_remove("KVBENCH_AUTH")
+        .output()
+        .unwrap();
+    assert_success(&out, "suite");
+    let both = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = both.lines().collect();
+    let row = |title: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with(&format!("{title} ")))
+            .unwrap_or_else(|| panic!("no {title} row:\n{both}"))
+    };
+    let last_row = row("GET").max(row("SET")).max(row("PING_INLINE"));
+    let first_row = row("PING_INLINE");
+    let inside = &lines[first_row..=last_row];
+    assert!(
+        !inside.iter().any(|l| l.contains("warning:")),
+        "a warning between the rows:\n{both}"
+    );
+    let short = lines
+        .iter()
+        .find(|l| l.contains("tests under 10 s"))
+        .unwrap_or_else(|| panic!("no short-test warning:\n{both}"));
+    assert!(short.contains("raise -n"), "{short}");
+    assert!(!both.contains("--test-time"), "{both}");
+}

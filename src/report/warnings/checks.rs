@@ -82,7 +82,10 @@ pub fn collect(config: &Config, results: &Results) -> Vec<Warning> {
         .map(|r| r.duration.as_secs_f64())
         .reduce(f64::min);
     if let Some(secs) = shortest.filter(|s| *s < MIN_RUN_SECS) {
-        out.push(Warning::ShortRun { secs });
+        out.push(Warning::ShortRun {
+            secs,
+            flags: config.flags,
+        });
     }
     if results.server.as_ref().is_some_and(fsyncs_every_write) {
         out.push(Warning::FsyncAlways);

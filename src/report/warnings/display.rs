@@ -6,7 +6,7 @@
 use std::fmt;
 
 use super::{MemoryLimit, MissFix, RateLimit, Warning};
-use crate::config::Headline;
+use crate::config::{FlagSet, Headline};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::spread;
 
@@ -202,9 +202,19 @@ impl fmt::Display for Warning {
                     mib(*limit)
                 )
             }
-            Warning::ShortRun { secs } => write!(
+            Warning::ShortRun {
+                secs,
+                flags: FlagSet::Run,
+            } => write!(
                 f,
                 "each run lasted {secs:.1} s: runs under 10 s are dominated by start-up, caches warming and noise; use --test-time 10 or more (the whitepaper method uses 600 s)."
+            ),
+            Warning::ShortRun {
+                secs,
+                flags: FlagSet::Suite,
+            } => write!(
+                f,
+                "a test lasted {secs:.1} s: tests under 10 s are dominated by start-up, caches warming and noise; raise -n until each lasts 10 s or more."
             ),
             Warning::ErrorReplies {
                 errors,

@@ -127,7 +127,10 @@ mod tests {
     use crate::report::warnings::Warning;
 
     fn short(secs: f64) -> Warning {
-        Warning::ShortRun { secs }
+        Warning::ShortRun {
+            secs,
+            flags: crate::config::FlagSet::Run,
+        }
     }
 
     #[test]

@@ -154,6 +154,8 @@ pub enum Warning {
     ShortRun {
         /// The run's length, seconds.
         secs: f64,
+        /// Which flags lengthen it: `--test-time`, or the suite's `-n`.
+        flags: FlagSet,
     },
     /// Too many replies were errors: the rates measure refusals.
     ErrorReplies {
