@@ -132,20 +132,27 @@ pub fn warnings(sources: &[Source]) -> String {
     open(&mut out, "warnings", "Warnings");
     for source in sources {
         let mut listed: Vec<(&Warning, Option<String>)> = Vec::new();
+        // The cells each listed warning was found in.
+        let mut found_in: Vec<usize> = Vec::new();
         let is_suite = matches!(source.content, Content::Suite(_));
+        let cells = reports(source).len();
         for (cell, report) in reports(source) {
             for w in report.kvbench.iter().flat_map(|k| &k.warnings) {
                 // A sweep repeats a warning in every cell; it is listed once.
                 // A suite says a warning about the setting (the same
                 // machine, short runs) for its first test only, as on stderr.
-                let repeated = listed.iter().any(|(seen, _)| {
+                let repeated = listed.iter().position(|(seen, _)| {
                     *seen == w
                         || (is_suite
                             && seen.kind == w.kind
                             && crate::report::suite::said_once(&w.kind))
                 });
-                if !repeated {
-                    listed.push((w, cell.clone()));
+                match repeated {
+                    Some(i) => found_in[i] += 1,
+                    None => {
+                        listed.push((w, cell.clone()));
+                        found_in.push(1);
+                    }
                 }
             }
         }
@@ -155,7 +162,10 @@ pub fn warnings(sources: &[Source]) -> String {
             continue;
         }
         out.push_str("<ul class=\"warnings\">\n");
-        for (w, cell) in listed {
+        for ((w, cell), found) in listed.into_iter().zip(found_in) {
+            // A sweep's warning found in every cell is about all of them.
+            let every_cell = !is_suite && cells > 1 && found == cells;
+            let cell = cell.filter(|_| !every_cell);
             let class = if w.silenced {
                 "warning silenced"
             } else {
@@ -167,8 +177,12 @@ pub fn warnings(sources: &[Source]) -> String {
                 kind = escape(&w.kind),
                 data = row_data(source, cell.as_deref())
             );
-            if let Some(cell) = cell {
-                let _ = write!(out, "<span class=\"cell\">[{}]</span> ", escape(&cell));
+            match &cell {
+                Some(cell) => {
+                    let _ = write!(out, "<span class=\"cell\">[{}]</span> ", escape(cell));
+                }
+                None if every_cell => out.push_str("<span class=\"cell\">[every cell]</span> "),
+                None => {}
             }
             out.push_str(&escape(&w.message));
             if w.silenced {

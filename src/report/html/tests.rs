@@ -285,3 +285,34 @@ fn a_memtier_file_draws_from_its_sections() {
     assert!(circles(spectrum[0], &[]) > 10);
     assert!(html.contains("data-panel=\"configuration\""));
 }
+
+#[test]
+fn a_sweep_warning_of_every_cell_is_tagged_every_cell_and_one_of_one_cell_that_cell() {
+    let mut sweep = sweep(&[("pipeline=1", 1000.0), ("pipeline=4", 3000.0)]);
+    let first = sweep.sweep.cells[0].kvbench.as_ref().unwrap().warnings[0].clone();
+    // The second cell lacks the first warning: it is the first cell's alone.
+    sweep.sweep.cells[1]
+        .kvbench
+        .as_mut()
+        .unwrap()
+        .warnings
+        .retain(|w| *w != first);
+    let html = page(&[source("sweep.json", Document::Sweep(Box::new(sweep)))]);
+    let panel = &html[html.find("data-panel=\"warnings\"").unwrap()..];
+    let panel = &panel[..panel.find("</section>").unwrap()];
+    let item = |kind: &str| {
+        let at = panel.find(&format!("data-kind=\"{kind}\"")).unwrap();
+        &panel[at..at + panel[at..].find("</li>").unwrap()]
+    };
+    assert!(item(&first.kind).contains("[pipeline=1]"), "{panel}");
+    let others: Vec<&str> = panel
+        .split("<li ")
+        .skip(1)
+        .filter(|l| !l.contains(&format!("data-kind=\"{}\"", first.kind)))
+        .collect();
+    assert!(!others.is_empty(), "{panel}");
+    for other in others {
+        assert!(other.contains("[every cell]"), "{other}");
+        assert!(!other.contains("[pipeline=1]"), "{other}");
+    }
+}
