@@ -44,6 +44,7 @@ pub mod svg;
 pub mod sweep;
 #[cfg(test)]
 mod tests;
+pub mod ticks;
 pub mod verdict;
 #[cfg(test)]
 mod verdict_tests;

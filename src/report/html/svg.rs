@@ -275,13 +275,29 @@ impl Chart {
     fn render_axes(&self, out: &mut String, x: &Scale, y: &Scale, frame: &Frame) {
         let (top, bottom, right) = (frame.top, frame.bottom(), WIDTH - RIGHT);
         out.push_str("<g class=\"axis x\">");
-        for t in self.x.ticks(x) {
+        let ticks = self.x.ticks(x);
+        // Named ticks placed so that they never run into each other.
+        let placed = match &self.x.format {
+            TickFormat::Labels(labels) => {
+                let slot = (right - LEFT) / labels.len().max(1) as f64;
+                Some(crate::report::html::ticks::place(labels, slot))
+            }
+            _ => None,
+        };
+        for (i, t) in ticks.into_iter().enumerate() {
             let px = x.map(t);
+            let (shown, row, title) = match placed.as_ref().and_then(|p| p.get(i)) {
+                Some(p) => (p.shown.clone(), p.row, p.cut.then(|| self.x.label(t))),
+                None => (self.x.label(t), 0, None),
+            };
+            let title = title
+                .map(|t| format!("<title>{}</title>", escape(&t)))
+                .unwrap_or_default();
             let _ = write!(
                 out,
-                "<line class=\"grid\" x1=\"{px:.1}\" y1=\"{top}\" x2=\"{px:.1}\" y2=\"{bottom}\"/><text class=\"tick\" x=\"{px:.1}\" y=\"{ty}\" text-anchor=\"middle\">{}</text>",
-                escape(&self.x.label(t)),
-                ty = bottom + 16.0
+                "<line class=\"grid\" x1=\"{px:.1}\" y1=\"{top}\" x2=\"{px:.1}\" y2=\"{bottom}\"/><text class=\"tick\" x=\"{px:.1}\" y=\"{ty}\" text-anchor=\"middle\">{title}{}</text>",
+                escape(&shown),
+                ty = bottom + 16.0 + 13.0 * f64::from(row)
             );
         }
         let _ = writeln!(
