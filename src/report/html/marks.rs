@@ -234,18 +234,27 @@ pub fn error_bars(out: &mut String, bars: &[ErrorBar], x: &Scale, y: &Scale) {
 pub fn legend(out: &mut String, series: &[Series], coincides: &[Option<usize>]) {
     let mut seen: Vec<(&str, &str, Option<&str>)> = Vec::new();
     out.push_str("<ul class=\"legend\">");
-    for (i, s) in series.iter().enumerate() {
+    for s in series {
         let key = (s.legend.as_str(), s.colour, s.dash);
         if s.points.is_empty() || seen.contains(&key) {
             continue;
         }
         seen.push(key);
-        let over = coincides.get(i).copied().flatten().map(|j| &series[j]);
-        let dash = if over.is_some() {
-            Some(OVER_DASH)
-        } else {
-            s.dash
-        };
+        // The entry's series (one per phase of a file): drawn over another
+        // line in all of them, or only in some, which the entry names.
+        let same: Vec<usize> = (0..series.len())
+            .filter(|&k| {
+                let t = &series[k];
+                !t.points.is_empty() && (t.legend.as_str(), t.colour, t.dash) == key
+            })
+            .collect();
+        let overs: Vec<(usize, usize)> = same
+            .iter()
+            .filter_map(|&k| Some((k, coincides.get(k).copied().flatten()?)))
+            .collect();
+        let whole = !overs.is_empty() && overs.len() == same.len();
+        let over = overs.first().map(|&(_, j)| &series[j]);
+        let dash = if whole { Some(OVER_DASH) } else { s.dash };
         let _ = write!(
             out,
             "<li data-legend=\"{l}\"><svg class=\"swatch\" width=\"28\" height=\"10\" viewBox=\"0 0 28 10\"><line x1=\"1\" y1=\"5\" x2=\"27\" y2=\"5\" stroke=\"{}\" stroke-width=\"3\"{}/></svg>{l}",
@@ -253,12 +262,38 @@ pub fn legend(out: &mut String, series: &[Series], coincides: &[Option<usize>]) 
             dash_attribute(dash),
             l = escape(&s.legend)
         );
-        if let Some(other) = over {
-            let _ = write!(
-                out,
-                " <em class=\"coincides\">(on the line of {}, drawn dashed over it)</em>",
-                escape(&other.legend)
-            );
+        match over {
+            Some(other) if whole => {
+                let _ = write!(
+                    out,
+                    " <em class=\"coincides\">(on the line of {}, drawn dashed over it)</em>",
+                    escape(&other.legend)
+                );
+            }
+            Some(other) => {
+                let phases: Vec<&str> = overs
+                    .iter()
+                    .filter_map(|&(k, _)| {
+                        series[k]
+                            .data
+                            .iter()
+                            .find(|(n, _)| *n == "phase")
+                            .map(|(_, v)| v.as_str())
+                    })
+                    .collect();
+                let part = if phases.is_empty() {
+                    "in part".to_string()
+                } else {
+                    format!("in {}", phases.join(", "))
+                };
+                let _ = write!(
+                    out,
+                    " <em class=\"coincides\">({} on the line of {}, drawn dashed over it)</em>",
+                    escape(&part),
+                    escape(&other.legend)
+                );
+            }
+            None => {}
         }
         out.push_str("</li>");
     }

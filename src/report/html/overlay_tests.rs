@@ -240,3 +240,40 @@ fn suite_tests_are_bars_not_a_joined_line() {
         );
     }
 }
+
+#[test]
+fn a_file_whose_warm_up_alone_coincides_with_another_says_so_in_its_legend() {
+    let warmup = vec![(0.0, 1.0), (1.0, 2.0)];
+    let series =
+        |legend: &str, phase: &str, colour: &'static str, points: Vec<(f64, f64)>| Series {
+            name: "Totals".into(),
+            legend: legend.into(),
+            data: vec![("phase", phase.into())],
+            colour,
+            dash: None,
+            points,
+        };
+    let chart = Chart {
+        kind: "t",
+        title: "t".into(),
+        data: Vec::new(),
+        x: Axis::linear("x"),
+        y: Axis::linear("y"),
+        bands: Vec::new(),
+        series: vec![
+            series("a.json", "WARM-UP", "#111111", warmup.clone()),
+            series("a.json", "RUN #1", "#111111", vec![(2.0, 3.0), (3.0, 3.0)]),
+            // b.json's warm-up is a.json's; its run is not.
+            series("b.json", "WARM-UP", "#222222", warmup),
+            series("b.json", "RUN #1", "#222222", vec![(2.0, 9.0), (3.0, 9.0)]),
+        ],
+        plot: Plot::Lines,
+        error_bars: Vec::new(),
+    };
+    let html = chart.render();
+    assert!(
+        html.contains("(in WARM-UP on the line of a.json, drawn dashed over it)"),
+        "{html}"
+    );
+    assert!(!html.contains("(on the line of a.json"), "{html}");
+}
