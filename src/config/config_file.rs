@@ -60,6 +60,10 @@ pub(super) fn in_our_words(message: &str) -> String {
     if message.starts_with("string values must be quoted") {
         return said("has no value, or text without its quotes");
     }
+    // `ratio = 1:4`: TOML reads two numbers and a colon as a time of day.
+    if message.starts_with("invalid time") || message.starts_with("invalid datetime") {
+        return said("is read by TOML as a time of day, not text: put the value in quotes");
+    }
     if message.starts_with("key with no value") {
         return said("is not a line of the form KEY = VALUE");
     }

@@ -508,6 +508,12 @@ fn config_key_typos_and_wrong_types_are_one_short_line_with_the_fix() {
             "threads = 2\nratio = 14\n",
             "ratio at line 2: takes a string, not integer `14`; write it as ratio = \"1:4\"",
         ),
+        // Unquoted, TOML reads it as a time of day ("invalid time").
+        (
+            "time.toml",
+            "ratio = 1:4\n",
+            "ratio at line 1: is read by TOML as a time of day, not text: put the value in quotes; write it as ratio = \"1:4\"",
+        ),
         // kvbench's words, not the parser's: no "untagged enum NumListRepr".
         (
             "clients.toml",
