@@ -18,6 +18,7 @@ const OTHER_TOOLS: &[(&str, &str)] = &[
     ("--bench", "cargo bench"),
     ("--check", "cargo fmt"),
     ("--release", "cargo build"),
+    ("--profile", "cargo build"),
     ("--test", "cargo test"),
     ("--path", "cargo install"),
     ("--short", "git rev-parse"),

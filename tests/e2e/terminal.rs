@@ -157,12 +157,13 @@ fn a_run_with_warnings_fits_the_terminal_and_says_each_warning_once() {
     assert_each_warning_once(&text, &doc, "a run");
     // The prose was wrapped, not cut: a continuation line under a warning.
     assert!(text.contains("\n  "), "{text}");
-    // memtier's table kept its layout: its rule is wider than the terminal.
-    let rule = screen_lines(&text)
+    // memtier's 124-column table is stacked to fit: every rule fits.
+    let rules: Vec<String> = screen_lines(&text)
         .into_iter()
-        .find(|l| l.starts_with("====="))
-        .expect("memtier's table");
-    assert!(rule.len() > COLUMNS, "{rule}");
+        .filter(|l| l.starts_with("====="))
+        .collect();
+    assert!(rules.len() >= 2, "{text}");
+    assert!(rules.iter().all(|r| r.len() <= COLUMNS), "{rules:?}");
 }
 
 #[test]
