@@ -88,4 +88,19 @@ mod tests {
             assert!(SUMMARY.contains(name), "the summary lacks {name}");
         }
     }
+
+    #[test]
+    fn help_all_names_every_flag() {
+        let all = crate::cli::help_text(Some("all")).unwrap();
+        let command = Args::command();
+        for arg in command.get_arguments().filter(|a| !a.is_hide_set()) {
+            if let Some(long) = arg.get_long() {
+                assert!(
+                    all.contains(&format!("--{long}")),
+                    "help all lacks --{long}"
+                );
+            }
+        }
+        assert!(all.lines().count() > 300, "{} lines", all.lines().count());
+    }
 }
