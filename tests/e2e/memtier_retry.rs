@@ -189,11 +189,13 @@ fn paced_retries_wait_their_backoff_growing_by_the_factor() {
     assert!(lines.iter().all(|f| f[4] == "2"), "{lines:?}");
     // Each request waited 200 ms before its first retry and 600 ms before its
     // second: timed from its first send, none took less than 800 ms (an
-    // unpaced retry of a local server takes well under a millisecond).
+    // unpaced retry of a local server takes well under a millisecond). The
+    // minimum is read from the histogram, whose 3 significant digits put
+    // 800.0 ms in a bucket that starts at 799.744 ms: 0.1 % is allowed.
     let row = &doc["ALL STATS"]["Sets"];
     let min_ms = row["Min Latency"].as_f64().unwrap();
     let max_ms = row["Max Latency"].as_f64().unwrap();
-    assert!(min_ms >= 800.0, "min {min_ms} ms");
+    assert!(min_ms >= 800.0 * 0.999, "min {min_ms} ms");
     assert!(max_ms < 60_000.0, "max {max_ms} ms");
 }
 
