@@ -440,6 +440,27 @@ pub fn kvbench_in_sh(limits: &str, args: &[&str]) -> Output {
 // Reading the JSON report.
 // ---------------------------------------------------------------------------
 
+/// What a terminal shows of `raw`: its ANSI control sequences (CSI: ESC `[`,
+/// parameters, one final letter) dropped.
+pub fn without_csi(raw: &str) -> String {
+    let mut text = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        text.push(c);
+    }
+    text
+}
+
 /// Reads a JSON report.
 pub fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()

@@ -53,21 +53,7 @@ sys.exit(child.wait())
 /// The lines a terminal shows for `raw`: control sequences dropped, each
 /// line what follows its last carriage return.
 fn screen_lines(raw: &str) -> Vec<String> {
-    let mut text = String::new();
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            if chars.next() == Some('[') {
-                for c in chars.by_ref() {
-                    if c.is_ascii_alphabetic() {
-                        break;
-                    }
-                }
-            }
-            continue;
-        }
-        text.push(c);
-    }
+    let text = crate::common::without_csi(raw);
     let mut lines: Vec<String> = text
         .split('\n')
         .map(|l| {

@@ -210,23 +210,8 @@ sys.exit(child.wait())
 
 /// The terminal's text without ANSI control sequences, cut at `\r` and `\n`.
 fn visible_pieces(raw: &str) -> Vec<String> {
-    let mut text = String::new();
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            // CSI: ESC [ parameters, then one final letter.
-            if chars.next() == Some('[') {
-                for c in chars.by_ref() {
-                    if c.is_ascii_alphabetic() {
-                        break;
-                    }
-                }
-            }
-            continue;
-        }
-        text.push(c);
-    }
-    text.split(['\r', '\n'])
+    crate::common::without_csi(raw)
+        .split(['\r', '\n'])
         .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect()
