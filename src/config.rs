@@ -112,6 +112,22 @@ impl FlagSet {
             FlagSet::Suite => "--threads",
         }
     }
+
+    /// How to widen the key range: memtier's bounds, or the suite's `-r`.
+    pub fn widen_keys(self) -> &'static str {
+        match self {
+            FlagSet::Run => "widen --key-minimum/--key-maximum",
+            FlagSet::Suite => "raise -r",
+        }
+    }
+
+    /// The flags that shrink the dataset: the key range and the value size.
+    pub fn shrink_dataset(self) -> &'static str {
+        match self {
+            FlagSet::Run => "shrink --key-maximum or --data-size",
+            FlagSet::Suite => "shrink -r or -d",
+        }
+    }
 }
 
 /// How intended send times are spaced in open-loop mode; the report's

@@ -39,14 +39,14 @@ fn rss(pid: u32) -> Option<u64> {
 }
 
 /// How much a run's resident memory may grow per second of run once it is
-/// under way: allocator noise and the small per-second summaries (counts,
-/// bytes, the printed percentiles). Each second's histograms are no longer
-/// kept for the whole phase (they go to `--hdr-file-prefix`'s `.hlog` as
-/// the run goes): kept, they grew this test's run by 8–9 KiB a second
-/// (debug build), which this bound fails; streamed, 0 B a second was
-/// measured (26.6 MB at 20 s, 26.4 MB at 85 s). 2 KiB a second is at most
-/// 7 MB over an hour's run.
-const GROWTH_BYTES_PER_SECOND: u64 = 2 * 1024;
+/// under way: what the master keeps per second for the report (each op's
+/// summary, the server's per-second use with its `LATENCY HISTOGRAM` per
+/// command, this machine's sample), about 1–2 KB. Each second's histograms
+/// are not kept (they go to `--hdr-file-prefix`'s `.hlog` as the run goes):
+/// kept, they grew this test's run by 8–9 KiB a second (debug build), and a
+/// leak of 8 KiB a second put in on purpose measured 11.7 KiB a second;
+/// both fail this bound. 4 KiB a second is at most 14 MB over an hour's run.
+const GROWTH_BYTES_PER_SECOND: u64 = 4 * 1024;
 
 /// design.md's worst case for one connection: the write buffer (the budget plus
 /// one request), the read buffer (twice the largest reply, at least 256 KiB)
@@ -127,6 +127,13 @@ fn a_long_runs_resident_memory_grows_by_at_most_a_few_kib_a_second() {
             "--test-time",
             &seconds.to_string(),
         ])
+        // One malloc arena: with glibc's default of one arena per thread,
+        // memory freed in one arena is not reused by another, and VmRSS
+        // drifts by hundreds of KiB over a run (measured: up 200 KiB in 65 s
+        // on a loaded machine, down 340 KiB on another) whatever the
+        // program keeps. With one arena the floor is what kvbench holds:
+        // measured flat at 25 340 KiB from 10 s to 170 s.
+        .env("MALLOC_ARENA_MAX", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -154,21 +161,33 @@ fn a_long_runs_resident_memory_grows_by_at_most_a_few_kib_a_second() {
         calls >= 100 * seconds && calls <= 1_000_000 * seconds,
         "{calls} requests for {seconds} s"
     );
-    // Growth from the settled level (the lowest reading after `settle` s,
-    // when every connection, buffer and histogram is allocated) to the
-    // highest reading of the run's last part, before the report is built.
-    let settled: Vec<u64> = samples
-        .iter()
-        .filter(|(t, _)| *t >= settle as f64 && *t <= (seconds - 5) as f64)
-        .map(|&(_, b)| b)
-        .collect();
-    assert!(settled.len() >= 40, "only {} RSS readings", settled.len());
-    let low = settled[..10].iter().copied().min().unwrap();
-    let high = settled[settled.len() - 10..].iter().copied().max().unwrap();
-    let span = seconds - 5 - settle;
+    // Growth of the floor: the lowest reading of the window after `settle`
+    // s (every connection, buffer and histogram allocated) against the
+    // lowest of the run's last window, before the report is built. Lowest,
+    // not highest: a moment's allocations (readings up to 1.5 MiB above the
+    // floor for a few seconds, then gone) leave the floor alone, while
+    // what the run keeps raises every reading, the floor too. The windows'
+    // midpoints are `span` s apart.
+    let window = |from: u64, to: u64| -> Vec<u64> {
+        samples
+            .iter()
+            .filter(|(t, _)| *t >= from as f64 && *t <= to as f64)
+            .map(|&(_, b)| b)
+            .collect()
+    };
+    let (first, last) = (window(settle, 50), window(55, seconds - 5));
+    assert!(
+        first.len() >= 40 && last.len() >= 40,
+        "only {} and {} RSS readings",
+        first.len(),
+        last.len()
+    );
+    let low = first.iter().copied().min().unwrap();
+    let high = last.iter().copied().min().unwrap();
+    let span = (55 + seconds - 5) / 2 - (settle + 50) / 2;
     let growth = high.saturating_sub(low);
     eprintln!(
-        "RSS {} KiB at {settle} s, {} KiB at {} s: {} B/s",
+        "RSS floor {} KiB over {settle}-50 s, {} KiB over 55-{} s: {} B/s",
         low / 1024,
         high / 1024,
         seconds - 5,

@@ -508,4 +508,15 @@ fn warnings_come_after_the_table_and_name_the_suites_flags() {
         .unwrap_or_else(|| panic!("no short-test warning:\n{both}"));
     assert!(short.contains("raise -n"), "{short}");
     assert!(!both.contains("--test-time"), "{both}");
+    // -r 100 is the key range the suite's tests name, not memtier's default
+    // 10 million keys: too few keys, said with the suite's flag.
+    let keys = lines
+        .iter()
+        .find(|l| l.contains("the key range holds only"))
+        .unwrap_or_else(|| panic!("no key-range warning:\n{both}"));
+    assert!(
+        keys.contains("only 100 keys") && keys.contains("raise -r"),
+        "{keys}"
+    );
+    assert!(!both.contains("--key-m"), "{both}");
 }

@@ -145,6 +145,7 @@ fn the_errors_line_is_said_once_whether_or_not_the_warning_said_it() {
         policy: None,
         memcached: false,
         redirects: None,
+        flags: crate::config::FlagSet::Suite,
     };
     assert_eq!(errors_line(&few, &[said]), None);
 }

@@ -12,6 +12,8 @@ use crate::engine::sysinfo;
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::hit_rate_percent;
 use crate::report::warnings::{MemoryLimit, MissFix, RateLimit, SATURATED_CPU_PERCENT, Warning};
+use crate::workload::keys::KeyRange;
+use crate::workload::ops::RandInt;
 
 /// An open-loop run met its rate if it completed at least this share of it.
 pub const RATE_MET_FRACTION: f64 = 0.95;
@@ -306,6 +308,7 @@ fn error_replies(config: &Config, results: &Results) -> Option<Warning> {
             .map(str::to_string),
         memcached: info.is_some_and(|i| i.software == Software::Memcached),
         redirects: crate::report::warnings::redirects::redirect_loop(config, &all),
+        flags: config.flags,
     })
 }
 
@@ -324,11 +327,29 @@ fn run_requests(results: &Results) -> u64 {
     results.runs.iter().map(|r| r.stats.replies()).sum()
 }
 
+/// The keys the load names: memtier's key range, or a suite test's
+/// `__rand_int__` range (`-r`). `None` for a suite without `-r`, whose one
+/// key the suite's own warning names before the load.
+fn named_keys(config: &Config) -> Option<KeyRange> {
+    match (config.flags, config.ops.rand_int) {
+        (FlagSet::Run, _) | (FlagSet::Suite, RandInt::KeyRange) => Some(config.keys.range),
+        (FlagSet::Suite, RandInt::Below(n) | RandInt::Sequential(n)) => Some(KeyRange {
+            min: 0,
+            max: n.saturating_sub(1),
+        }),
+        (FlagSet::Suite, RandInt::Literal) => None,
+    }
+}
+
 fn key_range(config: &Config, results: &Results) -> Option<Warning> {
-    let keys = config.keys.range.len();
+    let keys = named_keys(config)?.len();
     let requests = run_requests(results);
     let hot = keys < MIN_KEYS || requests / keys.max(1) > MAX_REQUESTS_PER_KEY;
-    (requests > 0 && hot).then_some(Warning::KeyRangeTooSmall { keys, requests })
+    (requests > 0 && hot).then_some(Warning::KeyRangeTooSmall {
+        keys,
+        requests,
+        flags: config.flags,
+    })
 }
 
 fn hit_rate(config: &Config, results: &Results) -> Option<Warning> {
@@ -374,9 +395,9 @@ fn dataset(config: &Config, results: &Results, local: bool) -> Option<Warning> {
         .chain(&results.runs)
         .map(|p| writes(config, p))
         .sum();
-    let keys = sets.min(config.keys.range.len());
-    let key_bytes =
-        config.keys.prefix.len() as u64 + config.keys.range.max.to_string().len() as u64;
+    let range = named_keys(config)?;
+    let keys = sets.min(range.len());
+    let key_bytes = config.keys.prefix.len() as u64 + range.max.to_string().len() as u64;
     let estimate = keys * (config.values.mean_size() as u64 + key_bytes + PER_KEY_OVERHEAD);
     let maxmemory = results
         .server
@@ -388,6 +409,7 @@ fn dataset(config: &Config, results: &Results, local: bool) -> Option<Warning> {
             estimate,
             limit,
             which: MemoryLimit::MaxMemory,
+            flags: config.flags,
         });
     }
     let available = sysinfo::mem_available().filter(|_| local)?;
@@ -395,6 +417,7 @@ fn dataset(config: &Config, results: &Results, local: bool) -> Option<Warning> {
         estimate,
         limit: available,
         which: MemoryLimit::FreeMemory,
+        flags: config.flags,
     })
 }
 

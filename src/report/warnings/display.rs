@@ -27,6 +27,7 @@ fn error_cause(
     kind: ServerErrorKind,
     maxmemory: Option<u64>,
     policy: Option<&str>,
+    flags: FlagSet,
 ) -> fmt::Result {
     match kind {
         ServerErrorKind::Oom => {
@@ -35,8 +36,9 @@ fn error_cause(
             });
             write!(
                 f,
-                "The server is full: it reached {limit} with maxmemory-policy {} and refuses writes; raise maxmemory, choose an eviction policy (allkeys-lru), or shrink --key-maximum or --data-size.",
-                policy.unwrap_or("noeviction")
+                "The server is full: it reached {limit} with maxmemory-policy {} and refuses writes; raise maxmemory, choose an eviction policy (allkeys-lru), or {}.",
+                policy.unwrap_or("noeviction"),
+                flags.shrink_dataset()
             )
         }
         ServerErrorKind::Loading => write!(
@@ -131,9 +133,14 @@ impl fmt::Display for Warning {
                 "{phase}: a kvbench worker thread used {busiest_cpu_percent:.0} % of a CPU: the result is client-bound and measures kvbench as much as the server; add threads ({}) on CPUs the server does not use, or run the client on another machine.",
                 flags.threads()
             ),
-            Warning::KeyRangeTooSmall { keys, requests } => write!(
+            Warning::KeyRangeTooSmall {
+                keys,
+                requests,
+                flags,
+            } => write!(
                 f,
-                "the key range holds only {keys} keys for {requests} requests: every request hits the same few keys, so hit rates, eviction, fork and persistence costs look nothing like production; widen --key-minimum/--key-maximum."
+                "the key range holds only {keys} keys for {requests} requests: every request hits the same few keys, so hit rates, eviction, fork and persistence costs look nothing like production; {}.",
+                flags.widen_keys()
             ),
             Warning::GetsMostlyMiss {
                 hit_rate,
@@ -190,6 +197,7 @@ impl fmt::Display for Warning {
                 estimate,
                 limit,
                 which,
+                flags,
             } => {
                 let what = match which {
                     MemoryLimit::MaxMemory => "the server's maxmemory",
@@ -197,9 +205,10 @@ impl fmt::Display for Warning {
                 };
                 write!(
                     f,
-                    "the key range × value size needs about {:.0} MiB, more than {what} ({:.0} MiB): expect evictions or errors, or swapping that measures the disk; shrink --key-maximum or --data-size.",
+                    "the key range × value size needs about {:.0} MiB, more than {what} ({:.0} MiB): expect evictions or errors, or swapping that measures the disk; {}.",
                     mib(*estimate),
-                    mib(*limit)
+                    mib(*limit),
+                    flags.shrink_dataset()
                 )
             }
             Warning::ShortRun {
@@ -225,6 +234,7 @@ impl fmt::Display for Warning {
                 policy,
                 memcached,
                 redirects,
+                flags,
             } => {
                 write!(
                     f,
@@ -240,7 +250,7 @@ impl fmt::Display for Warning {
                 {
                     return super::redirects::redirect_loop_cause(f, redirects);
                 }
-                error_cause(f, *kind, *maxmemory, policy.as_deref())
+                error_cause(f, *kind, *maxmemory, policy.as_deref(), *flags)
             }
             Warning::CountMismatch {
                 phase,
@@ -353,6 +363,19 @@ mod tests {
         };
         assert!(miss(MissFix::Prefill).contains("--prefill"));
         assert!(!miss(MissFix::SuiteSetFirst).contains("--prefill"));
+        let dataset = |flags| {
+            Warning::DatasetTooLarge {
+                estimate: 2 << 30,
+                limit: 1 << 30,
+                which: super::MemoryLimit::MaxMemory,
+                flags,
+            }
+            .to_string()
+        };
+        assert!(dataset(FlagSet::Run).ends_with("shrink --key-maximum or --data-size."));
+        let suite = dataset(FlagSet::Suite);
+        assert!(suite.ends_with("shrink -r or -d."), "{suite}");
+        assert!(!suite.contains("--key-maximum"), "{suite}");
     }
 
     #[test]

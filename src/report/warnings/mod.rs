@@ -112,6 +112,8 @@ pub enum Warning {
         keys: u64,
         /// Requests of the measured runs.
         requests: u64,
+        /// Whose flags widen the range.
+        flags: FlagSet,
     },
     /// GETs on keys nobody wrote: the run measures misses as much as it
     /// measures GETs (the share said by the rate, "most" only below 50 %).
@@ -149,6 +151,8 @@ pub enum Warning {
         limit: u64,
         /// Which limit.
         which: MemoryLimit,
+        /// Whose flags shrink the dataset.
+        flags: FlagSet,
     },
     /// Runs this short are dominated by start-up and noise.
     ShortRun {
@@ -173,6 +177,8 @@ pub enum Warning {
         policy: Option<String>,
         /// The server is memcached, whose errors have other causes and fixes.
         memcached: bool,
+        /// Whose flags the advice names.
+        flags: FlagSet,
         /// `--cluster-mode`: what the redirects counted as errors say.
         redirects: Option<RedirectLoop>,
     },
