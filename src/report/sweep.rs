@@ -14,7 +14,7 @@ use crate::engine::results::rate;
 use crate::engine::stats::percentile_us;
 use crate::engine::sweep::{CellResult, SweepStop};
 use crate::report::spread;
-use crate::report::table;
+use crate::report::table::{Format, Table};
 use crate::report::text::render_cell;
 use crate::report::text_summary::warning_lines;
 use crate::report::verdict::{Finding, Reason, Verdict};
@@ -306,39 +306,20 @@ fn table(
         row.push(format!("{:.3}", r.ratio));
         cells.push(row);
     }
-    // The one-line layout: fixed columns, as scripts split it on whitespace.
+    // The one-line layout: fixed columns, as scripts split it on whitespace;
+    // on a terminal too narrow for it, stacked tables that fit.
     let label_width = cells.iter().map(|r| r[0].len()).max().unwrap_or(4).max(4);
     let mut widths = vec![label_width, 12, 12, 12, 10];
     widths.extend(percentiles.iter().map(|_| 10));
     widths.extend([9, 8, 7]);
-    let mut lines = String::new();
-    for r in &cells {
-        let padded: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (c, &w))| {
-                if i == 0 {
-                    format!("{c:<w$}")
-                } else {
-                    format!("{c:>w$}")
-                }
-            })
-            .collect();
-        let _ = writeln!(lines, "{}", padded.join(" "));
-    }
-    match width {
-        Some(w) if lines.lines().any(|l| l.chars().count() > w) => {
-            let left = |i: usize| i == 0;
-            let layout = table::Layout {
-                left: &left,
-                key: 1,
-                gap: "  ",
-                rule: false,
-            };
-            table::render(out, &cells, &layout, width);
-        }
-        _ => out.push_str(&lines),
+    let mut rows = cells.into_iter();
+    let mut t = Table::new(rows.next().unwrap_or_default(), |i| i == 0);
+    t.extend(rows);
+    let one = t.gap(" ").min_widths(widths);
+    if width.is_some_and(|w| one.text_width() > w) {
+        one.gap("  ").write(out, Format::Text(width));
+    } else {
+        one.write(out, Format::Text(None));
     }
     // After a blank line: a reader of the table stops at the first one.
     let _ = writeln!(

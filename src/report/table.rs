@@ -1,11 +1,13 @@
-//! kvbench's own text tables (compare, sweep, merge) laid out for a width:
-//! one table when it fits, else stacked tables that repeat the key columns
-//! (the op and file, the cell, the run) with as many other columns as fit, and
-//! a column of prose (a verdict) wrapped inside its cell.
+//! kvbench's own tables (compare, sweep, merge, the watched components),
+//! written by one renderer in three formats: aligned text, Markdown and CSV,
+//! each escaping its cells one way ([`Table`]).
 //!
-//! Without a width (a file, a pipe, `--wide`) a table is one line per row, as
-//! scripts read it. memtier's table is not laid out here: it keeps memtier's
-//! layout everywhere.
+//! Text is laid out for a width: one table when it fits, else stacked tables
+//! that repeat the key columns (the op and file, the cell, the run) with as
+//! many other columns as fit, and a column of prose (a verdict) wrapped
+//! inside its cell. Without a width (a file, a pipe, `--wide`) a table is one
+//! line per row, as scripts read it. memtier's table is not laid out here: it
+//! keeps memtier's layout everywhere.
 
 use std::fmt::Write;
 
@@ -15,29 +17,190 @@ use crate::error::terminal;
 /// leave less: below it a verdict would read one word per line.
 const MIN_WRAPPED_COLUMN: usize = 24;
 
+/// The formats a [`Table`] is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned columns; with a width (a terminal), stacked to fit it.
+    Text(Option<usize>),
+    /// A Markdown table: `|` in a cell escaped, a column of figures
+    /// right-aligned (`---:`).
+    Markdown,
+    /// RFC 4180 CSV: a field holding a comma, a quote or a line break is
+    /// quoted, its quotes doubled.
+    Csv,
+}
+
+/// A table: its header, its rows, which columns hold text (left-aligned;
+/// the others hold figures, right-aligned), how many leading columns name a
+/// row (repeated when text is stacked), and the text layout's gap and rule.
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    left: Vec<bool>,
+    key: usize,
+    gap: &'static str,
+    rule: bool,
+    min: Vec<usize>,
+}
+
+impl Table {
+    /// A table with `header`; `left(i)` is true for a text column. The
+    /// first column names a row; columns are two spaces apart; no rule.
+    pub fn new(header: Vec<String>, left: impl Fn(usize) -> bool) -> Table {
+        let left = (0..header.len()).map(left).collect();
+        Table {
+            header,
+            rows: Vec::new(),
+            left,
+            key: 1,
+            gap: "  ",
+            rule: false,
+            min: Vec::new(),
+        }
+    }
+
+    /// The first `key` columns name a row.
+    pub fn key(mut self, key: usize) -> Table {
+        self.key = key;
+        self
+    }
+
+    /// Text columns `gap` apart.
+    pub fn gap(mut self, gap: &'static str) -> Table {
+        self.gap = gap;
+        self
+    }
+
+    /// A rule of `-` under the text header.
+    pub fn rule(mut self) -> Table {
+        self.rule = true;
+        self
+    }
+
+    /// Each text column at least this wide while the table is one block
+    /// (fixed columns that scripts split on whitespace); stacked parts fit
+    /// their cells.
+    pub fn min_widths(mut self, min: Vec<usize>) -> Table {
+        self.min = min;
+        self
+    }
+
+    /// Adds a row.
+    pub fn push(&mut self, row: Vec<String>) {
+        self.rows.push(row);
+    }
+
+    /// Adds rows.
+    pub fn extend(&mut self, rows: impl IntoIterator<Item = Vec<String>>) {
+        self.rows.extend(rows);
+    }
+
+    /// True when the table has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The width of the table as one text block: its widest cells, `gap`
+    /// apart.
+    pub fn text_width(&self) -> usize {
+        let all = self.all_rows();
+        let columns: Vec<usize> = (0..self.header.len()).collect();
+        line_width(
+            &at_least(column_widths(&all, &columns), &self.min),
+            self.gap,
+        )
+    }
+
+    /// Writes the table in `format` to `out`.
+    pub fn write(&self, out: &mut String, format: Format) {
+        match format {
+            Format::Text(width) => {
+                let left = |i: usize| self.left.get(i).copied().unwrap_or(true);
+                let layout = Layout {
+                    left: &left,
+                    key: self.key,
+                    gap: self.gap,
+                    rule: self.rule,
+                    min: &self.min,
+                };
+                render(out, &self.all_rows(), &layout, width);
+            }
+            Format::Markdown => {
+                let line = |cells: &[String]| {
+                    let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+                    format!("| {} |", cells.join(" | "))
+                };
+                let _ = writeln!(out, "{}", line(&self.header));
+                let rule: Vec<String> = self
+                    .left
+                    .iter()
+                    .map(|&left| if left { "---" } else { "---:" }.to_string())
+                    .collect();
+                let _ = writeln!(out, "| {} |", rule.join(" | "));
+                for r in &self.rows {
+                    let _ = writeln!(out, "{}", line(r));
+                }
+            }
+            Format::Csv => {
+                for r in std::iter::once(&self.header).chain(&self.rows) {
+                    let _ = writeln!(out, "{}", csv_line(r));
+                }
+            }
+        }
+    }
+
+    fn all_rows(&self) -> Vec<Vec<String>> {
+        let mut all = Vec::with_capacity(self.rows.len() + 1);
+        all.push(self.header.clone());
+        all.extend(self.rows.iter().cloned());
+        all
+    }
+}
+
+/// A CSV record: each field quoted when it holds a comma, a quote or a
+/// line break.
+pub fn csv_line(cells: &[String]) -> String {
+    cells
+        .iter()
+        .map(|c| csv_cell(c))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+pub fn csv_cell(cell: &str) -> String {
+    if cell.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", cell.replace('"', "\"\""))
+    } else {
+        cell.to_string()
+    }
+}
+
 /// How a table is laid out: which columns are left-aligned, how many leading
 /// columns are its key (repeated in every stacked part), the gap between
 /// columns, and whether a rule of `-` follows the header.
-pub struct Layout<'a> {
+struct Layout<'a> {
     /// True for a left-aligned column (text); others align right (numbers).
-    pub left: &'a dyn Fn(usize) -> bool,
+    left: &'a dyn Fn(usize) -> bool,
     /// The leading columns that name a row.
-    pub key: usize,
+    key: usize,
     /// What separates two columns.
-    pub gap: &'a str,
+    gap: &'a str,
     /// A rule of `-` under the header, as wide as the table.
-    pub rule: bool,
+    rule: bool,
+    /// The narrowest each column is in one block.
+    min: &'a [usize],
 }
 
 /// Renders `rows` (the header first) into `out`: as one table when `width`
 /// is `None` or the table fits in it, else as stacked tables, each fitting.
-pub fn render(out: &mut String, rows: &[Vec<String>], layout: &Layout<'_>, width: Option<usize>) {
+fn render(out: &mut String, rows: &[Vec<String>], layout: &Layout<'_>, width: Option<usize>) {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let all: Vec<usize> = (0..columns).collect();
-    let widths = column_widths(rows, &all);
+    let widths = at_least(column_widths(rows, &all), layout.min);
     let total = line_width(&widths, layout.gap);
     let Some(width) = width.filter(|&w| total > w) else {
-        block(out, rows, &all, layout);
+        block(out, rows, &all, layout, layout.min);
         return;
     };
     // Trimmed: a cell padded for the wide layout would waste the narrow one.
@@ -89,9 +252,15 @@ pub fn render(out: &mut String, rows: &[Vec<String>], layout: &Layout<'_>, width
             let room = width
                 .saturating_sub(key_width + gap)
                 .max(MIN_WRAPPED_COLUMN);
-            block(out, &wrapped(&rows, group[0], key, room), &chosen, layout);
+            block(
+                out,
+                &wrapped(&rows, group[0], key, room),
+                &chosen,
+                layout,
+                &[],
+            );
         } else {
-            block(out, &rows, &chosen, layout);
+            block(out, &rows, &chosen, layout, &[]);
         }
     }
 }
@@ -135,9 +304,25 @@ fn line_width(widths: &[usize], gap: &str) -> usize {
     widths.iter().sum::<usize>() + gap.chars().count() * widths.len().saturating_sub(1)
 }
 
-/// One table of `columns`, each padded to its widest cell.
-fn block(out: &mut String, rows: &[Vec<String>], columns: &[usize], layout: &Layout<'_>) {
-    let widths = column_widths(rows, columns);
+/// `widths`, each raised to its minimum in `min` (a column without one
+/// keeps its width).
+fn at_least(mut widths: Vec<usize>, min: &[usize]) -> Vec<usize> {
+    for (w, m) in widths.iter_mut().zip(min) {
+        *w = (*w).max(*m);
+    }
+    widths
+}
+
+/// One table of `columns`, each padded to its widest cell or to its
+/// minimum in `min` (indexed as `columns`).
+fn block(
+    out: &mut String,
+    rows: &[Vec<String>],
+    columns: &[usize],
+    layout: &Layout<'_>,
+    min: &[usize],
+) {
+    let widths = at_least(column_widths(rows, columns), min);
     for (n, r) in rows.iter().enumerate() {
         let padded: Vec<String> = columns
             .iter()
@@ -161,7 +346,7 @@ fn block(out: &mut String, rows: &[Vec<String>], columns: &[usize], layout: &Lay
 
 #[cfg(test)]
 mod tests {
-    use super::{Layout, render};
+    use super::{Format, Table};
 
     fn rows() -> Vec<Vec<String>> {
         let row = |cells: &[&str]| cells.iter().map(|c| c.to_string()).collect::<Vec<_>>();
@@ -178,21 +363,18 @@ mod tests {
         ]
     }
 
-    fn layout(left: &dyn Fn(usize) -> bool) -> Layout<'_> {
-        Layout {
-            left,
-            key: 2,
-            gap: "  ",
-            rule: false,
-        }
+    fn table() -> Table {
+        let rows = rows();
+        let mut t = Table::new(rows[0].clone(), |i| i < 2 || i == 4).key(2);
+        t.extend(rows[1..].to_vec());
+        t
     }
 
     #[test]
     fn one_table_when_it_fits_or_without_a_width() {
-        let left = |i: usize| i < 2 || i == 4;
         let (mut wide, mut unbounded) = (String::new(), String::new());
-        render(&mut wide, &rows(), &layout(&left), Some(200));
-        render(&mut unbounded, &rows(), &layout(&left), None);
+        table().write(&mut wide, Format::Text(Some(200)));
+        table().write(&mut unbounded, Format::Text(None));
         assert_eq!(wide, unbounded);
         assert_eq!(wide.lines().count(), 3);
         assert!(wide.lines().next().unwrap().starts_with("op    file    "));
@@ -200,9 +382,8 @@ mod tests {
 
     #[test]
     fn stacks_tables_repeating_the_key_and_wraps_prose_to_fit() {
-        let left = |i: usize| i < 2 || i == 4;
         let mut out = String::new();
-        render(&mut out, &rows(), &layout(&left), Some(50));
+        table().write(&mut out, Format::Text(Some(50)));
         assert!(out.lines().all(|l| l.chars().count() <= 50), "{out}");
         // The figures in one table, the verdict in a second, both keyed.
         let headers: Vec<&str> = out.lines().filter(|l| l.starts_with("op ")).collect();
@@ -221,5 +402,31 @@ mod tests {
             verdict.join(" "),
             "no spread measured: run with -x 3 to judge (ops/sec -37.2 %)"
         );
+    }
+
+    #[test]
+    fn markdown_and_csv_escape_their_cells_one_way() {
+        let mut t = Table::new(vec!["op".into(), "a|b".into(), "x".into()], |i| i == 0);
+        t.push(vec!["Sets".into(), "1,5".into(), "say \"hi\"".into()]);
+        let (mut md, mut csv) = (String::new(), String::new());
+        t.write(&mut md, Format::Markdown);
+        t.write(&mut csv, Format::Csv);
+        assert_eq!(
+            md,
+            "| op | a\\|b | x |\n| --- | ---: | ---: |\n| Sets | 1,5 | say \"hi\" |\n"
+        );
+        assert_eq!(csv, "op,a|b,x\nSets,\"1,5\",\"say \"\"hi\"\"\"\n");
+    }
+
+    #[test]
+    fn minimum_widths_hold_in_one_block_and_count_in_the_fit() {
+        let mut t = Table::new(vec!["a".into(), "b".into()], |i| i == 0)
+            .gap(" ")
+            .min_widths(vec![4, 6]);
+        t.push(vec!["x".into(), "1".into()]);
+        let mut out = String::new();
+        t.write(&mut out, Format::Text(None));
+        assert_eq!(out, "a         b\nx         1\n");
+        assert_eq!(t.text_width(), 11);
     }
 }

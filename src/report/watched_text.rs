@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use crate::report::model::watched::{Limit, Watched};
-use crate::report::table;
+use crate::report::table::{Format, Table};
 
 /// The titles of the components table.
 pub const TITLES: [&str; 8] = [
@@ -104,21 +104,17 @@ pub fn cells(phase: &str, w: &Watched) -> Vec<String> {
 /// The components of each `(phase, watched)`, as one table; nothing when
 /// none was watched.
 pub fn table(out: &mut String, phases: &[(&str, &[Watched])], width: Option<usize>) {
-    let mut rows = vec![TITLES.map(String::from).to_vec()];
+    let mut t = Table::new(TITLES.map(String::from).to_vec(), left)
+        .key(2)
+        .rule();
     for (phase, watched) in phases {
-        rows.extend(watched.iter().map(|w| cells(phase, w)));
+        t.extend(watched.iter().map(|w| cells(phase, w)));
     }
-    if rows.len() == 1 {
+    if t.is_empty() {
         return;
     }
     let _ = writeln!(out, "Components behind the target (--watch):");
-    let layout = table::Layout {
-        left: &left,
-        key: 2,
-        gap: "  ",
-        rule: true,
-    };
-    table::render(out, &rows, &layout, width);
+    t.write(out, Format::Text(width));
 }
 
 /// `Limit: RUN #1: …` and, once, what was not watched.

@@ -236,33 +236,13 @@ fn ratio(value: f64, base: f64) -> Option<f64> {
     (base > 0.0).then(|| value / base)
 }
 
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-pub fn csv_cell(cell: &str) -> String {
-    if cell.contains([',', '"', '\n']) {
-        format!("\"{}\"", cell.replace('"', "\"\""))
-    } else {
-        cell.to_string()
+/// The table format of `format`; text stacked to `width` (a terminal).
+fn table_format(format: Format, width: Option<usize>) -> table::Format {
+    match format {
+        Format::Text => table::Format::Text(width),
+        Format::Markdown => table::Format::Markdown,
+        Format::Csv => table::Format::Csv,
     }
-}
-
-/// Cells laid out in aligned columns, two spaces apart; the columns in
-/// `left` are left-aligned, the others right-aligned; the first `key` name
-/// the row. With a `width` (a terminal) a table wider than it is stacked
-/// ([`table::render`]).
-fn aligned(
-    out: &mut String,
-    rows: &[Vec<String>],
-    left: impl Fn(usize) -> bool,
-    key: usize,
-    width: Option<usize>,
-) {
-    let layout = table::Layout {
-        left: &left,
-        key,
-        gap: "  ",
-        rule: false,
-    };
-    table::render(out, rows, &layout, width);
 }
 
 #[cfg(test)]

@@ -7,11 +7,10 @@
 //! ratio above 1 reads "more than the baseline" in every table (the notes'
 //! own QPS tables sometimes put the 1 last; one rule is easier to read).
 
-use std::fmt::Write;
-
+use crate::report::table::Table;
 use crate::tools::compare::invalid;
 use crate::tools::compare::verdict::{Verdict, judge};
-use crate::tools::compare::{Entry, Format, OpRow, aligned, csv_cell, row_names};
+use crate::tools::compare::{Entry, Format, OpRow, row_names, table_format};
 
 /// One table of the layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,19 +133,21 @@ fn verdicts(entries: &[Entry]) -> Vec<Vec<String>> {
 /// With a `width` (a terminal), the text is stacked to fit it.
 pub fn render(entries: &[Entry], format: Format, width: Option<usize>) -> String {
     let mut out = String::new();
+    let files = || entries.iter().map(|e| e.label.clone());
     if format == Format::Csv {
+        // One CSV: a record per metric and op, then each file's GET hit
+        // rate, then the verdicts (their ratio field empty).
         let mut header = vec!["metric".to_string(), "op".to_string()];
-        header.extend(entries.iter().map(|e| e.label.clone()));
+        header.extend(files());
         header.push("ratio".into());
-        let _ = writeln!(out, "{}", csv_line(&header));
+        let mut csv = Table::new(header, |_| true);
         for metric in Metric::ALL {
-            for row in table(entries, metric).1 {
+            csv.extend(table(entries, metric).1.into_iter().map(|row| {
                 let mut cells = vec![metric.csv_name().to_string()];
                 cells.extend(row);
-                let _ = writeln!(out, "{}", csv_line(&cells));
-            }
+                cells
+            }));
         }
-        // The CSV has no block after it: each file's GET hit rate is a row.
         if entries.iter().any(|e| e.hit_rate_percent.is_some()) {
             let values: Vec<Option<f64>> = entries.iter().map(|e| e.hit_rate_percent).collect();
             let mut cells = vec!["hit_rate_percent".to_string(), "Gets".to_string()];
@@ -156,14 +157,14 @@ pub fn render(entries: &[Entry], format: Format, width: Option<usize>) -> String
                     .map(|v| v.map_or("-".to_string(), |v| format!("{v:.2}"))),
             );
             cells.push(ratio_cell(&values));
-            let _ = writeln!(out, "{}", csv_line(&cells));
+            csv.push(cells);
         }
-        // The verdicts last, the ratio field empty: every line has the header's fields.
-        for mut row in verdicts(entries) {
+        csv.extend(verdicts(entries).into_iter().map(|mut row| {
             row.insert(0, "verdict".to_string());
             row.push(String::new());
-            let _ = writeln!(out, "{}", csv_line(&row));
-        }
+            row
+        }));
+        csv.write(&mut out, table_format(format, width));
         return out;
     }
     for (i, metric) in Metric::ALL.into_iter().enumerate() {
@@ -172,64 +173,20 @@ pub fn render(entries: &[Entry], format: Format, width: Option<usize>) -> String
             out.push('\n');
         }
         let (header, rows) = table(entries, metric);
-        match format {
-            Format::Markdown => markdown(&mut out, &header, &rows),
-            _ => text(&mut out, &header, &rows, width),
-        }
+        // Figures right-aligned, as in the notes; the op and the ratio left.
+        let last = header.len() - 1;
+        let mut t = Table::new(header, |i| i == 0 || i == last);
+        t.extend(rows);
+        t.write(&mut out, table_format(format, width));
     }
     // The verdicts, judged as `--layout rows` judges them (docs/compare.md).
     let mut header = vec!["vs baseline".to_string()];
-    header.extend(entries.iter().map(|e| e.label.clone()));
-    let rows = verdicts(entries);
+    header.extend(files());
+    let mut t = Table::new(header, |_| true);
+    t.extend(verdicts(entries));
     out.push('\n');
-    match format {
-        Format::Markdown => {
-            let line = |cells: &[String]| {
-                let escaped: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
-                escaped.join(" | ")
-            };
-            let _ = writeln!(out, "| {} |", line(&header));
-            let _ = writeln!(out, "|{}", " --- |".repeat(header.len()));
-            for r in &rows {
-                let _ = writeln!(out, "| {} |", line(r));
-            }
-        }
-        _ => {
-            let mut all = vec![header];
-            all.extend(rows);
-            aligned(&mut out, &all, |_| true, 1, width);
-        }
-    }
+    t.write(&mut out, table_format(format, width));
     out
-}
-
-fn csv_line(cells: &[String]) -> String {
-    cells
-        .iter()
-        .map(|c| csv_cell(c))
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-fn markdown(out: &mut String, header: &[String], rows: &[Vec<String>]) {
-    let cell = |c: &String| c.replace('|', "\\|");
-    let line = |cells: &[String]| cells.iter().map(cell).collect::<Vec<_>>().join(" | ");
-    let _ = writeln!(out, "| {} |", line(header));
-    // Figures right-aligned, as in the notes; the op and the ratio left.
-    let mut align = vec!["---"];
-    align.extend(std::iter::repeat_n("---:", header.len() - 2));
-    align.push("---");
-    let _ = writeln!(out, "| {} |", align.join(" | "));
-    for r in rows {
-        let _ = writeln!(out, "| {} |", line(r));
-    }
-}
-
-fn text(out: &mut String, header: &[String], rows: &[Vec<String>], width: Option<usize>) {
-    let last = header.len() - 1;
-    let mut all = vec![header.to_vec()];
-    all.extend(rows.iter().cloned());
-    aligned(out, &all, |i| i == 0 || i == last, 1, width);
 }
 
 #[cfg(test)]

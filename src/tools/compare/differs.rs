@@ -8,7 +8,8 @@
 
 use std::fmt::Write;
 
-use crate::tools::compare::{Entry, Fleet, Format, aligned};
+use crate::report::table::Table;
+use crate::tools::compare::{Entry, Fleet, Format, table_format};
 
 /// The keys whose values differ between the files that have them, in the
 /// order they first appear. A memtier file has the workload settings of its
@@ -126,52 +127,43 @@ pub fn render(entries: &[Entry], format: Format, width: Option<usize>) -> String
     );
     let fleet = fleet_rows(entries);
     let mut out = String::new();
-    match format {
-        Format::Markdown => {
-            let line = |cells: &[String]| {
-                let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
-                format!("| {} |", cells.join(" | "))
-            };
-            let _ = writeln!(out, "{}", line(&header));
-            let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
-            let _ = writeln!(out, "{}", line(&hit));
-            for r in &fleet {
-                let _ = writeln!(out, "{}", line(r));
-            }
-            for k in &keys {
-                let mut cells = vec![format!("differs: {k}")];
-                cells.extend(values(entries, k));
-                let _ = writeln!(out, "{}", line(&cells));
-            }
-            if keys.is_empty() {
-                // A blank line first: a plain line right under a table
-                // would be read as one more row.
-                let _ = writeln!(out, "\n{}", nothing_differs(entries));
-            }
-            if let Some(note) = seeding_note(entries) {
-                let _ = writeln!(out, "\n{note}");
-            }
+    let mut t = Table::new(header, |_| true);
+    t.push(hit);
+    t.extend(fleet);
+    let markdown = format == Format::Markdown;
+    if markdown {
+        // A Markdown table has no sub-rows: each key names its row.
+        t.extend(keys.iter().map(|k| {
+            let mut cells = vec![format!("differs: {k}")];
+            cells.extend(values(entries, k));
+            cells
+        }));
+    } else {
+        if !keys.is_empty() {
+            t.push(vec!["differs:".to_string()]);
         }
-        Format::Text | Format::Csv => {
-            let mut rows = vec![header, hit];
-            rows.extend(fleet);
-            if !keys.is_empty() {
-                rows.push(vec!["differs:".to_string()]);
-            }
-            for k in &keys {
-                let mut cells = vec![format!("  {k}")];
-                cells.extend(values(entries, k));
-                rows.push(cells);
-            }
-            aligned(&mut out, &rows, |_| true, 1, width);
-            if keys.is_empty() {
-                // Its own line: as a cell it would widen the first column.
-                let _ = writeln!(out, "{}", nothing_differs(entries));
-            }
-            if let Some(note) = seeding_note(entries) {
-                let _ = writeln!(out, "{note}");
-            }
-        }
+        t.extend(keys.iter().map(|k| {
+            let mut cells = vec![format!("  {k}")];
+            cells.extend(values(entries, k));
+            cells
+        }));
+    }
+    // Never a CSV: the block is printed beside text and Markdown only.
+    let shown = if markdown {
+        Format::Markdown
+    } else {
+        Format::Text
+    };
+    t.write(&mut out, table_format(shown, width));
+    // A blank line before a note under a Markdown table: a plain line right
+    // under it would be read as one more row. Under text, the note is its
+    // own line: as a cell it would widen the first column.
+    let gap = if markdown { "\n" } else { "" };
+    if keys.is_empty() {
+        let _ = writeln!(out, "{gap}{}", nothing_differs(entries));
+    }
+    if let Some(note) = seeding_note(entries) {
+        let _ = writeln!(out, "{gap}{note}");
     }
     out
 }

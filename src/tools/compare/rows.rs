@@ -2,13 +2,10 @@
 //! to the first file, and the verdict ([`crate::tools::compare::verdict`]), marked
 //! when a side is not valid ([`crate::tools::compare::invalid`]).
 
-use std::fmt::Write;
-
+use crate::report::table::Table;
 use crate::tools::compare::invalid;
 use crate::tools::compare::verdict::{self, Verdict};
-use crate::tools::compare::{
-    Entry, Format, OpRow, PERCENTILES, aligned, csv_cell, ratio, row_names,
-};
+use crate::tools::compare::{Entry, Format, OpRow, PERCENTILES, ratio, row_names, table_format};
 
 /// A figure with `places` decimals, `-` when absent.
 fn num(v: Option<f64>, places: usize) -> String {
@@ -94,36 +91,29 @@ pub const CSV_HEADER: &str = "op,file,ops_per_sec,ops_ratio,avg_ms,avg_ratio,p50
 pub fn render(entries: &[Entry], format: Format, width: Option<usize>) -> String {
     let lines = lines(entries);
     let mut out = String::new();
-    match format {
+    let last = HEADER.len() - 1;
+    let table = match format {
         Format::Csv => {
-            let _ = writeln!(out, "{CSV_HEADER}");
-            for l in &lines {
-                let mut cells: Vec<String> = l.cells.iter().map(|c| csv_cell(c)).collect();
+            let mut t = Table::new(CSV_HEADER.split(',').map(String::from).collect(), |_| true);
+            t.extend(lines.into_iter().map(|l| {
+                let mut cells = l.cells;
                 cells.push(num(l.hit_rate, 2));
-                cells.push(csv_cell(&l.verdict));
-                let _ = writeln!(out, "{}", cells.join(","));
-            }
+                cells.push(l.verdict);
+                cells
+            }));
+            t
         }
-        Format::Markdown => {
-            let _ = writeln!(out, "| {} |", HEADER.join(" | "));
-            let _ = writeln!(out, "|{}", "---|".repeat(HEADER.len()));
-            for l in &lines {
-                let mut cells: Vec<String> =
-                    l.cells.iter().map(|c| c.replace('|', "\\|")).collect();
-                cells.push(l.verdict.clone());
-                let _ = writeln!(out, "| {} |", cells.join(" | "));
-            }
-        }
-        Format::Text => {
-            let mut rows: Vec<Vec<String>> = vec![HEADER.map(String::from).to_vec()];
-            rows.extend(lines.into_iter().map(|l| {
+        Format::Markdown | Format::Text => {
+            let mut t =
+                Table::new(HEADER.map(String::from).to_vec(), |i| i < 2 || i == last).key(2);
+            t.extend(lines.into_iter().map(|l| {
                 let mut cells = l.cells;
                 cells.push(l.verdict);
                 cells
             }));
-            let last = HEADER.len() - 1;
-            aligned(&mut out, &rows, |i| i < 2 || i == last, 2, width);
+            t
         }
-    }
+    };
+    table.write(&mut out, table_format(format, width));
     out
 }

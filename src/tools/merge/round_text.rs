@@ -4,7 +4,8 @@
 //! each host's interface counted once) beside the servers they drove.
 
 use crate::report::model::shard::{Round, RoundClient};
-use crate::tools::merge::text::Table;
+use crate::report::table::Table;
+use crate::tools::merge::text::table;
 
 /// A set whose shards drove several standalone servers: each round per
 /// target, its machines, their rate and the server's CPU; `None` for one.
@@ -30,7 +31,7 @@ pub(super) fn target_table(rounds: &[Round]) -> Option<Table> {
             ]);
         }
     }
-    Some(Table { titles, rows })
+    Some(table(titles, rows))
 }
 
 /// Each round's client machines and servers: CPU and network, the columns
@@ -117,7 +118,7 @@ pub(super) fn resource_table(rounds: &[Round]) -> Option<Table> {
             ]);
         }
     }
-    (!rows.is_empty()).then_some(Table { titles, rows })
+    (!rows.is_empty()).then_some(table(titles, rows))
 }
 
 /// The sum over machines of an interface's bytes per second, each host

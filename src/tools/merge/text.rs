@@ -11,7 +11,7 @@ use crate::error::terminal;
 use crate::report::model::kvbench::Verdict;
 use crate::report::model::shard::ShardRow;
 use crate::report::model::watched::{Limit, Watched};
-use crate::report::table;
+use crate::report::table::{Format, Table};
 use crate::report::verdict::{INVALID_EXIT_CODE, invalid_text};
 use crate::report::watched_text;
 use crate::tools::merge::check::join;
@@ -31,86 +31,29 @@ const LEFT: [&str; 6] = [
     "Machine",
 ];
 
-/// A table: titles and rows of cells, printed by [`render_table`].
-pub(super) struct Table {
-    pub(super) titles: Vec<String>,
-    pub(super) rows: Vec<Vec<String>>,
+/// A table of the merge: the first column and the text columns ([`LEFT`])
+/// left-aligned, the figures right-aligned, a rule under the text header.
+pub(super) fn table(titles: Vec<String>, rows: Vec<Vec<String>>) -> Table {
+    let left: Vec<bool> = titles
+        .iter()
+        .enumerate()
+        .map(|(i, t)| i == 0 || LEFT.contains(&t.as_str()))
+        .collect();
+    let mut t = Table::new(titles, |i| left[i]).rule();
+    t.extend(rows);
+    t
 }
 
 /// One table; with a `width` (a terminal) a text table wider than it is
-/// stacked to fit ([`table::render`]), the run or node column repeated.
+/// stacked to fit, the run or node column repeated.
 fn render_table(out: &mut String, t: &Table, format: MergeFormat, width: Option<usize>) {
-    match format {
-        MergeFormat::Markdown => {
-            let _ = writeln!(out, "| {} |", t.titles.join(" | "));
-            let rule: Vec<&str> = t.titles.iter().map(|_| "---:").collect();
-            let _ = writeln!(out, "|{}|", rule.join("|"));
-            for r in &t.rows {
-                let _ = writeln!(out, "| {} |", r.join(" | "));
-            }
-        }
-        MergeFormat::Text if width.is_some_and(|w| text_width(t) > w) => {
-            let left =
-                |i: usize| i == 0 || t.titles.get(i).is_some_and(|n| LEFT.contains(&n.as_str()));
-            let layout = table::Layout {
-                left: &left,
-                key: 1,
-                gap: "  ",
-                rule: true,
-            };
-            let mut rows = vec![t.titles.clone()];
-            rows.extend(t.rows.iter().cloned());
-            table::render(out, &rows, &layout, width);
-        }
-        MergeFormat::Text => {
-            let widths: Vec<usize> = (0..t.titles.len())
-                .map(|i| {
-                    t.rows
-                        .iter()
-                        .map(|r| r.get(i).map_or(0, String::len))
-                        .chain(std::iter::once(t.titles[i].chars().count()))
-                        .max()
-                        .unwrap_or(0)
-                })
-                .collect();
-            let line = |cells: &[String]| {
-                let padded: Vec<String> = cells
-                    .iter()
-                    .zip(&widths)
-                    .enumerate()
-                    .map(|(i, (c, w))| {
-                        let pad = w.saturating_sub(c.chars().count());
-                        if i == 0 || LEFT.contains(&t.titles[i].as_str()) {
-                            format!("{c}{}", " ".repeat(pad))
-                        } else {
-                            format!("{}{c}", " ".repeat(pad))
-                        }
-                    })
-                    .collect();
-                padded.join("  ").trim_end().to_string()
-            };
-            let _ = writeln!(out, "{}", line(&t.titles));
-            let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
-            let _ = writeln!(out, "{}", "-".repeat(total));
-            for r in &t.rows {
-                let _ = writeln!(out, "{}", line(r));
-            }
-        }
-    }
-}
-
-/// The width of `t` as one text table: its widest cells, two spaces apart.
-fn text_width(t: &Table) -> usize {
-    let widest = |i: usize| {
-        t.rows
-            .iter()
-            .filter_map(|r| r.get(i))
-            .chain(t.titles.get(i))
-            .map(|c| c.chars().count())
-            .max()
-            .unwrap_or(0)
-    };
-    (0..t.titles.len()).map(widest).sum::<usize>() + 2 * t.titles.len().saturating_sub(1)
+    t.write(
+        out,
+        match format {
+            MergeFormat::Text => Format::Text(width),
+            MergeFormat::Markdown => Format::Markdown,
+        },
+    );
 }
 
 fn opt(v: Option<f64>, places: usize) -> String {
@@ -165,7 +108,7 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool, width: Option
             row
         })
         .collect();
-    render_table(&mut out, &Table { titles, rows }, format, width);
+    render_table(&mut out, &table(titles, rows), format, width);
     out.push('\n');
     if let Some(nodes) = node_table(m) {
         render_table(&mut out, &nodes, format, width);
@@ -237,7 +180,7 @@ fn shard_table(shards: &[ShardRow]) -> Table {
             ]
         })
         .collect();
-    Table { titles, rows }
+    table(titles, rows)
 }
 
 /// The merged nodes of every run that has them, one row per node; `None`
@@ -264,7 +207,7 @@ fn node_table(m: &Merge) -> Option<Table> {
             rows.push(row);
         }
     }
-    (!rows.is_empty()).then_some(Table { titles, rows })
+    (!rows.is_empty()).then_some(table(titles, rows))
 }
 
 /// The runs of a `--cluster-mode` set whose per-node table was not merged.
