@@ -32,6 +32,7 @@ mod monitor;
 mod output;
 mod pair;
 pub mod ramp;
+pub mod read_server;
 pub mod retry;
 mod scan;
 pub mod shard;
@@ -69,6 +70,7 @@ pub use metrics::{LiveMetrics, StatsdTarget};
 pub use output::InputFile;
 pub(crate) use output::parse_cpu_list;
 use output::{build_output, build_pinning};
+pub use read_server::ReadServer;
 pub use shard::{Shard, ShardSource};
 use shard::{build_shard, hostname};
 pub use start_at::StartAt;
@@ -326,6 +328,9 @@ pub struct Config {
     pub semantics: Semantics,
     /// `--cluster-mode`: route by slot over every master; `None` for one server.
     pub cluster: Option<ClusterOptions>,
+    /// `--read-server`: reads to a standalone read endpoint, writes to the
+    /// target; `None` otherwise (always `None` with `--cluster-mode`).
+    pub read_server: Option<ReadServer>,
     /// This machine's shard of a multi-machine run; `None` on one machine.
     pub shard: Option<Shard>,
     /// `--start-at`: when the phases start; `None` starts at once.
@@ -391,6 +396,18 @@ impl Config {
                 Some(self.faults.request_timeout.unwrap_or(DEFAULT_STALL_LIMIT))
             }
         }
+    }
+
+    /// How requests are routed over nodes: `--cluster-mode`'s options, or a
+    /// `--read-server` run's (one shard, its replica the read endpoint);
+    /// `None` for one server.
+    pub fn routing(&self) -> Option<ClusterOptions> {
+        self.cluster.or_else(|| {
+            self.read_server.as_ref().map(|r| ClusterOptions {
+                read_from: r.read_from,
+                ..ClusterOptions::default()
+            })
+        })
     }
 
     /// Reads `--config` if given, lays the command line over it, applies defaults
@@ -464,6 +481,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
     let stop = build_stop(&a)?;
     transaction::check_requests(&ops, stop)?;
     let cluster = cluster::build_cluster(&a, &target)?;
+    let read_server = read_server::build_read_server(&a, &target)?;
     let start_at = build_start(&a, sweep.cell_count() > 1)?;
     let barrier_server = watch::build_barrier_server(
         a.barrier_server.as_deref(),
@@ -507,6 +525,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         sweep,
         semantics: build_semantics(&a),
         cluster,
+        read_server,
         shard,
         start_at,
         host,

@@ -211,6 +211,15 @@ pub enum ConnectError {
         /// What went wrong there.
         source: Box<ConnectError>,
     },
+    /// `--read-server`: the read endpoint could not be connected to or
+    /// prepared.
+    #[error("the read server {node}: {source}")]
+    ReadServer {
+        /// Its `host:port`, as `--read-server` gave it.
+        node: String,
+        /// What went wrong there.
+        source: Box<ConnectError>,
+    },
     /// The connect or the handshake took longer than `--connection-timeout`
     /// (the OS says "Resource temporarily unavailable", which names no cause).
     #[error(

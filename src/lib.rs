@@ -38,7 +38,8 @@
 //!    worker threads ([`engine::worker`], [`engine::crew`], [`engine::timer`],
 //!    [`engine::placement`]), their connections and clients ([`engine::net`],
 //!    [`engine::conn`], [`engine::client`], [`engine::request`],
-//!    [`engine::schedule`]), Redis Cluster routing ([`engine::cluster`]), the
+//!    [`engine::schedule`]), Redis Cluster routing ([`engine::cluster`], which
+//!    also routes a `--read-server` run's reads to its endpoint), the
 //!    control connection ([`engine::server`]), this machine ([`engine::sysinfo`]),
 //!    signals ([`engine::interrupt`]), the flag a connection failure points at
 //!    ([`engine::advice`]), and what a run produces: counters and

@@ -186,8 +186,9 @@ pub struct Args {
     #[arg(long, value_name = "N", help_heading = "Cluster")]
     pub max_redirects: Option<u32>,
     /// With --cluster-mode: which nodes serve reads: primary, replica, any or
-    /// nearest (each shard's node with the fastest PING at the start)
-    /// [default: primary]
+    /// nearest (each shard's node with the fastest PING at the start); with
+    /// --read-server: replica, any or nearest [default: primary; replica with
+    /// --read-server]
     #[arg(long, value_name = "FROM", help_heading = "Cluster")]
     pub read_from: Option<String>,
 
@@ -663,9 +664,10 @@ pub struct Args {
     #[serde(skip)]
     pub subcommand: Option<Subcommand>,
 
-    /// memtier 2.4's read routing, onto --read-from: primary, secondary or
-    /// secondaryPreferred (replica), or nearest (the node of each shard that
-    /// answered PING fastest at the start) [default: primary]
+    /// memtier 2.4's read routing, onto --read-from (with --cluster-mode or
+    /// --read-server): primary, secondary or secondaryPreferred (replica), or
+    /// nearest (the node of each shard that answered PING fastest at the
+    /// start) [default: primary]
     #[arg(long, value_name = "MODE", help_heading = "memtier 2.4")]
     pub read_preference: Option<String>,
     /// memtier 2.4's Prometheus endpoint: --metrics-listen on
@@ -701,8 +703,9 @@ pub struct Args {
     /// [default: primary]
     #[arg(long, value_name = "MODE", help_heading = "memtier 2.5")]
     pub read_preference_fallback: Option<String>,
-    /// memtier 2.5's standalone read endpoint: not supported (reads go to
-    /// replicas only with --cluster-mode --read-from replica)
+    /// memtier 2.5's standalone read endpoint (a replica, a reader
+    /// endpoint): writes go to --server/--port, reads to HOST:PORT (no
+    /// READONLY, no discovery)
     #[arg(long, value_name = "HOST:PORT", action = ArgAction::Append, help_heading = "memtier 2.5")]
     #[serde(default, deserialize_with = "values::one_or_many")]
     pub read_server: Option<Vec<String>>,

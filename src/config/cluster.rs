@@ -82,15 +82,22 @@ pub(crate) fn build_cluster(
     target: &Target,
 ) -> Result<Option<ClusterOptions>, UsageError> {
     if !a.cluster_mode {
-        for (flag, given) in [
-            ("--max-redirects", a.max_redirects.is_some()),
-            ("--read-from", a.read_from.is_some()),
+        // `--read-from` also spreads the reads of a `--read-server` run.
+        let read_server = a.read_server.as_ref().is_some_and(|s| !s.is_empty());
+        for (flag, given, fix) in [
+            (
+                "--max-redirects",
+                a.max_redirects.is_some(),
+                "applies only to a Redis Cluster; add --cluster-mode or remove it",
+            ),
+            (
+                "--read-from",
+                a.read_from.is_some() && !read_server,
+                "routes reads to replicas: add --cluster-mode (a Redis Cluster's replicas) or --read-server HOST:PORT (a standalone read endpoint), or remove it",
+            ),
         ] {
             if given {
-                return Err(UsageError::new(
-                    flag,
-                    "applies only to a Redis Cluster; add --cluster-mode or remove it",
-                ));
+                return Err(UsageError::new(flag, fix));
             }
         }
         return Ok(None);

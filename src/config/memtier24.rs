@@ -76,10 +76,11 @@ pub(super) fn translate(mut a: Args) -> Result<Args, UsageError> {
             )
         })?;
         let read_from = preference.read_from();
-        if !a.cluster_mode && preference != ReadPreference::Primary {
+        let read_server = a.read_server.as_ref().is_some_and(|s| !s.is_empty());
+        if !a.cluster_mode && !read_server && preference != ReadPreference::Primary {
             return Err(UsageError::new(
                 "--read-preference",
-                "routes reads among a Redis Cluster's nodes; add --cluster-mode (memtier's standalone --read-server is not supported)",
+                "routes reads to replicas: add --cluster-mode (a Redis Cluster's replicas) or --read-server HOST:PORT (a standalone read endpoint)",
             ));
         }
         match a.read_from.as_deref().map(ReadFrom::parse) {
@@ -94,8 +95,11 @@ pub(super) fn translate(mut a: Args) -> Result<Args, UsageError> {
                     ),
                 ));
             }
-            // Primary without --cluster-mode is memtier's default: nothing to set.
-            None if a.cluster_mode => a.read_from = Some(read_from.as_str().to_string()),
+            // Primary without --cluster-mode is memtier's default: nothing to
+            // set (with --read-server it was refused before the rewrite).
+            None if a.cluster_mode || read_server => {
+                a.read_from = Some(read_from.as_str().to_string());
+            }
             None => {}
         }
     }

@@ -1,6 +1,7 @@
 //! memtier 2.5's flags that a pasted line carries: `--read-preference-fallback`
 //! (checked against what kvbench's `--read-from replica` does),
-//! `--read-server` (refused: kvbench has no standalone read endpoint),
+//! `--read-server` with `--read-preference primary` (refused: every read
+//! would go to `--server`; the endpoint itself is `config::read_server`),
 //! `--command-miss-tracking` (whether `--command` rows count hits and
 //! misses), `--prometheus-run-label` (constant labels on every series
 //! of the `/metrics` endpoint), `--prometheus-latency-buckets` (its
@@ -91,10 +92,13 @@ impl MissTracking {
 /// Checks `--read-server` and `--read-preference-fallback` (before
 /// `--read-preference` is rewritten onto `--read-from`).
 pub(super) fn check_read_routing(a: &Args) -> Result<(), UsageError> {
-    if a.read_server.as_ref().is_some_and(|s| !s.is_empty()) {
+    let read_server = a.read_server.as_ref().is_some_and(|s| !s.is_empty());
+    // memtier sends reads to --read-server only when the preference is not
+    // primary: with primary the endpoint would carry nothing.
+    if read_server && a.read_preference.as_deref() == Some(ReadPreference::Primary.as_str()) {
         return Err(UsageError::new(
-            "--read-server",
-            "names a standalone read endpoint, which kvbench does not route reads to; reads go to replicas only in a Redis Cluster (--cluster-mode --read-from replica), or run a second kvbench against the replica; remove it",
+            "--read-preference",
+            "primary sends every read to --server, leaving --read-server unused; drop --read-server, or use secondary (kvbench's default with --read-server), secondaryPreferred or nearest",
         ));
     }
     let Some(text) = a.read_preference_fallback.as_deref() else {

@@ -101,7 +101,9 @@ pub fn connect_advice(e: ConnectError, endpoint: &Endpoint) -> RunError {
         Endpoint::Tcp { .. } => "--server/--port",
     };
     let usage = match &e {
-        ConnectError::ClusterNode { .. } => return node_advice(e, endpoint),
+        ConnectError::ClusterNode { .. } | ConnectError::ReadServer { .. } => {
+            return node_advice(e, endpoint);
+        }
         ConnectError::Local { .. } => return RunError::ThisMachine(e),
         // A TLS port drops a plain client at its first bytes.
         ConnectError::Io { source, .. }
@@ -156,17 +158,29 @@ pub fn connect_advice(e: ConnectError, endpoint: &Endpoint) -> RunError {
     RunError::Usage(usage)
 }
 
-/// A cluster node the seed named failed: unreachable, it is named with the
-/// seed that announced it (no flag of the command line points at it); any
-/// other failure (a password, a certificate) keeps its flag and names the node.
+/// A cluster node the seed named, or the `--read-server` endpoint, failed:
+/// unreachable, a cluster node is named with the seed that announced it (no
+/// flag of the command line points at it) and the endpoint with its flag;
+/// any other failure (a password, a certificate) keeps its flag and names
+/// the node.
 fn node_advice(e: ConnectError, seed: &Endpoint) -> RunError {
-    let ConnectError::ClusterNode { node, source } = e else {
-        return connect_advice(e, seed);
+    let (node, source, read_server) = match e {
+        ConnectError::ClusterNode { node, source } => (node, source, false),
+        ConnectError::ReadServer { node, source } => (node, source, true),
+        other => return connect_advice(other, seed),
     };
     let unreachable = matches!(
         *source,
         ConnectError::Io { .. } | ConnectError::Resolve(_) | ConnectError::TimedOut { .. }
     );
+    if unreachable && read_server {
+        return RunError::Usage(UsageError::new(
+            "--read-server",
+            format!(
+                "cannot reach the read server {node} ({source}); is it up and reachable from this machine? check --read-server HOST:PORT"
+            ),
+        ));
+    }
     if unreachable {
         return RunError::Usage(UsageError::new(
             "--cluster-mode",
@@ -175,10 +189,15 @@ fn node_advice(e: ConnectError, seed: &Endpoint) -> RunError {
             ),
         ));
     }
+    let whose = if read_server {
+        "the read server"
+    } else {
+        "the cluster node"
+    };
     match connect_advice(*source, seed) {
         RunError::Usage(usage) => RunError::Usage(UsageError::new(
             &usage.flag,
-            format!("the cluster node {node}: {}", usage.message),
+            format!("{whose} {node}: {}", usage.message),
         )),
         other => other,
     }

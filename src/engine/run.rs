@@ -146,12 +146,15 @@ fn run_schedule(
     // that a seed that is no cluster node, or slots without a master, are
     // one clear error at once.
     // Lives until the run ends: it holds the topology refresher.
-    let mut cluster = match config.cluster {
-        Some(options) => {
+    // `--read-server`: the same router and per-node evidence over a fixed
+    // topology of the target and its read endpoint.
+    let mut cluster = match (config.cluster, &config.read_server) {
+        (Some(options), _) => {
             let start = cluster::start(&config, options, &mut preflight);
             Some(start.map_err(|e| unless_interrupted(interrupt, e))?)
         }
-        None => None,
+        (None, Some(read)) => Some(cluster::start_read_server(&config, read)),
+        (None, None) => None,
     };
     drop(preflight);
     // `--watch`: each component answers once before any load, or the run

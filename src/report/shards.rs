@@ -6,8 +6,9 @@
 //! the op tables. The JSON of the same rows is in
 //! [`crate::report::build::evidence::cluster`].
 //!
-//! A single-server run has no nodes and none of this is printed, so its
-//! report stays byte for byte what it was.
+//! A `--read-server` run has the same table of its two nodes (the write
+//! server and the read endpoint). A single-server run has no nodes and none
+//! of this is printed, so its report stays byte for byte what it was.
 
 use std::fmt::Write;
 use std::time::Duration;
@@ -134,9 +135,15 @@ pub fn redirect_cells(out: &mut String, op: Option<&OpStats>, duration: Duration
     };
 }
 
-/// The `Shards` table: one row per node that answered, then the redirect
-/// totals when any is non-zero.
-pub fn table(out: &mut String, shards: &[Shard<'_>], stats: &Stats, duration: Duration) {
+/// The `Shards` table (so `title`d for a cluster): one row per node that
+/// answered, then the redirect totals when any is non-zero.
+pub fn table(
+    out: &mut String,
+    title: &str,
+    shards: &[Shard<'_>],
+    stats: &Stats,
+    duration: Duration,
+) {
     if shards.is_empty() {
         return;
     }
@@ -148,7 +155,7 @@ pub fn table(out: &mut String, shards: &[Shard<'_>], stats: &Stats, duration: Du
         .max(4)
         + 2;
     let width = node_width + 8 + 6 + 14 + 9 + 13 * 4 + 16 * (1 + SHARD_PERCENTILES.len()) + 14;
-    let _ = writeln!(out, "Shards");
+    let _ = writeln!(out, "{title}");
     let _ = writeln!(out, "{}", "=".repeat(width));
     let _ = write!(
         out,

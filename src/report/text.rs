@@ -71,11 +71,21 @@ fn render_with(input: &ReportInput<'_>, with_warnings: bool, layout: Layout) -> 
         }
     }
     let last = input.results.headline();
-    if let Some(last) = last.as_ref().filter(|_| cluster) {
+    // --read-server: the same per-node table, its two rows the write
+    // server (master) and the read endpoint (replica).
+    let routed = input.config.routing().is_some();
+    if let Some(last) = last.as_ref().filter(|_| routed) {
         // The headline covers every measured run, and so do the calls.
         let runs: Vec<&PhaseResult> = input.results.runs.iter().collect();
         let rows = shards::shards(input.results, &last.stats, &input.config.ops, &runs);
-        shards::table(&mut out, &rows, &last.stats, last.duration);
+        let title = match &input.config.read_server {
+            Some(read) => format!(
+                "Nodes (writes to --server, reads to --read-server {})",
+                read.address()
+            ),
+            None => "Shards".to_string(),
+        };
+        shards::table(&mut out, &title, &rows, &last.stats, last.duration);
     }
     // Without a measured run (a cut prefill or warm-up), the summary still
     // says what was measured and why it stopped.

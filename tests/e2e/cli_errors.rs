@@ -284,11 +284,11 @@ fn bad_values_on_the_command_line_exit_2_naming_the_flag_on_one_line() {
             "--uri",
         ),
         at_free_port(
-            "memtier 2.5's standalone read endpoint",
-            "--read-server 127.0.0.1:6380",
+            "memtier 2.5's read endpoint, not HOST:PORT",
+            "--read-server 127.0.0.1",
             "--read-server",
         )
-        .mentions("--cluster-mode --read-from replica"),
+        .mentions("is not HOST:PORT"),
         at_free_port(
             "a read fallback kvbench cannot honour",
             "--cluster-mode --read-preference secondary --read-preference-fallback error",

@@ -76,6 +76,7 @@ mod protocol_memcached;
 mod protocol_resp3;
 mod rate;
 mod rate_limiting;
+mod read_server;
 mod readme;
 mod refusals;
 mod reports;

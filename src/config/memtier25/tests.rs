@@ -37,10 +37,102 @@ fn read_preference_fallback_is_primary_or_refused_for_secondary() {
 }
 
 #[test]
-fn read_server_is_refused_naming_the_cluster_path() {
-    let e = config("--read-server 127.0.0.1:6380").unwrap_err();
-    assert_eq!(e.flag, "--read-server");
-    assert!(e.to_string().contains("--cluster-mode --read-from replica"));
+fn read_server_sends_reads_to_the_endpoint_unless_the_preference_is_primary() {
+    use crate::config::ReadFrom;
+    let c = config("--read-server 127.0.0.1:6380").unwrap();
+    let read = c.read_server.clone().unwrap();
+    assert_eq!((read.host.as_str(), read.port), ("127.0.0.1", 6380));
+    // --read-server alone: reads to it, as --read-from replica.
+    assert_eq!(read.read_from, ReadFrom::Replica);
+    assert_eq!(c.routing().unwrap().read_from, ReadFrom::Replica);
+    assert!(c.cluster.is_none());
+    for (preference, read_from) in [
+        ("secondary", ReadFrom::Replica),
+        ("secondaryPreferred", ReadFrom::Replica),
+        ("nearest", ReadFrom::Nearest),
+    ] {
+        let line = format!("--read-server [::1]:6380 --read-preference {preference}");
+        let read = config(&line).unwrap().read_server.unwrap();
+        assert_eq!((read.host.as_str(), read.read_from), ("::1", read_from));
+    }
+    let any = config("--read-server 127.0.0.1:6380 --read-from any").unwrap();
+    assert_eq!(any.read_server.unwrap().read_from, ReadFrom::Any);
+    // Without --read-server nothing is routed.
+    assert!(config("").unwrap().routing().is_none());
+}
+
+#[test]
+fn read_server_refusals_name_the_flag_and_the_fix() {
+    for (line, flag, says) in [
+        ("--read-server 6380", "--read-server", "is not HOST:PORT"),
+        (
+            "--read-server host:99999",
+            "--read-server",
+            "is not HOST:PORT",
+        ),
+        (
+            "--read-server 127.0.0.1:6380 --cluster-mode",
+            "--read-server",
+            "drop --cluster-mode",
+        ),
+        (
+            "--read-server 127.0.0.1:6380 -P memcache_binary",
+            "--read-server",
+            "use -P redis",
+        ),
+        (
+            "--read-server 127.0.0.1:6380 -S /tmp/r.sock",
+            "--read-server",
+            "over TCP",
+        ),
+        (
+            "--read-server 127.0.0.1:6380 --read-preference primary",
+            "--read-preference",
+            "leaving --read-server unused",
+        ),
+        (
+            "--read-server 127.0.0.1:6380 --read-from primary",
+            "--read-from",
+            "leaving --read-server unused",
+        ),
+        (
+            "--read-server 127.0.0.1:6380 --read-from x",
+            "--read-from",
+            "not a choice",
+        ),
+        // Without an endpoint, a preference other than primary still needs
+        // somewhere to read from.
+        (
+            "--read-preference secondary",
+            "--read-preference",
+            "--read-server HOST:PORT",
+        ),
+        (
+            "--read-from replica",
+            "--read-from",
+            "--read-server HOST:PORT",
+        ),
+    ] {
+        let e = config(line).unwrap_err();
+        assert_eq!(e.flag, flag, "{line}: {e}");
+        assert!(e.to_string().contains(says), "{line}: {e}");
+    }
+    // A command of two words: Args directly, not the whitespace split.
+    let args = Args::try_parse_from([
+        "kvbench",
+        "--read-server",
+        "127.0.0.1:6380",
+        "--command",
+        "SCAN 0",
+        "--scan-incremental-iteration",
+    ])
+    .unwrap();
+    let e = Config::from_args(args).unwrap_err();
+    assert_eq!(e.flag, "--read-server", "{e}");
+    assert!(
+        e.to_string().contains("--scan-incremental-iteration"),
+        "{e}"
+    );
 }
 
 #[test]

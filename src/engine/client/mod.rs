@@ -156,7 +156,7 @@ impl Client {
             self.follow_scan(conns);
         }
         let mut missing = self.place_pending(conns, router, cx, now);
-        if self.links.len() == 1 && !router.is_cluster() {
+        if self.links.len() == 1 && !router.is_routed() {
             if cx.sending {
                 self.draw_direct(conns, cx, now);
             }

@@ -1,7 +1,10 @@
 //! Where a client's requests go: one server, or the master (or a replica,
-//! with `--read-from`) of each key's slot. A worker holds one router for all
-//! its clients; its node list only grows, so a node's index names the same
-//! node in every client's links and in the per-node stats for the whole run.
+//! with `--read-from`) of each key's slot. A `--read-server` run is routed
+//! the same way over a fixed topology: one master owning every slot (the
+//! write server) and one replica (the read endpoint), with no refresher and
+//! no `READONLY`. A worker holds one router for all its clients; its node
+//! list only grows, so a node's index names the same node in every client's
+//! links and in the per-node stats for the whole run.
 
 use std::sync::Arc;
 
@@ -10,6 +13,7 @@ use crate::engine::cluster::map::Node;
 use crate::engine::cluster::nearest::{self, NodeLatency};
 use crate::engine::cluster::slot::{NumberedSlots, SLOTS};
 use crate::engine::cluster::topology::{RefreshHandle, Topology, WorkerCluster};
+use crate::error::ConnectError;
 
 /// One server, or a cluster's slot map.
 pub struct Router {
@@ -25,6 +29,8 @@ pub struct Router {
     nearest: Vec<usize>,
     /// The round trips `nearest` is chosen by.
     latency: Arc<NodeLatency>,
+    /// The refresher of a `--cluster-mode` run; `None` for one server and
+    /// for a `--read-server` run.
     refresh: Option<RefreshHandle>,
     options: ClusterOptions,
     /// The slots of `--key-prefix`'s numbered keys.
@@ -47,8 +53,9 @@ impl Router {
         }
     }
 
-    /// The router of a cluster run, from the topology found at the start;
-    /// `prefix` is `--key-prefix`, whose keys' slots it computes.
+    /// The router of a cluster (or `--read-server`) run, from the topology
+    /// found (or fixed) at the start; `prefix` is `--key-prefix`, whose keys'
+    /// slots it computes.
     pub fn cluster(cluster: WorkerCluster, options: ClusterOptions, prefix: &[u8]) -> Router {
         let mut router = Router {
             nodes: Vec::new(),
@@ -56,7 +63,7 @@ impl Router {
             replicas: Vec::new(),
             nearest: Vec::new(),
             latency: cluster.latency,
-            refresh: Some(cluster.refresh),
+            refresh: cluster.refresh,
             options,
             keys: NumberedSlots::new(prefix),
         };
@@ -77,9 +84,27 @@ impl Router {
         self.keys.slot_of_digits(digits)
     }
 
-    /// True in a cluster run.
+    /// True when requests are routed over nodes: a cluster run, or a
+    /// `--read-server` run.
+    pub fn is_routed(&self) -> bool {
+        !self.owner.is_empty()
+    }
+
+    /// True in a Redis Cluster run (`--cluster-mode`): a topology that
+    /// refreshes, replicas that serve reads after `READONLY`.
     pub fn is_cluster(&self) -> bool {
         self.refresh.is_some()
+    }
+
+    /// The nodes a client connects to before the run: every master, and
+    /// with `--read-server` its endpoint too, so that an endpoint that cannot
+    /// be reached is an error before the run, not a count during it.
+    pub fn first_nodes(&self) -> Vec<usize> {
+        let mut nodes = self.masters();
+        if !self.is_cluster() && self.options.read_from != ReadFrom::Primary {
+            nodes.extend(self.replicas.iter().flatten().copied());
+        }
+        nodes
     }
 
     /// `--max-redirects`.
@@ -103,6 +128,37 @@ impl Router {
     /// True when `node` serves reads only (a replica, used with `--read-from`).
     pub fn is_replica(&self, node: usize) -> bool {
         self.replicas.iter().any(|r| r.contains(&node))
+    }
+
+    /// True when a connection to `node` must send `READONLY` first: a
+    /// cluster replica. A standalone replica (`--read-server`) serves reads
+    /// as it is, and would answer `READONLY` with an error.
+    pub fn needs_readonly(&self, node: usize) -> bool {
+        self.is_cluster() && self.is_replica(node)
+    }
+
+    /// `e`, a failure to connect to `node` before the run, named for the
+    /// node when no flag of the command line points at it (a cluster node
+    /// the seed named) or when its own flag does (the `--read-server`
+    /// endpoint); the target's own failure stays as it is.
+    pub fn blame(&self, node: usize, e: ConnectError) -> ConnectError {
+        let Some(address) = self.nodes.get(node).map(Node::address) else {
+            return e;
+        };
+        let source = Box::new(e);
+        if self.is_cluster() {
+            ConnectError::ClusterNode {
+                node: address,
+                source,
+            }
+        } else if self.is_replica(node) {
+            ConnectError::ReadServer {
+                node: address,
+                source,
+            }
+        } else {
+            *source
+        }
     }
 
     /// The node for a request on `slot`: its master, or for a read with

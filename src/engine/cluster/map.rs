@@ -78,6 +78,14 @@ impl SlotMap {
         SlotMap::from_ranges(owned)
     }
 
+    /// One master serving every slot (a `--read-server` run's write server).
+    pub fn single(master: Node) -> SlotMap {
+        SlotMap {
+            nodes: vec![master],
+            owner: vec![Some(0); usize::from(SLOTS)],
+        }
+    }
+
     /// Builds the map from `(start, end, master)` ranges, inclusive, in any
     /// order. Every slot must have exactly one master: a slot two ranges give
     /// to different masters is refused, naming both.

@@ -25,6 +25,15 @@ impl Topology {
         Topology { map, replicas }
     }
 
+    /// `--read-server`: one master (the write server) owning every slot,
+    /// the read endpoint its only replica.
+    pub fn read_endpoint(master: Node, read: Node) -> Topology {
+        Topology {
+            map: SlotMap::single(master),
+            replicas: vec![vec![read]],
+        }
+    }
+
     /// Every node, masters first, each once.
     pub fn all_nodes(&self) -> Vec<Node> {
         let mut all = self.map.nodes.clone();
@@ -68,13 +77,15 @@ impl RefreshHandle {
     }
 }
 
-/// What one worker thread of a `--cluster-mode` run starts with.
+/// What one worker thread of a `--cluster-mode` (or `--read-server`) run
+/// starts with.
 #[derive(Debug, Clone)]
 pub struct WorkerCluster {
     /// The topology discovered before the run.
     pub topology: Arc<Topology>,
-    /// Its end of the refresher.
-    pub refresh: RefreshHandle,
+    /// Its end of the refresher; `None` for the fixed topology of a
+    /// `--read-server` run, which nothing refreshes.
+    pub refresh: Option<RefreshHandle>,
     /// `--read-from nearest`: each node's round trip at the start (empty
     /// for the other modes).
     pub latency: Arc<NodeLatency>,

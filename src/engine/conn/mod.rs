@@ -143,7 +143,8 @@ pub struct Conn {
     /// `--cluster-mode`: the index of its node in the worker's node list, for
     /// the per-node counters; `None` for one server.
     node: Option<usize>,
-    /// A connection to a cluster replica serving reads (`--read-from`).
+    /// A connection to a replica serving reads (`--read-from`, or the
+    /// `--read-server` endpoint), whose replies count as replica reads.
     replica: bool,
     /// `--cluster-mode`: replies that send their request elsewhere, for the
     /// client to take after each wake-up (the memory is kept).
@@ -281,7 +282,8 @@ impl Conn {
         self
     }
 
-    /// A connection to a replica that serves reads (`--read-from`).
+    /// A connection to a replica that serves reads (`--read-from`, or the
+    /// `--read-server` endpoint).
     #[must_use]
     pub fn reading_replica(mut self, replica: bool) -> Self {
         self.replica = replica;

@@ -1,11 +1,13 @@
 //! The master's part of a `--cluster-mode` run: the topology discovered
 //! before any benchmark connection opens, what the results say about it,
-//! the refresher and each worker's start, and the per-node evidence.
+//! the refresher and each worker's start, and the per-node evidence. A
+//! `--read-server` run starts here too, from a fixed topology of one shard
+//! (the write server and its read endpoint), with nothing to refresh.
 
 use std::sync::Arc;
 
-use crate::config::ReadFrom;
-use crate::config::{ClusterOptions, Config};
+use crate::config::target::Endpoint;
+use crate::config::{ClusterOptions, Config, ReadFrom, ReadServer};
 use crate::engine::cluster::discover::discover_on;
 use crate::engine::cluster::map::Node;
 use crate::engine::cluster::nearest::NodeLatency;
@@ -24,9 +26,10 @@ pub(super) struct ClusterStart {
     pub context: ClusterContext,
     /// One per worker thread, for `crew::spawn`.
     pub workers: Vec<WorkerCluster>,
-    /// Kept until the run ends; dropping it stops the thread.
+    /// Kept until the run ends; dropping it stops the thread (`None` for a
+    /// `--read-server` run, whose topology is fixed).
     #[allow(dead_code, reason = "held for its Drop, which stops the refresher")]
-    pub refresher: Refresher,
+    pub refresher: Option<Refresher>,
     /// Every node with its role at discovery, for the per-node evidence.
     pub nodes: Vec<(Node, NodeRole)>,
 }
@@ -58,16 +61,64 @@ pub(super) fn start(
         .into_iter()
         .map(|refresh| WorkerCluster {
             topology: Arc::clone(&topology),
-            refresh,
+            refresh: Some(refresh),
             latency: Arc::clone(&latency),
         })
         .collect();
     Ok(ClusterStart {
         context,
         workers,
-        refresher,
+        refresher: Some(refresher),
         nodes,
     })
+}
+
+/// `--read-server`: the fixed topology of one shard, the target (`--server`
+/// /`--port`) its master with every slot and the read endpoint its replica.
+/// Nothing is discovered: the endpoint may be a proxy or a cloud reader
+/// endpoint, and its connections are refused as clearly when the workers
+/// open them.
+pub(super) fn start_read_server(config: &Config, read: &ReadServer) -> ClusterStart {
+    let master = match &config.target.endpoint {
+        Endpoint::Tcp { host, port, .. } => Node {
+            host: host.clone(),
+            port: *port,
+            id: None,
+        },
+        // Refused when the configuration was built.
+        Endpoint::Unix(_) => Node {
+            host: String::new(),
+            port: 0,
+            id: None,
+        },
+    };
+    let endpoint = Node {
+        host: read.host.clone(),
+        port: read.port,
+        id: None,
+    };
+    let topology = Topology::read_endpoint(master, endpoint);
+    let options = config.routing().unwrap_or_default();
+    let context = context(&topology, options);
+    let nodes = roles(&topology);
+    let latency = Arc::new(match read.read_from {
+        ReadFrom::Nearest => measure_nearest(config, &topology),
+        _ => NodeLatency::default(),
+    });
+    let topology = Arc::new(topology);
+    let workers = (0..config.threads)
+        .map(|_| WorkerCluster {
+            topology: Arc::clone(&topology),
+            refresh: None,
+            latency: Arc::clone(&latency),
+        })
+        .collect();
+    ClusterStart {
+        context,
+        workers,
+        refresher: None,
+        nodes,
+    }
 }
 
 /// `--read-from nearest`: times every node and says on stderr what it found,

@@ -93,8 +93,9 @@ impl Worker {
         self.after_io(i, now, sending);
     }
 
-    /// `--cluster-mode`: opens a connection from client `c` to `node`, a node
-    /// first met during the run (after a MOVED, an ASK or a refresh). The
+    /// `--cluster-mode` (or `--read-server`): opens a connection from client
+    /// `c` to `node`, a node first met during the run (after a MOVED, an ASK
+    /// or a refresh), or one the staircase opens. The
     /// connect completes in the event loop; until then the client's request
     /// for that node waits.
     pub(super) fn open_link(&mut self, c: usize, node: usize) {
@@ -121,11 +122,11 @@ impl Worker {
                 return;
             }
         };
-        let readonly = self.router.is_replica(node);
+        let readonly = self.router.needs_readonly(node);
         let handshake = self.handshakes.pick(readonly);
         let conn = super::new_conn(&self.config, stream)
             .for_node(node)
-            .reading_replica(readonly)
+            .reading_replica(self.router.is_replica(node))
             .connecting(&handshake.request);
         self.adopt(c, node, conn, Some(addr), readonly);
     }

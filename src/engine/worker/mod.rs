@@ -272,7 +272,7 @@ impl WorkerBuilder {
             crate::config::io_engine::IoEngine::Uring => "the event loop (io_uring)",
         });
         let reactor = Reactor::new(config.io_engine, config.connections()).map_err(io)?;
-        let router = match (self.cluster, config.cluster) {
+        let router = match (self.cluster, config.routing()) {
             (Some(cluster), Some(options)) => {
                 Router::cluster(cluster, options, config.keys.prefix.as_bytes())
             }
@@ -284,9 +284,10 @@ impl WorkerBuilder {
         let mut worker_conns = Vec::new();
         let mut links = Vec::new();
         let mut clients = Vec::with_capacity(config.clients);
-        // One server: node 0 is the target. A cluster: every master.
-        let nodes = if router.is_cluster() {
-            router.masters()
+        // One server: node 0 is the target. A cluster: every master; with
+        // --read-server, the read endpoint too.
+        let nodes = if router.is_routed() {
+            router.first_nodes()
         } else {
             vec![0]
         };
@@ -307,23 +308,15 @@ impl WorkerBuilder {
             }
             for &node in &nodes {
                 let target = node_target(&config, &router, node);
-                let (stream, unsolicited) = net::connect(&target).map_err(|e| {
-                    // A node the slot map named is no fault of --server/--port.
-                    match router.nodes().get(node).filter(|_| router.is_cluster()) {
-                        Some(n) => ConnectError::ClusterNode {
-                            node: n.address(),
-                            source: Box::new(e),
-                        },
-                        None => e,
-                    }
-                })?;
+                let (stream, unsolicited) =
+                    net::connect(&target).map_err(|e| router.blame(node, e))?;
                 let index = worker_conns.len();
                 let stream = reactor
                     .attach(stream, index)
                     .map_err(local(reactor.what()))?;
                 let mut conn = new_conn(&config, stream);
-                if router.is_cluster() {
-                    conn = conn.for_node(node);
+                if router.is_routed() {
+                    conn = conn.for_node(node).reading_replica(router.is_replica(node));
                 }
                 conn.unsolicited = unsolicited;
                 worker_conns.push(conn);
@@ -432,7 +425,7 @@ fn tcp_addr(target: &Target) -> Result<Option<SocketAddr>, ConnectError> {
 
 /// One counter set per node the router knows, in its order.
 fn sync_node_stats(router: &Router, stats: &mut Stats) {
-    if !router.is_cluster() {
+    if !router.is_routed() {
         return;
     }
     for node in &router.nodes()[stats.nodes.len().min(router.nodes().len())..] {

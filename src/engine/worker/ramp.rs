@@ -139,8 +139,8 @@ impl Worker {
         };
         let known: Vec<usize> = client.conns().collect();
         if known.is_empty() {
-            if self.router.is_cluster() {
-                for node in self.router.masters() {
+            if self.router.is_routed() {
+                for node in self.router.first_nodes() {
                     self.open_link(c, node);
                 }
             } else {

@@ -190,9 +190,11 @@ pub fn phase_lag(r: &Results, phase: Phase) -> Option<f64> {
     Some(round(lag, 3))
 }
 
-/// The phase's `cluster` object; `None` without `--cluster-mode`.
+/// The phase's `cluster` object; `None` without `--cluster-mode` or
+/// `--read-server` (whose two nodes, the write server as `master` and the
+/// read endpoint as `replica`, it lists the same way).
 pub fn cluster(c: &Config, results: &Results, p: &PhaseResult) -> Option<PhaseCluster> {
-    let options = c.cluster?;
+    let options = c.routing()?;
     let rows = shards::shards(results, &p.stats, &p.ops(&c.ops), &[p]);
     Some(PhaseCluster {
         max_redirects: options.max_redirects,

@@ -260,7 +260,8 @@ fn limit(
         return None;
     }
     let mut candidates = limit::watched(watched);
-    if let (Some(e), None) = (&p.server, &c.cluster) {
+    // A routed run's evidence is a sum over its nodes, no one server's.
+    if let (Some(e), None) = (&p.server, c.routing()) {
         let address = c.target.endpoint.to_string();
         candidates.extend(limit::target(&address, e, p.duration.as_secs_f64()));
     }
@@ -270,7 +271,7 @@ fn limit(
             "client", process, machine, u.cores, c.threads,
         ));
     }
-    let unwatched = limit::unwatched(p.server.is_some() || c.cluster.is_some(), watched);
+    let unwatched = limit::unwatched(p.server.is_some() || c.routing().is_some(), watched);
     Some(limit::judge(&candidates, unwatched))
 }
 

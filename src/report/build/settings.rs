@@ -138,9 +138,12 @@ struct KvbenchConfig<'a> {
     /// `--max-redirects`; `null` without `--cluster-mode`.
     max_redirects: Option<u32>,
     /// `--read-from` (`primary`, `replica`, `any`); `null` without
-    /// `--cluster-mode`.
+    /// `--cluster-mode` or `--read-server`.
     #[schemars(schema_with = "crate::report::model::schema::read_from_or_null")]
     read_from: Option<&'static str>,
+    /// `--read-server`: the `host:port` reads went to (writes to the
+    /// target); `null` without it.
+    read_server: Option<String>,
     /// `--start-tolerance`: how late a shard may reach a planned start;
     /// `null` without `--start-at`.
     start_tolerance_s: Option<f64>,
@@ -303,7 +306,8 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
         scan_incremental_max_iterations: c.ops.scan.map(|s| s.max_iterations()),
         cluster_mode: c.cluster.is_some(),
         max_redirects: c.cluster.map(|o| o.max_redirects),
-        read_from: c.cluster.map(|o| o.read_from.as_str()),
+        read_from: c.routing().map(|o| o.read_from.as_str()),
+        read_server: c.read_server.as_ref().map(|r| r.address()),
         start_tolerance_s: c.start_at.as_ref().map(|s| s.tolerance.as_secs_f64()),
         run_gap_s: c.start_at.as_ref().map(|s| s.run_gap.as_secs_f64()),
         html_out_file: path(c.output.html_out_file.as_ref()),

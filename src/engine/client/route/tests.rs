@@ -52,7 +52,7 @@ fn router(
     let (up_tx, up_rx) = bounded(4);
     let cluster = WorkerCluster {
         topology: Arc::new(three_masters()),
-        refresh: RefreshHandle::new(ask_tx, up_rx),
+        refresh: Some(RefreshHandle::new(ask_tx, up_rx)),
         latency: Arc::default(),
     };
     let options = ClusterOptions {
@@ -121,4 +121,50 @@ fn refresh_asks_coalesce_and_a_new_topology_is_applied() {
     assert!(r.take_updates());
     assert_eq!(r.route(Some(0), false, 0), 1);
     assert!(!Router::single(b"memtier-").is_cluster());
+}
+
+#[test]
+fn a_read_server_sends_writes_to_the_server_and_reads_to_the_endpoint_without_readonly() {
+    let at = |port| Node {
+        host: "127.0.0.1".into(),
+        port,
+        id: None,
+    };
+    let routed = |read_from| {
+        let cluster = WorkerCluster {
+            topology: Arc::new(Topology::read_endpoint(at(6379), at(6380))),
+            refresh: None,
+            latency: Arc::default(),
+        };
+        let options = ClusterOptions {
+            read_from,
+            ..ClusterOptions::default()
+        };
+        Router::cluster(cluster, options, b"memtier-")
+    };
+    let r = routed(ReadFrom::Replica);
+    assert!(r.is_routed() && !r.is_cluster());
+    // Each client connects to both before the run.
+    assert_eq!(r.first_nodes(), vec![0, 1]);
+    assert_eq!(r.nodes()[1].address(), "127.0.0.1:6380");
+    for slot in [Some(0), Some(16383), Some(r.numbered_slot(42)), None] {
+        assert_eq!(r.route(slot, false, 3), 0, "{slot:?}");
+    }
+    for spread in 0..4 {
+        assert_eq!(r.route(Some(r.numbered_slot(7)), true, spread), 1);
+    }
+    assert!(r.is_replica(1) && !r.needs_readonly(1));
+    // Nothing refreshes a fixed topology.
+    assert!(!r.ask_refresh());
+    // any: by client, the master or the endpoint.
+    let any = routed(ReadFrom::Any);
+    assert_eq!(
+        (any.route(Some(5), true, 0), any.route(Some(5), true, 1)),
+        (0, 1)
+    );
+    // A cluster replica does need READONLY.
+    let (cluster, _, _) = router(ReadFrom::Replica);
+    let replica = cluster.route(Some(0), true, 0);
+    assert!(cluster.is_routed() && cluster.needs_readonly(replica));
+    assert_eq!(cluster.first_nodes(), cluster.masters());
 }
