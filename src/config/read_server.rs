@@ -54,7 +54,9 @@ fn parse_address(text: &str) -> Option<(String, u16)> {
 }
 
 /// `--read-server`, checked against the target and the other flags: `None`
-/// without it. `--read-from` applies to it (replica, any or nearest).
+/// without it, and with `--memtier-compat` but no `--read-preference`
+/// (memtier's `primary`). `--read-from` applies to it (replica, any or
+/// nearest).
 pub(super) fn build_read_server(
     a: &Args,
     target: &Target,
@@ -101,6 +103,9 @@ pub(super) fn build_read_server(
         );
     }
     let read_from = match a.read_from.as_deref() {
+        // memtier's default preference is `primary`: every read goes to
+        // --server and the endpoint carries nothing.
+        None if a.memtier_compat => return Ok(None),
         None => ReadFrom::Replica,
         Some(text) => ReadFrom::parse(text).ok_or_else(|| {
             UsageError::new(

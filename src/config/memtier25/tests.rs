@@ -59,6 +59,16 @@ fn read_server_sends_reads_to_the_endpoint_unless_the_preference_is_primary() {
     assert_eq!(any.read_server.unwrap().read_from, ReadFrom::Any);
     // Without --read-server nothing is routed.
     assert!(config("").unwrap().routing().is_none());
+    // memtier's default preference is primary: under --memtier-compat the
+    // endpoint carries nothing unless a preference sends reads to it.
+    let compat = config("--read-server 127.0.0.1:6380 --memtier-compat").unwrap();
+    assert!(compat.read_server.is_none() && compat.routing().is_none());
+    let compat =
+        config("--read-server 127.0.0.1:6380 --memtier-compat --read-preference secondary");
+    assert_eq!(
+        compat.unwrap().read_server.unwrap().read_from,
+        ReadFrom::Replica
+    );
 }
 
 #[test]
