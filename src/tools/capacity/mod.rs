@@ -8,9 +8,11 @@
 //! The running (this file and [`step`]) is apart from the deciding
 //! ([`search`], [`bound`], [`step::judge_step`]), so a fleet of shards
 //! ([`fleet`], its posts on the server in [`fleet_board`]) decides each step
-//! on its merged histogram the same way, every shard alike.
+//! on its merged histogram the same way, every shard alike. The command end
+//! to end, with its exit codes, is [`command`].
 
 pub mod bound;
+pub mod command;
 pub mod curve;
 pub mod fleet;
 pub mod fleet_board;
