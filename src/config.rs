@@ -3,7 +3,7 @@
 //! [`Config::from_args`] merges a `--config` TOML file under the command line,
 //! applies memtier_benchmark's defaults and checks every value before any
 //! connection opens. Each rejection is a [`UsageError`] naming the flag and the fix;
-//! `main` turns it into exit code 2.
+//! `main` exits 2 for it.
 //!
 //! The subcommands get the same treatment: [`SuitePlan::from_args`] (one
 //! `Config` per redis-benchmark test), [`CompareOptions`] and

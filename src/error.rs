@@ -47,7 +47,8 @@
 //! the command line's interface.
 //!
 //! # Exit codes
-//! Only `main` exits: 2 for a [`UsageError`] (also inside
+//! Only `main` exits, with the code of `tools::exit::Exit`, the one place
+//! the policy is written: 2 for a [`UsageError`] (also inside
 //! [`RunError::Usage`]), found before any connection opens or when the
 //! server says the command line is wrong; 1 for any other [`RunError`] and
 //! for an [`OutputError`]; 128 + the signal for [`RunError::Interrupted`].

@@ -55,9 +55,13 @@
 //!    ([`report::table`]), the progress line, live metrics ([`report::metrics`]), the verdict
 //!    ([`report::verdict`]), the warnings ([`report::warnings`]) and the suite's
 //!    outputs ([`report::suite`]).
-//! 7. [`tools`]: the subcommands built on all of it: [`tools::suite`] (running a
-//!    redis-benchmark plan), [`tools::compare`], [`tools::merge`] and
-//!    [`tools::capacity`] (the search for the most throughput under an SLO).
+//! 7. [`tools`]: the commands built on all of it, each end to end:
+//!    [`tools::benchmark`] (kvbench without a subcommand: a run or a sweep with
+//!    its outputs), [`tools::suite`] (running a redis-benchmark plan),
+//!    [`tools::compare`], [`tools::merge`] and [`tools::capacity`] (the search
+//!    for the most throughput under an SLO), each ending in a
+//!    [`tools::exit::Exit`]: the exit-code policy, in one place. `main.rs` is
+//!    the outline: parse, validate, run, export, exit.
 
 pub mod cli;
 pub mod config;

@@ -1,8 +1,10 @@
 //! memtier's placement of `--command-ratio` and `--command-key-pattern`:
 //! each applies to the `--command` given last before it, and a command given
 //! none keeps memtier's defaults (ratio 1, key pattern R). clap collects each
-//! flag's values apart, losing where they stood, so the command line is read
-//! once more here for their places.
+//! flag's values apart, and keeps where each stood: the places are read from
+//! its matches ([`ArgMatches::indices_of`]).
+
+use clap::ArgMatches;
 
 use crate::cli::Args;
 
@@ -11,51 +13,37 @@ pub const DEFAULT_COMMAND_RATIO: &str = "1";
 /// memtier's default key pattern of a `--command` (`key_pattern('R')`).
 pub const DEFAULT_COMMAND_KEY_PATTERN: &str = "R";
 
-/// Where each per-command flag stood on `argv`: one entry per `--command`,
-/// the value given after it (the last one, as memtier keeps), or `None`.
-/// `None` for the whole flag when it is absent or any of its values is a
-/// kvbench list (`1,10`) or comes before the first `--command`: those keep
+/// Where each value of the per-command flag `id` stood: one entry per
+/// `--command`, the value given after it (the last one, as memtier keeps), or
+/// `None`. `None` for the whole flag when it is absent or any of its values is
+/// a kvbench list (`1,10`) or comes before the first `--command`: those keep
 /// kvbench's in-order reading.
-fn placed(argv: &[String], flag: &str) -> Option<Vec<Option<String>>> {
-    let mut commands: Vec<Option<String>> = Vec::new();
-    let mut seen = false;
-    let mut tokens = argv.iter().skip(1);
-    while let Some(token) = tokens.next() {
-        let value = if token == "--command" {
-            tokens.next();
-            commands.push(None);
-            continue;
-        } else if token.starts_with("--command=") {
-            commands.push(None);
-            continue;
-        } else if token == flag {
-            tokens.next().cloned()
-        } else if let Some(v) = token.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
-            Some(v.to_string())
-        } else {
-            continue;
-        };
-        let value = value?;
-        let last = commands.last_mut()?;
+fn placed(matches: &ArgMatches, id: &str) -> Option<Vec<Option<String>>> {
+    let commands: Vec<usize> = matches
+        .indices_of("command")
+        .map_or_else(Vec::new, Iterator::collect);
+    let mut placed = vec![None; commands.len()];
+    let values = matches.indices_of(id)?.zip(matches.get_many::<String>(id)?);
+    for (index, value) in values {
+        let command = commands.iter().rposition(|&c| c < index)?;
         if value.contains(',') {
             return None;
         }
-        *last = Some(value);
-        seen = true;
+        placed[command] = Some(value.clone());
     }
-    seen.then_some(commands)
+    Some(placed)
 }
 
-/// Rewrites `args`' per-command lists in memtier's placement when `argv`
-/// (the whole command line, program name first) gives them that way: one
+/// Rewrites `args`' per-command lists in memtier's placement when the command
+/// line (`matches`, what clap parsed `args` from) gives them that way: one
 /// value per `--command`, memtier's default where a command has none.
-pub fn place_per_command(args: &mut Args, argv: &[String]) {
+pub fn place_per_command(args: &mut Args, matches: &ArgMatches) {
     let commands = args.command.as_ref().map_or(0, Vec::len);
-    for (flag, default) in [
-        ("--command-ratio", DEFAULT_COMMAND_RATIO),
-        ("--command-key-pattern", DEFAULT_COMMAND_KEY_PATTERN),
+    for (id, default) in [
+        ("command_ratio", DEFAULT_COMMAND_RATIO),
+        ("command_key_pattern", DEFAULT_COMMAND_KEY_PATTERN),
     ] {
-        let Some(placed) = placed(argv, flag) else {
+        let Some(placed) = placed(matches, id) else {
             continue;
         };
         // Commands from a --config file as well: the places are unknown.
@@ -66,8 +54,8 @@ pub fn place_per_command(args: &mut Args, argv: &[String]) {
             .into_iter()
             .map(|v| v.unwrap_or_else(|| default.to_string()))
             .collect();
-        match flag {
-            "--command-ratio" => args.command_ratio = Some(values),
+        match id {
+            "command_ratio" => args.command_ratio = Some(values),
             _ => args.command_key_pattern = Some(values),
         }
     }
@@ -75,15 +63,15 @@ pub fn place_per_command(args: &mut Args, argv: &[String]) {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
+    use clap::{CommandFactory, FromArgMatches};
 
     use super::place_per_command;
     use crate::cli::Args;
 
     fn placed(line: &[&str]) -> Args {
-        let argv: Vec<String> = line.iter().map(|s| s.to_string()).collect();
-        let mut args = Args::try_parse_from(&argv).unwrap();
-        place_per_command(&mut args, &argv);
+        let matches = Args::command().try_get_matches_from(line).unwrap();
+        let mut args = Args::from_arg_matches(&matches).unwrap();
+        place_per_command(&mut args, &matches);
         args
     }
 

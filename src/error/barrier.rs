@@ -75,17 +75,3 @@ pub enum BarrierError {
         why: String,
     },
 }
-
-impl BarrierError {
-    /// The exit code: 4 for a timeout (of the start or of a fleet's posts),
-    /// 1 otherwise.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            BarrierError::Timeout { .. }
-            | BarrierError::Shares { .. }
-            | BarrierError::ShardFailed { .. }
-            | BarrierError::ForeignStart { .. } => 4,
-            BarrierError::Server { .. } => 1,
-        }
-    }
-}

@@ -1,7 +1,8 @@
 //! The HdrHistogram files of each measured run under `--hdr-file-prefix`, an
 //! exporter on the live pipeline ([`Sink`]), added by whoever starts a run
-//! (`main`, the sweep's per-cell outputs, the suite): the per-second interval logs are
-//! opened as a run starts and get each second's merged histograms, the
+//! (`tools::benchmark`, the sweep's per-cell outputs, the suite, the
+//! capacity's confirmation run): the per-second interval logs are opened as a
+//! run starts and get each second's merged histograms, the
 //! distributions are written as it ends. A file that cannot be written is
 //! reported in a [`FailureLog`] the caller reads at the end (exit code 1);
 //! the benchmark goes on.

@@ -33,12 +33,13 @@ pub mod verdict;
 
 use crate::config::CompareOptions;
 pub use crate::config::{CompareFormat as Format, CompareLayout as Layout};
-use crate::error::UsageError;
 use crate::error::terminal;
+use crate::error::{UsageError, note};
 use crate::report::model;
 use crate::report::model::kvbench;
 use crate::report::model::section::Section;
 use crate::report::table;
+use crate::tools::exit::{self, Exit};
 
 /// The row memtier writes for WAIT, which kvbench never sends: shown only
 /// when some file has counts in it, so kvbench files compare as before.
@@ -173,6 +174,22 @@ pub struct Comparison {
     /// A line per reason of each compared result that is not valid
     /// (`b.json: RUN #1: message`), for stderr.
     pub invalid: Vec<String>,
+}
+
+/// `kvbench compare`: the tables on stdout. Comparing is reading: a
+/// compared file that is not valid is said, and the comparison itself still
+/// succeeded (exit 0); a file that cannot be compared is a usage error.
+pub fn command(args: &crate::cli::CompareArgs) -> Exit {
+    match run(&CompareOptions::from_args(args)) {
+        Ok(comparison) => {
+            exit::print(&comparison.output);
+            for line in &comparison.invalid {
+                note(format_args!("kvbench: invalid: {line}"));
+            }
+            Exit::Success
+        }
+        Err(e) => Exit::usage(e),
+    }
 }
 
 /// Reads the files and renders the comparison.

@@ -2,7 +2,7 @@
 //! states the code the process really ends with: a cut run exits 128 + the
 //! signal (130 for Ctrl-C) and a `--max-errors` stop exits 1, whatever else
 //! made it invalid; only a run that ended by itself exits 3 (0 with
-//! `--allow-invalid`). `main` decides the code; this says it in advance.
+//! `--allow-invalid`). [`crate::tools::exit`] decides the code; this says it in advance.
 
 use super::{INVALID_EXIT_CODE, Reason, Verdict};
 use crate::engine::interrupt::Interrupt;

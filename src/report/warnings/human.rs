@@ -4,6 +4,7 @@
 //! keeps every cell's warnings, silenced or not (machines read them).
 
 use crate::config::WarningKind;
+use crate::error::note;
 use crate::report::warnings::Warning;
 
 /// What the human outputs show of a run's or a sweep's warnings.
@@ -67,6 +68,21 @@ impl Shown {
             shown.lines.push(line);
         }
         shown
+    }
+
+    /// Says the warnings on stderr, and how many `--no-warning` silenced;
+    /// nothing when `on_terminal`: the text report on stderr's terminal lists
+    /// them already.
+    pub fn say(&self, on_terminal: bool) {
+        if on_terminal {
+            return;
+        }
+        for line in &self.lines {
+            note(format_args!("kvbench: warning: {line}"));
+        }
+        if let Some(line) = self.silenced_line() {
+            note(format_args!("kvbench: {line} by --no-warning"));
+        }
     }
 
     /// `1 warning silenced (short_run)`; `None` when nothing was.

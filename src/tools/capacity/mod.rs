@@ -8,21 +8,26 @@
 //! The running (this file and [`step`]) is apart from the deciding
 //! ([`search`], [`bound`], [`step::judge_step`]), so a fleet of shards
 //! ([`fleet`], its posts on the server in [`fleet_board`]) decides each step
-//! on its merged histogram the same way, every shard alike.
+//! on its merged histogram the same way, every shard alike. The command end
+//! to end, with its exit codes, is [`command`].
 
 pub mod bound;
+pub mod command;
 pub mod curve;
 pub mod fleet;
 pub mod fleet_board;
 pub mod search;
 pub mod step;
 
+use std::sync::Arc;
+
 use crate::config::capacity::CapacityPlan;
 use crate::config::{Config, Stop};
 use crate::engine::interrupt::Interrupt;
 use crate::engine::results::Results;
-use crate::error::{RunError, note};
+use crate::error::{OutputError, RunError, note};
 use crate::report::export::{ExportManager, Written};
+use crate::report::hdr_files::{FailureLog, HdrFiles};
 use crate::report::model::capacity::{Capacity, CapacityOutcome, CapacityStep};
 use crate::tools::capacity::fleet::Fleet;
 use crate::tools::capacity::search::{Next, Outcome, Plan, Search};
@@ -45,6 +50,10 @@ impl Finished {
         self.capacity.confirmation.as_ref().map(|c| c.meets)
     }
 }
+
+/// A confirmation run: its step (none when nothing was measured), its
+/// configuration and results, and its HDR files that could not be written.
+type Confirmed = (Option<CapacityStep>, Config, Results, Vec<OutputError>);
 
 /// Confirmation runs at most: a confirmation that misses the SLO refutes its
 /// rate, and the search goes on below it, to be confirmed again.
@@ -87,11 +96,18 @@ pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunEr
         ));
         let Some(rate) = target.filter(|_| !interrupt.stop_requested()) else {
             let complete = capacity.outcome != CapacityOutcome::Interrupted;
-            return Ok(finish(outputs, &config, &results, complete, capacity));
+            return Ok(finish(
+                outputs,
+                &config,
+                &results,
+                complete,
+                capacity,
+                Vec::new(),
+            ));
         };
         outputs.capacity_progress(&config, &results, &capacity);
         let confirmed = confirm(plan, rate, fleet.as_mut(), interrupt);
-        let (confirmed, config, results) = keep_steps_of_a_broken_fleet(
+        let (confirmed, config, results, hdr_failures) = keep_steps_of_a_broken_fleet(
             confirmed,
             plan,
             &mut outputs,
@@ -127,7 +143,14 @@ pub fn run(plan: &CapacityPlan, interrupt: &Interrupt) -> Result<Finished, RunEr
             _ => {
                 let capacity = curve::confirmed(capacity, confirmed);
                 let complete = results.is_complete();
-                return Ok(finish(outputs, &config, &results, complete, capacity));
+                return Ok(finish(
+                    outputs,
+                    &config,
+                    &results,
+                    complete,
+                    capacity,
+                    hdr_failures,
+                ));
             }
         }
     }
@@ -178,16 +201,23 @@ fn search_steps(
     }
 }
 
-/// Writes every output of the end and says what was written.
+/// Writes every output of the end and says what was written: the files of
+/// the run the report holds count as the reports do, its HDR files
+/// (`hdr_failures`) and its `--client-stats` files first.
 fn finish(
     outputs: ExportManager,
     config: &Config,
     results: &Results,
     complete: bool,
     capacity: Capacity,
+    hdr_failures: Vec<OutputError>,
 ) -> Finished {
     let warnings_on_terminal = outputs.warnings_on_terminal();
-    let written = outputs.finish_capacity(config, results, complete, &capacity);
+    let mut written = outputs.finish_capacity(config, results, complete, &capacity);
+    let mut failures = hdr_failures;
+    failures.extend(results.unwritten.iter().map(|u| u.to_output_error()));
+    failures.append(&mut written.failures);
+    written.failures = failures;
     Finished {
         capacity,
         written,
@@ -196,14 +226,15 @@ fn finish(
 }
 
 /// The confirmation run at `rate` for `--test-time`, with the benchmark's
-/// progress line; judged as a step without repeats, on a fleet on the
-/// merged measurements of every shard's confirmation.
+/// progress line and HDR files (the HDR files that could not be written
+/// last); judged as a step without repeats, on a fleet on the merged
+/// measurements of every shard's confirmation.
 fn confirm(
     plan: &CapacityPlan,
     rate: f64,
     mut fleet: Option<&mut Fleet>,
     interrupt: &Interrupt,
-) -> Result<(Option<CapacityStep>, Config, Results), RunError> {
+) -> Result<Confirmed, RunError> {
     let mut config = step::confirm_config(plan, rate);
     let at = fleet.as_deref_mut().map(|f| f.begin(&mut config));
     let seconds = match config.stop {
@@ -214,7 +245,11 @@ fn confirm(
         "[capacity] confirmation: {rate:.0} ops/s for {seconds} s"
     ));
     let mut progress = crate::report::progress::Progress::new(&config, true);
-    let mut live = crate::engine::sink::Sinks::new().with(&mut progress);
+    let hdr_failures = FailureLog::default();
+    let mut hdr = HdrFiles::new(Arc::new(config.clone()), &hdr_failures);
+    let mut live = crate::engine::sink::Sinks::new()
+        .with(&mut progress)
+        .with(&mut hdr);
     let results = crate::engine::run::run(config.clone(), false, interrupt, &mut live, &mut |_| {})
         .inspect_err(|_| step::stopped(fleet.as_deref(), at))?;
     let mine = Pooled::of_results(&results).filter(|_| results.interrupted.is_none());
@@ -248,7 +283,7 @@ fn confirm(
         }
     });
     let confirmed = record.map(|r| curve::step(&r, &plan.slos));
-    Ok((confirmed, config, results))
+    Ok((confirmed, config, results, hdr_failures.take()))
 }
 
 /// A step's line on stderr: its rate, what it achieved, its bound and the

@@ -67,8 +67,9 @@ pub mod text;
 pub mod window;
 
 use crate::config::MergeOptions;
-use crate::error::UsageError;
+use crate::error::{UsageError, note};
 use crate::report::files::{SameFileCheck, Target};
+use crate::tools::exit::{self, Exit};
 
 pub use document::Merge;
 pub use sweep::SweepMerge;
@@ -115,6 +116,29 @@ impl Merged {
             Merged::Report(m) => m.skipped.iter().collect(),
             Merged::Sweep(s) => s.cells.iter().flat_map(|c| &c.skipped).collect(),
         }
+    }
+}
+
+/// `kvbench merge`: the merged tables on stdout, the merged report with
+/// `-o`; the merged verdict decides the code as a run's does.
+pub fn command(args: &crate::cli::MergeArgs) -> Exit {
+    let args = MergeOptions::from_args(args);
+    match run(&args) {
+        Ok((merged, text)) => {
+            // The files left out are said on stderr too: with `-o -` the
+            // tables, which name them, are not printed.
+            for s in merged.skipped() {
+                note(format_args!("kvbench merge: warning: {s}"));
+            }
+            // What the merge found is said where a run says it, whatever
+            // stdout holds (`-o -` writes the JSON there).
+            for w in merged.warnings() {
+                note(format_args!("kvbench merge: warning: {w}"));
+            }
+            exit::print(&text);
+            exit::judged_lines(Exit::Success, &merged.verdict_lines(), args.allow_invalid)
+        }
+        Err(e) => Exit::usage(e),
     }
 }
 

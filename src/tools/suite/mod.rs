@@ -8,8 +8,10 @@
 //! into one validated configuration per step), is built in
 //! [`crate::config::suite`]; what the steps' results become (figures, the text
 //! table, `-q`, `--csv`, the JSON document) is [`crate::report::suite`].
-//! `-I`, idle connections in place of the steps, is [`idle`].
+//! `-I`, idle connections in place of the steps, is [`idle`]; the command
+//! end to end, its rows printed and its exit code, is [`command`].
 
+pub mod command;
 pub mod idle;
 
 use std::sync::Arc;

@@ -2,11 +2,13 @@
 //! land on a file the run reads or on another report exits 2 before any
 //! connection, the file untouched; a client's file (or an HDR file) that
 //! cannot be written is named on stderr and the exit code is 1, as for any
-//! report, with every other file written.
+//! report, with every other file written; `kvbench capacity`'s confirmation
+//! run writes them too, and counts them the same way.
 
 use std::fs;
 
-use crate::common::{Redis, TempDir, kvbench_at, refused_before_connecting};
+use crate::capacity::capacity_at;
+use crate::common::{Redis, TempDir, kvbench_at, read_json, refused_before_connecting};
 
 #[test]
 fn client_stats_over_the_auth_file_the_config_or_the_json_report_exits_2_untouched() {
@@ -87,5 +89,66 @@ fn a_client_stats_or_hdr_file_that_cannot_be_written_exits_1_naming_it() {
             .unwrap_or_else(|| panic!("{flag}: no failure named in: {stderr}"));
         assert!(line.contains(unwritten), "{line}");
         assert!(dir.path(written).is_file(), "{flag}: {written} not written");
+    }
+}
+
+#[test]
+fn capacity_counts_a_client_stats_or_hdr_file_that_cannot_be_written() {
+    let redis = Redis::start();
+    let dir = TempDir::new("capacity-unwritable");
+    // Directories where the confirmation run's files go: their writes fail,
+    // root or not.
+    fs::create_dir(dir.path("cs-1-0-0.csv")).unwrap();
+    fs::create_dir(dir.path("h_FULL_RUN_1.hlog")).unwrap();
+    for (flag, prefix, unwritten, written) in [
+        ("--client-stats", "cs", "cs-1-0-0.csv", "cs-1-0-0.csv"),
+        ("--hdr-file-prefix", "h", "h", "h_FULL_RUN_1.hgrm"),
+    ] {
+        let json = dir.path(&format!("{prefix}.json"));
+        // Two steps well within the SLO, then --max-steps ends the search
+        // (exit 6 when every file is written) and the confirmation runs.
+        let out = capacity_at(
+            redis.port,
+            &[
+                "--slo",
+                "p99=1s",
+                "--start-rate",
+                "100",
+                "--step-time",
+                "1",
+                "--step-warmup",
+                "0",
+                "--max-steps",
+                "2",
+                "--test-time",
+                "1",
+                "-t",
+                "1",
+                "-c",
+                "1",
+                "--hide-histogram",
+                "--json-out-file",
+                json.to_str().unwrap(),
+                flag,
+                dir.path(prefix).to_str().unwrap(),
+            ],
+        )
+        .output()
+        .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // An output not written comes before what the search found.
+        assert_eq!(out.status.code(), Some(1), "{flag}: {stderr}");
+        let line = stderr
+            .lines()
+            .find(|l| l.contains(&format!("cannot write {flag}")))
+            .unwrap_or_else(|| panic!("{flag}: no failure named in: {stderr}"));
+        assert!(line.contains(unwritten), "{line}");
+        // Every other output is written all the same.
+        let doc = read_json(&json);
+        assert_eq!(
+            doc["kvbench"]["capacity"]["outcome"], "unfinished",
+            "{flag}"
+        );
+        assert!(dir.path(written).exists(), "{flag}: {written} not written");
     }
 }
