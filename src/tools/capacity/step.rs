@@ -162,6 +162,7 @@ pub fn step_config(plan: &CapacityPlan, rate: f64, first: bool) -> Config {
     c.output.html_out_file = None;
     c.output.hdr_file_prefix = None;
     c.output.out_file = None;
+    c.ramp.client_stats = None;
     c
 }
 
@@ -171,6 +172,7 @@ pub fn confirm_config(plan: &CapacityPlan, rate: f64) -> Config {
     let mut c = step_config(plan, rate, false);
     c.stop = Stop::Time(plan.confirm_time);
     c.output = plan.base.output.clone();
+    c.ramp.client_stats = plan.base.ramp.client_stats.clone();
     c
 }
 
