@@ -30,9 +30,16 @@ use crate::protocol::resp::ServerErrorKind;
 /// not describe the load asked for.
 pub const MAX_NEVER_SENT_SHARE: f64 = 0.01;
 
-/// Closed loop: connection time in load gaps, as a share of connections ×
+/// Closed loop: the spans with no reply on any connection, as a share of the
 /// run time, above which the result does not describe the load asked for.
 pub const MAX_LOAD_GAP_SHARE: f64 = 0.10;
+
+/// Whether a closed loop's spans with no reply make it a `load_gap`: more
+/// than [`MAX_LOAD_GAP_SHARE`] of the run, or a span (of `spans`) still
+/// open when sending stopped. A run and a stored file are judged alike.
+pub fn is_load_gap(silent_share: f64, open_at_end: bool, spans: usize) -> bool {
+    silent_share > MAX_LOAD_GAP_SHARE || (open_at_end && spans > 0)
+}
 
 /// The exit code of a benchmark that ran but whose verdict is not valid.
 pub const INVALID_EXIT_CODE: u8 = 3;

@@ -97,6 +97,18 @@ pub struct GapSpan {
     pub cause: GapCause,
 }
 
+/// Spans of `lengths_s` seconds with no reply at all, summed, as a share of
+/// `run_time_s` (0 to 1; 0 for a run of no time): a run's, or a stored
+/// file's when `report` and `merge` judge it again.
+pub fn silent_share(lengths_s: impl IntoIterator<Item = f64>, run_time_s: f64) -> f64 {
+    let silent: f64 = lengths_s.into_iter().sum();
+    if run_time_s > 0.0 {
+        (silent / run_time_s).min(1.0)
+    } else {
+        0.0
+    }
+}
+
 /// A phase's gaps, every worker joined.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadGaps {
@@ -121,12 +133,7 @@ impl LoadGaps {
     /// The spans with no reply at all, summed, as a share of `run_time_s`
     /// (0 to 1): the time the server applied none of the load.
     pub fn silent_share(&self, run_time_s: f64) -> f64 {
-        let silent: f64 = self.spans.iter().map(|s| s.length_s).sum();
-        if run_time_s > 0.0 {
-            (silent / run_time_s).min(1.0)
-        } else {
-            0.0
-        }
+        silent_share(self.spans.iter().map(|s| s.length_s), run_time_s)
     }
 
     /// The phase's gaps from its workers', over `connections` connections (or

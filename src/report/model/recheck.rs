@@ -15,11 +15,11 @@ use serde_json::Value;
 
 use super::kvbench::{Kvbench, PhaseSummary};
 use super::verdict::VerdictReason;
+use crate::engine::stats::gaps::silent_share;
+use crate::report::verdict::is_load_gap;
 
 /// The error share a file without `max_error_share_percent` is held to.
 const DEFAULT_MAX_ERROR_SHARE: f64 = 0.01;
-/// `src/report/verdict.rs`'s `MAX_LOAD_GAP_SHARE`, in percent.
-const MAX_LOAD_GAP_PERCENT: f64 = 10.0;
 
 /// Adds to `k`'s verdict every reason its counts give and it lacks.
 pub fn recheck(k: &mut Kvbench) {
@@ -102,14 +102,12 @@ fn findings(p: &PhaseSummary, limit: f64, interrupted: bool) -> Vec<(&'static st
         ));
     }
     if let Some(g) = p.load_gap.as_ref().filter(|_| p.open_loop.is_none()) {
-        let silent: f64 = g.gaps.iter().map(|s| s.length_s).sum();
-        let run_s = p.duration_ms as f64 / 1000.0;
-        let percent = if run_s > 0.0 {
-            (100.0 * silent / run_s).min(100.0)
-        } else {
-            0.0
-        };
-        if percent > MAX_LOAD_GAP_PERCENT || (g.open_at_end && !g.gaps.is_empty()) {
+        let share = silent_share(
+            g.gaps.iter().map(|s| s.length_s),
+            p.duration_ms as f64 / 1000.0,
+        );
+        if is_load_gap(share, g.open_at_end, g.gaps.len()) {
+            let percent = 100.0 * share;
             out.push((
                 "load_gap",
                 format!("no load was applied for {percent:.1} % of the run"),

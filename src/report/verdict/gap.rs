@@ -1,7 +1,7 @@
 //! The `load_gap` reason: in a closed loop, the time during which load was
 //! due and nothing at all came back ([`crate::engine::stats::gaps`]'s
 //! spans) makes a result not valid when it covers more than
-//! [`MAX_LOAD_GAP_SHARE`] of the run, or when it lasted until sending
+//! [`super::MAX_LOAD_GAP_SHARE`] of the run, or when it lasted until sending
 //! stopped (a server gone or frozen at the end). A connection that waits a
 //! second or more while others are answered is queueing behind them (a
 //! server at saturation, large values, deep pipelines): the per-connection
@@ -14,7 +14,7 @@ use std::fmt;
 use crate::config::Config;
 use crate::engine::results::PhaseResult;
 use crate::engine::stats::gaps::{GapCause, GapSpan};
-use crate::report::verdict::{MAX_LOAD_GAP_SHARE, Reason};
+use crate::report::verdict::{Reason, is_load_gap};
 
 /// The `load_gap` reason of `phases` judged together: the worst of them.
 pub(super) fn load_gap(config: &Config, phases: &[&PhaseResult]) -> Option<Reason> {
@@ -27,7 +27,7 @@ pub(super) fn load_gap(config: &Config, phases: &[&PhaseResult]) -> Option<Reaso
             let g = &p.load_gaps;
             (g, g.silent_share(p.duration.as_secs_f64()))
         })
-        .filter(|(g, share)| *share > MAX_LOAD_GAP_SHARE || (g.open_at_end && !g.spans.is_empty()))
+        .filter(|(g, share)| is_load_gap(*share, g.open_at_end, g.spans.len()))
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(g, share)| Reason::LoadGap {
             share,
