@@ -29,6 +29,15 @@ pub struct Memcached {
     _share: machine::Share,
 }
 
+/// How a memcached is started: with extra arguments, speaking the binary
+/// protocol only, or with SASL.
+#[derive(Clone, Copy)]
+enum Mode<'a> {
+    Plain(&'a [&'a str]),
+    BinaryOnly,
+    Sasl(&'a Sasl),
+}
+
 impl Memcached {
     /// Starts one with 64 MiB of memory, UDP off.
     pub fn start() -> Memcached {
@@ -38,7 +47,7 @@ impl Memcached {
     /// Starts one with extra arguments (`-I 2m` for a larger item limit).
     pub fn start_with(extra: &[&str]) -> Memcached {
         for _ in 0..5 {
-            if let Some(m) = Memcached::spawn_on(free_port(), extra) {
+            if let Some(m) = Memcached::spawn(free_port(), Mode::Plain(extra)) {
                 return m;
             }
         }
@@ -49,43 +58,9 @@ impl Memcached {
     /// (its counters are read in binary too).
     pub fn start_binary_only() -> Memcached {
         for _ in 0..5 {
-            let port = free_port();
-            let child = Command::new("memcached")
-                .args([
-                    "-l",
-                    "127.0.0.1",
-                    "-p",
-                    &port.to_string(),
-                    "-U",
-                    "0",
-                    "-m",
-                    "64",
-                ])
-                .args(["-u", "root", "-B", "binary"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let mut m = Memcached {
-                child,
-                port,
-                sasl: None,
-                binary_only: true,
-                _share: machine::share(),
-            };
-            let give_up = Instant::now() + Duration::from_secs(5);
-            while Instant::now() < give_up && m.child.try_wait().unwrap().is_none() {
-                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    // The listener must be this process, not another test's.
-                    if m.stat("pid") == u64::from(m.child.id()) {
-                        return m;
-                    }
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
+            if let Some(m) = Memcached::spawn(free_port(), Mode::BinaryOnly) {
+                return m;
             }
-            let _ = m.child.kill();
-            let _ = m.child.wait();
         }
         panic!("memcached -B binary did not start on any of 5 free ports");
     }
@@ -116,7 +91,7 @@ impl Memcached {
             password: password.into(),
         };
         for _ in 0..5 {
-            if let Some(mut m) = Memcached::spawn_sasl(free_port(), &sasl) {
+            if let Some(mut m) = Memcached::spawn(free_port(), Mode::Sasl(&sasl)) {
                 m.sasl = Some(sasl);
                 if m.stat("pid") == u64::from(m.child.id()) {
                     return m;
@@ -127,9 +102,28 @@ impl Memcached {
         panic!("memcached -S did not start on any of 5 free ports");
     }
 
-    /// A SASL memcached on `port`, once it accepts connections.
-    fn spawn_sasl(port: u16, sasl: &Sasl) -> Option<Memcached> {
-        let child = Command::new("memcached")
+    /// Kills the server and starts a new one on the same port (its counters
+    /// and items start from zero), as a restart during a run does.
+    pub fn restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let give_up = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < give_up {
+            if let Some(m) = Memcached::spawn(self.port, Mode::Plain(&[])) {
+                *self = m;
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("memcached did not start again on port {}", self.port);
+    }
+
+    /// A memcached on `port` in `mode`, once it answers as this process
+    /// (a SASL one: once it accepts connections, its pid checked by the
+    /// caller with the credentials); `None` if it did not start there.
+    fn spawn(port: u16, mode: Mode<'_>) -> Option<Memcached> {
+        let mut command = Command::new("memcached");
+        command
             .args([
                 "-l",
                 "127.0.0.1",
@@ -140,67 +134,22 @@ impl Memcached {
                 "-m",
                 "64",
             ])
-            .args(["-u", "root", "-S"])
-            .env("SASL_CONF_PATH", &sasl.dir.0)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut m = Memcached {
-            child,
-            port,
-            sasl: None,
-            binary_only: false,
-            _share: machine::share(),
-        };
-        let give_up = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < give_up {
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Some(m);
-            }
-            if m.child.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = m.child.kill();
-        let _ = m.child.wait();
-        None
-    }
-
-    /// Kills the server and starts a new one on the same port (its counters
-    /// and items start from zero), as a restart during a run does.
-    pub fn restart(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let give_up = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < give_up {
-            if let Some(m) = Memcached::spawn_on(self.port, &[]) {
-                *self = m;
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("memcached did not start again on port {}", self.port);
-    }
-
-    /// A memcached on `port`, once it answers; `None` if it did not start there.
-    fn spawn_on(port: u16, extra: &[&str]) -> Option<Memcached> {
-        let child = Command::new("memcached")
-            .args(["-l", "127.0.0.1", "-p", &port.to_string(), "-U", "0", "-m", "64"])
             .args(["-u", "root"])
-            .args(extra)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot start memcached ({e}); install it with `apt-get install -y memcached` or run `make test`, which does")
-            });
+            .stderr(Stdio::null());
+        match mode {
+            Mode::Plain(extra) => command.args(extra),
+            Mode::BinaryOnly => command.args(["-B", "binary"]),
+            Mode::Sasl(sasl) => command.arg("-S").env("SASL_CONF_PATH", &sasl.dir.0),
+        };
+        let child = command.spawn().unwrap_or_else(|e| {
+            panic!("cannot start memcached ({e}); install it with `apt-get install -y memcached` or run `make test`, which does")
+        });
         let mut m = Memcached {
             child,
             port,
             sasl: None,
-            binary_only: false,
+            binary_only: matches!(mode, Mode::BinaryOnly),
             _share: machine::share(),
         };
         let give_up = Instant::now() + Duration::from_secs(5);
@@ -210,7 +159,12 @@ impl Memcached {
             if TcpStream::connect(("127.0.0.1", port)).is_ok() {
                 // A server still coming up may reset the first connection:
                 // that is "not ready yet", not a failure.
-                match m.try_stat("pid") {
+                let pid = match mode {
+                    Mode::Sasl(_) => return Some(m),
+                    Mode::BinaryOnly => Ok(m.stat("pid")),
+                    Mode::Plain(_) => m.try_stat("pid"),
+                };
+                match pid {
                     Ok(pid) if pid == u64::from(m.child.id()) => return Some(m),
                     Ok(_) => break,
                     Err(_) => {}
