@@ -7,9 +7,9 @@
 use std::time::Duration;
 
 use crate::cli::CapacityArgs;
-use crate::config::Config;
 use crate::config::bounds::seconds;
 use crate::config::start_at::barrier::MAX_RUN_ID;
+use crate::config::{Arrival, Config, Missed, Rate, Stop};
 use crate::error::UsageError;
 use crate::protocol::wire::Protocol;
 
@@ -254,6 +254,47 @@ impl CapacityPlan {
             confirm_time,
             base,
         })
+    }
+}
+
+impl CapacityPlan {
+    /// The configuration of a step at `rate`: the base workload, timed by
+    /// `--step-time` after `--step-warmup`, writing no files of its own (the
+    /// capacity's reports are written once, with every step in them).
+    pub fn step(&self, rate: f64, first: bool) -> Config {
+        let mut c = self.base.clone();
+        let arrival = self.base.rate.map_or(Arrival::Constant, |r| r.arrival);
+        // On a fleet `rate` is the total of all shards; this shard runs its share.
+        c.rate = Some(Rate {
+            total_per_sec: rate / f64::from(self.base.shard_count()),
+            arrival,
+            missed: Missed::Kept,
+        });
+        c.stop = Stop::Time(self.step_time);
+        c.run_count = 1;
+        // The user's --warmup-time warms the server up once, before the first step.
+        c.warmup = if first {
+            self.step_warmup.max(self.base.warmup)
+        } else {
+            self.step_warmup
+        };
+        c.prefill = self.base.prefill && first;
+        c.output.json_out_file = None;
+        c.output.html_out_file = None;
+        c.output.hdr_file_prefix = None;
+        c.output.out_file = None;
+        c.ramp.client_stats = None;
+        c
+    }
+
+    /// The configuration of the confirmation run at `rate`: the step's, for
+    /// `--test-time`, with the user's outputs.
+    pub fn confirmation(&self, rate: f64) -> Config {
+        let mut c = self.step(rate, false);
+        c.stop = Stop::Time(self.confirm_time);
+        c.output = self.base.output.clone();
+        c.ramp.client_stats = self.base.ramp.client_stats.clone();
+        c
     }
 }
 

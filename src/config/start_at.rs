@@ -41,6 +41,16 @@ pub enum StartPoint {
     Barrier(Barrier),
 }
 
+impl crate::config::Config {
+    /// This configuration starting at `start` (a capacity try's own
+    /// barrier on a fleet).
+    pub fn starting_at(&self, start: StartAt) -> crate::config::Config {
+        let mut c = self.clone();
+        c.start_at = Some(start);
+        c
+    }
+}
+
 impl StartAt {
     /// `T` when it was given; `None` until a barrier publishes it.
     pub fn given(&self) -> Option<SystemTime> {

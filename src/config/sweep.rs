@@ -87,7 +87,8 @@ impl Config {
         self.sweep.cell_count() > 1
     }
 
-    /// Every combination, as complete configurations.
+    /// Every combination, as complete configurations: each cell after the
+    /// first without the warm-up unless `--sweep-warmup each`.
     pub fn cells(&self) -> Vec<Cell> {
         let s = &self.sweep;
         let swept = s.swept();
@@ -105,6 +106,11 @@ impl Config {
                             config.ratio = ratio;
                             config.start_at =
                                 self.start_at.as_ref().map(|s| s.for_cell(cells.len()));
+                            // Without --sweep-warmup each, only the first
+                            // cell warms the server up.
+                            if !s.warmup_each_cell && !cells.is_empty() {
+                                config.warmup = std::time::Duration::ZERO;
+                            }
                             let all = [
                                 ("threads", threads.to_string()),
                                 ("clients", clients.to_string()),

@@ -71,14 +71,11 @@ pub fn run(
     let signal = || interrupt.signal().unwrap_or(0);
     let mut done: Vec<CellResult> = Vec::with_capacity(total);
     let mut stop = None;
-    for mut cell in cells {
+    for cell in cells {
         // The key range is the same for every cell: fill it once.
         // The config keeps saying "prefilled" (the warnings rely on it); only
         // the first cell runs the prefill phase.
         let prefill_phase = config.prefill && cell.index == 0;
-        if !config.sweep.warmup_each_cell && cell.index > 0 {
-            cell.config.warmup = std::time::Duration::ZERO;
-        }
         crate::error::note(format_args!(
             "[CELL {}/{}] {}",
             cell.index + 1,

@@ -17,7 +17,6 @@
 
 use hdrhistogram::Histogram;
 
-use crate::config::Config;
 use crate::config::capacity::CapacityPlan;
 use crate::config::start_at::{Barrier, StartAt, StartPoint};
 use crate::config::target::Target;
@@ -74,16 +73,15 @@ impl Fleet {
         })
     }
 
-    /// Begins the next try: `config` meets the other shards at the try's
-    /// own barrier.
-    pub fn begin(&mut self, config: &mut Config) -> Try {
+    /// Begins the next try: the start at which this shard meets the others,
+    /// at the try's own barrier.
+    pub fn begin(&mut self) -> (StartAt, Try) {
         self.tries += 1;
         let mut start = self.start.clone();
         if let StartPoint::Barrier(b) = &mut start.point {
             b.run_id = try_run_id(&self.barrier.run_id, Try(self.tries));
         }
-        config.start_at = Some(start);
-        Try(self.tries)
+        (start, Try(self.tries))
     }
 
     /// Posts `mine` for `at`, waits (at most `--barrier-timeout`) for every

@@ -235,8 +235,12 @@ fn confirm(
     mut fleet: Option<&mut Fleet>,
     interrupt: &Interrupt,
 ) -> Result<Confirmed, RunError> {
-    let mut config = step::confirm_config(plan, rate);
-    let at = fleet.as_deref_mut().map(|f| f.begin(&mut config));
+    let mut config = plan.confirmation(rate);
+    let at = fleet.as_deref_mut().map(|f| {
+        let (start, at) = f.begin();
+        config = config.starting_at(start);
+        at
+    });
     let seconds = match config.stop {
         Stop::Time(d) => d.as_secs_f64(),
         _ => 0.0,

@@ -6,8 +6,8 @@
 
 use hdrhistogram::Histogram;
 
+use crate::config::Config;
 use crate::config::capacity::{CapacityPlan, Slo};
-use crate::config::{Config, Rate, Stop};
 use crate::engine::interrupt::Interrupt;
 use crate::engine::results::Results;
 use crate::engine::run;
@@ -133,49 +133,6 @@ pub fn judge_step(
     (judged, decision)
 }
 
-/// The configuration of a step at `rate`: the base workload, timed by
-/// `--step-time` after `--step-warmup`, writing no files of its own (the
-/// capacity's reports are written once, with every step in them).
-pub fn step_config(plan: &CapacityPlan, rate: f64, first: bool) -> Config {
-    let mut c = plan.base.clone();
-    let arrival = plan
-        .base
-        .rate
-        .map(|r| r.arrival)
-        .unwrap_or(crate::config::Arrival::Constant);
-    // On a fleet `rate` is the total of all shards; this shard runs its share.
-    c.rate = Some(Rate {
-        total_per_sec: rate / f64::from(plan.base.shard_count()),
-        arrival,
-        missed: crate::config::Missed::Kept,
-    });
-    c.stop = Stop::Time(plan.step_time);
-    c.run_count = 1;
-    // The user's --warmup-time warms the server up once, before the first step.
-    c.warmup = if first {
-        plan.step_warmup.max(plan.base.warmup)
-    } else {
-        plan.step_warmup
-    };
-    c.prefill = plan.base.prefill && first;
-    c.output.json_out_file = None;
-    c.output.html_out_file = None;
-    c.output.hdr_file_prefix = None;
-    c.output.out_file = None;
-    c.ramp.client_stats = None;
-    c
-}
-
-/// The configuration of the confirmation run at `rate`: the step's, for
-/// `--test-time`, with the user's outputs.
-pub fn confirm_config(plan: &CapacityPlan, rate: f64) -> Config {
-    let mut c = step_config(plan, rate, false);
-    c.stop = Stop::Time(plan.confirm_time);
-    c.output = plan.base.output.clone();
-    c.ramp.client_stats = plan.base.ramp.client_stats.clone();
-    c
-}
-
 /// What running a step gave.
 pub struct Ran {
     /// The decided step; `None` when a stop request cut it.
@@ -197,7 +154,7 @@ pub fn run_step(
     interrupt: &Interrupt,
 ) -> Result<Ran, RunError> {
     let mut pooled: Option<Pooled> = None;
-    let mut config = step_config(plan, rate, first);
+    let mut config = plan.step(rate, first);
     loop {
         let (results, at) = run_try(&mut config, fleet.as_deref_mut(), interrupt)?;
         if results.interrupted.is_some() || interrupt.stop_requested() {
@@ -249,7 +206,7 @@ pub fn run_step(
             p.runs, plan.max_repeats
         ));
         // A repeat needs no second prefill, nor the first step's long warm-up.
-        config = step_config(plan, rate, false);
+        config = plan.step(rate, false);
     }
 }
 
@@ -260,7 +217,11 @@ pub fn run_try(
     fleet: Option<&mut Fleet>,
     interrupt: &Interrupt,
 ) -> Result<(Results, Option<Try>), RunError> {
-    let at = fleet.map(|f| (f.begin(config), f as &Fleet));
+    let at = fleet.map(|f| {
+        let (start, at) = f.begin();
+        *config = config.starting_at(start);
+        (at, f as &Fleet)
+    });
     match run_quietly(config, interrupt) {
         Ok(results) => Ok((results, at.map(|(t, _)| t))),
         Err(e) => {
