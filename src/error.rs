@@ -13,9 +13,8 @@
 //! small errors that the ones here carry live here too, in their own files:
 //! the slot map's [`MapError`] (in [`DiscoverError::Map`]), TLS's
 //! [`TlsFailure`] (in [`ConnectError::Tls`]), and the typed report's
-//! [`ModelError`] with the page's [`PageError`] (in [`OutputError::Page`]).
-//! The code that raises them stays with its module (`engine::cluster::map`,
-//! `engine::net`, `report::model`, `report::html`). [`note`] is the one
+//! [`ModelError`]. The code that raises them stays with its module
+//! (`engine::cluster::map`, `engine::net`, `report::model`). [`note`] is the one
 //! stderr printer, here so that every layer can use it, with [`terminal`]:
 //! whether a stream is a terminal, its width, and prose wrapped to it.
 //!
@@ -70,7 +69,7 @@ pub mod terminal;
 mod tls;
 
 pub use barrier::BarrierError;
-pub use report::{ModelError, PageError};
+pub use report::ModelError;
 pub use say::note;
 pub use slot_map::{MapError, describe_ranges};
 pub use tls::TlsFailure;
@@ -293,16 +292,6 @@ pub enum OutputError {
         path: Option<PathBuf>,
         /// What the OS said.
         source: io::Error,
-    },
-    /// The HTML page could not be drawn from the JSON report's bytes.
-    #[error("cannot write {what}{}: {source}", shown(path))]
-    Page {
-        /// The flag that names the page's file.
-        what: &'static str,
-        /// The file, when the message names it.
-        path: Option<PathBuf>,
-        /// Why the JSON could not be read back.
-        source: PageError,
     },
     /// The JSON report could not be encoded.
     #[error("cannot encode the JSON report: {0}")]

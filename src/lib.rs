@@ -12,7 +12,7 @@
 //!    and the fix, exit 2), [`error::RunError`] (the server and the advice),
 //!    [`error::OutputError`] for a report that could not be written, and the small
 //!    errors they carry ([`error::TlsFailure`], [`error::MapError`],
-//!    [`error::ModelError`], [`error::PageError`]); [`error::note`], the one
+//!    [`error::ModelError`]); [`error::note`], the one
 //!    stderr printer, and [`error::terminal`] (a stream's terminal width,
 //!    prose wrapped to it). It imports nothing from the crate.
 //! 1. [`protocol`]: the wire, pure, no I/O. One folder per protocol family,
@@ -48,9 +48,11 @@
 //!    engine knows no output: whoever starts a run adds them to its sinks.
 //! 6. [`report`]: what results become: the text, JSON, HdrHistogram, HTML
 //!    ([`report::html`]), md/csv exporters behind one manager
-//!    ([`report::export`]), the typed report ([`report::model`]: [`report::build`]
-//!    makes it once per save from the results, every JSON file is its
-//!    serialization, and `compare`, `merge` and `kvbench report` read files back
+//!    ([`report::export`]), the typed report ([`report::model`]'s
+//!    [`report::model::Document`]: a report, a sweep or a suite, built once per
+//!    save from the results by [`report::build`], the sweep's and the suite's
+//!    builders; every JSON file is its serialization and the HTML page draws
+//!    the same value; `compare`, `merge` and `kvbench report` read files back
 //!    into it), kvbench's own text tables stacked to fit a terminal
 //!    ([`report::table`]), the progress line, live metrics ([`report::metrics`]), the verdict
 //!    ([`report::verdict`]), the warnings ([`report::warnings`]) and the suite's

@@ -1,5 +1,5 @@
 //! Why a report could not be read back (the typed model's reading of a JSON
-//! file, `report::model`) or drawn as a page (`report::html`).
+//! file, `report::model`).
 
 use std::fmt;
 
@@ -21,16 +21,3 @@ impl fmt::Display for ModelError {
 }
 
 impl std::error::Error for ModelError {}
-
-/// Why the page of a JSON document could not be drawn. The bytes are the
-/// JSON report kvbench just wrote, so either is kvbench's fault, not the
-/// user's; [`crate::error::OutputError::Page`] names the file it was for.
-#[derive(Debug, thiserror::Error)]
-pub enum PageError {
-    /// The bytes are not UTF-8.
-    #[error(transparent)]
-    NotUtf8(#[from] std::str::Utf8Error),
-    /// The report model could not read them.
-    #[error(transparent)]
-    Model(#[from] ModelError),
-}

@@ -19,16 +19,9 @@ use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use serde::Serialize;
 
 use crate::engine::stats::ErrorCounts;
-use crate::report::{ReportInput, build};
 
 /// Version of the `kvbench` object's layout; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
-
-/// The memtier-compatible JSON report's bytes: the model built from
-/// `input`, serialized.
-pub fn render(input: &ReportInput<'_>) -> Vec<u8> {
-    pretty(&build::report(input))
-}
 
 /// A document as every JSON file kvbench writes it: pretty-printed, with a
 /// final newline.

@@ -3,7 +3,7 @@
 //! the `--print-percentiles` percentiles, hit rate, the run-to-run spread with
 //! `-x 2` or more, ratio to the first cell, and a footnote saying what ratio and
 //! spread are), and one JSON file holding every cell as a memtier-compatible
-//! document plus the summary ([`json`]). A sweep a stop cut says which cell
+//! document plus the summary ([`document`]). A sweep a stop cut says which cell
 //! and phase, in the text and the JSON.
 
 use std::fmt::Write;
@@ -23,7 +23,7 @@ use crate::report::{ReportInput, hit_rate_percent, percentile_label};
 
 mod document;
 
-pub use document::json;
+pub use document::document;
 
 /// The fixed percentiles the JSON summary always carries (its stable keys
 /// `p50_latency_ms`, `p99_latency_ms`, `p99_9_latency_ms`), whatever

@@ -264,6 +264,13 @@ fn pages_render_in_chromium_with_every_point_and_no_console_error() {
 
     let run_doc = read_json(&run_json);
     let run_page = std::fs::read_to_string(&run_html).unwrap();
+    // So is a run's: drawn from the document its JSON file serializes.
+    let out = kvbench(&["report", s(&run_json)]);
+    assert_success(&out, "report a/r.json");
+    assert!(
+        out.stdout == run_page.as_bytes(),
+        "--html-out-file of the run differs from kvbench report of its JSON"
+    );
     let overlay_page = std::fs::read_to_string(&overlay).unwrap();
     assert_self_contained(&run_page);
     assert_self_contained(&overlay_page);

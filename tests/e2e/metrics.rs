@@ -182,7 +182,9 @@ fn http_get(port: u16, path: &str) -> std::io::Result<(u16, String)> {
 fn kvbench_of(path: &Path) -> Kvbench {
     match model::read(path).unwrap_or_else(|e| panic!("{e}")) {
         Document::Report(r) => r.kvbench.expect("a kvbench report"),
-        Document::Sweep(_) => panic!("{} is a sweep", path.display()),
+        Document::Sweep(_) | Document::Suite(_) => {
+            panic!("{} is a sweep or a suite", path.display())
+        }
     }
 }
 

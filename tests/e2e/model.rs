@@ -70,7 +70,9 @@ fn round_trip(path: &Path) -> Document {
 fn report(doc: Document) -> Report {
     match doc {
         Document::Report(r) => *r,
-        Document::Sweep(_) => panic!("a sweep where a report was expected"),
+        Document::Sweep(_) | Document::Suite(_) => {
+            panic!("a sweep or a suite where a report was expected")
+        }
     }
 }
 

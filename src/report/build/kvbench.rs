@@ -10,6 +10,7 @@ use crate::protocol::resp::ServerErrorKind;
 use crate::report::ReportInput;
 use crate::report::build::{evidence, open_loop, section, settings};
 use crate::report::json::{SCHEMA_VERSION, compressed, millis, round};
+use crate::report::model::capacity::Capacity;
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::host::ClientUse;
 use crate::report::model::kvbench::{
@@ -23,8 +24,9 @@ use crate::report::verdict;
 use crate::report::warnings;
 use crate::workload::ops::OpTable;
 
-/// The `kvbench` object of one report.
-pub fn kvbench(input: &ReportInput<'_>) -> Kvbench {
+/// The `kvbench` object of one report, with a capacity search's result when
+/// it is one.
+pub fn kvbench(input: &ReportInput<'_>, capacity: Option<&Capacity>) -> Kvbench {
     let c: &Config = input.config;
     let r = input.results;
     let all_runs = r.run_totals();
@@ -78,7 +80,7 @@ pub fn kvbench(input: &ReportInput<'_>) -> Kvbench {
         shards: None,
         merged: None,
         rounds: None,
-        capacity: None,
+        capacity: capacity.cloned(),
     }
 }
 

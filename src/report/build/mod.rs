@@ -1,8 +1,9 @@
 //! The report built once per save: [`report`] turns the configuration, the
 //! results, the verdict and the warnings of a [`ReportInput`] into the typed
-//! [`crate::report::model::Report`], which every JSON file is the serialization of
-//! ([`crate::report::json::render`]), and which `compare`, `merge`
-//! and `kvbench report` read back.
+//! [`crate::report::model::Report`] ([`capacity_report`] with a capacity
+//! search's result in it), which every JSON file is the serialization of
+//! and the HTML page draws ([`crate::report::export`]), and which `compare`,
+//! `merge` and `kvbench report` read back.
 //!
 //! memtier's keys, their order and memtier's rounding are the model's and
 //! this builder's: each number is rounded here, as memtier prints it, so that
@@ -28,12 +29,23 @@ pub mod watched;
 
 use crate::config::{Config, Stop};
 use crate::report::ReportInput;
+use crate::report::model::capacity::Capacity;
 use crate::report::model::section::SectionTitle;
 use crate::report::model::tls::TlsNegotiated;
 use crate::report::model::{Report, RunInformation};
 
 /// The whole report of `input`.
 pub fn report(input: &ReportInput<'_>) -> Report {
+    report_with(input, None)
+}
+
+/// The report of a capacity search: `input`'s benchmark, with what the
+/// search found in `kvbench.capacity`.
+pub fn capacity_report(input: &ReportInput<'_>, capacity: &Capacity) -> Report {
+    report_with(input, Some(capacity))
+}
+
+fn report_with(input: &ReportInput<'_>, capacity: Option<&Capacity>) -> Report {
     let c = input.config;
     let sections = input.results.sections();
     let sections = sections.iter().filter_map(|s| {
@@ -50,7 +62,7 @@ pub fn report(input: &ReportInput<'_>) -> Report {
             negotiated_cipher: t.cipher.clone(),
         }),
         sections: sections.collect(),
-        kvbench: Some(kvbench::kvbench(input)),
+        kvbench: Some(kvbench::kvbench(input, capacity)),
         other: Default::default(),
     }
 }

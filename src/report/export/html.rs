@@ -1,12 +1,13 @@
-//! The HTML page (`--html-out-file`): drawn from the JSON document's bytes,
-//! read back into the typed model ([`crate::report::html::page_of_json`]), so the page
-//! of a run is the page `kvbench report` draws of its JSON file. Rendering
-//! costs milliseconds next to a phase, so it is rewritten after every phase.
+//! The HTML page (`--html-out-file`): drawn from the save's model document
+//! ([`super::Rendering::document`], the value the JSON file serializes), so
+//! the page of a run is the page `kvbench report` draws of its JSON file.
+//! Rendering costs milliseconds next to a phase, so it is rewritten after
+//! every phase.
 
 use std::path::Path;
 
-use super::json::Json;
-use super::{Exporter, Subject, Unrendered};
+use super::{Exporter, Rendering, Unrendered};
+use crate::report::html::{Source, page};
 
 /// `--html-out-file`, and the name the page gives the run.
 pub struct Html {
@@ -26,11 +27,12 @@ impl Html {
 }
 
 impl Exporter for Html {
-    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, Unrendered> {
-        let json = Json.render(subject)?;
-        crate::report::html::page_of_json(&self.label, &json)
-            .map(String::into_bytes)
-            .map_err(Unrendered::Page)
+    fn render(&self, rendering: &Rendering<'_>) -> Result<Vec<u8>, Unrendered> {
+        let source = Source {
+            label: self.label.clone(),
+            content: rendering.document().clone(),
+        };
+        Ok(page(&[source]).into_bytes())
     }
 }
 

@@ -4,7 +4,9 @@
 //! each phase, cell or suite test and once at the end.
 //!
 //! What an exporter renders is a [`Subject`]: one benchmark's
-//! [`ReportInput`], a sweep's cells, or a suite's tests. Exporters return
+//! [`ReportInput`], a sweep's cells, or a suite's tests, with the model's
+//! [`Document`] of it, built at most once per save ([`Rendering`]) for the
+//! JSON file and the page alike. Exporters return
 //! bytes and never touch files, so the same bytes can go to stdout, to a file
 //! or into a test. A new file format is one new file here holding its
 //! exporter, plus one line in [`ExportManager::for_benchmark`] (or
@@ -27,17 +29,18 @@ mod json;
 pub mod suite;
 mod text;
 
+use std::cell::OnceCell;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::engine::sweep::{CellResult, SweepStop};
 use crate::error::OutputError;
-use crate::error::PageError;
 use crate::error::note;
 use crate::error::terminal::{self, Stream};
 use crate::report::ReportInput;
 use crate::report::files::Target;
+use crate::report::model::Document;
 use crate::report::suite::StepResult;
 use crate::report::verdict::Verdict;
 use crate::report::warnings::Warning;
@@ -90,10 +93,25 @@ pub struct SuiteView<'a> {
     pub complete: bool,
 }
 
+/// What one save renders: the subject, and its model document, built by
+/// the first exporter that asks and shared by the others.
+pub struct Rendering<'a> {
+    /// What is saved.
+    pub subject: &'a Subject<'a>,
+    document: OnceCell<Document>,
+}
+
+impl Rendering<'_> {
+    /// The model's document of the subject.
+    pub fn document(&self) -> &Document {
+        self.document.get_or_init(|| json::document(self.subject))
+    }
+}
+
 /// Renders a subject into one file format.
 pub trait Exporter {
-    /// The bytes of `subject`; `Err` says why there are none.
-    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, Unrendered>;
+    /// The bytes of the save's subject; `Err` says why there are none.
+    fn render(&self, rendering: &Rendering<'_>) -> Result<Vec<u8>, Unrendered>;
 }
 
 /// Why an exporter made no bytes.
@@ -101,8 +119,6 @@ pub trait Exporter {
 pub enum Unrendered {
     /// The JSON document could not be encoded.
     Encode(serde_json::Error),
-    /// The page could not be drawn from the JSON document.
-    Page(PageError),
 }
 
 /// Which write of the outputs this is.
@@ -183,11 +199,6 @@ impl Destination {
     fn unrendered(&self, e: Unrendered) -> OutputError {
         match e {
             Unrendered::Encode(e) => OutputError::Encode(e),
-            Unrendered::Page(source) => OutputError::Page {
-                what: self.what(),
-                path: self.path.clone(),
-                source,
-            },
         }
     }
 
@@ -313,6 +324,10 @@ impl ExportManager {
 
     /// Writes every output `save` calls for; the failures, each named.
     fn save(&self, subject: &Subject<'_>, save: Save) -> Vec<OutputError> {
+        let rendering = Rendering {
+            subject,
+            document: OnceCell::new(),
+        };
         let mut failures = Vec::new();
         for export in &self.exports {
             if save == Save::Progress && !export.each_phase {
@@ -329,7 +344,7 @@ impl ExportManager {
             if save == Save::Progress && !target.rewritable() {
                 continue;
             }
-            let written = match export.exporter.render(subject) {
+            let written = match export.exporter.render(&rendering) {
                 Ok(bytes) => target.write(&bytes).or_else(quiet_broken_pipe),
                 Err(e) => {
                     failures.push(d.unrendered(e));

@@ -2,7 +2,7 @@
 //! benchmark ([`crate::report::text`]), every cell and the comparison for a
 //! sweep ([`crate::report::sweep::text`]), the suite's table of tests.
 
-use super::{Exporter, Subject, Unrendered};
+use super::{Exporter, Rendering, Subject, Unrendered};
 use crate::config::suite::{DEFAULT_PRECISION, OutputMode};
 use crate::error::terminal;
 use crate::report::suite::output;
@@ -27,8 +27,8 @@ impl Text {
 }
 
 impl Exporter for Text {
-    fn render(&self, subject: &Subject<'_>) -> Result<Vec<u8>, Unrendered> {
-        let bytes = match subject {
+    fn render(&self, rendering: &Rendering<'_>) -> Result<Vec<u8>, Unrendered> {
+        let bytes = match rendering.subject {
             Subject::Run(input) => crate::report::text::render(input, self.layout(input.config)),
             Subject::Sweep(v) => crate::report::sweep::text(
                 v.config,

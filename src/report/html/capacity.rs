@@ -12,9 +12,9 @@ use std::fmt::Write;
 use crate::report::capacity::{answer, verdict};
 use crate::report::html::charts::style;
 use crate::report::html::svg::{Axis, Band, Chart, Plot, Series, escape};
-use crate::report::html::{Content, Source, of_kind};
-use crate::report::model::Report;
+use crate::report::html::{Source, of_kind};
 use crate::report::model::capacity::{Capacity, CapacityOutcome, CapacityStep};
+use crate::report::model::{Document, Report};
 
 /// The curve's percentiles: their keys in `percentiles_ms` and legends.
 const CURVES: [(&str, &str); 3] = [("p50", "p50"), ("p99", "p99"), ("p99.9", "p99.9")];
@@ -23,8 +23,8 @@ const CURVES: [(&str, &str); 3] = [("p50", "p50"), ("p99", "p99"), ("p99.9", "p9
 /// none is one.
 pub fn panel(sources: &[Source]) -> String {
     let reports = of_kind(sources, |c| match c {
-        Content::Report(r) => Some(r.as_ref()),
-        Content::Sweep(_) | Content::Suite(_) => None,
+        Document::Report(r) => Some(r.as_ref()),
+        Document::Sweep(_) | Document::Suite(_) => None,
     });
     let found: Vec<(&Source, &Capacity)> = reports
         .iter()

@@ -10,8 +10,8 @@
 
 use crate::report::html::data::{self, Phase};
 use crate::report::html::svg::{Axis, Band, Chart, Plot, Series, TickFormat};
-use crate::report::html::{Content, Source, of_kind, suite, sweep, verdict};
-use crate::report::model::Report;
+use crate::report::html::{Source, of_kind, suite, sweep, verdict};
+use crate::report::model::{Document, Report};
 
 /// Colours that stay apart on screen and in print (Tableau's ten, less grey).
 const PALETTE: [&str; 8] = [
@@ -68,8 +68,8 @@ fn index_of(names: &mut Vec<String>, name: &str) -> usize {
 /// The single reports among the sources, with their index among them.
 fn reports(sources: &[Source]) -> Vec<(usize, &Source, &Report)> {
     of_kind(sources, |c| match c {
-        Content::Report(r) => Some(r.as_ref()),
-        Content::Sweep(_) | Content::Suite(_) => None,
+        Document::Report(r) => Some(r.as_ref()),
+        Document::Sweep(_) | Document::Suite(_) => None,
     })
 }
 

@@ -6,8 +6,9 @@
 
 use std::fmt::Write;
 
+use crate::report::html::Source;
 use crate::report::html::svg::escape;
-use crate::report::html::{Content, Source};
+use crate::report::model::Document;
 use crate::report::model::kvbench::PhaseSummary;
 use crate::report::watched_text::{TITLES, cells};
 
@@ -16,7 +17,7 @@ use crate::report::watched_text::{TITLES, cells};
 pub fn components(sources: &[Source]) -> String {
     let mut body = String::new();
     for source in sources {
-        let Content::Report(report) = &source.content else {
+        let Document::Report(report) = &source.content else {
             continue;
         };
         let Some(k) = &report.kvbench else {
@@ -102,7 +103,7 @@ mod tests {
             "text": "shard 127.0.0.1:7001: main-thread CPU at 0.97 of 1 core (97 %) <b>",
             "unwatched": []
         });
-        let content = crate::report::html::parse("f.json", &doc.to_string()).unwrap();
+        let content = crate::report::model::parse("f.json", &doc.to_string()).unwrap();
         let source = Source {
             label: "f.json".into(),
             content,
@@ -123,7 +124,7 @@ mod tests {
 
     #[test]
     fn files_without_limits_add_no_panel() {
-        let content = crate::report::html::parse("f.json", include_str!("fixture.json")).unwrap();
+        let content = crate::report::model::parse("f.json", include_str!("fixture.json")).unwrap();
         let source = Source {
             label: "f.json".into(),
             content,

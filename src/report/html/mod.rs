@@ -1,7 +1,7 @@
 //! The HTML report: one self-contained page (inline CSS and SVG, no
-//! script, no external address) rendered from kvbench JSON files read
-//! through the typed model (and `kvbench suite` files through
-//! [`crate::report::suite::json`]), for `kvbench report` and `--html-out-file`.
+//! script, no external address) drawn from the typed model's documents
+//! ([`crate::report::model::Document`]): those `kvbench report` reads from
+//! JSON files, and the one `--html-out-file` is given as it is built.
 //!
 //! - [`scale`]: scales, ticks and their labels;
 //! - [`svg`]: escaping and the chart builder;
@@ -52,18 +52,13 @@ mod verdict_tests;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
-
 pub use page_file::check_page_file;
 
 use crate::config::ReportOptions;
 use crate::error::UsageError;
-use crate::error::{ModelError, PageError};
 use crate::report::files::{SameFileCheck, Target};
 use crate::report::html::svg::escape;
-use crate::report::model::{self, Document, Report, SweepDocument};
-use crate::report::suite::json::SuiteDocument;
+use crate::report::model::{self, Document};
 
 /// One file of the page.
 #[derive(Debug, Clone)]
@@ -72,64 +67,14 @@ pub struct Source {
     /// directory when two files share a name.
     pub label: String,
     /// What was read.
-    pub content: Content,
-}
-
-/// What a file holds. The report model's [`Document`] is left as it is
-/// (compare and merge match on it, and a suite is no file they take in
-/// its place); the page adds the suite beside it.
-#[derive(Debug, Clone)]
-pub enum Content {
-    /// One benchmark (one or several runs).
-    Report(Box<Report>),
-    /// A sweep: one report per cell.
-    Sweep(Box<SweepDocument>),
-    /// A `kvbench suite` file: one report per test.
-    Suite(Box<SuiteDocument>),
-}
-
-impl From<Document> for Content {
-    fn from(document: Document) -> Content {
-        match document {
-            Document::Report(r) => Content::Report(r),
-            Document::Sweep(s) => Content::Sweep(s),
-        }
-    }
-}
-
-/// Only the key that tells a suite file from the others.
-#[derive(Deserialize)]
-struct Probe {
-    suite: Option<IgnoredAny>,
-}
-
-/// Reads `text` (the contents of `file`): a suite file (it has `suite`),
-/// or any file the report model reads.
-pub fn parse(file: &str, text: &str) -> Result<Content, ModelError> {
-    // Text that is not JSON falls through: the model's reader says where.
-    if let Ok(Probe { suite: Some(_) }) = serde_json::from_str(text) {
-        return serde_json::from_str::<SuiteDocument>(text)
-            .map(|s| Content::Suite(Box::new(s)))
-            .map_err(|e| ModelError {
-                file: file.to_string(),
-                path: ".suite".into(),
-                message: e.to_string(),
-            });
-    }
-    model::parse(file, text).map(Content::from)
-}
-
-/// Reads the file at `path` (see [`parse`]).
-pub fn read(path: &Path) -> Result<Content, ModelError> {
-    let (file, text) = model::read_text(path)?;
-    parse(&file, &text)
+    pub content: Document,
 }
 
 /// The sources whose content `pick` accepts, each with its index among
 /// them (the index picks its colour), in the page's order.
 pub fn of_kind<'a, T: ?Sized>(
     sources: &'a [Source],
-    pick: impl Fn(&'a Content) -> Option<&'a T>,
+    pick: impl Fn(&'a Document) -> Option<&'a T>,
 ) -> Vec<(usize, &'a Source, &'a T)> {
     sources
         .iter()
@@ -230,18 +175,6 @@ pub fn page(sources: &[Source]) -> String {
     out
 }
 
-/// The page of one JSON document (`--html-out-file` of a run, a sweep or a
-/// suite), from the bytes the JSON report is written from; `label` names it
-/// on the page.
-pub fn page_of_json(label: &str, json: &[u8]) -> Result<String, PageError> {
-    let text = std::str::from_utf8(json)?;
-    let content = parse(label, text)?;
-    Ok(page(&[Source {
-        label: label.to_string(),
-        content,
-    }]))
-}
-
 /// `kvbench report`: reads every file, renders the page and writes it to
 /// `-o` (atomically) or stdout. An `-o` that cannot be written, or that is
 /// one of the files read, is refused before the files are read.
@@ -267,7 +200,7 @@ pub fn run(options: &ReportOptions) -> Result<(), UsageError> {
     let labels = labels(&options.files);
     let mut sources = Vec::with_capacity(options.files.len());
     for (path, label) in options.files.iter().zip(labels) {
-        let content = read(path).map_err(|e| {
+        let content = model::read(path).map_err(|e| {
             let message = if e.message.starts_with("cannot read") {
                 format!("{}; give the path of a JSON report", e.message)
             } else {

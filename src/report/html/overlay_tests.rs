@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::report::html::suite_tests::suite_doc;
 use crate::report::html::svg::{Axis, Chart, Plot, Series};
 use crate::report::html::tests::{charts, circles, report, source, sweep};
-use crate::report::html::{Content, Source, page};
+use crate::report::html::{Source, page};
 use crate::report::model::{self, Document, SweepSpread};
 use crate::report::spread;
 
@@ -200,7 +200,7 @@ fn a_sweep_has_an_error_bar_per_measured_cell_and_a_spectrum_per_cell() {
     }
     let html = page(&[Source {
         label: "sweep.json".into(),
-        content: Content::Sweep(Box::new(doc)),
+        content: Document::Sweep(Box::new(doc)),
     }]);
     let ops = charts(&html, "sweep-ops-per-second")[0];
     assert_eq!(ops.matches("<g class=\"error-bar\"").count(), 2, "{ops}");
@@ -226,7 +226,7 @@ fn suite_tests_are_bars_not_a_joined_line() {
     let doc = suite_doc(&[("SET", false), ("GET", false), ("INCR", false)]);
     let html = page(&[Source {
         label: "s.json".into(),
-        content: Content::Suite(Box::new(doc)),
+        content: Document::Suite(Box::new(doc)),
     }]);
     for kind in ["suite-requests-per-second", "suite-latency"] {
         let chart = charts(&html, kind)[0];

@@ -9,22 +9,22 @@ use serde_json::{Map, Value};
 
 use crate::report::html::scale::format_number;
 use crate::report::html::svg::escape;
-use crate::report::html::{Content, Source, suite, verdict};
-use crate::report::model::Report;
+use crate::report::html::{Source, suite, verdict};
 use crate::report::model::kvbench::{Kvbench, Warning};
 use crate::report::model::section::SectionTitle;
+use crate::report::model::{Document, Report};
 
 /// The reports of a source with the name each goes by on the page: a single
 /// report as itself, a sweep's cells by their label, a suite's steps by
 /// their test.
 fn reports(source: &Source) -> Vec<(Option<String>, &Report)> {
     match &source.content {
-        Content::Report(r) => vec![(None, r.as_ref())],
-        Content::Suite(s) => suite::entries(s)
+        Document::Report(r) => vec![(None, r.as_ref())],
+        Document::Suite(s) => suite::entries(s)
             .into_iter()
             .map(|(test, report)| (Some(test), report))
             .collect(),
-        Content::Sweep(s) => s
+        Document::Sweep(s) => s
             .sweep
             .cells
             .iter()
@@ -110,7 +110,7 @@ pub fn summary(sources: &[Source]) -> String {
 /// (`data-test="SET"`), so a reader finds a test's row of each file.
 fn row_data(source: &Source, step: Option<&str>) -> String {
     let mut out = format!(" data-file=\"{}\"", escape(&source.label));
-    if let (Content::Suite(_), Some(test)) = (&source.content, step) {
+    if let (Document::Suite(_), Some(test)) = (&source.content, step) {
         let _ = write!(out, " data-test=\"{}\"", escape(test));
     }
     out
@@ -134,7 +134,7 @@ pub fn warnings(sources: &[Source]) -> String {
         let mut listed: Vec<(&Warning, Option<String>)> = Vec::new();
         // The cells each listed warning was found in.
         let mut found_in: Vec<usize> = Vec::new();
-        let is_suite = matches!(source.content, Content::Suite(_));
+        let is_suite = matches!(source.content, Document::Suite(_));
         let cells = reports(source).len();
         for (cell, report) in reports(source) {
             for w in report.kvbench.iter().flat_map(|k| &k.warnings) {
@@ -216,7 +216,7 @@ pub fn server(sources: &[Source]) -> String {
     for source in sources {
         let reports = match &source.content {
             // The server is the suite's, the same for every test.
-            Content::Suite(s) => suite::first_test(s)
+            Document::Suite(s) => suite::first_test(s)
                 .map(|t| (Some(t.test.clone()), &t.report))
                 .into_iter()
                 .collect(),
@@ -306,7 +306,7 @@ pub fn configuration(sources: &[Source]) -> String {
     for source in sources {
         let mut out_file = String::new();
         match &source.content {
-            Content::Suite(s) => {
+            Document::Suite(s) => {
                 let tests: Vec<&str> = suite::charted(s).into_iter().map(|(t, _)| t).collect();
                 let steps = &s.suite.tests;
                 let prepared = steps.iter().filter(|t| t.preparation).count();
@@ -331,7 +331,7 @@ pub fn configuration(sources: &[Source]) -> String {
                     config_of(&mut out_file, &first.report);
                 }
             }
-            Content::Sweep(s) => {
+            Document::Sweep(s) => {
                 let parameters: Vec<String> = s
                     .sweep
                     .parameters
@@ -353,7 +353,7 @@ pub fn configuration(sources: &[Source]) -> String {
                     config_of(&mut out_file, first);
                 }
             }
-            Content::Report(r) => {
+            Document::Report(r) => {
                 file_heading(&mut out_file, source, None);
                 config_of(&mut out_file, r);
             }

@@ -170,13 +170,14 @@ fn latency(reports: &[(usize, &Source, &Report)]) -> Vec<Chart> {
 #[cfg(test)]
 mod tests {
     use super::charts;
-    use crate::report::html::{Content, Source, of_kind, parse};
+    use crate::report::html::{Source, of_kind};
+    use crate::report::model::Document;
     use crate::report::model::Report;
 
     fn reports(sources: &[Source]) -> Vec<(usize, &Source, &Report)> {
         of_kind(sources, |c| match c {
-            Content::Report(r) => Some(r.as_ref()),
-            Content::Sweep(_) | Content::Suite(_) => None,
+            Document::Report(r) => Some(r.as_ref()),
+            Document::Sweep(_) | Document::Suite(_) => None,
         })
     }
 
@@ -193,7 +194,7 @@ mod tests {
             })
             .collect();
         doc["kvbench"]["runs"][0]["server_use"] = serde_json::json!([{"run_id": "abc", "target": "127.0.0.1:6379", "per_second": per_second}]);
-        let content: Content = parse("f.json", &doc.to_string()).unwrap();
+        let content: Document = crate::report::model::parse("f.json", &doc.to_string()).unwrap();
         Source {
             label: "f.json".into(),
             content,

@@ -15,10 +15,10 @@
 use crate::protocol::command::suite::TESTS;
 use crate::report::html::charts::{file_data, legend, style};
 use crate::report::html::svg::{Axis, Chart, Plot, Series, TickFormat};
-use crate::report::html::{Content, Source, of_kind, verdict};
-use crate::report::model::Report;
+use crate::report::html::{Source, of_kind, verdict};
 use crate::report::model::section::OpRow;
-use crate::report::suite::json::{SuiteDocument, SuiteEntry};
+use crate::report::model::suite::{SuiteDocument, SuiteEntry};
+use crate::report::model::{Document, Report};
 
 /// Reads one latency of a test's `Totals`, ms.
 type TestLatency = fn(&OpRow) -> Option<f64>;
@@ -33,8 +33,8 @@ pub const LATENCIES: [(&str, TestLatency); 2] = [
 /// The suites among the sources, with their index among them.
 fn suites(sources: &[Source]) -> Vec<(usize, &Source, &SuiteDocument)> {
     of_kind(sources, |c| match c {
-        Content::Suite(d) => Some(d.as_ref()),
-        Content::Report(_) | Content::Sweep(_) => None,
+        Document::Suite(d) => Some(d.as_ref()),
+        Document::Report(_) | Document::Sweep(_) => None,
     })
 }
 

@@ -5,8 +5,10 @@
 //! the panels' rows per test.
 
 use crate::report::html::tests::{charts, circles};
-use crate::report::html::{Content, Source, page, parse, suite};
-use crate::report::suite::json::SuiteDocument;
+use crate::report::html::{Source, page, suite};
+use crate::report::model::Document;
+use crate::report::model::parse;
+use crate::report::model::suite::SuiteDocument;
 
 const FIXTURE: &str = include_str!("fixture.json");
 
@@ -32,7 +34,7 @@ pub(super) fn suite_doc(steps: &[(&str, bool)]) -> SuiteDocument {
         steps.len() + 1,
         steps.len()
     );
-    let Content::Suite(mut doc) = parse("s.json", &text).unwrap() else {
+    let Document::Suite(mut doc) = parse("s.json", &text).unwrap() else {
         panic!("a file with `suite` reads as a suite");
     };
     for t in &mut doc.suite.tests {
@@ -48,7 +50,7 @@ pub(super) fn suite_doc(steps: &[(&str, bool)]) -> SuiteDocument {
 fn source(label: &str, doc: SuiteDocument) -> Source {
     Source {
         label: label.into(),
-        content: Content::Suite(Box::new(doc)),
+        content: Document::Suite(Box::new(doc)),
     }
 }
 
@@ -127,7 +129,7 @@ fn two_suites_share_one_axis_in_the_suite_order_beside_a_plain_report() {
         source("a.json", a),
         Source {
             label: "r.json".into(),
-            content: Content::from(report),
+            content: report,
         },
         source("b.json", b),
     ]);
@@ -177,6 +179,6 @@ fn a_broken_suite_file_is_named_at_suite() {
     // A report is still a report.
     assert!(matches!(
         parse("r.json", FIXTURE).unwrap(),
-        Content::Report(_)
+        Document::Report(_)
     ));
 }

@@ -12,15 +12,15 @@ use hdrhistogram::Histogram;
 use crate::report::html::charts::{file_data, legend, style};
 use crate::report::html::data::{self, SweepPoints};
 use crate::report::html::svg::{Axis, Chart, ErrorBar, Plot, Series, TickFormat};
-use crate::report::html::{Content, Source, of_kind};
-use crate::report::model::{Report, SweepDocument, SweepSpread};
+use crate::report::html::{Source, of_kind};
+use crate::report::model::{Document, Report, SweepDocument, SweepSpread};
 use crate::report::spread;
 
 /// The sweeps among the sources, with their index among them.
 fn sweeps(sources: &[Source]) -> Vec<(usize, &Source, &SweepDocument)> {
     of_kind(sources, |c| match c {
-        Content::Sweep(d) => Some(d.as_ref()),
-        Content::Report(_) | Content::Suite(_) => None,
+        Document::Sweep(d) => Some(d.as_ref()),
+        Document::Report(_) | Document::Suite(_) => None,
     })
 }
 

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::report::html::{Content, Source, data, labels, page};
+use crate::report::html::{Source, data, labels, page};
 use crate::report::model::kvbench::Cell;
 use crate::report::model::{
     self, Document, Report, Sweep, SweepDocument, SweepKvbench, SweepParameter, SweepRow,
@@ -15,14 +15,14 @@ const FIXTURE: &str = include_str!("fixture.json");
 pub(super) fn report() -> Report {
     match model::parse("fixture.json", FIXTURE).unwrap() {
         Document::Report(r) => *r,
-        Document::Sweep(_) => panic!("the fixture is a single report"),
+        Document::Sweep(_) | Document::Suite(_) => panic!("the fixture is a single report"),
     }
 }
 
 pub(super) fn source(label: &str, document: Document) -> Source {
     Source {
         label: label.into(),
-        content: Content::from(document),
+        content: document,
     }
 }
 

@@ -10,21 +10,21 @@
 
 use std::fmt::Write;
 
+use crate::report::html::Source;
 use crate::report::html::svg::escape;
-use crate::report::html::{Content, Source};
-use crate::report::model::Report;
 use crate::report::model::kvbench::Verdict;
+use crate::report::model::{Document, Report};
 
 /// What a legend, a summary row or an axis label of a result that is not
 /// valid says after its name.
 pub const MARK: &str = "(INVALID)";
 
 /// The verdict of what a file holds; `None` when the file has none.
-pub fn of_content(content: &Content) -> Option<&Verdict> {
+pub fn of_content(content: &Document) -> Option<&Verdict> {
     match content {
-        Content::Report(r) => of_report(r),
-        Content::Sweep(s) => s.kvbench.verdict.as_ref(),
-        Content::Suite(s) => s.kvbench.as_ref().and_then(|k| k.verdict.as_ref()),
+        Document::Report(r) => of_report(r),
+        Document::Sweep(s) => s.kvbench.verdict.as_ref(),
+        Document::Suite(s) => s.kvbench.as_ref().and_then(|k| k.verdict.as_ref()),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::report::html::suite_tests::suite_doc;
 use crate::report::html::tests::{charts, report, source, sweep};
-use crate::report::html::{Content, Source, page};
+use crate::report::html::{Source, page};
 use crate::report::model::kvbench::{Verdict, VerdictReason};
 use crate::report::model::{Document, Report};
 
@@ -105,7 +105,7 @@ fn a_suite_shows_its_verdict_and_marks_its_invalid_tests_on_the_axis() {
     }
     let html = page(&[Source {
         label: "s.json".into(),
-        content: Content::Suite(Box::new(doc)),
+        content: Document::Suite(Box::new(doc)),
     }]);
     assert_eq!(html.matches("<section class=\"verdict-banner\"").count(), 1);
     assert!(html.contains("<span class=\"phase\">SET RUN #1</span>: most of them OOM"));

@@ -5,7 +5,8 @@
 //! and `kvbench report` read files back into them.
 //!
 //! What it owns:
-//! - [`Document`]: a single report or a sweep (one report per cell);
+//! - [`Document`]: a single report, a sweep (one report per cell) or a
+//!   suite (one report per test, [`suite`]);
 //! - [`Report`]: memtier's sections (`ALL STATS`, `RUN #n RESULTS`, …) with
 //!   their op rows kept by name ([`section`]), and the `kvbench` object
 //!   ([`kvbench`]); a memtier_benchmark file reads too, without `kvbench`;
@@ -34,6 +35,7 @@ pub mod section;
 pub mod server;
 pub mod server_latency;
 pub mod shard;
+pub mod suite;
 pub mod sweep;
 #[cfg(test)]
 mod tests;
@@ -55,6 +57,7 @@ use crate::error::ModelError;
 use crate::report::model::kvbench::Kvbench;
 use crate::report::model::named::Named;
 use crate::report::model::section::{Section, SectionTitle};
+use crate::report::model::suite::SuiteDocument;
 pub use crate::report::model::sweep::{
     Sweep, SweepDocument, SweepInterrupted, SweepKvbench, SweepParameter, SweepRow, SweepSpread,
 };
@@ -216,6 +219,8 @@ pub enum Document {
     Report(Box<Report>),
     /// A sweep: one report per cell.
     Sweep(Box<SweepDocument>),
+    /// A `kvbench suite` file: one report per test.
+    Suite(Box<SuiteDocument>),
 }
 
 impl Serialize for Document {
@@ -223,6 +228,7 @@ impl Serialize for Document {
         match self {
             Document::Report(r) => r.serialize(serializer),
             Document::Sweep(s) => s.serialize(serializer),
+            Document::Suite(s) => s.serialize(serializer),
         }
     }
 }
@@ -233,8 +239,33 @@ struct Probe {
     sweep: Option<IgnoredAny>,
 }
 
+/// Only the key that tells a suite file from the others.
+#[derive(Deserialize)]
+struct SuiteProbe {
+    suite: Option<IgnoredAny>,
+}
+
+/// Reads `text` (the contents of `file`) as a suite file, or `None` when it
+/// has no `suite` (or is not JSON: [`parse`] then says where).
+pub fn parse_suite(file: &str, text: &str) -> Result<Option<SuiteDocument>, ModelError> {
+    match serde_json::from_str(text) {
+        Ok(SuiteProbe { suite: Some(_) }) => {}
+        _ => return Ok(None),
+    }
+    serde_json::from_str(text)
+        .map(Some)
+        .map_err(|e| ModelError {
+            file: file.to_string(),
+            path: ".suite".into(),
+            message: e.to_string(),
+        })
+}
+
 /// Reads `text` (the contents of `file`) into the model.
 pub fn parse(file: &str, text: &str) -> Result<Document, ModelError> {
+    if let Some(suite) = parse_suite(file, text)? {
+        return Ok(Document::Suite(Box::new(suite)));
+    }
     let located = |e: serde_json::Error| {
         let offset = locate::offset_of(text, e.line(), e.column());
         ModelError {

@@ -38,7 +38,7 @@ fn section(rows: &[(&str, f64)]) -> Value {
 fn report(doc: &Value) -> Report {
     match parse("t.json", &serde_json::to_string_pretty(doc).unwrap()).unwrap() {
         Document::Report(r) => *r,
-        Document::Sweep(_) => panic!("read as a sweep"),
+        Document::Sweep(_) | Document::Suite(_) => panic!("read as a sweep or a suite"),
     }
 }
 

@@ -159,7 +159,8 @@ fn a_suite_file_reads_back_and_is_written_again_byte_for_byte() {
         .collect();
     let document = crate::report::suite::json::suite_document(&steps, &inputs, 3, false);
     let written = crate::report::json::pretty(&document);
-    let read: crate::report::suite::json::SuiteDocument = serde_json::from_slice(&written).unwrap();
+    let read: crate::report::model::suite::SuiteDocument =
+        serde_json::from_slice(&written).unwrap();
     assert_eq!(crate::report::json::pretty(&read), written);
 }
 

@@ -1,33 +1,23 @@
 //! The sweep's JSON document: every cell's report as a memtier-compatible
 //! document with its `kvbench.cell`, the `SWEEP SUMMARY` rows (a cut cell's
 //! marked `cut`), and the sweep's own `kvbench` object, which names the cell a
-//! stop cut; built as the model's [`SweepDocument`] and serialized.
+//! stop cut; built as the model's [`SweepDocument`], which the JSON file
+//! serializes.
 
 use super::{summary, verdict};
 use crate::config::Config;
 use crate::engine::sweep::{CellResult, SweepStop};
 use crate::report::ReportInput;
 use crate::report::build;
-use crate::report::json::{SCHEMA_VERSION, percentile_key, pretty, round};
+use crate::report::json::{SCHEMA_VERSION, percentile_key, round};
 use crate::report::model::kvbench::{Cell, InterruptCause};
 use crate::report::model::named::Named;
 use crate::report::model::{
     Sweep, SweepDocument, SweepInterrupted, SweepKvbench, SweepParameter, SweepRow, SweepSpread,
 };
 
-/// The sweep's JSON: every cell's memtier-compatible document, the summary,
-/// and the cell a stop cut (`kvbench.interrupted`).
-pub fn json(
-    config: &Config,
-    cells: &[CellResult],
-    inputs: &[ReportInput<'_>],
-    total_cells: usize,
-    stop: Option<&SweepStop>,
-) -> Vec<u8> {
-    pretty(&document(config, cells, inputs, total_cells, stop))
-}
-
-/// The sweep as the model's document.
+/// The sweep as the model's document: every cell's memtier-compatible
+/// report, the summary, and the cell a stop cut (`kvbench.interrupted`).
 pub fn document(
     config: &Config,
     cells: &[CellResult],

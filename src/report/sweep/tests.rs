@@ -160,7 +160,8 @@ fn sweep_file(stop: Option<SweepStop>) -> Vec<u8> {
         .iter()
         .map(|c| crate::report::ReportInput::new(&c.cell.config, &c.results, true))
         .collect();
-    super::json(&config, &cells, &inputs, cells.len() + 1, stop.as_ref())
+    let document = super::document(&config, &cells, &inputs, cells.len() + 1, stop.as_ref());
+    crate::report::json::pretty(&document)
 }
 
 #[test]

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::error::UsageError;
 use crate::report::model::kvbench::Verdict;
 use crate::report::model::section::{self, Section, SectionTitle};
+use crate::report::model::suite::SuiteDocument;
 use crate::report::model::{self, Document, Report};
 use crate::report::spread;
 use crate::tools::compare::Fleet;
@@ -54,6 +55,7 @@ pub fn entries(path: &Path, label: &str, alone: bool) -> Result<Vec<Entry>, Usag
             })
             .collect(),
         Document::Report(report) => Ok(vec![entry(&report, label.to_string(), &shown)?]),
+        Document::Suite(suite) => Ok(vec![suite_entry(*suite, label)]),
     }
 }
 
@@ -69,9 +71,11 @@ fn suite(path: &Path, label: &str) -> Result<Option<Entry>, UsageError> {
             ),
         )
     })?;
-    let Some(suite) = suite else {
-        return Ok(None);
-    };
+    Ok(suite.map(|suite| suite_entry(suite, label)))
+}
+
+/// A suite's entry: a row per test.
+fn suite_entry(suite: SuiteDocument, label: &str) -> Entry {
     let tests = &suite.suite.tests;
     let named = tests
         .iter()
@@ -100,7 +104,7 @@ fn suite(path: &Path, label: &str) -> Result<Option<Entry>, UsageError> {
         // no row of it is known to be sound.
         entry.invalid_rows = entry.rows.iter().map(|(n, _)| n.clone()).collect();
     }
-    Ok(Some(entry))
+    entry
 }
 
 /// The headline section of one report, with its spreads and settings.

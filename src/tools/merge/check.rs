@@ -128,13 +128,21 @@ pub fn from_text_any(file: &str, text: &str) -> Result<Read, UsageError> {
             ),
         )
     })?;
-    let Document::Report(report) = document else {
-        return Err(refuse(
-            &file,
-            "a sweep file, while the first file is a report: merge the sweep files of one sweep (cell by cell), or the report files of one workload, one per machine",
-        ));
+    let mut report = match document {
+        Document::Report(report) => *report,
+        Document::Sweep(_) => {
+            return Err(refuse(
+                &file,
+                "a sweep file, while the first file is a report: merge the sweep files of one sweep (cell by cell), or the report files of one workload, one per machine",
+            ));
+        }
+        Document::Suite(_) => {
+            return Err(refuse(
+                &file,
+                "a kvbench suite file, whose tests are not one workload: merge the report files of one workload (--json-out-file of a run), one per machine",
+            ));
+        }
     };
-    let mut report = *report;
     let Some(kvbench) = report.kvbench.take() else {
         return Err(refuse(
             &file,

@@ -15,10 +15,10 @@ use crate::report::model::percentiles::{HISTOGRAM_KEY, Percentiles};
 use crate::report::model::section::{
     DistributionPoint, OpRow, RUNTIME_KEY, Runtime, Section, SectionTitle, TOTALS_ROW,
 };
+use crate::report::model::suite::SuiteDocument;
 use crate::report::model::{
     CONFIGURATION, Document, KVBENCH, RUN_INFORMATION, Report, RunInformation, SweepDocument, TLS,
 };
-use crate::report::suite::json::SuiteDocument;
 
 const TITLE: &str = "kvbench JSON report (--json-out-file)";
 const DESCRIPTION: &str = "The document kvbench writes with --json-out-file: one benchmark, a sweep, or a kvbench suite file. The memtier_benchmark-compatible part (configuration, run information and the result sections) keeps memtier's keys and layout; the kvbench object holds what memtier lacks. Units unless a field says otherwise: latencies in milliseconds, compressed histograms in microseconds, rates per second, KB = 1024 bytes, times in milliseconds since the Unix epoch. The file is rewritten atomically after every phase; kvbench.complete is false until the last write. Generated from kvbench's report model (make schema); see docs/output.md.";
