@@ -474,6 +474,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
     if memtier25::build_miss_tracking(&a, commands)? == memtier25::MissTracking::Off {
         for row in &mut table.rows {
             row.counts_hits = false;
+            row.lookup = None;
         }
     }
     let ops = Arc::new(table);

@@ -709,8 +709,9 @@ pub struct Args {
     #[arg(long, value_name = "HOST:PORT", action = ArgAction::Append, help_heading = "memtier 2.5")]
     #[serde(default, deserialize_with = "values::one_or_many")]
     pub read_server: Option<Vec<String>>,
-    /// auto counts hits and misses for GET-like --command rows; off counts
-    /// none [default: auto]
+    /// auto counts hits and misses of --command rows by their reply (GET-like
+    /// commands, MGET per key, collections, EXISTS); off counts none
+    /// [default: auto]
     #[arg(long, value_name = "MODE", help_heading = "memtier 2.5")]
     pub command_miss_tracking: Option<String>,
     /// With --metrics-listen (or --prometheus-port): a KEY=VALUE label on

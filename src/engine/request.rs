@@ -20,7 +20,7 @@ use crate::protocol::wire::PairEncoder;
 use crate::workload::keys::memtier::allkeys_requests;
 use crate::workload::keys::{KeyGen, KeyGenError, KeyPattern, KeyRange};
 use crate::workload::mix::OpCycle;
-use crate::workload::ops::{Encoding, OpTable, Pick, RandInt};
+use crate::workload::ops::{Encoding, Lookup, OpTable, Pick, RandInt};
 use crate::workload::pair::WaitGate;
 
 use crate::workload::values::ValuePool;
@@ -49,8 +49,8 @@ pub struct Queued {
     pub op: u16,
     /// The stats row it is counted in.
     pub row: u16,
-    /// True when a nil reply is a miss (GET-like commands).
-    pub counts_hits: bool,
+    /// How its reply counts hits and misses.
+    pub hits: Hits,
     /// True when its reply is a status and never a value or nil: the
     /// default pair's SET (`+OK`, `STORED`).
     pub answers_status: bool,
@@ -70,12 +70,29 @@ pub struct Queued {
     pub ends_transaction: bool,
 }
 
+/// How a request's reply counts hits and misses (two bytes: a request in
+/// flight stays 56 B, docs/design.md "Memory").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hits {
+    /// Neither (SET, most commands).
+    None,
+    /// A nil is a miss and a value a hit (GET-like commands).
+    Single,
+    /// The reply's shape says, key by key (`MGET`, `SMEMBERS`, `EXISTS`…).
+    Shape(Lookup),
+}
+
 impl Queued {
+    /// True when its reply is one value (a hit) or nil (a miss).
+    pub fn counts_hits(&self) -> bool {
+        self.hits == Hits::Single
+    }
+
     /// The `ASKING` that precedes a request sent after `-ASK`.
     pub const ASKING: Queued = Queued {
         op: 0,
         row: 0,
-        counts_hits: false,
+        hits: Hits::None,
         answers_status: false,
         key: 0,
         len: 0,
@@ -408,14 +425,15 @@ impl RequestSource {
             }
         };
         let row = op.row;
+        let counted = self.ops.rows.get(usize::from(row));
         Some(Queued {
             op: index as u16,
             row,
-            counts_hits: self
-                .ops
-                .rows
-                .get(usize::from(row))
-                .is_some_and(|r| r.counts_hits),
+            hits: match counted {
+                Some(r) if r.counts_hits => Hits::Single,
+                Some(r) => r.lookup.map_or(Hits::None, Hits::Shape),
+                None => Hits::None,
+            },
             answers_status: op.encoding.answers_status(),
             key: first_key.unwrap_or(0),
             len: u32::try_from(len).unwrap_or(u32::MAX),

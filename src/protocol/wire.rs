@@ -204,6 +204,19 @@ pub fn exec_outcomes(
     }
 }
 
+/// The hits and misses of one complete reply of a command whose reply shape
+/// `lookup` names (`MGET`, `SMEMBERS`, `EXISTS`…); `None` when the reply is
+/// not of that shape, or the wire has no such commands. See
+/// [`resp::found::found`].
+#[inline]
+pub fn found(protocol: Protocol, reply: &[u8], lookup: resp::found::Lookup) -> Option<(u64, u64)> {
+    match protocol {
+        Protocol::Redis | Protocol::Resp2 => resp::found::found(reply, Dialect::Resp2, lookup),
+        Protocol::Resp3 => resp::found::found(reply, Dialect::Resp3, lookup),
+        Protocol::MemcacheText | Protocol::MemcacheBinary | Protocol::MemcacheMeta => None,
+    }
+}
+
 impl Protocol {
     /// Appends `SET prefix+key value` in this protocol; returns its length.
     /// memcached's items never expire (memtier's default expiry, 0); its

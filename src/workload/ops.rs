@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use crate::protocol::command::CommandSpec;
 use crate::protocol::resp::ExpiryCommand;
+pub use crate::protocol::resp::found::Lookup;
 use crate::protocol::template::RespTemplate;
 use crate::workload::import::Imported;
 use crate::workload::keys::KeyPattern;
@@ -93,6 +94,17 @@ pub struct Row {
     pub witness: String,
     /// True when a nil reply is a miss and a value a hit (GET-like commands).
     pub counts_hits: bool,
+    /// How the reply of a multi-key or collection command says which keys
+    /// were found (`MGET`, `SMEMBERS`, `EXISTS`…), memtier 2.5's
+    /// `--command-miss-tracking auto`; `None` for the others.
+    pub lookup: Option<Lookup>,
+}
+
+impl Row {
+    /// True when its replies count hits and misses.
+    pub fn tracks_misses(&self) -> bool {
+        self.counts_hits || self.lookup.is_some()
+    }
 }
 
 /// One command the server counts (`cmdstat_<command>`) and the rows kvbench
@@ -168,6 +180,25 @@ pub enum RandInt {
 /// Commands whose nil reply means "no such key" and whose value is a hit:
 /// memtier's Hits/sec and Misses/sec, and the hit-rate checks, count them.
 const HIT_COMMANDS: [&str; 6] = ["GET", "HGET", "GETEX", "GETDEL", "LINDEX", "GETRANGE"];
+
+/// The reply shape that tells found from missing keys, for the commands
+/// whose reply is not one value or nil (memtier 2.5's reply shapes): `spec`'s
+/// key count is what an `EXISTS` asks.
+fn lookup_of(spec: &CommandSpec) -> Option<Lookup> {
+    match spec.name().as_str() {
+        "MGET" | "HMGET" | "ZMSCORE" => Some(Lookup::PerElement),
+        "SMEMBERS" | "LRANGE" | "HGETALL" | "HKEYS" | "HVALS" | "ZRANGE" => {
+            Some(Lookup::Collection)
+        }
+        "EXISTS" => Some(Lookup::Membership(
+            u8::try_from(spec.args.len().saturating_sub(1))
+                .unwrap_or(u8::MAX)
+                .max(1),
+        )),
+        "SISMEMBER" | "HEXISTS" => Some(Lookup::Membership(1)),
+        _ => None,
+    }
+}
 
 /// Commands that only read, which `--read-from replica|any` may send to a
 /// replica (after `READONLY`); every other command goes to the master.
@@ -328,6 +359,8 @@ impl OpTable {
         if let Some(row) = table.rows.first_mut() {
             row.witness = witness.to_string();
             row.counts_hits = counts_hits;
+            // The suite keeps redis-benchmark's figures: no hits but GET's.
+            row.lookup = None;
         }
         if let Some(op) = table.ops.first_mut() {
             op.template = RespTemplate::new(&op.spec, inline);
@@ -353,6 +386,7 @@ impl OpTable {
             };
             self.rows.push(Row {
                 counts_hits: HIT_COMMANDS.contains(&name.as_str()),
+                lookup: lookup_of(&spec),
                 witness: name.to_ascii_lowercase(),
                 name: name.clone(),
                 memtier,
@@ -423,12 +457,13 @@ impl OpTable {
         out
     }
 
-    /// Rows whose nil replies are misses (GET and its kin).
+    /// Rows whose replies count hits and misses (GET and its kin, and the
+    /// reply shapes of [`Row::lookup`]).
     pub fn hit_rows(&self) -> impl Iterator<Item = usize> + '_ {
         self.rows
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.counts_hits)
+            .filter(|(_, r)| r.tracks_misses())
             .map(|(i, _)| i)
     }
 

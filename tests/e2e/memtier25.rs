@@ -218,3 +218,70 @@ fn prometheus_latency_buckets_are_the_histograms_bounds() {
         .unwrap();
     assert_eq!(buckets[4].1, count);
 }
+
+/// `--command` with `auto` miss tracking on a server where keys 1–50 of
+/// 1–100 exist, and the server's own lookups after the run: kvbench's hits
+/// and misses of the row, and the server's keyspace hits and misses.
+fn shaped(redis: &Redis, command: &str) -> ((u64, u64), (u64, u64)) {
+    redis.reset_stats();
+    let row = command.split_whitespace().next().unwrap();
+    let doc = kvbench_json(
+        redis.port,
+        "-n 200 -c 1 -t 1 --key-maximum 100",
+        &["--command", command],
+    )
+    .doc;
+    assert_eq!(total(&doc, row, "count"), 200, "{command}");
+    let server = (
+        info_u64(redis.port, "stats", "keyspace_hits"),
+        info_u64(redis.port, "stats", "keyspace_misses"),
+    );
+    (
+        (total(&doc, row, "hits"), total(&doc, row, "misses")),
+        server,
+    )
+}
+
+#[test]
+fn command_miss_tracking_auto_counts_each_key_of_a_multi_key_or_collection_reply() {
+    let redis = Redis::start();
+    for k in 1..=50 {
+        redis.command(&["SET", &format!("memtier-{k}"), "v"]);
+        redis.command(&["RPUSH", &format!("list-memtier-{k}"), "a", "b"]);
+    }
+    // memtier's reply shapes, each counted key by key as the server counts
+    // its own lookups: an MGET's elements, an EXISTS' count, a list's
+    // emptiness. About half of the keys exist, so both sides are counted.
+    for command in [
+        "MGET __key__ __key__ __key__",
+        "EXISTS __key__ __key__",
+        // `__key__` is `memtier-N`: the lists are `list-memtier-N`.
+        "LRANGE list-__key__ 0 -1",
+    ] {
+        let (kvbench, server) = shaped(&redis, command);
+        assert_eq!(kvbench, server, "{command}: kvbench's hits and misses");
+        let lookups = 200 * command.matches("__key__").count() as u64;
+        assert_eq!(kvbench.0 + kvbench.1, lookups, "{command}");
+        assert!(
+            kvbench.0 > lookups / 5 && kvbench.1 > lookups / 5,
+            "{command}: {kvbench:?}"
+        );
+    }
+    // off: the same replies, nothing counted.
+    redis.reset_stats();
+    let doc = kvbench_json(
+        redis.port,
+        "-n 200 -c 1 -t 1 --key-maximum 100",
+        &[
+            "--command",
+            "MGET __key__ __key__",
+            "--command-miss-tracking",
+            "off",
+        ],
+    )
+    .doc;
+    assert_eq!(
+        (total(&doc, "MGET", "hits"), total(&doc, "MGET", "misses")),
+        (0, 0)
+    );
+}

@@ -10,13 +10,13 @@ use crate::engine::cluster::redirect;
 use crate::engine::conn::{
     Bounce, CloseReason, Conn, ConnState, InFlight, micros_between, transaction,
 };
-use crate::engine::request::ScanReply;
+use crate::engine::request::{Hits, Queued, ScanReply};
 use crate::engine::stats::Stats;
 use crate::engine::stats::errors::ProtocolFault;
 use crate::protocol::handshake::Handshake;
 use crate::protocol::memcache::text::Asked;
 use crate::protocol::resp::ServerErrorKind;
-use crate::protocol::wire::{self, Awaited, Outcome};
+use crate::protocol::wire::{self, Awaited, Outcome, Protocol};
 
 fn would_block(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::WouldBlock
@@ -169,7 +169,7 @@ impl Conn {
                         let value = matches!(outcome, Outcome::Value | Outcome::Nil);
                         if due.is_some_and(|q| {
                             (outcome == Outcome::Other
-                                && q.counts_hits
+                                && q.counts_hits()
                                 && !reply.starts_with(b"+QUEUED"))
                                 || (value && q.answers_status)
                         }) {
@@ -201,7 +201,8 @@ impl Conn {
                                 counters,
                             );
                         }
-                        self.record_reply(outcome, used, now, stats, bounce.then_some(to))?;
+                        let found = due.map_or((0, 0), |q| found(self.protocol, q, outcome, reply));
+                        self.record_reply(outcome, found, used, now, stats, bounce.then_some(to))?;
                         used
                     }
                     Ok(None) => break,
@@ -225,7 +226,7 @@ impl Conn {
     /// echo the opaque; RESP needs neither).
     fn awaited(&self) -> Awaited<'_> {
         let asked = match self.inflight.front() {
-            Some(r) if r.queued.counts_hits => Asked::Get {
+            Some(r) if r.queued.counts_hits() => Asked::Get {
                 prefix: &self.key_prefix,
                 key: r.queued.key,
             },
@@ -244,6 +245,7 @@ impl Conn {
     fn record_reply(
         &mut self,
         reply: Outcome,
+        (hits, misses): (u64, u64),
         used: usize,
         now: Instant,
         stats: &mut Stats,
@@ -284,25 +286,24 @@ impl Conn {
         }
         let queued = request.queued;
         let latency = record(stats, &request, reply, used, now);
+        let op = stats.op_mut(usize::from(queued.row));
+        op.hits += hits;
+        op.misses += misses;
         if let Some(t) = self.tally.get_mut(usize::from(queued.row)) {
             t.count += 1;
             t.latency_sum_us += latency;
             t.bytes_tx += u64::from(queued.len);
             t.bytes_rx += used as u64;
-            match reply {
-                Outcome::Nil if queued.counts_hits => t.misses += 1,
-                Outcome::Value if queued.counts_hits => t.hits += 1,
-                _ => {}
-            }
+            t.hits += hits;
+            t.misses += misses;
         }
         if let Some(node) = self.node.and_then(|n| stats.nodes.get_mut(n)) {
             node.record(latency);
             node.replica_reads += u64::from(self.replica);
-            match reply {
-                Outcome::Nil if queued.counts_hits => node.misses += 1,
-                Outcome::Value if queued.counts_hits => node.hits += 1,
-                Outcome::Error(_) => node.errors += 1,
-                _ => {}
+            node.hits += hits;
+            node.misses += misses;
+            if let Outcome::Error(_) = reply {
+                node.errors += 1;
             }
         }
         Ok(())
@@ -337,16 +338,25 @@ pub(crate) fn record(
     };
     op.bytes_rx += used as u64;
     op.bytes_tx += u64::from(queued.len);
-    match reply {
-        Outcome::Nil if queued.counts_hits => op.misses += 1,
-        Outcome::Value if queued.counts_hits => op.hits += 1,
-        Outcome::Error(kind) => {
-            op.count_error(kind);
-            stats.errors.count_server(kind);
-        }
-        _ => {}
+    if let Outcome::Error(kind) = reply {
+        op.count_error(kind);
+        stats.errors.count_server(kind);
     }
     headline
+}
+
+/// The hits and misses of `reply` to `queued`, its outcome `outcome`: a
+/// GET-like command's nil is a miss and its value a hit; a multi-key or
+/// collection command's reply says its own ([`wire::found`]); others count
+/// neither.
+#[inline]
+fn found(protocol: Protocol, queued: Queued, outcome: Outcome, reply: &[u8]) -> (u64, u64) {
+    match (outcome, queued.hits) {
+        (Outcome::Nil, Hits::Single) => (0, 1),
+        (Outcome::Value, Hits::Single) => (1, 0),
+        (Outcome::Error(_) | Outcome::Push, _) | (_, Hits::None | Hits::Single) => (0, 0),
+        (_, Hits::Shape(lookup)) => wire::found(protocol, reply, lookup).unwrap_or((0, 0)),
+    }
 }
 
 /// What a reply to a SCAN says of the iteration: an error restarts it (its

@@ -41,7 +41,7 @@ pub(super) fn follow(
     counters: Counters<'_>,
 ) {
     if outcome == Outcome::Other && reply.starts_with(b"+QUEUED") {
-        queued.push(request.counts_hits.then_some(request.row));
+        queued.push(request.counts_hits().then_some(request.row));
         return;
     }
     if !request.ends_transaction {

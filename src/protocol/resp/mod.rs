@@ -28,6 +28,7 @@ pub use scan::scan_cursor;
 pub mod control;
 mod encode;
 pub mod exec;
+pub mod found;
 pub mod handshake;
 pub mod heads;
 pub mod options;
