@@ -250,7 +250,16 @@ fn four_shards_launched_apart_meet_on_a_redis_server_and_start_every_phase_toget
     }
     // The barrier spoke hash commands only: 4 check-ins, 4 arrivals, 4 departures.
     assert_eq!(redis.calls("hsetnx"), 4 + 1, "4 check-ins and one T");
-    assert_eq!(redis.calls("del"), 1, "the last one out deleted the key");
+    // Each shard on its way out takes its check-in back, then removes the
+    // key if none is left: the last one out, or the last few when they
+    // leave together and each finds none (seen on a loaded machine: 2 DELs;
+    // DEL is idempotent), at most once each. The key is gone, as asserted
+    // above.
+    let dels = redis.calls("del");
+    assert!(
+        (1..=SHARDS as u64).contains(&dels),
+        "{dels} DELs: the key is removed by the shards that leave last"
+    );
 }
 
 #[test]
