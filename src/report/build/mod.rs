@@ -9,7 +9,8 @@
 //! this builder's: each number is rounded here, as memtier prints it, so that
 //! serializing the model writes the bytes memtier's readers expect.
 //!
-//! - [`section`]: memtier's sections (`ALL STATS`, `RUN #n RESULTS`, …);
+//! - [`rows`]: memtier's sections (`ALL STATS`, `RUN #n RESULTS`, …) from
+//!   sums, which a run's stats ([`section`]) and merge's sums both provide;
 //! - [`kvbench`]: the `kvbench` object and its phase summaries;
 //! - [`evidence`]: the server's account, placement, shard and cluster nodes;
 //! - [`open_loop`]: a `--rate` run's schedule and latency blocks;
@@ -21,6 +22,7 @@ pub mod evidence;
 pub mod host;
 pub mod kvbench;
 pub mod open_loop;
+pub mod rows;
 pub mod section;
 pub mod server_latency;
 pub mod settings;

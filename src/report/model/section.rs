@@ -24,6 +24,8 @@ use crate::report::model::schema;
 pub const TIME_UNIT: &str = "MILLISECONDS";
 /// The row of every command together.
 pub const TOTALS_ROW: &str = "Totals";
+/// memtier's row for WAIT, which kvbench never sends.
+pub const WAITS_ROW: &str = "Waits";
 
 /// Which section of a report a top-level key is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

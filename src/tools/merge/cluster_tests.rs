@@ -7,11 +7,11 @@ use hdrhistogram::Histogram;
 use serde_json::{Value, json};
 
 use crate::engine::stats::percentile_us;
+use crate::report::build::rows::SectionShape;
 use crate::report::json::{compressed, ms, round};
 use crate::report::model::cluster::PhaseCluster;
 use crate::tools::merge::check::{self, ShardFile};
 use crate::tools::merge::combine::empty_histogram;
-use crate::tools::merge::rows::Layout;
 use crate::tools::merge::run::{self, RunSum, add_machine};
 
 /// A histogram of `values` (µs), each `(value, times)`.
@@ -81,8 +81,8 @@ fn cluster(nodes: Vec<Value>, moved: &[u64], ask: &[u64], retries: &[u64]) -> Va
 }
 
 /// A layout of no op rows: only the cluster object is under test.
-fn layout() -> Layout {
-    Layout {
+fn layout() -> SectionShape {
+    SectionShape {
         rows: Vec::new(),
         percentiles: vec![50.0, 99.0, 99.9],
         cluster: true,

@@ -24,8 +24,8 @@ pub struct SecondSum {
     pub bytes_rx: u64,
     /// Request bytes.
     pub bytes_tx: u64,
-    /// Sum of latencies, ms (each machine's rounded average times its count).
-    pub latency_sum_ms: f64,
+    /// Sum of latencies, µs (each machine's rounded average times its count).
+    pub latency_sum_us: f64,
     /// The second's histogram; empty when no machine wrote one.
     pub histogram: Histogram<u64>,
 }
@@ -90,7 +90,7 @@ impl SecondSum {
             count: 0,
             bytes_rx: 0,
             bytes_tx: 0,
-            latency_sum_ms: 0.0,
+            latency_sum_us: 0.0,
             histogram: empty_histogram(),
         }
     }
@@ -99,7 +99,7 @@ impl SecondSum {
         self.count += other.count;
         self.bytes_rx += other.bytes_rx;
         self.bytes_tx += other.bytes_tx;
-        self.latency_sum_ms += other.latency_sum_ms;
+        self.latency_sum_us += other.latency_sum_us;
         // Both auto-resize: adding cannot fail for lack of range.
         let _ = self.histogram.add(&other.histogram);
     }
@@ -169,7 +169,8 @@ impl RowSum {
             sum.count = second.count;
             sum.bytes_rx = second.bytes_rx.unwrap_or(0);
             sum.bytes_tx = second.bytes_tx.unwrap_or(0);
-            sum.latency_sum_ms = second.average_latency_ms.unwrap_or(0.0) * second.count as f64;
+            sum.latency_sum_us =
+                second.average_latency_ms.unwrap_or(0.0) * 1000.0 * second.count as f64;
             if let Some(h) = s.per_second.as_ref().and_then(|p| p.get(&index)) {
                 let _ = sum.histogram.add(h);
             }

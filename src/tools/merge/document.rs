@@ -20,6 +20,7 @@
 use crate::config::WarningKind;
 use crate::error::UsageError;
 use crate::report::build;
+use crate::report::build::rows::SectionShape;
 use crate::report::json::round;
 use crate::report::model::Report;
 use crate::report::model::kvbench::{Kvbench, OpTotals, Variance, Verdict, VerdictReason, Warning};
@@ -30,7 +31,6 @@ use crate::report::warnings::watched::{Replies, shard_mismatches};
 use crate::tools::merge::check::{SetInfo, join};
 use crate::tools::merge::combine::RowSum;
 use crate::tools::merge::fold::{Fold, Machine};
-use crate::tools::merge::rows::Layout;
 use crate::tools::merge::run::{self, RunSum, sum_errors};
 use crate::tools::merge::skip::Skipped;
 
@@ -120,7 +120,7 @@ pub fn merge(fold: Fold, set: SetInfo) -> Merge {
 /// `ALL STATS` for one run; else each run, BEST, WORST and the aggregate.
 fn sections(
     runs: &[RunSum],
-    layout: &Layout,
+    layout: &SectionShape,
 ) -> Vec<(SectionTitle, crate::report::model::section::Section)> {
     if runs.len() == 1 {
         return vec![(SectionTitle::AllStats, runs[0].section(layout, true))];
@@ -229,7 +229,7 @@ fn kvbench(
     first: Kvbench,
     machines: &[Machine],
     runs: &[RunSum],
-    layout: &Layout,
+    layout: &SectionShape,
     set: &SetInfo,
     skew: Option<&Skew>,
 ) -> Kvbench {
@@ -377,7 +377,7 @@ fn shards_missing(set: &SetInfo) -> String {
 
 /// The set's replies of each command (`GET#2` counted under `get`, as a
 /// server counts it), for the watched shards' judgement.
-fn replies(r: &RunSum, layout: &Layout) -> Vec<Replies> {
+fn replies(r: &RunSum, layout: &SectionShape) -> Vec<Replies> {
     let mut out: Vec<Replies> = Vec::new();
     for ((_, command), row) in layout.rows.iter().zip(&r.rows) {
         let name = command.split('#').next().unwrap_or(command).to_string();
@@ -401,7 +401,7 @@ fn replies(r: &RunSum, layout: &Layout) -> Vec<Replies> {
 fn warnings(
     machines: &[Machine],
     runs: &[RunSum],
-    layout: &Layout,
+    layout: &SectionShape,
     set: &SetInfo,
     skew: Option<&Skew>,
 ) -> Vec<Warning> {

@@ -11,15 +11,17 @@ use hdrhistogram::Histogram;
 
 use crate::engine::stats::percentile_us;
 use crate::error::UsageError;
+use crate::report::build::rows::SectionShape;
 use crate::report::json::round;
 use crate::report::model::Report;
 use crate::report::model::kvbench::{Interrupted, Kvbench, Verdict, Warning};
 use crate::report::model::named::Named;
+use crate::report::model::section::{TOTALS_ROW, WAITS_ROW};
 use crate::report::model::shard::{ShardInfo, ShardRow};
 use crate::tools::merge::check::{self, Read, SetCheck, SetInfo, ShardFile};
 use crate::tools::merge::digest::{self, Digest};
 use crate::tools::merge::integrity;
-use crate::tools::merge::rows::{Layout, TOTALS, WAITS};
+use crate::tools::merge::rows::percentiles_of;
 use crate::tools::merge::run::{self, RunSum, add_machine};
 use crate::tools::merge::skip::Skipped;
 
@@ -55,7 +57,7 @@ pub struct Fold {
     /// The first file's `kvbench`, without its runs.
     pub kvbench: Kvbench,
     /// The sections' shape, from the first file.
-    pub layout: Layout,
+    pub layout: SectionShape,
     /// The runs summed over the files so far.
     pub runs: Vec<RunSum>,
     /// One per file, in order.
@@ -175,13 +177,13 @@ impl Fold {
 }
 
 /// The shape of the sections, from the first file's first run.
-fn layout(first: &ShardFile) -> Result<Layout, UsageError> {
+fn layout(first: &ShardFile) -> Result<SectionShape, UsageError> {
     let refuse = |m: &str| UsageError::new(&first.path, m);
     let section = run::section_of(first, 0).ok_or_else(|| refuse("no section for RUN #1"))?;
     let row_keys: Vec<&str> = section
         .rows
         .keys()
-        .filter(|k| *k != WAITS && *k != TOTALS)
+        .filter(|k| *k != WAITS_ROW && *k != TOTALS_ROW)
         .collect();
     let commands: Vec<&str> = first.kvbench.runs[0].totals.keys().collect();
     if row_keys.len() != commands.len() {
@@ -190,15 +192,15 @@ fn layout(first: &ShardFile) -> Result<Layout, UsageError> {
         ));
     }
     let first_row = row_keys.first().and_then(|k| section.row(k));
-    Ok(Layout {
+    Ok(SectionShape {
         rows: row_keys
             .iter()
             .zip(&commands)
             .map(|(r, c)| (r.to_string(), c.to_string()))
             .collect(),
-        percentiles: Layout::percentiles_of(first.kvbench.config.get("percentiles"), first_row),
+        percentiles: percentiles_of(first.kvbench.config.get("percentiles"), first_row),
         cluster: first_row.is_some_and(|r| r.moved_per_sec.is_some()),
-        waits: section.row(WAITS).is_some(),
+        waits: section.row(WAITS_ROW).is_some(),
         distributions: !section.distributions.is_empty(),
     })
 }

@@ -28,8 +28,8 @@ use crate::report::model::histogram::{CompressedHistogram, HistogramError};
 use crate::report::model::kvbench::{LatencyBlock, OpenLoop, PhaseSummary};
 use crate::report::model::named::Named;
 use crate::report::model::section::{OpRow, Section};
+use crate::report::model::section::{TOTALS_ROW, WAITS_ROW};
 use crate::tools::merge::check::ShardFile;
-use crate::tools::merge::rows::{TOTALS, WAITS};
 use crate::tools::merge::run::section_of;
 
 /// A printed latency is rounded to the µs (3 decimals of a ms): a larger
@@ -86,11 +86,11 @@ fn verify_run(at: &At<'_>, section: &Section, run: &PhaseSummary) -> Result<(), 
     let mut others = 0u64;
     for (key, row) in section.rows.iter() {
         verify_row(at, key, row)?;
-        if key != TOTALS {
+        if key != TOTALS_ROW {
             others += row.count;
         }
     }
-    if let Some(totals) = section.row(TOTALS).filter(|t| t.count != others) {
+    if let Some(totals) = section.row(TOTALS_ROW).filter(|t| t.count != others) {
         return Err(at.mismatch(format!(
             "{} Totals Count {} but its op rows add up to {others}",
             at.phase, totals.count
@@ -99,7 +99,7 @@ fn verify_run(at: &At<'_>, section: &Section, run: &PhaseSummary) -> Result<(), 
     let op_rows: Vec<(&str, &OpRow)> = section
         .rows
         .iter()
-        .filter(|(k, _)| *k != WAITS && *k != TOTALS)
+        .filter(|(k, _)| *k != WAITS_ROW && *k != TOTALS_ROW)
         .collect();
     if op_rows.len() != run.totals.0.len() {
         return Err(UsageError::new(
@@ -240,10 +240,10 @@ fn verify_open_loop(at: &At<'_>, section: &Section, o: &OpenLoop) -> Result<(), 
     for (key, b) in &never_sent {
         verify_block(at, &format!("{field}.never_sent_wait.{key}"), b)?;
     }
-    if let Some((_, t)) = never_sent.iter().find(|(k, _)| *k == TOTALS) {
+    if let Some((_, t)) = never_sent.iter().find(|(k, _)| *k == TOTALS_ROW) {
         let ops: u64 = never_sent
             .iter()
-            .filter(|(k, _)| *k != TOTALS)
+            .filter(|(k, _)| *k != TOTALS_ROW)
             .map(|(_, b)| b.count)
             .sum();
         if t.count != o.never_sent || ops != o.never_sent {

@@ -7,10 +7,11 @@
 //! ran equally long, and never more than it.
 
 use crate::error::UsageError;
+use crate::report::build::rows::{self as builder, SectionShape};
 use crate::report::model::kvbench::{Errors, Incomplete};
 use crate::report::model::load_gap::LoadGap;
-use crate::report::model::named::Named;
 use crate::report::model::section::{Runtime, Section, SectionTitle};
+use crate::report::model::section::{TIME_UNIT, TOTALS_ROW};
 use crate::report::model::shard::RoundClient;
 use crate::report::model::watched::Watched;
 use crate::tools::merge::check::ShardFile;
@@ -20,7 +21,7 @@ use crate::tools::merge::evidence::EvidenceSum;
 use crate::tools::merge::hlog;
 use crate::tools::merge::open_loop::OpenLoopSum;
 use crate::tools::merge::rounds;
-use crate::tools::merge::rows::{self, Layout, TOTALS, WAITS};
+use crate::tools::merge::rows;
 use crate::tools::merge::window::{MachineRun, Window};
 
 /// One run over every machine (or, from [`aggregate`], every run).
@@ -109,7 +110,7 @@ pub fn sum_errors(a: &mut Option<Errors>, b: &Errors) {
 
 /// Run `i` of one file, as one machine's sum, to be added to the others'
 /// with [`add_machine`].
-pub fn of_file(f: &ShardFile, i: usize, layout: &Layout) -> Result<RunSum, UsageError> {
+pub fn of_file(f: &ShardFile, i: usize, layout: &SectionShape) -> Result<RunSum, UsageError> {
     let summary = &f.kvbench.runs[i];
     let section = section_of(f, i)
         .ok_or_else(|| UsageError::new(&f.path, format!("no section for {}", summary.phase)))?;
@@ -118,7 +119,7 @@ pub fn of_file(f: &ShardFile, i: usize, layout: &Layout) -> Result<RunSum, Usage
 
 /// The warm-up of one file (its summary and its `ALL STATS`), as one
 /// machine's sum; `None` for a file without one.
-pub fn warmup_of(f: &ShardFile, layout: &Layout) -> Option<Result<RunSum, UsageError>> {
+pub fn warmup_of(f: &ShardFile, layout: &SectionShape) -> Option<Result<RunSum, UsageError>> {
     let w = f.kvbench.warmup.as_ref()?;
     let section = w.all_stats.as_ref()?;
     w.histograms.as_ref()?;
@@ -130,7 +131,7 @@ fn of_phase(
     f: &ShardFile,
     summary: &crate::report::model::kvbench::PhaseSummary,
     section: &Section,
-    layout: &Layout,
+    layout: &SectionShape,
 ) -> Result<RunSum, UsageError> {
     let refuse = |what: String| UsageError::new(&f.path, what);
     let duration_s = summary.duration_ms as f64 / 1000.0;
@@ -161,7 +162,7 @@ fn of_phase(
             .map_err(|e| refuse(format!("{} {row_key}: {e}", summary.phase)))?;
         sums.push(sum);
     }
-    let connection_errors = section.row(TOTALS).map_or(0, |t| t.connection_errors);
+    let connection_errors = section.row(TOTALS_ROW).map_or(0, |t| t.connection_errors);
     let totals = total_of(&sums);
     let client = rounds::client_of(f, summary, &totals.histogram);
     let offset = f
@@ -352,57 +353,19 @@ impl RunSum {
     }
 
     /// The memtier section; `series`: with the per-second series.
-    pub fn section(&self, layout: &Layout, series: bool) -> Section {
-        let d = self.duration_s();
-        let mut rows = Named::default();
-        for (i, ((row_key, _), sum)) in layout.rows.iter().zip(&self.rows).enumerate() {
-            let over = self.rate_time_s(i);
-            rows.0
-                .push((row_key.clone(), rows::op_row(sum, over, layout, 0, series)));
-        }
-        if layout.waits {
-            rows.0.push((
-                WAITS.to_string(),
-                rows::waits_row(&self.totals, d, layout, series),
-            ));
-        }
-        rows.0.push((
-            TOTALS.to_string(),
-            rows::op_row(
-                &self.totals,
-                self.rate_time_s(self.rows.len()),
-                layout,
-                self.connection_errors,
-                series,
-            ),
-        ));
-        let mut distributions = Named::default();
-        if layout.distributions {
-            for ((_, command), sum) in layout.rows.iter().zip(&self.rows) {
-                distributions
-                    .0
-                    .push((command.clone(), rows::distribution_points(sum)));
-            }
-            if layout.waits {
-                distributions.0.push((
-                    "WAIT".to_string(),
-                    vec![crate::report::model::section::DistributionPoint {
-                        at_most_ms: 0.0,
-                        percent: 100.0,
-                    }],
-                ));
-            }
-        }
-        Section {
-            runtime: Runtime {
-                start_time_ms: self.start_ms,
-                finish_time_ms: self.finish_ms,
-                total_duration_ms: self.duration_ms,
-                time_unit: "MILLISECONDS".to_string(),
-                interrupted: self.interrupted,
-            },
-            rows,
-            distributions,
-        }
+    pub fn section(&self, layout: &SectionShape, series: bool) -> Section {
+        let rows: Vec<_> = (self.rows.iter().enumerate())
+            .map(|(i, sum)| rows::sums(sum, self.rate_time_s(i), series))
+            .collect();
+        let over = self.rate_time_s(self.rows.len());
+        let totals = rows::sums(&self.totals, over, series);
+        let runtime = Runtime {
+            start_time_ms: self.start_ms,
+            finish_time_ms: self.finish_ms,
+            total_duration_ms: self.duration_ms,
+            time_unit: TIME_UNIT.to_string(),
+            interrupted: self.interrupted,
+        };
+        builder::section(layout, runtime, &rows, &totals, self.connection_errors)
     }
 }

@@ -2,17 +2,17 @@
 //! window, its exact totals and the merged histograms, the set's server evidence, and the merged `open_loop` and
 //! `cluster` objects.
 
+use crate::report::build::rows::SectionShape;
 use crate::report::json::{compressed, round};
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::kvbench::{Errors, PhaseSummary};
 use crate::report::model::named::Named;
-use crate::tools::merge::rows::Layout;
 use crate::tools::merge::run::RunSum;
 
 impl RunSum {
     /// `kvbench.runs[i]`, with the merged histograms. `machines`: how many
     /// files were merged (the open loop is merged only when each had one).
-    pub fn summary(&self, layout: &Layout, machines: usize) -> PhaseSummary {
+    pub fn summary(&self, layout: &SectionShape, machines: usize) -> PhaseSummary {
         let open_loop = self
             .open_loop
             .as_ref()

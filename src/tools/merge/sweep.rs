@@ -19,12 +19,12 @@ use crate::config::MergeOptions;
 use crate::error::UsageError;
 use crate::report::json::{SCHEMA_VERSION, round};
 use crate::report::model::kvbench::{Verdict, VerdictReason};
+use crate::report::model::section::TOTALS_ROW;
 use crate::report::model::section::{Section, SectionTitle};
 use crate::report::model::{self, Document, Report, SweepDocument, SweepRow, SweepSpread};
 use crate::tools::merge::check;
 use crate::tools::merge::document::{self, Merge};
 use crate::tools::merge::fold;
-use crate::tools::merge::rows::TOTALS;
 use crate::tools::merge::text;
 
 /// A merged sweep: the document and each cell's merge.
@@ -173,7 +173,7 @@ fn aggregate(report: &Report) -> Option<&Section> {
 fn row(report: &Report) -> Option<SweepRow> {
     let k = report.kvbench.as_ref()?;
     let section = aggregate(report)?;
-    let totals = section.row(TOTALS)?;
+    let totals = section.row(TOTALS_ROW)?;
     let at = |p: f64| totals.percentiles.at_ms(p).unwrap_or(0.0);
     let rates: Vec<f64> = k.runs.iter().map(|r| r.ops_per_sec).collect();
     let spread = (rates.len() >= 2).then(|| {
