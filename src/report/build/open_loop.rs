@@ -61,7 +61,9 @@ pub fn open_loop(c: &Config, run: &PhaseResult) -> Option<OpenLoop> {
     })
 }
 
-fn latency_block(h: &Histogram<u64>, mean_us: f64, percentiles: &[f64]) -> LatencyBlock {
+/// A latency block of `h`, its mean `mean_us` (kept exactly beside the
+/// histogram, or from it), its percentiles `percentiles`; also merge's.
+pub fn latency_block(h: &Histogram<u64>, mean_us: f64, percentiles: &[f64]) -> LatencyBlock {
     let values = percentiles
         .iter()
         .map(|&p| (percentile_key(p), ms(percentile_us(h, p) as f64)));

@@ -11,9 +11,9 @@
 use hdrhistogram::Histogram;
 
 use crate::config::{Arrival, Headline};
-use crate::engine::stats::{max_us, percentile_us};
-use crate::report::json::{compressed, ms, percentile_key, round};
-use crate::report::model::histogram::{CompressedHistogram, HistogramError};
+use crate::report::build::open_loop::latency_block;
+use crate::report::json::round;
+use crate::report::model::histogram::HistogramError;
 use crate::report::model::kvbench::{LatencyBlock, OpenLoop};
 use crate::report::model::named::Named;
 use crate::tools::merge::combine::empty_histogram;
@@ -23,8 +23,8 @@ use crate::tools::merge::combine::empty_histogram;
 struct BlockSum {
     histogram: Histogram<u64>,
     count: u64,
-    /// Each machine's rounded mean times its count, ms.
-    sum_ms: f64,
+    /// Each machine's rounded mean times its count, µs.
+    sum_us: f64,
 }
 
 impl BlockSum {
@@ -35,34 +35,23 @@ impl BlockSum {
         Ok(BlockSum {
             histogram,
             count: b.count,
-            sum_ms: b.average_latency_ms * b.count as f64,
+            sum_us: b.average_latency_ms * 1000.0 * b.count as f64,
         })
     }
 
     fn add(&mut self, other: &BlockSum) {
         let _ = self.histogram.add(&other.histogram);
         self.count += other.count;
-        self.sum_ms += other.sum_ms;
+        self.sum_us += other.sum_us;
     }
 
     fn block(&self, percentiles: &[f64]) -> LatencyBlock {
-        let h = &self.histogram;
-        LatencyBlock {
-            count: self.count,
-            average_latency_ms: if self.count == 0 {
-                0.0
-            } else {
-                round(self.sum_ms / self.count as f64, 3)
-            },
-            max_latency_ms: ms(max_us(h) as f64),
-            compressed: CompressedHistogram(compressed(h)),
-            percentiles_ms: Named(
-                percentiles
-                    .iter()
-                    .map(|&p| (percentile_key(p), ms(percentile_us(h, p) as f64)))
-                    .collect(),
-            ),
-        }
+        let mean_us = if self.count == 0 {
+            0.0
+        } else {
+            self.sum_us / self.count as f64
+        };
+        latency_block(&self.histogram, mean_us, percentiles)
     }
 }
 
