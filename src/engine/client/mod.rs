@@ -3,7 +3,8 @@
 //! request, routes it by its key's slot ([`route`]) to that node's connection,
 //! and takes back the requests a cluster redirects, to send them again
 //! elsewhere (`client/bounce.rs`). A connection keeps only its socket, buffers
-//! and in-flight queue; everything about what to send lives here.
+//! and in-flight queue; everything about what to send lives here, and what
+//! a reply changes in the worker's recorder (`crate::engine::worker::recorder`).
 //!
 //! A single server is the one-node case of the same code: the request is
 //! encoded straight into the only connection's buffer. With several nodes it is
@@ -21,9 +22,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::engine::conn::{Conn, ConnState, InFlight};
-use crate::engine::request::RequestSource;
+use crate::engine::request::{RequestSource, ScanReply};
 use crate::engine::schedule::Schedule;
 use crate::engine::stats::{Stats, record_into};
+use crate::engine::worker::recorder::count_closed;
 use crate::workload::ops::OpTable;
 use crate::workload::values::ValuePool;
 
@@ -42,6 +44,9 @@ pub struct Fill<'a> {
     /// The pipeline window of the phase, which also bounds each node's
     /// waiting requests.
     pub window: usize,
+    /// `--scan-incremental-iteration`: the cursor of its connection's last
+    /// SCAN reply, taken from the worker's book.
+    pub scan: Option<ScanReply>,
 }
 
 /// A request to send again (after a redirect or a retry) or not yet placed.
@@ -152,8 +157,8 @@ impl Client {
         cx: &mut Fill<'_>,
     ) -> Option<usize> {
         let now = Instant::now();
-        if self.ops.scan.is_some() {
-            self.follow_scan(conns);
+        if let Some(reply) = cx.scan.take() {
+            self.follow_scan(reply);
         }
         let mut missing = self.place_pending(conns, router, cx, now);
         if self.links.len() == 1 && !router.is_routed() {
@@ -164,15 +169,15 @@ impl Client {
             missing = missing.or(self.draw_routed(conns, router, cx, now));
         }
         for conn in self.links.iter().flatten() {
-            if let Some(conn) = conns.get_mut(*conn) {
-                conn.send(cx.stats);
+            if let Some(closed) = conns.get_mut(*conn).and_then(Conn::send) {
+                count_closed(cx.stats, closed);
             }
         }
         missing
     }
 
     /// One server: encode straight into the connection's buffer.
-    fn draw_direct(&mut self, conns: &mut [Conn], cx: &mut Fill<'_>, sent_at: Instant) {
+    fn draw_direct(&mut self, conns: &mut [Conn], cx: &mut Fill<'_>, now: Instant) {
         let (Some(source), Some(Some(index))) = (self.source.as_mut(), self.links.first()) else {
             return;
         };
@@ -180,27 +185,25 @@ impl Client {
             return;
         };
         while conn.has_room() {
-            let Some(intended_at) = next_intended(&self.schedule, sent_at) else {
+            let Some(intended_at) = next_intended(&self.schedule, now) else {
                 break;
             };
             let values = cx.values;
             let encode = |buf: &mut Vec<u8>, opaque| source.encode_next(buf, values, opaque);
-            if conn.queue(encode, intended_at, sent_at).is_none() {
+            if conn.queue(encode, intended_at, None).is_none() {
                 break;
             }
-            advance(&mut self.schedule, intended_at, sent_at, cx.stats);
+            advance(&mut self.schedule, intended_at, now, cx.stats);
         }
     }
 
-    /// `--scan-incremental-iteration`: the cursor its connection read (one
-    /// server: `--cluster-mode` is refused) goes to the stream, which picks
-    /// the next SCAN by it. Taken whether or not the phase is still sending,
-    /// so that the phase's last replies stay the phase's.
-    fn follow_scan(&mut self, conns: &mut [Conn]) {
-        let (Some(source), Some(Some(index))) = (self.source.as_mut(), self.links.first()) else {
-            return;
-        };
-        if let Some(reply) = conns.get_mut(*index).and_then(Conn::take_scan_reply) {
+    /// `--scan-incremental-iteration`: the cursor its connection's last
+    /// reply gave (one server: `--cluster-mode` is refused) goes to the
+    /// stream, which picks the next SCAN by it. Taken whether or not the
+    /// phase is still sending, so that the phase's last replies stay the
+    /// phase's.
+    fn follow_scan(&mut self, reply: ScanReply) {
+        if let Some(source) = self.source.as_mut() {
             source.follow_scan(reply);
         }
     }

@@ -16,9 +16,10 @@ use std::time::{Instant, SystemTime};
 
 use crate::config::retry::RetryPolicy;
 use crate::engine::client::{Client, Pending, Router};
-use crate::engine::conn::{Bounce, InFlight, record};
+use crate::engine::conn::{Bounce, InFlight};
 use crate::engine::retry::{FailedKey, FailedKeysLog};
 use crate::engine::stats::Stats;
+use crate::engine::worker::recorder::record;
 use crate::protocol::resp::ServerErrorKind;
 use crate::protocol::wire::Outcome;
 

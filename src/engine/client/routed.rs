@@ -121,7 +121,7 @@ impl Client {
             let request = InFlight {
                 queued,
                 intended_at,
-                sent_at: now,
+                sent_at: None,
             };
             let link = self.link_of(node);
             match link.and_then(|c| conns.get_mut(c)) {
@@ -134,7 +134,7 @@ impl Client {
                         buf.extend_from_slice(bytes);
                         Some(queued)
                     };
-                    conn.queue(copy, intended_at, now);
+                    conn.queue(copy, intended_at, None);
                     with_room -= usize::from(!conn.has_room());
                 }
                 other => {
@@ -212,7 +212,7 @@ impl Client {
                     buf.extend_from_slice(bytes);
                     Some(queued)
                 };
-                conn.queue(copy, intended_at, now);
+                conn.queue(copy, intended_at, None);
             }
             queue.settle();
         }

@@ -1,34 +1,35 @@
 //! One benchmark connection: its socket, its buffers, its queue of requests in
-//! flight, and the states Connecting → Handshaking → Ready → Closed (and, after
-//! a fault, back to Connecting when the worker reconnects it). What to send and
-//! when belongs to its client (`crate::engine::client`); socket reads and writes live in
+//! flight, its protocol state (the handshake step, memcached's opaques, the
+//! commands a transaction queued) and the states Connecting → Handshaking →
+//! Ready → Closed (and, after a fault, back to Connecting when the worker
+//! reconnects it). It only talks: what to send and when belongs to its client
+//! (`crate::engine::client`), and what a reply changes — the counters, a
+//! cluster node's figures, `--client-stats`, a redirect or retry handed back,
+//! a SCAN cursor — to the [`Recorder`] its worker gives it
+//! (`crate::engine::worker::recorder`). Socket reads and writes live in
 //! `conn/io.rs`.
 //!
 //! Requests are encoded into the write buffer and written in one `write` per
-//! wake-up, as many as the pipeline window allows. Each request's send time is
-//! taken just before that write, and its reply is timed at the `read` that
-//! delivered the reply's last byte: service time = reply fully read − request
-//! handed to the socket. With `--rate`, requests are queued only once their intended
+//! wake-up, as many as the pipeline window allows. Each new request's send
+//! time is taken just before that write ([`Conn::send`]), and its reply is
+//! timed at the `read` that delivered the reply's last byte: service time =
+//! reply fully read − request handed to the socket. With `--rate`, requests are queued only once their intended
 //! time (from its client's [`crate::engine::schedule::Schedule`]) has come, and the headline latency is
 //! the response time = reply fully read − intended send time. Replies arrive in
 //! order (RESP and memcached text have no request ids), so the reply at the
 //! front of the read buffer answers the request at the front of the queue —
 //! except a RESP3 push, which answers none and is counted apart. memcached's
 //! binary responses echo the request's opaque (its number since the connect),
-//! which is checked against the front of the queue. With
-//! `--scan-incremental-iteration` each reply's SCAN cursor is read as it is
-//! decoded and kept for the client, which decides what follows it.
+//! which is checked against the front of the queue.
 
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use crate::engine::client_stats::Tally;
 use crate::engine::net::Stream;
-use crate::engine::request::{Queued, ScanReply};
-use crate::engine::retry::HandBack;
-use crate::engine::stats::Stats;
+use crate::engine::request::Queued;
+use crate::engine::stats::errors::ProtocolFault;
 use crate::protocol::resp::ServerErrorKind;
-use crate::protocol::wire::Protocol;
+use crate::protocol::wire::{Outcome, Protocol};
 
 /// The smallest read buffer; it grows when a single reply needs more.
 const MIN_READ_BUFFER: usize = 4096;
@@ -58,13 +59,68 @@ pub struct InFlight {
     /// When the schedule meant it to be sent (the send time in a closed loop).
     pub intended_at: Instant,
     /// When it was first handed to a socket: a redirected request keeps it,
-    /// so its latency runs from its first send.
-    pub sent_at: Instant,
+    /// so its latency runs from its first send. `None` only between its
+    /// queueing and the write that sends it ([`Conn::send`]).
+    pub sent_at: Option<Instant>,
+}
+
+impl InFlight {
+    /// When it was first handed to a socket (its intended time, before that).
+    #[inline]
+    pub fn sent(&self) -> Instant {
+        self.sent_at.unwrap_or(self.intended_at)
+    }
+}
+
+/// A reply to a request of the workload, as the connection hands it over.
+#[derive(Debug)]
+pub struct Reply<'a> {
+    /// The request it answers, taken off the in-flight queue.
+    pub request: InFlight,
+    /// What the reply is.
+    pub outcome: Outcome,
+    /// Its bytes.
+    pub bytes: &'a [u8],
+    /// The read that delivered its last byte.
+    pub at: Instant,
+    /// `--transaction`: for the reply to a rotation's `EXEC` (or `DISCARD`),
+    /// the commands answered `+QUEUED` before it, in order: the row of each
+    /// GET-like one, whose hit or miss the reply's elements say.
+    pub transaction: &'a [Option<u16>],
+}
+
+/// What a connection tells its worker: every reply, and every fault it
+/// met. The worker does all the accounting.
+pub trait Recorder {
+    /// A reply to a request of the workload.
+    fn reply(&mut self, reply: Reply<'_>);
+    /// The reply to an `ASKING` sent ahead of a redirected request, which
+    /// answers no request of the workload.
+    fn asking(&mut self, outcome: Outcome);
+    /// A RESP3 push, which answers no request.
+    fn push(&mut self);
+    /// RESP3 attributes that annotated a reply.
+    fn attributes(&mut self, count: u64);
+    /// An error reply to a handshake step (e.g. `-LOADING`).
+    fn handshake_error(&mut self, kind: ServerErrorKind);
+    /// Bytes that are not what the protocol allows here.
+    fn fault(&mut self, fault: ProtocolFault);
+    /// The connection closed.
+    fn closed(&mut self, closed: Closed);
+}
+
+/// A connection closed: why, and the requests it lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed {
+    /// Why.
+    pub reason: CloseReason,
+    /// Requests of the workload in flight, never answered.
+    pub lost: u64,
 }
 
 /// A reply that sends its request elsewhere (`--cluster-mode`), or an error
 /// reply that `--retry-on-error` or `--failed-keys-file` asks the client to
-/// settle: the connection hands the request back instead of counting it.
+/// settle: the worker's recorder hands the request back instead of counting it.
 #[derive(Debug, Clone)]
 pub struct Bounce {
     /// The request, as it was in flight.
@@ -140,38 +196,19 @@ pub struct Conn {
     /// binary responses can be checked against the order they must come in.
     opaque_sent: u32,
     opaque_due: u32,
-    /// `--cluster-mode`: the index of its node in the worker's node list, for
-    /// the per-node counters; `None` for one server.
-    node: Option<usize>,
-    /// A connection to a replica serving reads (`--read-from`, or the
-    /// `--read-server` endpoint), whose replies count as replica reads.
-    replica: bool,
-    /// `--cluster-mode`: replies that send their request elsewhere, for the
-    /// client to take after each wake-up (the memory is kept).
-    bounces: Vec<Bounce>,
+    /// Requests queued since the last write, whose send time that write
+    /// sets (the newest entries of `inflight`).
+    unstamped: usize,
     /// `--key-prefix`, for checking the key a memcached text `VALUE` names
     /// (the other protocols' replies name no key).
     key_prefix: Box<[u8]>,
-    /// `--client-stats`: this second's replies per report row (empty when
-    /// off); the worker takes them once a second.
-    pub tally: Box<[Tally]>,
-    /// `--retry-on-error`, `--failed-keys-file`: the error replies handed
-    /// back to the client rather than counted here.
-    hand_back: HandBack,
-    /// `--scan-incremental-iteration`: every reply is a SCAN's, whose cursor
-    /// is read.
-    reads_scan_cursors: bool,
-    /// The cursor of the last SCAN reply, until the client takes it.
-    scan_reply: Option<ScanReply>,
     /// `--transaction`: the commands answered `+QUEUED` since the last
     /// `EXEC`, in order (see [`transaction`]).
-    queued: Vec<transaction::QueuedCommand>,
+    queued: Vec<Option<u16>>,
 }
 
 mod io;
 mod transaction;
-
-pub(crate) use io::record;
 
 /// Whole microseconds from `earlier` to `later`, 0 if `later` is not later.
 #[inline]
@@ -218,14 +255,8 @@ impl Conn {
             expects_handshake: true,
             opaque_sent: 0,
             opaque_due: 0,
-            node: None,
-            replica: false,
-            bounces: Vec::new(),
+            unstamped: 0,
             key_prefix: Box::default(),
-            tally: Box::default(),
-            hand_back: HandBack::default(),
-            reads_scan_cursors: false,
-            scan_reply: None,
             queued: Vec::new(),
         }
     }
@@ -237,62 +268,12 @@ impl Conn {
         self
     }
 
-    /// `--client-stats`: counts its replies per report row, of `rows` rows.
-    #[must_use]
-    pub fn with_tally(mut self, rows: usize) -> Self {
-        self.tally = vec![Tally::default(); rows].into_boxed_slice();
-        self
-    }
-
     /// `--key-prefix` of the keys its requests name (memcached text checks
     /// each `VALUE` against the key asked).
     #[must_use]
     pub fn with_key_prefix(mut self, prefix: &[u8]) -> Self {
         self.key_prefix = prefix.into();
         self
-    }
-
-    /// `--retry-on-error`, `--failed-keys-file`: the error replies to hand
-    /// back to the client.
-    #[must_use]
-    pub fn with_hand_back(mut self, hand_back: HandBack) -> Self {
-        self.hand_back = hand_back;
-        self
-    }
-
-    /// `--scan-incremental-iteration`: reads the cursor of every reply (all
-    /// are SCAN's) for [`Conn::take_scan_reply`].
-    #[must_use]
-    pub fn reading_scan_cursors(mut self, on: bool) -> Self {
-        self.reads_scan_cursors = on;
-        self
-    }
-
-    /// `--scan-incremental-iteration`: the last SCAN reply's cursor, once.
-    #[inline]
-    pub fn take_scan_reply(&mut self) -> Option<ScanReply> {
-        self.scan_reply.take()
-    }
-
-    /// `--cluster-mode`: the connection serves node `node` and hands
-    /// redirects back instead of counting them.
-    #[must_use]
-    pub fn for_node(mut self, node: usize) -> Self {
-        self.node = Some(node);
-        self
-    }
-
-    /// A connection to a replica that serves reads (`--read-from`, or the
-    /// `--read-server` endpoint).
-    #[must_use]
-    pub fn reading_replica(mut self, replica: bool) -> Self {
-        self.replica = replica;
-        self
-    }
-
-    /// Its node's index, in a cluster run.
-    pub fn node(&self) -> Option<usize> {
-        self.node
     }
 
     /// Starts over on a new, still-connecting stream: everything in flight on the
@@ -321,6 +302,7 @@ impl Conn {
         self.expects_handshake = !handshake.is_empty();
         self.opaque_sent = 0;
         self.opaque_due = 0;
+        self.unstamped = 0;
         self.wpos = 0;
         self.rstart = 0;
         self.rend = 0;
@@ -329,7 +311,7 @@ impl Conn {
 
     /// Send time of the oldest request still unanswered.
     pub fn oldest_sent_at(&self) -> Option<Instant> {
-        self.inflight.front().map(|r| r.sent_at)
+        self.inflight.front().map(InFlight::sent)
     }
 
     /// `--reconnect-interval`: the connection has sent its share and every reply
@@ -388,14 +370,16 @@ impl Conn {
 
     /// Queues one request: `encode` appends it to the write buffer (given the
     /// opaque memcached's binary protocol echoes) and says what to keep of it,
-    /// or `None` when there was nothing to send. Allocation-free apart from the
-    /// buffer's first growth.
+    /// or `None` when there was nothing to send. `sent_at`: a request sent
+    /// before (a redirect, a retry) keeps its first send time; a new one
+    /// (`None`) is timed by the write that sends it. Allocation-free apart
+    /// from the buffer's first growth.
     #[inline]
     pub fn queue(
         &mut self,
         encode: impl FnOnce(&mut Vec<u8>, u32) -> Option<Queued>,
         intended_at: Instant,
-        sent_at: Instant,
+        sent_at: Option<Instant>,
     ) -> Option<Queued> {
         // Bytes the socket already took are dropped before more are added, so the
         // buffer holds only what is still to be written; the copy is at most
@@ -407,6 +391,7 @@ impl Conn {
         let queued = encode(&mut self.wbuf, self.opaque_sent)?;
         self.opaque_sent = self.opaque_sent.wrapping_add(1);
         self.sent_since_connect += 1;
+        self.unstamped += 1;
         self.inflight.push_back(InFlight {
             queued,
             intended_at,
@@ -415,43 +400,43 @@ impl Conn {
         Some(queued)
     }
 
-    /// Writes what is queued; an error closes the connection and is counted.
-    pub fn send(&mut self, stats: &mut Stats) {
+    /// Writes what is queued, its new requests timed just before the write;
+    /// an error closes the connection.
+    pub fn send(&mut self) -> Option<Closed> {
         if self.state != ConnState::Ready {
-            return;
+            return None;
         }
-        if let Err(reason) = self.flush() {
-            self.close(reason, stats);
+        if self.unstamped > 0 {
+            let now = Instant::now();
+            let from = self.inflight.len().saturating_sub(self.unstamped);
+            for r in self.inflight.range_mut(from..) {
+                r.sent_at.get_or_insert(now);
+            }
+            self.unstamped = 0;
         }
+        self.flush().err().and_then(|reason| self.close(reason))
     }
 
-    /// The replies that sent their requests elsewhere since the last call.
-    pub fn bounces_mut(&mut self) -> &mut Vec<Bounce> {
-        &mut self.bounces
-    }
-
-    /// Closes the connection, counting why and what was lost; the worker decides
-    /// whether to reconnect it.
-    pub fn close(&mut self, reason: CloseReason, stats: &mut Stats) {
+    /// Closes the connection; says why and what was lost (`None` when it
+    /// was closed already). The worker counts it and decides whether to
+    /// reconnect it.
+    pub fn close(&mut self, reason: CloseReason) -> Option<Closed> {
         if self.state == ConnState::Closed {
-            return;
+            return None;
         }
         self.state = ConnState::Closed;
         self.closed_by = Some(reason);
         self.stream.shutdown();
-        match reason {
-            CloseReason::Connection => stats.errors.connection += 1,
-            CloseReason::Refused => stats.errors.refused += 1,
-            CloseReason::Timeout => stats.errors.timeouts += 1,
-            // Counted where the bad bytes were found; a recycle is no error.
-            CloseReason::Protocol | CloseReason::Recycle => {}
-        }
         // ASKING markers are no requests of the workload.
         let lost = self.inflight.iter().filter(|r| !r.queued.asking).count();
-        stats.errors.lost_requests += lost as u64;
         self.inflight.clear();
+        self.unstamped = 0;
         self.wbuf.clear();
         self.wpos = 0;
+        Some(Closed {
+            reason,
+            lost: lost as u64,
+        })
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use crate::engine::client::retry::Settle;
 use crate::engine::conn::ConnState;
 use crate::engine::worker::phase::PhaseClock;
+use crate::engine::worker::recorder::{Recording, count_closed};
 use crate::engine::worker::{Wake, Worker};
 
 impl Worker {
@@ -69,17 +70,25 @@ impl Worker {
         let mut touched = std::mem::take(&mut self.touched);
         touched.clear();
         for r in &ready {
-            let readonly = self.links.get(r.index).is_some_and(|l| l.readonly);
-            let Some(conn) = self.conns.get_mut(r.index) else {
+            let (Some(conn), Some(link)) =
+                (self.conns.get_mut(r.index), self.links.get_mut(r.index))
+            else {
                 continue;
             };
-            if r.writable {
-                conn.on_writable(&mut self.stats);
+            if r.writable
+                && let Some(closed) = conn.on_writable()
+            {
+                count_closed(&mut self.stats, closed);
             }
             if r.readable {
-                let handshake = self.handshakes.pick(readonly);
+                let handshake = self.handshakes.pick(link.readonly);
                 let waiting = conn.in_flight();
-                conn.on_readable(&mut self.stats, handshake, r.closed);
+                let mut rec = Recording {
+                    stats: &mut self.stats,
+                    book: &mut link.book,
+                    rules: self.rules,
+                };
+                conn.on_readable(&mut rec, handshake, r.closed);
                 // Replies came (a close empties the queue without any).
                 if conn.in_flight() < waiting && conn.state() != ConnState::Closed {
                     self.gaps.replied(r.index, now);
@@ -110,19 +119,15 @@ impl Worker {
 
     /// Hands the requests connection `i` bounced back to its client.
     fn take_bounces(&mut self, i: usize, now: Instant) {
-        let Some(conn) = self.conns.get_mut(i) else {
+        let Some(link) = self.links.get_mut(i) else {
             return;
         };
-        if conn.bounces_mut().is_empty() {
+        if link.book.bounces.is_empty() {
             return;
         }
-        let from = conn.node();
-        let mut bounces = std::mem::take(conn.bounces_mut());
-        if let Some(client) = self
-            .links
-            .get(i)
-            .and_then(|l| self.clients.get_mut(l.client))
-        {
+        let from = link.book.node;
+        let mut bounces = std::mem::take(&mut link.book.bounces);
+        if let Some(client) = self.clients.get_mut(link.client) {
             let mut cx = Settle {
                 stats: &mut self.stats,
                 policy: self.config.retry,
@@ -134,8 +139,8 @@ impl Worker {
             }
         }
         bounces.clear();
-        // The memory goes back to the connection.
-        *self.conns[i].bounces_mut() = bounces;
+        // The memory goes back to the book.
+        self.links[i].book.bounces = bounces;
         crate::engine::worker::sync_node_stats(&self.router, &mut self.stats);
     }
 }

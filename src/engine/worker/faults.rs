@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crate::config::target::Endpoint;
 use crate::engine::conn::{CloseReason, Conn, ConnState};
 use crate::engine::net;
+use crate::engine::worker::recorder::{Book, count_closed};
 use crate::engine::worker::{Wake, Worker};
 
 /// The first reconnect waits this long; each further attempt multiplies it by
@@ -31,7 +32,9 @@ impl Worker {
         }
         let has_more = self.clients.get(link.client).is_some_and(|c| c.has_more());
         if conn.wants_recycle() && has_more {
-            conn.close(CloseReason::Recycle, &mut self.stats);
+            if let Some(closed) = conn.close(CloseReason::Recycle) {
+                count_closed(&mut self.stats, closed);
+            }
         }
         if conn.state() == ConnState::Closed
             && !link.reconnect_queued
@@ -124,11 +127,9 @@ impl Worker {
         };
         let readonly = self.router.needs_readonly(node);
         let handshake = self.handshakes.pick(readonly);
-        let conn = super::new_conn(&self.config, stream)
-            .for_node(node)
-            .reading_replica(self.router.is_replica(node))
-            .connecting(&handshake.request);
-        self.adopt(c, node, conn, Some(addr), readonly);
+        let conn = super::new_conn(&self.config, stream).connecting(&handshake.request);
+        let book = Book::new(&self.config, Some(node), self.router.is_replica(node));
+        self.adopt(c, node, (conn, book), Some(addr), readonly);
     }
 
     /// Keeps `conn`, connecting, its stream attached to the reactor as the
@@ -138,7 +139,7 @@ impl Worker {
         &mut self,
         c: usize,
         node: usize,
-        mut conn: Conn,
+        (mut conn, book): (Conn, Book),
         addr: Option<SocketAddr>,
         readonly: bool,
     ) {
@@ -151,6 +152,7 @@ impl Worker {
             reconnect_attempts: 0,
             reconnect_queued: false,
             readonly,
+            book,
         });
         if let Some(client) = self.clients.get_mut(c) {
             client.link(node, index);
@@ -168,7 +170,9 @@ impl Worker {
                 .oldest_sent_at()
                 .is_some_and(|t| now.saturating_duration_since(t) > timeout);
             if expired {
-                self.conns[i].close(CloseReason::Timeout, &mut self.stats);
+                if let Some(closed) = self.conns[i].close(CloseReason::Timeout) {
+                    count_closed(&mut self.stats, closed);
+                }
                 self.after_io(i, now, sending);
             }
         }

@@ -6,7 +6,8 @@
 //! before any clock starts, so [`Worker::run`] cannot fail half-way. The worker
 //! then waits for phase commands from the master, drives its connections until the
 //! phase ends, and reports its stats once per second of the phase. The event loop
-//! only dispatches: reads, writes and refills live in [`crate::engine::conn`].
+//! only dispatches: reads, writes and refills live in [`crate::engine::conn`],
+//! and what each reply changes in [`recorder`].
 //!
 //! With `--rate`, each connection also has a schedule of intended send times. The
 //! worker keeps a min-heap of the connections waiting for their next due time and
@@ -23,6 +24,7 @@ mod faults;
 pub mod gaps;
 mod phase;
 mod ramp;
+pub mod recorder;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -46,6 +48,7 @@ use crate::engine::request::pair_encoder;
 use crate::engine::retry::FailedKeysLog;
 use crate::engine::stats::{NodeStats, Stats};
 use crate::engine::warmup::EarlyEnd;
+use crate::engine::worker::recorder::{Book, Rules};
 use crate::error::ConnectError;
 use crate::protocol::handshake::Handshake;
 use crate::protocol::wire::PairEncoder;
@@ -201,6 +204,8 @@ pub struct Worker {
     values: ValuePool,
     /// The SET/GET pair's encoder, shared by every connection's request source.
     pair: Arc<PairEncoder>,
+    /// How every connection's replies are read and counted.
+    rules: Rules,
     stats: Stats,
     commands: Receiver<Command>,
     reports: Sender<Report>,
@@ -234,8 +239,8 @@ pub struct Worker {
     gaps: gaps::GapMeter,
 }
 
-/// A connection's owner and reconnect state.
-#[derive(Debug, Clone, Copy)]
+/// A connection's owner, reconnect state and book.
+#[derive(Debug, Clone)]
 struct Link {
     /// The client it belongs to.
     client: usize,
@@ -247,6 +252,8 @@ struct Link {
     reconnect_queued: bool,
     /// A connection to a cluster replica, prepared with `READONLY`.
     readonly: bool,
+    /// What its replies leave for the worker and the client.
+    book: Book,
 }
 
 /// Why the worker wakes a client or a connection at a given instant.
@@ -315,17 +322,19 @@ impl WorkerBuilder {
                     .attach(stream, index)
                     .map_err(local(reactor.what()))?;
                 let mut conn = new_conn(&config, stream);
-                if router.is_routed() {
-                    conn = conn.for_node(node).reading_replica(router.is_replica(node));
-                }
                 conn.unsolicited = unsolicited;
                 worker_conns.push(conn);
+                let book = match router.is_routed() {
+                    true => Book::new(&config, Some(node), router.is_replica(node)),
+                    false => Book::new(&config, None, false),
+                };
                 links.push(Link {
                     client: c,
                     addr: tcp_addr(&target)?,
                     reconnect_attempts: 0,
                     reconnect_queued: false,
                     readonly: false,
+                    book,
                 });
                 client.link(node, index);
                 ramp::debug(
@@ -370,6 +379,7 @@ impl WorkerBuilder {
             router,
             values,
             pair: pair_encoder(&config),
+            rules: Rules::for_config(&config),
             stats,
             commands: self.commands,
             reports: self.reports,
@@ -390,13 +400,6 @@ fn new_conn(config: &Config, stream: net::Stream) -> Conn {
     )
     .with_protocol(config.target.protocol)
     .with_key_prefix(config.keys.prefix.as_bytes())
-    .with_tally(if config.ramp.client_stats.is_some() {
-        config.ops.rows.len()
-    } else {
-        0
-    })
-    .with_hand_back(crate::engine::retry::HandBack::for_config(config))
-    .reading_scan_cursors(config.ops.scan.is_some())
 }
 
 /// The target of node `node`: the configured one for a single server, its

@@ -14,6 +14,7 @@ use crate::engine::request::RequestSource;
 use crate::engine::schedule::Schedule;
 use crate::engine::stats::errors::ProtocolFault;
 use crate::engine::timer::thread_cpu_time;
+use crate::engine::worker::recorder::count_closed;
 use crate::engine::worker::{
     Command, DRAIN_LIMIT, PREFILL_PIPELINE, PhaseEnd, Report, Wake, Worker,
 };
@@ -166,7 +167,7 @@ impl Worker {
             conn.set_pipeline(self.pipeline);
             // A SCAN cursor read after the last fill of the phase before is
             // that phase's: this one's streams start at SCAN 0.
-            conn.take_scan_reply();
+            link.book.scan_reply = None;
         }
         self.wakeups.clear();
         self.gaps.start(started_at, self.conns.len());
@@ -199,7 +200,9 @@ impl Worker {
             if std::mem::take(&mut self.conns[i].unsolicited) {
                 // A reply nobody asked for: every later match would be off by one.
                 self.stats.errors.count_protocol(ProtocolFault::Unsolicited);
-                self.conns[i].close(CloseReason::Protocol, &mut self.stats);
+                if let Some(closed) = self.conns[i].close(CloseReason::Protocol) {
+                    count_closed(&mut self.stats, closed);
+                }
             }
         }
         // A thread that gets the phase late (a loaded machine) may find its
@@ -368,12 +371,16 @@ impl Worker {
         let Some(client) = self.clients.get_mut(c) else {
             return;
         };
+        // One server: its only connection's book holds the last SCAN cursor.
+        let first = client.conns().next();
+        let scan = first.and_then(|i| self.links.get_mut(i)?.book.scan_reply.take());
         let mut cx = Fill {
             values: &self.values,
             prefix,
             stats: &mut self.stats,
             sending,
             window: self.pipeline,
+            scan,
         };
         let missing = client.fill(&mut self.conns, &self.router, &mut cx);
         if let Some(due) = client.next_timer(&self.conns, sending) {
@@ -403,10 +410,9 @@ impl Worker {
     fn abandon_in_flight(&mut self) {
         for conn in &mut self.conns {
             if conn.in_flight() > 0 {
-                conn.close(
-                    crate::engine::conn::CloseReason::Connection,
-                    &mut self.stats,
-                );
+                if let Some(closed) = conn.close(crate::engine::conn::CloseReason::Connection) {
+                    count_closed(&mut self.stats, closed);
+                }
             }
         }
         for client in &mut self.clients {

@@ -21,6 +21,7 @@ use crate::config::Config;
 use crate::config::ramp::Jitter;
 use crate::engine::client_stats::{self, ClientSeries};
 use crate::engine::conn::{CloseReason, ConnState};
+use crate::engine::worker::recorder::{Book, count_closed};
 use crate::engine::worker::{Report, Worker};
 
 /// `-D`: one debug line on stderr, in kvbench's form.
@@ -56,8 +57,11 @@ impl Worker {
         for s in &mut self.series {
             s.clear();
         }
-        for conn in &mut self.conns {
-            conn.tally.iter_mut().for_each(|t| *t = Default::default());
+        for link in &mut self.links {
+            link.book
+                .tally
+                .iter_mut()
+                .for_each(|t| *t = Default::default());
         }
         let Some(stair) = self.config.ramp.staircase.filter(|_| !prefill) else {
             self.active = self.clients.len();
@@ -68,7 +72,9 @@ impl Worker {
         for (conn, link) in self.conns.iter_mut().zip(&self.links) {
             if link.client >= self.active {
                 // A recycle counts no error; the stats are reset after this.
-                conn.close(CloseReason::Recycle, &mut self.stats);
+                if let Some(closed) = conn.close(CloseReason::Recycle) {
+                    count_closed(&mut self.stats, closed);
+                }
             }
         }
         self.next_step = Some(started_at + stair.step_duration);
@@ -166,7 +172,8 @@ impl Worker {
             return;
         };
         let conn = super::new_conn(&self.config, stream).connecting(&self.handshakes.plain.request);
-        self.adopt(c, 0, conn, addr, false);
+        let book = Book::new(&self.config, None, false);
+        self.adopt(c, 0, (conn, book), addr, false);
         debug(
             &self.config,
             format_args!(
@@ -209,11 +216,14 @@ impl Worker {
             return;
         }
         let second = usize::try_from(second).unwrap_or(usize::MAX);
-        for (conn, link) in self.conns.iter_mut().zip(&self.links) {
+        for link in &mut self.links {
             if let Some(series) = self.series.get_mut(link.client) {
-                series.add(second, &conn.tally);
+                series.add(second, &link.book.tally);
             }
-            conn.tally.iter_mut().for_each(|t| *t = Default::default());
+            link.book
+                .tally
+                .iter_mut()
+                .for_each(|t| *t = Default::default());
         }
     }
 
