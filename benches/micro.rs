@@ -148,7 +148,9 @@ fn request_stream(c: &mut Criterion) {
     for (name, args) in cases {
         let mut full = vec!["kvbench"];
         full.extend_from_slice(args);
-        let args = kvbench::cli::Args::try_parse_from(full).expect("valid flags");
+        let args = kvbench::cli::Cli::try_parse_from(full)
+            .expect("valid flags")
+            .run;
         let config = Config::from_args(args).expect("valid config");
         let values = ValuePool::new(&config.values, false, &mut SmallRng::seed_from_u64(1));
         let mut source = RequestSource::new(

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
-use kvbench::cli::{self, Args, Subcommand};
+use kvbench::cli::{self, Args, Cli, Subcommand};
 use kvbench::config::{Config, ReportOptions};
 use kvbench::error::note;
 use kvbench::report;
@@ -20,16 +20,16 @@ fn main() -> ExitCode {
 
 /// The command `argv` names, run to its end.
 fn command(argv: &[String]) -> Exit {
-    let (mut args, matches) = match parse(argv) {
+    let (line, matches) = match parse(argv) {
         Ok(parsed) => parsed,
         Err(exit) => return exit,
     };
-    if args.help {
+    if line.run.help {
         return exit::write_out(cli::SUMMARY.as_bytes());
     }
     // Without a subcommand, a benchmark with memtier's flags.
-    let Some(subcommand) = args.subcommand.take() else {
-        return run_benchmark(args, &matches);
+    let Some(subcommand) = line.subcommand else {
+        return run_benchmark(line.run, &matches);
     };
     match subcommand {
         // `capacity` takes the benchmark's flags, `--help` among them.
@@ -59,13 +59,13 @@ fn command(argv: &[String]) -> Exit {
 /// Parses the command line, with clap's matches (where each value stood);
 /// `Err` carries the exit code after printing help, the version or a
 /// one-line usage error.
-fn parse(argv: &[String]) -> Result<(Args, ArgMatches), Exit> {
-    let parsed = Args::command()
+fn parse(argv: &[String]) -> Result<(Cli, ArgMatches), Exit> {
+    let parsed = Cli::command()
         .try_get_matches_from(argv)
         .and_then(|matches| {
-            let args =
-                Args::from_arg_matches(&matches).map_err(|e| e.format(&mut Args::command()))?;
-            Ok((args, matches))
+            let line =
+                Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut Cli::command()))?;
+            Ok((line, matches))
         });
     parsed.map_err(|e| {
         // --help and --version are "errors" that print to stdout and succeed.

@@ -4,10 +4,6 @@
 //! [`crate::tools::capacity`]; the options built from these are
 //! [`crate::config::capacity`].
 
-use std::cell::Cell;
-
-use clap::{ArgMatches, Command, FromArgMatches};
-
 use super::Args;
 
 /// The exit codes of `kvbench capacity`, as its `--help` ends with them
@@ -48,85 +44,26 @@ pub struct SearchArgs {
 }
 
 /// `kvbench capacity`: the search's flags and a benchmark's.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(
+    about = "The most throughput under a latency SLO: an open-loop search over --rate (docs/capacity.md)",
+    disable_help_flag = true,
+    disable_version_flag = true,
+    // `-v` is among the benchmark's flags, and needs the version.
+    version = env!("KVBENCH_VERSION"),
+    allow_negative_numbers = true,
+    args_override_self = true,
+    max_term_width = 100,
+    after_help = CAPACITY_EXIT_CODES
+)]
 pub struct CapacityArgs {
     /// `--slo`, `--resolution`, ….
+    #[command(flatten)]
     pub search: SearchArgs,
     /// Every other flag, as a benchmark takes it (`--rate` and the like are
-    /// refused by [`crate::config::capacity`]).
+    /// refused by [`crate::config::capacity`]). Their display order counts
+    /// from 0, as in the benchmark's own command: the man page's synopsis,
+    /// which sorts by it, lists the search's flags among theirs.
+    #[command(flatten, next_display_order = 0)]
     pub run: Args,
-}
-
-thread_local! {
-    /// Set while the benchmark's flags are being gathered for `capacity`.
-    /// [`Args`] holds the subcommands, `capacity` among them, so building
-    /// its flags builds `capacity` again: the second time, `capacity` adds
-    /// only its own flags, which ends the recursion.
-    static GATHERING: Cell<bool> = const { Cell::new(false) };
-}
-
-/// The benchmark's flags (not its subcommands), for `capacity` to offer.
-///
-/// Gathered on a thread of its own: this runs inside the benchmark's own
-/// [`Args`] being built, and the code clap derives for a struct of a hundred
-/// flags takes a large stack frame in a debug build, two of which would
-/// overflow a test thread's 2 MiB stack.
-fn benchmark_flags() -> Vec<clap::Arg> {
-    let gather = || {
-        GATHERING.with(|g| g.set(true));
-        let command = <Args as clap::Args>::augment_args(Command::new("kvbench"));
-        command.get_arguments().cloned().collect::<Vec<_>>()
-    };
-    std::thread::Builder::new()
-        .name("kvbench-flags".to_string())
-        .stack_size(GATHER_STACK_BYTES)
-        .spawn(gather)
-        .ok()
-        .and_then(|t| t.join().ok())
-        // No thread (a process at its limit): gather here, as deep as it goes.
-        .unwrap_or_else(|| {
-            let flags = gather();
-            GATHERING.with(|g| g.set(false));
-            flags
-        })
-}
-
-/// The stack of the thread that gathers the benchmark's flags.
-const GATHER_STACK_BYTES: usize = 16 << 20;
-
-impl clap::Args for CapacityArgs {
-    fn augment_args(cmd: Command) -> Command {
-        let cmd = <SearchArgs as clap::Args>::augment_args(cmd)
-            .about("The most throughput under a latency SLO: an open-loop search over --rate (docs/capacity.md)")
-            .disable_help_flag(true)
-            .disable_version_flag(true)
-            // `-v` is among the benchmark's flags, and needs the version.
-            .version(env!("KVBENCH_VERSION"))
-            .allow_negative_numbers(true)
-            .args_override_self(true)
-            .max_term_width(100)
-            .after_help(CAPACITY_EXIT_CODES);
-        if GATHERING.with(Cell::get) {
-            return cmd;
-        }
-        benchmark_flags().into_iter().fold(cmd, Command::arg)
-    }
-
-    fn augment_args_for_update(cmd: Command) -> Command {
-        Self::augment_args(cmd)
-    }
-}
-
-impl FromArgMatches for CapacityArgs {
-    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
-        Ok(CapacityArgs {
-            search: SearchArgs::from_arg_matches(matches)?,
-            run: Args::from_arg_matches(matches)?,
-        })
-    }
-
-    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
-        *self = Self::from_arg_matches(matches)?;
-        Ok(())
-    }
 }

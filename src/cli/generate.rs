@@ -5,7 +5,7 @@
 
 use clap::{ArgAction, CommandFactory, Parser, ValueEnum};
 
-use super::Args;
+use super::Cli;
 
 /// The shells `kvbench completions` writes for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -68,7 +68,7 @@ pub struct ManArgs {
 /// The completion script for `shell`.
 pub fn completions(shell: CompletionShell) -> Vec<u8> {
     let mut out = Vec::new();
-    clap_complete::generate(shell.generator(), &mut Args::command(), "kvbench", &mut out);
+    clap_complete::generate(shell.generator(), &mut Cli::command(), "kvbench", &mut out);
     out
 }
 
@@ -76,11 +76,11 @@ pub fn completions(shell: CompletionShell) -> Vec<u8> {
 /// subcommands, each with its one-line description and its own page.
 pub fn man_page() -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
-    clap_mangen::Man::new(Args::command()).render(&mut out)?;
+    clap_mangen::Man::new(Cli::command()).render(&mut out)?;
     Ok(out)
 }
 
 /// Writes kvbench.1 and kvbench-SUBCOMMAND.1 for every subcommand into `dir`.
 pub fn man_pages_to(dir: &std::path::Path) -> std::io::Result<()> {
-    clap_mangen::generate_to(Args::command(), dir)
+    clap_mangen::generate_to(Cli::command(), dir)
 }

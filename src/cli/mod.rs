@@ -1,4 +1,7 @@
 //! What the user typed: the command line, with memtier_benchmark's flag names.
+//! [`Cli`] is the whole of it (parser.rs); [`Args`] here, the benchmark's flags,
+//! is what it holds without a subcommand and what `kvbench capacity` takes
+//! beside its own.
 //!
 //! Every field is optional here so that we can tell "not given" from "given with
 //! the default value": a `--config` file fills what the command line left out, and
@@ -13,13 +16,14 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Parser};
+use clap::ArgAction;
 use serde::{Deserialize, Serialize};
 
 mod capacity;
 mod compare;
 mod generate;
 mod merge;
+mod parser;
 mod per_command;
 mod report;
 mod seconds;
@@ -34,6 +38,7 @@ pub use generate::{
     CompletionShell, CompletionsArgs, ManArgs, completions, man_page, man_pages_to,
 };
 pub use merge::{MergeArgs, MergeFormat};
+pub use parser::Cli;
 pub use per_command::{DEFAULT_COMMAND_KEY_PATTERN, DEFAULT_COMMAND_RATIO, place_per_command};
 pub use report::ReportArgs;
 pub use seconds::seconds_for;
@@ -61,29 +66,12 @@ pub const PROTOCOL_NAMES: [&str; 6] = [
     "memcache_meta",
 ];
 
-/// The command line. Names, short options and defaults follow memtier_benchmark's
-/// `--help` so that existing scripts paste in unchanged; defaults are applied in
-/// [`crate::config`] and shown here in the help text.
-#[derive(Debug, Default, Clone, Parser, Serialize, Deserialize)]
-#[command(
-    name = "kvbench",
-    // The package's version and the commit it was built from (build.rs).
-    version = env!("KVBENCH_VERSION"),
-    about = "Load generator for Redis-protocol servers (memtier_benchmark-compatible flags)",
-    disable_help_flag = true,
-    disable_version_flag = true,
-    // `--clients -1` is a bad value for --clients, not an unknown flag `-1`.
-    allow_negative_numbers = true,
-    // A flag given twice takes its last value, as in memtier: wrappers append
-    // their overrides to a base command line.
-    args_override_self = true,
-    // `kvbench -t 2 suite` would drop `-t 2` silently; refuse it instead.
-    args_conflicts_with_subcommands = true,
-    // `kvbench help [SUBCOMMAND]` is kvbench's own (Subcommand::Help).
-    disable_help_subcommand = true,
-    max_term_width = 100,
-    after_help = EXIT_CODES
-)]
+/// The benchmark's flags: the command line without a subcommand (in
+/// [`Cli`], which adds the subcommands), and the flags `kvbench capacity` takes
+/// beside its own ([`CapacityArgs`]). Names, short options and defaults follow
+/// memtier_benchmark's `--help` so that existing scripts paste in unchanged;
+/// defaults are applied in [`crate::config`] and shown here in the help text.
+#[derive(Debug, Default, Clone, clap::Args, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Args {
     /// Read options from a TOML file whose keys are the long flag names; flags on
@@ -658,11 +646,6 @@ pub struct Args {
     #[arg(short = 'v', long, action = ArgAction::Version, help_heading = "Info")]
     #[serde(skip)]
     pub version: Option<bool>,
-
-    /// `kvbench suite …` or `kvbench compare …` instead of a benchmark.
-    #[command(subcommand)]
-    #[serde(skip)]
-    pub subcommand: Option<Subcommand>,
 
     /// memtier 2.4's read routing, onto --read-from (with --cluster-mode or
     /// --read-server): primary, secondary or secondaryPreferred (replica), or

@@ -66,10 +66,10 @@ mod tests {
     use clap::{CommandFactory, FromArgMatches};
 
     use super::place_per_command;
-    use crate::cli::Args;
+    use crate::cli::{Args, Cli};
 
     fn placed(line: &[&str]) -> Args {
-        let matches = Args::command().try_get_matches_from(line).unwrap();
+        let matches = Cli::command().try_get_matches_from(line).unwrap();
         let mut args = Args::from_arg_matches(&matches).unwrap();
         place_per_command(&mut args, &matches);
         args

@@ -6,7 +6,7 @@ use clap::CommandFactory;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use super::generate::{CompletionsArgs, ManArgs};
-use super::{Args, CapacityArgs, CompareArgs, MergeArgs, ReportArgs, SuiteArgs, seconds};
+use super::{CapacityArgs, Cli, CompareArgs, MergeArgs, ReportArgs, SuiteArgs, seconds};
 use crate::error::UsageError;
 
 /// The subcommands; without one, kvbench runs a benchmark with memtier's flags.
@@ -61,7 +61,7 @@ pub struct HelpArgs {
 /// --help`, or an error naming the subcommands when there is none of that
 /// name.
 pub fn help_text(subcommand: Option<&str>) -> Result<String, UsageError> {
-    let top = Args::command();
+    let top = Cli::command();
     let names: Vec<&str> = top.get_subcommands().map(|s| s.get_name()).collect();
     let argv: Vec<&str> = match subcommand {
         None => return Ok(crate::cli::SUMMARY.to_string()),
@@ -87,7 +87,7 @@ pub fn help_text(subcommand: Option<&str>) -> Result<String, UsageError> {
 
 /// Subcommand `name`'s whole help, its usage named `kvbench NAME`.
 pub fn subcommand_help(name: &str) -> String {
-    let top = Args::command();
+    let top = Cli::command();
     match top.find_subcommand(name) {
         Some(sub) => sub
             .clone()
@@ -220,7 +220,7 @@ fn suite_flag_hint(flag: &str) -> Option<&'static str> {
 /// a subcommand points at that subcommand's help (the suite's names
 /// redis-benchmark's flags it lacks).
 pub fn command_line_error(e: &clap::Error, first: Option<&str>) -> UsageError {
-    let Some(sub) = first.filter(|w| Args::command().find_subcommand(w).is_some()) else {
+    let Some(sub) = first.filter(|w| Cli::command().find_subcommand(w).is_some()) else {
         return usage_error(e);
     };
     if sub == "suite" {
@@ -277,7 +277,7 @@ fn missing_argument(e: &clap::Error) -> UsageError {
 /// A value that `flag` takes: from its help's "e.g.", its first choice, or
 /// its value's name.
 fn example_value(flag: &str) -> Option<String> {
-    let top = Args::command();
+    let top = Cli::command();
     let commands = std::iter::once(&top).chain(top.get_subcommands());
     let arg = commands.flat_map(|c| c.get_arguments()).find(|a| {
         a.get_long()
@@ -326,7 +326,7 @@ fn stray_word(e: &clap::Error) -> Option<UsageError> {
         })
         .filter(|word| !word.starts_with('-'))?;
     // A subcommand after the benchmark's flags (`kvbench -p 1 compare a.json`).
-    if Args::command().find_subcommand(word).is_some() {
+    if Cli::command().find_subcommand(word).is_some() {
         return Some(UsageError {
             flag: "kvbench".to_string(),
             message: "a subcommand must be the first word, its flags after it, e.g. kvbench compare before.json after.json; flags before it are the benchmark's; see kvbench help".to_string(),

@@ -56,7 +56,7 @@ mod tests {
     use clap::CommandFactory;
 
     use super::SUMMARY;
-    use crate::cli::Args;
+    use crate::cli::Cli;
 
     #[test]
     fn the_summary_fits_one_screen_and_names_only_flags_that_exist() {
@@ -66,7 +66,7 @@ mod tests {
             SUMMARY.lines().count()
         );
         assert!(SUMMARY.lines().all(|l| l.chars().count() <= 80));
-        let command = Args::command();
+        let command = Cli::command();
         let longs: Vec<&str> = command
             .get_arguments()
             .filter_map(|a| a.get_long())
@@ -92,7 +92,7 @@ mod tests {
     #[test]
     fn help_all_names_every_flag() {
         let all = crate::cli::help_text(Some("all")).unwrap();
-        let command = Args::command();
+        let command = Cli::command();
         for arg in command.get_arguments().filter(|a| !a.is_hide_set()) {
             if let Some(long) = arg.get_long() {
                 assert!(

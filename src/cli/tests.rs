@@ -2,17 +2,17 @@
 //! options, lists that sweep, config-file keys, and one-line parse errors.
 
 use super::*;
-use clap::CommandFactory;
+use clap::{CommandFactory, Parser};
 
 fn parse(args: &[&str]) -> Args {
     let mut full = vec!["kvbench"];
     full.extend_from_slice(args);
-    Args::try_parse_from(full).unwrap()
+    Cli::try_parse_from(full).unwrap().run
 }
 
 #[test]
 fn command_definition_is_consistent() {
-    Args::command().debug_assert();
+    Cli::command().debug_assert();
 }
 
 #[test]
@@ -40,11 +40,11 @@ fn memtier_short_flags_parse() {
 
 #[test]
 fn parse_errors_become_one_line_naming_the_flag() {
-    let e = Args::try_parse_from(["kvbench", "-t", "foo"]).unwrap_err();
+    let e = Cli::try_parse_from(["kvbench", "-t", "foo"]).unwrap_err();
     let u = usage_error(&e);
     assert_eq!(u.flag, "--threads");
     assert!(!u.to_string().contains('\n'));
-    let e = Args::try_parse_from(["kvbench", "--thread", "2"]).unwrap_err();
+    let e = Cli::try_parse_from(["kvbench", "--thread", "2"]).unwrap_err();
     let u = usage_error(&e);
     assert_eq!(u.flag, "--thread");
     assert!(u.message.contains("--threads"), "{}", u.message);
@@ -64,20 +64,20 @@ fn a_stray_word_is_refused_without_showing_it() {
         ],
         &["kvbench", "-n", "5", "CANARY-pw-1"],
     ] {
-        let e = Args::try_parse_from(argv).unwrap_err();
+        let e = Cli::try_parse_from(argv).unwrap_err();
         let u = usage_error(&e);
         assert!(!u.to_string().contains("CANARY"), "{argv:?}: {u}");
         assert!(u.message.contains("USER:PASSWORD"), "{argv:?}: {u}");
     }
     // A subcommand's typo still gets its suggestion.
-    let e = Args::try_parse_from(["kvbench", "compre"]).unwrap_err();
+    let e = Cli::try_parse_from(["kvbench", "compre"]).unwrap_err();
     assert!(
         usage_error(&e).message.contains("'compare'"),
         "{}",
         usage_error(&e)
     );
     // A mistyped flag is still named.
-    let e = Args::try_parse_from(["kvbench", "--thread", "2"]).unwrap_err();
+    let e = Cli::try_parse_from(["kvbench", "--thread", "2"]).unwrap_err();
     assert_eq!(usage_error(&e).flag, "--thread");
 }
 
@@ -87,7 +87,7 @@ fn numeric_flags_accept_lists_that_sweep() {
         parse(&["--pipeline", "1,4,16"]).pipeline,
         Some(NumList::Many(vec![1, 4, 16]))
     );
-    assert!(Args::try_parse_from(["kvbench", "--pipeline", "1,x"]).is_err());
+    assert!(Cli::try_parse_from(["kvbench", "--pipeline", "1,x"]).is_err());
     let a: Args = toml::from_str("pipeline = [1, 4]\nclients = \"10,50\"\n").unwrap();
     assert_eq!(a.pipeline.unwrap().values().unwrap(), vec![1, 4]);
     assert_eq!(a.clients.unwrap().values().unwrap(), vec![10, 50]);
@@ -173,7 +173,7 @@ fn shard_and_start_flags_parse_and_come_from_a_config_file() {
 fn error_of(args: &[&str]) -> String {
     let mut full = vec!["kvbench"];
     full.extend_from_slice(args);
-    usage_error(&Args::try_parse_from(full).unwrap_err()).to_string()
+    usage_error(&Cli::try_parse_from(full).unwrap_err()).to_string()
 }
 
 #[test]
@@ -185,11 +185,17 @@ fn a_real_typo_still_gets_its_suggestion() {
 
 #[test]
 fn a_repeated_flag_takes_its_last_value() {
-    let a = Args::try_parse_from(["kvbench", "-t", "2", "--test-time", "5", "-t", "3"]).unwrap();
+    let a = Cli::try_parse_from(["kvbench", "-t", "2", "--test-time", "5", "-t", "3"])
+        .unwrap()
+        .run;
     assert_eq!(a.threads, Some(crate::cli::NumList::One(3)));
-    let a = Args::try_parse_from(["kvbench", "--ratio", "1:1", "--ratio", "0:1"]).unwrap();
+    let a = Cli::try_parse_from(["kvbench", "--ratio", "1:1", "--ratio", "0:1"])
+        .unwrap()
+        .run;
     assert_eq!(a.ratio.as_deref(), Some("0:1"));
-    let a = Args::try_parse_from(["kvbench", "--hide-histogram", "--hide-histogram"]).unwrap();
+    let a = Cli::try_parse_from(["kvbench", "--hide-histogram", "--hide-histogram"])
+        .unwrap()
+        .run;
     assert!(a.hide_histogram);
 }
 

@@ -210,7 +210,7 @@ fn command_pattern(a: &Args, keys: &KeySpace, letter: &str) -> Result<KeyPattern
 mod tests {
     use clap::Parser;
 
-    use crate::cli::Args;
+    use crate::cli::Cli;
     use crate::config::Config;
     use crate::error::UsageError;
     use crate::workload::keys::KeyPattern;
@@ -218,7 +218,7 @@ mod tests {
     fn build(args: &[&str]) -> Result<Config, UsageError> {
         let mut full = vec!["kvbench"];
         full.extend_from_slice(args);
-        Config::from_args(Args::try_parse_from(full).unwrap())
+        Config::from_args(Cli::try_parse_from(full).unwrap().run)
     }
 
     #[test]

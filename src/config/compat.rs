@@ -147,13 +147,14 @@ pub(super) fn memtier_reconnects(a: &Args) -> (bool, u32, Option<f64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::Cli;
     use crate::config::Config;
     use clap::Parser;
 
     fn config(args: &[&str]) -> Result<Config, UsageError> {
         let mut full = vec!["kvbench"];
         full.extend_from_slice(args);
-        Config::from_args(Args::try_parse_from(full).unwrap())
+        Config::from_args(Cli::try_parse_from(full).unwrap().run)
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use clap::CommandFactory;
 
-use crate::cli::{self, Args};
+use crate::cli::{self, Args, Cli};
 use crate::error::UsageError;
 
 /// Keys whose string has a syntax, with a value that shows it; other keys get
@@ -183,7 +183,7 @@ fn value_on_line(text: &str, line: usize) -> Option<&str> {
 
 /// Whether `key` is a duration in seconds (`SECS` in `--help`).
 fn takes_seconds(key: &str) -> bool {
-    Args::command()
+    Cli::command()
         .get_arguments()
         .filter(|arg| arg.get_long() == Some(key))
         .filter_map(|arg| {
@@ -250,7 +250,7 @@ fn example(key: &str) -> String {
             return value.to_string();
         }
     }
-    let command = Args::command();
+    let command = Cli::command();
     let value_name = command
         .get_arguments()
         .find(|arg| arg.get_long() == Some(key))

@@ -194,12 +194,14 @@ pub fn miss_rate_threshold(percent: f64) -> Result<f64, UsageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::Cli;
     use crate::config::Config;
     use clap::Parser;
     use std::time::Duration;
 
     fn config(line: &str) -> Result<Config, UsageError> {
-        let args = Args::try_parse_from(std::iter::once("kvbench").chain(line.split_whitespace()));
+        let args = Cli::try_parse_from(std::iter::once("kvbench").chain(line.split_whitespace()))
+            .map(|c| c.run);
         Config::from_args(args.unwrap())
     }
 

@@ -198,10 +198,12 @@ fn sanitize_label(label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::Cli;
     use clap::Parser;
 
     fn build(line: &str) -> Result<LiveMetrics, UsageError> {
-        let args = Args::try_parse_from(std::iter::once("kvbench").chain(line.split_whitespace()));
+        let args = Cli::try_parse_from(std::iter::once("kvbench").chain(line.split_whitespace()))
+            .map(|c| c.run);
         build_metrics(&args.unwrap())
     }
 

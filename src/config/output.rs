@@ -111,11 +111,11 @@ mod tests {
     use clap::Parser;
 
     use super::input_files;
-    use crate::cli::Args;
+    use crate::cli::Cli;
 
     #[test]
     fn every_file_read_is_named_by_its_flag_and_outputs_are_not() {
-        let a = Args::parse_from([
+        let a = Cli::parse_from([
             "kvbench",
             "--config",
             "c.toml",
@@ -129,7 +129,8 @@ mod tests {
             "me.key",
             "--json-out-file",
             "r.json",
-        ]);
+        ])
+        .run;
         let named: Vec<(&str, String)> = input_files(&a)
             .into_iter()
             .map(|f| (f.flag, f.path.display().to_string()))
@@ -144,6 +145,6 @@ mod tests {
                 ("--cacert", "ca.pem".to_string()),
             ]
         );
-        assert!(input_files(&Args::parse_from(["kvbench"])).is_empty());
+        assert!(input_files(&Cli::parse_from(["kvbench"]).run).is_empty());
     }
 }

@@ -187,13 +187,14 @@ fn build_staircase(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::Cli;
     use crate::config::Config;
     use clap::Parser;
 
     fn config(args: &[&str]) -> Result<Config, UsageError> {
         let mut full = vec!["kvbench", "--test-time", "5", "-c", "4"];
         full.extend_from_slice(args);
-        Config::from_args(Args::try_parse_from(full).unwrap())
+        Config::from_args(Cli::try_parse_from(full).unwrap().run)
     }
 
     #[test]

@@ -2,12 +2,13 @@
 //! failed-keys file's guard.
 
 use super::*;
+use crate::cli::Cli;
 use clap::Parser;
 
 fn args(extra: &[&str]) -> Args {
     let mut all = vec!["kvbench"];
     all.extend_from_slice(extra);
-    Args::try_parse_from(all).unwrap()
+    Cli::try_parse_from(all).unwrap().run
 }
 
 #[test]

@@ -137,7 +137,7 @@ pub(super) fn scan_table(table: OpTable, limit: ScanLimit) -> Result<OpTable, Us
 mod tests {
     use clap::Parser;
 
-    use crate::cli::Args;
+    use crate::cli::Cli;
     use crate::config::Config;
     use crate::error::UsageError;
     use crate::workload::ops::{SCAN_NEXT, ScanLimit};
@@ -145,7 +145,7 @@ mod tests {
     fn build(args: &[&str]) -> Result<Config, UsageError> {
         let mut full = vec!["kvbench"];
         full.extend_from_slice(args);
-        Config::from_args(Args::try_parse_from(full).unwrap())
+        Config::from_args(Cli::try_parse_from(full).unwrap().run)
     }
 
     const SCAN: [&str; 3] = [

@@ -1,12 +1,13 @@
 //! Validation rules of [`crate::config`], one small test per flag.
 
 use super::*;
+use crate::cli::Cli;
 use clap::Parser;
 
 fn config(args: &[&str]) -> Result<Config, UsageError> {
     let mut full = vec!["kvbench"];
     full.extend_from_slice(args);
-    Config::from_args(Args::try_parse_from(full).unwrap())
+    Config::from_args(Cli::try_parse_from(full).unwrap().run)
 }
 
 fn flag_of(args: &[&str]) -> String {
@@ -53,7 +54,7 @@ fn each_bad_value_names_its_flag() {
     assert_eq!(flag_of(&["--test-time", "0"]), "--test-time");
     assert_eq!(flag_of(&["--warmup-time=-1"]), "--warmup-time");
     // `-P memcache` is refused by the parser itself (its possible values).
-    assert!(Args::try_parse_from(["kvbench", "-P", "memcache"]).is_err());
+    assert!(Cli::try_parse_from(["kvbench", "-P", "memcache"]).is_err());
     assert_eq!(
         flag_of(&["-P", "memcache_text", "-a", "pw"]),
         "--authenticate"

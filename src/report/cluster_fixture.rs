@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use clap::Parser;
 
-use crate::cli::Args;
+use crate::cli::Cli;
 use crate::config::{ClusterOptions, Config};
 use crate::engine::results::{
     ClusterContext, ClusterNode, NodeEvidence, NodeRole, Phase, PhaseResult, Results,
@@ -38,7 +38,7 @@ pub fn cluster_config(args: &[&str]) -> Config {
 pub fn standalone_config(args: &[&str]) -> Config {
     let mut full = vec!["kvbench"];
     full.extend(args);
-    Config::from_args(Args::try_parse_from(full).unwrap()).unwrap()
+    Config::from_args(Cli::try_parse_from(full).unwrap().run).unwrap()
 }
 
 fn info(sets: u64, gets: u64) -> Info {

@@ -4,11 +4,11 @@
 
 use crate::common::kvbench;
 use clap::CommandFactory;
-use kvbench::cli::Args;
+use kvbench::cli::Cli;
 
 /// The subcommands as clap knows them, so that one added later is checked too.
 fn subcommands() -> Vec<String> {
-    Args::command()
+    Cli::command()
         .get_subcommands()
         .map(|sub| sub.get_name().to_string())
         .collect()
@@ -139,7 +139,7 @@ fn the_man_page_names_every_subcommand_and_flag() {
             "the man page lacks {name}"
         );
     }
-    for arg in Args::command().get_arguments() {
+    for arg in Cli::command().get_arguments() {
         if let Some(long) = arg.get_long() {
             // roff escapes the dashes.
             let escaped = format!("\\-\\-{}", long.replace('-', "\\-"));

@@ -16,13 +16,13 @@ use crate::common::cluster::Cluster;
 use crate::common::cluster::scripted::{Data, Node};
 use crate::common::{Redis, free_port, info_u64, kvbench_at};
 use clap::Parser;
-use kvbench::cli::Args;
+use kvbench::cli::Cli;
 use kvbench::config::Config;
 use kvbench::engine::cluster::discover::discover;
 
 /// The target `--cluster-mode -p port` builds.
 fn target(port: u16) -> kvbench::config::target::Target {
-    let args = Args::try_parse_from([
+    let args = Cli::try_parse_from([
         "kvbench",
         "-s",
         "127.0.0.1",
@@ -30,7 +30,8 @@ fn target(port: u16) -> kvbench::config::target::Target {
         &port.to_string(),
         "--cluster-mode",
     ])
-    .unwrap();
+    .unwrap()
+    .run;
     Config::from_args(args).unwrap().target
 }
 

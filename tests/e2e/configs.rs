@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use clap::Parser;
-use kvbench::cli::Args;
+use kvbench::cli::Cli;
 use kvbench::config::{Config, Stop};
 use kvbench::workload::mix::Ratio;
 use kvbench::workload::values::SizeSpec;
@@ -12,7 +12,9 @@ fn load(name: &str) -> Config {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("configs")
         .join(name);
-    let args = Args::try_parse_from(["kvbench", "--config", path.to_str().unwrap()]).unwrap();
+    let args = Cli::try_parse_from(["kvbench", "--config", path.to_str().unwrap()])
+        .unwrap()
+        .run;
     Config::from_args(args).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 

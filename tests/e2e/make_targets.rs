@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use clap::CommandFactory;
-use kvbench::cli::Args;
+use kvbench::cli::Cli;
 
 use crate::common::TempDir;
 
@@ -35,7 +35,7 @@ fn text(out: &Output) -> String {
 
 /// The subcommands a user types (not `help`, which the others' help names).
 fn subcommands() -> Vec<String> {
-    Args::command()
+    Cli::command()
         .get_subcommands()
         .map(|s| s.get_name().to_string())
         .filter(|n| n != "help")

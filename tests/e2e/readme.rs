@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use clap::CommandFactory;
-use kvbench::cli::Args;
+use kvbench::cli::Cli;
 
 use crate::common::kvbench;
 
@@ -123,7 +123,7 @@ fn subcommand_words(code: &str) -> BTreeSet<String> {
 
 /// Every long flag and alias of kvbench and of each subcommand.
 fn kvbench_flags() -> BTreeSet<String> {
-    let top = Args::command();
+    let top = Cli::command();
     let commands = std::iter::once(&top).chain(top.get_subcommands());
     let mut flags = BTreeSet::new();
     for command in commands {
@@ -204,7 +204,7 @@ fn docs_name_only_flags_kvbench_has_or_refuses() {
 
 #[test]
 fn docs_run_only_subcommands_kvbench_has() {
-    let names: BTreeSet<String> = Args::command()
+    let names: BTreeSet<String> = Cli::command()
         .get_subcommands()
         .map(|s| s.get_name().to_string())
         .collect();
@@ -234,7 +234,7 @@ fn the_flag_reference_lists_every_long_flag() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/flags.md")).unwrap();
     let mut missing = Vec::new();
-    for arg in Args::command().get_arguments() {
+    for arg in Cli::command().get_arguments() {
         if let Some(long) = arg.get_long() {
             if !readme.contains(&format!("`--{long}")) && !readme.contains(&format!(", --{long}")) {
                 missing.push(long.to_string());

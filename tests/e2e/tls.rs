@@ -7,7 +7,7 @@
 //! offered. The failures a user can fix are in `tls_errors.rs`.
 
 use clap::Parser;
-use kvbench::cli::Args;
+use kvbench::cli::Cli;
 use kvbench::config::Config;
 use kvbench::engine::net::{self, BlockingStream};
 use rustls::HandshakeKind;
@@ -219,7 +219,7 @@ fn a_second_connection_resumes_the_tls_session_of_the_first() {
         "--cacert",
         &cacert,
     ];
-    let config = Config::from_args(Args::try_parse_from(args).unwrap()).unwrap();
+    let config = Config::from_args(Cli::try_parse_from(args).unwrap().run).unwrap();
     // One config serves every connection, so its session cache carries the
     // server's ticket from one connection (a reconnect, say) to the next.
     let kinds: Vec<_> = (0..3)

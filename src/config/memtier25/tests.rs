@@ -1,13 +1,14 @@
 //! memtier 2.5's flags, each checked where it is built.
 
 use super::MEMTIER_LATENCY_WINDOW_SECS;
-use crate::cli::Args;
+use crate::cli::Cli;
 use crate::config::Config;
 use crate::error::UsageError;
 use clap::Parser;
 
 fn config(line: &str) -> Result<Config, UsageError> {
-    let args = Args::try_parse_from(std::iter::once("kvbench").chain(line.split_whitespace()));
+    let args = Cli::try_parse_from(std::iter::once("kvbench").chain(line.split_whitespace()))
+        .map(|c| c.run);
     Config::from_args(args.unwrap())
 }
 
@@ -128,7 +129,7 @@ fn read_server_refusals_name_the_flag_and_the_fix() {
         assert!(e.to_string().contains(says), "{line}: {e}");
     }
     // A command of two words: Args directly, not the whitespace split.
-    let args = Args::try_parse_from([
+    let args = Cli::try_parse_from([
         "kvbench",
         "--read-server",
         "127.0.0.1:6380",
@@ -136,7 +137,8 @@ fn read_server_refusals_name_the_flag_and_the_fix() {
         "SCAN 0",
         "--scan-incremental-iteration",
     ])
-    .unwrap();
+    .unwrap()
+    .run;
     let e = Config::from_args(args).unwrap_err();
     assert_eq!(e.flag, "--read-server", "{e}");
     assert!(
@@ -148,17 +150,20 @@ fn read_server_refusals_name_the_flag_and_the_fix() {
 #[test]
 fn command_miss_tracking_off_clears_every_command_row() {
     // A command of two words: Args directly, not the whitespace split.
-    let args = Args::try_parse_from([
+    let args = Cli::try_parse_from([
         "kvbench",
         "--command",
         "GET __key__",
         "--command-miss-tracking",
         "off",
     ])
-    .unwrap();
+    .unwrap()
+    .run;
     let c = Config::from_args(args).unwrap();
     assert!(c.ops.rows.iter().all(|r| !r.counts_hits));
-    let args = Args::try_parse_from(["kvbench", "--command", "GET __key__"]).unwrap();
+    let args = Cli::try_parse_from(["kvbench", "--command", "GET __key__"])
+        .unwrap()
+        .run;
     assert!(Config::from_args(args).unwrap().ops.rows[0].counts_hits);
     assert_eq!(
         config("--command-miss-tracking off").unwrap_err().flag,
@@ -210,7 +215,8 @@ fn latency_buckets_are_ascending_seconds_for_the_endpoint() {
         "90000",
     ] {
         let line = format!("--prometheus-port 0 --prometheus-latency-buckets={bad}");
-        let args = Args::try_parse_from(["kvbench"].into_iter().chain(line.split(' ')));
+        let args =
+            Cli::try_parse_from(["kvbench"].into_iter().chain(line.split(' '))).map(|c| c.run);
         let e = Config::from_args(args.unwrap()).unwrap_err();
         assert_eq!(e.flag, "--prometheus-latency-buckets", "{bad}");
     }

@@ -137,11 +137,12 @@ fn a_zero_count_is_named_by_the_variable_that_gave_it() {
 }
 
 fn sharded(index: u32, extra: &[&str]) -> Config {
+    use crate::cli::Cli;
     use clap::Parser;
     let index = index.to_string();
     let mut args = vec!["kvbench", "--shard-count", "3", "--shard-index", &index];
     args.extend_from_slice(extra);
-    Config::from_args(Args::try_parse_from(args).unwrap()).unwrap()
+    Config::from_args(Cli::try_parse_from(args).unwrap().run).unwrap()
 }
 
 /// Every key each connection of each of 3 shards sends, in shard order.
@@ -217,6 +218,7 @@ fn three_shards_split_the_key_range_exactly() {
 
 #[test]
 fn a_prefill_that_would_leave_a_shard_without_keys_is_refused() {
+    use crate::cli::Cli;
     use clap::Parser;
     // 3 shards of 2 × 3 connections: shard 2's first slice is the 13th key.
     let range = |max: &str| {
@@ -236,7 +238,7 @@ fn a_prefill_that_would_leave_a_shard_without_keys_is_refused() {
             if prefill {
                 args.push("--prefill");
             }
-            Config::from_args(Args::try_parse_from(args).unwrap())
+            Config::from_args(Cli::try_parse_from(args).unwrap().run)
         }
     };
     let twelve = range("12");

@@ -7,7 +7,7 @@ fn config_with(args: &[&str]) -> Config {
     // Keys read `k<number>` in these tests.
     let mut full = vec!["kvbench", "--key-prefix", "k"];
     full.extend_from_slice(args);
-    Config::from_args(crate::cli::Args::try_parse_from(full).unwrap()).unwrap()
+    Config::from_args(crate::cli::Cli::try_parse_from(full).unwrap().run).unwrap()
 }
 
 #[test]
@@ -298,7 +298,7 @@ fn memtier_compat_import_sets_draw_their_key_before_reading_the_next_item() {
     let parse = |args: &[&str]| {
         let mut full = vec!["kvbench", "--memtier-compat", "--ratio", "1:1"];
         full.extend_from_slice(args);
-        Config::from_args(crate::cli::Args::try_parse_from(full).unwrap()).unwrap()
+        Config::from_args(crate::cli::Cli::try_parse_from(full).unwrap().run).unwrap()
     };
     // Item numbers (the keys of an import) of 20 requests, SET and GET in turn.
     let keys = |c: &Config| {

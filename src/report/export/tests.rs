@@ -5,7 +5,7 @@
 use clap::Parser;
 
 use super::ExportManager;
-use crate::cli::Args;
+use crate::cli::Cli;
 use crate::config::Config;
 use crate::engine::results::{Phase, PhaseResult, Results};
 use crate::engine::stats::Stats;
@@ -25,7 +25,7 @@ fn measured() -> Results {
 
 fn sweep() -> (Config, Vec<CellResult>) {
     let args = ["kvbench", "--pipeline", "1,4,16"];
-    let config = Config::from_args(Args::parse_from(args)).unwrap();
+    let config = Config::from_args(Cli::parse_from(args).run).unwrap();
     let cells = config
         .cells()
         .into_iter()

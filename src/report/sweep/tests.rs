@@ -4,7 +4,7 @@
 use clap::Parser;
 
 use super::{RunSpread, SummaryRow, stop_lines, table};
-use crate::cli::Args;
+use crate::cli::Cli;
 use crate::config::Config;
 use crate::engine::results::{Phase, Results};
 use crate::engine::sweep::{CellResult, SweepStop};
@@ -66,7 +66,7 @@ fn the_summary_follows_the_printed_percentiles_and_shows_the_spread() {
 /// cells ran to their end and whose next one (if any) was cut in `cut`.
 fn said(done: usize, cut: Option<Phase>, stop: Option<(usize, Option<Phase>, i32)>) -> String {
     let args = ["kvbench", "--pipeline", "1,4,16", "--max-errors", "5"];
-    let config = Config::from_args(Args::parse_from(args)).unwrap();
+    let config = Config::from_args(Cli::parse_from(args).run).unwrap();
     let mut cells: Vec<CellResult> = config
         .cells()
         .into_iter()
@@ -132,7 +132,7 @@ fn sweep_file(stop: Option<SweepStop>) -> Vec<u8> {
         "-x",
         "2",
     ];
-    let config = Config::from_args(Args::parse_from(args)).unwrap();
+    let config = Config::from_args(Cli::parse_from(args).run).unwrap();
     let cells: Vec<CellResult> = config
         .cells()
         .into_iter()

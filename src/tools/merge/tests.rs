@@ -3,7 +3,7 @@
 use clap::Parser;
 use serde_json::{Value, json};
 
-use crate::cli::{Args, MergeFormat, Subcommand};
+use crate::cli::{Cli, MergeFormat, Subcommand};
 use crate::error::UsageError;
 use crate::report::model::named::Named;
 use crate::report::model::{Document, parse};
@@ -208,7 +208,7 @@ fn sums_add_counts_histograms_and_seconds() {
 
 #[test]
 fn the_merge_flags_parse_and_a_bad_format_is_refused() {
-    let args = Args::try_parse_from([
+    let args = Cli::try_parse_from([
         "kvbench",
         "merge",
         "a.json",
@@ -226,10 +226,10 @@ fn the_merge_flags_parse_and_a_bad_format_is_refused() {
     assert_eq!(m.files.len(), 2);
     assert_eq!(m.format, MergeFormat::Md);
     assert!(m.allow_partial && m.output.is_some());
-    assert!(Args::try_parse_from(["kvbench", "merge", "a.json", "--format", "csv"]).is_err());
-    assert!(Args::try_parse_from(["kvbench", "merge"]).is_err());
+    assert!(Cli::try_parse_from(["kvbench", "merge", "a.json", "--format", "csv"]).is_err());
+    assert!(Cli::try_parse_from(["kvbench", "merge"]).is_err());
     // --help is help (the benchmark's flags disable clap's own).
-    let help = Args::try_parse_from(["kvbench", "merge", "--help"]).unwrap_err();
+    let help = Cli::try_parse_from(["kvbench", "merge", "--help"]).unwrap_err();
     assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use clap::Parser;
 
 use super::*;
-use crate::cli::Args;
+use crate::cli::Cli;
 use crate::config::Config;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::worker::WorkerBuilder;
@@ -59,7 +59,9 @@ fn a_timed_phase_that_starts_after_its_deadline_sends_nothing() {
         "-c",
         "1",
     ];
-    let args = Args::try_parse_from(args.iter().chain(&["--test-time", "1"])).unwrap();
+    let args = Cli::try_parse_from(args.iter().chain(&["--test-time", "1"]))
+        .unwrap()
+        .run;
     let (command_tx, commands) = crossbeam_channel::unbounded();
     let (reports_tx, reports) = crossbeam_channel::unbounded();
     let worker = WorkerBuilder {

@@ -6,14 +6,14 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 
 use super::PlanClock;
-use crate::cli::Args;
+use crate::cli::Cli;
 use crate::config::{Config, Stop};
 use crate::engine::results::Phase;
 use crate::error::UsageError;
 
 fn config(args: &str) -> Result<Config, UsageError> {
     let full = std::iter::once("kvbench").chain(args.split_whitespace());
-    Config::from_args(Args::try_parse_from(full).unwrap())
+    Config::from_args(Cli::try_parse_from(full).unwrap().run)
 }
 
 fn secs(s: u64) -> Duration {
