@@ -115,7 +115,7 @@ impl Client {
         cx: &mut Settle<'_>,
         now: Instant,
     ) {
-        let latency = record(cx.stats, request, Outcome::Error(kind), bytes, now);
+        let latency = record(cx.stats, request, (Outcome::Error(kind), 0, 0), bytes, now);
         if let Some(n) = node.and_then(|n| cx.stats.nodes.get_mut(n)) {
             n.record(latency);
             n.errors += 1;

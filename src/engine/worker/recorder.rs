@@ -128,10 +128,13 @@ impl Recorder for Recording<'_> {
             return;
         }
         let (hits, misses) = found(protocol, queued, outcome, bytes);
-        let latency = record(self.stats, &request, outcome, bytes.len(), at);
-        let op = self.stats.op_mut(usize::from(queued.row));
-        op.hits += hits;
-        op.misses += misses;
+        let latency = record(
+            self.stats,
+            &request,
+            (outcome, hits, misses),
+            bytes.len(),
+            at,
+        );
         if let Some(t) = self.book.tally.get_mut(usize::from(queued.row)) {
             t.count += 1;
             t.latency_sum_us += latency;
@@ -237,13 +240,14 @@ pub fn count_closed(stats: &mut Stats, closed: Closed) {
     stats.errors.lost_requests += closed.lost;
 }
 
-/// Counts one reply to `request` in its op's row; returns the headline
-/// latency recorded. Also used for a redirect past `--max-redirects`, or a
-/// handed-back error that is final, which count as the error reply they are.
+/// Counts one reply to `request`, `(outcome, hits, misses)`, `used` bytes
+/// long, in its op's row; returns the headline latency recorded. Also used
+/// for a redirect past `--max-redirects`, or a handed-back error that is
+/// final, which count as the error reply they are.
 pub fn record(
     stats: &mut Stats,
     request: &InFlight,
-    reply: Outcome,
+    (reply, hits, misses): (Outcome, u64, u64),
     used: usize,
     now: Instant,
 ) -> u64 {
@@ -265,6 +269,8 @@ pub fn record(
     };
     op.bytes_rx += used as u64;
     op.bytes_tx += u64::from(queued.len);
+    op.hits += hits;
+    op.misses += misses;
     if let Outcome::Error(kind) = reply {
         op.count_error(kind);
         stats.errors.count_server(kind);
