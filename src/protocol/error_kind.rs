@@ -57,6 +57,17 @@ impl ServerErrorKind {
         Self::Other,
     ];
 
+    /// A reply a Redis Cluster client follows rather than counts: `-MOVED`
+    /// and `-ASK` name another node, `-TRYAGAIN` and `-CLUSTERDOWN` ask to
+    /// try again later.
+    #[must_use]
+    pub fn routes(self) -> bool {
+        matches!(
+            self,
+            Self::Moved | Self::Ask | Self::TryAgain | Self::ClusterDown
+        )
+    }
+
     /// Classifies an error reply's message (without the leading `-`) by its
     /// first space-separated word. The match is case-sensitive because Redis
     /// always sends these codes in upper case.

@@ -35,17 +35,6 @@ pub struct Settle<'a> {
     pub prefix: &'a [u8],
 }
 
-/// The replies a cluster client follows rather than retries.
-fn redirect(kind: ServerErrorKind) -> bool {
-    matches!(
-        kind,
-        ServerErrorKind::Moved
-            | ServerErrorKind::Ask
-            | ServerErrorKind::TryAgain
-            | ServerErrorKind::ClusterDown
-    )
-}
-
 impl Client {
     /// Takes back a request whose reply was an error, from the connection of
     /// node `from` (`None` for one server).
@@ -57,7 +46,7 @@ impl Client {
         cx: &mut Settle<'_>,
         now: Instant,
     ) {
-        if from.is_some() && redirect(bounce.kind) {
+        if from.is_some() && bounce.kind.routes() {
             return self.bounced(bounce, from, router, cx, now);
         }
         let mut request = bounce.request;

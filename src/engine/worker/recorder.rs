@@ -117,7 +117,7 @@ impl Recorder for Recording<'_> {
             self.count_transaction(protocol, transaction, bytes);
         }
         if let Outcome::Error(kind) = outcome
-            && ((self.book.node.is_some() && bounces(kind)) || hand_back.wants(kind))
+            && ((self.book.node.is_some() && kind.routes()) || hand_back.wants(kind))
         {
             self.book.bounces.push(Bounce {
                 request,
@@ -299,17 +299,6 @@ fn scan_reply(protocol: Protocol, outcome: Outcome, reply: &[u8]) -> ScanReply {
         Outcome::Error(_) => ScanReply::Restart,
         _ => wire::scan_cursor(protocol, reply).map_or(ScanReply::Restart, ScanReply::Cursor),
     }
-}
-
-/// The error replies a cluster client acts on rather than counts.
-fn bounces(kind: ServerErrorKind) -> bool {
-    matches!(
-        kind,
-        ServerErrorKind::Moved
-            | ServerErrorKind::Ask
-            | ServerErrorKind::TryAgain
-            | ServerErrorKind::ClusterDown
-    )
 }
 
 /// The slot and node a `-MOVED`/`-ASK` reply names (`None` for other
