@@ -126,7 +126,7 @@ fn templates(c: &mut Criterion) {
 fn request_stream(c: &mut Criterion) {
     use clap::Parser;
     use kvbench::config::{Config, Stop};
-    use kvbench::engine::request::{RequestSource, pair_encoder};
+    use kvbench::engine::worker::request::{RequestSource, pair_encoder};
     use kvbench::workload::values::ValuePool;
 
     let mut group = c.benchmark_group("request");

@@ -5,7 +5,7 @@
 //! the user: `main` turns it into an exit code ([`UsageError`], [`RunError`],
 //! [`OutputError`]), or one module raises it and another turns it into advice
 //! ([`ConnectError`] and [`DiscoverError`], which
-//! [`crate::engine::advice::connect_advice`] and
+//! [`crate::engine::master::advice::connect_advice`] and
 //! [`DiscoverError::into_run_error`] make into a [`RunError`] naming the flag
 //! to change).
 //!
@@ -14,7 +14,7 @@
 //! the slot map's [`MapError`] (in [`DiscoverError::Map`]), TLS's
 //! [`TlsFailure`] (in [`ConnectError::Tls`]), and the typed report's
 //! [`ModelError`]. The code that raises them stays with its module
-//! (`engine::cluster::map`, `engine::net`, `report::model`). [`note`] is the one
+//! (`engine::cluster::map`, `engine::worker::net`, `report::model`). [`note`] is the one
 //! stderr printer, here so that every layer can use it, with [`terminal`]:
 //! whether a stream is a terminal, its width, and prose wrapped to it.
 //!

@@ -33,19 +33,22 @@
 //!    everywhere, URI parsing), [`config::tls`] (the TLS settings made into one
 //!    rustls client config) and the limits and names that validation checks
 //!    ([`config::MAX_PIPELINE`], [`config::WarningKind`] for `--no-warning`).
-//! 5. [`engine`]: running a benchmark. The master ([`engine::run`]: preflight,
-//!    phases, evidence, error budget), the sweep runner ([`engine::sweep`]), the
-//!    worker threads ([`engine::worker`], [`engine::crew`], [`engine::timer`],
-//!    [`engine::placement`]), their connections and clients ([`engine::net`],
-//!    [`engine::conn`], [`engine::client`], [`engine::request`],
-//!    [`engine::schedule`]), Redis Cluster routing ([`engine::cluster`], which
-//!    also routes a `--read-server` run's reads to its endpoint), the
-//!    control connection ([`engine::server`]), this machine ([`engine::sysinfo`]),
-//!    signals ([`engine::interrupt`]), the flag a connection failure points at
-//!    ([`engine::advice`]), and what a run produces: counters and
-//!    histograms ([`engine::stats`]), the result data ([`engine::results`]) and
-//!    the live events of [`engine::sink::Sink`], which the outputs observe. The
-//!    engine knows no output: whoever starts a run adds them to its sinks.
+//! 5. [`engine`]: running a benchmark, in two sides. The master
+//!    ([`engine::master`]: [`engine::master::run`] for preflight, phases,
+//!    evidence and error budget, [`engine::master::sweep`], the crew and CPU
+//!    placement of the workers, the warm-up's end, the control connection
+//!    [`engine::master::server`], the watched components, this machine, the
+//!    advice a connection failure gets, the result data
+//!    [`engine::master::results`] and the live events of
+//!    [`engine::master::sink::Sink`], which the outputs observe). The workers
+//!    ([`engine::worker`]: the worker thread, its reactor and timer, and its
+//!    connections and clients: [`engine::worker::net`],
+//!    [`engine::worker::conn`], [`engine::worker::client`],
+//!    [`engine::worker::request`], [`engine::worker::schedule`]). Shared by
+//!    both: counters and histograms ([`engine::stats`]), Redis Cluster routing
+//!    ([`engine::cluster`], which also routes a `--read-server` run's reads to
+//!    its endpoint) and signals ([`engine::interrupt`]). The engine knows no
+//!    output: whoever starts a run adds them to its sinks.
 //! 6. [`report`]: what results become: the text, JSON, HdrHistogram, HTML
 //!    ([`report::html`]), md/csv exporters behind one manager
 //!    ([`report::export`]), the typed report ([`report::model`]'s

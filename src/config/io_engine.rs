@@ -1,6 +1,6 @@
 //! `--io-engine` validated: what the ring does not carry yet is refused
 //! (the engines themselves are [`IoEngine`], the reactors
-//! `crate::engine::reactor`).
+//! `crate::engine::worker::reactor`).
 
 pub use crate::cli::IoEngine;
 use crate::config::target::Target;

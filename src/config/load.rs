@@ -10,7 +10,7 @@ use crate::workload::mix::Ratio;
 
 /// The deepest `--pipeline` accepted. The in-flight queue holds one entry per
 /// request in the window, so this bounds it at `MAX_PIPELINE` ×
-/// [`crate::engine::conn::IN_FLIGHT_BYTES`]
+/// [`crate::engine::worker::conn::IN_FLIGHT_BYTES`]
 /// per connection (3.5 MiB).
 pub const MAX_PIPELINE: usize = 65_536;
 

@@ -1,10 +1,10 @@
 //! TLS settings: memtier's `--tls`, `--cert`, `--key`, `--cacert`,
 //! `--tls-skip-verify`, `--sni` and `--tls-protocols` turned into one rustls [`ClientConfig`],
 //! built once while the configuration is validated. The sockets that use it
-//! are `engine::net`'s.
+//! are `engine::worker::net`'s.
 //!
 //! What a failed handshake means for the user (a message that names the flag
-//! to change) is `engine/net/tls_failure.rs`.
+//! to change) is `engine/worker/net/tls_failure.rs`.
 //!
 //! Everything here can fail only before the first connection: a file that does
 //! not read or parse, a certificate without its key, a key that does not match.

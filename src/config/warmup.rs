@@ -1,6 +1,6 @@
 //! `--warmup-time` (seconds or `auto`), `--warmup-max` and `--warmup-window`
 //! turned into the warm-up's length and its [`WarmupPlan`], which the
-//! engine's trend test (`engine::warmup`) follows.
+//! engine's trend test (`engine::master::warmup`) follows.
 
 use std::time::Duration;
 

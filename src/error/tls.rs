@@ -1,5 +1,5 @@
 //! A failed TLS handshake explained as the flag to change and the fix; the
-//! explaining (from rustls's error) is `engine::net`'s, which builds these.
+//! explaining (from rustls's error) is `engine::worker::net`'s, which builds these.
 
 /// A TLS failure explained: the flag to change and how.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! What the control connection says to the server, per protocol: which
 //! protocol it speaks, how it asks for the server's own counters and how it
 //! knows the answer is whole, and whether it can send Redis commands
-//! (`CONFIG GET`, `SLOWLOG`). The blocking socket is [`crate::engine::server`]'s,
+//! (`CONFIG GET`, `SLOWLOG`). The blocking socket is [`crate::engine::master::server`]'s,
 //! which also reads each form of [`Counters`] into its `Info`.
 
 use super::memcache;

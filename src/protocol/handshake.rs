@@ -1,7 +1,7 @@
 //! The handshake that prepares a connection: the bytes each protocol sends
 //! before its first request, in one write, and the check of each reply in
-//! order. Pure: [`crate::engine::net`] drives it blocking before the clock starts,
-//! and [`crate::engine::conn`] step by step when a connection reconnects during a run.
+//! order. Pure: [`crate::engine::worker::net`] drives it blocking before the clock starts,
+//! and [`crate::engine::worker::conn`] step by step when a connection reconnects during a run.
 //!
 //! What each protocol sends is its family's: [`super::resp::handshake`]
 //! (`HELLO`/`AUTH`/`SELECT`/`PING`), [`super::memcache::handshake`] (nothing,

@@ -8,11 +8,11 @@ use clap::Parser;
 
 use crate::cli::Cli;
 use crate::config::{ClusterOptions, Config};
-use crate::engine::results::{
+use crate::engine::master::results::{
     ClusterContext, ClusterNode, NodeEvidence, NodeRole, Phase, PhaseResult, Results,
 };
-use crate::engine::server::PhaseEvidence;
-use crate::engine::server::info::Info;
+use crate::engine::master::server::PhaseEvidence;
+use crate::engine::master::server::info::Info;
 use crate::engine::stats::series::{OpSecond, Second};
 use crate::engine::stats::{NodeStats, Stats};
 

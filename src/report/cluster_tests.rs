@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::engine::results::Results;
+use crate::engine::master::results::Results;
 use crate::report::ReportInput;
 use crate::report::build;
 use crate::report::cluster_fixture::{

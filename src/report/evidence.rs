@@ -6,10 +6,10 @@
 
 use std::fmt::Write;
 
-use crate::engine::results::cluster::writes_uncomparable;
-use crate::engine::results::{PhaseResult, ServerContext};
-use crate::engine::server::PhaseEvidence;
-use crate::engine::server::info::Software;
+use crate::engine::master::results::cluster::writes_uncomparable;
+use crate::engine::master::results::{PhaseResult, ServerContext};
+use crate::engine::master::server::PhaseEvidence;
+use crate::engine::master::server::info::Software;
 use crate::engine::stats::Stats;
 use crate::workload::ops::{OpTable, Witness};
 
@@ -80,12 +80,12 @@ fn calls_text(e: &PhaseEvidence, command: &str) -> String {
 }
 
 /// Whose counts a phase's evidence line gives: in `--cluster-mode` the sum
-/// over the nodes (see [`crate::engine::server::cluster::sum_evidence`]), said so.
+/// over the nodes (see [`crate::engine::master::server::cluster::sum_evidence`]), said so.
 fn whose(p: &PhaseResult) -> String {
     let replicas = p
         .nodes
         .iter()
-        .filter(|n| !crate::engine::server::cluster::counted(n))
+        .filter(|n| !crate::engine::master::server::cluster::counted(n))
         .count();
     match (p.nodes.len(), replicas) {
         (0, _) => String::new(),
@@ -110,7 +110,7 @@ pub fn phase_line(out: &mut String, p: &PhaseResult, ops: &OpTable, db: u32) {
     let replies = p.stats.replies();
     let ops = p.ops(ops);
     let mut witnesses = ops.witnesses();
-    if ops.default_pair || matches!(p.phase, crate::engine::results::Phase::Prefill) {
+    if ops.default_pair || matches!(p.phase, crate::engine::master::results::Phase::Prefill) {
         // The SET/GET line keeps both commands, sent or not, as it always has.
         for (name, command) in [("SET", "set"), ("GET", "get")] {
             if !witnesses.iter().any(|w| w.command == command) {

@@ -22,7 +22,7 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 
-use crate::engine::results::{Phase, PhaseResult};
+use crate::engine::master::results::{Phase, PhaseResult};
 use crate::engine::stats::{OpStats, Stats, max_us};
 use crate::report::json::compressed;
 use crate::workload::ops::OpTable;

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crate::config::{Config, Stop};
-use crate::engine::results::{Phase, PhaseResult};
-use crate::engine::sink::Sink;
+use crate::engine::master::results::{Phase, PhaseResult};
+use crate::engine::master::sink::Sink;
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
 use crate::error::OutputError;

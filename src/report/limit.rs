@@ -12,7 +12,7 @@
 //! A run and `kvbench merge` judge through the same functions, over the
 //! report model.
 
-use crate::engine::server::PhaseEvidence;
+use crate::engine::master::server::PhaseEvidence;
 use crate::report::json::round;
 use crate::report::model::watched::{LIMIT_PERCENT, Limit, Watched};
 

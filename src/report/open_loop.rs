@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use crate::config::{Config, Headline};
-use crate::engine::results::{PhaseResult, Section};
+use crate::engine::master::results::{PhaseResult, Section};
 use crate::engine::stats::{max_us, percentile_us};
 use crate::report::percentile_label;
 

@@ -19,8 +19,8 @@ use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use crate::config::{Config, Stop};
-use crate::engine::results::{Phase, PhaseResult, rate};
-use crate::engine::sink::Sink;
+use crate::engine::master::results::{Phase, PhaseResult, rate};
+use crate::engine::master::sink::Sink;
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
 use crate::error::terminal::{self, Stream};

@@ -20,8 +20,8 @@ use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use crate::config::{Config, Stop};
-use crate::engine::results::{Phase, PhaseResult};
-use crate::engine::sink::Sink;
+use crate::engine::master::results::{Phase, PhaseResult};
+use crate::engine::master::sink::Sink;
 use crate::engine::stats::series::{OpSecond, Second};
 use crate::engine::stats::{OpStats, Stats, percentile_us};
 use crate::report::latency_window::LatencyWindow;

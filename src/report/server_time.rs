@@ -6,8 +6,8 @@
 
 use std::fmt::Write;
 
-use crate::engine::results::PhaseResult;
-use crate::engine::warmup::WarmupEnd;
+use crate::engine::master::results::PhaseResult;
+use crate::engine::master::warmup::WarmupEnd;
 use crate::report::ReportInput;
 use crate::report::build::server_latency;
 

@@ -13,7 +13,7 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::engine::results::{NodeRole, PhaseResult, Results, rate};
+use crate::engine::master::results::{NodeRole, PhaseResult, Results, rate};
 use crate::engine::stats::{NodeStats, OpStats, Stats, percentile_us};
 use crate::workload::ops::OpTable;
 

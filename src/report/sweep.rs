@@ -9,10 +9,10 @@
 use std::fmt::Write;
 
 use crate::config::Config;
-use crate::engine::results::Phase;
-use crate::engine::results::rate;
+use crate::engine::master::results::Phase;
+use crate::engine::master::results::rate;
+use crate::engine::master::sweep::{CellResult, SweepStop};
 use crate::engine::stats::percentile_us;
-use crate::engine::sweep::{CellResult, SweepStop};
 use crate::report::spread;
 use crate::report::table::{Format, Table};
 use crate::report::text::render_cell;

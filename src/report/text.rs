@@ -12,7 +12,7 @@
 use std::fmt::Write;
 
 use crate::config::{Config, Stop};
-use crate::engine::results::{PhaseResult, Section, rate};
+use crate::engine::master::results::{PhaseResult, Section, rate};
 use crate::engine::stats::{OpStats, percentile_us};
 use crate::report::text_summary::summary;
 use crate::report::{ReportInput, distribution, percentile_label, shards, text_screen};

@@ -13,7 +13,7 @@
 
 use std::fmt::Write;
 
-use crate::engine::results::Section;
+use crate::engine::master::results::Section;
 use crate::engine::stats::percentile_us;
 use crate::report::text_summary::warning_lines;
 use crate::report::warnings::Shown;

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use crate::config::Config;
-use crate::engine::results::{Phase, Section, rate};
+use crate::engine::master::results::{Phase, Section, rate};
 use crate::engine::stats::{ErrorCounts, OpStats};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::warnings::Shown;
@@ -299,7 +299,7 @@ pub(crate) fn warning_lines(out: &mut String, shown: &Shown) {
 
 /// `Shard: 2 of 4 (slurm), host h, start lag 3.1 ms, clock offset +0.4 ms`,
 /// or nothing on one machine without `--start-at`.
-pub fn shard_line(out: &mut String, c: &Config, r: &crate::engine::results::Results) {
+pub fn shard_line(out: &mut String, c: &Config, r: &crate::engine::master::results::Results) {
     if c.shard.is_none() && c.start_at.is_none() {
         return;
     }
@@ -321,7 +321,7 @@ pub fn shard_line(out: &mut String, c: &Config, r: &crate::engine::results::Resu
 
 /// Whether `phase` has results: one a signal cut in the wait for its
 /// planned start has none.
-fn began(results: &crate::engine::results::Results, phase: Phase) -> bool {
+fn began(results: &crate::engine::master::results::Results, phase: Phase) -> bool {
     match phase {
         Phase::Prefill => results.prefill.is_some(),
         Phase::Warmup => results.warmup.is_some(),

@@ -19,10 +19,10 @@ mod gap;
 pub use exit::MAX_ERRORS_EXIT_CODE;
 
 use crate::config::Config;
-use crate::engine::results::{Phase, PhaseResult, Results, Section};
+use crate::engine::master::results::{Phase, PhaseResult, Results, Section};
+use crate::engine::master::warmup::{P99_TOLERANCE, THROUGHPUT_TOLERANCE, Trend, WarmupEnd};
 use crate::engine::stats::errors::{ErrorCounts, ProtocolFault};
 use crate::engine::stats::gaps::{GapCause, GapSpan};
-use crate::engine::warmup::{P99_TOLERANCE, THROUGHPUT_TOLERANCE, Trend, WarmupEnd};
 use crate::protocol::resp::ServerErrorKind;
 
 /// Requests due but never sent (open loop) or not sent because their cluster

@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::engine::verify::{Failure, Got, Verification};
+use crate::engine::master::verify::{Failure, Got, Verification};
 
 /// The longest part of a value a failure line shows.
 const SHOWN_VALUE_BYTES: usize = 64;
@@ -64,7 +64,7 @@ pub fn write(out_file: Option<&Path>, found: &Verification) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::verify::{Failure, Got, Verification};
+    use crate::engine::master::verify::{Failure, Got, Verification};
     use crate::report::verification::{failure_line, text};
 
     #[test]

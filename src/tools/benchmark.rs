@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use crate::config::{Config, Verify};
 use crate::engine::interrupt::Interrupt;
-use crate::engine::results::Results;
-use crate::engine::sink::Sinks;
-use crate::engine::sweep::{self, CellOutputs, Swept};
-use crate::engine::{self, run};
+use crate::engine::master::results::Results;
+use crate::engine::master::sink::Sinks;
+use crate::engine::master::sweep::{self, CellOutputs, Swept};
+use crate::engine::{self, master::run};
 use crate::error::{OutputError, note};
 use crate::report::export::ExportManager;
 use crate::report::hdr_files::{FailureLog, HdrFiles};
@@ -125,7 +125,7 @@ fn verify_data(config: &Config) -> Exit {
     let Some(import) = &config.import else {
         return Exit::Success;
     };
-    let found = match engine::verify::verify(config, import) {
+    let found = match engine::master::verify::verify(config, import) {
         Ok(found) => found,
         Err(e) => return Exit::failure(e),
     };

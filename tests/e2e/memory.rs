@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{Redis, kvbench_at, refused_before_connecting};
 use kvbench::config::MAX_PIPELINE;
-use kvbench::engine::conn::{IN_FLIGHT_BYTES, WRITE_BUDGET};
+use kvbench::engine::worker::conn::{IN_FLIGHT_BYTES, WRITE_BUDGET};
 
 const MIB: u64 = 1024 * 1024;
 

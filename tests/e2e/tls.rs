@@ -9,7 +9,7 @@
 use clap::Parser;
 use kvbench::cli::Cli;
 use kvbench::config::Config;
-use kvbench::engine::net::{self, BlockingStream};
+use kvbench::engine::worker::net::{self, BlockingStream};
 use rustls::HandshakeKind;
 use serde_json::Value;
 

@@ -148,7 +148,7 @@ fn sharded(index: u32, extra: &[&str]) -> Config {
 /// Every key each connection of each of 3 shards sends, in shard order.
 fn keys_of_shards(extra: &[&str], prefill: bool) -> Vec<u64> {
     use crate::config::Stop;
-    use crate::engine::request::{RequestSource, pair_encoder};
+    use crate::engine::worker::request::{RequestSource, pair_encoder};
     use crate::workload::values::ValuePool;
     use rand::SeedableRng;
     let mut keys = Vec::new();

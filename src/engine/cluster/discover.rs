@@ -9,7 +9,7 @@
 //! values; [`discover`] only adds the connection and tells the errors apart.
 
 use crate::config::target::{Endpoint, Target};
-use crate::engine::server::Control;
+use crate::engine::master::server::Control;
 use crate::error::DiscoverError;
 use crate::protocol::value::Value;
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use crate::config::target::Target;
 use crate::engine::cluster::discover::node_target;
 use crate::engine::cluster::map::Node;
-use crate::engine::server::Control;
+use crate::engine::master::server::Control;
 
 /// PINGs timed per node; the fastest counts, since the slower ones measure
 /// this machine's scheduling rather than the path to the node.

@@ -5,8 +5,8 @@
 use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
-use crate::engine::client::retry::Settle;
-use crate::engine::conn::ConnState;
+use crate::engine::worker::client::retry::Settle;
+use crate::engine::worker::conn::ConnState;
 use crate::engine::worker::phase::PhaseClock;
 use crate::engine::worker::recorder::{Recording, count_closed};
 use crate::engine::worker::{Wake, Worker};

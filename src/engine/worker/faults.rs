@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use crate::config::target::Endpoint;
-use crate::engine::conn::{CloseReason, Conn, ConnState};
-use crate::engine::net;
+use crate::engine::worker::conn::{CloseReason, Conn, ConnState};
+use crate::engine::worker::net;
 use crate::engine::worker::recorder::{Book, count_closed};
 use crate::engine::worker::{Wake, Worker};
 

@@ -12,9 +12,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::client::Client;
-use crate::engine::conn::{Conn, ConnState};
 use crate::engine::stats::gaps::{ClockSpan, GAP_MIN, GapCause, WorkerGaps};
+use crate::engine::worker::client::Client;
+use crate::engine::worker::conn::{Conn, ConnState};
 use crate::engine::worker::{Link, Worker};
 
 /// How often the worker looks at its connections' state.

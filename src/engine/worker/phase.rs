@@ -7,14 +7,14 @@ use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
 use crate::config::Stop;
-use crate::engine::client::Fill;
-use crate::engine::conn::{CloseReason, ConnState};
 use crate::engine::interrupt::INTERRUPT_DRAIN;
-use crate::engine::request::RequestSource;
-use crate::engine::schedule::Schedule;
 use crate::engine::stats::errors::ProtocolFault;
-use crate::engine::timer::thread_cpu_time;
+use crate::engine::worker::client::Fill;
+use crate::engine::worker::conn::{CloseReason, ConnState};
 use crate::engine::worker::recorder::count_closed;
+use crate::engine::worker::request::RequestSource;
+use crate::engine::worker::schedule::Schedule;
+use crate::engine::worker::timer::thread_cpu_time;
 use crate::engine::worker::{
     Command, DRAIN_LIMIT, PREFILL_PIPELINE, PhaseEnd, Report, Wake, Worker,
 };
@@ -410,7 +410,9 @@ impl Worker {
     fn abandon_in_flight(&mut self) {
         for conn in &mut self.conns {
             if conn.in_flight() > 0 {
-                if let Some(closed) = conn.close(crate::engine::conn::CloseReason::Connection) {
+                if let Some(closed) =
+                    conn.close(crate::engine::worker::conn::CloseReason::Connection)
+                {
                     count_closed(&mut self.stats, closed);
                 }
             }

@@ -19,8 +19,8 @@ use rand::rngs::SmallRng;
 
 use crate::config::Config;
 use crate::config::ramp::Jitter;
-use crate::engine::client_stats::{self, ClientSeries};
-use crate::engine::conn::{CloseReason, ConnState};
+use crate::engine::worker::client_stats::{self, ClientSeries};
+use crate::engine::worker::conn::{CloseReason, ConnState};
 use crate::engine::worker::recorder::{Book, count_closed};
 use crate::engine::worker::{Report, Worker};
 

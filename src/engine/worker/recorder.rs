@@ -1,5 +1,5 @@
 //! The worker's accounting of what its connections report
-//! ([`crate::engine::conn::Recorder`]): each reply counted in its op's row
+//! ([`crate::engine::worker::conn::Recorder`]): each reply counted in its op's row
 //! (latency, bytes, errors, hits and misses), on its cluster node and in
 //! `--client-stats`' tally; a redirect, or an error reply
 //! `--retry-on-error` or `--failed-keys-file` wants, handed back to the
@@ -13,13 +13,15 @@
 use std::time::Instant;
 
 use crate::config::Config;
-use crate::engine::client_stats::Tally;
 use crate::engine::cluster::redirect;
-use crate::engine::conn::{Bounce, CloseReason, Closed, InFlight, Recorder, Reply, micros_between};
-use crate::engine::request::{Hits, Queued, ScanReply};
-use crate::engine::retry::HandBack;
 use crate::engine::stats::Stats;
 use crate::engine::stats::errors::ProtocolFault;
+use crate::engine::worker::client_stats::Tally;
+use crate::engine::worker::conn::{
+    Bounce, CloseReason, Closed, InFlight, Recorder, Reply, micros_between,
+};
+use crate::engine::worker::request::{Hits, Queued, ScanReply};
+use crate::engine::worker::retry::HandBack;
 use crate::protocol::resp::ServerErrorKind;
 use crate::protocol::wire::{self, Outcome, Protocol};
 

@@ -5,10 +5,10 @@
 //! node's share of the phase.
 
 use crate::config::Config;
-use crate::engine::placement;
-use crate::engine::results::{self, Phase, PhaseResult, Results, rate};
-use crate::engine::run::clock::CLOCK_SAMPLES;
-use crate::engine::server::PhaseEvidence;
+use crate::engine::master::placement;
+use crate::engine::master::results::{self, Phase, PhaseResult, Results, rate};
+use crate::engine::master::run::clock::CLOCK_SAMPLES;
+use crate::engine::master::server::PhaseEvidence;
 use crate::engine::stats::{Stats, percentile_us};
 use crate::report::evidence::{SECTIONS, client_count, cpu_per_1000};
 use crate::report::json::{compressed, ms, round};
@@ -113,7 +113,7 @@ pub fn server_evidence(
         used_memory_after: e.after.u64("used_memory"),
     };
     let slowlog = e.slowlog.as_ref().map(|entries| {
-        let entry = |s: &crate::engine::server::SlowlogEntry| SlowlogEntry {
+        let entry = |s: &crate::engine::master::server::SlowlogEntry| SlowlogEntry {
             id: s.id,
             timestamp: s.timestamp,
             duration_us: s.duration_us,

@@ -1,11 +1,11 @@
 //! `runs[i].client` from the phase's readings of this machine
-//! ([`crate::engine::host`]), and `runs[i].server_use` from those of the
-//! server ([`crate::engine::server::sample`]), its time per op each second
+//! ([`crate::engine::master::host`]), and `runs[i].server_use` from those of the
+//! server ([`crate::engine::master::server::sample`]), its time per op each second
 //! included.
 
-use crate::engine::host::HostUse;
-use crate::engine::results::PhaseResult;
-use crate::engine::server::sample::ServerSecondUse;
+use crate::engine::master::host::HostUse;
+use crate::engine::master::results::PhaseResult;
+use crate::engine::master::server::sample::ServerSecondUse;
 use crate::report::json::round;
 use crate::report::model::host::{ClientSecond, ClientUse};
 use crate::report::model::named::Named;

@@ -4,7 +4,7 @@
 //! the variance of the runs, the warnings and the verdict.
 
 use crate::config::Config;
-use crate::engine::results::{Phase, PhaseResult, Results, Section};
+use crate::engine::master::results::{Phase, PhaseResult, Results, Section};
 use crate::engine::stats::{ErrorCounts, Stats};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::ReportInput;
@@ -303,7 +303,7 @@ fn variance(r: &Results) -> Option<Variance> {
 }
 
 /// The spread of the runs' ops/sec as the JSON writes it (a merged set's too).
-pub fn variance_of(v: &crate::engine::results::variance::Variance) -> Variance {
+pub fn variance_of(v: &crate::engine::master::results::variance::Variance) -> Variance {
     Variance {
         ops_per_sec: v.rates.iter().map(|x| round(*x, 2)).collect(),
         mean: round(v.mean, 2),

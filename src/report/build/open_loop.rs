@@ -6,7 +6,7 @@
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
-use crate::engine::results::PhaseResult;
+use crate::engine::master::results::PhaseResult;
 use crate::engine::stats::{OpStats, max_us, percentile_us};
 use crate::report::json::{compressed, ms, percentile_key, round};
 use crate::report::model::histogram::CompressedHistogram;

@@ -3,7 +3,7 @@
 //! sums, in the shape the configuration sets ([`shape`]).
 
 use crate::config::Config;
-use crate::engine::results;
+use crate::engine::master::results;
 use crate::engine::stats::OpStats;
 use crate::engine::stats::series::OpSecond;
 use crate::report::build::rows::{self, RowSums, SecondLatency, SecondSums, SectionShape};

@@ -4,8 +4,8 @@
 
 use hdrhistogram::Histogram;
 
-use crate::engine::results::PhaseResult;
-use crate::engine::server::latency::PhaseLatency;
+use crate::engine::master::results::PhaseResult;
+use crate::engine::master::server::latency::PhaseLatency;
 use crate::engine::stats::percentile_us;
 use crate::report::json::round;
 use crate::report::model::named::Named;

@@ -8,12 +8,12 @@
 use std::time::{Duration, SystemTime};
 
 use crate::config::Config;
-use crate::engine::placement::{Placement, Reason, ServerCpus};
-use crate::engine::results::{Phase, PhaseResult, Results, ServerContext};
-use crate::engine::run::Timing;
-use crate::engine::run::clock::ClockSample;
-use crate::engine::server::info::Info;
-use crate::engine::server::{PhaseEvidence, SlowlogEntry};
+use crate::engine::master::placement::{Placement, Reason, ServerCpus};
+use crate::engine::master::results::{Phase, PhaseResult, Results, ServerContext};
+use crate::engine::master::run::Timing;
+use crate::engine::master::run::clock::ClockSample;
+use crate::engine::master::server::info::Info;
+use crate::engine::master::server::{PhaseEvidence, SlowlogEntry};
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::{OpSecond, Second};
 use crate::report::ReportInput;

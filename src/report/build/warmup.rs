@@ -1,8 +1,8 @@
 //! `warmup.steadiness`: the warm-up's trend test as the JSON writes it.
 
 use crate::config::Config;
-use crate::engine::results::PhaseResult;
-use crate::engine::warmup::{P99_TOLERANCE, THROUGHPUT_TOLERANCE, Trend, WarmupEnd};
+use crate::engine::master::results::PhaseResult;
+use crate::engine::master::warmup::{P99_TOLERANCE, THROUGHPUT_TOLERANCE, Trend, WarmupEnd};
 use crate::report::json::round;
 use crate::report::model::warmup::{Steadiness, TrendSummary, WarmupMode};
 

@@ -1,14 +1,14 @@
 //! `runs[i].watched` from the master's readings of each `--watch`
-//! ([`crate::engine::watch`]): a shard's INFO before and after the phase
+//! ([`crate::engine::master::watch`]): a shard's INFO before and after the phase
 //! differenced (its calls, hits, misses, CPU and network over the phase,
 //! by its own clock), a host's scrapes, a proxy's backends.
 
 use crate::config::watch::WatchKind;
-use crate::engine::server::PhaseEvidence;
-use crate::engine::server::sample::ServerSeries;
-use crate::engine::watch::node::NodeUse;
-use crate::engine::watch::twemproxy::ProxyReading;
-use crate::engine::watch::{Found, WatchedPhase};
+use crate::engine::master::server::PhaseEvidence;
+use crate::engine::master::server::sample::ServerSeries;
+use crate::engine::master::watch::node::NodeUse;
+use crate::engine::master::watch::twemproxy::ProxyReading;
+use crate::engine::master::watch::{Found, WatchedPhase};
 use crate::report::json::round;
 use crate::report::model::named::Named;
 use crate::report::model::watched::{ProxyBackend, Watched, WatchedInterface};

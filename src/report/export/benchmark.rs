@@ -4,8 +4,8 @@
 
 use super::{ExportManager, Judgement, Save, Subject, SweepView};
 use crate::config::Config;
-use crate::engine::results::Results;
-use crate::engine::sweep::{CellResult, Swept};
+use crate::engine::master::results::Results;
+use crate::engine::master::sweep::{CellResult, Swept};
 use crate::error::OutputError;
 use crate::report::ReportInput;
 use crate::report::verdict::Verdict;

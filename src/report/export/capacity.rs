@@ -3,7 +3,7 @@
 
 use super::{CapacityView, ExportManager, Save, Subject, Written};
 use crate::config::Config;
-use crate::engine::results::Results;
+use crate::engine::master::results::Results;
 use crate::report::ReportInput;
 use crate::report::model::capacity::Capacity;
 use crate::report::warnings::Shown;

@@ -7,9 +7,9 @@ use clap::Parser;
 use super::ExportManager;
 use crate::cli::Cli;
 use crate::config::Config;
-use crate::engine::results::{Phase, PhaseResult, Results};
+use crate::engine::master::results::{Phase, PhaseResult, Results};
+use crate::engine::master::sweep::{CellResult, Swept};
 use crate::engine::stats::Stats;
-use crate::engine::sweep::{CellResult, Swept};
 
 /// One measured run of 1000 replies: a valid result.
 fn measured() -> Results {

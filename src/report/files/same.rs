@@ -16,7 +16,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::{Target, directory_of};
-use crate::engine::client_stats;
+use crate::engine::worker::client_stats;
 use crate::error::UsageError;
 use crate::report::hdr;
 use crate::workload::ops::OpTable;
@@ -176,7 +176,7 @@ fn first_file(prefix: &Path, names: &Names<'_>) -> PathBuf {
     match names {
         Names::Hdr(_) => hdr::file_name(
             prefix,
-            crate::engine::results::Phase::Run(1),
+            crate::engine::master::results::Phase::Run(1),
             "TOTALS",
             "txt",
         ),

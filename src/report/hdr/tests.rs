@@ -11,7 +11,7 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::Deserializer;
 
 use super::{file_name, gmt_date, percentile_distribution, whole_run_log};
-use crate::engine::results::Phase;
+use crate::engine::master::results::Phase;
 use crate::engine::stats::latency_histogram;
 
 /// memtier's files of one op: its `.hgrm` and `.txt`.

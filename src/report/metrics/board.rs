@@ -8,7 +8,7 @@
 
 use hdrhistogram::Histogram;
 
-use crate::engine::results::Phase;
+use crate::engine::master::results::Phase;
 use crate::engine::stats::{ErrorCounts, OpStats, Stats};
 use crate::protocol::resp::ServerErrorKind;
 

@@ -10,7 +10,7 @@
 
 use std::fmt::{Display, Write};
 
-use crate::engine::results::Phase;
+use crate::engine::master::results::Phase;
 use crate::engine::stats::ErrorCounts;
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::metrics::board::{Board, OpSeries, PhaseSeries, phase_label};

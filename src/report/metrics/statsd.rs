@@ -16,8 +16,8 @@ use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 use std::time::Duration;
 
 use crate::config::{Config, StatsdTarget, Stop};
-use crate::engine::results::{Phase, PhaseResult};
-use crate::engine::sink::Sink;
+use crate::engine::master::results::{Phase, PhaseResult};
+use crate::engine::master::sink::Sink;
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::Second;
 use crate::error::UsageError;

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::engine::results::Phase;
+use crate::engine::master::results::Phase;
 use crate::engine::stats::{Stats, latency_histogram};
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::metrics::board::{BUCKET_BOUNDS_US, Board, cumulative_buckets};

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::named::Named;
 use super::schema;
-use crate::engine::placement::Reason;
+use crate::engine::master::placement::Reason;
 
 /// `server` of a phase: INFO around it and the difference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use crate::config::{Config, Stop};
-use crate::engine::results::Phase;
+use crate::engine::master::results::Phase;
 
 /// The plan's shape and the current phase's place in it.
 #[derive(Debug, Clone)]

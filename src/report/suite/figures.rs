@@ -2,7 +2,7 @@
 //! headline section (the aggregate of `-x` runs, or its one run) and the
 //! worker threads' CPU time.
 
-use crate::engine::results::rate;
+use crate::engine::master::results::rate;
 use crate::engine::stats::{max_us, percentile_us};
 use crate::report::suite::{StepErrors, StepResult};
 

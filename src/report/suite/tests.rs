@@ -8,7 +8,7 @@ use clap::Parser;
 use crate::cli::SuiteArgs;
 use crate::config::SuitePlan;
 use crate::config::suite::OutputMode;
-use crate::engine::results::{Phase, PhaseResult, Results};
+use crate::engine::master::results::{Phase, PhaseResult, Results};
 use crate::engine::stats::Stats;
 use crate::protocol::error_kind::ServerErrorKind;
 use crate::report::suite::output::{CSV_HEADER, errors_line, header, row, server_errors};

@@ -6,7 +6,7 @@
 
 use super::{summary, verdict};
 use crate::config::Config;
-use crate::engine::sweep::{CellResult, SweepStop};
+use crate::engine::master::sweep::{CellResult, SweepStop};
 use crate::report::ReportInput;
 use crate::report::build;
 use crate::report::json::{SCHEMA_VERSION, percentile_key, round};

@@ -6,8 +6,8 @@ use clap::Parser;
 use super::{RunSpread, SummaryRow, stop_lines, table};
 use crate::cli::Cli;
 use crate::config::Config;
-use crate::engine::results::{Phase, Results};
-use crate::engine::sweep::{CellResult, SweepStop};
+use crate::engine::master::results::{Phase, Results};
+use crate::engine::master::sweep::{CellResult, SweepStop};
 
 fn row(label: &str, ops: f64, spread: Option<RunSpread>) -> SummaryRow {
     SummaryRow {
@@ -146,7 +146,11 @@ fn sweep_file(stop: Option<SweepStop>) -> Vec<u8> {
             stats.ops[1].misses = 7;
             let run = |n: u32| {
                 let took = std::time::Duration::from_millis(1000 + u64::from(n) * 7);
-                crate::engine::results::PhaseResult::of_stats(Phase::Run(n), stats.clone(), took)
+                crate::engine::master::results::PhaseResult::of_stats(
+                    Phase::Run(n),
+                    stats.clone(),
+                    took,
+                )
             };
             let results = Results {
                 runs: vec![run(1), run(2)],

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::engine::results::Phase;
+use crate::engine::master::results::Phase;
 use crate::report::verdict::Reason;
 
 fn percent(part: u64, whole: u64) -> f64 {

@@ -12,7 +12,7 @@
 use std::fmt;
 
 use crate::config::Config;
-use crate::engine::results::PhaseResult;
+use crate::engine::master::results::PhaseResult;
 use crate::engine::stats::gaps::{GapCause, GapSpan};
 use crate::report::verdict::{Reason, is_load_gap};
 

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::engine::results::{Phase, PhaseResult, Results};
+use crate::engine::master::results::{Phase, PhaseResult, Results};
 use crate::engine::stats::Stats;
 use crate::engine::stats::errors::ProtocolFault;
 use crate::protocol::resp::{DecodeError, ServerErrorKind};

@@ -3,12 +3,12 @@
 //! tests can cite them.
 
 use crate::config::{Config, FlagSet, Headline, Stop};
-use crate::engine::placement::Placement;
-use crate::engine::results::variance::Variance;
-use crate::engine::results::{PhaseResult, Results, ServerContext};
-use crate::engine::server::info::Software;
+use crate::engine::master::placement::Placement;
+use crate::engine::master::results::variance::Variance;
+use crate::engine::master::results::{PhaseResult, Results, ServerContext};
+use crate::engine::master::server::info::Software;
+use crate::engine::master::sysinfo;
 use crate::engine::stats::percentile_us;
-use crate::engine::sysinfo;
 use crate::protocol::resp::ServerErrorKind;
 use crate::report::hit_rate_percent;
 use crate::report::warnings::{MemoryLimit, MissFix, RateLimit, SATURATED_CPU_PERCENT, Warning};
@@ -424,7 +424,7 @@ fn dataset(config: &Config, results: &Results, local: bool) -> Option<Warning> {
 #[cfg(test)]
 mod tests {
     use super::divergence;
-    use crate::engine::results::PhaseResult;
+    use crate::engine::master::results::PhaseResult;
     use crate::engine::stats::Stats;
     use crate::report::cluster_fixture::{cluster_results, standalone_config};
 

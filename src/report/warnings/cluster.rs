@@ -7,7 +7,7 @@
 use std::fmt;
 
 use crate::config::Config;
-use crate::engine::results::{NodeRole, Results};
+use crate::engine::master::results::{NodeRole, Results};
 use crate::report::warnings::Warning;
 use crate::workload::keys::KeyPattern;
 
@@ -174,7 +174,7 @@ pub(super) fn hot_shard(
 #[cfg(test)]
 mod tests {
     use super::{HOT_SHARD_FACTOR, HotShardCause, has_hash_tag, hot_shards};
-    use crate::engine::results::NodeRole;
+    use crate::engine::master::results::NodeRole;
     use crate::report::cluster_fixture::{
         EVEN_SLOTS, NODES, cluster_config, cluster_results, standalone_config,
     };

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::engine::results::PhaseResult;
+use crate::engine::master::results::PhaseResult;
 use crate::engine::stats::gaps::{GapCause, GapSpan};
 use crate::engine::stats::{max_us, percentile_us};
 use crate::report::warnings::Warning;
@@ -161,7 +161,7 @@ pub(super) fn describe(
 #[cfg(test)]
 mod tests {
     use super::{QuietSecond, stall};
-    use crate::engine::results::PhaseResult;
+    use crate::engine::master::results::PhaseResult;
     use crate::engine::stats::series::{OpSecond, Second};
     use crate::report::cluster_fixture::cluster_results;
     use crate::report::warnings::Warning;

@@ -17,8 +17,8 @@ use crate::config::target::Target;
 use crate::engine::cluster::discover::node_target;
 use crate::engine::cluster::map::Node;
 use crate::engine::interrupt::Interrupt;
-use crate::engine::run::barrier::{KEY_PREFIX, MAX_POLL};
-use crate::engine::server::Control;
+use crate::engine::master::run::barrier::{KEY_PREFIX, MAX_POLL};
+use crate::engine::master::server::Control;
 use crate::protocol::value::Value;
 use crate::tools::capacity::fleet::STOPPED;
 

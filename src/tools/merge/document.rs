@@ -331,7 +331,7 @@ fn variance(runs: &[RunSum]) -> Option<Variance> {
         .filter(|r| !r.interrupted)
         .map(RunSum::ops_per_sec)
         .collect();
-    let v = crate::engine::results::variance::Variance::of(&rates)?;
+    let v = crate::engine::master::results::variance::Variance::of(&rates)?;
     Some(crate::report::build::kvbench::variance_of(&v))
 }
 

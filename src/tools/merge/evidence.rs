@@ -7,7 +7,7 @@
 //! window are judged once against every machine's replies: a set with a
 //! foreign client is told so, a set that ran alone is not.
 
-use crate::engine::server::{Info, PhaseEvidence, SlowlogEntry};
+use crate::engine::master::server::{Info, PhaseEvidence, SlowlogEntry};
 use crate::report::build::evidence::server_evidence;
 use crate::report::model::kvbench::PhaseSummary;
 use crate::report::model::server::{ServerEvidence, ServerSecond, ServerUse};

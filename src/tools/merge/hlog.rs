@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
-use crate::engine::results::Phase;
+use crate::engine::master::results::Phase;
 use crate::error::UsageError;
 use crate::report::hdr::file_name;
 use crate::report::model::histogram::{CompressedHistogram, HistogramError};

@@ -7,9 +7,9 @@
 use std::time::{Duration, Instant};
 
 use crate::config::suite::IdlePlan;
-use crate::engine::advice::connect_advice;
 use crate::engine::interrupt::Interrupt;
-use crate::engine::net::{self, BlockingStream};
+use crate::engine::master::advice::connect_advice;
+use crate::engine::worker::net::{self, BlockingStream};
 use crate::error::RunError;
 
 /// How often the wait looks at the interrupt flag: a signal ends it this soon.

@@ -6,7 +6,7 @@
 //! next cycle starts at `SCAN 0` again. The two are two ops, counted in
 //! memtier's two rows, `SCAN 0` and `SCAN <cursor>`; which one goes next is
 //! the connection's cursor's choice, not the weighted cycle's
-//! (`crate::engine::request`).
+//! (`crate::engine::worker::request`).
 
 use std::num::NonZeroU32;
 

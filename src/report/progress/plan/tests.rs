@@ -8,7 +8,7 @@ use clap::Parser;
 use super::PlanClock;
 use crate::cli::Cli;
 use crate::config::{Config, Stop};
-use crate::engine::results::Phase;
+use crate::engine::master::results::Phase;
 use crate::error::UsageError;
 
 fn config(args: &str) -> Result<Config, UsageError> {
