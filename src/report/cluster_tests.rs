@@ -19,8 +19,10 @@ const COUNTS: [u64; 3] = [3000, 2000, 1000];
 
 fn text(config: &Config, results: &Results) -> String {
     let input = ReportInput::new(config, results, true);
+    let report = build::report(&input);
     String::from_utf8(crate::report::text::render(
         &input,
+        &report,
         crate::report::text::Layout::Memtier,
     ))
     .unwrap()

@@ -30,6 +30,7 @@ pub mod named;
 pub mod open_loop;
 pub mod percentiles;
 pub mod recheck;
+pub mod rounded;
 pub mod schema;
 pub mod section;
 pub mod server;

@@ -14,7 +14,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::engine::master::results::{NodeRole, PhaseResult, Results, rate};
-use crate::engine::stats::{NodeStats, OpStats, Stats, percentile_us};
+use crate::engine::stats::{NodeStats, Stats, percentile_us};
 use crate::workload::ops::OpTable;
 
 /// The latency percentiles of the shard rows. Fixed rather than
@@ -115,24 +115,6 @@ fn server_calls(
         }
     }
     found.then_some(calls)
-}
-
-/// memtier's two column titles after `Misses/sec` in cluster mode.
-pub fn redirect_titles(out: &mut String) {
-    let _ = write!(out, "{:>13}{:>13}", "MOVED/sec", "ASK/sec");
-}
-
-/// A row's two redirect cells: rates, or memtier's `---` for the Waits row.
-pub fn redirect_cells(out: &mut String, op: Option<&OpStats>, duration: Duration) {
-    let _ = match op {
-        Some(op) => write!(
-            out,
-            "{:>13.2}{:>13.2}",
-            rate(op.moved, duration),
-            rate(op.ask, duration)
-        ),
-        None => write!(out, "{:>13}{:>13}", "---", "---"),
-    };
 }
 
 /// The `Shards` table (so `title`d for a cluster): one row per node that

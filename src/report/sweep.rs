@@ -13,6 +13,7 @@ use crate::engine::master::results::Phase;
 use crate::engine::master::results::rate;
 use crate::engine::master::sweep::{CellResult, SweepStop};
 use crate::engine::stats::percentile_us;
+use crate::report::model::Report;
 use crate::report::spread;
 use crate::report::table::{Format, Table};
 use crate::report::text::render_cell;
@@ -180,18 +181,20 @@ pub fn shown_warnings(config: &Config, inputs: &[ReportInput<'_>]) -> Shown {
     Shown::of_sweep(&per_cell, &config.silenced_warnings)
 }
 
-/// Every cell's text report (without warnings), where a stop cut the sweep,
-/// the comparison table, then the warnings once for the whole sweep.
+/// Every cell's text report (without warnings; `(cells, reports)`: the
+/// cells' results and their documents, in the same order), where a stop cut
+/// the sweep, the comparison table, then the warnings once for the whole
+/// sweep.
 pub fn text(
     config: &Config,
-    cells: &[CellResult],
+    (cells, reports): (&[CellResult], &[Report]),
     inputs: &[ReportInput<'_>],
     total_cells: usize,
     stop: Option<&SweepStop>,
     width: Option<usize>,
 ) -> Vec<u8> {
     let mut out = verdict(cells, inputs, total_cells, stop).text(config.faults.allow_invalid);
-    for (c, input) in cells.iter().zip(inputs) {
+    for ((c, input), report) in cells.iter().zip(inputs).zip(reports) {
         let _ = writeln!(
             out,
             "CELL {}/{}: {}\n",
@@ -199,7 +202,7 @@ pub fn text(
             total_cells,
             c.cell.label()
         );
-        out.push_str(&String::from_utf8_lossy(&render_cell(input)));
+        out.push_str(&String::from_utf8_lossy(&render_cell(input, report)));
     }
     stop_lines(&mut out, config, cells, stop, total_cells);
     table(

@@ -1,7 +1,11 @@
 //! The text report, in memtier_benchmark's layout so that scripts which read
 //! memtier's tables read these: a header, one table per section (rows Sets, Gets,
 //! Waits, Totals; for `--command` runs a row per command, `Hsets`, and Totals),
-//! and the request latency distribution. What memtier does not
+//! and the request latency distribution, drawn from the save's document
+//! ([`crate::report::model::Report`], the value the JSON serializes), which
+//! holds the rates, KB/sec and means unrounded: the tables print them with
+//! memtier's precision (a mean to five places), the JSON rounds them as
+//! memtier writes them. What memtier does not
 //! print (hit rate, warm-up, errors, what the latency means) follows the tables
 //! ([`crate::report::text_summary`]).
 //! In `--cluster-mode` the op tables gain memtier's `MOVED/sec` and `ASK/sec`
@@ -12,10 +16,12 @@
 use std::fmt::Write;
 
 use crate::config::{Config, Stop};
-use crate::engine::master::results::{PhaseResult, Section, rate};
-use crate::engine::stats::{OpStats, percentile_us};
+use crate::engine::master::results::PhaseResult;
+use crate::report::json::percentile_key;
+use crate::report::model::Report;
+use crate::report::model::section::{OpRow, Section, TOTALS_ROW};
 use crate::report::text_summary::summary;
-use crate::report::{ReportInput, distribution, percentile_label, shards, text_screen};
+use crate::report::{ReportInput, percentile_label, shards, text_screen};
 
 /// How the text report is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,18 +35,24 @@ pub enum Layout {
     Terminal(usize),
 }
 
-/// The text report, laid out as `layout`.
-pub fn render(input: &ReportInput<'_>, layout: Layout) -> Vec<u8> {
-    render_with(input, true, layout)
+/// The text report of `input`, whose document is `report`, laid out as
+/// `layout`: memtier's tables are drawn from the document's sections.
+pub fn render(input: &ReportInput<'_>, report: &Report, layout: Layout) -> Vec<u8> {
+    render_with(input, report, true, layout)
 }
 
 /// A sweep cell's report: memtier's layout, without the warnings, which the
 /// sweep shows once for all cells.
-pub fn render_cell(input: &ReportInput<'_>) -> Vec<u8> {
-    render_with(input, false, Layout::Memtier)
+pub fn render_cell(input: &ReportInput<'_>, report: &Report) -> Vec<u8> {
+    render_with(input, report, false, Layout::Memtier)
 }
 
-fn render_with(input: &ReportInput<'_>, with_warnings: bool, layout: Layout) -> Vec<u8> {
+fn render_with(
+    input: &ReportInput<'_>,
+    report: &Report,
+    with_warnings: bool,
+    layout: Layout,
+) -> Vec<u8> {
     let width = match layout {
         Layout::Memtier => None,
         Layout::Terminal(width) => Some(width),
@@ -52,18 +64,13 @@ fn render_with(input: &ReportInput<'_>, with_warnings: bool, layout: Layout) -> 
         Some(_) => String::new(),
     };
     header(&mut out, input.config);
-    let cluster = input.config.cluster.is_some();
-    for section in input.results.sections() {
+    for (title, section) in &report.sections {
         let mut one = String::new();
+        let _ = writeln!(one, "{title}");
         let columns = if input.config.ops.default_pair {
-            table(
-                &mut one,
-                &section,
-                &input.config.output.percentiles,
-                cluster,
-            )
+            table(&mut one, input.config, section)
         } else {
-            command_table(&mut one, input.config, &section)
+            command_table(&mut one, input.config, section)
         };
         match width {
             Some(width) => out.push_str(&text_screen::stack(&one, &columns, width)),
@@ -96,7 +103,8 @@ fn render_with(input: &ReportInput<'_>, with_warnings: bool, layout: Layout) -> 
         with_warnings && width.is_none(),
     );
     let histogram = last.is_some() && !input.config.output.hide_histogram;
-    match (width, &last) {
+    let headline = report.sections.last().map(|(_, s)| s);
+    match (width, headline) {
         (None, Some(last)) if histogram => latency_distribution(&mut out, input.config, last),
         (Some(width), _) => {
             if histogram {
@@ -137,11 +145,12 @@ fn header(out: &mut String, config: &Config) {
     out.push_str("\n\n");
 }
 
-/// memtier's SET/GET table; returns its column widths.
-fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) -> Vec<usize> {
+/// memtier's SET/GET table, after its title; returns its column widths.
+fn table(out: &mut String, config: &Config, s: &Section) -> Vec<usize> {
+    let percentiles = &config.output.percentiles;
+    let cluster = config.cluster.is_some();
     let redirects = if cluster { 2 * 13 } else { 0 };
     let width = 20 + 13 + 13 + redirects + 16 * (1 + percentiles.len()) + 13 + 1;
-    let _ = writeln!(out, "{}", s.title);
     let _ = writeln!(out, "{}", "=".repeat(width));
     let _ = write!(
         out,
@@ -149,7 +158,7 @@ fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) 
         "Type", "Ops/sec", "Hits/sec", "Misses/sec"
     );
     if cluster {
-        shards::redirect_titles(out);
+        redirect_titles(out);
     }
     let _ = write!(out, "{:>16}", "Avg. Latency");
     for p in percentiles {
@@ -158,31 +167,32 @@ fn table(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) 
     }
     let _ = writeln!(out, "{:>13} ", "KB/sec");
     let _ = writeln!(out, "{}", "-".repeat(width));
-    let row = |out: &mut String, name: &str, op: &OpStats, hits: bool| {
-        row(out, name, op, s, percentiles, (hits, cluster));
-    };
-    if let Some(set) = s.stats.op(0) {
-        row(out, "Sets", set, false);
+    let shape = (percentiles.as_slice(), cluster);
+    let mut rows = s.rows.0.iter().map(|(_, r)| r);
+    if let Some(set) = rows.next() {
+        row(out, "Sets", set, shape, (false, true));
     }
-    if let Some(get) = s.stats.op(1) {
-        row(out, "Gets", get, true);
+    if let Some(get) = rows.next() {
+        row(out, "Gets", get, shape, (true, true));
     }
     // --wait-ratio's WAITs are the pair's third row; without it the row is
     // memtier's empty one.
-    match s.stats.op(2) {
-        Some(wait) => row(out, "Waits", wait, false),
-        None => empty_waits(out, s, percentiles, cluster),
+    match rows.next().filter(|_| config.ops.pair.wait.is_some()) {
+        Some(wait) => row(out, "Waits", wait, shape, (false, true)),
+        None => empty_waits(out, percentiles, cluster),
     }
-    row(out, "Totals", &s.stats.totals(), true);
+    if let Some(totals) = s.row(TOTALS_ROW) {
+        row(out, "Totals", totals, shape, (true, false));
+    }
     out.push_str("\n\n");
     column_widths(6, true, cluster, percentiles.len())
 }
 
 /// memtier's Waits row of a run that sent no WAIT: zero and dashes.
-fn empty_waits(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: bool) {
+fn empty_waits(out: &mut String, percentiles: &[f64], cluster: bool) {
     let _ = write!(out, "{:<6}{:>14.2}{:>13}{:>13}", "Waits", 0.0, "---", "---");
     if cluster {
-        shards::redirect_cells(out, None, s.duration);
+        let _ = write!(out, "{:>13}{:>13}", "---", "---");
     }
     let _ = write!(out, "{:>16}", "---");
     for _ in percentiles {
@@ -191,11 +201,16 @@ fn empty_waits(out: &mut String, s: &Section<'_>, percentiles: &[f64], cluster: 
     let _ = writeln!(out, "{:>13} ", "---");
 }
 
-/// memtier's table for `--command` runs: a row per command (or per line),
-/// named as memtier names it (`Hsets`), without the Hits/Misses columns and
-/// the Waits row, which memtier prints only for its SET/GET pair; returns
-/// its column widths.
-fn command_table(out: &mut String, config: &Config, s: &Section<'_>) -> Vec<usize> {
+/// memtier's two column titles after `Misses/sec` in cluster mode.
+fn redirect_titles(out: &mut String) {
+    let _ = write!(out, "{:>13}{:>13}", "MOVED/sec", "ASK/sec");
+}
+
+/// memtier's table for `--command` runs, after its title: a row per command
+/// (or per line), named as memtier names it (`Hsets`), without the
+/// Hits/Misses columns and the Waits row, which memtier prints only for its
+/// SET/GET pair; returns its column widths.
+fn command_table(out: &mut String, config: &Config, s: &Section) -> Vec<usize> {
     let percentiles = &config.output.percentiles;
     let cluster = config.cluster.is_some();
     let redirects = if cluster { 2 * 13 } else { 0 };
@@ -204,11 +219,10 @@ fn command_table(out: &mut String, config: &Config, s: &Section<'_>) -> Vec<usiz
     let names = config.ops.rows.iter().map(|r| r.memtier.len());
     let type_width = names.max().unwrap_or(0).max(6);
     let width = type_width + 14 + redirects + 16 * (1 + percentiles.len()) + 13 + 1;
-    let _ = writeln!(out, "{}", s.title);
     let _ = writeln!(out, "{}", "=".repeat(width));
     let _ = write!(out, "{:<type_width$}{:>14}", "Type", "Ops/sec");
     if cluster {
-        shards::redirect_titles(out);
+        redirect_titles(out);
     }
     let _ = write!(out, "{:>16}", "Avg. Latency");
     for p in percentiles {
@@ -216,79 +230,82 @@ fn command_table(out: &mut String, config: &Config, s: &Section<'_>) -> Vec<usiz
     }
     let _ = writeln!(out, "{:>13} ", "KB/sec");
     let _ = writeln!(out, "{}", "-".repeat(width));
-    let totals = s.stats.totals();
-    let rows = config.ops.rows.iter().map(|r| r.memtier.as_str());
-    for (name, op) in rows.zip(&s.stats.ops).chain([("Totals", &totals)]) {
-        let secs = s.duration;
-        let _ = write!(out, "{:<type_width$}{:>14.2}", name, rate(op.count, secs));
-        if cluster {
-            shards::redirect_cells(out, Some(op), secs);
-        }
-        let _ = write!(out, "{:>16.5}", op.mean_us() / 1000.0);
-        for &p in percentiles {
-            let v = percentile_us(&op.latency_us, p);
-            let _ = write!(out, "{:>16.5}", v as f64 / 1000.0);
-        }
-        let kb = (op.bytes_rx + op.bytes_tx) as f64 / 1024.0;
-        let _ = writeln!(out, "{:>13.2} ", kb / secs.as_secs_f64().max(1e-9));
+    let names = config.ops.rows.iter().map(|r| r.memtier.as_str());
+    let rows = names.zip(s.rows.0.iter().map(|(_, r)| r));
+    let totals = s.row(TOTALS_ROW).map(|t| ("Totals", t));
+    for (name, r) in rows.chain(totals) {
+        let _ = write!(out, "{name:<type_width$}");
+        cells(out, r, (percentiles, cluster), (None, false));
     }
     out.push_str("\n\n");
     column_widths(type_width, false, cluster, percentiles.len())
 }
 
-/// One row of the SET/GET table; `(hits, cluster)` say whether it has the
-/// Hits/Misses cells (`---` for Sets) and the MOVED/ASK cells.
+/// One row of the SET/GET table; `(hits, dashes)` say whether it has the
+/// Hits/Misses cells (`---` for Sets) and whether an empty row prints
+/// memtier's `---` for its latencies (every row but Totals).
 fn row(
     out: &mut String,
     name: &str,
-    op: &OpStats,
-    s: &Section<'_>,
-    percentiles: &[f64],
-    (hits, cluster): (bool, bool),
+    r: &OpRow,
+    shape: (&[f64], bool),
+    (hits, dashes): (bool, bool),
 ) {
-    let secs = s.duration;
-    let _ = write!(out, "{:<6}{:>14.2}", name, rate(op.count, secs));
-    if hits {
-        let _ = write!(
-            out,
-            "{:>13.2}{:>13.2}",
-            rate(op.hits, secs),
-            rate(op.misses, secs)
-        );
-    } else {
-        let _ = write!(out, "{:>13}{:>13}", "---", "---");
+    let _ = write!(out, "{name:<6}");
+    cells(out, r, shape, (Some(hits), dashes));
+}
+
+/// A row's cells after its name: the rate, the Hits/Misses cells when
+/// `hits` says so (`Some(false)`: memtier's `---`), MOVED/ASK in cluster
+/// mode, the mean, the percentiles and KB/sec, with memtier's precision.
+fn cells(
+    out: &mut String,
+    r: &OpRow,
+    (percentiles, cluster): (&[f64], bool),
+    (hits, dashes): (Option<bool>, bool),
+) {
+    let _ = write!(out, "{:>14.2}", r.ops_per_sec);
+    match hits {
+        Some(true) => {
+            let _ = write!(out, "{:>13.2}{:>13.2}", r.hits_per_sec, r.misses_per_sec);
+        }
+        Some(false) => {
+            let _ = write!(out, "{:>13}{:>13}", "---", "---");
+        }
+        None => {}
     }
     if cluster {
-        shards::redirect_cells(out, Some(op), secs);
+        let moved = r.moved_per_sec.unwrap_or(0.0);
+        let ask = r.ask_per_sec.unwrap_or(0.0);
+        let _ = write!(out, "{moved:>13.2}{ask:>13.2}");
     }
     // memtier's run_stats prints `---` for the average and every percentile
-    // of a Sets, Gets or Waits row whose latency histogram is empty (its
-    // `has_set_ops`); Totals and the `--command` rows print 0.00000.
-    if name != "Totals" && op.latency_us.is_empty() {
+    // of a Sets, Gets or Waits row without replies (its `has_set_ops`);
+    // Totals and the `--command` rows print 0.00000.
+    if dashes && r.count == 0 {
         for _ in 0..=percentiles.len() {
             let _ = write!(out, "{:>16}", "---");
         }
     } else {
-        let _ = write!(out, "{:>16.5}", op.mean_us() / 1000.0);
+        let _ = write!(out, "{:>16.5}", r.average_latency_ms);
         for &p in percentiles {
-            let v = percentile_us(&op.latency_us, p);
-            let _ = write!(out, "{:>16.5}", v as f64 / 1000.0);
+            let v = r.percentiles.values_ms.get(&percentile_key(p)).copied();
+            let _ = write!(out, "{:>16.5}", v.unwrap_or(0.0));
         }
     }
-    let kb = (op.bytes_rx + op.bytes_tx) as f64 / 1024.0;
-    let _ = writeln!(out, "{:>13.2} ", kb / secs.as_secs_f64().max(1e-9));
+    let _ = writeln!(out, "{:>13.2} ", r.kb_per_sec);
 }
 
-fn latency_distribution(out: &mut String, config: &Config, s: &Section<'_>) {
+fn latency_distribution(out: &mut String, config: &Config, s: &Section) {
     let _ = writeln!(out, "Request Latency Distribution");
     let _ = writeln!(out, "{:<8} {:<8} {:>14}", "Type", "<= msec", "Percent");
     let _ = writeln!(out, "{}", "-".repeat(72));
     let names = config.ops.rows.iter().map(|r| r.name.as_str());
-    for (name, op) in names.zip(&s.stats.ops) {
-        for (ms, percent) in distribution(&op.latency_us) {
-            let _ = writeln!(out, "{name:<6}{ms:>9.3}{percent:>13.3}");
+    for (name, (_, points)) in names.zip(s.distributions.iter()) {
+        for p in points {
+            let _ = writeln!(out, "{name:<6}{:>9.3}{:>13.3}", p.at_most_ms, p.percent);
         }
-        if !op.latency_us.is_empty() {
+        if !points.is_empty() {
             let _ = writeln!(out, "---");
         }
     }

@@ -3,7 +3,10 @@
 //! builder behind a run's sections ([`super::section`]) and `kvbench merge`'s
 //! (which adds several machines' files into the same [`RowSums`]): it takes
 //! counts, latency sums, histograms and seconds, never a rate, a mean or a
-//! percentile, and rounds each figure as memtier prints it.
+//! percentile. The rates, KB/sec, the means and the distributions' percents
+//! stay unrounded in the model: the JSON writes them rounded as memtier
+//! does ([`crate::report::model::rounded`]), the text tables print them with
+//! memtier's own precision ([`crate::report::text`]).
 
 use hdrhistogram::Histogram;
 
@@ -160,7 +163,7 @@ fn points(h: &Histogram<u64>) -> Vec<DistributionPoint> {
         .into_iter()
         .map(|(at_most_ms, percent)| DistributionPoint {
             at_most_ms: round(at_most_ms, 3),
-            percent: round(percent, 3),
+            percent,
         })
         .collect()
 }
@@ -170,15 +173,14 @@ impl SectionShape {
         let h = s.histogram;
         let values_ms = self.percentiles.iter();
         let values_ms = values_ms.map(|&p| (percentile_key(p), ms(percentile_us(h, p) as f64)));
-        let per_sec = |n: f64| {
-            let rate = if s.over_s > 0.0 { n / s.over_s } else { 0.0 };
-            round(rate, 2)
-        };
-        let kb = |bytes: u64| round(bytes as f64 / 1024.0 / s.over_s.max(1e-9), 2);
+        // Rates, KB/sec and the mean unrounded: the JSON rounds them as
+        // memtier writes them, the text as memtier prints them.
+        let per_sec = |n: f64| if s.over_s > 0.0 { n / s.over_s } else { 0.0 };
+        let kb = |bytes: u64| bytes as f64 / 1024.0 / s.over_s.max(1e-9);
         let mean = if s.count == 0 {
             0.0
         } else {
-            ms(s.latency_sum_us / s.count as f64)
+            s.latency_sum_us / s.count as f64 / 1000.0
         };
         OpRow {
             count: s.count,

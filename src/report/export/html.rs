@@ -1,6 +1,7 @@
 //! The HTML page (`--html-out-file`): drawn from the save's model document
 //! ([`super::Rendering::document`], the value the JSON file serializes), so
-//! the page of a run is the page `kvbench report` draws of its JSON file.
+//! the page of a run is the page `kvbench report` draws of its JSON file
+//! (the figures rounded as the file writes them).
 //! Rendering costs milliseconds next to a phase, so it is rewritten after
 //! every phase.
 
@@ -8,6 +9,7 @@ use std::path::Path;
 
 use super::{Exporter, Rendering, Unrendered};
 use crate::report::html::{Source, page};
+use crate::report::model::rounded::AsWritten;
 
 /// `--html-out-file`, and the name the page gives the run.
 pub struct Html {
@@ -28,9 +30,12 @@ impl Html {
 
 impl Exporter for Html {
     fn render(&self, rendering: &Rendering<'_>) -> Result<Vec<u8>, Unrendered> {
+        // The page shows the file's figures, rounded as the JSON writes them.
+        let mut content = rendering.document().clone();
+        content.round_as_written();
         let source = Source {
             label: self.label.clone(),
-            content: rendering.document().clone(),
+            content,
         };
         Ok(page(&[source]).into_bytes())
     }

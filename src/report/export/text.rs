@@ -5,6 +5,7 @@
 use super::{Exporter, Rendering, Subject, Unrendered};
 use crate::config::suite::{DEFAULT_PRECISION, OutputMode};
 use crate::error::terminal;
+use crate::report::model::Document;
 use crate::report::suite::output;
 use crate::report::text::Layout;
 
@@ -28,22 +29,26 @@ impl Text {
 
 impl Exporter for Text {
     fn render(&self, rendering: &Rendering<'_>) -> Result<Vec<u8>, Unrendered> {
-        let bytes = match rendering.subject {
-            Subject::Run(input) => crate::report::text::render(input, self.layout(input.config)),
-            Subject::Sweep(v) => crate::report::sweep::text(
+        let document = rendering.document();
+        let bytes = match (rendering.subject, document) {
+            (Subject::Run(input), Document::Report(report)) => {
+                crate::report::text::render(input, report, self.layout(input.config))
+            }
+            (Subject::Sweep(v), Document::Sweep(doc)) => crate::report::sweep::text(
                 v.config,
-                v.cells,
+                (v.cells, &doc.sweep.cells),
                 v.inputs,
                 v.config.sweep.cell_count(),
                 v.stop,
                 self.width.filter(|_| !v.config.output.wide),
             ),
-            Subject::Capacity(v) => {
-                let mut out = crate::report::text::render(v.input, self.layout(v.input.config));
+            (Subject::Capacity(v), Document::Report(report)) => {
+                let layout = self.layout(v.input.config);
+                let mut out = crate::report::text::render(v.input, report, layout);
                 out.extend_from_slice(crate::report::capacity::text(v.capacity).as_bytes());
                 out
             }
-            Subject::Suite(v) => {
+            (Subject::Suite(v), _) => {
                 // A file: the wide table, one line per test.
                 let mut out = output::header(OutputMode::Table, None);
                 for (r, input) in v.done.iter().zip(v.inputs) {
@@ -59,6 +64,8 @@ impl Exporter for Text {
                 }
                 out.into_bytes()
             }
+            // export::json::document builds each subject's own kind.
+            _ => unreachable!("a subject's document is of the subject's kind"),
         };
         if self.width.is_none() {
             return Ok(bytes);

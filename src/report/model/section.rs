@@ -18,7 +18,7 @@ use crate::protocol::command::CURSOR_TEXT;
 use crate::report::model::histogram::HistogramError;
 use crate::report::model::named::Named;
 pub use crate::report::model::percentiles::Percentiles;
-use crate::report::model::schema;
+use crate::report::model::{rounded, schema};
 
 /// `Runtime`'s `Time unit`.
 pub const TIME_UNIT: &str = "MILLISECONDS";
@@ -151,6 +151,7 @@ pub struct DistributionPoint {
     #[schemars(range(min = 0))]
     pub at_most_ms: f64,
     /// Percent of requests at or below it.
+    #[serde(serialize_with = "rounded::places3")]
     #[schemars(range(min = 0, max = 100))]
     pub percent: f64,
 }
@@ -226,29 +227,39 @@ pub struct OpRow {
     #[serde(rename = "Count")]
     pub count: u64,
     /// `Count` per second of the section's duration.
-    #[serde(rename = "Ops/sec")]
+    #[serde(rename = "Ops/sec", serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub ops_per_sec: f64,
     /// Replies carrying a value, per second.
-    #[serde(rename = "Hits/sec")]
+    #[serde(rename = "Hits/sec", serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub hits_per_sec: f64,
     /// Nil replies, per second.
-    #[serde(rename = "Misses/sec")]
+    #[serde(rename = "Misses/sec", serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub misses_per_sec: f64,
     /// `--cluster-mode` only, as memtier: `-MOVED` redirects followed, per
     /// second (the request counts once, at the node that answered it).
-    #[serde(rename = "MOVED/sec", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "MOVED/sec",
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "rounded::opt_places2"
+    )]
     #[schemars(with = "f64", range(min = 0))]
     pub moved_per_sec: Option<f64>,
     /// `--cluster-mode` only: `-ASK` redirects followed, per second.
-    #[serde(rename = "ASK/sec", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ASK/sec",
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "rounded::opt_places2"
+    )]
     #[schemars(with = "f64", range(min = 0))]
     pub ask_per_sec: Option<f64>,
     /// `Connection Errors` over the section's duration; 0 in every row but
     /// `Totals`, as memtier.
-    #[serde(rename = "Connection Errors/sec")]
+    #[serde(rename = "Connection Errors/sec", serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub connection_errors_per_sec: f64,
     /// `Totals` row: connections lost (closed or reset by the peer),
@@ -258,11 +269,11 @@ pub struct OpRow {
     #[serde(rename = "Connection Errors")]
     pub connection_errors: u64,
     /// Mean latency, ms (also for `Totals`, where memtier writes 0.0).
-    #[serde(rename = "Latency")]
+    #[serde(rename = "Latency", serialize_with = "rounded::places3")]
     #[schemars(range(min = 0))]
     pub latency_ms: f64,
     /// Mean latency, ms (the same value as `Latency` in kvbench's files).
-    #[serde(rename = "Average Latency")]
+    #[serde(rename = "Average Latency", serialize_with = "rounded::places3")]
     #[schemars(range(min = 0))]
     pub average_latency_ms: f64,
     /// Sum of all latencies, ms, rounded to an integer.
@@ -277,19 +288,19 @@ pub struct OpRow {
     #[schemars(range(min = 0))]
     pub max_latency_ms: f64,
     /// Received plus sent, KB per second.
-    #[serde(rename = "KB/sec")]
+    #[serde(rename = "KB/sec", serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub kb_per_sec: f64,
     /// The same as `KB/sec`.
-    #[serde(rename = "KB/sec RX/TX")]
+    #[serde(rename = "KB/sec RX/TX", serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub kb_per_sec_rx_tx: f64,
     /// Received, KB per second.
-    #[serde(rename = "KB/sec RX")]
+    #[serde(rename = "KB/sec RX", serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub kb_per_sec_rx: f64,
     /// Sent, KB per second.
-    #[serde(rename = "KB/sec TX")]
+    #[serde(rename = "KB/sec TX", serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub kb_per_sec_tx: f64,
     /// Per-second series keyed by the second since the start of the phase

@@ -1,0 +1,104 @@
+//! Figures the model holds unrounded and writes as memtier prints them: the
+//! JSON rounds a rate or a KB/sec to two places and a mean or a distribution's
+//! percent to three, while the text, which prints the same figures with its own
+//! precision (a mean to five places, as memtier's tables), rounds them itself.
+//! A file read back holds the rounded values, which round to themselves.
+
+use serde::Serializer;
+
+use crate::report::json::round;
+use crate::report::model::section::{OpRow, Section};
+use crate::report::model::{Document, Report};
+
+/// Two places.
+pub fn places2<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(round(*v, 2))
+}
+
+/// Two places, when there is a value (`skip_serializing_if` leaves `None` out).
+pub fn opt_places2<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.serialize_some(&round(*v, 2)),
+        None => s.serialize_none(),
+    }
+}
+
+/// Three places.
+pub fn places3<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(round(*v, 3))
+}
+
+/// The model's figures as its JSON writes them, for a renderer that shows
+/// the file's figures (the HTML page): a page drawn at save time then reads
+/// the same as one drawn from the file.
+pub trait AsWritten {
+    /// Rounds every figure the JSON rounds, as it rounds it.
+    fn round_as_written(&mut self);
+}
+
+impl AsWritten for OpRow {
+    fn round_as_written(&mut self) {
+        for v in [
+            &mut self.ops_per_sec,
+            &mut self.hits_per_sec,
+            &mut self.misses_per_sec,
+            &mut self.connection_errors_per_sec,
+            &mut self.kb_per_sec,
+            &mut self.kb_per_sec_rx_tx,
+            &mut self.kb_per_sec_rx,
+            &mut self.kb_per_sec_tx,
+        ] {
+            *v = round(*v, 2);
+        }
+        for v in [&mut self.moved_per_sec, &mut self.ask_per_sec]
+            .into_iter()
+            .flatten()
+        {
+            *v = round(*v, 2);
+        }
+        self.latency_ms = round(self.latency_ms, 3);
+        self.average_latency_ms = round(self.average_latency_ms, 3);
+    }
+}
+
+impl AsWritten for Section {
+    fn round_as_written(&mut self) {
+        for (_, row) in self.rows.0.iter_mut() {
+            row.round_as_written();
+        }
+        for (_, points) in self.distributions.0.iter_mut() {
+            for p in points {
+                p.percent = round(p.percent, 3);
+            }
+        }
+    }
+}
+
+impl AsWritten for Report {
+    fn round_as_written(&mut self) {
+        for (_, s) in &mut self.sections {
+            s.round_as_written();
+        }
+        let Some(k) = self.kvbench.as_mut() else {
+            return;
+        };
+        let phases = k.runs.iter_mut().chain(k.warmup.as_mut());
+        for s in phases.filter_map(|p| p.all_stats.as_mut()) {
+            s.round_as_written();
+        }
+    }
+}
+
+impl AsWritten for Document {
+    fn round_as_written(&mut self) {
+        match self {
+            Document::Report(r) => r.round_as_written(),
+            Document::Sweep(s) => s.sweep.cells.iter_mut().for_each(Report::round_as_written),
+            Document::Suite(s) => {
+                for t in &mut s.suite.tests {
+                    t.report.round_as_written();
+                }
+            }
+        }
+    }
+}
