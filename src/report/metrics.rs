@@ -193,11 +193,6 @@ impl Live {
         })
     }
 
-    /// The address the endpoint serves, if there is one.
-    pub fn metrics_addr(&self) -> Option<SocketAddr> {
-        self.exporter.as_ref().map(Exporter::addr)
-    }
-
     /// After the run: marks the values final, keeps serving them for
     /// `--metrics-linger` (cut short by a signal) and says how many StatsD
     /// sends failed.

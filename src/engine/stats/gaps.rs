@@ -208,11 +208,6 @@ impl LoadGaps {
         .filter(|c| secs(*c) > 0.0)
         .max_by(|a, b| secs(*a).total_cmp(&secs(*b)))
     }
-
-    /// The spans' total length, seconds.
-    pub fn span_secs(&self) -> f64 {
-        self.spans.iter().map(|s| s.length_s).sum()
-    }
 }
 
 /// The parts of `a`'s spans that `b`'s spans cover too (both sorted by
