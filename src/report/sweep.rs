@@ -13,7 +13,9 @@ use crate::engine::master::results::Phase;
 use crate::engine::master::results::rate;
 use crate::engine::master::sweep::{CellResult, SweepStop};
 use crate::engine::stats::percentile_us;
-use crate::report::model::Report;
+use crate::report::json::percentile_key;
+use crate::report::model::named::Named;
+use crate::report::model::{Sweep, SweepRow, SweepSpread};
 use crate::report::spread;
 use crate::report::table::{Format, Table};
 use crate::report::text::render_cell;
@@ -31,63 +33,10 @@ pub use document::document;
 /// `--print-percentiles` asked.
 const FIXED_PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
 
-/// Total ops/sec of a cell's slowest and fastest runs (`-x 2` or more).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RunSpread {
-    /// The slowest run's ops/sec.
-    pub min: f64,
-    /// The fastest run's ops/sec.
-    pub max: f64,
-}
-
-impl RunSpread {
-    /// The spread as [`spread::percent`] defines it: 100 and 183 are 83 %.
-    pub fn percent(&self) -> f64 {
-        spread::percent(self.max_over_min())
-    }
-
-    /// max / min (1 when the slowest did nothing, so that the JSON, which
-    /// has no infinity, keeps a number).
-    pub fn max_over_min(&self) -> f64 {
-        if self.min > 0.0 {
-            spread::max_over_min(self.min, self.max)
-        } else {
-            1.0
-        }
-    }
-}
-
-/// One row of the comparison.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SummaryRow {
-    /// `pipeline=16`.
-    pub label: String,
-    /// All replies per second.
-    pub ops_per_sec: f64,
-    /// SET replies per second.
-    pub set_ops_per_sec: f64,
-    /// GET replies per second.
-    pub get_ops_per_sec: f64,
-    /// Mean latency of all requests, ms.
-    pub avg_ms: f64,
-    /// p50, p99, p99.9 latency of all requests, ms, whatever `--print-percentiles` says.
-    pub fixed_ms: [f64; 3],
-    /// `(percentile, ms)` for each of the cell's `--print-percentiles`.
-    pub percentiles_ms: Vec<(f64, f64)>,
-    /// GET hit rate, % (None without GETs).
-    pub hit_rate: Option<f64>,
-    /// Total ops/sec over the first cell's.
-    pub ratio: f64,
-    /// The slowest and fastest run, with two completed runs or more.
-    pub spread: Option<RunSpread>,
-    /// The cell was cut short: its numbers cover a partial run, or the runs
-    /// that ended before the cut one.
-    pub interrupted: bool,
-}
-
-/// The comparison rows, from each cell's headline section.
-pub fn summary(cells: &[CellResult]) -> Vec<SummaryRow> {
-    let mut rows: Vec<SummaryRow> = Vec::new();
+/// The comparison rows, from each cell's headline section, unrounded (the
+/// JSON rounds them as it writes them, the table as it prints them).
+pub fn summary(cells: &[CellResult]) -> Vec<SweepRow> {
+    let mut rows: Vec<SweepRow> = Vec::new();
     for c in cells {
         let Some(section) = c.results.headline() else {
             continue;
@@ -107,30 +56,35 @@ pub fn summary(cells: &[CellResult]) -> Vec<SummaryRow> {
                 .sum()
         };
         let base = rows.first().map_or(ops_per_sec, |r| r.ops_per_sec);
-        rows.push(SummaryRow {
-            label: c.cell.label(),
+        let percentiles = c.cell.config.output.percentiles.iter();
+        rows.push(SweepRow {
+            cell: c.cell.label(),
             ops_per_sec,
-            set_ops_per_sec: rate(count("set"), section.duration),
-            get_ops_per_sec: rate(count("get"), section.duration),
-            avg_ms: totals.mean_us() / 1000.0,
-            fixed_ms: FIXED_PERCENTILES.map(at),
-            percentiles_ms: c
-                .cell
-                .config
-                .output
-                .percentiles
-                .iter()
-                .map(|p| (*p, at(*p)))
-                .collect(),
-            hit_rate: crate::report::hit_stats(&c.cell.config, &section.stats)
+            set_ops_per_sec: Some(rate(count("set"), section.duration)),
+            get_ops_per_sec: Some(rate(count("get"), section.duration)),
+            avg_latency_ms: totals.mean_us() / 1000.0,
+            p50_latency_ms: at(FIXED_PERCENTILES[0]),
+            p99_latency_ms: at(FIXED_PERCENTILES[1]),
+            p99_9_latency_ms: at(FIXED_PERCENTILES[2]),
+            latency_percentiles_ms: Some(Named(
+                percentiles.map(|p| (percentile_key(*p), at(*p))).collect(),
+            )),
+            hit_rate_percent: crate::report::hit_stats(&c.cell.config, &section.stats)
                 .as_ref()
                 .and_then(hit_rate_percent),
-            ratio: if base > 0.0 { ops_per_sec / base } else { 0.0 },
-            spread: c.results.variance().map(|v| RunSpread {
+            ratio_to_first: if base > 0.0 { ops_per_sec / base } else { 0.0 },
+            cut: section.interrupted || c.results.interrupted.is_some(),
+            ops_per_sec_spread: c.results.variance().map(|v| SweepSpread {
                 min: v.min,
                 max: v.max,
+                // 1 when the slowest did nothing, so that the JSON, which
+                // has no infinity, keeps a number.
+                max_over_min: if v.min > 0.0 {
+                    spread::max_over_min(v.min, v.max)
+                } else {
+                    1.0
+                },
             }),
-            interrupted: section.interrupted || c.results.interrupted.is_some(),
         });
     }
     rows
@@ -181,20 +135,20 @@ pub fn shown_warnings(config: &Config, inputs: &[ReportInput<'_>]) -> Shown {
     Shown::of_sweep(&per_cell, &config.silenced_warnings)
 }
 
-/// Every cell's text report (without warnings; `(cells, reports)`: the
-/// cells' results and their documents, in the same order), where a stop cut
-/// the sweep, the comparison table, then the warnings once for the whole
-/// sweep.
+/// Every cell's text report (without warnings; `(cells, sweep)`: the cells'
+/// results and the sweep's document, its cells in the same order), where a
+/// stop cut the sweep, the comparison table from the document's summary,
+/// then the warnings once for the whole sweep.
 pub fn text(
     config: &Config,
-    (cells, reports): (&[CellResult], &[Report]),
+    (cells, sweep): (&[CellResult], &Sweep),
     inputs: &[ReportInput<'_>],
     total_cells: usize,
     stop: Option<&SweepStop>,
     width: Option<usize>,
 ) -> Vec<u8> {
     let mut out = verdict(cells, inputs, total_cells, stop).text(config.faults.allow_invalid);
-    for ((c, input), report) in cells.iter().zip(inputs).zip(reports) {
+    for ((c, input), report) in cells.iter().zip(inputs).zip(&sweep.cells) {
         let _ = writeln!(
             out,
             "CELL {}/{}: {}\n",
@@ -208,7 +162,7 @@ pub fn text(
     table(
         &mut out,
         &config.output.percentiles,
-        &summary(cells),
+        &sweep.summary,
         total_cells,
         width,
     );
@@ -270,7 +224,7 @@ fn stop_lines(
 fn table(
     out: &mut String,
     percentiles: &[f64],
-    rows: &[SummaryRow],
+    rows: &[SweepRow],
     total_cells: usize,
     width: Option<usize>,
 ) {
@@ -287,26 +241,27 @@ fn table(
     let mut cells = vec![header];
     for r in rows {
         // A cut cell is shown, but marked: its rate covers a partial run.
-        let label = if r.interrupted {
-            format!("{} (cut)", r.label)
+        let label = if r.cut {
+            format!("{} (cut)", r.cell)
         } else {
-            r.label.clone()
+            r.cell.clone()
         };
         let mut row = vec![
             label,
             format!("{:.2}", r.ops_per_sec),
-            format!("{:.2}", r.set_ops_per_sec),
-            format!("{:.2}", r.get_ops_per_sec),
-            format!("{:.3}", r.avg_ms),
+            format!("{:.2}", r.set_ops_per_sec.unwrap_or(0.0)),
+            format!("{:.2}", r.get_ops_per_sec.unwrap_or(0.0)),
+            format!("{:.3}", r.avg_latency_ms),
         ];
-        row.extend(r.percentiles_ms.iter().map(|(_, ms)| format!("{ms:.3}")));
-        row.push(r.hit_rate.map_or("---".to_string(), |h| format!("{h:.2}")));
+        let percentiles = r.latency_percentiles_ms.iter().flat_map(|p| p.iter());
+        row.extend(percentiles.map(|(_, ms)| format!("{ms:.3}")));
+        let hit = r.hit_rate_percent;
+        row.push(hit.map_or("---".to_string(), |h| format!("{h:.2}")));
         // One token without a space, so the table splits on whitespace.
-        row.push(
-            r.spread
-                .map_or("---".to_string(), |s| format!("{:.1}%", s.percent())),
-        );
-        row.push(format!("{:.3}", r.ratio));
+        let spread = r.ops_per_sec_spread;
+        let spread = spread.map(|s| format!("{:.1}%", spread::percent(s.max_over_min)));
+        row.push(spread.unwrap_or_else(|| "---".to_string()));
+        row.push(format!("{:.3}", r.ratio_to_first));
         cells.push(row);
     }
     // The one-line layout: fixed columns, as scripts split it on whitespace;

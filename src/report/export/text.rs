@@ -36,7 +36,7 @@ impl Exporter for Text {
             }
             (Subject::Sweep(v), Document::Sweep(doc)) => crate::report::sweep::text(
                 v.config,
-                (v.cells, &doc.sweep.cells),
+                (v.cells, &doc.sweep),
                 v.inputs,
                 v.config.sweep.cell_count(),
                 v.stop,

@@ -2,13 +2,15 @@
 //! JSON rounds a rate or a KB/sec to two places and a mean or a distribution's
 //! percent to three, while the text, which prints the same figures with its own
 //! precision (a mean to five places, as memtier's tables), rounds them itself.
-//! A file read back holds the rounded values, which round to themselves.
+//! The same for a sweep's summary rows (its rates, mean, hit rate, ratio and
+//! spread). A file read back holds the rounded values, which round to
+//! themselves.
 
 use serde::Serializer;
 
 use crate::report::json::round;
 use crate::report::model::section::{OpRow, Section};
-use crate::report::model::{Document, Report};
+use crate::report::model::{Document, Report, SweepRow};
 
 /// Two places.
 pub fn places2<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -26,6 +28,11 @@ pub fn opt_places2<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Err
 /// Three places.
 pub fn places3<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(round(*v, 3))
+}
+
+/// Four places (a ratio).
+pub fn places4<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(round(*v, 4))
 }
 
 /// The model's figures as its JSON writes them, for a renderer that shows
@@ -61,6 +68,29 @@ impl AsWritten for OpRow {
     }
 }
 
+impl AsWritten for SweepRow {
+    fn round_as_written(&mut self) {
+        self.ops_per_sec = round(self.ops_per_sec, 2);
+        for v in [
+            &mut self.set_ops_per_sec,
+            &mut self.get_ops_per_sec,
+            &mut self.hit_rate_percent,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            *v = round(*v, 2);
+        }
+        self.avg_latency_ms = round(self.avg_latency_ms, 3);
+        self.ratio_to_first = round(self.ratio_to_first, 4);
+        if let Some(s) = self.ops_per_sec_spread.as_mut() {
+            s.min = round(s.min, 2);
+            s.max = round(s.max, 2);
+            s.max_over_min = round(s.max_over_min, 4);
+        }
+    }
+}
+
 impl AsWritten for Section {
     fn round_as_written(&mut self) {
         for (_, row) in self.rows.0.iter_mut() {
@@ -93,7 +123,13 @@ impl AsWritten for Document {
     fn round_as_written(&mut self) {
         match self {
             Document::Report(r) => r.round_as_written(),
-            Document::Sweep(s) => s.sweep.cells.iter_mut().for_each(Report::round_as_written),
+            Document::Sweep(s) => {
+                s.sweep.cells.iter_mut().for_each(Report::round_as_written);
+                s.sweep
+                    .summary
+                    .iter_mut()
+                    .for_each(SweepRow::round_as_written);
+            }
             Document::Suite(s) => {
                 for t in &mut s.suite.tests {
                     t.report.round_as_written();

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::report::model::named::Named;
-use crate::report::model::{Report, kvbench, schema};
+use crate::report::model::{Report, kvbench, rounded, schema};
 
 /// The swept flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -31,17 +31,27 @@ pub struct SweepRow {
     /// The swept values, `pipeline=16`.
     pub cell: String,
     /// Total ops/sec.
+    #[serde(serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub ops_per_sec: f64,
     /// SET ops/sec.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "rounded::opt_places2"
+    )]
     #[schemars(with = "f64", range(min = 0))]
     pub set_ops_per_sec: Option<f64>,
     /// GET ops/sec.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "rounded::opt_places2"
+    )]
     #[schemars(with = "f64", range(min = 0))]
     pub get_ops_per_sec: Option<f64>,
     /// ms.
+    #[serde(serialize_with = "rounded::places3")]
     #[schemars(range(min = 0))]
     pub avg_latency_ms: f64,
     /// ms.
@@ -59,8 +69,10 @@ pub struct SweepRow {
     #[schemars(schema_with = "schema::percentiles_ms")]
     pub latency_percentiles_ms: Option<Named<f64>>,
     /// GET hit rate.
+    #[serde(serialize_with = "rounded::opt_places2")]
     pub hit_rate_percent: Option<f64>,
     /// Total ops/sec over the first cell's.
+    #[serde(serialize_with = "rounded::places4")]
     #[schemars(range(min = 0))]
     pub ratio_to_first: f64,
     /// A stop (a signal, `--max-errors`) cut the cell short: its numbers
@@ -78,12 +90,15 @@ pub struct SweepRow {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SweepSpread {
     /// The slowest run's total ops/sec.
+    #[serde(serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub min: f64,
     /// The fastest run's.
+    #[serde(serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub max: f64,
     /// max / min.
+    #[serde(serialize_with = "rounded::places4")]
     #[schemars(range(min = 0))]
     pub max_over_min: f64,
 }

@@ -9,12 +9,10 @@ use crate::config::Config;
 use crate::engine::master::sweep::{CellResult, SweepStop};
 use crate::report::ReportInput;
 use crate::report::build;
-use crate::report::json::{SCHEMA_VERSION, percentile_key, round};
+use crate::report::json::SCHEMA_VERSION;
 use crate::report::model::kvbench::{Cell, InterruptCause};
 use crate::report::model::named::Named;
-use crate::report::model::{
-    Sweep, SweepDocument, SweepInterrupted, SweepKvbench, SweepParameter, SweepRow, SweepSpread,
-};
+use crate::report::model::{Sweep, SweepDocument, SweepInterrupted, SweepKvbench, SweepParameter};
 
 /// The sweep as the model's document: every cell's memtier-compatible
 /// report, the summary, and the cell a stop cut (`kvbench.interrupted`).
@@ -47,7 +45,7 @@ pub fn document(
         sweep: Sweep {
             parameters: config.sweep.swept().into_iter().map(parameter).collect(),
             cells: reports.collect(),
-            summary: summary(cells).iter().map(row).collect(),
+            summary: summary(cells),
         },
         kvbench: SweepKvbench {
             schema_version: SCHEMA_VERSION,
@@ -74,33 +72,6 @@ fn parameter(name: &str) -> SweepParameter {
         "pipeline" => SweepParameter::Pipeline,
         "data-size" => SweepParameter::DataSize,
         _ => SweepParameter::Ratio,
-    }
-}
-
-fn row(r: &super::SummaryRow) -> SweepRow {
-    let percentiles = r.percentiles_ms.iter();
-    SweepRow {
-        cell: r.label.clone(),
-        ops_per_sec: round(r.ops_per_sec, 2),
-        set_ops_per_sec: Some(round(r.set_ops_per_sec, 2)),
-        get_ops_per_sec: Some(round(r.get_ops_per_sec, 2)),
-        avg_latency_ms: round(r.avg_ms, 3),
-        p50_latency_ms: round(r.fixed_ms[0], 3),
-        p99_latency_ms: round(r.fixed_ms[1], 3),
-        p99_9_latency_ms: round(r.fixed_ms[2], 3),
-        latency_percentiles_ms: Some(Named(
-            percentiles
-                .map(|(p, ms)| (percentile_key(*p), round(*ms, 3)))
-                .collect(),
-        )),
-        hit_rate_percent: r.hit_rate.map(|h| round(h, 2)),
-        ratio_to_first: round(r.ratio, 4),
-        cut: r.interrupted,
-        ops_per_sec_spread: r.spread.map(|s| SweepSpread {
-            min: round(s.min, 2),
-            max: round(s.max, 2),
-            max_over_min: round(s.max_over_min(), 4),
-        }),
     }
 }
 

@@ -3,36 +3,42 @@
 
 use clap::Parser;
 
-use super::{RunSpread, SummaryRow, stop_lines, table};
+use super::{stop_lines, table};
 use crate::cli::Cli;
 use crate::config::Config;
 use crate::engine::master::results::{Phase, Results};
 use crate::engine::master::sweep::{CellResult, SweepStop};
+use crate::report::model::named::Named;
+use crate::report::model::{SweepRow, SweepSpread};
 
-fn row(label: &str, ops: f64, spread: Option<RunSpread>) -> SummaryRow {
-    SummaryRow {
-        label: label.into(),
+fn row(label: &str, ops: f64, spread: Option<SweepSpread>) -> SweepRow {
+    SweepRow {
+        cell: label.into(),
         ops_per_sec: ops,
-        set_ops_per_sec: ops / 2.0,
-        get_ops_per_sec: ops / 2.0,
-        avg_ms: 0.5,
-        fixed_ms: [0.4, 0.9, 1.5],
-        percentiles_ms: vec![(50.0, 0.4), (95.0, 0.8)],
-        hit_rate: None,
-        ratio: ops / 1000.0,
-        spread,
-        interrupted: false,
+        set_ops_per_sec: Some(ops / 2.0),
+        get_ops_per_sec: Some(ops / 2.0),
+        avg_latency_ms: 0.5,
+        p50_latency_ms: 0.4,
+        p99_latency_ms: 0.9,
+        p99_9_latency_ms: 1.5,
+        latency_percentiles_ms: Some(Named(vec![
+            ("p50.00".into(), 0.4),
+            ("p95.00".into(), 0.8),
+        ])),
+        hit_rate_percent: None,
+        ratio_to_first: ops / 1000.0,
+        cut: false,
+        ops_per_sec_spread: spread,
     }
 }
 
 #[test]
 fn the_summary_follows_the_printed_percentiles_and_shows_the_spread() {
-    let spread = RunSpread {
+    let spread = SweepSpread {
         min: 970.0,
         max: 1030.0,
+        max_over_min: 1030.0 / 970.0,
     };
-    assert!((spread.percent() - (1030.0 / 970.0 - 1.0) * 100.0).abs() < 1e-9);
-    assert!((spread.max_over_min() - 1030.0 / 970.0).abs() < 1e-12);
     let rows = [
         row("pipeline=1", 1000.0, Some(spread)),
         row("pipeline=4", 2500.0, None),
