@@ -4,9 +4,11 @@
 //! a multi-machine run this is and its clock, and in `--cluster-mode` each
 //! node's share of the phase.
 
+use hdrhistogram::Histogram;
+
 use crate::config::Config;
 use crate::engine::master::placement;
-use crate::engine::master::results::{self, Phase, PhaseResult, Results, rate};
+use crate::engine::master::results::{self, Phase, PhaseResult, Results};
 use crate::engine::master::run::clock::CLOCK_SAMPLES;
 use crate::engine::master::server::PhaseEvidence;
 use crate::engine::stats::{Stats, percentile_us};
@@ -214,28 +216,67 @@ pub fn cluster(c: &Config, results: &Results, p: &PhaseResult) -> Option<PhaseCl
 /// on it when its evidence exists.
 fn node(s: &Shard<'_>, p: &PhaseResult) -> NodeSummary {
     let n = s.stats;
-    let h = &n.latency_us;
-    NodeSummary {
+    let row = NodeSummary {
         address: n.address.to_string(),
         role: s.role.map(|r| r.as_str().into()),
         slots: s.slots.map(|n| n as u64),
         count: n.count,
-        ops_per_sec: round(rate(n.count, p.duration), 2),
-        share: round(s.share, 6),
         hits: n.hits,
         misses: n.misses,
         errors: n.errors,
         moved: n.moved,
         ask: n.ask,
         replica_reads: n.replica_reads,
+        server_calls: s.server_calls.clone().map(Named),
+        ..NodeSummary::default()
+    };
+    let sums = NodeSums {
+        over_s: p.duration.as_secs_f64(),
+        share: s.share,
+        latency_sum_us: n.latency_sum_us as f64,
+        histogram: &n.latency_us,
+    };
+    node_row(row, &sums)
+}
+
+/// What a node's figures are made of, beside its counts: a run's node
+/// counters, or `kvbench merge`'s sums over the machines.
+pub struct NodeSums<'a> {
+    /// The time its rate is over, s.
+    pub over_s: f64,
+    /// Its replies over every node's, 0 to 1.
+    pub share: f64,
+    /// The sum of its latencies, µs.
+    pub latency_sum_us: f64,
+    /// Its latencies, µs.
+    pub histogram: &'a Histogram<u64>,
+}
+
+/// `row` (its identity and counts) with its rate, share and latency from
+/// `sums`: one node's row, of a run or of a merge.
+pub fn node_row(row: NodeSummary, sums: &NodeSums<'_>) -> NodeSummary {
+    let h = sums.histogram;
+    let mean_us = if row.count == 0 {
+        0.0
+    } else {
+        sums.latency_sum_us / row.count as f64
+    };
+    let rate = if sums.over_s > 0.0 {
+        row.count as f64 / sums.over_s
+    } else {
+        0.0
+    };
+    NodeSummary {
+        ops_per_sec: round(rate, 2),
+        share: round(sums.share, 6),
         latency: NodeLatency {
-            avg_ms: ms(n.mean_us()),
+            avg_ms: ms(mean_us),
             p50_ms: ms(percentile_us(h, 50.0) as f64),
             p99_ms: ms(percentile_us(h, 99.0) as f64),
             p99_9_ms: ms(percentile_us(h, 99.9) as f64),
         },
         latency_histogram: Some(CompressedHistogram(compressed(h))),
-        server_calls: s.server_calls.clone().map(Named),
+        ..row
     }
 }
 

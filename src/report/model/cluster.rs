@@ -29,7 +29,7 @@ pub struct PhaseCluster {
 
 /// One node of `cluster.nodes`: a cluster node that answered during the
 /// phase (a reply or a redirect).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "clusterNode")]
 pub struct NodeSummary {
     /// `host:port`.
@@ -72,7 +72,7 @@ pub struct NodeSummary {
 }
 
 /// `cluster.nodes[i].latency`, ms.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NodeLatency {
     /// Exact mean.
     pub avg_ms: f64,

@@ -21,10 +21,7 @@ fn row(label: &str, ops: f64, spread: Option<SweepSpread>) -> SweepRow {
         p50_latency_ms: 0.4,
         p99_latency_ms: 0.9,
         p99_9_latency_ms: 1.5,
-        latency_percentiles_ms: Some(Named(vec![
-            ("p50.00".into(), 0.4),
-            ("p95.00".into(), 0.8),
-        ])),
+        latency_percentiles_ms: Some(Named(vec![("p50.00".into(), 0.4), ("p95.00".into(), 0.8)])),
         hit_rate_percent: None,
         ratio_to_first: ops / 1000.0,
         cut: false,

@@ -12,10 +12,9 @@
 
 use hdrhistogram::Histogram;
 
-use crate::engine::stats::percentile_us;
-use crate::report::json::{compressed, ms, round};
-use crate::report::model::cluster::{NodeLatency, NodeSummary, PerSecond, PhaseCluster, Redirects};
-use crate::report::model::histogram::{CompressedHistogram, HistogramError};
+use crate::report::build::evidence::{NodeSums, node_row};
+use crate::report::model::cluster::{NodeSummary, PerSecond, PhaseCluster, Redirects};
+use crate::report::model::histogram::HistogramError;
 use crate::tools::merge::combine::empty_histogram;
 
 /// Why a file's cluster object cannot be added.
@@ -149,51 +148,35 @@ impl NodeSum {
     /// The node's row; `total`: every node's replies, `duration_s`: the
     /// merged run's time.
     fn summary(&self, total: u64, duration_s: f64) -> NodeSummary {
-        let h = &self.histogram;
-        let mean_us = if self.count == 0 {
-            0.0
-        } else {
-            self.latency_sum_us / self.count as f64
-        };
-        NodeSummary {
+        let row = NodeSummary {
             address: self.address.clone(),
             role: self.role.clone(),
             slots: self.slots,
             count: self.count,
-            ops_per_sec: round(per_second(self.count, duration_s), 2),
-            share: if total == 0 {
-                0.0
-            } else {
-                round(self.count as f64 / total as f64, 6)
-            },
             hits: self.hits,
             misses: self.misses,
             errors: self.errors,
             moved: self.moved,
             ask: self.ask,
             replica_reads: self.replica_reads,
-            latency: NodeLatency {
-                avg_ms: ms(mean_us),
-                p50_ms: ms(percentile_us(h, 50.0) as f64),
-                p99_ms: ms(percentile_us(h, 99.0) as f64),
-                p99_9_ms: ms(percentile_us(h, 99.9) as f64),
-            },
-            latency_histogram: Some(CompressedHistogram(compressed(h))),
             // The server's own counts are not additive: on a shared
             // cluster each machine's INFO before and after already counts
             // every other machine's calls, so a sum would count them once
             // per machine.
             server_calls: None,
-        }
-    }
-}
-
-/// `count` over `duration_s`, 0 for a run of no time (as the op rows).
-fn per_second(count: u64, duration_s: f64) -> f64 {
-    if duration_s > 0.0 {
-        count as f64 / duration_s
-    } else {
-        0.0
+            ..NodeSummary::default()
+        };
+        let sums = NodeSums {
+            over_s: duration_s,
+            share: if total == 0 {
+                0.0
+            } else {
+                self.count as f64 / total as f64
+            },
+            latency_sum_us: self.latency_sum_us,
+            histogram: &self.histogram,
+        };
+        node_row(row, &sums)
     }
 }
 
