@@ -118,21 +118,6 @@ pub struct Closed {
     pub lost: u64,
 }
 
-/// A reply that sends its request elsewhere (`--cluster-mode`), or an error
-/// reply that `--retry-on-error` or `--failed-keys-file` asks the client to
-/// settle: the worker's recorder hands the request back instead of counting it.
-#[derive(Debug, Clone)]
-pub struct Bounce {
-    /// The request, as it was in flight.
-    pub request: InFlight,
-    /// MOVED, ASK, TRYAGAIN or CLUSTERDOWN; any kind when handed back.
-    pub kind: ServerErrorKind,
-    /// For MOVED and ASK: the slot and the node (`host:port`) named.
-    pub to: Option<(u16, String)>,
-    /// Reply bytes, for the row's bytes received.
-    pub bytes: usize,
-}
-
 /// Where a connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConnState {

@@ -17,13 +17,26 @@ use crate::engine::cluster::redirect;
 use crate::engine::stats::Stats;
 use crate::engine::stats::errors::ProtocolFault;
 use crate::engine::worker::client_stats::Tally;
-use crate::engine::worker::conn::{
-    Bounce, CloseReason, Closed, InFlight, Recorder, Reply, micros_between,
-};
+use crate::engine::worker::conn::{CloseReason, Closed, InFlight, Recorder, Reply, micros_between};
 use crate::engine::worker::request::{Hits, Queued, ScanReply};
 use crate::engine::worker::retry::HandBack;
 use crate::protocol::resp::ServerErrorKind;
 use crate::protocol::wire::{self, Outcome, Protocol};
+
+/// A reply that sends its request elsewhere (`--cluster-mode`), or an error
+/// reply that `--retry-on-error` or `--failed-keys-file` asks the client to
+/// settle: the worker's recorder hands the request back instead of counting it.
+#[derive(Debug, Clone)]
+pub struct Bounce {
+    /// The request, as it was in flight.
+    pub request: InFlight,
+    /// MOVED, ASK, TRYAGAIN or CLUSTERDOWN; any kind when handed back.
+    pub kind: ServerErrorKind,
+    /// For MOVED and ASK: the slot and the node (`host:port`) named.
+    pub to: Option<(u16, String)>,
+    /// Reply bytes, for the row's bytes received.
+    pub bytes: usize,
+}
 
 /// What the worker keeps about one connection's replies.
 #[derive(Debug, Clone, Default)]

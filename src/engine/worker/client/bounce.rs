@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine::worker::client::retry::Settle;
 use crate::engine::worker::client::{Client, Pending, Router};
-use crate::engine::worker::conn::Bounce;
+use crate::engine::worker::recorder::Bounce;
 use crate::protocol::resp::ServerErrorKind;
 
 /// The first retry after `-TRYAGAIN`/`-CLUSTERDOWN` waits this long; each
