@@ -210,7 +210,7 @@ impl Worker {
     }
 
     /// `--client-stats`: adds every connection's second to its client's
-    /// series and starts the connection's count afresh.
+    /// series and starts its count afresh.
     pub(super) fn fold_second(&mut self, second: u64) {
         if self.series.is_empty() {
             return;

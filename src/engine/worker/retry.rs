@@ -1,5 +1,5 @@
 //! The engine's half of `--retry-on-error` and `--failed-keys-file`: which
-//! error replies a connection hands back to its client ([`HandBack`]) instead
+//! error replies the worker's recorder hands back to the client ([`HandBack`]) instead
 //! of counting them, and the per-thread writer of the failed-keys file
 //! ([`FailedKeysLog`]). The client decides what a handed-back reply becomes
 //! (`client/retry.rs`): a retry, or a final error that is counted and logged.
@@ -24,7 +24,7 @@ use crate::protocol::resp::ServerErrorKind;
 /// A thread's lines are appended once they pass this many bytes.
 const FLUSH_AT: usize = 64 * 1024;
 
-/// Which error replies a connection hands back to its client.
+/// Which error replies the worker's recorder hands back to the client.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HandBack {
     /// `--retry-on`: the kinds that may be retried.
