@@ -270,7 +270,7 @@ pub struct Incomplete {
 }
 
 /// Exact counts of one command, not rates.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "opTotals")]
 pub struct OpTotals {
     /// Replies received.
@@ -308,7 +308,7 @@ pub struct OpTotals {
 }
 
 /// `errors`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "errors")]
 pub struct Errors {
     /// Error replies by their first word (`ERR`, `OOM`, …, `OTHER` for any

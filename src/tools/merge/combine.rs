@@ -58,21 +58,6 @@ pub fn empty_histogram() -> Histogram<u64> {
         .unwrap_or_else(|_| unreachable!("3 significant digits are valid"))
 }
 
-fn zero_totals() -> OpTotals {
-    OpTotals {
-        count: 0,
-        hits: 0,
-        misses: 0,
-        errors: 0,
-        bytes_tx: 0,
-        bytes_rx: 0,
-        latency_sum_us: None,
-        errors_by_kind: None,
-        command: None,
-        retries: None,
-    }
-}
-
 /// Adds `b` into `a`, key by key, keeping `a`'s order and appending new keys.
 pub fn add_named(a: &mut Named<u64>, b: &Named<u64>) {
     for (k, v) in b.iter() {
@@ -124,7 +109,7 @@ impl RowSum {
     /// Nothing yet.
     pub fn new() -> RowSum {
         RowSum {
-            totals: zero_totals(),
+            totals: OpTotals::default(),
             latency_sum_us: 0.0,
             histogram: empty_histogram(),
             moved: 0.0,
@@ -145,7 +130,7 @@ impl RowSum {
             count: row.count,
             hits: (row.hits_per_sec * s.duration_s).round() as u64,
             misses: (row.misses_per_sec * s.duration_s).round() as u64,
-            ..zero_totals()
+            ..OpTotals::default()
         });
         // The exact sum when the file has it; else the printed mean (to the
         // µs) times the count.

@@ -5,7 +5,7 @@
 use crate::report::build::rows::SectionShape;
 use crate::report::json::{compressed, round};
 use crate::report::model::histogram::CompressedHistogram;
-use crate::report::model::kvbench::{Errors, PhaseSummary};
+use crate::report::model::kvbench::PhaseSummary;
 use crate::report::model::named::Named;
 use crate::tools::merge::run::RunSum;
 
@@ -41,17 +41,7 @@ impl RunSum {
             errors_per_sec: round(t.errors as f64 / d, 2),
             thread_cpu_s: self.thread_cpu_s.clone(),
             totals,
-            errors: self.errors.clone().unwrap_or_else(|| Errors {
-                server: Named::default(),
-                connection: 0,
-                refused: 0,
-                timeouts: 0,
-                reconnects: 0,
-                protocol: 0,
-                lost_requests: 0,
-                pushes: 0,
-                attributes: 0,
-            }),
+            errors: self.errors.clone().unwrap_or_default(),
             open_loop,
             server: self.evidence.server(),
             client: None,
