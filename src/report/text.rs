@@ -149,24 +149,7 @@ fn header(out: &mut String, config: &Config) {
 fn table(out: &mut String, config: &Config, s: &Section) -> Vec<usize> {
     let percentiles = &config.output.percentiles;
     let cluster = config.cluster.is_some();
-    let redirects = if cluster { 2 * 13 } else { 0 };
-    let width = 20 + 13 + 13 + redirects + 16 * (1 + percentiles.len()) + 13 + 1;
-    let _ = writeln!(out, "{}", "=".repeat(width));
-    let _ = write!(
-        out,
-        "{:<6}{:>14}{:>13}{:>13}",
-        "Type", "Ops/sec", "Hits/sec", "Misses/sec"
-    );
-    if cluster {
-        redirect_titles(out);
-    }
-    let _ = write!(out, "{:>16}", "Avg. Latency");
-    for p in percentiles {
-        // A space first, so that long titles (p99.9999 Latency) stay apart.
-        let _ = write!(out, " {:>15}", format!("p{} Latency", percentile_label(*p)));
-    }
-    let _ = writeln!(out, "{:>13} ", "KB/sec");
-    let _ = writeln!(out, "{}", "-".repeat(width));
+    heading(out, 6, true, config);
     let shape = (percentiles.as_slice(), cluster);
     let mut rows = s.rows.0.iter().map(|(_, r)| r);
     if let Some(set) = rows.next() {
@@ -201,9 +184,31 @@ fn empty_waits(out: &mut String, percentiles: &[f64], cluster: bool) {
     let _ = writeln!(out, "{:>13} ", "---");
 }
 
-/// memtier's two column titles after `Misses/sec` in cluster mode.
-fn redirect_titles(out: &mut String) {
-    let _ = write!(out, "{:>13}{:>13}", "MOVED/sec", "ASK/sec");
+/// An op table's column titles between its rules: `Type` `type_width`
+/// wide, `Ops/sec`, `Hits/sec` and `Misses/sec` when `hits` (the SET/GET
+/// pair), `MOVED/sec` and `ASK/sec` in cluster mode, the mean, each
+/// percentile and `KB/sec`.
+fn heading(out: &mut String, type_width: usize, hits: bool, config: &Config) {
+    let percentiles = &config.output.percentiles;
+    let cluster = config.cluster.is_some();
+    let hit_columns = if hits { 2 * 13 } else { 0 };
+    let redirects = if cluster { 2 * 13 } else { 0 };
+    let width = type_width + 14 + hit_columns + redirects + 16 * (1 + percentiles.len()) + 14;
+    let _ = writeln!(out, "{}", "=".repeat(width));
+    let _ = write!(out, "{:<type_width$}{:>14}", "Type", "Ops/sec");
+    if hits {
+        let _ = write!(out, "{:>13}{:>13}", "Hits/sec", "Misses/sec");
+    }
+    if cluster {
+        let _ = write!(out, "{:>13}{:>13}", "MOVED/sec", "ASK/sec");
+    }
+    let _ = write!(out, "{:>16}", "Avg. Latency");
+    for p in percentiles {
+        // A space first, so that long titles (p99.9999 Latency) stay apart.
+        let _ = write!(out, " {:>15}", format!("p{} Latency", percentile_label(*p)));
+    }
+    let _ = writeln!(out, "{:>13} ", "KB/sec");
+    let _ = writeln!(out, "{}", "-".repeat(width));
 }
 
 /// memtier's table for `--command` runs, after its title: a row per command
@@ -213,23 +218,11 @@ fn redirect_titles(out: &mut String) {
 fn command_table(out: &mut String, config: &Config, s: &Section) -> Vec<usize> {
     let percentiles = &config.output.percentiles;
     let cluster = config.cluster.is_some();
-    let redirects = if cluster { 2 * 13 } else { 0 };
     // memtier widens the Type column to the longest row name
     // (`Scan <cursor>s`); six characters otherwise.
     let names = config.ops.rows.iter().map(|r| r.memtier.len());
     let type_width = names.max().unwrap_or(0).max(6);
-    let width = type_width + 14 + redirects + 16 * (1 + percentiles.len()) + 13 + 1;
-    let _ = writeln!(out, "{}", "=".repeat(width));
-    let _ = write!(out, "{:<type_width$}{:>14}", "Type", "Ops/sec");
-    if cluster {
-        redirect_titles(out);
-    }
-    let _ = write!(out, "{:>16}", "Avg. Latency");
-    for p in percentiles {
-        let _ = write!(out, " {:>15}", format!("p{} Latency", percentile_label(*p)));
-    }
-    let _ = writeln!(out, "{:>13} ", "KB/sec");
-    let _ = writeln!(out, "{}", "-".repeat(width));
+    heading(out, type_width, false, config);
     let names = config.ops.rows.iter().map(|r| r.memtier.as_str());
     let rows = names.zip(s.rows.0.iter().map(|(_, r)| r));
     let totals = s.row(TOTALS_ROW).map(|t| ("Totals", t));
