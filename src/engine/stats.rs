@@ -10,6 +10,7 @@ pub mod errors;
 pub mod gaps;
 pub mod nodes;
 mod op;
+pub mod precision;
 pub mod series;
 
 pub use errors::ErrorCounts;

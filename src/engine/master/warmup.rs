@@ -19,6 +19,8 @@ pub mod end;
 
 pub use end::EarlyEnd;
 
+use crate::engine::stats::precision::t_95;
+
 /// The least change over the window, as a share of the mean, that counts as
 /// a throughput trend however significant it is.
 pub const THROUGHPUT_TOLERANCE: f64 = 0.05;
@@ -98,20 +100,6 @@ pub fn trend(values: &[f64]) -> Option<Trend> {
         half_width: t_95(n - 2) * se,
         points: n,
     })
-}
-
-/// Two-sided 95 % quantile of Student's t for `df` degrees of freedom.
-fn t_95(df: usize) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::INFINITY,
-        1..=30 => TABLE[df - 1],
-        _ => 1.96,
-    }
 }
 
 /// What the report says about a warm-up's end.

@@ -4,14 +4,7 @@
 //! measured example). The spread tells which differences between configurations
 //! are real: one smaller than the spread of identical runs is noise.
 
-/// Two-sided 95 % critical values of Student's t for 1 to 30 degrees of freedom
-/// (NIST/SEMATECH e-Handbook of Statistical Methods, table 1.3.6.7.2); beyond 30
-/// the normal value 1.96 is used.
-const T95: [f64; 30] = [
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-    2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-    2.052, 2.048, 2.045, 2.042,
-];
+use crate::engine::stats::precision::t_95;
 
 /// Above this max/min ratio the runs disagree enough to say so in the report.
 pub const NOISY_MAX_OVER_MIN: f64 = 1.10;
@@ -52,7 +45,7 @@ impl Variance {
         } else {
             (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
         };
-        let t = T95.get(n - 2).copied().unwrap_or(1.96);
+        let t = t_95(n - 1);
         Some(Variance {
             rates: rates.to_vec(),
             mean,

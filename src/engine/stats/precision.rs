@@ -1,0 +1,282 @@
+//! How well one run's figures are known: a 95 % confidence interval for its
+//! throughput and for each printed percentile of each op, by non-overlapping
+//! batch means (batch quantiles for the percentiles), with the batch length
+//! chosen from the series' own autocorrelation.
+//!
+//! A run's replies are not independent samples: a slow second makes its
+//! neighbours slow, so an interval from the order statistics of every
+//! latency is far too narrow. The run is cut into `k` batches of `b`
+//! seconds; the figure is computed over each batch alone, and the spread of
+//! those `k` values gives the interval, `value ± t(k−1) · s / √k`. That holds
+//! once the batches are long enough to be nearly independent: `b` is the
+//! shortest power-of-two length whose batch values show no significant
+//! lag-1 autocorrelation (`r₁ ≤ 1.96 / √k`), doubled once more where at
+//! least [`MIN_BATCHES`] batches remain (the test has little power over few
+//! batches); a run too short for that has no interval. The method is the
+//! batch-means method with Fishman's doubling rule (LBATCH; Fishman and
+//! Yarberry, "An implementation of the batch means method", INFORMS J. on
+//! Computing 9(3), 1997) and, for quantiles, Heidelberger and Lewis's batch
+//! quantiles ("Quantile estimation in dependent sequences", Operations
+//! Research 32(1), 1984); docs/precision.md says more.
+//!
+//! [`Batches`] keeps what the intervals need as a phase goes: each second's
+//! replies and, per op row and for every row together, a compact histogram
+//! (two significant digits, 13 KiB); at [`MAX_UNITS`] stored units
+//! neighbours are merged in pairs, so memory stays bounded however long the
+//! run is, and each unit then spans twice the seconds.
+
+use std::ops::Range;
+
+use hdrhistogram::Histogram;
+
+use crate::engine::stats::{LATENCY_MAX_US, Stats};
+
+/// Fewer batches than this give no interval.
+pub const MIN_BATCHES: usize = 10;
+
+/// Units kept before neighbours are merged in pairs.
+pub const MAX_UNITS: usize = 128;
+
+/// The normal quantile of a two-sided 95 % interval.
+const Z_95: f64 = 1.959_964;
+
+/// Student's t quantile for a two-sided 95 % interval with `df` degrees of
+/// freedom (`df` ≥ 1): the table to 30, then the Cornish–Fisher expansion
+/// around the normal quantile (within 0.001 of the exact value from 31).
+pub fn t_95(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[df - 1],
+        _ => {
+            let (z, n) = (Z_95, df as f64);
+            z + (z.powi(3) + z) / (4.0 * n)
+                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * n * n)
+        }
+    }
+}
+
+/// A figure and how well it is known.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    /// The figure, over the whole run.
+    pub value: f64,
+    /// Half the width of its 95 % interval, in the figure's unit.
+    pub half_width: f64,
+    /// The batch length the interval was computed over, s.
+    pub batch_s: u64,
+    /// How many batches.
+    pub batches: usize,
+}
+
+impl Interval {
+    /// The half-width as a fraction of the figure (infinite for a zero
+    /// figure with any spread).
+    pub fn relative(&self) -> f64 {
+        if self.half_width == 0.0 {
+            0.0
+        } else {
+            self.half_width / self.value.abs()
+        }
+    }
+}
+
+/// The lag-1 autocorrelation of `x` (0 for a series with no spread).
+pub fn lag1(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    let var: f64 = x.iter().map(|v| (v - mean).powi(2)).sum();
+    if var <= 0.0 || x.len() < 2 {
+        return 0.0;
+    }
+    let cov: f64 = x.windows(2).map(|w| (w[0] - mean) * (w[1] - mean)).sum();
+    cov / var
+}
+
+/// The interval of `value` from `units` consecutive units of `width_s`
+/// seconds each, `batch` computing the figure over a range of units: the
+/// shortest power-of-two batch whose values are not significantly
+/// autocorrelated, with at least [`MIN_BATCHES`] batches; `None` when no
+/// batch length qualifies.
+pub fn batch_interval(
+    value: f64,
+    units: usize,
+    width_s: u64,
+    mut batch: impl FnMut(Range<usize>) -> f64,
+) -> Option<Interval> {
+    let values = |size: usize, batch: &mut dyn FnMut(Range<usize>) -> f64| -> Vec<f64> {
+        (0..units / size)
+            .map(|i| batch(i * size..(i + 1) * size))
+            .collect()
+    };
+    let mut size = 1;
+    while units / size >= MIN_BATCHES {
+        let k = units / size;
+        if lag1(&values(size, &mut batch)) <= Z_95 / (k as f64).sqrt() {
+            // One doubling more where the run allows it: the test has little
+            // power over few batches, and what it misses narrows the interval.
+            if units / (2 * size) >= MIN_BATCHES {
+                size *= 2;
+            }
+            let x = values(size, &mut batch);
+            let k = x.len();
+            let mean = x.iter().sum::<f64>() / k as f64;
+            let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
+            return Some(Interval {
+                value,
+                half_width: t_95(k - 1) * (var / k as f64).sqrt(),
+                batch_s: size as u64 * width_s,
+                batches: k,
+            });
+        }
+        size *= 2;
+    }
+    None
+}
+
+/// A compact latency histogram: two significant digits, the latency
+/// histograms' range.
+fn compact() -> Histogram<u32> {
+    let mut h = Histogram::new_with_bounds(1, LATENCY_MAX_US, 2).expect("valid bounds");
+    h.auto(true);
+    h
+}
+
+/// One stored span of seconds: its replies and one histogram per row, the
+/// last for every row together.
+#[derive(Debug, Clone, Default)]
+struct Unit {
+    count: u64,
+    rows: Vec<Histogram<u32>>,
+}
+
+impl Unit {
+    fn of(stats: &Stats) -> Self {
+        let mut all = compact();
+        let rows = stats.ops.iter().map(|op| {
+            let mut h = compact();
+            for v in op.latency_us.iter_recorded() {
+                let n = u32::try_from(v.count_at_value()).unwrap_or(u32::MAX);
+                h.saturating_record_n(v.value_iterated_to(), n);
+                all.saturating_record_n(v.value_iterated_to(), n);
+            }
+            h
+        });
+        let mut rows: Vec<_> = rows.collect();
+        rows.push(all);
+        Unit {
+            count: stats.ops.iter().map(|o| o.count).sum(),
+            rows,
+        }
+    }
+
+    fn add(&mut self, other: &Unit) {
+        self.count += other.count;
+        for (a, b) in self.rows.iter_mut().zip(&other.rows) {
+            // Same bounds and precision: adding cannot fail.
+            let _ = a.add(b);
+        }
+    }
+}
+
+/// A phase's seconds, kept for its intervals.
+#[derive(Debug, Clone, Default)]
+pub struct Batches {
+    /// Complete units, each `width_s` long.
+    units: Vec<Unit>,
+    /// Seconds per stored unit.
+    width_s: u64,
+    /// The unit being filled and how many seconds it holds.
+    filling: Option<(Unit, u64)>,
+    /// The latest second, kept back until the next shows it was whole.
+    held: Option<Unit>,
+}
+
+impl Batches {
+    /// No second yet.
+    pub fn new() -> Self {
+        Batches {
+            width_s: 1,
+            ..Batches::default()
+        }
+    }
+
+    /// A completed second's stats, every thread's merged. The previous
+    /// second is now known to be whole and is stored.
+    pub fn second(&mut self, stats: &Stats) {
+        if let Some(prev) = self.held.replace(Unit::of(stats)) {
+            self.store(prev);
+        }
+    }
+
+    /// The phase ended; `whole`: its latest second was a whole one (the
+    /// final, partial second is left out).
+    pub fn finish(&mut self, whole: bool) {
+        if let Some(last) = self.held.take().filter(|_| whole) {
+            self.store(last);
+        }
+    }
+
+    fn store(&mut self, second: Unit) {
+        let (unit, secs) = match self.filling.take() {
+            Some((mut unit, secs)) => {
+                unit.add(&second);
+                (unit, secs + 1)
+            }
+            None => (second, 1),
+        };
+        if secs < self.width_s {
+            self.filling = Some((unit, secs));
+            return;
+        }
+        self.units.push(unit);
+        if self.units.len() >= MAX_UNITS {
+            let pairs = std::mem::take(&mut self.units);
+            let mut it = pairs.into_iter();
+            while let (Some(mut a), Some(b)) = (it.next(), it.next()) {
+                a.add(&b);
+                self.units.push(a);
+            }
+            self.width_s *= 2;
+        }
+    }
+
+    /// Whole seconds stored.
+    pub fn seconds(&self) -> u64 {
+        self.units.len() as u64 * self.width_s
+    }
+
+    /// The interval of the throughput `value` (replies per second).
+    pub fn rate(&self, value: f64) -> Option<Interval> {
+        let width = self.width_s as f64;
+        batch_interval(value, self.units.len(), self.width_s, |r| {
+            let n = r.len() as f64;
+            self.units[r].iter().map(|u| u.count as f64).sum::<f64>() / (n * width)
+        })
+    }
+
+    /// The interval of percentile `p` of `row` (the op rows, then every row
+    /// together), whose whole-run value is `value_us`.
+    pub fn latency(&self, row: usize, p: f64, value_us: f64) -> Option<Interval> {
+        batch_interval(value_us, self.units.len(), self.width_s, |r| {
+            let mut merged = compact();
+            for u in &self.units[r] {
+                if let Some(h) = u.rows.get(row) {
+                    let _ = merged.add(h);
+                }
+            }
+            if merged.is_empty() {
+                0.0
+            } else {
+                merged.value_at_percentile(p) as f64
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
