@@ -22,6 +22,7 @@ pub mod evidence;
 pub mod host;
 pub mod kvbench;
 pub mod open_loop;
+pub mod precision;
 pub mod rows;
 pub mod section;
 pub mod server_latency;

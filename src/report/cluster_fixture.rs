@@ -125,6 +125,7 @@ pub fn cluster_results(counts: [u64; 3], slots: [usize; 3]) -> Results {
         server_seconds: None,
         node_seconds: Vec::new(),
         steadiness: None,
+        precision: None,
         server_latency: None,
         watched: Vec::new(),
     };

@@ -29,6 +29,7 @@ mod locate;
 pub mod named;
 pub mod open_loop;
 pub mod percentiles;
+pub mod precision;
 pub mod recheck;
 pub mod rounded;
 pub mod schema;

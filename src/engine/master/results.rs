@@ -21,6 +21,7 @@ use crate::engine::master::server::sample::ServerSeries;
 use crate::engine::master::server::{Info, PhaseEvidence};
 use crate::engine::master::warmup::Steadiness;
 use crate::engine::stats::Stats;
+use crate::engine::stats::precision::PhasePrecision;
 use crate::engine::stats::series::Second;
 use crate::workload::ops::OpTable;
 
@@ -127,6 +128,9 @@ pub struct PhaseResult {
     /// The warm-up: whether its throughput and p99 had settled
     /// ([`crate::engine::master::warmup`]); `None` for other phases.
     pub steadiness: Option<Steadiness>,
+    /// A measured run's 95 % intervals (batch means); `None` for the other
+    /// phases.
+    pub precision: Option<PhasePrecision>,
     /// The server's own latency per command (`LATENCY HISTOGRAM` around the
     /// phase); `None` for a target without INFO (memcached).
     pub server_latency: Option<PhaseLatency>,
@@ -238,6 +242,7 @@ impl PhaseResult {
             server_seconds: None,
             node_seconds: Vec::new(),
             steadiness: None,
+            precision: None,
             server_latency: None,
             watched: Vec::new(),
         }

@@ -29,7 +29,7 @@ use std::ops::Range;
 
 use hdrhistogram::Histogram;
 
-use crate::engine::stats::{LATENCY_MAX_US, Stats};
+use crate::engine::stats::{LATENCY_MAX_US, Stats, percentile_us};
 
 /// Fewer batches than this give no interval.
 pub const MIN_BATCHES: usize = 10;
@@ -183,6 +183,18 @@ impl Unit {
     }
 }
 
+/// A phase's intervals: its throughput's and each printed percentile's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhasePrecision {
+    /// The whole seconds the intervals rest on.
+    pub seconds: u64,
+    /// Replies per second.
+    pub ops_per_sec: Option<Interval>,
+    /// Per op row, then every row together: `(percentile, interval in µs)`
+    /// for each printed percentile.
+    pub latency_us: Vec<Vec<(f64, Option<Interval>)>>,
+}
+
 /// A phase's seconds, kept for its intervals.
 #[derive(Debug, Clone, Default)]
 pub struct Batches {
@@ -192,8 +204,9 @@ pub struct Batches {
     width_s: u64,
     /// The unit being filled and how many seconds it holds.
     filling: Option<(Unit, u64)>,
-    /// The latest second, kept back until the next shows it was whole.
-    held: Option<Unit>,
+    /// The latest second and its index, kept back until the phase's end
+    /// or the next second shows it was whole.
+    held: Option<(u64, Unit)>,
 }
 
 impl Batches {
@@ -205,18 +218,20 @@ impl Batches {
         }
     }
 
-    /// A completed second's stats, every thread's merged. The previous
-    /// second is now known to be whole and is stored.
-    pub fn second(&mut self, stats: &Stats) {
-        if let Some(prev) = self.held.replace(Unit::of(stats)) {
+    /// Second `index` (from the phase's start) completed: `stats` are
+    /// every thread's, merged. The previous second is now known to be whole
+    /// and is stored.
+    pub fn second(&mut self, index: u64, stats: &Stats) {
+        if let Some((_, prev)) = self.held.replace((index, Unit::of(stats))) {
             self.store(prev);
         }
     }
 
-    /// The phase ended; `whole`: its latest second was a whole one (the
-    /// final, partial second is left out).
-    pub fn finish(&mut self, whole: bool) {
-        if let Some(last) = self.held.take().filter(|_| whole) {
+    /// The phase ended after `whole_seconds` whole seconds: the latest
+    /// second is stored if it was one of them (a final, partial second is
+    /// left out).
+    pub fn finish(&mut self, whole_seconds: u64) {
+        if let Some((_, last)) = self.held.take().filter(|(i, _)| *i < whole_seconds) {
             self.store(last);
         }
     }
@@ -248,6 +263,22 @@ impl Batches {
     /// Whole seconds stored.
     pub fn seconds(&self) -> u64 {
         self.units.len() as u64 * self.width_s
+    }
+
+    /// The intervals of the phase whose totals are `stats` and throughput
+    /// `ops_per_sec`, for the printed `percentiles`.
+    pub fn judge(&self, stats: &Stats, ops_per_sec: f64, percentiles: &[f64]) -> PhasePrecision {
+        let all = stats.totals();
+        let histograms = stats.ops.iter().chain([&all]).map(|o| &o.latency_us);
+        let latency_us = histograms.enumerate().map(|(row, h)| {
+            let at = |p: f64| self.latency(row, p, percentile_us(h, p) as f64);
+            percentiles.iter().map(|&p| (p, at(p))).collect()
+        });
+        PhasePrecision {
+            seconds: self.seconds(),
+            ops_per_sec: self.rate(ops_per_sec),
+            latency_us: latency_us.collect(),
+        }
     }
 
     /// The interval of the throughput `value` (replies per second).

@@ -231,6 +231,7 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         cluster: evidence::cluster(c, r, p),
         server_latency: super::server_latency::phase(&ops, p),
         steadiness: super::warmup::steadiness(c, p),
+        precision: super::precision::precision(c, p),
         all_stats: None,
     }
 }

@@ -22,6 +22,7 @@ use crate::report::model::host::ClientUse;
 use crate::report::model::load_gap::LoadGap;
 use crate::report::model::named::Named;
 pub use crate::report::model::open_loop::{LatencyBlock, OpenLoop};
+use crate::report::model::precision::Precision;
 use crate::report::model::schema;
 use crate::report::model::section::Section;
 use crate::report::model::server::{Placement, ServerContext, ServerEvidence, ServerUse};
@@ -252,6 +253,11 @@ pub struct PhaseSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Steadiness")]
     pub steadiness: Option<Steadiness>,
+    /// A measured run only: its ops/sec and printed percentiles, each with
+    /// its 95 % interval (absent from other phases and older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Precision")]
+    pub precision: Option<Precision>,
     /// Warm-up only: its full section in memtier's layout.
     #[serde(rename = "ALL STATS", default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Section")]

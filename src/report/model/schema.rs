@@ -107,6 +107,19 @@ pub fn by_command<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     keyed::<T>(generator, COMMAND_KEY)
 }
 
+/// Op rows by name, each an object of percentiles (`p99.00`) holding a
+/// `T` or `null`.
+pub fn by_row_percentile<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    let each = json_schema!({
+        "type": "object",
+        "patternProperties": { PERCENTILE_KEY: generator.subschema_for::<Option<T>>() }
+    });
+    json_schema!({
+        "type": "object",
+        "patternProperties": { ROW_KEY: each }
+    })
+}
+
 /// A `Time-Serie`: one entry per second of the phase.
 pub fn by_second<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     keyed::<T>(generator, SECOND_KEY)

@@ -53,6 +53,7 @@ impl RunSum {
             // need every reading of every machine, which merge lacks.
             server_latency: None,
             steadiness: None,
+            precision: None,
             cluster: self
                 .cluster
                 .as_ref()

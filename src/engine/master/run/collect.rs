@@ -7,12 +7,13 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::config::Stop;
 use crate::engine::master::host::HostPhase;
-use crate::engine::master::results::{Phase, PhaseResult};
+use crate::engine::master::results::{Phase, PhaseResult, rate};
 use crate::engine::master::run::Master;
 use crate::engine::master::server::sample::ServerSampler;
 use crate::engine::master::sink::Sink;
 use crate::engine::master::warmup::SteadyWatch;
 use crate::engine::stats::gaps::LoadGaps;
+use crate::engine::stats::precision::Batches;
 use crate::engine::stats::series::SeriesBuilder;
 use crate::engine::worker::{Command, Report};
 
@@ -81,6 +82,8 @@ impl Master {
         // The warm-up's seconds, watched for a trend; `auto` ends it once
         // its last window is steady.
         let mut watch = (phase == Phase::Warmup).then(|| SteadyWatch::new(config.warmup_plan));
+        // A measured run's seconds, kept for its intervals.
+        let mut batches = matches!(phase, Phase::Run(_)).then(Batches::new);
         while finished < crew.handles.len() {
             let Ok(report) = crew.reports.recv() else {
                 break;
@@ -116,7 +119,12 @@ impl Master {
                 stalled += usize::from(end.stalled);
                 sent_until = sent_until.max(end.stopped_sending_at.unwrap_or(finished_at));
             }
-            let completed = series.add(second, &stats, backlog, &mut |s, m| live.interval(s, m));
+            let completed = series.add(second, &stats, backlog, &mut |s, m| {
+                live.interval(s, m);
+                if let Some(b) = batches.as_mut() {
+                    b.second(s, m);
+                }
+            });
             // The final, partial second is summed up by `end_phase` instead.
             if let (Some(done), false) = (completed, last) {
                 if let Some(w) = watch.as_mut()
@@ -142,6 +150,20 @@ impl Master {
             }
         }
         let duration = sent_until.saturating_duration_since(started_at);
+        let series = series.finish(&mut |s, m| {
+            live.interval(s, m);
+            if let Some(b) = batches.as_mut() {
+                b.second(s, m);
+            }
+        });
+        let precision = batches.map(|mut b| {
+            b.finish(duration.as_secs());
+            b.judge(
+                &total,
+                rate(total.replies(), duration),
+                &config.output.percentiles,
+            )
+        });
         let result = PhaseResult {
             phase,
             started_wall,
@@ -152,7 +174,7 @@ impl Master {
             connections_given_up: given_up,
             stalled_workers: stalled,
             stats: total,
-            series: series.finish(&mut |s, m| live.interval(s, m)),
+            series,
             thread_cpu,
             unsent,
             server: None,
@@ -171,6 +193,7 @@ impl Master {
                 .as_ref()
                 .map_or_else(Vec::new, |n| n.finish_samplers(per_node)),
             steadiness: watch.map(|w| w.finish()),
+            precision,
             server_latency: None,
             watched: Vec::new(),
         };

@@ -126,10 +126,10 @@ fn second(count: u64, us: u64) -> Stats {
 fn seconds_are_stored_whole_merged_in_pairs_past_the_cap_and_the_partial_last_left_out() {
     let mut b = Batches::new();
     for i in 0..300u64 {
-        b.second(&second(100 + i % 3, 1000));
+        b.second(i, &second(100 + i % 3, 1000));
     }
     // The 300th second is held until the phase ends; a partial one is dropped.
-    b.finish(false);
+    b.finish(299);
     // Units of 1 s merged into 2 s at 128, into 4 s at 256: 74 units of
     // 4 s hold 296 of the 299 whole seconds, 3 fill the next.
     assert_eq!((b.width_s, b.units.len(), b.seconds()), (4, 74, 296));
@@ -143,9 +143,9 @@ fn a_percentiles_interval_is_taken_from_its_rows_batches() {
     let mut b = Batches::new();
     for i in 0..40u64 {
         // Row 0 alternates between two latencies second by second.
-        b.second(&second(50, if i % 2 == 0 { 1000 } else { 1100 }));
+        b.second(i, &second(50, if i % 2 == 0 { 1000 } else { 1100 }));
     }
-    b.finish(true);
+    b.finish(40);
     assert_eq!(b.seconds(), 40);
     let p99 = b.latency(0, 99.0, 1100.0).expect("an interval");
     // Alternating seconds: batches of 2 s or more each hold both latencies,

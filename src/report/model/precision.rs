@@ -1,0 +1,45 @@
+//! `kvbench.runs[i].precision`: how well a measured run's headline figures
+//! are known, each with its 95 % interval by batch means
+//! ([`crate::engine::stats::precision`], docs/precision.md).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::report::model::named::Named;
+use crate::report::model::rounded::{places2, places4};
+use crate::report::model::schema;
+
+/// `precision`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Precision {
+    /// The whole seconds the intervals rest on (the final, partial second
+    /// left out).
+    pub seconds: u64,
+    /// Replies per second; `null` when the run was too short for ten
+    /// batches whose values are not autocorrelated.
+    pub ops_per_sec: Option<Figure>,
+    /// Per op row (`Sets`, `Gets`, `Totals`), each printed percentile's
+    /// latency in ms; `null` as for `ops_per_sec`.
+    #[schemars(schema_with = "schema::by_row_percentile::<Figure>")]
+    pub latency_ms: Named<Named<Option<Figure>>>,
+}
+
+/// A figure and its 95 % interval: `value ± half_width`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "precisionFigure")]
+pub struct Figure {
+    /// The figure over the whole run (the one the report prints).
+    #[serde(serialize_with = "places4")]
+    pub value: f64,
+    /// Half the interval's width, in the figure's unit.
+    #[serde(serialize_with = "places4")]
+    pub half_width: f64,
+    /// `half_width` as a percentage of `value`.
+    #[serde(serialize_with = "places2")]
+    pub relative_percent: f64,
+    /// The batch length the interval was computed over, s.
+    pub batch_s: u64,
+    /// How many batches (at least 10).
+    #[schemars(range(min = 10))]
+    pub batches: u64,
+}
