@@ -47,7 +47,7 @@ pub use subcommand::{
 };
 pub use suite::{SuiteArgs, suite_usage_error};
 pub use summary::SUMMARY;
-pub use values::{IoEngine, NumList, RequestsArg, WarmupArg};
+pub use values::{IoEngine, NumList, RequestsArg, SecsOrAuto};
 
 /// Every exit code, as `--help` ends with it (docs/flags.md lists the same).
 pub const EXIT_CODES: &str = "Exit codes: 0 a valid result; 1 a report could not be written, \
@@ -319,16 +319,28 @@ pub struct Args {
     /// Requests per client per run, or `allkeys` to cover the key range once [default: 10000]
     #[arg(short = 'n', long, value_name = "N|allkeys", help_heading = "Load")]
     pub requests: Option<RequestsArg>,
-    /// Seconds per run, at least 1; replaces --requests
+    /// Seconds per run, at least 1; replaces --requests. `auto`: each run
+    /// lasts until the --target-precision figures are known that well, at
+    /// most --max-test-time
     #[arg(long, value_name = "SECS", help_heading = "Load")]
-    pub test_time: Option<f64>,
+    pub test_time: Option<SecsOrAuto>,
+    /// `--test-time auto`: the longest run, seconds [default: 600]
+    #[arg(long, value_name = "SECS", help_heading = "Load")]
+    pub max_test_time: Option<f64>,
+    /// The 95 % interval a figure must reach: ops (ops/sec) or a printed
+    /// percentile of all ops (p99), as a percentage of the figure: p99=5%.
+    /// With --test-time auto the run lasts until each is met; a run that
+    /// misses one is not valid (imprecise)
+    #[arg(long, value_name = "FIGURE=PCT", action = ArgAction::Append, help_heading = "Load")]
+    #[serde(default, deserialize_with = "values::one_or_many")]
+    pub target_precision: Option<Vec<String>>,
     /// Number of measured runs [default: 1]
     #[arg(short = 'x', long, value_name = "N", help_heading = "Load")]
     pub run_count: Option<u32>,
     /// Seconds of warm-up traffic before the first run, reported apart, or
     /// `auto`: until the per-second throughput and p99 are steady [default: 0]
     #[arg(long, value_name = "SECS", help_heading = "Load")]
-    pub warmup_time: Option<WarmupArg>,
+    pub warmup_time: Option<SecsOrAuto>,
     /// `--warmup-time auto`: the longest warm-up, seconds [default: 180]
     #[arg(long, value_name = "SECS", help_heading = "Load")]
     pub warmup_max: Option<f64>,

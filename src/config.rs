@@ -31,6 +31,7 @@ pub mod metrics;
 mod monitor;
 mod output;
 mod pair;
+pub mod precision;
 pub mod ramp;
 pub mod read_server;
 pub mod retry;
@@ -70,6 +71,7 @@ pub use metrics::{LiveMetrics, StatsdTarget};
 pub use output::InputFile;
 pub(crate) use output::parse_cpu_list;
 use output::{build_output, build_pinning};
+pub use precision::PrecisionPlan;
 pub use read_server::ReadServer;
 pub use shard::{Shard, ShardSource};
 use shard::{build_shard, hostname};
@@ -294,6 +296,9 @@ pub struct Config {
     pub stop: Stop,
     /// Measured runs.
     pub run_count: u32,
+    /// The 95 % intervals the runs must reach (`--target-precision`), and
+    /// whether a run lasts until they do (`--test-time auto`).
+    pub precision: PrecisionPlan,
     /// Warm-up before the first run (with `--warmup-time auto`, its
     /// longest, `--warmup-max`); zero means none.
     pub warmup: Duration,
@@ -493,6 +498,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
     let host = hostname();
     let (sweep_clients, cells) = (sweep.clients.clone(), sweep.cell_count());
     let (warmup, warmup_plan) = warmup::build_warmup(&a)?;
+    let output = build_output(&a, shard.map_or(0, |s| s.index), &host)?;
     let mut rate = build_rate(&a, sweep.threads[0] * sweep.clients[0])?;
     // `--rate` is the total of all shards; the report shows this shard's share.
     if let (Some(rate), Some(shard), Some(_)) = (rate.as_mut(), shard, a.rate) {
@@ -518,7 +524,8 @@ fn build(a: Args) -> Result<Config, UsageError> {
         keys,
         values: sweep.data_sizes[0].clone(),
         random_data: a.random_data,
-        output: build_output(&a, shard.map_or(0, |s| s.index), &host)?,
+        precision: precision::build(&a, &output.percentiles)?,
+        output,
         seed: build_seed(&a)?,
         pinning: build_pinning(&a)?,
         io_engine,

@@ -115,7 +115,7 @@ fn config_file_keys_are_long_flag_names() {
     .unwrap();
     assert_eq!(a.threads, Some(NumList::One(2)));
     assert_eq!(a.key_pattern.as_deref(), Some("S:S"));
-    assert_eq!(a.test_time, Some(5.0));
+    assert_eq!(a.test_time, Some(SecsOrAuto::Secs(5.0)));
 }
 
 #[test]

@@ -143,12 +143,14 @@ where
     }))
 }
 
-/// `--warmup-time`: seconds, or `auto` (until the per-second throughput and
-/// p99 are steady, at most `--warmup-max`).
+/// `--warmup-time` and `--test-time`: seconds, or `auto` (a warm-up until
+/// the per-second throughput and p99 are steady, at most `--warmup-max`; a
+/// run until its figures are as precise as `--target-precision` asks, at
+/// most `--max-test-time`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum WarmupArg {
-    /// A fixed warm-up, seconds.
+pub enum SecsOrAuto {
+    /// A fixed length, seconds.
     Secs(f64),
     /// `auto`.
     #[serde(serialize_with = "auto_word")]
@@ -159,40 +161,40 @@ fn auto_word<S: serde::Serializer>(s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str("auto")
 }
 
-impl FromStr for WarmupArg {
+impl FromStr for SecsOrAuto {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s.trim().eq_ignore_ascii_case("auto") {
-            return Ok(WarmupArg::Auto);
+            return Ok(SecsOrAuto::Auto);
         }
         s.trim()
             .parse::<f64>()
-            .map(WarmupArg::Secs)
+            .map(SecsOrAuto::Secs)
             .map_err(|_| format!("'{s}' is neither seconds nor auto"))
     }
 }
 
-impl<'de> Deserialize<'de> for WarmupArg {
+impl<'de> Deserialize<'de> for SecsOrAuto {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Visitor;
         impl serde::de::Visitor<'_> for Visitor {
-            type Value = WarmupArg;
+            type Value = SecsOrAuto;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("seconds or \"auto\"")
             }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<WarmupArg, E> {
-                Ok(WarmupArg::Secs(v))
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<SecsOrAuto, E> {
+                Ok(SecsOrAuto::Secs(v))
             }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<WarmupArg, E> {
-                Ok(WarmupArg::Secs(v as f64))
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<SecsOrAuto, E> {
+                Ok(SecsOrAuto::Secs(v as f64))
             }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<WarmupArg, E> {
-                Ok(WarmupArg::Secs(v as f64))
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<SecsOrAuto, E> {
+                Ok(SecsOrAuto::Secs(v as f64))
             }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<WarmupArg, E> {
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<SecsOrAuto, E> {
                 if v.eq_ignore_ascii_case("auto") {
-                    Ok(WarmupArg::Auto)
+                    Ok(SecsOrAuto::Auto)
                 } else {
                     // "invalid type: string", which the config file's
                     // message turns into advice for a unit.

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::cli::CapacityArgs;
+use crate::cli::{CapacityArgs, SecsOrAuto};
 use crate::config::bounds::seconds;
 use crate::config::start_at::barrier::MAX_RUN_ID;
 use crate::config::{Arrival, Config, Missed, Rate, Stop};
@@ -227,14 +227,22 @@ impl CapacityPlan {
         let mut run = args.run;
         refuse_set_by_search(&run)?;
         let confirm_time = match run.test_time {
-            Some(secs) => seconds("--test-time", secs, false)?.max(Duration::from_secs(1)),
+            Some(SecsOrAuto::Secs(secs)) => {
+                seconds("--test-time", secs, false)?.max(Duration::from_secs(1))
+            }
+            Some(SecsOrAuto::Auto) => {
+                return Err(UsageError::new(
+                    "--test-time",
+                    "auto is not for kvbench capacity, whose steps and confirmation have their lengths (--step-time); give --test-time in seconds",
+                ));
+            }
             None => step_time,
         };
         // Built as a timed open loop at the start rate, so that the arrival,
         // the headline and every check of `--rate` apply; each step then
         // changes the rate only.
         run.rate = Some(start_rate);
-        run.test_time = Some(step_secs);
+        run.test_time = Some(SecsOrAuto::Secs(step_secs));
         let base = Config::from_args(run)?;
         if base.is_sweep() {
             return Err(UsageError::new(

@@ -180,7 +180,7 @@ pub const MIN_TEST_TIME_SECS: f64 = 1.0;
 
 pub(super) fn build_stop(a: &Args) -> Result<Stop, UsageError> {
     // memtier lets --test-time replace --requests; so do we.
-    if let Some(secs) = a.test_time {
+    if let Some(secs) = super::precision::test_time(a)? {
         let time = seconds("--test-time", secs, false)?;
         if secs < MIN_TEST_TIME_SECS {
             return Err(UsageError::new(

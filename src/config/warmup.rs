@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::cli::{Args, WarmupArg};
+use crate::cli::{Args, SecsOrAuto};
 use crate::config::bounds::seconds;
 use crate::error::UsageError;
 
@@ -60,8 +60,8 @@ pub(super) fn build_warmup(a: &Args) -> Result<(Duration, WarmupPlan), UsageErro
         ));
     }
     let window = Duration::from_secs(window_s);
-    match a.warmup_time.unwrap_or(WarmupArg::Secs(0.0)) {
-        WarmupArg::Secs(secs) => {
+    match a.warmup_time.unwrap_or(SecsOrAuto::Secs(0.0)) {
+        SecsOrAuto::Secs(secs) => {
             if a.warmup_max.is_some() {
                 return Err(UsageError::new(
                     "--warmup-max",
@@ -75,7 +75,7 @@ pub(super) fn build_warmup(a: &Args) -> Result<(Duration, WarmupPlan), UsageErro
             };
             Ok((length, plan))
         }
-        WarmupArg::Auto => {
+        SecsOrAuto::Auto => {
             if a.start_at.is_some() {
                 return Err(UsageError::new(
                     "--warmup-time",

@@ -19,6 +19,7 @@ mod gap;
 pub use exit::MAX_ERRORS_EXIT_CODE;
 
 use crate::config::Config;
+use crate::config::precision::Target;
 use crate::engine::master::results::{Phase, PhaseResult, Results, Section};
 use crate::engine::master::warmup::{P99_TOLERANCE, THROUGHPUT_TOLERANCE, Trend, WarmupEnd};
 use crate::engine::stats::errors::{ErrorCounts, ProtocolFault};
@@ -163,6 +164,19 @@ pub enum Reason {
         /// p99's, when it trended.
         p99_change_pct: Option<f64>,
     },
+    /// A figure `--target-precision` names is not known that well: its
+    /// 95 % interval is wider than the bound, or the run was too short for
+    /// one.
+    Imprecise {
+        /// The figure and its bound.
+        target: Target,
+        /// The interval's half-width reached, % of the figure; `None` when
+        /// the run had none.
+        reached_percent: Option<f64>,
+        /// `--test-time auto`: the run's length, s, when it reached
+        /// `--max-test-time`.
+        max_s: Option<u64>,
+    },
 }
 
 impl Reason {
@@ -181,6 +195,7 @@ impl Reason {
             Reason::LateStart { .. } => "late_start",
             Reason::NotSteady { .. } => "not_steady",
             Reason::LoadGap { .. } => "load_gap",
+            Reason::Imprecise { .. } => "imprecise",
         }
     }
 }
@@ -247,6 +262,14 @@ impl Verdict {
                         reason,
                     });
                 }
+            }
+        }
+        for run in results.runs.iter().filter(|r| !r.interrupted) {
+            for reason in imprecise(config, run) {
+                findings.push(Finding {
+                    phase: Some(run.phase.to_string()),
+                    reason,
+                });
             }
         }
         if let Some((phase, signal)) = results.interrupted {
@@ -335,6 +358,26 @@ pub fn invalid_text(reasons: &[String], code: u8) -> String {
     }
     out.push('\n');
     out
+}
+
+/// `imprecise` for each `--target-precision` figure of `run` whose interval
+/// is wider than its bound, or missing.
+fn imprecise(config: &Config, run: &PhaseResult) -> Vec<Reason> {
+    let plan = &config.precision;
+    let Some(judged) = run.precision.as_ref() else {
+        return Vec::new();
+    };
+    let max_s = (plan.auto && judged.met_after_s.is_none()).then(|| run.duration.as_secs());
+    let missed = plan.targets.iter().filter_map(|target| {
+        let reached = judged.of(target.figure).map(|i| i.relative() * 100.0);
+        let met = reached.is_some_and(|r| r <= target.within_percent);
+        (!met).then_some(Reason::Imprecise {
+            target: *target,
+            reached_percent: reached,
+            max_s,
+        })
+    });
+    missed.collect()
 }
 
 /// `not_steady` for a warm-up still trending at its end.

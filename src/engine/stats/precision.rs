@@ -29,6 +29,7 @@ use std::ops::Range;
 
 use hdrhistogram::Histogram;
 
+use crate::config::precision::{Figure, Target};
 use crate::engine::stats::{LATENCY_MAX_US, Stats, percentile_us};
 
 /// Fewer batches than this give no interval.
@@ -193,6 +194,24 @@ pub struct PhasePrecision {
     /// Per op row, then every row together: `(percentile, interval in µs)`
     /// for each printed percentile.
     pub latency_us: Vec<Vec<(f64, Option<Interval>)>>,
+    /// `--test-time auto`: the whole seconds after which every target was
+    /// met and the run was ended; `None` when it ran to its maximum, or
+    /// without `auto`.
+    pub met_after_s: Option<u64>,
+}
+
+impl PhasePrecision {
+    /// The interval of `figure` (a percentile's of every row together);
+    /// `None` when it has none.
+    pub fn of(&self, figure: Figure) -> Option<Interval> {
+        match figure {
+            Figure::OpsPerSec => self.ops_per_sec,
+            Figure::Percentile(p) => {
+                let all = self.latency_us.last()?;
+                all.iter().find(|(q, _)| *q == p).and_then(|(_, i)| *i)
+            }
+        }
+    }
 }
 
 /// A phase's seconds, kept for its intervals.
@@ -278,7 +297,25 @@ impl Batches {
             seconds: self.seconds(),
             ops_per_sec: self.rate(ops_per_sec),
             latency_us: latency_us.collect(),
+            met_after_s: None,
         }
+    }
+
+    /// Whether every target is met by the phase so far (totals `stats`,
+    /// throughput `ops_per_sec`): each figure has an interval within its
+    /// bound. Only the named figures are computed.
+    pub fn meets(&self, targets: &[Target], stats: &Stats, ops_per_sec: f64) -> bool {
+        let all = stats.totals();
+        let row = stats.ops.len();
+        targets.iter().all(|t| {
+            let interval = match t.figure {
+                Figure::OpsPerSec => self.rate(ops_per_sec),
+                Figure::Percentile(p) => {
+                    self.latency(row, p, percentile_us(&all.latency_us, p) as f64)
+                }
+            };
+            interval.is_some_and(|i| i.relative() * 100.0 <= t.within_percent)
+        })
     }
 
     /// The interval of the throughput `value` (replies per second).

@@ -62,6 +62,13 @@ struct KvbenchConfig<'a> {
     /// Seconds per run; `null` when the runs are counted in requests.
     #[schemars(range(min = 0))]
     test_time_s: Option<f64>,
+    /// `--test-time auto`: each run lasted until every `target_precision`
+    /// was met, at most `test_time_s` (absent otherwise).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    test_time_auto: bool,
+    /// `--target-precision`: `p99=5%`, `ops=2%` (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    target_precision: Vec<String>,
     #[schemars(range(min = 1))]
     run_count: u32,
     /// Seconds; 0 for none.
@@ -269,6 +276,8 @@ fn kvbench_settings(c: &Config) -> KvbenchConfig<'_> {
             Stop::Time(d) => Some(d.as_secs_f64()),
             _ => None,
         },
+        test_time_auto: c.precision.auto,
+        target_precision: c.precision.targets.iter().map(|t| t.to_string()).collect(),
         run_count: c.run_count,
         warmup_time_s: c.warmup.as_secs_f64(),
         prefill: c.prefill,

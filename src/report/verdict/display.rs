@@ -131,6 +131,32 @@ impl fmt::Display for Reason {
                 )
             }
             Reason::LateStart { message } => f.write_str(message),
+            Reason::Imprecise {
+                target,
+                reached_percent,
+                max_s,
+            } => {
+                let figure = target.figure;
+                match reached_percent {
+                    Some(r) => write!(
+                        f,
+                        "imprecise: its {figure} is known to ± {r:.1} % (95 % interval), wider than --target-precision {target}"
+                    )?,
+                    None => write!(
+                        f,
+                        "imprecise: its {figure} has no interval (--target-precision {target}): the run was too short for ten batches whose values are not autocorrelated"
+                    )?,
+                }
+                match max_s {
+                    Some(s) => write!(
+                        f,
+                        " after {s} s, the most --max-test-time allows; raise --max-test-time, or find what makes the server's figures vary (docs/precision.md)"
+                    ),
+                    None => f.write_str(
+                        "; run longer (--test-time auto runs until it is met), or find what makes the server's figures vary (docs/precision.md)",
+                    ),
+                }
+            }
             Reason::NotSteady {
                 auto,
                 secs,

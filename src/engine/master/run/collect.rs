@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::config::Stop;
+use crate::config::precision::MIN_AUTO_SECS;
 use crate::engine::master::host::HostPhase;
 use crate::engine::master::results::{Phase, PhaseResult, rate};
 use crate::engine::master::run::Master;
@@ -84,6 +85,7 @@ impl Master {
         let mut watch = (phase == Phase::Warmup).then(|| SteadyWatch::new(config.warmup_plan));
         // A measured run's seconds, kept for its intervals.
         let mut batches = matches!(phase, Phase::Run(_)).then(Batches::new);
+        let mut met_after = None;
         while finished < crew.handles.len() {
             let Ok(report) = crew.reports.recv() else {
                 break;
@@ -130,6 +132,20 @@ impl Master {
                 if let Some(w) = watch.as_mut()
                     && w.second(done.totals.count, p99_us(&done.totals.percentiles_us))
                 {
+                    crew.early_end.request();
+                }
+                // --test-time auto: the run ends once every figure named is
+                // known as well as asked.
+                if let Some(b) = batches.as_ref().filter(|_| config.precision.auto)
+                    && b.seconds() >= MIN_AUTO_SECS
+                    && met_after.is_none()
+                    && b.meets(
+                        &config.precision.targets,
+                        &total,
+                        rate(total.replies(), started_at.elapsed()),
+                    )
+                {
+                    met_after = Some(b.seconds());
                     crew.early_end.request();
                 }
                 live.second(done, &total, started_at.elapsed(), open.iter().sum());

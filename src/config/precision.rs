@@ -1,0 +1,157 @@
+//! `--target-precision`, `--test-time auto` and `--max-test-time`: the 95 %
+//! interval each named figure of a run must reach, and whether the run lasts
+//! until it does (docs/precision.md).
+
+use std::time::Duration;
+
+use crate::cli::{Args, SecsOrAuto};
+use crate::config::seconds;
+use crate::error::UsageError;
+
+/// `--max-test-time`'s default, s.
+pub const DEFAULT_MAX_TEST_SECS: u64 = 600;
+
+/// The shortest `--test-time auto` run, s: ten batches of two seconds, the
+/// least the batch-means interval is computed over.
+pub const MIN_AUTO_SECS: u64 = 20;
+
+/// A figure `--target-precision` names.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Figure {
+    /// `ops`: replies per second.
+    OpsPerSec,
+    /// `p99`: a printed percentile of every op together.
+    Percentile(f64),
+}
+
+impl std::fmt::Display for Figure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Figure::OpsPerSec => f.write_str("ops/sec"),
+            Figure::Percentile(p) => write!(f, "p{p}"),
+        }
+    }
+}
+
+/// One `--target-precision FIGURE=PCT`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Target {
+    /// The figure.
+    pub figure: Figure,
+    /// Its interval's half-width at most, % of the figure.
+    pub within_percent: f64,
+}
+
+impl std::fmt::Display for Target {
+    /// As `--target-precision` takes it: `p99=5%`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let figure = match self.figure {
+            Figure::OpsPerSec => "ops".to_string(),
+            Figure::Percentile(p) => format!("p{p}"),
+        };
+        write!(f, "{figure}={}%", self.within_percent)
+    }
+}
+
+/// What the runs' precision is judged by.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PrecisionPlan {
+    /// The figures named, each with its bound; empty without
+    /// `--target-precision`.
+    pub targets: Vec<Target>,
+    /// `--test-time auto`: each run ends once every target is met (at
+    /// most the run's `Stop::Time`, `--max-test-time`).
+    pub auto: bool,
+}
+
+/// The run length `--test-time` asks for: `Some(seconds)`, or for `auto`
+/// its longest, `--max-test-time`; `None` without `--test-time`.
+pub(super) fn test_time(a: &Args) -> Result<Option<f64>, UsageError> {
+    match a.test_time {
+        None | Some(SecsOrAuto::Secs(_)) if a.max_test_time.is_some() => Err(UsageError::new(
+            "--max-test-time",
+            "bounds --test-time auto only; give --test-time auto, or drop --max-test-time",
+        )),
+        None => Ok(None),
+        Some(SecsOrAuto::Secs(secs)) => Ok(Some(secs)),
+        Some(SecsOrAuto::Auto) => {
+            let max = a.max_test_time.unwrap_or(DEFAULT_MAX_TEST_SECS as f64);
+            let least = Duration::from_secs(MIN_AUTO_SECS);
+            if seconds("--max-test-time", max, false)? < least {
+                return Err(UsageError::new(
+                    "--max-test-time",
+                    format!(
+                        "must be at least {MIN_AUTO_SECS} seconds (got {max}): the interval needs ten batches of two seconds; raise --max-test-time"
+                    ),
+                ));
+            }
+            Ok(Some(max))
+        }
+    }
+}
+
+/// The plan of `a`, its percentiles checked against the printed ones.
+pub(super) fn build(a: &Args, percentiles: &[f64]) -> Result<PrecisionPlan, UsageError> {
+    let auto = matches!(a.test_time, Some(SecsOrAuto::Auto));
+    let given = a.target_precision.as_deref().unwrap_or_default();
+    let targets = given
+        .iter()
+        .flat_map(|v| v.split(','))
+        .map(|v| target(v.trim(), percentiles))
+        .collect::<Result<Vec<_>, _>>()?;
+    if auto && targets.is_empty() {
+        return Err(UsageError::new(
+            "--test-time",
+            "auto runs until the figures named by --target-precision are known that well; name one, e.g. --target-precision p99=5%",
+        ));
+    }
+    if auto && a.start_at.is_some() {
+        return Err(UsageError::new(
+            "--test-time",
+            "auto cannot be combined with --start-at: the machines' runs must start and end together; give --test-time in seconds",
+        ));
+    }
+    Ok(PrecisionPlan { targets, auto })
+}
+
+/// One `FIGURE=PCT`.
+fn target(v: &str, percentiles: &[f64]) -> Result<Target, UsageError> {
+    let refuse = |why: String| UsageError::new("--target-precision", why);
+    let Some((name, pct)) = v.split_once('=') else {
+        return Err(refuse(format!(
+            "'{v}' is not FIGURE=PCT; give e.g. p99=5% or ops=2%"
+        )));
+    };
+    let pct = pct.trim().trim_end_matches('%').trim();
+    let within_percent = match pct.parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => p,
+        _ => {
+            return Err(refuse(format!(
+                "'{v}': the bound is a percentage of the figure above 0 and at most 100; give e.g. {name}=5%"
+            )));
+        }
+    };
+    let name = name.trim();
+    let figure = match name.to_ascii_lowercase().as_str() {
+        "ops" | "ops/sec" | "ops_per_sec" => Figure::OpsPerSec,
+        p => match p.strip_prefix('p').and_then(|n| n.parse::<f64>().ok()) {
+            Some(n) if percentiles.contains(&n) => Figure::Percentile(n),
+            Some(_) => {
+                let printed: Vec<String> = percentiles.iter().map(f64::to_string).collect();
+                return Err(refuse(format!(
+                    "'{name}' is not among the printed percentiles ({}); add it with --print-percentiles",
+                    printed.join(",")
+                )));
+            }
+            None => {
+                return Err(refuse(format!(
+                    "'{name}' is no figure; name ops (ops/sec) or a printed percentile such as p99"
+                )));
+            }
+        },
+    };
+    Ok(Target {
+        figure,
+        within_percent,
+    })
+}
