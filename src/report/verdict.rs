@@ -367,7 +367,7 @@ fn imprecise(config: &Config, run: &PhaseResult) -> Vec<Reason> {
     let Some(judged) = run.precision.as_ref() else {
         return Vec::new();
     };
-    let max_s = (plan.auto && judged.met_after_s.is_none()).then(|| run.duration.as_secs());
+    let max_s = (plan.auto && judged.met_after_s.is_none()).then_some(run.duration.as_secs());
     let missed = plan.targets.iter().filter_map(|target| {
         let reached = judged.of(target.figure).map(|i| i.relative() * 100.0);
         let met = reached.is_some_and(|r| r <= target.within_percent);
