@@ -2,13 +2,19 @@
 //! (hit rate, replies apart from error replies, what the latency means, the
 //! prefill, warm-up and the server's account of each phase, the run-to-run
 //! spread, errors, interruptions, the seed and the warnings).
+//! They read the document (its headline section and `kvbench`), but for the
+//! figures it rounds further than they print or lacks: durations, the open
+//! loop's schedule and service time, the spread, the shard's lags, and the
+//! server's context and account of each phase.
 
 use std::fmt::Write;
 
 use crate::config::Config;
 use crate::engine::master::results::Results;
 use crate::report::model::Report;
-use crate::report::model::kvbench::{Errors, InterruptCause, Kvbench, OpTotals, PhaseSummary};
+use crate::report::model::kvbench::{
+    Errors, Incomplete, InterruptCause, Kvbench, OpTotals, PhaseSummary,
+};
 use crate::report::model::named::Named;
 use crate::report::model::section::{Section, SectionTitle, TOTALS_ROW};
 use crate::report::warnings::Shown;
@@ -108,14 +114,15 @@ pub(super) fn summary(
 /// The runs a section shows: its run, or for the aggregate every run that
 /// ran to its end.
 fn shown_runs(k: &Kvbench, title: SectionTitle) -> Vec<&PhaseSummary> {
-    let cut = |r: &&PhaseSummary| {
-        r.incomplete
-            .as_ref()
-            .is_some_and(|i| i.reason == "interrupted")
-    };
+    let interrupted = |i: &Incomplete| i.reason == "interrupted";
+    let cut = |r: &&PhaseSummary| r.incomplete.as_ref().is_some_and(interrupted);
     match title {
         SectionTitle::Aggregated(_) => k.runs.iter().filter(|r| !cut(r)).collect(),
-        SectionTitle::Run(n) => k.runs.get(n as usize - 1).into_iter().collect(),
+        SectionTitle::Run(n) => k
+            .runs
+            .get((n as usize).wrapping_sub(1))
+            .into_iter()
+            .collect(),
         _ => k.runs.first().into_iter().collect(),
     }
 }
@@ -139,12 +146,8 @@ fn interruption(out: &mut String, config: &Config, k: &Kvbench) {
     } else {
         ""
     };
-    let began = k
-        .runs
-        .iter()
-        .chain(&k.prefill)
-        .chain(&k.warmup)
-        .any(|p| p.phase == *phase);
+    let mut phases = k.runs.iter().chain(&k.prefill).chain(&k.warmup);
+    let began = phases.any(|p| p.phase == *phase);
     let signal = cut.signal.unwrap_or(0);
     let _ = match cut.cause {
         InterruptCause::MaxErrors => writeln!(
@@ -380,7 +383,7 @@ pub(crate) fn warning_lines(out: &mut String, shown: &Shown) {
 
 /// `Shard: 2 of 4 (slurm), host h, start lag 3.1 ms, clock offset +0.4 ms`,
 /// or nothing on one machine without `--start-at`.
-pub fn shard_line(out: &mut String, c: &Config, r: &Results) {
+fn shard_line(out: &mut String, c: &Config, r: &Results) {
     if c.shard.is_none() && c.start_at.is_none() {
         return;
     }
