@@ -8,8 +8,7 @@ use std::fmt::Write;
 
 use crate::engine::master::results::PhaseResult;
 use crate::engine::master::warmup::WarmupEnd;
-use crate::report::ReportInput;
-use crate::report::build::server_latency;
+use crate::report::model::kvbench::Kvbench;
 
 /// The warm-up's steadiness line, when it had one.
 pub(crate) fn warmup_line(out: &mut String, w: &PhaseResult) {
@@ -44,11 +43,10 @@ pub(crate) fn warmup_line(out: &mut String, w: &PhaseResult) {
 
 /// The server-side latency of every measured run; one line when the server
 /// cannot say.
-pub(crate) fn lines(out: &mut String, input: &ReportInput<'_>) {
-    let ops = &input.config.ops;
+pub(crate) fn lines(out: &mut String, k: &Kvbench) {
     let mut header = false;
-    for run in &input.results.runs {
-        let Some(found) = server_latency::phase(ops, run) else {
+    for run in &k.runs {
+        let Some(found) = &run.server_latency else {
             continue;
         };
         if let Some(why) = &found.unavailable {
@@ -76,7 +74,7 @@ pub(crate) fn lines(out: &mut String, input: &ReportInput<'_>) {
                 "out p99"
             );
         }
-        let phase = run.phase.to_string();
+        let phase = &run.phase;
         for (op, o) in found.ops.iter() {
             let or_dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
             let bucket = |low: Option<u64>, high: Option<u64>| Some(format!("{}-{}", low?, high?));

@@ -77,11 +77,10 @@ fn render_with(
             None => out.push_str(&one),
         }
     }
-    let last = input.results.headline();
     // --read-server: the same per-node table, its two rows the write
     // server (master) and the read endpoint (replica).
     let routed = input.config.routing().is_some();
-    if let Some(last) = last.as_ref().filter(|_| routed) {
+    if let Some(last) = input.results.headline().filter(|_| routed) {
         // The headline covers every measured run, and so do the calls.
         let runs: Vec<&PhaseResult> = input.results.runs.iter().collect();
         let rows = shards::shards(input.results, &last.stats, &input.config.ops, &runs);
@@ -96,21 +95,16 @@ fn render_with(
     }
     // Without a measured run (a cut prefill or warm-up), the summary still
     // says what was measured and why it stopped.
-    summary(
-        &mut out,
-        input,
-        last.as_ref(),
-        with_warnings && width.is_none(),
-    );
-    let histogram = last.is_some() && !input.config.output.hide_histogram;
-    let headline = report.sections.last().map(|(_, s)| s);
+    summary(&mut out, input, report, with_warnings && width.is_none());
+    let headline = report.sections.last();
+    let histogram = headline.is_some() && !input.config.output.hide_histogram;
     match (width, headline) {
-        (None, Some(last)) if histogram => latency_distribution(&mut out, input.config, last),
+        (None, Some((_, last))) if histogram => latency_distribution(&mut out, input.config, last),
         (Some(width), _) => {
             if histogram {
                 text_screen::distribution_note(&mut out);
             }
-            text_screen::ending(&mut out, input, last.as_ref(), width);
+            text_screen::ending(&mut out, input, headline, width);
         }
         _ => {}
     }

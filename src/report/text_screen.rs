@@ -13,8 +13,8 @@
 
 use std::fmt::Write;
 
-use crate::engine::master::results::Section;
-use crate::engine::stats::percentile_us;
+use crate::report::json::percentile_key;
+use crate::report::model::section::{OpRow, Section, SectionTitle, TOTALS_ROW};
 use crate::report::text_summary::warning_lines;
 use crate::report::warnings::Shown;
 use crate::report::{ReportInput, percentile_label};
@@ -95,8 +95,14 @@ pub fn distribution_note(out: &mut String) {
 }
 
 /// The end of the report on a terminal: the verdict, the headline figures
-/// of the last section shown (its Totals), and the warnings.
-pub fn ending(out: &mut String, input: &ReportInput<'_>, last: Option<&Section<'_>>, width: usize) {
+/// of the last section shown (`last`, its title and section: its Totals
+/// row), and the warnings.
+pub fn ending(
+    out: &mut String,
+    input: &ReportInput<'_>,
+    last: Option<&(SectionTitle, Section)>,
+    width: usize,
+) {
     out.push('\n');
     if input.verdict.valid() {
         let _ = writeln!(out, "Verdict: valid.");
@@ -114,8 +120,8 @@ pub fn ending(out: &mut String, input: &ReportInput<'_>, last: Option<&Section<'
             let _ = writeln!(out, "  - {reason}");
         }
     }
-    if let Some(last) = last {
-        headline(out, input, last, width);
+    if let Some((title, totals)) = last.and_then(|(t, s)| Some((t, s.row(TOTALS_ROW)?))) {
+        headline(out, input, title, totals, width);
     }
     warning_lines(
         out,
@@ -125,30 +131,36 @@ pub fn ending(out: &mut String, input: &ReportInput<'_>, last: Option<&Section<'
 
 /// `Result (ALL STATS)` and the Totals row's rate, mean and as many of the
 /// printed percentiles as fit `width`.
-fn headline(out: &mut String, input: &ReportInput<'_>, last: &Section<'_>, width: usize) {
+fn headline(
+    out: &mut String,
+    input: &ReportInput<'_>,
+    title: &SectionTitle,
+    totals: &OpRow,
+    width: usize,
+) {
     const NAME: usize = 10;
     const CELL: usize = 12;
-    let totals = last.stats.totals();
     let percentiles = &input.config.output.percentiles;
     let fit = width.saturating_sub(NAME + 2 * CELL) / CELL;
     let shown = &percentiles[..percentiles.len().min(fit)];
-    let _ = writeln!(out, "Result ({}):", last.title);
+    let _ = writeln!(out, "Result ({title}):");
     let _ = write!(out, "{:<NAME$}{:>CELL$}{:>CELL$}", "", "Ops/sec", "Avg ms");
     for p in shown {
         let _ = write!(out, "{:>CELL$}", format!("p{} ms", percentile_label(*p)));
     }
     out.push('\n');
-    let secs = last.duration.as_secs_f64().max(1e-9);
     let _ = write!(
         out,
         "{:<NAME$}{:>CELL$.2}{:>CELL$.3}",
-        "Totals",
-        totals.count as f64 / secs,
-        totals.mean_us() / 1000.0
+        "Totals", totals.ops_per_sec, totals.average_latency_ms
     );
     for &p in shown {
-        let v = percentile_us(&totals.latency_us, p) as f64 / 1000.0;
-        let _ = write!(out, "{v:>CELL$.3}");
+        let v = totals
+            .percentiles
+            .values_ms
+            .get(&percentile_key(p))
+            .copied();
+        let _ = write!(out, "{:>CELL$.3}", v.unwrap_or(0.0));
     }
     out.push('\n');
 }

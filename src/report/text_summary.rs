@@ -2,93 +2,77 @@
 //! (hit rate, replies apart from error replies, what the latency means, the
 //! prefill, warm-up and the server's account of each phase, the run-to-run
 //! spread, errors, interruptions, the seed and the warnings).
+//! They read the document (its headline section and `kvbench`), but for the
+//! figures it rounds further than they print or lacks: durations, the open
+//! loop's schedule and service time, the spread, the shard's lags, and the
+//! server's context and account of each phase.
 
 use std::fmt::Write;
 
 use crate::config::Config;
-use crate::engine::master::results::{Phase, Section, rate};
-use crate::engine::stats::{ErrorCounts, OpStats};
-use crate::protocol::resp::ServerErrorKind;
+use crate::engine::master::results::Results;
+use crate::report::model::Report;
+use crate::report::model::kvbench::{
+    Errors, Incomplete, InterruptCause, Kvbench, OpTotals, PhaseSummary,
+};
+use crate::report::model::named::Named;
+use crate::report::model::section::{Section, SectionTitle, TOTALS_ROW};
 use crate::report::warnings::Shown;
-use crate::report::{ReportInput, evidence, hit_rate_percent, hit_stats, open_loop, server_time};
+use crate::report::{ReportInput, evidence, open_loop, server_time};
 
 /// The lines after the tables: hit rate, replies, latency meaning, phases,
-/// run-to-run spread, errors, interruptions, seed and warnings.
+/// run-to-run spread, errors, interruptions, seed and warnings, from the
+/// document `report` (its last section, the headline, and its `kvbench`).
 /// A sweep's cells leave the warnings out (`with_warnings` false): the sweep
 /// shows them once, after its summary table.
 pub(super) fn summary(
     out: &mut String,
     input: &ReportInput<'_>,
-    last: Option<&Section<'_>>,
+    report: &Report,
     with_warnings: bool,
 ) {
     let config = input.config;
-    if let Some(last) = last {
+    let Some(k) = report.kvbench.as_ref() else {
+        return;
+    };
+    let results = input.results;
+    // The headline section and the runs it shows.
+    let last = report.sections.last().map(|(t, s)| (s, shown_runs(k, *t)));
+    if let Some((section, runs)) = &last {
         // The pair's line reads "GET hit rate" even with no GET sent; a
         // --command run names its GET-like commands, and has no line without.
-        if let Some(hits) = hit_stats(config, &last.stats) {
-            let names: Vec<&str> = config
-                .ops
-                .hit_rows()
-                .map(|r| config.ops.rows[r].name.as_str())
+        let hit_rows: Vec<usize> = config.ops.hit_rows().collect();
+        if !hit_rows.is_empty() {
+            let names: Vec<&str> = hit_rows
+                .iter()
+                .map(|&r| config.ops.rows[r].name.as_str())
                 .collect();
-            hit_rate_line(out, &names.join("+"), &hits);
+            let sum = |f| count(runs, Some(&hit_rows), f);
+            let hits = [sum(|t| t.hits), sum(|t| t.misses), sum(|t| t.count)];
+            hit_rate_line(out, &names.join("+"), hits);
         }
-        replies_line(out, last);
+        replies_line(out, section, runs);
         if !config.ops.default_pair {
-            command_errors_line(out, config, last);
+            command_errors_line(out, config, runs);
         }
     }
-    let _ = writeln!(out, "Latency: {}.", open_loop::latency_meaning(config));
+    let _ = writeln!(out, "Latency: {}.", k.latency);
     if config.rate.is_some() {
-        for run in &input.results.runs {
+        for run in &results.runs {
             open_loop::schedule_line(out, config, run);
         }
     }
-    phase_lines(out, input);
-    watched_lines(out, input);
-    variance_line(out, input);
+    phase_lines(out, input, k);
+    watched_lines(out, k);
+    variance_line(out, results);
     // The errors of the section shown, or of the prefill or warm-up that was
     // cut before any run.
-    let results = input.results;
-    let shown = last
-        .map(|l| &*l.stats)
-        .or(results.warmup.as_ref().map(|w| &w.stats))
-        .or(results.prefill.as_ref().map(|p| &p.stats));
-    if let Some(stats) = shown {
-        errors(out, &stats.errors, stats.error_replies());
+    let cut = k.warmup.as_ref().or(k.prefill.as_ref());
+    if let Some(phases) = last.map(|(_, runs)| runs).or(cut.map(|p| vec![p])) {
+        errors(out, &phases);
     }
-    // A cut measured run is reported on its own, never ranked nor averaged.
-    let apart = |phase: Phase| match phase {
-        Phase::Run(_) => ", and it is left out of BEST, WORST and the aggregate",
-        _ => "",
-    };
-    match input.results.interrupted {
-        Some((phase, 0)) => {
-            let _ = writeln!(
-                out,
-                "Stopped: more errors than --max-errors {} during {phase}; its numbers cover the time until then{}.",
-                config.faults.max_errors.unwrap_or(0),
-                apart(phase)
-            );
-        }
-        // In the wait for an aligned phase's start: that phase never began.
-        Some((phase, signal)) if !began(input.results, phase) => {
-            let _ = writeln!(
-                out,
-                "Interrupted: signal {signal} before {phase} started, while waiting for its planned start (--start-at); the phases before it are kept."
-            );
-        }
-        Some((phase, signal)) => {
-            let _ = writeln!(
-                out,
-                "Interrupted: signal {signal} during {phase}; its numbers cover the time until then{}.",
-                apart(phase)
-            );
-        }
-        None => {}
-    }
-    for run in &input.results.runs {
+    interruption(out, config, k);
+    for run in &results.runs {
         if let Some(why) = run.incomplete() {
             let _ = writeln!(out, "Incomplete: {}: {why}.", run.phase);
         }
@@ -107,15 +91,14 @@ pub(super) fn summary(
         let _ = writeln!(
             out,
             "Incomplete: {} of {} runs completed.",
-            input.results.completed_runs(),
-            input.results.planned_runs
+            k.runs_completed, k.runs_planned
         );
     }
-    if let Some(placement) = &input.results.placement {
-        let _ = writeln!(out, "Placement: {placement}");
+    if let Some(placement) = &k.placement {
+        let _ = writeln!(out, "Placement: {}", placement.summary);
     }
     let _ = writeln!(out, "Seed: {}", config.seed);
-    shard_line(out, config, input.results);
+    shard_line(out, config, results);
     if with_warnings {
         warning_lines(
             out,
@@ -123,38 +106,89 @@ pub(super) fn summary(
         );
     }
     out.push('\n');
-    if let Some(last) = last.filter(|_| config.rate.is_some()) {
-        open_loop::service_table(out, config, last);
+    if let Some(last) = results.headline().filter(|_| config.rate.is_some()) {
+        open_loop::service_table(out, config, &last);
     }
 }
 
+/// The runs a section shows: its run, or for the aggregate every run that
+/// ran to its end.
+fn shown_runs(k: &Kvbench, title: SectionTitle) -> Vec<&PhaseSummary> {
+    let interrupted = |i: &Incomplete| i.reason == "interrupted";
+    let cut = |r: &&PhaseSummary| r.incomplete.as_ref().is_some_and(interrupted);
+    match title {
+        SectionTitle::Aggregated(_) => k.runs.iter().filter(|r| !cut(r)).collect(),
+        SectionTitle::Run(n) => k
+            .runs
+            .get((n as usize).wrapping_sub(1))
+            .into_iter()
+            .collect(),
+        _ => k.runs.first().into_iter().collect(),
+    }
+}
+
+/// `f` of the rows of `phases` summed: of every row, or of `rows` only.
+fn count(phases: &[&PhaseSummary], rows: Option<&[usize]>, f: fn(&OpTotals) -> u64) -> u64 {
+    let all = phases.iter().flat_map(|p| p.totals.0.iter().enumerate());
+    let chosen = all.filter(|(i, _)| rows.is_none_or(|r| r.contains(i)));
+    chosen.map(|(_, (_, t))| f(t)).sum()
+}
+
+/// The phase that was cut short, and by what.
+fn interruption(out: &mut String, config: &Config, k: &Kvbench) {
+    let Some(cut) = &k.interrupted else {
+        return;
+    };
+    let phase = &cut.phase;
+    // A cut measured run is reported on its own, never ranked nor averaged.
+    let apart = if phase.starts_with("RUN #") {
+        ", and it is left out of BEST, WORST and the aggregate"
+    } else {
+        ""
+    };
+    let mut phases = k.runs.iter().chain(&k.prefill).chain(&k.warmup);
+    let began = phases.any(|p| p.phase == *phase);
+    let signal = cut.signal.unwrap_or(0);
+    let _ = match cut.cause {
+        InterruptCause::MaxErrors => writeln!(
+            out,
+            "Stopped: more errors than --max-errors {} during {phase}; its numbers cover the time until then{apart}.",
+            config.faults.max_errors.unwrap_or(0),
+        ),
+        // In the wait for an aligned phase's start: that phase never began.
+        InterruptCause::Signal if !began => writeln!(
+            out,
+            "Interrupted: signal {signal} before {phase} started, while waiting for its planned start (--start-at); the phases before it are kept."
+        ),
+        InterruptCause::Signal => writeln!(
+            out,
+            "Interrupted: signal {signal} during {phase}; its numbers cover the time until then{apart}."
+        ),
+    };
+}
+
 /// `--watch`: each measured run's components and its limit.
-fn watched_lines(out: &mut String, input: &ReportInput<'_>) {
-    let runs = &input.results.runs;
-    if runs.iter().all(|r| r.watched.is_empty()) {
+fn watched_lines(out: &mut String, k: &Kvbench) {
+    if k.runs.iter().all(|r| r.watched.is_empty()) {
         return;
     }
-    let found: Vec<(String, Vec<_>, Option<_>)> = runs
+    let phases: Vec<(&str, &[_])> = k
+        .runs
         .iter()
-        .map(|r| {
-            let client = crate::report::build::host::client(r);
-            let (watched, limit) =
-                crate::report::build::kvbench::watched_and_limit(input.config, r, client.as_ref());
-            (r.phase.to_string(), watched, limit)
-        })
+        .map(|r| (r.phase.as_str(), &r.watched[..]))
         .collect();
-    let phases: Vec<(&str, &[_])> = found.iter().map(|(p, w, _)| (p.as_str(), &w[..])).collect();
     crate::report::watched_text::table(out, &phases, None);
-    let limits: Vec<(&str, &_)> = found
+    let limits: Vec<(&str, &_)> = k
+        .runs
         .iter()
-        .filter_map(|(p, _, l)| Some((p.as_str(), l.as_ref()?)))
+        .filter_map(|r| Some((r.phase.as_str(), r.limit.as_ref()?)))
         .collect();
     crate::report::watched_text::limit_lines(out, &limits);
 }
 
 /// With two or more runs: their spread, and what it means for comparisons.
-fn variance_line(out: &mut String, input: &ReportInput<'_>) {
-    let Some(v) = input.results.variance() else {
+fn variance_line(out: &mut String, results: &Results) {
+    let Some(v) = results.variance() else {
         return;
     };
     let list: Vec<String> = v.rates.iter().map(|r| format!("{r:.2}")).collect();
@@ -174,17 +208,23 @@ fn variance_line(out: &mut String, input: &ReportInput<'_>) {
 }
 
 /// Successes apart from error replies: memtier's Ops/sec above counts both, so a
-/// server answering `-OOM` to every SET would otherwise look fast.
-fn replies_line(out: &mut String, s: &Section<'_>) {
-    let (successes, errors) = (s.stats.successes(), s.stats.error_replies());
+/// server answering `-OOM` to every SET would otherwise look fast. The rates
+/// are the section's: its Totals row's rate over its count.
+fn replies_line(out: &mut String, s: &Section, runs: &[&PhaseSummary]) {
+    let errors = count(runs, None, |t| t.errors);
+    let successes = count(runs, None, |t| t.count).saturating_sub(errors);
     if successes + errors == 0 {
         return;
     }
+    let secs = s
+        .row(TOTALS_ROW)
+        .map_or(0.0, |t| t.count as f64 / t.ops_per_sec);
+    let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let _ = write!(
         out,
         "Replies: {successes} successes ({:.2}/sec), {errors} error replies ({:.2}/sec",
-        rate(successes, s.duration),
-        rate(errors, s.duration)
+        rate(successes),
+        rate(errors)
     );
     if errors > 0 {
         let _ = write!(
@@ -196,30 +236,40 @@ fn replies_line(out: &mut String, s: &Section<'_>) {
     out.push_str(")\n");
 }
 
-fn hit_rate_line(out: &mut String, name: &str, get: &OpStats) {
-    let _ = match hit_rate_percent(get) {
-        Some(p) => writeln!(
+/// `[hits, misses, replies]` of the GET-like rows `name`.
+fn hit_rate_line(out: &mut String, name: &str, [hits, misses, replies]: [u64; 3]) {
+    let _ = if hits + misses > 0 {
+        let p = 100.0 * hits as f64 / (hits + misses) as f64;
+        writeln!(
             out,
-            "{name} hit rate: {p:.2} % ({} hits, {} misses)",
-            get.hits, get.misses
-        ),
-        None if get.count == 0 => writeln!(out, "{name} hit rate: n/a (no {name}s)"),
-        None => writeln!(
+            "{name} hit rate: {p:.2} % ({hits} hits, {misses} misses)"
+        )
+    } else if replies == 0 {
+        writeln!(out, "{name} hit rate: n/a (no {name}s)")
+    } else {
+        writeln!(
             out,
-            "{name} hit rate: n/a (none of the {} {name} replies was a value or nil)",
-            get.count
-        ),
+            "{name} hit rate: n/a (none of the {replies} {name} replies was a value or nil)"
+        )
     };
 }
 
 /// `--command` runs: the error replies of each command, by kind, so that a
 /// command the server refuses (a typo, a wrong type) is named.
-fn command_errors_line(out: &mut String, config: &Config, s: &Section<'_>) {
+fn command_errors_line(out: &mut String, config: &Config, runs: &[&PhaseSummary]) {
     let mut parts = Vec::new();
-    for (row, op) in config.ops.rows.iter().zip(&s.stats.ops) {
-        for (kind, n) in ServerErrorKind::ALL.iter().zip(op.errors_by_kind) {
+    for (i, row) in config.ops.rows.iter().enumerate() {
+        fn by_kind(p: &PhaseSummary, i: usize) -> Option<&Named<u64>> {
+            p.totals.0.get(i)?.1.errors_by_kind.as_ref()
+        }
+        for (kind, _) in runs
+            .first()
+            .and_then(|p| by_kind(p, i))
+            .map_or(&[][..], |k| &k.0)
+        {
+            let n: u64 = runs.iter().filter_map(|p| by_kind(p, i)?.get(kind)).sum();
             if n > 0 {
-                parts.push(format!("{} {} {n}", row.name, kind.as_str()));
+                parts.push(format!("{} {kind} {n}", row.name));
             }
         }
     }
@@ -230,7 +280,7 @@ fn command_errors_line(out: &mut String, config: &Config, s: &Section<'_>) {
 
 /// The prefill and warm-up (reported apart from the runs) and the server's own
 /// account of every phase.
-fn phase_lines(out: &mut String, input: &ReportInput<'_>) {
+fn phase_lines(out: &mut String, input: &ReportInput<'_>, k: &Kvbench) {
     let results = input.results;
     let db = input.config.target.db;
     if let Some(ctx) = &results.server {
@@ -265,23 +315,57 @@ fn phase_lines(out: &mut String, input: &ReportInput<'_>) {
     {
         evidence::phase_line(out, p, &input.config.ops, db);
     }
-    server_time::lines(out, input);
+    server_time::lines(out, k);
 }
 
-fn errors(out: &mut String, e: &ErrorCounts, replies: u64) {
-    if e.pushes > 0 {
+/// The errors of `phases` together. A routed run's requests not sent to a
+/// node that was down are in its `cluster`.
+fn errors(out: &mut String, phases: &[&PhaseSummary]) {
+    let total = |f: fn(&Errors) -> u64| phases.iter().map(|p| f(&p.errors)).sum::<u64>();
+    let (pushes, attributes) = (total(|e| e.pushes), total(|e| e.attributes));
+    if pushes > 0 {
         // Not an error: RESP3 out-of-band frames, kept out of every op's row.
-        let _ = writeln!(out, "Pushes: {} (RESP3, answering no request)", e.pushes);
+        let _ = writeln!(out, "Pushes: {pushes} (RESP3, answering no request)");
     }
-    if e.attributes > 0 {
+    if attributes > 0 {
         // Not an error either: RESP3 annotations, skipped with their reply.
-        let _ = writeln!(out, "Attributes: {} (RESP3, skipped)", e.attributes);
+        let _ = writeln!(out, "Attributes: {attributes} (RESP3, skipped)");
     }
-    if e.is_clean() && replies == 0 {
+    let kinds = phases.first().map_or(&[][..], |p| &p.errors.server.0[..]);
+    let replies = kinds.iter().map(|(kind, _)| {
+        let n: u64 = phases
+            .iter()
+            .filter_map(|p| p.errors.server.get(kind))
+            .sum();
+        (format!("{kind} replies"), n)
+    });
+    let clusters = phases.iter().filter_map(|p| p.cluster.as_ref());
+    let down = clusters.map(|c| c.redirects.node_down).sum();
+    let others = [
+        ("connections lost", total(|e| e.connection)),
+        ("reconnects refused", total(|e| e.refused)),
+        ("request timeouts", total(|e| e.timeouts)),
+        ("protocol errors", total(|e| e.protocol)),
+        ("requests lost in flight", total(|e| e.lost_requests)),
+        ("requests not sent to a node that was down", down),
+    ];
+    let others = others.map(|(name, n)| (name.to_string(), n));
+    let mut parts: Vec<String> = replies
+        .chain(others)
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    // Reconnects alone are no error.
+    if parts.is_empty() && count(phases, None, |t| t.errors) == 0 {
         let _ = writeln!(out, "Errors: none");
         return;
     }
-    let _ = writeln!(out, "Errors: {}", e.summary());
+    match total(|e| e.reconnects) {
+        0 if parts.is_empty() => parts.push("none".into()),
+        0 => {}
+        n => parts.push(format!("reconnects {n}")),
+    }
+    let _ = writeln!(out, "Errors: {}", parts.join(", "));
 }
 
 /// `Warning: ...` per warning shown, then how many were silenced.
@@ -299,7 +383,7 @@ pub(crate) fn warning_lines(out: &mut String, shown: &Shown) {
 
 /// `Shard: 2 of 4 (slurm), host h, start lag 3.1 ms, clock offset +0.4 ms`,
 /// or nothing on one machine without `--start-at`.
-pub fn shard_line(out: &mut String, c: &Config, r: &crate::engine::master::results::Results) {
+fn shard_line(out: &mut String, c: &Config, r: &Results) {
     if c.shard.is_none() && c.start_at.is_none() {
         return;
     }
@@ -317,14 +401,4 @@ pub fn shard_line(out: &mut String, c: &Config, r: &crate::engine::master::resul
         let _ = write!(out, ", clock offset {:+.1} ms", clock.offset_ms);
     }
     out.push('\n');
-}
-
-/// Whether `phase` has results: one a signal cut in the wait for its
-/// planned start has none.
-fn began(results: &crate::engine::master::results::Results, phase: Phase) -> bool {
-    match phase {
-        Phase::Prefill => results.prefill.is_some(),
-        Phase::Warmup => results.warmup.is_some(),
-        Phase::Run(_) => results.runs.iter().any(|r| r.phase == phase),
-    }
 }
