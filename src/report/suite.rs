@@ -1,8 +1,8 @@
 //! What a `kvbench suite` run's results become: each step's [`StepResult`],
-//! the numbers each output prints ([`figures()`], in `figures.rs`), a step's
-//! error replies ([`StepErrors`], which mark its row, and
-//! [`StepResult::verdict`], whether the step is a measurement, in
-//! `errors.rs`), the text table, `-q` and `--csv` ([`output`]) and the JSON
+//! its report (the document its JSON entry holds) and, read off that report,
+//! the numbers each output prints ([`figures()`], in `figures.rs`) with the
+//! step's error replies ([`StepErrors`], which mark its row, in
+//! `errors.rs`); the text table, `-q` and `--csv` ([`output`]) and the JSON
 //! document with a section per test ([`json`]). Running the steps is
 //! `tools::suite`; the plan is [`crate::config::suite`].
 
@@ -36,7 +36,8 @@ pub fn said_once(kind: &str) -> bool {
     SAID_ONCE.contains(&kind)
 }
 
-/// One step's results.
+/// One step's results: what its report ([`crate::report::build`]) is built
+/// from.
 #[derive(Debug)]
 pub struct StepResult {
     /// What ran.

@@ -1,4 +1,5 @@
-//! Reports of a sweep: each cell's own report, then one comparison table in the
+//! Reports of a sweep, rendered from its document ([`document`] builds it
+//! from the cells): each cell's own report, then one comparison table in the
 //! whitepaper's style (a row per cell: total and per-op QPS, average latency and
 //! the `--print-percentiles` percentiles, hit rate, the run-to-run spread with
 //! `-x 2` or more, ratio to the first cell, and a footnote saying what ratio and
@@ -9,124 +10,18 @@
 use std::fmt::Write;
 
 use crate::config::Config;
-use crate::engine::master::results::Phase;
-use crate::engine::master::results::rate;
-use crate::engine::master::sweep::{CellResult, SweepStop};
-use crate::engine::stats::percentile_us;
-use crate::report::json::percentile_key;
-use crate::report::model::named::Named;
-use crate::report::model::{Sweep, SweepRow, SweepSpread};
+use crate::report::model::{SweepDocument, SweepKvbench, SweepRow};
 use crate::report::spread;
 use crate::report::table::{Format, Table};
 use crate::report::text::render_cell;
 use crate::report::text_summary::warning_lines;
-use crate::report::verdict::{Finding, Reason, Verdict};
+use crate::report::verdict::Verdict;
 use crate::report::warnings::{self, Shown};
-use crate::report::{ReportInput, hit_rate_percent, percentile_label};
+use crate::report::{ReportInput, percentile_label};
 
 mod document;
 
-pub use document::document;
-
-/// The fixed percentiles the JSON summary always carries (its stable keys
-/// `p50_latency_ms`, `p99_latency_ms`, `p99_9_latency_ms`), whatever
-/// `--print-percentiles` asked.
-const FIXED_PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
-
-/// The comparison rows, from each cell's headline section, unrounded (the
-/// JSON rounds them as it writes them, the table as it prints them).
-pub fn summary(cells: &[CellResult]) -> Vec<SweepRow> {
-    let mut rows: Vec<SweepRow> = Vec::new();
-    for c in cells {
-        let Some(section) = c.results.headline() else {
-            continue;
-        };
-        let totals = section.stats.totals();
-        let h = &totals.latency_us;
-        let at = |p: f64| percentile_us(h, p) as f64 / 1000.0;
-        let ops_per_sec = rate(totals.count, section.duration);
-        // SET and GET replies wherever the table counts them: the default
-        // pair's rows, or the SET and GET lines of a --command table.
-        let witnesses = c.cell.config.ops.witnesses();
-        let count = |command: &str| -> u64 {
-            witnesses
-                .iter()
-                .filter(|w| w.command == command)
-                .map(|w| crate::report::evidence::client_count(&section.stats, w))
-                .sum()
-        };
-        let base = rows.first().map_or(ops_per_sec, |r| r.ops_per_sec);
-        let percentiles = c.cell.config.output.percentiles.iter();
-        rows.push(SweepRow {
-            cell: c.cell.label(),
-            ops_per_sec,
-            set_ops_per_sec: Some(rate(count("set"), section.duration)),
-            get_ops_per_sec: Some(rate(count("get"), section.duration)),
-            avg_latency_ms: totals.mean_us() / 1000.0,
-            p50_latency_ms: at(FIXED_PERCENTILES[0]),
-            p99_latency_ms: at(FIXED_PERCENTILES[1]),
-            p99_9_latency_ms: at(FIXED_PERCENTILES[2]),
-            latency_percentiles_ms: Some(Named(
-                percentiles.map(|p| (percentile_key(*p), at(*p))).collect(),
-            )),
-            hit_rate_percent: crate::report::hit_stats(&c.cell.config, &section.stats)
-                .as_ref()
-                .and_then(hit_rate_percent),
-            ratio_to_first: if base > 0.0 { ops_per_sec / base } else { 0.0 },
-            cut: section.interrupted || c.results.interrupted.is_some(),
-            ops_per_sec_spread: c.results.variance().map(|v| SweepSpread {
-                min: v.min,
-                max: v.max,
-                // 1 when the slowest did nothing, so that the JSON, which
-                // has no infinity, keeps a number.
-                max_over_min: if v.min > 0.0 {
-                    spread::max_over_min(v.min, v.max)
-                } else {
-                    1.0
-                },
-            }),
-        });
-    }
-    rows
-}
-
-/// Every cell's report input, each with its own configuration: its warnings
-/// are computed here once, for the JSON, the text and stderr alike.
-pub fn inputs(cells: &[CellResult]) -> Vec<ReportInput<'_>> {
-    cells
-        .iter()
-        .map(|c| ReportInput::new(&c.cell.config, &c.results, c.results.is_complete()))
-        .collect()
-}
-
-/// The sweep's verdict: every cell's findings, each named by its cell.
-pub fn verdict(
-    cells: &[CellResult],
-    inputs: &[ReportInput<'_>],
-    total_cells: usize,
-    stop: Option<&SweepStop>,
-) -> Verdict {
-    let mut verdict = Verdict::of_parts(
-        cells
-            .iter()
-            .zip(inputs)
-            .map(|(c, input)| (format!("cell {}", c.cell.label()), &input.verdict)),
-    );
-    // A cell cut while measuring says so in its own verdict; one stopped
-    // before it measured anything is not among the cells, so the sweep says it.
-    if let Some(stop) = stop.filter(|s| s.phase.is_none()) {
-        verdict.findings.push(Finding {
-            phase: None,
-            reason: Reason::SweepCut {
-                cell: stop.label.clone(),
-                done: cells.len(),
-                planned: total_cells,
-                signal: (stop.signal != 0).then_some(stop.signal),
-            },
-        });
-    }
-    verdict
-}
+pub use document::{document, inputs, verdict};
 
 /// The sweep's warnings for people: each kind once, naming its cells, less
 /// the kinds `config` silences (the JSON keeps every cell's).
@@ -135,35 +30,36 @@ pub fn shown_warnings(config: &Config, inputs: &[ReportInput<'_>]) -> Shown {
     Shown::of_sweep(&per_cell, &config.silenced_warnings)
 }
 
-/// Every cell's text report (without warnings; `(cells, sweep)`: the cells'
-/// results and the sweep's document, its cells in the same order), where a
-/// stop cut the sweep, the comparison table from the document's summary,
-/// then the warnings once for the whole sweep.
+/// Every cell's text report (without warnings), where a stop cut the sweep,
+/// the comparison table, then the warnings once for the whole sweep: read
+/// off the sweep's document (its cells in the order of `inputs`, each cell's
+/// report input), after the lines of its `verdict` when it is not valid.
 pub fn text(
     config: &Config,
-    (cells, sweep): (&[CellResult], &Sweep),
+    doc: &SweepDocument,
     inputs: &[ReportInput<'_>],
-    total_cells: usize,
-    stop: Option<&SweepStop>,
+    verdict: &Verdict,
     width: Option<usize>,
 ) -> Vec<u8> {
-    let mut out = verdict(cells, inputs, total_cells, stop).text(config.faults.allow_invalid);
-    for ((c, input), report) in cells.iter().zip(inputs).zip(&sweep.cells) {
-        let _ = writeln!(
-            out,
-            "CELL {}/{}: {}\n",
-            c.cell.index + 1,
-            total_cells,
-            c.cell.label()
-        );
+    let mut out = verdict.text(config.faults.allow_invalid);
+    let total_cells = doc.kvbench.cells_planned;
+    for (input, report) in inputs.iter().zip(&doc.sweep.cells) {
+        if let Some(cell) = report.kvbench.as_ref().and_then(|k| k.cell.as_ref()) {
+            let _ = writeln!(
+                out,
+                "CELL {}/{total_cells}: {}\n",
+                cell.index + 1,
+                cell.label
+            );
+        }
         out.push_str(&String::from_utf8_lossy(&render_cell(input, report)));
     }
-    stop_lines(&mut out, config, cells, stop, total_cells);
+    stop_lines(&mut out, config, &doc.kvbench);
     table(
         &mut out,
         &config.output.percentiles,
-        &sweep.summary,
-        total_cells,
+        &doc.sweep.summary,
+        total_cells as usize,
         width,
     );
     let shown = shown_warnings(config, inputs);
@@ -174,30 +70,25 @@ pub fn text(
     out.into_bytes()
 }
 
-/// Which cell and phase a stop cut, and how many cells ran to their end,
-/// then a blank line; nothing for a sweep that ran every cell to its end.
-fn stop_lines(
-    out: &mut String,
-    config: &Config,
-    cells: &[CellResult],
-    stop: Option<&SweepStop>,
-    total_cells: usize,
-) {
-    let completed = cells.iter().filter(|c| c.results.is_complete()).count();
-    if stop.is_none() && completed == total_cells {
+/// Which cell and phase a stop cut (the sweep's `kvbench.interrupted`), and
+/// how many cells ran to their end, then a blank line; nothing for a sweep
+/// that ran every cell to its end.
+fn stop_lines(out: &mut String, config: &Config, k: &SweepKvbench) {
+    let (completed, total_cells) = (k.cells_completed, k.cells_planned);
+    if k.interrupted.is_none() && completed == total_cells {
         return;
     }
-    if let Some(stop) = stop {
-        let cell = format!("CELL {}/{total_cells} ({})", stop.cell + 1, stop.label);
+    if let Some(stop) = &k.interrupted {
+        let cell = format!("CELL {}/{total_cells} ({})", stop.index + 1, stop.cell);
         let cause = match stop.signal {
-            0 => format!(
+            None => format!(
                 "Stopped: more errors than --max-errors {}",
                 config.faults.max_errors.unwrap_or(0)
             ),
-            signal => format!("Interrupted: signal {signal}"),
+            Some(signal) => format!("Interrupted: signal {signal}"),
         };
-        let _ = match stop.phase {
-            Some(phase @ Phase::Run(_)) => writeln!(
+        let _ = match stop.phase.as_deref() {
+            Some(phase) if phase.starts_with("RUN #") => writeln!(
                 out,
                 "{cause} during {cell}, {phase}: the cut run's numbers cover the time until then, and the cell's row below is marked (cut)."
             ),

@@ -213,11 +213,7 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         ops_per_sec: round(p.ops_per_sec(), 2),
         successes_per_sec: round(p.successes_per_sec(), 2),
         errors_per_sec: round(p.errors_per_sec(), 2),
-        thread_cpu_s: p
-            .thread_cpu
-            .iter()
-            .map(|d| round(d.as_secs_f64(), 4))
-            .collect(),
+        thread_cpu_s: p.thread_cpu.iter().map(|d| d.as_secs_f64()).collect(),
         totals: integer_totals(&ops, &p.stats, c.retry.is_some()),
         errors: errors(&p.stats.errors),
         open_loop: open_loop::open_loop(c, p),

@@ -4,9 +4,10 @@
 
 use super::{ExportManager, Judgement, Save, Subject, SuiteView};
 use crate::error::OutputError;
-use crate::report::ReportInput;
+use crate::report::model::Report;
 use crate::report::suite::StepResult;
 use crate::report::verdict::Verdict;
+use crate::report::{ReportInput, build};
 
 /// What the end of a suite wrote.
 pub struct SuiteWritten {
@@ -19,11 +20,11 @@ pub struct SuiteWritten {
 }
 
 impl ExportManager {
-    /// A test ended (the last of `done`): its judgement, and the suite's
-    /// files so far.
-    pub fn step(&mut self, done: &[StepResult], planned: usize) -> Judgement {
+    /// A test ended (the last of `done`): its judgement and its report, what
+    /// its row is read from, and the suite's files so far.
+    pub fn step(&mut self, done: &[StepResult], planned: usize) -> (Judgement, Report) {
         let inputs = self.step_inputs(done);
-        let judged = inputs.last().map(Judgement::of);
+        let judged = inputs.last().map(|i| (Judgement::of(i), build::report(i)));
         let view = SuiteView {
             done,
             inputs: &inputs,

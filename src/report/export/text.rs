@@ -34,25 +34,24 @@ impl Exporter for Text {
             (Subject::Run(input), Document::Report(report)) => {
                 crate::report::text::render(input, report, self.layout(input.config))
             }
-            (Subject::Sweep(v), Document::Sweep(doc)) => crate::report::sweep::text(
-                v.config,
-                (v.cells, &doc.sweep),
-                v.inputs,
-                v.config.sweep.cell_count(),
-                v.stop,
-                self.width.filter(|_| !v.config.output.wide),
-            ),
+            (Subject::Sweep(v), Document::Sweep(doc)) => {
+                let total = v.config.sweep.cell_count();
+                let verdict = crate::report::sweep::verdict(v.cells, v.inputs, total, v.stop);
+                let width = self.width.filter(|_| !v.config.output.wide);
+                crate::report::sweep::text(v.config, doc, v.inputs, &verdict, width)
+            }
             (Subject::Capacity(v), Document::Report(report)) => {
                 let layout = self.layout(v.input.config);
                 let mut out = crate::report::text::render(v.input, report, layout);
                 out.extend_from_slice(crate::report::capacity::text(v.capacity).as_bytes());
                 out
             }
-            (Subject::Suite(v), _) => {
+            (Subject::Suite(v), Document::Suite(doc)) => {
                 // A file: the wide table, one line per test.
                 let mut out = output::header(OutputMode::Table, None);
-                for (r, input) in v.done.iter().zip(v.inputs) {
-                    let figures = crate::report::suite::figures(r);
+                let tests = v.done.iter().zip(v.inputs).zip(&doc.suite.tests);
+                for ((r, input), test) in tests {
+                    let figures = crate::report::suite::figures(&r.step, &test.report);
                     out.push_str(&output::row(
                         OutputMode::Table,
                         &r.step,

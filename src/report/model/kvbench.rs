@@ -193,6 +193,8 @@ pub struct PhaseSummary {
     #[schemars(range(min = 0))]
     pub errors_per_sec: f64,
     /// CPU seconds (user + system) each worker thread used in the phase.
+    // Unrounded in the model; the JSON writes four places.
+    #[serde(serialize_with = "crate::report::model::rounded::each_places4")]
     pub thread_cpu_s: Vec<f64>,
     /// Exact counts by command: `SET` and `GET` for the default pair;
     /// `HSET`, `LRANGE`, … (a repeated line numbered, `GET#2`) for

@@ -3,8 +3,8 @@
 //! percent to three, while the text, which prints the same figures with its own
 //! precision (a mean to five places, as memtier's tables), rounds them itself.
 //! The same for a sweep's summary rows (its rates, mean, hit rate, ratio and
-//! spread). A file read back holds the rounded values, which round to
-//! themselves.
+//! spread) and a phase's CPU seconds (four places). A file read back holds
+//! the rounded values, which round to themselves.
 
 use serde::Serializer;
 
@@ -33,6 +33,11 @@ pub fn places3<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
 /// Four places (a ratio).
 pub fn places4<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(round(*v, 4))
+}
+
+/// Four places each (CPU seconds).
+pub fn each_places4<S: Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|x| round(*x, 4)))
 }
 
 /// The model's figures as its JSON writes them, for a renderer that shows
@@ -113,8 +118,9 @@ impl AsWritten for Report {
             return;
         };
         let phases = k.runs.iter_mut().chain(k.warmup.as_mut());
-        for s in phases.filter_map(|p| p.all_stats.as_mut()) {
-            s.round_as_written();
+        for p in phases.chain(k.prefill.as_mut()) {
+            p.thread_cpu_s.iter_mut().for_each(|s| *s = round(*s, 4));
+            p.all_stats.iter_mut().for_each(Section::round_as_written);
         }
     }
 }

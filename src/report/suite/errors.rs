@@ -1,15 +1,15 @@
-//! The error replies of one suite step: how many, their share of all its
-//! replies and the most frequent kind. A step whose requests the server
-//! refused still has a rate and latencies, but they measure the refusals;
-//! its row is marked with [`StepErrors`]'s `Display` and stderr names it;
-//! [`StepResult::verdict`] decides whether the step is a measurement at all.
+//! The error replies of one suite test: how many, their share of all its
+//! replies, the most frequent kind and the count of each. A test whose
+//! requests the server refused still has a rate and latencies, but they
+//! measure the refusals; its row is marked with [`StepErrors`]'s `Display`,
+//! stderr names it and `-e` lists its kinds.
 
 use std::fmt;
 
-use crate::engine::stats::OpStats;
 use crate::protocol::error_kind::ServerErrorKind;
-use crate::report::suite::StepResult;
-use crate::report::verdict::Verdict;
+
+/// Error replies by kind, in [`ServerErrorKind::ALL`]'s order.
+pub type ByKind = [u64; ServerErrorKind::ALL.len()];
 
 /// The error replies of one step's headline figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,29 +22,33 @@ pub struct StepErrors {
     pub kind: ServerErrorKind,
     /// Replies of that kind.
     pub kind_count: u64,
+    /// Replies of each kind.
+    pub by_kind: ByKind,
 }
 
 impl StepErrors {
-    /// The error replies counted in `totals`; `None` when no reply was one.
-    pub fn of(totals: &OpStats) -> Option<StepErrors> {
-        if totals.errors == 0 {
+    /// The error replies among `replies`, `errors` of them, `by_kind` by
+    /// kind; `None` when no reply was one.
+    pub fn of(replies: u64, errors: u64, by_kind: ByKind) -> Option<StepErrors> {
+        if errors == 0 {
             return None;
         }
         let mut kind = ServerErrorKind::Other;
         let mut kind_count = 0;
-        for (k, n) in ServerErrorKind::ALL.iter().zip(totals.errors_by_kind) {
+        for (k, n) in ServerErrorKind::ALL.iter().zip(by_kind) {
             // Strictly more: a tie keeps the kind declared first.
             if n > kind_count {
                 (kind, kind_count) = (*k, n);
             }
         }
         Some(StepErrors {
-            errors: totals.errors,
-            // An error is a reply too, so `count` holds it; `max` keeps the
+            errors,
+            // An error is a reply too, so `replies` holds it; `max` keeps the
             // share at most 1 should the counts ever disagree.
-            replies: totals.count.max(totals.errors),
+            replies: replies.max(errors),
             kind,
             kind_count,
+            by_kind,
         })
     }
 
@@ -94,71 +98,49 @@ impl fmt::Display for StepErrors {
     }
 }
 
-impl StepResult {
-    /// The error replies of the step's headline figures (its one run, or the
-    /// aggregate of `-x` runs), the ones its row prints; `None` when none.
-    pub fn errors(&self) -> Option<StepErrors> {
-        let section = self.results.headline()?;
-        StepErrors::of(&section.stats.totals())
-    }
-
-    /// Whether the step measured the test asked for: its runs judged as a
-    /// benchmark's are (error replies over `--max-error-share`, nothing
-    /// answered, requests lost); the suite's exit code follows every step's.
-    pub fn verdict(&self) -> Verdict {
-        Verdict::of_results(&self.step.config, &self.results)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use crate::engine::stats::OpStats;
     use crate::protocol::error_kind::ServerErrorKind;
     use crate::report::suite::StepErrors;
+    use crate::report::suite::errors::ByKind;
 
-    fn totals(count: u64, by_kind: &[(ServerErrorKind, u64)]) -> OpStats {
-        let mut s = OpStats::new().unwrap();
-        s.count = count;
+    fn totals(count: u64, by_kind: &[(ServerErrorKind, u64)]) -> Option<StepErrors> {
+        let mut counts: ByKind = Default::default();
         for (kind, n) in by_kind {
-            for _ in 0..*n {
-                s.count_error(*kind);
-            }
+            let i = ServerErrorKind::ALL.iter().position(|k| k == kind).unwrap();
+            counts[i] += n;
         }
-        s
+        StepErrors::of(count, counts.iter().sum(), counts)
     }
 
     #[test]
     fn no_error_reply_is_no_step_errors() {
-        assert_eq!(StepErrors::of(&totals(1000, &[])), None);
+        assert_eq!(totals(1000, &[]), None);
     }
 
     #[test]
     fn the_most_frequent_kind_is_named_and_a_tie_keeps_the_first_declared() {
-        let e = StepErrors::of(&totals(
-            100,
-            &[(ServerErrorKind::Err, 2), (ServerErrorKind::Oom, 5)],
-        ))
-        .unwrap();
+        let e = totals(100, &[(ServerErrorKind::Err, 2), (ServerErrorKind::Oom, 5)]).unwrap();
         assert_eq!(
             (e.errors, e.replies, e.kind, e.kind_count),
             (7, 100, ServerErrorKind::Oom, 5)
         );
-        let tie = StepErrors::of(&totals(
+        let tie = totals(
             10,
             &[(ServerErrorKind::NoAuth, 3), (ServerErrorKind::Err, 3)],
-        ))
+        )
         .unwrap();
         assert_eq!(tie.kind, ServerErrorKind::Err);
     }
 
     #[test]
     fn the_marker_names_one_kind_or_the_most_frequent_of_several() {
-        let one = StepErrors::of(&totals(1000, &[(ServerErrorKind::Err, 1000)])).unwrap();
+        let one = totals(1000, &[(ServerErrorKind::Err, 1000)]).unwrap();
         assert_eq!(one.to_string(), "(1000 of 1000 replies were errors: ERR)");
-        let several = StepErrors::of(&totals(
+        let several = totals(
             1000,
             &[(ServerErrorKind::Oom, 10), (ServerErrorKind::Err, 2)],
-        ))
+        )
         .unwrap();
         assert_eq!(
             several.to_string(),
@@ -168,7 +150,7 @@ mod tests {
 
     #[test]
     fn the_stderr_line_names_the_test_count_share_and_kind() {
-        let e = StepErrors::of(&totals(2000, &[(ServerErrorKind::Err, 12)])).unwrap();
+        let e = totals(2000, &[(ServerErrorKind::Err, 12)]).unwrap();
         let line = e.line("INCR");
         assert!(
             line.starts_with(
@@ -176,7 +158,7 @@ mod tests {
             ),
             "{line}"
         );
-        let tiny = StepErrors::of(&totals(100_000, &[(ServerErrorKind::Err, 1)])).unwrap();
+        let tiny = totals(100_000, &[(ServerErrorKind::Err, 1)]).unwrap();
         assert_eq!(tiny.percent(), "<0.1 %");
     }
 }

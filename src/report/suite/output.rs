@@ -15,7 +15,7 @@ use std::fmt::Write;
 use crate::config::suite::{OutputMode, Step};
 use crate::error::terminal::{self, HANGING_INDENT};
 use crate::protocol::error_kind::ServerErrorKind;
-use crate::report::suite::{Figures, StepResult};
+use crate::report::suite::Figures;
 use crate::report::verdict::Verdict;
 use crate::report::warnings::Warning;
 
@@ -165,15 +165,15 @@ fn marker(f: &Figures, verdict: &Verdict) -> String {
 /// said in every output mode; `None` when it had none, or when the step's own
 /// `warnings` already hold the error-replies warning, which gives the same
 /// numbers with their likely cause: one line per test with errors either way.
-pub fn errors_line(r: &StepResult, warnings: &[Warning]) -> Option<String> {
-    let errors = r.errors()?;
+pub fn errors_line(step: &Step, f: &Figures, warnings: &[Warning]) -> Option<String> {
+    let errors = f.errors?;
     if warnings
         .iter()
         .any(|w| matches!(w, Warning::ErrorReplies { .. }))
     {
         return None;
     }
-    Some(errors.line(&r.step.name()))
+    Some(errors.line(&step.name()))
 }
 
 /// `-e`: the server's error replies of a step, one stdout line per kind, in
@@ -181,20 +181,19 @@ pub fn errors_line(r: &StepResult, warnings: &[Warning]) -> Option<String> {
 /// kvbench counts errors by kind (the message's first word) and keeps no
 /// message text on the hot path, so the kind is what it can print; empty
 /// when the step had none.
-pub fn server_errors(r: &StepResult) -> String {
-    let Some(section) = r.results.headline() else {
+pub fn server_errors(step: &Step, f: &Figures) -> String {
+    let Some(e) = f.errors else {
         return String::new();
     };
-    let totals = section.stats.totals();
     let mut out = String::new();
-    for (kind, n) in ServerErrorKind::ALL.iter().zip(totals.errors_by_kind) {
+    for (kind, n) in ServerErrorKind::ALL.iter().zip(e.by_kind) {
         if n > 0 {
             let _ = writeln!(
                 out,
                 "Error from server: {} ({n} of {} replies) [{}]",
                 kind.as_str(),
-                totals.count.max(totals.errors),
-                r.step.name()
+                e.replies,
+                step.name()
             );
         }
     }

@@ -12,8 +12,10 @@ use crate::engine::master::results::{Phase, PhaseResult, Results};
 use crate::engine::stats::Stats;
 use crate::protocol::error_kind::ServerErrorKind;
 use crate::report::suite::output::{CSV_HEADER, errors_line, header, row, server_errors};
-use crate::report::suite::{StepResult, figures};
+use crate::report::suite::{Figures, StepResult, figures};
+use crate::report::verdict::Verdict;
 use crate::report::warnings::Warning;
+use crate::report::{ReportInput, build};
 
 /// A finished `-t set` step whose runs each got `(replies, errors)`.
 fn set_step(runs: &[(u64, u64)]) -> StepResult {
@@ -53,33 +55,33 @@ fn set_step(runs: &[(u64, u64)]) -> StepResult {
     }
 }
 
+/// The step's figures, read off its report, and its verdict.
+fn judged(s: &StepResult) -> (Figures, Verdict) {
+    let input = ReportInput::new(&s.step.config, &s.results, true);
+    (figures(&s.step, &build::report(&input)), input.verdict)
+}
+
 #[test]
 fn a_steps_share_is_that_of_its_headline_the_aggregate_of_its_runs() {
-    let clean = set_step(&[(1000, 0)]);
-    assert_eq!(clean.errors(), None);
-    assert!(clean.verdict().valid());
+    let (f, v) = judged(&set_step(&[(1000, 0)]));
+    assert_eq!(f.errors, None);
+    assert!(v.valid());
     // -x 2: 30 errors in 2000 replies over both runs, 1.5 %.
-    let two = set_step(&[(1000, 0), (1000, 30)]);
-    let e = two.errors().unwrap();
+    let (f, v) = judged(&set_step(&[(1000, 0), (1000, 30)]));
+    let e = f.errors.unwrap();
     assert_eq!(
         (e.errors, e.replies, e.kind),
         (30, 2000, ServerErrorKind::Oom)
     );
     // Judged run by run: 3 % in the second run is over the 1 % default.
-    let kinds: Vec<&str> = two
-        .verdict()
-        .findings
-        .iter()
-        .map(|f| f.reason.kind())
-        .collect();
+    let kinds: Vec<&str> = v.findings.iter().map(|f| f.reason.kind()).collect();
     assert_eq!(kinds, ["error_replies"]);
 }
 
 #[test]
 fn a_row_with_errors_is_marked_in_q_and_the_table_but_never_in_csv() {
     let refused = set_step(&[(200, 200)]);
-    let f = figures(&refused);
-    let v = refused.verdict();
+    let (f, v) = judged(&refused);
     let marker = "(200 of 200 replies were errors: OOM) [INVALID: error_replies]";
     let quiet = row(OutputMode::Quiet, &refused.step, &f, &v, None, 3);
     assert!(
@@ -96,8 +98,7 @@ fn a_row_with_errors_is_marked_in_q_and_the_table_but_never_in_csv() {
     assert!(!csv.contains("error") && !csv.contains("INVALID"), "{csv}");
     // Without errors the rows are as before, nothing after the figures.
     let clean = set_step(&[(200, 0)]);
-    let f = figures(&clean);
-    let v = clean.verdict();
+    let (f, v) = judged(&clean);
     assert!(v.valid());
     assert!(row(OutputMode::Quiet, &clean.step, &f, &v, None, 3).ends_with(" msec\n"));
     let table = row(OutputMode::Table, &clean.step, &f, &v, None, 3);
@@ -107,7 +108,7 @@ fn a_row_with_errors_is_marked_in_q_and_the_table_but_never_in_csv() {
 #[test]
 fn on_a_narrow_terminal_the_table_fits_80_columns_and_its_marker_goes_below() {
     let refused = set_step(&[(200, 200)]);
-    let (f, v) = (figures(&refused), refused.verdict());
+    let (f, v) = judged(&refused);
     let header = header(OutputMode::Table, Some(80));
     let table = row(OutputMode::Table, &refused.step, &f, &v, Some(80), 3);
     let lines: Vec<&str> = header.lines().chain(table.lines()).collect();
@@ -129,12 +130,14 @@ fn on_a_narrow_terminal_the_table_fits_80_columns_and_its_marker_goes_below() {
 #[test]
 fn the_errors_line_is_said_once_whether_or_not_the_warning_said_it() {
     let few = set_step(&[(1000, 3)]);
-    let line = errors_line(&few, &[]).unwrap();
+    let (f, _) = judged(&few);
+    let line = errors_line(&few.step, &f, &[]).unwrap();
     assert!(
         line.starts_with("[SET] 3 of 1000 replies (0.3 %) were errors, most of them OOM (3)"),
         "{line}"
     );
-    assert_eq!(errors_line(&set_step(&[(1000, 0)]), &[]), None);
+    let clean = set_step(&[(1000, 0)]);
+    assert_eq!(errors_line(&clean.step, &judged(&clean).0, &[]), None);
     // Above the warning's threshold the error-replies warning is the line.
     let said = Warning::ErrorReplies {
         errors: 3,
@@ -147,7 +150,7 @@ fn the_errors_line_is_said_once_whether_or_not_the_warning_said_it() {
         redirects: None,
         flags: crate::config::FlagSet::Suite,
     };
-    assert_eq!(errors_line(&few, &[said]), None);
+    assert_eq!(errors_line(&few.step, &f, &[said]), None);
 }
 
 #[test]
@@ -167,8 +170,7 @@ fn a_suite_file_reads_back_and_is_written_again_byte_for_byte() {
 #[test]
 fn precision_sets_the_latency_decimals_and_leaves_the_rate_at_two() {
     let step = set_step(&[(200, 0)]);
-    let f = figures(&step);
-    let v = step.verdict();
+    let (f, v) = judged(&step);
     let quiet = row(OutputMode::Quiet, &step.step, &f, &v, None, 5);
     let p50 = quiet
         .split("p50=")
@@ -189,7 +191,8 @@ fn precision_sets_the_latency_decimals_and_leaves_the_rate_at_two() {
 #[test]
 fn e_prints_each_error_kind_with_its_count() {
     let refused = set_step(&[(200, 200)]);
-    let lines = server_errors(&refused);
+    let lines = server_errors(&refused.step, &judged(&refused).0);
     assert_eq!(lines, "Error from server: OOM (200 of 200 replies) [SET]\n");
-    assert_eq!(server_errors(&set_step(&[(200, 0)])), "");
+    let clean = set_step(&[(200, 0)]);
+    assert_eq!(server_errors(&clean.step, &judged(&clean).0), "");
 }

@@ -92,8 +92,10 @@ fn said(done: usize, cut: Option<Phase>, stop: Option<(usize, Option<Phase>, i32
         phase,
         signal,
     });
+    let inputs = super::inputs(&cells);
+    let doc = super::document(&config, &cells, &inputs, 3, stop.as_ref());
     let mut out = String::new();
-    stop_lines(&mut out, &config, &cells, stop.as_ref(), 3);
+    stop_lines(&mut out, &config, &doc.kvbench);
     out
 }
 

@@ -71,8 +71,8 @@ fn run(plan: &SuitePlan, interrupt: &Interrupt) -> Exit {
             return;
         };
         // Judged once: its row, its warnings and every later save agree.
-        let judged = outputs.step(done, planned);
-        let figures = suite::figures(last);
+        let (judged, report) = outputs.step(done, planned);
+        let figures = suite::figures(&last.step, &report);
         print(&output::row(
             plan.output,
             &last.step,
@@ -82,7 +82,7 @@ fn run(plan: &SuitePlan, interrupt: &Interrupt) -> Exit {
             plan.precision,
         ));
         if plan.show_errors {
-            print(&output::server_errors(last));
+            print(&output::server_errors(&last.step, &figures));
         }
         for warning in &judged.warnings {
             let kind = warning.kind();
@@ -97,7 +97,7 @@ fn run(plan: &SuitePlan, interrupt: &Interrupt) -> Exit {
                 last.step.name()
             ));
         }
-        if let Some(line) = output::errors_line(last, &judged.warnings) {
+        if let Some(line) = output::errors_line(&last.step, &figures, &judged.warnings) {
             deferred.push(format!("kvbench: warning: {line}"));
         }
     };
