@@ -24,6 +24,7 @@ pub mod limit;
 pub mod metrics;
 pub mod model;
 pub mod open_loop;
+mod precision_text;
 pub mod progress;
 pub mod realtime;
 pub mod server_time;

@@ -65,6 +65,7 @@ pub(super) fn summary(
     phase_lines(out, input, k);
     watched_lines(out, k);
     variance_line(out, results);
+    super::precision_text::lines(out, k);
     // The errors of the section shown, or of the prefill or warm-up that was
     // cut before any run.
     let cut = k.warmup.as_ref().or(k.prefill.as_ref());

@@ -71,6 +71,7 @@ mod model;
 mod outputs;
 mod patterns;
 mod placement;
+mod precision;
 mod progress;
 mod protocol_memcached;
 mod protocol_resp3;

@@ -24,6 +24,7 @@ pub fn precision(c: &Config, p: &PhaseResult) -> Option<Precision> {
         seconds: judged.seconds,
         ops_per_sec: judged.ops_per_sec.map(|i| figure(i, 1.0)),
         latency_ms: Named(latency_ms.collect()),
+        met_after_s: judged.met_after_s,
     })
 }
 

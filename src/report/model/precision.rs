@@ -22,6 +22,12 @@ pub struct Precision {
     /// latency in ms; `null` as for `ops_per_sec`.
     #[schemars(schema_with = "schema::by_row_percentile::<Figure>")]
     pub latency_ms: Named<Named<Option<Figure>>>,
+    /// `--test-time auto`: the whole seconds after which every
+    /// `--target-precision` was met and the run ended; absent when it ran
+    /// to `--max-test-time`, and without `auto`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    pub met_after_s: Option<u64>,
 }
 
 /// A figure and its 95 % interval: `value ± half_width`.

@@ -174,11 +174,13 @@ impl Master {
         });
         let precision = batches.map(|mut b| {
             b.finish(duration.as_secs());
-            b.judge(
+            let mut judged = b.judge(
                 &total,
                 rate(total.replies(), duration),
                 &config.output.percentiles,
-            )
+            );
+            judged.met_after_s = met_after;
+            judged
         });
         let result = PhaseResult {
             phase,

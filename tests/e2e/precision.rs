@@ -1,0 +1,261 @@
+//! How well a run's figures are known, against real servers: every measured
+//! run carries the 95 % batch-means interval of its ops/sec and of each
+//! printed percentile; `--test-time auto` against a steady server ends once
+//! the figure named is known that well, before its maximum; against a
+//! server made noisy on purpose (CLIENT PAUSE pulses of varying length) it
+//! runs to `--max-test-time` and the verdict says `imprecise` with the
+//! interval reached. The server's own counts witness the runs.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::common::{
+    Redis, TempDir, ask, f, kvbench_at, machine, read_json, refused_before_connecting, u,
+    wait_for_traffic,
+};
+
+/// The `Totals` p99's precision figure of run `i`.
+fn totals_p99(doc: &serde_json::Value, i: usize) -> &serde_json::Value {
+    &doc["kvbench"]["runs"][i]["precision"]["latency_ms"]["Totals"]["p99.00"]
+}
+
+#[test]
+fn an_auto_run_against_a_steady_server_ends_once_its_p99_is_known_that_well() {
+    let _alone = machine::alone();
+    let redis = Redis::start();
+    // 10 % and not 5 %: on a loaded 2-core machine the client, the server
+    // and the other tests share the cores, and a quiet machine's 5 % can
+    // take longer than the 60 s allowed (docs/precision.md has both).
+    let report = redis.kvbench_json(
+        "-t 1 -c 2 --ratio 1:1 --key-maximum 10000 --test-time auto --target-precision p99=10% --max-test-time 60",
+    );
+    let kv = &report.doc["kvbench"];
+    let run = &kv["runs"][0];
+    let precision = &run["precision"];
+    let after = u(&precision["met_after_s"]);
+    assert!(
+        (20..60).contains(&after),
+        "met after {after} s: {precision}"
+    );
+    // It ended when the target was met, not at its maximum.
+    let ran_ms = u(&run["duration_ms"]);
+    assert!(
+        ran_ms >= after * 1000 && ran_ms <= (after + 3) * 1000,
+        "ran {ran_ms} ms, met after {after} s"
+    );
+    let p99 = totals_p99(&report.doc, 0);
+    let reached = f(&p99["relative_percent"]);
+    assert!(reached > 0.0 && reached <= 10.0, "{p99}");
+    assert!(u(&p99["batches"]) >= 10, "{p99}");
+    // The interval is around the p99 the report prints.
+    let printed = f(&kv["runs"][0]["precision"]["latency_ms"]["Totals"]["p99.00"]["value"]);
+    let section = f(&report.doc["ALL STATS"]["Totals"]["Percentile Latencies"]["p99.00"]);
+    assert!((printed - section).abs() <= 0.001, "{printed} vs {section}");
+    assert_eq!(kv["verdict"]["valid"], true, "{}", kv["verdict"]);
+    assert_eq!(kv["config"]["test_time_auto"], true);
+    assert_eq!(kv["config"]["target_precision"][0], "p99=10%");
+    // The server answered every GET kvbench counted, no more.
+    let delta = &run["server"]["delta"];
+    assert_eq!(
+        u(&delta["get_calls"]),
+        u(&run["totals"]["GET"]["count"]),
+        "{delta}"
+    );
+    let line =
+        format!("Test time auto: RUN #1 ended after {after} s, every --target-precision met.");
+    assert!(report.stdout.contains(&line), "{}", report.stdout);
+    assert!(
+        report
+            .stdout
+            .contains("Precision of RUN #1 (95 % intervals"),
+        "{}",
+        report.stdout
+    );
+}
+
+#[test]
+fn an_auto_run_against_a_server_pausing_at_random_reaches_its_maximum_imprecise() {
+    let _alone = machine::alone();
+    let redis = Redis::start();
+    let dir = TempDir::new("precision");
+    let json = dir.path("noisy.json");
+    // An open loop: a request due during a pause waits through it, and its
+    // latency counts from when it was due, so a second with a pause has a
+    // p99 of the pause and a second without one a p99 of a fraction of a
+    // millisecond.
+    let mut kvbench = kvbench_at(redis.port)
+        .args([
+            "-t",
+            "1",
+            "-c",
+            "4",
+            "--rate",
+            "2000",
+            "--ratio",
+            "1:0",
+            "--key-maximum",
+            "10000",
+            "--test-time",
+            "auto",
+            "--target-precision",
+            "p99=5%",
+            "--max-test-time",
+            "30",
+            "--json-out-file",
+        ])
+        .arg(&json)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_traffic(redis.port, &mut kvbench);
+    // Pauses of 50 to 300 ms, 0.5 to 2.5 s apart (a fixed sequence).
+    let started = Instant::now();
+    let mut k: u64 = 0;
+    while started.elapsed() < Duration::from_secs(40) {
+        k += 1;
+        let ms = (50 * (1 + k % 6)).to_string();
+        assert_eq!(ask(redis.port, &["CLIENT", "PAUSE", &ms, "WRITE"]), "OK");
+        std::thread::sleep(Duration::from_millis(500 + (k * 7919) % 2000));
+        if kvbench.try_wait().unwrap().is_some() {
+            break;
+        }
+    }
+    let out = kvbench.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}\n{stdout}");
+    let doc = read_json(&json);
+    let kv = &doc["kvbench"];
+    let run = &kv["runs"][0];
+    // It ran to its maximum: the target was never met.
+    let ran_ms = u(&run["duration_ms"]);
+    assert!((29_000..=31_000).contains(&ran_ms), "ran {ran_ms} ms");
+    assert!(
+        run["precision"].get("met_after_s").is_none(),
+        "{}",
+        run["precision"]
+    );
+    let p99 = totals_p99(&doc, 0);
+    let reached = f(&p99["relative_percent"]);
+    assert!(reached > 5.0, "{p99}");
+    let reasons = kv["verdict"]["reasons"].as_array().unwrap();
+    let reason = reasons
+        .iter()
+        .find(|r| r["kind"] == "imprecise")
+        .unwrap_or_else(|| panic!("no imprecise in {reasons:?}"));
+    assert_eq!(reason["phase"], "RUN #1", "{reason}");
+    let said = format!("imprecise: its p99 is known to ± {reached:.1} % (95 % interval)");
+    assert!(stderr.contains(&said), "{stderr}");
+    assert!(
+        stderr.contains("after 30 s, the most --max-test-time allows"),
+        "{stderr}"
+    );
+    // Every SET the run counted reached the server.
+    let delta = &run["server"]["delta"];
+    assert_eq!(
+        u(&delta["set_calls"]),
+        u(&run["totals"]["SET"]["count"]),
+        "{delta}"
+    );
+}
+
+#[test]
+fn a_fixed_run_carries_its_intervals_and_a_short_one_says_they_are_not_known() {
+    let _alone = machine::alone();
+    let redis = Redis::start();
+    let long = redis.kvbench_json("-t 1 -c 2 --ratio 1:1 --key-maximum 1000 --test-time 24");
+    let p = &long.doc["kvbench"]["runs"][0]["precision"];
+    // 24 s whole seconds, the last partial one left out.
+    let seconds = u(&p["seconds"]);
+    assert!((22..=24).contains(&seconds), "{p}");
+    let ops = &p["ops_per_sec"];
+    let printed = f(&long.doc["kvbench"]["runs"][0]["ops_per_sec"]);
+    assert!(
+        (f(&ops["value"]) - printed).abs() < 0.01,
+        "{ops} vs {printed}"
+    );
+    assert!(u(&ops["batches"]) >= 10 && u(&ops["batch_s"]) >= 1, "{ops}");
+    // Every printed percentile of every row and of Totals.
+    for row in ["Sets", "Gets", "Totals"] {
+        for key in ["p50.00", "p99.00", "p99.90"] {
+            assert!(p["latency_ms"][row].get(key).is_some(), "{row} {key}: {p}");
+        }
+    }
+    // No target asked: the verdict does not judge precision.
+    assert_eq!(long.doc["kvbench"]["verdict"]["valid"], true);
+    let short = redis.kvbench_json("-t 1 -c 2 --ratio 1:1 --key-maximum 1000 --test-time 5");
+    let p = &short.doc["kvbench"]["runs"][0]["precision"];
+    assert!(p["ops_per_sec"].is_null(), "{p}");
+    assert!(p["latency_ms"]["Totals"]["p99.00"].is_null(), "{p}");
+    assert!(
+        short.stdout.contains("ops/sec not known, p50 not known"),
+        "{}",
+        short.stdout
+    );
+    // Asked of a run too short to know it: imprecise, exit 3.
+    let out = kvbench_at(redis.port)
+        .args([
+            "-t",
+            "1",
+            "-c",
+            "2",
+            "--test-time",
+            "5",
+            "--target-precision",
+            "ops=50%",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("imprecise: its ops/sec has no interval (--target-precision ops=50%)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn precision_flags_that_cannot_work_are_refused_before_connecting() {
+    let redis = Redis::start();
+    for (args, says) in [
+        (
+            &["--test-time", "auto"][..],
+            "--test-time: auto runs until the figures named by --target-precision",
+        ),
+        (
+            &["--test-time", "10", "--max-test-time", "60"][..],
+            "--max-test-time: bounds --test-time auto only",
+        ),
+        (
+            &[
+                "--test-time",
+                "auto",
+                "--target-precision",
+                "p99=5%",
+                "--max-test-time",
+                "10",
+            ][..],
+            "--max-test-time: must be at least 20 seconds",
+        ),
+        (
+            &["--target-precision", "p97=5%"][..],
+            "'p97' is not among the printed percentiles (50,99,99.9)",
+        ),
+        (
+            &["--target-precision", "p99"][..],
+            "'p99' is not FIGURE=PCT",
+        ),
+        (
+            &["--target-precision", "p99=0%"][..],
+            "the bound is a percentage of the figure above 0",
+        ),
+        (
+            &["--target-precision", "mean=5%"][..],
+            "'mean' is no figure",
+        ),
+    ] {
+        let stderr = refused_before_connecting(&redis, args);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
