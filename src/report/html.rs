@@ -32,6 +32,7 @@ pub mod marks;
 mod overlay_tests;
 pub mod page_file;
 pub mod panels;
+pub mod precision;
 pub mod resources;
 pub mod scale;
 pub mod scaling;

@@ -84,6 +84,7 @@ pub fn charts(sources: &[Source], notes: &mut Vec<String>) -> Vec<Chart> {
         out.extend(super::server::charts(&reports));
         out.extend(latency_per_second(&reports));
         out.push(spectrum(&reports, notes));
+        out.extend(super::precision::charts(&reports));
         out.extend(super::scaling::scaling(&reports));
     }
     out.extend(sweep::charts(sources, notes));
