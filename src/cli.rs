@@ -47,7 +47,7 @@ pub use subcommand::{
 };
 pub use suite::{SuiteArgs, suite_usage_error};
 pub use summary::SUMMARY;
-pub use values::{IoEngine, NumList, RequestsArg, SecsOrAuto};
+pub use values::{IoEngine, NumList, RequestsArg, RunsArg, SecsOrAuto};
 
 /// Every exit code, as `--help` ends with it (docs/flags.md lists the same).
 pub const EXIT_CODES: &str = "Exit codes: 0 a valid result; 1 a report could not be written, \
@@ -334,9 +334,14 @@ pub struct Args {
     #[arg(long, value_name = "FIGURE=PCT", action = ArgAction::Append, help_heading = "Load")]
     #[serde(default, deserialize_with = "values::one_or_many")]
     pub target_precision: Option<Vec<String>>,
-    /// Number of measured runs [default: 1]
+    /// Number of measured runs [default: 1]; `auto`: runs until the median
+    /// run's --target-precision figures are known that well, 6 to
+    /// --max-run-count
     #[arg(short = 'x', long, value_name = "N", help_heading = "Load")]
-    pub run_count: Option<u32>,
+    pub run_count: Option<RunsArg>,
+    /// `-x auto`: the most runs [default: 30]
+    #[arg(long, value_name = "N", help_heading = "Load")]
+    pub max_run_count: Option<u32>,
     /// Seconds of warm-up traffic before the first run, reported apart, or
     /// `auto`: until the per-second throughput and p99 are steady [default: 0]
     #[arg(long, value_name = "SECS", help_heading = "Load")]

@@ -57,7 +57,7 @@ use crate::workload::keys::{KeyPattern, KeyRange};
 use crate::workload::mix::Ratio;
 use crate::workload::ops::OpTable;
 use crate::workload::values::SizeSpec;
-use bounds::{at_least_one, seconds};
+use bounds::seconds;
 pub use cluster::{ClusterOptions, ReadFrom};
 pub use compat::{MEMTIER_CONSTANT_SEED, NO_CONNECT_TIMEOUT, RangeSharing, Seeding, Semantics};
 use compat::{build_seed, build_semantics};
@@ -512,7 +512,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         ratio: sweep.ratios[0],
         ops,
         stop,
-        run_count: at_least_one("--run-count", a.run_count.unwrap_or(1))? as u32,
+        run_count: precision::run_count(&a)?,
         warmup,
         warmup_plan,
         rate,

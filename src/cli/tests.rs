@@ -34,7 +34,7 @@ fn memtier_short_flags_parse() {
     assert_eq!(a.clients, Some(NumList::One(3)));
     assert_eq!(a.requests, Some(RequestsArg::Word("allkeys".into())));
     assert_eq!(a.data_size, Some(NumList::One(64)));
-    assert_eq!(a.run_count, Some(3));
+    assert_eq!(a.run_count, Some(RunsArg::Count(3)));
     assert!(a.random_data);
 }
 

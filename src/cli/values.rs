@@ -206,6 +206,59 @@ impl<'de> Deserialize<'de> for SecsOrAuto {
     }
 }
 
+/// `-x`: a number of runs, or `auto` (until the median run is known as well
+/// as `--target-precision` asks, at most `--max-run-count`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum RunsArg {
+    /// This many runs.
+    Count(u32),
+    /// `auto`.
+    #[serde(serialize_with = "auto_word")]
+    Auto,
+}
+
+impl FromStr for RunsArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.trim().eq_ignore_ascii_case("auto") {
+            return Ok(RunsArg::Auto);
+        }
+        s.trim()
+            .parse::<u32>()
+            .map(RunsArg::Count)
+            .map_err(|_| format!("'{s}' is neither a number of runs nor auto"))
+    }
+}
+
+impl<'de> Deserialize<'de> for RunsArg {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = RunsArg;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number of runs or \"auto\"")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RunsArg, E> {
+                u32::try_from(v)
+                    .map(RunsArg::Count)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RunsArg, E> {
+                u32::try_from(v)
+                    .map(RunsArg::Count)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RunsArg, E> {
+                v.parse()
+                    .map_err(|_| E::invalid_type(serde::de::Unexpected::Str(v), &self))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
 /// How a worker thread drives its connections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::cli::{CapacityArgs, SecsOrAuto};
+use crate::cli::{CapacityArgs, RunsArg, SecsOrAuto};
 use crate::config::bounds::seconds;
 use crate::config::start_at::barrier::MAX_RUN_ID;
 use crate::config::{Arrival, Config, Missed, Rate, Stop};
@@ -312,7 +312,7 @@ fn refuse_set_by_search(run: &crate::cli::Args) -> Result<(), UsageError> {
         run.rate.is_some(),
         run.rate_limiting.is_some(),
         run.requests.is_some(),
-        run.run_count.is_some_and(|n| n != 1),
+        run.run_count.is_some_and(|n| n != RunsArg::Count(1)),
         run.metrics_listen.is_some(),
         run.statsd_host.is_some(),
     ];

@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use crate::cli::{Args, SecsOrAuto};
+use crate::cli::{Args, RunsArg, SecsOrAuto};
+use crate::config::bounds::at_least_one;
 use crate::config::seconds;
 use crate::error::UsageError;
 
@@ -14,6 +15,10 @@ pub const DEFAULT_MAX_TEST_SECS: u64 = 600;
 /// The shortest `--test-time auto` run, s: ten batches of two seconds, the
 /// least the batch-means interval is computed over.
 pub const MIN_AUTO_SECS: u64 = 20;
+
+/// The fewest runs whose median has a 95 % interval: with five, even the
+/// lowest to the highest run holds the median only 94 % of the time.
+pub const MIN_RUNS_FOR_MEDIAN: usize = 6;
 
 /// A figure `--target-precision` names.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,6 +67,47 @@ pub struct PrecisionPlan {
     /// `--test-time auto`: each run ends once every target is met (at
     /// most the run's `Stop::Time`, `--max-test-time`).
     pub auto: bool,
+    /// `-x auto`: runs repeat until every target is met by the median
+    /// run's interval over the runs (at least [`MIN_RUNS_FOR_MEDIAN`], at
+    /// most `Config::run_count`, `--max-run-count`).
+    pub runs_auto: bool,
+}
+
+impl PrecisionPlan {
+    /// Whether each run is judged against the targets: unless they are the
+    /// median run's alone (`-x auto` with runs of a fixed length).
+    pub fn judges_each_run(&self) -> bool {
+        self.auto || !self.runs_auto
+    }
+}
+
+/// `--max-run-count`'s default.
+pub const DEFAULT_MAX_RUNS: u32 = 30;
+
+/// The runs `-x` asks for: its number, or for `auto` its most,
+/// `--max-run-count`.
+pub(super) fn run_count(a: &Args) -> Result<u32, UsageError> {
+    match (a.run_count, a.max_run_count) {
+        (Some(RunsArg::Auto), max) => {
+            let max = max.unwrap_or(DEFAULT_MAX_RUNS);
+            let least = MIN_RUNS_FOR_MEDIAN as u32;
+            if !(least..=1000).contains(&max) {
+                return Err(UsageError::new(
+                    "--max-run-count",
+                    format!(
+                        "must be from {least} to 1000 (got {max}): fewer than {least} runs give the median no 95 % interval; e.g. --max-run-count 30"
+                    ),
+                ));
+            }
+            Ok(max)
+        }
+        (_, Some(_)) => Err(UsageError::new(
+            "--max-run-count",
+            "bounds -x auto only; give -x auto, or drop --max-run-count",
+        )),
+        (Some(RunsArg::Count(n)), None) => Ok(at_least_one("--run-count", n)? as u32),
+        (None, None) => Ok(1),
+    }
 }
 
 /// The run length `--test-time` asks for: `Some(seconds)`, or for `auto`
@@ -93,12 +139,19 @@ pub(super) fn test_time(a: &Args) -> Result<Option<f64>, UsageError> {
 /// The plan of `a`, its percentiles checked against the printed ones.
 pub(super) fn build(a: &Args, percentiles: &[f64]) -> Result<PrecisionPlan, UsageError> {
     let auto = matches!(a.test_time, Some(SecsOrAuto::Auto));
+    let runs_auto = matches!(a.run_count, Some(RunsArg::Auto));
     let given = a.target_precision.as_deref().unwrap_or_default();
     let targets = given
         .iter()
         .flat_map(|v| v.split(','))
         .map(|v| target(v.trim(), percentiles))
         .collect::<Result<Vec<_>, _>>()?;
+    if runs_auto && targets.is_empty() {
+        return Err(UsageError::new(
+            "--run-count",
+            "auto repeats runs until the median run's figures named by --target-precision are known that well; name one, e.g. --target-precision ops=2%",
+        ));
+    }
     if auto && targets.is_empty() {
         return Err(UsageError::new(
             "--test-time",
@@ -111,7 +164,11 @@ pub(super) fn build(a: &Args, percentiles: &[f64]) -> Result<PrecisionPlan, Usag
             "auto cannot be combined with --start-at: the machines' runs must start and end together; give --test-time in seconds",
         ));
     }
-    Ok(PrecisionPlan { targets, auto })
+    Ok(PrecisionPlan {
+        targets,
+        auto,
+        runs_auto,
+    })
 }
 
 /// One `FIGURE=PCT`.

@@ -329,7 +329,7 @@ fn base_args(
         data_size: Some(NumList::One(a.data_size.unwrap_or(DEFAULT_DATA_SIZE) as u64)),
         test_time: a.test_time.map(crate::cli::SecsOrAuto::Secs),
         warmup_time: a.warmup_time.map(crate::cli::SecsOrAuto::Secs),
-        run_count: a.run_count,
+        run_count: a.run_count.map(crate::cli::RunsArg::Count),
         seed: a.seed,
         max_error_share: a.max_error_share,
         allow_invalid: a.allow_invalid,

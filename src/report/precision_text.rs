@@ -56,6 +56,43 @@ pub(super) fn lines(out: &mut String, k: &Kvbench) {
     }
 }
 
+/// `-x auto`: how many runs it took, and each named figure's median run
+/// with its interval.
+pub(super) fn runs_auto(out: &mut String, k: &Kvbench) {
+    let Some(auto) = &k.runs_auto else {
+        return;
+    };
+    let figures: Vec<String> = auto
+        .figures
+        .iter()
+        .map(|f| {
+            let unit = if f.figure == "ops" { "ops/sec" } else { "ms" };
+            match &f.median {
+                Some(m) => format!(
+                    "{} {:.3} {unit} (95 % interval {:.3} to {:.3}, ± {:.1} %)",
+                    f.figure, m.value, m.low, m.high, m.relative_percent
+                ),
+                None => format!(
+                    "{} not known (six runs or more give a median an interval)",
+                    f.figure
+                ),
+            }
+        })
+        .collect();
+    let how = match auto.met_after_runs {
+        Some(n) => format!("was known as asked after {n} runs"),
+        None => format!(
+            "not known as asked after the most runs --max-run-count allows ({})",
+            auto.max_runs
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "Runs auto: the median run {how}: {}.",
+        figures.join(", ")
+    );
+}
+
 /// The half-width as a percentage of the figure: `3.2 %`, `150 %`.
 fn relative(f: &Figure) -> String {
     let r = f.relative_percent;

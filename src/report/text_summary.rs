@@ -66,6 +66,7 @@ pub(super) fn summary(
     watched_lines(out, k);
     variance_line(out, results);
     super::precision_text::lines(out, k);
+    super::precision_text::runs_auto(out, k);
     // The errors of the section shown, or of the prefill or warm-up that was
     // cut before any run.
     let cut = k.warmup.as_ref().or(k.prefill.as_ref());
@@ -206,6 +207,12 @@ fn variance_line(out: &mut String, results: &Results) {
         v.mean,
         v.ci95_half_width
     );
+    if let Some((lo, hi)) = v.median_ci95 {
+        let _ = writeln!(
+            out,
+            "  95 % interval of the median run (order statistics): {lo:.2} to {hi:.2} ops/sec."
+        );
+    }
 }
 
 /// Successes apart from error replies: memtier's Ops/sec above counts both, so a

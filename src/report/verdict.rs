@@ -176,6 +176,9 @@ pub enum Reason {
         /// `--test-time auto`: the run's length, s, when it reached
         /// `--max-test-time`.
         max_s: Option<u64>,
+        /// `-x auto`: the interval is the median run's over this many runs,
+        /// the most `--max-run-count` allows; `None` for one run's.
+        runs: Option<u32>,
     },
 }
 
@@ -264,10 +267,19 @@ impl Verdict {
                 }
             }
         }
-        for run in results.runs.iter().filter(|r| !r.interrupted) {
+        let each = config.precision.judges_each_run();
+        for run in results.runs.iter().filter(|r| each && !r.interrupted) {
             for reason in imprecise(config, run) {
                 findings.push(Finding {
                     phase: Some(run.phase.to_string()),
+                    reason,
+                });
+            }
+        }
+        if config.precision.runs_auto && results.runs_met_after.is_none() {
+            for reason in imprecise_median(config, results) {
+                findings.push(Finding {
+                    phase: None,
                     reason,
                 });
             }
@@ -375,6 +387,26 @@ fn imprecise(config: &Config, run: &PhaseResult) -> Vec<Reason> {
             target: *target,
             reached_percent: reached,
             max_s,
+            runs: None,
+        })
+    });
+    missed.collect()
+}
+
+/// `-x auto` that ran `--max-run-count` runs: `imprecise` for each target
+/// the median run's interval misses.
+fn imprecise_median(config: &Config, results: &Results) -> Vec<Reason> {
+    let runs = results.completed_runs() as u32;
+    let missed = config.precision.targets.iter().filter_map(|target| {
+        let reached = results
+            .median_of(target.figure)
+            .map(|m| m.relative_percent());
+        let met = reached.is_some_and(|r| r <= target.within_percent);
+        (!met).then_some(Reason::Imprecise {
+            target: *target,
+            reached_percent: reached,
+            max_s: None,
+            runs: Some(runs),
         })
     });
     missed.collect()

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
 pub mod cluster;
+pub mod median;
 pub mod variance;
 
 use crate::engine::master::host::HostPhase;
@@ -304,8 +305,11 @@ pub struct Results {
     pub warmup: Option<PhaseResult>,
     /// Completed measured runs, in order.
     pub runs: Vec<PhaseResult>,
-    /// How many runs were asked for (`-x`).
+    /// How many runs were asked for (`-x`; with `-x auto`, the most).
     pub planned_runs: u32,
+    /// `-x auto`: the runs after which the median run was known as well
+    /// as asked, and no more were run; `None` otherwise.
+    pub runs_met_after: Option<u32>,
     /// The phase a SIGINT/SIGTERM cut short, and the signal.
     pub interrupted: Option<(Phase, i32)>,
     /// Where the worker threads ran, and why.
@@ -339,7 +343,9 @@ impl Results {
 
     /// True when every planned run ran to its end and nothing was cut short.
     pub fn is_complete(&self) -> bool {
-        self.interrupted.is_none() && self.completed_runs() as u32 >= self.planned_runs
+        let ran = self.completed_runs() as u32;
+        self.interrupted.is_none()
+            && (ran >= self.planned_runs || self.runs_met_after.is_some_and(|n| ran >= n))
     }
 
     /// A cut run is reported, never ranked: its rate covers a shorter, partial

@@ -291,6 +291,16 @@ fn run_schedule(
         if results.interrupted.is_some() {
             break;
         }
+        // -x auto: no more runs once the median run is known as asked.
+        let precision = &config.precision;
+        if precision.runs_auto
+            && matches!(phase, Phase::Run(_))
+            && results.medians_meet(&precision.targets)
+        {
+            results.runs_met_after = Some(results.runs.len() as u32);
+            on_phase(&results);
+            break;
+        }
     }
     if let Some(timing) = results.timing.as_mut() {
         timing.clock_end = reference.measure(master.control.get().filter(|_| answers));

@@ -29,6 +29,7 @@ use std::ops::Range;
 
 use hdrhistogram::Histogram;
 
+pub use crate::config::precision::MIN_RUNS_FOR_MEDIAN;
 use crate::config::precision::{Figure, Target};
 use crate::engine::stats::{LATENCY_MAX_US, Stats, percentile_us};
 
@@ -59,6 +60,36 @@ pub fn t_95(df: usize) -> f64 {
                 + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * n * n)
         }
     }
+}
+
+/// The nonparametric 95 % interval of the median of `runs` (one figure per
+/// run): `[x₍ⱼ₎, x₍ₙ₊₁₋ⱼ₎]` of the sorted values, `j` the largest rank whose
+/// interval holds the median with probability at least 0.95 under
+/// Binomial(n, ½), whatever the figure's distribution (Le Boudec,
+/// "Performance Evaluation of Computer and Communication Systems", 2010,
+/// §2.2; the interval CONFIRM reports, Maricq et al., OSDI 2018). `None` for
+/// fewer than [`MIN_RUNS_FOR_MEDIAN`] runs.
+pub fn median_interval(runs: &[f64]) -> Option<(f64, f64)> {
+    let n = runs.len();
+    if n < MIN_RUNS_FOR_MEDIAN {
+        return None;
+    }
+    // P(B = k) for B ~ Binomial(n, 1/2), built up from P(B = 0) = 2⁻ⁿ.
+    let mut pmf = vec![0.5f64.powi(n as i32); n + 1];
+    for k in 1..=n {
+        pmf[k] = pmf[k - 1] * (n - k + 1) as f64 / k as f64;
+    }
+    // [x₍ⱼ₎, x₍ₙ₊₁₋ⱼ₎] holds the median unless fewer than j values lie below
+    // it or fewer than j above: coverage 1 − 2·P(B < j).
+    let mut j = 1;
+    let mut tail = pmf[0];
+    while j < n / 2 && 1.0 - 2.0 * (tail + pmf[j]) >= 0.95 {
+        tail += pmf[j];
+        j += 1;
+    }
+    let mut sorted = runs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    Some((sorted[j - 1], sorted[n - j]))
 }
 
 /// A figure and how well it is known.

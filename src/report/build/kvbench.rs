@@ -52,6 +52,7 @@ pub fn kvbench(input: &ReportInput<'_>, capacity: Option<&Capacity>) -> Kvbench 
         shard: evidence::shard(c, r),
         prefill: r.prefill.as_ref().map(|p| phase_summary(c, r, p)),
         variance: variance(r),
+        runs_auto: super::precision::runs_auto(c, r),
         interrupted: r.interrupted.map(|(phase, signal)| Interrupted {
             phase: phase.to_string(),
             cause: if signal == 0 {
@@ -311,6 +312,8 @@ pub fn variance_of(v: &crate::engine::master::results::variance::Variance) -> Va
         cv: round(v.cv(), 6),
         ci95_low: round(v.mean - v.ci95_half_width, 2),
         ci95_high: round(v.mean + v.ci95_half_width, 2),
+        median_ci95_low: v.median_ci95.map(|(lo, _)| round(lo, 2)),
+        median_ci95_high: v.median_ci95.map(|(_, hi)| round(hi, 2)),
         noisy: v.is_noisy(),
     }
 }

@@ -3,10 +3,11 @@
 
 use crate::config::Config;
 use crate::engine::master::results::PhaseResult;
+use crate::engine::master::results::Results;
 use crate::engine::stats::precision::Interval;
 use crate::report::json::percentile_key;
 use crate::report::model::named::Named;
-use crate::report::model::precision::{Figure, Precision};
+use crate::report::model::precision::{Figure, MedianFigure, MedianValue, Precision, RunsAuto};
 use crate::report::model::section::TOTALS_ROW;
 
 /// `precision` of `p`; `None` for a phase without intervals.
@@ -25,6 +26,38 @@ pub fn precision(c: &Config, p: &PhaseResult) -> Option<Precision> {
         ops_per_sec: judged.ops_per_sec.map(|i| figure(i, 1.0)),
         latency_ms: Named(latency_ms.collect()),
         met_after_s: judged.met_after_s,
+    })
+}
+
+/// `kvbench.runs_auto` of `r`; `None` without `-x auto`.
+pub fn runs_auto(c: &Config, r: &Results) -> Option<RunsAuto> {
+    let plan = &c.precision;
+    if !plan.runs_auto {
+        return None;
+    }
+    let figures = plan.targets.iter().map(|t| {
+        // A percentile's median in ms, as the report prints it.
+        let scale = match t.figure {
+            crate::config::precision::Figure::OpsPerSec => 1.0,
+            crate::config::precision::Figure::Percentile(_) => 1e-3,
+        };
+        let median = r.median_of(t.figure).map(|m| MedianValue {
+            value: m.median * scale,
+            low: m.low * scale,
+            high: m.high * scale,
+            relative_percent: m.relative_percent(),
+        });
+        let name = t.to_string();
+        MedianFigure {
+            figure: name.split('=').next().unwrap_or_default().to_string(),
+            within_percent: t.within_percent,
+            median,
+        }
+    });
+    Some(RunsAuto {
+        max_runs: c.run_count,
+        met_after_runs: r.runs_met_after,
+        figures: figures.collect(),
     })
 }
 

@@ -22,7 +22,7 @@ use crate::report::model::host::ClientUse;
 use crate::report::model::load_gap::LoadGap;
 use crate::report::model::named::Named;
 pub use crate::report::model::open_loop::{LatencyBlock, OpenLoop};
-use crate::report::model::precision::Precision;
+use crate::report::model::precision::{Precision, RunsAuto};
 use crate::report::model::schema;
 use crate::report::model::section::Section;
 use crate::report::model::server::{Placement, ServerContext, ServerEvidence, ServerUse};
@@ -93,6 +93,11 @@ pub struct Kvbench {
     /// With `-x 2` or more: the spread of the runs' total ops/sec; `null`
     /// for one run.
     pub variance: Option<Variance>,
+    /// `-x auto` only: how many runs it took for the median run to be
+    /// known as asked (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "RunsAuto")]
+    pub runs_auto: Option<RunsAuto>,
     /// The phase that was cut short and why: a SIGINT or SIGTERM, or
     /// `--max-errors`; `null` when the run was not stopped early.
     /// `complete` is then false.
@@ -373,6 +378,14 @@ pub struct Variance {
     pub ci95_low: f64,
     /// High end.
     pub ci95_high: f64,
+    /// The median run's nonparametric 95 % interval, lower end (the
+    /// order statistics Binomial(n, ½) allows; docs/precision.md); `null`
+    /// under six runs, absent from older files.
+    #[serde(default)]
+    pub median_ci95_low: Option<f64>,
+    /// High end.
+    #[serde(default)]
+    pub median_ci95_high: Option<f64>,
     /// max/min above 1.10: differences between configurations below the
     /// spread are noise.
     pub noisy: bool,

@@ -49,3 +49,45 @@ pub struct Figure {
     #[schemars(range(min = 10))]
     pub batches: u64,
 }
+
+/// `kvbench.runs_auto`: `-x auto`, the runs repeated until the median run's
+/// figures were known as `--target-precision` asks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunsAuto {
+    /// `--max-run-count`.
+    pub max_runs: u32,
+    /// The runs after which every target was met; `null` when the runs
+    /// reached `max_runs` first.
+    pub met_after_runs: Option<u32>,
+    /// Each figure named, its median over the completed runs and the
+    /// median's nonparametric 95 % interval (`null` under six runs).
+    pub figures: Vec<MedianFigure>,
+}
+
+/// One figure's median run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MedianFigure {
+    /// As `--target-precision` names it: `ops`, `p99`.
+    pub figure: String,
+    /// The bound asked, % of the figure.
+    pub within_percent: f64,
+    /// The median (ops/sec, or ms for a percentile) and its interval.
+    pub median: Option<MedianValue>,
+}
+
+/// A median and its interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MedianValue {
+    /// The median run's figure.
+    #[serde(serialize_with = "places4")]
+    pub value: f64,
+    /// The interval's lower end.
+    #[serde(serialize_with = "places4")]
+    pub low: f64,
+    /// Its upper end.
+    #[serde(serialize_with = "places4")]
+    pub high: f64,
+    /// Half the interval's width, % of the median.
+    #[serde(serialize_with = "places2")]
+    pub relative_percent: f64,
+}

@@ -44,6 +44,7 @@ fn set_step(runs: &[(u64, u64)]) -> StepResult {
             prefill: None,
             warmup: None,
             planned_runs: runs.len() as u32,
+            runs_met_after: None,
             runs,
             interrupted: None,
             placement: None,

@@ -135,24 +135,33 @@ impl fmt::Display for Reason {
                 target,
                 reached_percent,
                 max_s,
+                runs,
             } => {
                 let figure = target.figure;
+                let whose = match runs {
+                    Some(_) => "the median run's",
+                    None => "its",
+                };
                 match reached_percent {
                     Some(r) => write!(
                         f,
-                        "imprecise: its {figure} is known to ± {r:.1} % (95 % interval), wider than --target-precision {target}"
+                        "imprecise: {whose} {figure} is known to ± {r:.1} % (95 % interval), wider than --target-precision {target}"
                     )?,
                     None => write!(
                         f,
-                        "imprecise: its {figure} has no interval (--target-precision {target}): the run was too short for ten batches whose values are not autocorrelated"
+                        "imprecise: {whose} {figure} has no interval (--target-precision {target}): the run was too short for ten batches whose values are not autocorrelated"
                     )?,
                 }
-                match max_s {
-                    Some(s) => write!(
+                match (max_s, runs) {
+                    (_, Some(n)) => write!(
+                        f,
+                        " after {n} runs, the most --max-run-count allows; raise --max-run-count, or find what makes the runs differ (docs/precision.md)"
+                    ),
+                    (Some(s), None) => write!(
                         f,
                         " after {s} s, the most --max-test-time allows; raise --max-test-time, or find what makes the server's figures vary (docs/precision.md)"
                     ),
-                    None => f.write_str(
+                    (None, None) => f.write_str(
                         "; run longer (--test-time auto runs until it is met), or find what makes the server's figures vary (docs/precision.md)",
                     ),
                 }

@@ -283,6 +283,8 @@ fn kvbench(
             .insert("hdr_file_prefix".into(), serde_json::Value::Null);
     }
     k.variance = variance(runs);
+    // One machine's -x auto decision is not the set's.
+    k.runs_auto = None;
     if k.interrupted.is_none() {
         k.interrupted = machines.iter().find_map(|m| m.interrupted.clone());
     }

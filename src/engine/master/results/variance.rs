@@ -4,7 +4,7 @@
 //! measured example). The spread tells which differences between configurations
 //! are real: one smaller than the spread of identical runs is noise.
 
-use crate::engine::stats::precision::t_95;
+use crate::engine::stats::precision::{median_interval, t_95};
 
 /// Above this max/min ratio the runs disagree enough to say so in the report.
 pub const NOISY_MAX_OVER_MIN: f64 = 1.10;
@@ -26,6 +26,8 @@ pub struct Variance {
     pub stddev: f64,
     /// Half-width of the 95 % confidence interval of the mean (Student's t).
     pub ci95_half_width: f64,
+    /// The median's nonparametric 95 % interval (six runs or more).
+    pub median_ci95: Option<(f64, f64)>,
 }
 
 impl Variance {
@@ -54,6 +56,7 @@ impl Variance {
             max: sorted[n - 1],
             stddev,
             ci95_half_width: t * stddev / (n as f64).sqrt(),
+            median_ci95: median_interval(rates),
         })
     }
 

@@ -158,3 +158,19 @@ fn a_percentiles_interval_is_taken_from_its_rows_batches() {
     let all = b.latency(2, 50.0, 1000.0).expect("an interval");
     assert!(all.batches >= MIN_BATCHES);
 }
+
+#[test]
+fn the_median_interval_takes_the_order_statistics_binomial_coverage_allows() {
+    assert_eq!(median_interval(&[1.0, 2.0, 3.0, 4.0, 5.0]), None);
+    // Six runs: only the lowest to the highest holds 95 % (96.9 %).
+    let six = [6.0, 1.0, 5.0, 2.0, 4.0, 3.0];
+    assert_eq!(median_interval(&six), Some((1.0, 6.0)));
+    // Symmetric ranks, coverage from Binomial(n, 1/2): n = 9 gives ranks 2
+    // and 8 (96.1 %), n = 10 ranks 2 and 9 (97.9 %), n = 20 ranks 6 and 15
+    // (95.9 %), n = 70 ranks 27 and 44 (95.9 %).
+    let runs = |n: usize| (1..=n).map(|i| i as f64).collect::<Vec<_>>();
+    assert_eq!(median_interval(&runs(9)), Some((2.0, 8.0)));
+    assert_eq!(median_interval(&runs(10)), Some((2.0, 9.0)));
+    assert_eq!(median_interval(&runs(20)), Some((6.0, 15.0)));
+    assert_eq!(median_interval(&runs(70)), Some((27.0, 44.0)));
+}
