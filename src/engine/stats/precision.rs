@@ -21,13 +21,15 @@
 //!
 //! [`Batches`] keeps what the intervals need as a phase goes: each second's
 //! replies and, per op row and for every row together, a compact histogram
-//! (two significant digits, 13 KiB); at [`MAX_UNITS`] stored units
+//! (two significant digits) stored in its V2 encoding (a few hundred bytes
+//! a second); at [`MAX_UNITS`] stored units
 //! neighbours are merged in pairs, so memory stays bounded however long the
 //! run is, and each unit then spans twice the seconds.
 
 use std::ops::Range;
 
 use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 
 pub use crate::config::precision::MIN_RUNS_FOR_MEDIAN;
 use crate::config::precision::{Figure, Target};
@@ -178,15 +180,15 @@ fn compact() -> Histogram<u32> {
     h
 }
 
-/// One stored span of seconds: its replies and one histogram per row, the
-/// last for every row together.
+/// A span of seconds being built: its replies and one histogram per row,
+/// the last for every row together.
 #[derive(Debug, Clone, Default)]
-struct Unit {
+struct Open {
     count: u64,
     rows: Vec<Histogram<u32>>,
 }
 
-impl Unit {
+impl Open {
     fn of(stats: &Stats) -> Self {
         let mut all = compact();
         let rows = stats.ops.iter().map(|op| {
@@ -200,17 +202,60 @@ impl Unit {
         });
         let mut rows: Vec<_> = rows.collect();
         rows.push(all);
-        Unit {
+        Open {
             count: stats.ops.iter().map(|o| o.count).sum(),
             rows,
         }
     }
 
-    fn add(&mut self, other: &Unit) {
+    fn add(&mut self, other: &Open) {
         self.count += other.count;
         for (a, b) in self.rows.iter_mut().zip(&other.rows) {
             // Same bounds and precision: adding cannot fail.
             let _ = a.add(b);
+        }
+    }
+
+    fn close(&self) -> Unit {
+        let mut serializer = V2DeflateSerializer::new();
+        let rows = self.rows.iter().map(|h| {
+            let mut bytes = Vec::new();
+            // Writing to a Vec cannot fail, and every count fits.
+            let _ = serializer.serialize(h, &mut bytes);
+            bytes.into_boxed_slice()
+        });
+        Unit {
+            count: self.count,
+            rows: rows.collect(),
+        }
+    }
+}
+
+/// One stored span of seconds: its replies and, per row then for every row
+/// together, its histogram in HdrHistogram's V2 encoding. The encoding
+/// writes only the occupied buckets (a second's few hundred take a few
+/// hundred bytes, where the histogram itself takes 13 KiB), so a long run
+/// keeps [`MAX_UNITS`] units in well under a MiB.
+#[derive(Debug, Clone)]
+struct Unit {
+    count: u64,
+    rows: Box<[Box<[u8]>]>,
+}
+
+impl Unit {
+    /// Row `row`'s histogram; an empty one where it is missing.
+    fn row(&self, row: usize) -> Histogram<u32> {
+        let decoded = self.rows.get(row).and_then(|bytes| {
+            // What `Open::close` wrote decodes.
+            Deserializer::new().deserialize(&mut &bytes[..]).ok()
+        });
+        decoded.unwrap_or_else(compact)
+    }
+
+    fn open(&self) -> Open {
+        Open {
+            count: self.count,
+            rows: (0..self.rows.len()).map(|r| self.row(r)).collect(),
         }
     }
 }
@@ -252,11 +297,11 @@ pub struct Batches {
     units: Vec<Unit>,
     /// Seconds per stored unit.
     width_s: u64,
-    /// The unit being filled and how many seconds it holds.
-    filling: Option<(Unit, u64)>,
+    /// The span being filled and how many seconds it holds.
+    filling: Option<(Open, u64)>,
     /// The latest second and its index, kept back until the phase's end
     /// or the next second shows it was whole.
-    held: Option<(u64, Unit)>,
+    held: Option<(u64, Open)>,
 }
 
 impl Batches {
@@ -272,7 +317,7 @@ impl Batches {
     /// every thread's, merged. The previous second is now known to be whole
     /// and is stored.
     pub fn second(&mut self, index: u64, stats: &Stats) {
-        if let Some((_, prev)) = self.held.replace((index, Unit::of(stats))) {
+        if let Some((_, prev)) = self.held.replace((index, Open::of(stats))) {
             self.store(prev);
         }
     }
@@ -286,7 +331,7 @@ impl Batches {
         }
     }
 
-    fn store(&mut self, second: Unit) {
+    fn store(&mut self, second: Open) {
         let (unit, secs) = match self.filling.take() {
             Some((mut unit, secs)) => {
                 unit.add(&second);
@@ -298,13 +343,14 @@ impl Batches {
             self.filling = Some((unit, secs));
             return;
         }
-        self.units.push(unit);
+        self.units.push(unit.close());
         if self.units.len() >= MAX_UNITS {
             let pairs = std::mem::take(&mut self.units);
-            let mut it = pairs.into_iter();
-            while let (Some(mut a), Some(b)) = (it.next(), it.next()) {
-                a.add(&b);
-                self.units.push(a);
+            let mut it = pairs.iter();
+            while let (Some(a), Some(b)) = (it.next(), it.next()) {
+                let mut a = a.open();
+                a.add(&b.open());
+                self.units.push(a.close());
             }
             self.width_s *= 2;
         }
@@ -364,9 +410,7 @@ impl Batches {
         batch_interval(value_us, self.units.len(), self.width_s, |r| {
             let mut merged = compact();
             for u in &self.units[r] {
-                if let Some(h) = u.rows.get(row) {
-                    let _ = merged.add(h);
-                }
+                let _ = merged.add(u.row(row));
             }
             if merged.is_empty() {
                 0.0
