@@ -66,6 +66,10 @@ pub struct OpRow {
     /// [`verdict::Judged::ALL`]'s order) over the file's runs; `None` with
     /// fewer than two runs.
     pub spread: [Option<f64>; 4],
+    /// Half the width of the 95 % interval (batch means) of each of the
+    /// same figures, in its unit, from a file of a single measured run;
+    /// `None` otherwise, and where the run had none.
+    pub half_width: [Option<f64>; 4],
 }
 
 impl OpRow {
@@ -77,6 +81,7 @@ impl OpRow {
             avg_ms: row.mean_ms(),
             percentiles_ms: PERCENTILES.map(|p| read::percentile_ms(row, p)),
             spread: [None; 4],
+            half_width: [None; 4],
         }
     }
 }

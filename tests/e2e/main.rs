@@ -32,6 +32,7 @@ mod commands;
 mod compare;
 mod compare_columns;
 mod compare_latency;
+mod compare_precision;
 mod compare_sweep;
 mod config_fuzz;
 mod configs;

@@ -8,14 +8,16 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::error::UsageError;
+use crate::report::json::percentile_key;
 use crate::report::model::kvbench::Verdict;
+use crate::report::model::section::TOTALS_ROW;
 use crate::report::model::section::{self, Section, SectionTitle};
 use crate::report::model::suite::SuiteDocument;
 use crate::report::model::{self, Document, Report};
 use crate::report::spread;
-use crate::tools::compare::Fleet;
 use crate::tools::compare::verdict::Judged;
 use crate::tools::compare::{Entry, OpRow};
+use crate::tools::compare::{Fleet, PERCENTILES};
 
 /// The entries of the file at `path`, labelled `label`: one for a report or
 /// a suite, one per cell for a sweep. A sweep given `alone` labels its
@@ -85,6 +87,7 @@ fn suite_entry(suite: SuiteDocument, label: &str) -> Entry {
     for (name, row) in &mut entry.rows {
         if let Some(test) = tests.iter().find(|t| t.test == *name) {
             row.spread = spreads(&test.report, "Totals");
+            row.half_width = half_widths(&test.report, "Totals");
         }
     }
     // The settings are the suite's, the same for every test but the command.
@@ -121,6 +124,7 @@ fn entry(report: &Report, label: String, shown: &str) -> Result<Entry, UsageErro
         .map(|(name, row)| {
             let mut figures = OpRow::of(row);
             figures.spread = spreads(report, name);
+            figures.half_width = half_widths(report, name);
             (name.to_string(), figures)
         })
         .collect();
@@ -192,6 +196,35 @@ fn spreads(report: &Report, name: &str) -> [Option<f64>; 4] {
         .filter_map(|(_, s)| s.row(name).map(OpRow::of))
         .collect();
     Judged::ALL.map(|metric| spread(runs.iter().map(|r| metric.of(r))))
+}
+
+/// Half the width of the 95 % interval of each judged figure of row `name`
+/// (ops/sec for `Totals` only, the run's throughput being all rows'), from
+/// the report's `kvbench.runs[0].precision` when it has exactly one
+/// measured run. A file of several runs has none: their spread judges it,
+/// and one run's interval leaves out the drift between runs.
+fn half_widths(report: &Report, name: &str) -> [Option<f64>; 4] {
+    let precision = report
+        .kvbench
+        .as_ref()
+        .and_then(|k| match k.runs.as_slice() {
+            [run] => run.precision.as_ref(),
+            _ => None,
+        });
+    let Some(precision) = precision else {
+        return [None; 4];
+    };
+    let latency = |p: f64| {
+        let row = precision.latency_ms.get(name)?;
+        row.get(&percentile_key(p))?.as_ref().map(|f| f.half_width)
+    };
+    let ops = precision.ops_per_sec.filter(|_| name == TOTALS_ROW);
+    [
+        ops.map(|f| f.half_width),
+        latency(PERCENTILES[0]),
+        latency(PERCENTILES[1]),
+        latency(PERCENTILES[2]),
+    ]
 }
 
 /// Highest over lowest of two values or more; `None` for fewer or when one

@@ -4,7 +4,7 @@ use crate::tools::compare::differs::{self, differing_keys};
 use crate::tools::compare::labels::distinct;
 use crate::tools::compare::read::spread;
 use crate::tools::compare::rows::{self, CSV_HEADER};
-use crate::tools::compare::verdict::{Judged, Verdict, judge};
+use crate::tools::compare::verdict::{Judged, Noise, Verdict, judge};
 use crate::tools::compare::{Entry, Format, OpRow, Section, columns, row_names};
 
 /// A row doing `ops` ops/sec with a p99 of `p99_ms`, and the same run-to-run
@@ -16,6 +16,7 @@ fn row_with(ops: f64, p99_ms: f64, spread: Option<f64>) -> OpRow {
         avg_ms: 1000.0 / ops,
         percentiles_ms: [Some(0.1), Some(p99_ms), Some(2.0 * p99_ms)],
         spread: [spread; 4],
+        half_width: [None; 4],
     }
 }
 
@@ -42,7 +43,7 @@ fn a_p99_eight_times_worse_at_equal_throughput_is_not_noise() {
         panic!("{v:?}")
     };
     assert_eq!(moves[0].change.metric, Judged::P99);
-    assert_eq!(moves[0].spread, 1.04);
+    assert_eq!(moves[0].noise, Noise::Spread(1.04));
     // p99.9 moved as much; ops/sec and p50 did not.
     assert!(moves.iter().all(|m| m.change.metric != Judged::OpsPerSec));
     assert!(moves.iter().all(|m| m.change.metric != Judged::P50));
@@ -58,14 +59,70 @@ fn differences_inside_every_figures_spread_are_noise() {
     let base = row_with(1000.0, 1.0, Some(1.10));
     let other = row_with(1050.0, 1.08, None);
     let v = judge(Some(&base), Some(&other));
-    assert_eq!(v, Verdict::Noise { spread: 1.10 });
+    assert_eq!(v, Verdict::Noise(Noise::Spread(1.10)));
     assert!(v.to_string().starts_with("noise"), "{v}");
     // The larger of the two files' spreads judges.
     let wide = row_with(1300.0, 1.0, Some(1.5));
     assert_eq!(
         judge(Some(&base), Some(&wide)),
-        Verdict::Noise { spread: 1.5 }
+        Verdict::Noise(Noise::Spread(1.5))
     );
+}
+
+/// A single run's row: `ops` ops/sec and p99 `p99_ms`, each known to ±`percent` %.
+fn single_run(ops: f64, p99_ms: f64, percent: f64) -> OpRow {
+    let mut row = row_with(ops, p99_ms, None);
+    let values = [Some(ops), Some(0.1), Some(p99_ms), Some(2.0 * p99_ms)];
+    row.half_width = values.map(|v| v.map(|v| v * percent / 100.0));
+    row
+}
+
+#[test]
+fn two_single_runs_differ_only_where_their_intervals_are_apart() {
+    // ±2 % each: 1000 and 1030 ops/s overlap (980-1020 and 1009-1051).
+    let base = single_run(1000.0, 1.0, 2.0);
+    let v = judge(Some(&base), Some(&single_run(1030.0, 1.0, 2.0)));
+    assert!(
+        matches!(v, Verdict::Noise(Noise::Intervals { .. })),
+        "{v:?}"
+    );
+    assert_eq!(
+        v.to_string(),
+        "noise (every figure's 95 % interval overlaps the baseline's)"
+    );
+    // 1050 is apart (1029-1071), and so is a p99 10 % higher; the p99,
+    // farther beyond its intervals' reach, comes first.
+    let v = judge(Some(&base), Some(&single_run(1050.0, 1.1, 2.0)));
+    let Verdict::Moved { moves } = &v else {
+        panic!("{v:?}")
+    };
+    assert_eq!(moves.len(), 3, "{v}");
+    assert_eq!(moves[0].change.metric, Judged::P99);
+    assert_eq!(
+        v.to_string(),
+        "p99 +10.0 % (95 % intervals apart: ±2.0 % and ±2.0 %); \
+         p99.9 +10.0 % (95 % intervals apart: ±2.0 % and ±2.0 %); \
+         ops/sec +5.0 % (95 % intervals apart: ±2.0 % and ±2.0 %)"
+    );
+    // Wide intervals excuse even a large change.
+    let v = judge(
+        Some(&single_run(1000.0, 1.0, 30.0)),
+        Some(&single_run(1400.0, 1.0, 30.0)),
+    );
+    assert!(matches!(v, Verdict::Noise(_)), "{v:?}");
+    // A run-to-run spread, where a file has one, judges instead.
+    let v = judge(
+        Some(&row_with(1000.0, 1.0, Some(1.01))),
+        Some(&single_run(1030.0, 1.0, 2.0)),
+    );
+    assert!(
+        v.to_string()
+            .starts_with("ops/sec +3.0 % (beyond 1.0 % spread)"),
+        "{v}"
+    );
+    // One side without intervals: nothing measured the noise.
+    let v = judge(Some(&row(1000.0)), Some(&single_run(1300.0, 1.0, 2.0)));
+    assert!(matches!(v, Verdict::NoSpread { .. }), "{v:?}");
 }
 
 #[test]
@@ -80,7 +137,7 @@ fn a_spread_is_a_factor_either_way() {
     );
     assert_eq!(
         judge(Some(&base), Some(&row(70.0))),
-        Verdict::Noise { spread: 1.5 }
+        Verdict::Noise(Noise::Spread(1.5))
     );
 }
 

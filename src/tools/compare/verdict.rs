@@ -1,13 +1,16 @@
 //! Whether a difference between a file and the baseline is real: each judged
-//! figure (ops/sec, p50, p99, p99.9 latency) is compared with the run-to-run
-//! spread the two files measured for that same figure.
+//! figure (ops/sec, p50, p99, p99.9 latency) is compared with the noise the
+//! two files measured for that same figure: their run-to-run spread, or,
+//! when each file is a single run, the 95 % intervals of its figures
+//! (batch means, docs/precision.md).
 //!
 //! The rule (docs/compare.md): a figure's ratio, taken as a factor either
 //! way (0.5× is as far from 1 as 2×), *moved* when it exceeds the larger of
-//! the two files' max/min of that figure over their runs. A row is noise only
-//! when no judged figure moved; a p99 7.9× the baseline's is never noise
-//! because throughput stayed level. Without two runs in either file there is
-//! no measured noise, and the verdict says so instead of guessing.
+//! the two files' max/min of that figure over their runs; between two
+//! single runs, when the two figures' 95 % intervals do not overlap. A row is
+//! noise only when no judged figure moved; a p99 7.9× the baseline's is never
+//! noise because throughput stayed level. Without either measure of the
+//! noise, the verdict says so instead of guessing.
 
 use std::fmt;
 
@@ -55,6 +58,12 @@ impl Judged {
     pub fn spread(self, row: &OpRow) -> Option<f64> {
         row.spread[self as usize]
     }
+
+    /// Half the width of the row's 95 % interval of this figure, in its
+    /// unit.
+    pub fn half_width(self, row: &OpRow) -> Option<f64> {
+        row.half_width[self as usize]
+    }
 }
 
 /// One figure's ratio to the baseline.
@@ -66,13 +75,30 @@ pub struct Change {
     pub ratio: f64,
 }
 
-/// A figure that moved beyond its spread.
+/// The noise a figure's change was judged against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Noise {
+    /// The larger run-to-run max/min of the two files.
+    Spread(f64),
+    /// Each file a single run: the half-widths of the two 95 % intervals,
+    /// as fractions of their figures.
+    Intervals {
+        /// The baseline's.
+        base: f64,
+        /// The other file's.
+        other: f64,
+    },
+}
+
+/// A figure that moved beyond its noise.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Move {
     /// Which figure, by how much.
     pub change: Change,
-    /// The larger run-to-run max/min of the two files for it.
-    pub spread: f64,
+    /// What it moved beyond.
+    pub noise: Noise,
+    /// How far beyond: the change over the noise (above 1).
+    beyond: f64,
 }
 
 /// What the difference between a row and the baseline's means.
@@ -88,11 +114,9 @@ pub enum Verdict {
         /// The figures' ratios, ops/sec first.
         changes: Vec<Change>,
     },
-    /// Every judged figure within its spread.
-    Noise {
-        /// The largest spread among the judged figures.
-        spread: f64,
-    },
+    /// Every judged figure within its noise: the largest spread among
+    /// them, or overlapping intervals.
+    Noise(Noise),
     /// Figures beyond their spread, the farthest beyond first.
     Moved {
         /// What moved, never empty.
@@ -112,12 +136,12 @@ pub fn judge(base: Option<&OpRow>, other: Option<&OpRow>) -> Verdict {
     };
     let mut changes = Vec::new();
     let mut moves = Vec::new();
-    let mut judged_spread: Option<f64> = None;
+    let mut judged: Option<Noise> = None;
     for metric in Judged::ALL {
-        let Some(r) = metric
+        let Some(((o, b), r)) = metric
             .of(other)
             .zip(metric.of(base))
-            .and_then(|(o, b)| ratio(o, b))
+            .and_then(|(o, b)| Some(((o, b), ratio(o, b)?)))
         else {
             continue;
         };
@@ -125,17 +149,42 @@ pub fn judge(base: Option<&OpRow>, other: Option<&OpRow>) -> Verdict {
         changes.push(change);
         // One file's runs are a measured spread too; with both, the larger
         // one, so no difference within either file's noise reads as real.
-        let Some(spread) = metric
+        let spread = metric
             .spread(base)
             .into_iter()
             .chain(metric.spread(other))
-            .reduce(f64::max)
-        else {
+            .reduce(f64::max);
+        let (noise, beyond) = if let Some(spread) = spread {
+            judged = Some(match judged {
+                Some(Noise::Spread(s)) => Noise::Spread(s.max(spread)),
+                _ => Noise::Spread(spread),
+            });
+            (Noise::Spread(spread), factor(r) / spread)
+        } else if let Some((ho, hb)) = metric.half_width(other).zip(metric.half_width(base)) {
+            // Two single runs: the difference is real only where the two
+            // intervals do not overlap.
+            let noise = Noise::Intervals {
+                base: relative(hb, b),
+                other: relative(ho, o),
+            };
+            judged.get_or_insert(noise);
+            let apart = if ho + hb > 0.0 {
+                (o - b).abs() / (ho + hb)
+            } else if o == b {
+                0.0
+            } else {
+                f64::INFINITY
+            };
+            (noise, apart)
+        } else {
             continue;
         };
-        judged_spread = Some(judged_spread.map_or(spread, |s| s.max(spread)));
-        if factor(r) > spread {
-            moves.push(Move { change, spread });
+        if beyond > 1.0 {
+            moves.push(Move {
+                change,
+                noise,
+                beyond,
+            });
         }
     }
     if changes.is_empty() {
@@ -143,14 +192,11 @@ pub fn judge(base: Option<&OpRow>, other: Option<&OpRow>) -> Verdict {
     }
     if !moves.is_empty() {
         // Farthest beyond its own noise first: that is the headline.
-        moves.sort_by(|a, b| {
-            let beyond = |m: &Move| factor(m.change.ratio) / m.spread;
-            beyond(b).total_cmp(&beyond(a))
-        });
+        moves.sort_by(|a, b| b.beyond.total_cmp(&a.beyond));
         return Verdict::Moved { moves };
     }
-    match judged_spread {
-        Some(spread) => Verdict::Noise { spread },
+    match judged {
+        Some(noise) => Verdict::Noise(noise),
         None => {
             let ops = changes
                 .iter()
@@ -169,6 +215,11 @@ pub fn judge(base: Option<&OpRow>, other: Option<&OpRow>) -> Verdict {
             }
         }
     }
+}
+
+/// `half_width` as a fraction of `value` (0 for a zero value).
+fn relative(half_width: f64, value: f64) -> f64 {
+    if value > 0.0 { half_width / value } else { 0.0 }
 }
 
 /// A ratio as a signed change: `+690 %`, `-12.5 %` (no decimal from 100 % on).
@@ -206,11 +257,14 @@ impl fmt::Display for Verdict {
                 }
                 Ok(())
             }
-            Verdict::Noise { spread } => write!(
+            Verdict::Noise(Noise::Spread(spread)) => write!(
                 f,
                 "noise (every figure within its runs' spread, up to {})",
                 percent_spread(*spread)
             ),
+            Verdict::Noise(Noise::Intervals { .. }) => {
+                f.write_str("noise (every figure's 95 % interval overlaps the baseline's)")
+            }
             Verdict::Moved { moves } => {
                 for (i, m) in moves.iter().enumerate() {
                     if i > 0 {
@@ -220,12 +274,21 @@ impl fmt::Display for Verdict {
                     // also given as the factor it divides by (0.5× is ÷2.00):
                     // that is the number set against the spread, which is
                     // never negative.
-                    let spread = percent_spread(m.spread);
+                    let noise = match m.noise {
+                        Noise::Spread(spread) => {
+                            format!("beyond {} spread", percent_spread(spread))
+                        }
+                        Noise::Intervals { base, other } => format!(
+                            "95 % intervals apart: ±{:.1} % and ±{:.1} %",
+                            base * 100.0,
+                            other * 100.0
+                        ),
+                    };
                     if m.change.ratio < 1.0 {
                         let by = 1.0 / m.change.ratio;
-                        write!(f, "{} (÷{by:.2}, beyond {spread} spread)", m.change)?;
+                        write!(f, "{} (÷{by:.2}, {noise})", m.change)?;
                     } else {
-                        write!(f, "{} (beyond {spread} spread)", m.change)?;
+                        write!(f, "{} ({noise})", m.change)?;
                     }
                 }
                 Ok(())
