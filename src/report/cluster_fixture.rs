@@ -126,6 +126,7 @@ pub fn cluster_results(counts: [u64; 3], slots: [usize; 3]) -> Results {
         node_seconds: Vec::new(),
         steadiness: None,
         precision: None,
+        batches: None,
         server_latency: None,
         watched: Vec::new(),
     };

@@ -298,13 +298,14 @@ fn say_step(index: usize, record: &StepRecord, search: &Search) {
         .judged
         .iter()
         .map(|j| match j.bound {
-            Some(b) => format!(
-                "p{} {:.3} ms [{:.3}, {:.3}]",
-                j.slo.percentile,
-                b.estimate_us as f64 / 1e3,
-                b.low_us as f64 / 1e3,
-                b.high_us as f64 / 1e3
-            ),
+            Some(b) => {
+                let interval = match b.interval_us {
+                    Some((low, high)) => format!("[{:.3}, {:.3}]", low / 1e3, high / 1e3),
+                    None => "[no interval: under ten seconds]".to_string(),
+                };
+                let estimate = b.estimate_us as f64 / 1e3;
+                format!("p{} {estimate:.3} ms {interval}", j.slo.percentile)
+            }
             None => format!("p{} -", j.slo.percentile),
         })
         .collect();

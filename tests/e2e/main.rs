@@ -18,6 +18,7 @@ mod barrier;
 mod bench_smoke;
 mod capacity;
 mod capacity_fleet;
+mod capacity_precision;
 mod capacity_unconfirmed;
 mod cli_errors;
 mod cli_help;

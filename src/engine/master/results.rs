@@ -22,7 +22,7 @@ use crate::engine::master::server::sample::ServerSeries;
 use crate::engine::master::server::{Info, PhaseEvidence};
 use crate::engine::master::warmup::Steadiness;
 use crate::engine::stats::Stats;
-use crate::engine::stats::precision::PhasePrecision;
+use crate::engine::stats::precision::{Batches, PhasePrecision};
 use crate::engine::stats::series::Second;
 use crate::workload::ops::OpTable;
 
@@ -132,6 +132,10 @@ pub struct PhaseResult {
     /// A measured run's 95 % intervals (batch means); `None` for the other
     /// phases.
     pub precision: Option<PhasePrecision>,
+    /// A measured run's seconds the intervals rest on, kept for figures
+    /// the report does not print (a capacity step's SLO percentile);
+    /// `None` for the other phases.
+    pub batches: Option<Batches>,
     /// The server's own latency per command (`LATENCY HISTOGRAM` around the
     /// phase); `None` for a target without INFO (memcached).
     pub server_latency: Option<PhaseLatency>,
@@ -244,6 +248,7 @@ impl PhaseResult {
             node_seconds: Vec::new(),
             steadiness: None,
             precision: None,
+            batches: None,
             server_latency: None,
             watched: Vec::new(),
         }

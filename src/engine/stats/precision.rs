@@ -245,11 +245,14 @@ struct Unit {
 impl Unit {
     /// Row `row`'s histogram; an empty one where it is missing.
     fn row(&self, row: usize) -> Histogram<u32> {
-        let decoded = self.rows.get(row).and_then(|bytes| {
-            // What `Open::close` wrote decodes.
-            Deserializer::new().deserialize(&mut &bytes[..]).ok()
-        });
-        decoded.unwrap_or_else(compact)
+        // What `Open::close` wrote decodes, and a posted unit is checked.
+        self.decoded(row).unwrap_or_else(compact)
+    }
+
+    /// Row `row`'s histogram, if it is there and decodes.
+    fn decoded(&self, row: usize) -> Option<Histogram<u32>> {
+        let bytes = self.rows.get(row)?;
+        Deserializer::new().deserialize(&mut &bytes[..]).ok()
     }
 
     fn open(&self) -> Open {
@@ -345,15 +348,21 @@ impl Batches {
         }
         self.units.push(unit.close());
         if self.units.len() >= MAX_UNITS {
-            let pairs = std::mem::take(&mut self.units);
-            let mut it = pairs.iter();
-            while let (Some(a), Some(b)) = (it.next(), it.next()) {
-                let mut a = a.open();
-                a.add(&b.open());
-                self.units.push(a.close());
-            }
-            self.width_s *= 2;
+            self.coarsen();
         }
+    }
+
+    /// Neighbouring units merged in pairs: each spans twice the seconds (an
+    /// odd last unit goes: it spans too few).
+    fn coarsen(&mut self) {
+        let pairs = std::mem::take(&mut self.units);
+        let mut it = pairs.iter();
+        while let (Some(a), Some(b)) = (it.next(), it.next()) {
+            let mut a = a.open();
+            a.add(&b.open());
+            self.units.push(a.close());
+        }
+        self.width_s *= 2;
     }
 
     /// Whole seconds stored.
@@ -421,5 +430,6 @@ impl Batches {
     }
 }
 
+mod pool;
 #[cfg(test)]
 mod tests;

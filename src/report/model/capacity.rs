@@ -101,7 +101,7 @@ pub struct CapacityStep {
     pub errors: u64,
     /// Times the step ran: 1, plus a repeat each time its bound held a limit.
     pub runs: u32,
-    /// Each SLO's 95 % confidence bound on its percentile.
+    /// Each SLO's percentile with its 95 % interval.
     pub bounds: Vec<SloBound>,
     /// What decided the step.
     pub decided_by: Decision,
@@ -109,17 +109,19 @@ pub struct CapacityStep {
     pub meets: bool,
 }
 
-/// A percentile's confidence bound.
+/// A percentile's 95 % interval (batch means over the step's seconds,
+/// docs/precision.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SloBound {
     /// The percentile.
     pub percentile: f64,
-    /// The value at the interval's lower rank, ms.
-    pub low_ms: f64,
+    /// The interval's lower end, ms; `null` when the step had too few
+    /// seconds for an interval (ten batches).
+    pub low_ms: Option<f64>,
     /// The point estimate, ms.
     pub estimate_ms: f64,
-    /// The value at the interval's upper rank, ms.
-    pub high_ms: f64,
+    /// The interval's upper end, ms; `null` as `low_ms`.
+    pub high_ms: Option<f64>,
 }
 
 /// What decided a step.

@@ -1,26 +1,28 @@
-//! A confidence bound on a latency percentile, read from a histogram: the
-//! order statistics whose ranks bracket the quantile, and whether a step
-//! meets, fails or straddles a latency SLO. Pure: a histogram and an SLO in,
-//! a decision out, so a merged histogram (of many shards) is judged alike.
+//! A latency percentile's 95 % interval for a capacity step, by batch means
+//! over the step's seconds (docs/precision.md), and whether a step meets,
+//! fails or straddles a latency SLO. Pure: a histogram, the step's seconds
+//! and an SLO in, a decision out, so a fleet's merged measurements are
+//! judged alike.
+//!
+//! Until 2026-12 the interval was the order statistics' (Binomial(n, q)
+//! around rank n·q), which takes every reply as independent: a step of
+//! 100 000 replies got an interval of a fraction of a per cent however
+//! much its seconds differed, so a step whose p99 wandered by 30 % from
+//! second to second was "known" and decided on a few lucky seconds.
 
 use hdrhistogram::Histogram;
 
 use crate::config::capacity::Slo;
+use crate::engine::stats::precision::{Batches, Interval};
 
-/// z of a two-sided 95 % interval: 1.96 standard deviations of the normal
-/// distribution.
-pub const Z_95: f64 = 1.96;
-
-/// A percentile's point estimate and its distribution-free confidence
-/// interval, in µs.
+/// A percentile's point estimate and its 95 % interval, in µs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bound {
-    /// The value at rank n·q.
+    /// The percentile of every reply (and request never sent) of the step.
     pub estimate_us: u64,
-    /// The value at the lower rank of the interval.
-    pub low_us: u64,
-    /// The value at the upper rank of the interval.
-    pub high_us: u64,
+    /// The interval's ends, by batch means over the step's seconds; `None`
+    /// when the step had too few seconds for one (ten batches).
+    pub interval_us: Option<(f64, f64)>,
 }
 
 /// Where a percentile stands against its limit.
@@ -30,49 +32,34 @@ pub enum Against {
     Meets,
     /// Even the interval's lower end is above the limit.
     Fails,
-    /// The interval holds the limit: more samples could tell.
+    /// The interval holds the limit, or there is none: more seconds could
+    /// tell.
     Straddles,
 }
 
-/// The bound on quantile `q` (0 < q < 1) of the `n` values `h` holds.
-///
-/// For the quantile q of n independent samples, the number of samples below
-/// the true quantile is Binomial(n, q); its normal approximation puts the
-/// order statistics of ranks n·q ± z·√(n·q·(1−q)) around the quantile with
-/// (two-sided) confidence given by z, whatever the distribution of the
-/// values (W. J. Conover, *Practical Nonparametric Statistics*, 3rd ed.,
-/// Wiley 1999, §3.2, "confidence interval for a quantile", large-sample
-/// approximation). The ranks are rounded outwards, so the interval is never
-/// narrower than the approximation says; `None` for an empty histogram.
-pub fn percentile_bound(h: &Histogram<u64>, q: f64, z: f64) -> Option<Bound> {
-    let n = h.len();
-    if n == 0 {
+/// The bound on percentile `p` (0–100) of the values `h` holds, its
+/// interval from `seconds`' row 0 (a step's every op together); `None` for
+/// an empty histogram.
+pub fn percentile_bound(h: &Histogram<u64>, p: f64, seconds: &Batches) -> Option<Bound> {
+    if h.is_empty() {
         return None;
     }
-    let count = n as f64;
-    let centre = count * q;
-    let spread = z * (count * q * (1.0 - q)).sqrt();
-    let at_rank = |rank: f64| {
-        // Rank r of n is quantile r / n; ranks beyond the ends are the ends.
-        let quantile = (rank / count).clamp(0.0, 1.0);
-        h.value_at_quantile(quantile)
-    };
+    let estimate_us = h.value_at_percentile(p);
+    let interval = seconds.latency(0, p, estimate_us as f64);
     Some(Bound {
-        estimate_us: at_rank(centre),
-        low_us: at_rank((centre - spread).floor()),
-        high_us: at_rank((centre + spread).ceil() + 1.0),
+        estimate_us,
+        interval_us: interval.map(|i: Interval| (i.value - i.half_width, i.value + i.half_width)),
     })
 }
 
 impl Bound {
     /// Where this bound stands against `limit_us`.
     pub fn against(&self, limit_us: u64) -> Against {
-        if self.high_us <= limit_us {
-            Against::Meets
-        } else if self.low_us > limit_us {
-            Against::Fails
-        } else {
-            Against::Straddles
+        let limit = limit_us as f64;
+        match self.interval_us {
+            Some((_, high)) if high <= limit => Against::Meets,
+            Some((low, _)) if low > limit => Against::Fails,
+            _ => Against::Straddles,
         }
     }
 }
@@ -88,13 +75,13 @@ pub struct SloJudged {
     pub against: Against,
 }
 
-/// Every SLO judged on `h` (a step's replies and its requests never sent);
-/// no samples at all fails every SLO: a step that answered nothing carried
-/// no load.
-pub fn judge(h: &Histogram<u64>, slos: &[Slo], z: f64) -> Vec<SloJudged> {
+/// Every SLO judged on `h` (a step's replies and its requests never sent)
+/// and its `seconds`; no samples at all fails every SLO: a step that
+/// answered nothing carried no load.
+pub fn judge(h: &Histogram<u64>, slos: &[Slo], seconds: &Batches) -> Vec<SloJudged> {
     slos.iter()
         .map(|&slo| {
-            let bound = percentile_bound(h, slo.percentile / 100.0, z);
+            let bound = percentile_bound(h, slo.percentile, seconds);
             let against = bound.map_or(Against::Fails, |b| b.against(slo.limit_us));
             SloJudged {
                 slo,
@@ -132,66 +119,84 @@ pub fn by_estimate(judged: &[SloJudged]) -> Against {
 
 #[cfg(test)]
 mod tests {
-    use super::{Against, Z_95, by_estimate, judge, overall, percentile_bound};
+    use super::{Against, by_estimate, judge, overall, percentile_bound};
     use crate::config::capacity::Slo;
-    use crate::engine::stats::{latency_histogram, record_into};
+    use crate::engine::stats::precision::Batches;
+    use crate::engine::stats::{Stats, latency_histogram, record_into};
 
-    fn uniform(n: u64) -> hdrhistogram::Histogram<u64> {
+    /// `n` seconds of 1000 replies, 980 of them at 1 ms and 20 at the
+    /// `tail` of the second, its p99; every reply in `h` too.
+    fn step(n: u64, tail: impl Fn(u64) -> u64) -> (hdrhistogram::Histogram<u64>, Batches) {
         let mut h = latency_histogram().unwrap();
-        for v in 1..=n {
-            record_into(&mut h, v);
+        let mut b = Batches::new();
+        for i in 0..n {
+            let mut s = Stats::new(1).unwrap();
+            for r in 0..1000 {
+                let us = if r < 980 { 1000 } else { tail(i) };
+                s.ops[0].record(us);
+                record_into(&mut h, us);
+            }
+            b.second(i, &s);
         }
-        h
+        b.finish(n);
+        (h, b.totals())
     }
 
-    #[test]
-    fn the_interval_brackets_the_estimate_and_narrows_with_more_samples() {
-        // 1..=1000: the p99 is 990; ±1.96·√(1000·0.99·0.01) ≈ ±6.2 ranks.
-        let b = percentile_bound(&uniform(1000), 0.99, Z_95).unwrap();
-        assert_eq!(b.estimate_us, 990);
-        assert!((982..=984).contains(&b.low_us), "{b:?}");
-        assert!((996..=998).contains(&b.high_us), "{b:?}");
-        // A hundred times the samples: about a tenth of the width in ranks,
-        // the same values scaled, so the relative width shrinks tenfold.
-        let big = percentile_bound(&uniform(100_000), 0.99, Z_95).unwrap();
-        let relative = |b: super::Bound| (b.high_us - b.low_us) as f64 / b.estimate_us as f64;
-        assert!(relative(big) < relative(b) / 5.0, "{big:?} vs {b:?}");
-        assert!(big.low_us <= big.estimate_us && big.estimate_us <= big.high_us);
-    }
-
-    #[test]
-    fn few_samples_reach_the_extremes() {
-        // Ten samples cannot place a p99: the upper rank is beyond the last.
-        let b = percentile_bound(&uniform(10), 0.99, Z_95).unwrap();
-        assert_eq!(b.high_us, 10);
-        assert!(percentile_bound(&latency_histogram().unwrap(), 0.99, Z_95).is_none());
-    }
-
-    #[test]
-    fn a_limit_inside_the_interval_straddles() {
-        let b = percentile_bound(&uniform(1000), 0.99, Z_95).unwrap();
-        assert_eq!(b.against(2000), Against::Meets);
-        assert_eq!(b.against(500), Against::Fails);
-        assert_eq!(b.against(990), Against::Straddles);
-    }
-
-    #[test]
-    fn one_failing_slo_fails_the_step_and_estimates_decide_a_straddle() {
-        let h = uniform(1000);
-        let slo = |percentile, limit_us| Slo {
+    fn slo(percentile: f64, limit_us: u64) -> Slo {
+        Slo {
             percentile,
             limit_us,
-        };
-        let judged = judge(&h, &[slo(50.0, 2000), slo(99.0, 400)], Z_95);
-        assert_eq!(overall(&judged), Against::Fails);
-        let judged = judge(&h, &[slo(50.0, 2000), slo(99.0, 991)], Z_95);
+        }
+    }
+
+    #[test]
+    fn seconds_that_agree_give_a_narrow_interval_and_wandering_ones_a_wide_one() {
+        // Every second's p99 at 5 ms (within its two-digit unit): the
+        // interval is that second's.
+        let (h, b) = step(20, |_| 5000);
+        let steady = percentile_bound(&h, 99.0, &b).unwrap();
+        let (low, high) = steady.interval_us.expect("20 seconds");
+        assert!(high - low < 100.0, "{steady:?}");
+        assert_eq!(steady.against(6000), Against::Meets);
+        assert_eq!(steady.against(4000), Against::Fails);
+        // The p99 wanders between 3 and 9 ms from second to second: the
+        // order statistics of 20 000 replies would pin it within a few per
+        // cent; the seconds say it is not known near the limit.
+        let (h, b) = step(20, |i| [3000, 9000, 5000, 7000][(i % 4) as usize]);
+        let wandering = percentile_bound(&h, 99.0, &b).unwrap();
+        let (low, high) = wandering.interval_us.expect("20 seconds");
+        assert!(high - low > 1000.0, "{wandering:?}");
+        // Its p99 is 5 ms, ± about 0.8 ms.
+        assert_eq!(wandering.against(5000), Against::Straddles);
+        assert_eq!(steady.against(5100), Against::Meets);
+    }
+
+    #[test]
+    fn a_step_too_short_for_ten_batches_straddles_until_the_estimate_decides() {
+        let (h, b) = step(5, |_| 5000);
+        let short = percentile_bound(&h, 99.0, &b).unwrap();
+        assert_eq!(short.interval_us, None);
+        assert_eq!(short.against(1_000_000), Against::Straddles);
+        let judged = judge(&h, &[slo(99.0, 6000)], &b);
         assert_eq!(overall(&judged), Against::Straddles);
         assert_eq!(by_estimate(&judged), Against::Meets);
-        let judged = judge(&h, &[slo(99.0, 989)], Z_95);
-        assert_eq!(by_estimate(&judged), Against::Fails);
-        let empty = latency_histogram().unwrap();
         assert_eq!(
-            overall(&judge(&empty, &[slo(99.0, 1)], Z_95)),
+            by_estimate(&judge(&h, &[slo(99.0, 4000)], &b)),
+            Against::Fails
+        );
+    }
+
+    #[test]
+    fn one_failing_slo_fails_the_step_and_no_samples_fail_every_slo() {
+        let (h, b) = step(20, |_| 5000);
+        let judged = judge(&h, &[slo(50.0, 2000), slo(99.0, 4000)], &b);
+        assert_eq!(overall(&judged), Against::Fails);
+        let judged = judge(&h, &[slo(50.0, 2000), slo(99.0, 6000)], &b);
+        assert_eq!(overall(&judged), Against::Meets);
+        let empty = latency_histogram().unwrap();
+        assert!(percentile_bound(&empty, 99.0, &b).is_none());
+        assert_eq!(
+            overall(&judge(&empty, &[slo(99.0, 1)], &Batches::new())),
             Against::Fails
         );
     }

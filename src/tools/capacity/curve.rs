@@ -45,9 +45,10 @@ pub fn step(record: &StepRecord, slos: &[Slo]) -> CapacityStep {
         .filter_map(|j| {
             j.bound.map(|b| SloBound {
                 percentile: j.slo.percentile,
-                low_ms: ms(b.low_us),
+                // To the µs, as the estimate.
+                low_ms: b.interval_us.map(|(low, _)| ms(low.round() as u64)),
                 estimate_ms: ms(b.estimate_us),
-                high_ms: ms(b.high_us),
+                high_ms: b.interval_us.map(|(_, high)| ms(high.round() as u64)),
             })
         })
         .collect();

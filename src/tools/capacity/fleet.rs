@@ -22,6 +22,7 @@ use crate::config::start_at::{Barrier, StartAt, StartPoint};
 use crate::config::target::Target;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::stats::OpStats;
+use crate::engine::stats::precision::Batches;
 use crate::error::{BarrierError, RunError, UsageError};
 use crate::report::model::histogram::{CompressedHistogram, HistogramError};
 use crate::tools::capacity::fleet_board::{Gathered, RedisShares, gather, post_stopped};
@@ -30,7 +31,7 @@ use crate::tools::capacity::step::Pooled;
 /// What a post starts with: the layout's version, so that shards of two
 /// kvbench versions refuse each other's posts rather than misread them.
 /// The search's own settings follow it ([`plan_tag`]).
-const SHARE_TAG: &str = "kvbench-share-1";
+const SHARE_TAG: &str = "kvbench-share-2";
 
 /// What a shard posts when its step stopped (a signal, `--max-errors`): the
 /// others end at once instead of waiting out `--barrier-timeout`.
@@ -188,6 +189,8 @@ pub struct Share {
     pub latency_us: Histogram<u64>,
     /// Every request never sent, with its least wait, µs.
     pub never_sent_us: Histogram<u64>,
+    /// Its every-op seconds, all runs one after the other.
+    pub batches: Batches,
 }
 
 /// The first word of a post: the layout's version and every setting the
@@ -211,7 +214,7 @@ pub fn plan_tag(plan: &CapacityPlan) -> String {
 }
 
 /// `mine` as it is posted under `tag`: one line of words, the histograms
-/// as base64.
+/// as base64, the seconds last ([`Batches::encode`]).
 pub fn encode(tag: &str, mine: &Pooled) -> String {
     let t = &mine.totals;
     let histogram = |h: Option<&Histogram<u64>>| match h {
@@ -220,7 +223,7 @@ pub fn encode(tag: &str, mine: &Pooled) -> String {
         _ => "-".to_string(),
     };
     format!(
-        "{tag} {} {} {} {} {} {} {}",
+        "{tag} {} {} {} {} {} {} {} {}",
         mine.runs,
         t.count,
         t.never_sent,
@@ -229,14 +232,15 @@ pub fn encode(tag: &str, mine: &Pooled) -> String {
         mine.seconds,
         histogram(Some(&t.latency_us)),
         histogram(t.never_sent_us.as_ref()),
+        mine.batches.encode(),
     )
 }
 
 /// Why a post did not read back.
 #[derive(Debug, thiserror::Error)]
 pub enum PostError {
-    /// Not the eight words of a post.
-    #[error("{0} words, not 8")]
+    /// Not the nine words of a post.
+    #[error("{0} words, not 9")]
     Words(usize),
     /// Another layout or other search settings.
     #[error(
@@ -259,6 +263,9 @@ pub enum PostError {
     /// A histogram did not decode.
     #[error(transparent)]
     Histogram(#[from] HistogramError),
+    /// The seconds did not decode.
+    #[error("its seconds are not a series of encoded histograms")]
+    Seconds,
     /// A histogram's values do not fit the latency histogram's range.
     #[error("a histogram does not fit the latency range: {0:?}")]
     Range(hdrhistogram::AdditionError),
@@ -279,6 +286,7 @@ pub fn decode(tag: &str, post: &str) -> Result<Share, PostError> {
         seconds,
         latency,
         never,
+        batches,
     ] = words[..]
     else {
         return Err(PostError::Words(words.len()));
@@ -310,6 +318,7 @@ pub fn decode(tag: &str, post: &str) -> Result<Share, PostError> {
         seconds: seconds.parse().map_err(|_| bad("seconds", seconds))?,
         latency_us: histogram(latency)?,
         never_sent_us: histogram(never)?,
+        batches: Batches::decode(batches).ok_or(PostError::Seconds)?,
     })
 }
 
@@ -319,7 +328,13 @@ pub fn decode(tag: &str, post: &str) -> Result<Share, PostError> {
 pub fn merge(shares: &[Share]) -> Result<Pooled, PostError> {
     let mut totals = OpStats::new_open_loop().map_err(PostError::Creation)?;
     let (mut seconds, mut errors, mut runs) = (0.0, 0, 0);
+    let mut batches: Option<Batches> = None;
     for s in shares {
+        match batches.as_mut() {
+            // The shards ran the same window: their seconds add up.
+            Some(b) => b.add(&s.batches),
+            None => batches = Some(s.batches.clone()),
+        }
         totals.count += s.replies;
         totals.never_sent += s.never_sent;
         // Both auto-resize, so adding cannot run out of range.
@@ -336,6 +351,7 @@ pub fn merge(shares: &[Share]) -> Result<Pooled, PostError> {
         seconds: seconds / shares.len().max(1) as f64,
         errors,
         runs,
+        batches: batches.unwrap_or_default(),
     })
 }
 
@@ -343,6 +359,7 @@ pub fn merge(shares: &[Share]) -> Result<Pooled, PostError> {
 mod tests {
     use super::{Try, decode, encode, merge, try_run_id};
     use crate::engine::stats::OpStats;
+    use crate::engine::stats::precision::Batches;
     use crate::tools::capacity::step::Pooled;
 
     const TAG: &str = "kvbench-share-1/p99=5000us";
@@ -361,6 +378,7 @@ mod tests {
             seconds,
             errors: 3,
             runs: 2,
+            batches: Batches::new(),
         }
     }
 
@@ -423,5 +441,42 @@ mod tests {
     fn every_try_has_its_own_run_id() {
         assert_eq!(try_run_id("bench-1", Try(12)), "bench-1.step-12");
         assert!(try_run_id("r", Try(99_999)).len() - 1 <= crate::config::capacity::STEP_SUFFIX_MAX);
+    }
+
+    #[test]
+    fn each_shards_seconds_travel_in_its_post_and_add_up_second_by_second() {
+        let series = |count: u64, us: u64| {
+            let mut s = crate::engine::stats::Stats::new(1).unwrap();
+            for _ in 0..count {
+                s.ops[0].record(us);
+            }
+            let mut b = Batches::new();
+            for i in 0..12 {
+                b.second(i, &s);
+            }
+            b.finish(12);
+            b.totals()
+        };
+        let mut one = pooled(&[100], &[], 12.0);
+        one.batches = series(100, 1000);
+        let mut two = pooled(&[100], &[], 12.0);
+        two.batches = series(300, 3000);
+        let shares = [&one, &two].map(|p| decode(TAG, &encode(TAG, p)).unwrap());
+        assert_eq!(shares[1].batches.seconds(), 12);
+        let m = merge(&shares).unwrap();
+        assert_eq!(m.batches.seconds(), 12);
+        // 400 replies each second, every second alike: a nil interval.
+        let rate = m.batches.rate(400.0).expect("twelve seconds");
+        assert_eq!((rate.value, rate.half_width), (400.0, 0.0));
+        // The fleet's p90 is the second shard's latency, in every second.
+        let p90 = m.batches.latency(0, 90.0, 3000.0).expect("twelve seconds");
+        assert_eq!(p90.half_width, 0.0);
+        let garbled = encode(TAG, &one).replace(";100,", ";x,");
+        assert!(
+            decode(TAG, &garbled)
+                .unwrap_err()
+                .to_string()
+                .contains("seconds")
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! One step of the search: a benchmark at one rate, run once and repeated
-//! while its confidence bound holds an SLO's limit, its samples pooled, and
-//! the step's decision. Judging is [`judge_step`], a pure function of the
+//! while the 95 % interval of an SLO's percentile (batch means over its
+//! seconds) holds the limit, its samples and seconds pooled, and the step's
+//! decision. Judging is [`judge_step`], a pure function of the
 //! pooled histogram and counts, so a fleet can judge a merged histogram the
 //! same way.
 
@@ -13,10 +14,11 @@ use crate::engine::master::results::Results;
 use crate::engine::master::run;
 use crate::engine::master::sink::Sinks;
 use crate::engine::stats::OpStats;
+use crate::engine::stats::precision::{Batches, MIN_BATCHES};
 use crate::error::RunError;
 use crate::report::model::capacity::Decision;
 use crate::report::warnings::checks::RATE_MET_FRACTION;
-use crate::tools::capacity::bound::{self, Against, SloJudged, Z_95};
+use crate::tools::capacity::bound::{self, Against, SloJudged};
 use crate::tools::capacity::fleet::{Fleet, Try};
 
 /// More requests never sent than this share of those due and the step did
@@ -35,6 +37,9 @@ pub struct Pooled {
     pub errors: u64,
     /// Runs pooled.
     pub runs: u32,
+    /// Every op together, second by second, all runs one after the other:
+    /// what the percentiles' intervals rest on.
+    pub batches: Batches,
 }
 
 impl Pooled {
@@ -46,6 +51,11 @@ impl Pooled {
             seconds: run.duration.as_secs_f64(),
             errors: run.stats.errors.total(),
             runs: 1,
+            batches: run
+                .batches
+                .as_ref()
+                .map(Batches::totals)
+                .unwrap_or_default(),
         })
     }
 
@@ -56,6 +66,9 @@ impl Pooled {
             self.seconds += run.duration.as_secs_f64();
             self.errors += run.stats.errors.total();
             self.runs += 1;
+            if let Some(b) = &run.batches {
+                self.batches.append(&b.totals());
+            }
         }
     }
 
@@ -107,7 +120,7 @@ pub fn judge_step(
     max_error_share: f64,
     final_try: bool,
 ) -> (Vec<SloJudged>, Option<(Decision, bool)>) {
-    let judged = bound::judge(h, slos, Z_95);
+    let judged = bound::judge(h, slos, &pooled.batches);
     let due = pooled.totals.count + pooled.totals.never_sent;
     let never_sent_share = if due == 0 {
         1.0
@@ -179,7 +192,12 @@ pub fn run_step(
             (Some(f), Some(at)) => f.merge(at, mine, interrupt)?,
             _ => mine.clone(),
         };
-        let final_try = p.runs > plan.max_repeats;
+        // No repeat where none is left, nor where the repeats left cannot
+        // add up to the ten seconds an interval needs: the estimates decide
+        // at once.
+        let left = u64::from((plan.max_repeats + 1).saturating_sub(p.runs));
+        let reachable = p.batches.seconds() + left * plan.step_time.as_secs();
+        let final_try = p.runs > plan.max_repeats || reachable < MIN_BATCHES as u64;
         let (judged, decision) = judge_step(
             &p.judged_histogram(),
             &plan.slos,
@@ -202,7 +220,7 @@ pub fn run_step(
             });
         }
         crate::error::note(format_args!(
-            "[capacity] {rate:.0} ops/s: the bound holds the limit; repeating the step ({} of {})",
+            "[capacity] {rate:.0} ops/s: the 95 % interval holds the limit; repeating the step ({} of {})",
             p.runs, plan.max_repeats
         ));
         // A repeat needs no second prefill, nor the first step's long warm-up.

@@ -172,8 +172,10 @@ impl Master {
                 b.second(s, m);
             }
         });
-        let precision = batches.map(|mut b| {
+        if let Some(b) = batches.as_mut() {
             b.finish(duration.as_secs());
+        }
+        let precision = batches.as_ref().map(|b| {
             let mut judged = b.judge(
                 &total,
                 rate(total.replies(), duration),
@@ -212,6 +214,7 @@ impl Master {
                 .map_or_else(Vec::new, |n| n.finish_samplers(per_node)),
             steadiness: watch.map(|w| w.finish()),
             precision,
+            batches,
             server_latency: None,
             watched: Vec::new(),
         };
