@@ -341,14 +341,14 @@ fn over_ten_runs_the_batch_means_intervals_hold_the_other_runs_p99_where_indepen
 fn repeated_runs_stop_at_six_on_a_steady_server_and_run_to_the_most_on_one_pausing() {
     let _alone = machine::alone();
     let redis = Redis::start();
-    let args = "-t 1 -c 2 --ratio 1:0 --key-maximum 10000 --test-time 3 -x auto --max-run-count 8 --target-precision ops=25%";
+    let args = "-t 1 -c 2 --ratio 1:0 --key-maximum 10000 --test-time 3 -x auto --max-run-count 8 --target-precision ops=40%";
     let steady = redis.kvbench_json(args);
     let k = &steady.doc["kvbench"];
     assert_eq!(k["runs"].as_array().unwrap().len(), 6, "{}", k["runs_auto"]);
     assert_eq!(k["runs_auto"]["met_after_runs"], 6, "{}", k["runs_auto"]);
     assert_eq!((u(&k["runs_planned"]), &k["complete"]), (8, &true.into()));
     let ops = &k["runs_auto"]["figures"][0]["median"];
-    assert!(f(&ops["relative_percent"]) <= 25.0, "{ops}");
+    assert!(f(&ops["relative_percent"]) <= 40.0, "{ops}");
     assert!(
         f(&ops["low"]) <= f(&ops["value"]) && f(&ops["value"]) <= f(&ops["high"]),
         "{ops}"
@@ -376,8 +376,10 @@ fn repeated_runs_stop_at_six_on_a_steady_server_and_run_to_the_most_on_one_pausi
         );
     }
 
-    // The same against a server that holds every write for 1.5 s every
-    // few seconds: the runs differ far more than 25 %, and all eight run.
+    // The same against a server that holds every write for 3 s of every
+    // 6 s: the 3 s runs, a little longer apart, fall anywhere from wholly
+    // free to wholly held, the runs differ far more than 40 %, and all
+    // eight run.
     let dir = TempDir::new("precision");
     let json = dir.path("runs.json");
     let mut kvbench = kvbench_at(redis.port)
@@ -390,16 +392,12 @@ fn repeated_runs_stop_at_six_on_a_steady_server_and_run_to_the_most_on_one_pausi
         .unwrap();
     wait_for_traffic(redis.port, &mut kvbench);
     let started = Instant::now();
-    for k in 1u64.. {
+    loop {
         if kvbench.try_wait().unwrap().is_some() || started.elapsed() > Duration::from_secs(120) {
             break;
         }
-        let ms: u64 = if k % 3 == 0 { 1500 } else { 100 };
-        assert_eq!(
-            ask(redis.port, &["CLIENT", "PAUSE", &ms.to_string(), "WRITE"]),
-            "OK"
-        );
-        std::thread::sleep(Duration::from_millis(1000 + ms));
+        assert_eq!(ask(redis.port, &["CLIENT", "PAUSE", "3000", "WRITE"]), "OK");
+        std::thread::sleep(Duration::from_millis(6000));
     }
     let out = kvbench.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -413,7 +411,7 @@ fn repeated_runs_stop_at_six_on_a_steady_server_and_run_to_the_most_on_one_pausi
         k["runs_auto"]
     );
     let reached = f(&k["runs_auto"]["figures"][0]["median"]["relative_percent"]);
-    assert!(reached > 25.0, "{}", k["runs_auto"]);
+    assert!(reached > 40.0, "{}", k["runs_auto"]);
     let reasons = k["verdict"]["reasons"].as_array().unwrap();
     assert!(
         reasons
@@ -421,8 +419,19 @@ fn repeated_runs_stop_at_six_on_a_steady_server_and_run_to_the_most_on_one_pausi
             .any(|r| r["kind"] == "imprecise" && r["phase"].is_null()),
         "{reasons:?}"
     );
-    let said = format!(
-        "the median run's ops/sec is known to ± {reached:.1} % (95 % interval), wider than --target-precision ops=25% after 8 runs"
+    // The interval reached, as the JSON gives it (to 0.1 %: the JSON's two
+    // decimals and the text's one round apart).
+    let said = stderr
+        .split("the median run's ops/sec is known to ± ")
+        .nth(1)
+        .and_then(|rest| {
+            rest.split(" % (95 % interval), wider than --target-precision ops=40% after 8 runs")
+                .next()
+        })
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        (said - reached).abs() <= 0.1,
+        "{said} vs {reached}: {stderr}"
     );
-    assert!(stderr.contains(&said), "{stderr}");
 }
