@@ -4,6 +4,7 @@ use std::path::Path;
 
 use clap::Parser;
 use kvbench::cli::Cli;
+use kvbench::config::warmup::WarmupEnd;
 use kvbench::config::{Config, Stop};
 use kvbench::workload::mix::Ratio;
 use kvbench::workload::values::SizeSpec;
@@ -63,6 +64,43 @@ fn whitepaper_configs_follow_the_method() {
             "{name}"
         );
         assert_eq!(c.run_count, 3, "{name}");
+    }
+}
+
+#[test]
+fn whitepaper_auto_variants_run_the_same_workload_until_it_is_known() {
+    for name in ["get", "set", "mixed"] {
+        let fixed = load(&format!("whitepaper-{name}.toml"));
+        let auto = load(&format!("whitepaper-{name}-auto.toml"));
+        // The same workload and runs ...
+        assert_eq!(auto.ratio, fixed.ratio, "{name}");
+        assert_eq!(
+            (auto.threads, auto.clients, auto.pipeline, auto.run_count),
+            (
+                fixed.threads,
+                fixed.clients,
+                fixed.pipeline,
+                fixed.run_count
+            ),
+            "{name}"
+        );
+        assert_eq!(auto.values, fixed.values, "{name}");
+        assert_eq!(auto.keys, fixed.keys, "{name}");
+        assert!(auto.prefill, "{name}");
+        // ... each bounded by the fixed method's lengths, and ended by
+        // the precision asked.
+        assert_eq!(auto.stop, fixed.stop, "{name}: --max-test-time");
+        assert_eq!(auto.warmup, fixed.warmup, "{name}: --warmup-max");
+        assert_eq!(auto.warmup_plan.end, WarmupEnd::Steady, "{name}");
+        assert!(auto.precision.auto && !auto.precision.runs_auto, "{name}");
+        let targets: Vec<String> = auto
+            .precision
+            .targets
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        assert_eq!(targets, ["ops=2%", "p99=5%"], "{name}");
+        assert!(!fixed.precision.auto && fixed.precision.targets.is_empty());
     }
 }
 
