@@ -379,7 +379,13 @@ fn imprecise(config: &Config, run: &PhaseResult) -> Vec<Reason> {
     let Some(judged) = run.precision.as_ref() else {
         return Vec::new();
     };
-    let max_s = (plan.auto && judged.met_after_s.is_none()).then_some(run.duration.as_secs());
+    // An auto run ended because its targets were met: on the seconds it
+    // kept (`Batches::freeze`), so its intervals are those that met; only
+    // the figures' centres moved with the run's last second.
+    if plan.auto && judged.met_after_s.is_some() {
+        return Vec::new();
+    }
+    let max_s = plan.auto.then_some(run.duration.as_secs());
     let missed = plan.targets.iter().filter_map(|target| {
         let reached = judged.of(target.figure).map(|i| i.relative() * 100.0);
         let met = reached.is_some_and(|r| r <= target.within_percent);

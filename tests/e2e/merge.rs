@@ -9,6 +9,7 @@
 
 mod cluster;
 mod late;
+mod precision;
 mod recheck;
 mod sweep;
 mod trust;

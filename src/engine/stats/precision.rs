@@ -190,10 +190,17 @@ struct Open {
 
 impl Open {
     fn of(stats: &Stats) -> Self {
+        Open::of_rows(stats.ops.iter().map(|o| (o.count, &o.latency_us)))
+    }
+
+    /// Each op row's replies and histogram.
+    fn of_rows<'a>(rows: impl Iterator<Item = (u64, &'a Histogram<u64>)>) -> Self {
         let mut all = compact();
-        let rows = stats.ops.iter().map(|op| {
+        let mut count = 0;
+        let rows = rows.map(|(n, latency_us)| {
+            count += n;
             let mut h = compact();
-            for v in op.latency_us.iter_recorded() {
+            for v in latency_us.iter_recorded() {
                 let n = u32::try_from(v.count_at_value()).unwrap_or(u32::MAX);
                 h.saturating_record_n(v.value_iterated_to(), n);
                 all.saturating_record_n(v.value_iterated_to(), n);
@@ -202,10 +209,7 @@ impl Open {
         });
         let mut rows: Vec<_> = rows.collect();
         rows.push(all);
-        Open {
-            count: stats.ops.iter().map(|o| o.count).sum(),
-            rows,
-        }
+        Open { count, rows }
     }
 
     fn add(&mut self, other: &Open) {
@@ -305,6 +309,8 @@ pub struct Batches {
     /// The latest second and its index, kept back until the phase's end
     /// or the next second shows it was whole.
     held: Option<(u64, Open)>,
+    /// [`Batches::freeze`]: no second is kept any more.
+    frozen: bool,
 }
 
 impl Batches {
@@ -320,9 +326,34 @@ impl Batches {
     /// every thread's, merged. The previous second is now known to be whole
     /// and is stored.
     pub fn second(&mut self, index: u64, stats: &Stats) {
-        if let Some((_, prev)) = self.held.replace((index, Open::of(stats))) {
+        self.hold(index, Open::of(stats));
+    }
+
+    /// [`Batches::second`] from each op row's replies and histogram (the
+    /// machines' seconds added, in `kvbench merge`).
+    pub fn second_of_rows<'a>(
+        &mut self,
+        index: u64,
+        rows: impl Iterator<Item = (u64, &'a Histogram<u64>)>,
+    ) {
+        self.hold(index, Open::of_rows(rows));
+    }
+
+    fn hold(&mut self, index: u64, second: Open) {
+        if self.frozen {
+            return;
+        }
+        if let Some((_, prev)) = self.held.replace((index, second)) {
             self.store(prev);
         }
+    }
+
+    /// Keeps the seconds stored so far and no other: `--test-time auto`
+    /// found its targets met on them, and the run's intervals are those,
+    /// not ones that the second or two the run takes to stop would move.
+    pub fn freeze(&mut self) {
+        self.held = None;
+        self.frozen = true;
     }
 
     /// The phase ended after `whole_seconds` whole seconds: the latest
@@ -374,8 +405,24 @@ impl Batches {
     /// `ops_per_sec`, for the printed `percentiles`.
     pub fn judge(&self, stats: &Stats, ops_per_sec: f64, percentiles: &[f64]) -> PhasePrecision {
         let all = stats.totals();
-        let histograms = stats.ops.iter().chain([&all]).map(|o| &o.latency_us);
-        let latency_us = histograms.enumerate().map(|(row, h)| {
+        let histograms: Vec<_> = stats
+            .ops
+            .iter()
+            .chain([&all])
+            .map(|o| &o.latency_us)
+            .collect();
+        self.judge_rows(&histograms, ops_per_sec, percentiles)
+    }
+
+    /// [`Batches::judge`] from the phase's histogram of each op row, then of
+    /// every row together.
+    pub fn judge_rows(
+        &self,
+        histograms: &[&Histogram<u64>],
+        ops_per_sec: f64,
+        percentiles: &[f64],
+    ) -> PhasePrecision {
+        let latency_us = histograms.iter().enumerate().map(|(row, h)| {
             let at = |p: f64| self.latency(row, p, percentile_us(h, p) as f64);
             percentiles.iter().map(|&p| (p, at(p))).collect()
         });

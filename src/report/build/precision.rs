@@ -4,7 +4,7 @@
 use crate::config::Config;
 use crate::engine::master::results::PhaseResult;
 use crate::engine::master::results::Results;
-use crate::engine::stats::precision::Interval;
+use crate::engine::stats::precision::{Interval, PhasePrecision};
 use crate::report::json::percentile_key;
 use crate::report::model::named::Named;
 use crate::report::model::precision::{Figure, MedianFigure, MedianValue, Precision, RunsAuto};
@@ -14,6 +14,12 @@ use crate::report::model::section::TOTALS_ROW;
 pub fn precision(c: &Config, p: &PhaseResult) -> Option<Precision> {
     let judged = p.precision.as_ref()?;
     let names = c.ops.rows.iter().map(|r| r.json_key.as_str());
+    Some(of_rows(names, judged))
+}
+
+/// `precision` of the intervals `judged`, whose op rows are `names` (the
+/// last of `judged`'s rows is every row together, `Totals`).
+pub fn of_rows<'a>(names: impl Iterator<Item = &'a str>, judged: &PhasePrecision) -> Precision {
     let latency = names.chain([TOTALS_ROW]).zip(&judged.latency_us);
     let latency_ms = latency.map(|(row, percentiles)| {
         let each = percentiles
@@ -21,12 +27,12 @@ pub fn precision(c: &Config, p: &PhaseResult) -> Option<Precision> {
             .map(|(p, i)| (percentile_key(*p), i.map(|i| figure(i, 1e-3))));
         (row.to_string(), Named(each.collect()))
     });
-    Some(Precision {
+    Precision {
         seconds: judged.seconds,
         ops_per_sec: judged.ops_per_sec.map(|i| figure(i, 1.0)),
         latency_ms: Named(latency_ms.collect()),
         met_after_s: judged.met_after_s,
-    })
+    }
 }
 
 /// `kvbench.runs_auto` of `r`; `None` without `-x auto`.

@@ -2,11 +2,15 @@
 //! window, its exact totals and the merged histograms, the set's server evidence, and the merged `open_loop` and
 //! `cluster` objects.
 
+use crate::engine::stats::precision::Batches;
+use crate::report::build::precision;
 use crate::report::build::rows::SectionShape;
 use crate::report::json::{compressed, round};
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::kvbench::PhaseSummary;
 use crate::report::model::named::Named;
+use crate::report::model::precision::Precision;
+use crate::tools::merge::combine::empty_histogram;
 use crate::tools::merge::run::RunSum;
 
 impl RunSum {
@@ -53,7 +57,7 @@ impl RunSum {
             // need every reading of every machine, which merge lacks.
             server_latency: None,
             steadiness: None,
-            precision: None,
+            precision: self.precision(layout),
             cluster: self
                 .cluster
                 .as_ref()
@@ -62,5 +66,48 @@ impl RunSum {
             start_lag_ms: None,
             histograms: Some(histograms),
         }
+    }
+
+    /// The merged run's 95 % intervals, from the machines' seconds added
+    /// second by second (as a single machine's run gets them); `None` when
+    /// some machine's interval log was not found, or for the aggregate of
+    /// several runs, whose seconds are not one series.
+    fn precision(&self, layout: &SectionShape) -> Option<Precision> {
+        if !self.phase.starts_with("RUN #") || !self.rows.iter().all(|r| r.seconds_complete) {
+            return None;
+        }
+        let last = self
+            .rows
+            .iter()
+            .filter_map(|r| r.seconds.keys().last())
+            .max()?;
+        let mut batches = Batches::new();
+        let none = empty_histogram();
+        for second in 0..=*last {
+            // A row without a reply that second keeps its place.
+            let rows = self.rows.iter().map(|r| match r.seconds.get(&second) {
+                Some(s) => (s.count, &s.histogram),
+                None => (0, &none),
+            });
+            batches.second_of_rows(second, rows);
+        }
+        // The whole seconds of the common window, the last partial one left
+        // out as one machine leaves it out.
+        let d = self.rate_time_s(self.rows.len());
+        batches.finish(d as u64);
+        let histograms: Vec<_> = self
+            .rows
+            .iter()
+            .chain([&self.totals])
+            .map(|r| &r.histogram)
+            .collect();
+        let t = &self.totals.totals;
+        let judged = batches.judge_rows(
+            &histograms,
+            t.count as f64 / d.max(1e-9),
+            &layout.percentiles,
+        );
+        let names = layout.rows.iter().map(|(key, _)| key.as_str());
+        Some(precision::of_rows(names, &judged))
     }
 }

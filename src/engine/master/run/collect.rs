@@ -85,7 +85,7 @@ impl Master {
         let mut watch = (phase == Phase::Warmup).then(|| SteadyWatch::new(config.warmup_plan));
         // A measured run's seconds, kept for its intervals.
         let mut batches = matches!(phase, Phase::Run(_)).then(Batches::new);
-        let mut met_after = None;
+        let mut met_after: Option<u64> = None;
         while finished < crew.handles.len() {
             let Ok(report) = crew.reports.recv() else {
                 break;
@@ -136,7 +136,7 @@ impl Master {
                 }
                 // --test-time auto: the run ends once every figure named is
                 // known as well as asked.
-                if let Some(b) = batches.as_ref().filter(|_| config.precision.auto)
+                if let Some(b) = batches.as_mut().filter(|_| config.precision.auto)
                     && b.seconds() >= MIN_AUTO_SECS
                     && met_after.is_none()
                     && b.meets(
@@ -146,6 +146,7 @@ impl Master {
                     )
                 {
                     met_after = Some(b.seconds());
+                    b.freeze();
                     crew.early_end.request();
                 }
                 live.second(done, &total, started_at.elapsed(), open.iter().sum());

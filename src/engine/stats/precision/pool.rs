@@ -22,6 +22,7 @@ impl Batches {
             width_s: self.width_s,
             filling: None,
             held: None,
+            frozen: false,
         }
     }
 
@@ -104,6 +105,7 @@ impl Batches {
             width_s,
             filling: None,
             held: None,
+            frozen: false,
         })
     }
 }

@@ -161,6 +161,22 @@ fn a_stored_second_takes_a_few_kib_and_decodes_to_what_was_recorded() {
 }
 
 #[test]
+fn a_frozen_series_keeps_the_seconds_it_had_stored() {
+    let mut b = Batches::new();
+    for i in 0..25u64 {
+        b.second(i, &second(100, 1000));
+    }
+    // 24 stored, the 25th held: freezing drops it and every later one.
+    b.freeze();
+    for i in 25..40u64 {
+        b.second(i, &second(900, 9000));
+    }
+    b.finish(40);
+    assert_eq!(b.seconds(), 24);
+    assert_eq!(b.rate(100.0).map(|i| i.half_width), Some(0.0));
+}
+
+#[test]
 fn a_percentiles_interval_is_taken_from_its_rows_batches() {
     let mut b = Batches::new();
     for i in 0..40u64 {
