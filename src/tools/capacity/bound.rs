@@ -5,10 +5,10 @@
 //! judged alike.
 //!
 //! Until 2026-12 the interval was the order statistics' (Binomial(n, q)
-//! around rank n·q), which takes every reply as independent: a step of
-//! 100 000 replies got an interval of a fraction of a per cent however
-//! much its seconds differed, so a step whose p99 wandered by 30 % from
-//! second to second was "known" and decided on a few lucky seconds.
+//! around rank n·q), which takes every reply as independent: it narrows
+//! with the number of replies whatever the seconds do, so a busy step whose
+//! p99 wandered from second to second was "known" and decided on its luck
+//! (docs/capacity.md, "Why not the order statistics").
 
 use hdrhistogram::Histogram;
 
