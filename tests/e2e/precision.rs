@@ -20,14 +20,19 @@ fn totals_p99(doc: &serde_json::Value, i: usize) -> &serde_json::Value {
 }
 
 #[test]
-fn an_auto_run_against_a_steady_server_ends_once_its_p99_is_known_that_well() {
+fn an_auto_run_against_a_steady_server_ends_once_its_median_is_known_that_well() {
     let _alone = machine::alone();
-    let redis = Redis::start();
-    // 10 % and not 5 %: on a loaded 2-core machine the client, the server
-    // and the other tests share the cores, and a quiet machine's 5 % can
-    // take longer than the 60 s allowed (docs/precision.md has both).
-    let report = redis.kvbench_json(
-        "-t 1 -c 2 --ratio 1:1 --key-maximum 10000 --test-time auto --target-precision p99=10% --max-test-time 60",
+    // The steadiest server there is: each request sleeps a millisecond in
+    // the server, one at a time, so a second's median is that sleep plus
+    // the loopback. The target is the median's: on a shared virtual machine
+    // even this server's p99 wanders by half over a minute (measured: 1.35
+    // to 2.17 ms, ± 10.5 % after 60 s) and an auto run rightly ends
+    // imprecise; the median stays within ± 0.3 %.
+    let redis = Redis::start_with(&["--enable-debug-command", "yes"]);
+    let report = crate::common::kvbench_json(
+        redis.port,
+        "-t 1 -c 1 --test-time auto --target-precision p50=5% --max-test-time 60",
+        &["--command", "DEBUG SLEEP 0.001"],
     );
     let kv = &report.doc["kvbench"];
     let run = &kv["runs"][0];
@@ -43,22 +48,24 @@ fn an_auto_run_against_a_steady_server_ends_once_its_p99_is_known_that_well() {
         ran_ms >= after * 1000 && ran_ms <= (after + 3) * 1000,
         "ran {ran_ms} ms, met after {after} s"
     );
-    let p99 = totals_p99(&report.doc, 0);
-    let reached = f(&p99["relative_percent"]);
-    assert!(reached > 0.0 && reached <= 10.0, "{p99}");
-    assert!(u(&p99["batches"]) >= 10, "{p99}");
-    // The interval is around the p99 the report prints.
-    let printed = f(&kv["runs"][0]["precision"]["latency_ms"]["Totals"]["p99.00"]["value"]);
-    let section = f(&report.doc["ALL STATS"]["Totals"]["Percentile Latencies"]["p99.00"]);
+    let p50 = &precision["latency_ms"]["Totals"]["p50.00"];
+    let reached = f(&p50["relative_percent"]);
+    assert!(reached > 0.0 && reached <= 5.0, "{p50}");
+    assert!(u(&p50["batches"]) >= 10, "{p50}");
+    // The interval is around the median the report prints, the sleep's
+    // millisecond and a little more.
+    let printed = f(&p50["value"]);
+    let section = f(&report.doc["ALL STATS"]["Totals"]["Percentile Latencies"]["p50.00"]);
     assert!((printed - section).abs() <= 0.001, "{printed} vs {section}");
+    assert!((1.0..3.0).contains(&printed), "{p50}");
     assert_eq!(kv["verdict"]["valid"], true, "{}", kv["verdict"]);
     assert_eq!(kv["config"]["test_time_auto"], true);
-    assert_eq!(kv["config"]["target_precision"][0], "p99=10%");
-    // The server answered every GET kvbench counted, no more.
+    assert_eq!(kv["config"]["target_precision"][0], "p50=5%");
+    // The server answered every DEBUG kvbench counted, no more.
     let delta = &run["server"]["delta"];
     assert_eq!(
-        u(&delta["get_calls"]),
-        u(&run["totals"]["GET"]["count"]),
+        u(&delta["commands"]["debug"]["calls"]),
+        u(&run["totals"]["DEBUG"]["count"]),
         "{delta}"
     );
     let line =
