@@ -6,35 +6,34 @@
 
 use std::fmt::Write;
 
-use crate::engine::master::results::PhaseResult;
-use crate::engine::master::warmup::WarmupEnd;
-use crate::report::model::kvbench::Kvbench;
+use crate::report::model::kvbench::{Kvbench, PhaseSummary};
+use crate::report::model::warmup::WarmupMode;
 
 /// The warm-up's steadiness line, when it had one.
-pub(crate) fn warmup_line(out: &mut String, w: &PhaseResult) {
+pub(crate) fn warmup_line(out: &mut String, w: &PhaseSummary) {
     let Some(s) = &w.steadiness else {
         return;
     };
     let secs = w.duration.as_secs_f64();
     let window = s.window_s;
-    let _ = match (s.end, s.steady_after_s, s.steady) {
-        (WarmupEnd::Steady, Some(after), _) => writeln!(
+    let _ = match (s.mode, s.steady_after_s, s.steady) {
+        (WarmupMode::Auto, Some(after), _) => writeln!(
             out,
             "Warm-up steady: after {after} s (--warmup-time auto; ran {secs:.2} s): no trend beyond the noise over the last {window} s"
         ),
-        (WarmupEnd::Steady, None, _) => writeln!(
+        (WarmupMode::Auto, None, _) => writeln!(
             out,
             "Warm-up NOT steady: reached --warmup-max ({secs:.0} s) still trending over its last {window} s"
         ),
-        (WarmupEnd::Fixed, _, true) => writeln!(
+        (WarmupMode::Fixed, _, true) => writeln!(
             out,
             "Warm-up steady: no trend beyond the noise over its last {window} s"
         ),
-        (WarmupEnd::Fixed, _, false) if s.throughput.is_none() => writeln!(
+        (WarmupMode::Fixed, _, false) if s.throughput.is_none() => writeln!(
             out,
             "Warm-up steadiness not judged: shorter than its {window} s window (--warmup-window)"
         ),
-        (WarmupEnd::Fixed, _, false) => writeln!(
+        (WarmupMode::Fixed, _, false) => writeln!(
             out,
             "Warm-up NOT steady: still trending over its last {window} s (--warmup-time auto waits until it is not)"
         ),

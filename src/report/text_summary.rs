@@ -2,15 +2,14 @@
 //! (hit rate, replies apart from error replies, what the latency means, the
 //! prefill, warm-up and the server's account of each phase, the run-to-run
 //! spread, errors, interruptions, the seed and the warnings).
-//! They read the document (its headline section and `kvbench`), but for the
-//! figures it rounds further than they print or lacks: durations, the open
-//! loop's schedule and service time, the spread, the shard's lags, and the
-//! server's context and account of each phase.
+//! They read the document (its headline section and `kvbench`, whose
+//! figures are unrounded), but for what it lacks: a run's lost connections
+//! beside an interrupt and its drain line, the open loop's schedule and
+//! service time, and the server's context and account of each phase.
 
 use std::fmt::Write;
 
 use crate::config::Config;
-use crate::engine::master::results::Results;
 use crate::report::model::Report;
 use crate::report::model::kvbench::{
     Errors, Incomplete, InterruptCause, Kvbench, OpTotals, PhaseSummary,
@@ -64,7 +63,7 @@ pub(super) fn summary(
     }
     phase_lines(out, input, k);
     watched_lines(out, k);
-    variance_line(out, results);
+    variance_line(out, k);
     super::precision_text::lines(out, k);
     super::precision_text::runs_auto(out, k);
     // The errors of the section shown, or of the prefill or warm-up that was
@@ -100,7 +99,7 @@ pub(super) fn summary(
         let _ = writeln!(out, "Placement: {}", placement.summary);
     }
     let _ = writeln!(out, "Seed: {}", config.seed);
-    shard_line(out, config, results);
+    shard_line(out, k);
     if with_warnings {
         warning_lines(
             out,
@@ -189,25 +188,25 @@ fn watched_lines(out: &mut String, k: &Kvbench) {
 }
 
 /// With two or more runs: their spread, and what it means for comparisons.
-fn variance_line(out: &mut String, results: &Results) {
-    let Some(v) = results.variance() else {
+fn variance_line(out: &mut String, k: &Kvbench) {
+    let Some(v) = &k.variance else {
         return;
     };
-    let list: Vec<String> = v.rates.iter().map(|r| format!("{r:.2}")).collect();
+    let list: Vec<String> = v.ops_per_sec.iter().map(|r| format!("{r:.2}")).collect();
     let _ = writeln!(
         out,
         "Run-to-run ({} runs): ops/sec {}; median {:.2}, min {:.2}, max {:.2}, max/min {:.3}, CV {:.2} %, 95 % CI of the mean {:.2} ± {:.2}",
-        v.rates.len(),
+        v.ops_per_sec.len(),
         list.join(", "),
         v.median,
         v.min,
         v.max,
-        v.max_over_min(),
-        100.0 * v.cv(),
+        v.max_over_min,
+        100.0 * v.cv,
         v.mean,
-        v.ci95_half_width
+        (v.ci95_high - v.ci95_low) / 2.0
     );
-    if let Some((lo, hi)) = v.median_ci95 {
+    if let (Some(lo), Some(hi)) = (v.median_ci95_low, v.median_ci95_high) {
         let _ = writeln!(
             out,
             "  95 % interval of the median run (order statistics): {lo:.2} to {hi:.2} ops/sec."
@@ -294,24 +293,24 @@ fn phase_lines(out: &mut String, input: &ReportInput<'_>, k: &Kvbench) {
     if let Some(ctx) = &results.server {
         evidence::context_line(out, ctx);
     }
-    if let Some(p) = &results.prefill {
-        let keys = p.stats.totals().count;
+    if let Some(p) = &k.prefill {
+        let keys: u64 = p.totals.iter().map(|(_, t)| t.count).sum();
         let _ = writeln!(
             out,
             "Prefill (excluded above): {keys} keys in {:.2} secs, {:.0} keys/sec",
             p.duration.as_secs_f64(),
-            p.ops_per_sec()
+            p.ops_per_sec
         );
     }
-    if let Some(w) = &results.warmup {
-        let all = w.stats.totals();
+    if let Some(w) = &k.warmup {
+        let all = w.all_stats.as_ref().and_then(|s| s.row(TOTALS_ROW));
         let _ = writeln!(
             out,
             "Warm-up (excluded above): {:.2} secs, {} ops, {:.2} ops/sec, {:.5} msec avg latency",
             w.duration.as_secs_f64(),
-            all.count,
-            w.ops_per_sec(),
-            all.mean_us() / 1000.0
+            all.map_or(0, |t| t.count),
+            w.ops_per_sec,
+            all.map_or(0.0, |t| t.average_latency_ms)
         );
         server_time::warmup_line(out, w);
     }
@@ -391,22 +390,22 @@ pub(crate) fn warning_lines(out: &mut String, shown: &Shown) {
 
 /// `Shard: 2 of 4 (slurm), host h, start lag 3.1 ms, clock offset +0.4 ms`,
 /// or nothing on one machine without `--start-at`.
-fn shard_line(out: &mut String, c: &Config, r: &Results) {
-    if c.shard.is_none() && c.start_at.is_none() {
+fn shard_line(out: &mut String, k: &Kvbench) {
+    let Some(s) = &k.shard else {
         return;
+    };
+    let _ = write!(out, "Shard: {} of {}", s.index, s.count);
+    if let Some(source) = s.source {
+        let _ = write!(out, " ({})", source.name());
     }
-    let index = c.shard.map_or(0, |s| s.index);
-    let _ = write!(out, "Shard: {index} of {}", c.shard_count());
-    if let Some(shard) = c.shard {
-        let _ = write!(out, " ({})", shard.source.name());
+    if let Some(host) = &s.host {
+        let _ = write!(out, ", host {host}");
     }
-    let _ = write!(out, ", host {}", c.host);
-    let timing = r.timing.as_ref();
-    if let Some(lag) = timing.and_then(|t| t.first_lag_ms()) {
+    if let Some(lag) = s.start_lag_ms {
         let _ = write!(out, ", start lag {lag:.1} ms");
     }
-    if let Some(clock) = timing.and_then(|t| t.clock_start) {
-        let _ = write!(out, ", clock offset {:+.1} ms", clock.offset_ms);
+    if let Some(clock) = s.clock.as_ref().and_then(|c| c.offset_start_ms) {
+        let _ = write!(out, ", clock offset {clock:+.1} ms");
     }
     out.push('\n');
 }

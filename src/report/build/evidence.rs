@@ -156,9 +156,9 @@ pub fn shard(c: &Config, r: &Results) -> Option<ShardInfo> {
     let clock = timing
         .filter(|t| t.clock_start.is_some() || t.clock_end.is_some())
         .map(|t| ShardClock {
-            offset_start_ms: t.clock_start.map(|s| round(s.offset_ms, 3)),
-            offset_end_ms: t.clock_end.map(|s| round(s.offset_ms, 3)),
-            rtt_ms: t.clock_start.or(t.clock_end).map(|s| round(s.rtt_ms, 3)),
+            offset_start_ms: t.clock_start.map(|s| s.offset_ms),
+            offset_end_ms: t.clock_end.map(|s| s.offset_ms),
+            rtt_ms: t.clock_start.or(t.clock_end).map(|s| s.rtt_ms),
             samples: Some(u64::from(CLOCK_SAMPLES)),
         });
     Some(ShardInfo {
@@ -170,10 +170,10 @@ pub fn shard(c: &Config, r: &Results) -> Option<ShardInfo> {
             .and_then(|t| t.start_at)
             .or_else(|| c.start_at.as_ref().and_then(|s| s.given()))
             .map(crate::report::json::millis),
-        start_lag_ms: timing.and_then(|t| t.first_lag_ms()).map(|l| round(l, 3)),
+        start_lag_ms: timing.and_then(|t| t.first_lag_ms()),
         late: timing.and_then(|t| t.late).map(|l| ShardLate {
             phase: l.phase.to_string(),
-            lag_ms: round(l.lag_ms, 3),
+            lag_ms: l.lag_ms,
         }),
         clock,
         barrier: timing
@@ -181,15 +181,14 @@ pub fn shard(c: &Config, r: &Results) -> Option<ShardInfo> {
             .map(|b| ShardBarrier {
                 run_id: b.run_id.clone(),
                 arrival: b.arrival,
-                waited_ms: round(b.waited.as_secs_f64() * 1e3, 3),
+                waited_ms: b.waited.as_secs_f64() * 1e3,
             }),
     })
 }
 
 /// The phase's actual start minus its planned one, ms; `None` unless aligned.
 pub fn phase_lag(r: &Results, phase: Phase) -> Option<f64> {
-    let lag = r.timing.as_ref()?.lag_ms(phase)?;
-    Some(round(lag, 3))
+    r.timing.as_ref()?.lag_ms(phase)
 }
 
 /// The phase's `cluster` object; `None` without `--cluster-mode` or

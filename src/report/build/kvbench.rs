@@ -207,13 +207,13 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         phase: p.phase.to_string(),
         start_time_ms: millis(p.started_wall),
         start_lag_ms: evidence::phase_lag(r, p.phase),
-        duration_ms: p.duration.as_millis() as u64,
-        drain_ms: p.drain.as_millis() as u64,
+        duration: p.duration,
+        drain: p.drain,
         connections_down_at_end: p.connections_down as u64,
         incomplete: incomplete(c, r, p),
-        ops_per_sec: round(p.ops_per_sec(), 2),
-        successes_per_sec: round(p.successes_per_sec(), 2),
-        errors_per_sec: round(p.errors_per_sec(), 2),
+        ops_per_sec: p.ops_per_sec(),
+        successes_per_sec: p.successes_per_sec(),
+        errors_per_sec: p.errors_per_sec(),
         thread_cpu_s: p.thread_cpu.iter().map(|d| d.as_secs_f64()).collect(),
         totals: integer_totals(&ops, &p.stats, c.retry.is_some()),
         errors: errors(&p.stats.errors),
@@ -300,20 +300,20 @@ fn variance(r: &Results) -> Option<Variance> {
     r.variance().map(|v| variance_of(&v))
 }
 
-/// The spread of the runs' ops/sec as the JSON writes it (a merged set's too).
+/// The spread of the runs' ops/sec (a merged set's too), unrounded.
 pub fn variance_of(v: &crate::engine::master::results::variance::Variance) -> Variance {
     Variance {
-        ops_per_sec: v.rates.iter().map(|x| round(*x, 2)).collect(),
-        mean: round(v.mean, 2),
-        median: round(v.median, 2),
-        min: round(v.min, 2),
-        max: round(v.max, 2),
-        max_over_min: round(v.max_over_min(), 4),
-        cv: round(v.cv(), 6),
-        ci95_low: round(v.mean - v.ci95_half_width, 2),
-        ci95_high: round(v.mean + v.ci95_half_width, 2),
-        median_ci95_low: v.median_ci95.map(|(lo, _)| round(lo, 2)),
-        median_ci95_high: v.median_ci95.map(|(_, hi)| round(hi, 2)),
+        ops_per_sec: v.rates.clone(),
+        mean: v.mean,
+        median: v.median,
+        min: v.min,
+        max: v.max,
+        max_over_min: v.max_over_min(),
+        cv: v.cv(),
+        ci95_low: v.mean - v.ci95_half_width,
+        ci95_high: v.mean + v.ci95_half_width,
+        median_ci95_low: v.median_ci95.map(|(lo, _)| lo),
+        median_ci95_high: v.median_ci95.map(|(_, hi)| hi),
         noisy: v.is_noisy(),
     }
 }

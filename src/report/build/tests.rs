@@ -14,6 +14,7 @@ use crate::engine::master::run::Timing;
 use crate::engine::master::run::clock::ClockSample;
 use crate::engine::master::server::info::Info;
 use crate::engine::master::server::{PhaseEvidence, SlowlogEntry};
+use crate::engine::master::warmup::{Steadiness, Trend, WarmupEnd};
 use crate::engine::stats::Stats;
 use crate::engine::stats::series::{OpSecond, Second};
 use crate::report::ReportInput;
@@ -55,7 +56,8 @@ fn stats(c: &Config, scale: u64) -> Stats {
 
 fn phase(c: &Config, phase: Phase, scale: u64) -> PhaseResult {
     let s = stats(c, scale);
-    let mut p = PhaseResult::of_stats(phase, s, Duration::from_millis(3_333 + scale));
+    let mut p = PhaseResult::of_stats(phase, s, Duration::from_micros(3_333_456 + scale));
+    p.drain = Duration::from_micros(125_456 * scale);
     p.started_wall = SystemTime::UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
     let pct = &c.output.percentiles;
     let second = |n: u64, empty: bool| {
@@ -230,6 +232,34 @@ fn every_report_shape_reads_back_and_is_written_again_byte_for_byte() {
         reason: Reason::ServerMayUseEveryCpu,
     });
     same("warm-up, evidence, placement", &warm, &r, true);
+    // Every way a warm-up can end: auto and steady, auto at its maximum,
+    // fixed and steady, fixed and too short to judge, fixed and trending.
+    let trend = Trend {
+        mean: 1234.5678,
+        slope: 12.345,
+        half_width: 3.21,
+        points: 10,
+    };
+    let ends = [
+        (WarmupEnd::Steady, true, Some(11), Some(trend)),
+        (WarmupEnd::Steady, false, None, Some(trend)),
+        (WarmupEnd::Fixed, true, None, Some(trend)),
+        (WarmupEnd::Fixed, false, None, None),
+        (WarmupEnd::Fixed, false, None, Some(trend)),
+    ];
+    for (i, (end, steady, steady_after_s, throughput)) in ends.into_iter().enumerate() {
+        let mut warmup = phase(&warm, Phase::Warmup, 1);
+        warmup.steadiness = Some(Steadiness {
+            end,
+            steady,
+            steady_after_s,
+            window_s: 10,
+            throughput,
+            p99: throughput,
+        });
+        r.warmup = Some(warmup);
+        same(&format!("warm-up end {i}"), &warm, &r, true);
+    }
 
     let cut = standalone_config(&["-x", "2", "--test-time", "3", "--max-errors", "5"]);
     let mut r = results(&cut, 2);

@@ -11,6 +11,8 @@
 //! loop in [`crate::report::model::open_loop`] and the verdict in
 //! [`crate::report::model::verdict`].
 
+use std::time::Duration;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -23,7 +25,6 @@ use crate::report::model::load_gap::LoadGap;
 use crate::report::model::named::Named;
 pub use crate::report::model::open_loop::{LatencyBlock, OpenLoop};
 use crate::report::model::precision::{Precision, RunsAuto};
-use crate::report::model::schema;
 use crate::report::model::section::Section;
 use crate::report::model::server::{Placement, ServerContext, ServerEvidence, ServerUse};
 use crate::report::model::server_latency::ServerLatency;
@@ -31,6 +32,7 @@ use crate::report::model::shard::{Merged, Round, ShardInfo, ShardRow};
 pub use crate::report::model::verdict::{SectionVerdict, Verdict, VerdictReason};
 use crate::report::model::warmup::Steadiness;
 use crate::report::model::watched::{Limit, Watched};
+use crate::report::model::{rounded, schema};
 
 /// The units of every `Compressed Histogram`.
 pub const HISTOGRAM_UNIT: &str = "microseconds";
@@ -166,17 +168,21 @@ pub struct PhaseSummary {
     /// ms (at most `--start-tolerance`); `null` for a phase that was not
     /// aligned (the prefill, later phases of a `-n` run, every phase without
     /// `--start-at`).
-    #[serde(default)]
+    #[serde(default, serialize_with = "rounded::opt_places3")]
     #[schemars(range(min = 0))]
     pub start_lag_ms: Option<f64>,
     /// The run time, ms: from the common start until the last thread
     /// stopped sending (the deadline, an interrupt, or its last reply when it
     /// ran out of requests). The drain is `drain_ms`, apart.
-    pub duration_ms: u64,
+    // Exact in the model, whole milliseconds in the JSON.
+    #[serde(rename = "duration_ms", with = "rounded::millis")]
+    #[schemars(with = "u64")]
+    pub duration: Duration,
     /// How long the replies in flight when sending stopped were awaited, ms
     /// (at most 5 s); not in `duration_ms`.
-    #[serde(default)]
-    pub drain_ms: u64,
+    #[serde(rename = "drain_ms", default, with = "rounded::millis")]
+    #[schemars(with = "u64")]
+    pub drain: Duration,
     /// Connections that were closed or reconnecting when sending stopped.
     #[serde(default)]
     pub connections_down_at_end: u64,
@@ -186,15 +192,16 @@ pub struct PhaseSummary {
     pub incomplete: Option<Incomplete>,
     /// All replies per second of run time.
     #[schemars(range(min = 0))]
+    #[serde(serialize_with = "rounded::places2")]
     pub ops_per_sec: f64,
     /// Replies that were not errors, per second: `ops_per_sec` minus
     /// `errors_per_sec`.
-    #[serde(default)]
+    #[serde(default, serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub successes_per_sec: f64,
     /// Error replies (`-OOM`, `-ERR`, …) per second; memtier's `Ops/sec`
     /// counts them as operations.
-    #[serde(default)]
+    #[serde(default, serialize_with = "rounded::places2")]
     #[schemars(range(min = 0))]
     pub errors_per_sec: f64,
     /// CPU seconds (user + system) each worker thread used in the phase.
@@ -355,36 +362,47 @@ pub struct Errors {
 }
 
 /// `kvbench.variance`.
+// Unrounded in the model: the JSON writes rates to two places, the ratio to
+// four and the CV to six.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Variance {
     /// Each run's total ops/sec, in run order.
     #[schemars(length(min = 2))]
+    #[serde(serialize_with = "rounded::each_places2")]
     pub ops_per_sec: Vec<f64>,
     /// Mean.
+    #[serde(serialize_with = "rounded::places2")]
     pub mean: f64,
     /// Median.
+    #[serde(serialize_with = "rounded::places2")]
     pub median: f64,
     /// Lowest.
+    #[serde(serialize_with = "rounded::places2")]
     pub min: f64,
     /// Highest.
+    #[serde(serialize_with = "rounded::places2")]
     pub max: f64,
     /// max / min.
     #[schemars(range(min = 1))]
+    #[serde(serialize_with = "rounded::places4")]
     pub max_over_min: f64,
     /// Sample standard deviation / mean.
     #[schemars(range(min = 0))]
+    #[serde(serialize_with = "rounded::places6")]
     pub cv: f64,
     /// 95 % confidence interval of the mean (Student's t), lower end.
+    #[serde(serialize_with = "rounded::places2")]
     pub ci95_low: f64,
     /// High end.
+    #[serde(serialize_with = "rounded::places2")]
     pub ci95_high: f64,
     /// The median run's nonparametric 95 % interval, lower end (the
     /// order statistics Binomial(n, ½) allows; docs/precision.md); `null`
     /// under six runs, absent from older files.
-    #[serde(default)]
+    #[serde(default, serialize_with = "rounded::opt_places2")]
     pub median_ci95_low: Option<f64>,
     /// High end.
-    #[serde(default)]
+    #[serde(default, serialize_with = "rounded::opt_places2")]
     pub median_ci95_high: Option<f64>,
     /// max/min above 1.10: differences between configurations below the
     /// spread are noise.

@@ -102,10 +102,7 @@ fn findings(p: &PhaseSummary, limit: f64, interrupted: bool) -> Vec<(&'static st
         ));
     }
     if let Some(g) = p.load_gap.as_ref().filter(|_| p.open_loop.is_none()) {
-        let share = silent_share(
-            g.gaps.iter().map(|s| s.length_s),
-            p.duration_ms as f64 / 1000.0,
-        );
+        let share = silent_share(g.gaps.iter().map(|s| s.length_s), p.duration.as_secs_f64());
         if is_load_gap(share, g.open_at_end, g.gaps.len()) {
             let percent = 100.0 * share;
             out.push((

@@ -3,13 +3,16 @@
 //! percent to three, while the text, which prints the same figures with its own
 //! precision (a mean to five places, as memtier's tables), rounds them itself.
 //! The same for a sweep's summary rows (its rates, mean, hit rate, ratio and
-//! spread) and a phase's CPU seconds (four places). A file read back holds
+//! spread), a phase's CPU seconds (four places), the run-to-run spread and a
+//! shard's timing (three places). A file read back holds
 //! the rounded values, which round to themselves.
 
 use serde::Serializer;
 
 use crate::report::json::round;
+use crate::report::model::kvbench::Variance;
 use crate::report::model::section::{OpRow, Section};
+use crate::report::model::shard::ShardInfo;
 use crate::report::model::{Document, Report, SweepRow};
 
 /// Two places.
@@ -25,6 +28,14 @@ pub fn opt_places2<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Err
     }
 }
 
+/// Three places, when there is a value.
+pub fn opt_places3<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.serialize_some(&round(*v, 3)),
+        None => s.serialize_none(),
+    }
+}
+
 /// Three places.
 pub fn places3<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(round(*v, 3))
@@ -35,9 +46,38 @@ pub fn places4<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(round(*v, 4))
 }
 
+/// Six places (a coefficient of variation).
+pub fn places6<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(round(*v, 6))
+}
+
+/// Two places each (rates).
+pub fn each_places2<S: Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|x| round(*x, 2)))
+}
+
 /// Four places each (CPU seconds).
 pub fn each_places4<S: Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(v.iter().map(|x| round(*x, 4)))
+}
+
+/// A duration the model holds exactly and the JSON writes in whole
+/// milliseconds (`duration_ms`, `drain_ms`), the fraction dropped; read
+/// back, a file's milliseconds.
+pub mod millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Whole milliseconds.
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// From whole milliseconds.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        u64::deserialize(d).map(Duration::from_millis)
+    }
 }
 
 /// The model's figures as its JSON writes them, for a renderer that shows
@@ -96,6 +136,43 @@ impl AsWritten for SweepRow {
     }
 }
 
+impl AsWritten for Variance {
+    fn round_as_written(&mut self) {
+        let places2 = [
+            &mut self.mean,
+            &mut self.median,
+            &mut self.min,
+            &mut self.max,
+            &mut self.ci95_low,
+            &mut self.ci95_high,
+        ];
+        let ends = [&mut self.median_ci95_low, &mut self.median_ci95_high];
+        let rates = self.ops_per_sec.iter_mut();
+        for v in places2
+            .into_iter()
+            .chain(ends.into_iter().flatten())
+            .chain(rates)
+        {
+            *v = round(*v, 2);
+        }
+        self.max_over_min = round(self.max_over_min, 4);
+        self.cv = round(self.cv, 6);
+    }
+}
+
+impl AsWritten for ShardInfo {
+    fn round_as_written(&mut self) {
+        let clock = self.clock.as_mut();
+        let ends = clock.map(|c| [&mut c.offset_start_ms, &mut c.offset_end_ms, &mut c.rtt_ms]);
+        let optional = ends.into_iter().flatten().chain([&mut self.start_lag_ms]);
+        let late = self.late.as_mut().map(|l| &mut l.lag_ms);
+        let waited = self.barrier.as_mut().map(|b| &mut b.waited_ms);
+        for v in optional.flatten().chain(late).chain(waited) {
+            *v = round(*v, 3);
+        }
+    }
+}
+
 impl AsWritten for Section {
     fn round_as_written(&mut self) {
         for (_, row) in self.rows.0.iter_mut() {
@@ -117,8 +194,24 @@ impl AsWritten for Report {
         let Some(k) = self.kvbench.as_mut() else {
             return;
         };
+        if let Some(v) = k.variance.as_mut() {
+            v.round_as_written();
+        }
+        if let Some(s) = k.shard.as_mut() {
+            s.round_as_written();
+        }
         let phases = k.runs.iter_mut().chain(k.warmup.as_mut());
         for p in phases.chain(k.prefill.as_mut()) {
+            if let Some(lag) = p.start_lag_ms.as_mut() {
+                *lag = round(*lag, 3);
+            }
+            for rate in [
+                &mut p.ops_per_sec,
+                &mut p.successes_per_sec,
+                &mut p.errors_per_sec,
+            ] {
+                *rate = round(*rate, 2);
+            }
             p.thread_cpu_s.iter_mut().for_each(|s| *s = round(*s, 4));
             p.all_stats.iter_mut().for_each(Section::round_as_written);
         }

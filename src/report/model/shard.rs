@@ -7,8 +7,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ShardSource;
-use crate::report::model::schema;
 use crate::report::model::watched::{Limit, Watched};
+use crate::report::model::{rounded, schema};
 
 /// The machine's clock against the coordinator's, measured at the start and
 /// at the end of the benchmark.
@@ -16,15 +16,15 @@ use crate::report::model::watched::{Limit, Watched};
 pub struct ShardClock {
     /// Server minus local time before the first phase, ms (positive: the
     /// server is ahead).
-    #[serde(default)]
+    #[serde(default, serialize_with = "rounded::opt_places3")]
     pub offset_start_ms: Option<f64>,
     /// The same after the last phase, ms; their difference is the drift
     /// over the run.
-    #[serde(default)]
+    #[serde(default, serialize_with = "rounded::opt_places3")]
     pub offset_end_ms: Option<f64>,
     /// Round trip of the sample kept, ms: the offset is known to within half
     /// of it.
-    #[serde(default)]
+    #[serde(default, serialize_with = "rounded::opt_places3")]
     #[schemars(range(min = 0))]
     pub rtt_ms: Option<f64>,
     /// `TIME` round trips per measurement.
@@ -56,7 +56,7 @@ pub struct ShardInfo {
     pub start_at_ms: Option<u64>,
     /// The first aligned phase's actual start minus its planned start, ms;
     /// `null` without `--start-at`.
-    #[serde(default)]
+    #[serde(default, serialize_with = "rounded::opt_places3")]
     #[schemars(range(min = 0))]
     pub start_lag_ms: Option<f64>,
     /// The planned start this shard reached later than `--start-tolerance`;
@@ -82,6 +82,7 @@ pub struct ShardBarrier {
     /// This machine's place in the order of arrival, from 1.
     pub arrival: u64,
     /// From its arrival until `T` was known, ms.
+    #[serde(serialize_with = "rounded::places3")]
     pub waited_ms: f64,
 }
 
@@ -93,6 +94,7 @@ pub struct ShardLate {
     pub phase: String,
     /// How late, ms.
     #[schemars(range(min = 0))]
+    #[serde(serialize_with = "rounded::places3")]
     pub lag_ms: f64,
 }
 

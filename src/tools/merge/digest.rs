@@ -92,7 +92,7 @@ impl Feed {
     fn run(&mut self, r: &PhaseSummary) {
         self.str(&r.phase);
         self.u64(r.start_time_ms);
-        self.u64(r.duration_ms);
+        self.u64(crate::tools::merge::run::whole_ms(r.duration));
         self.u64(r.thread_cpu_s.len() as u64);
         for cpu in &r.thread_cpu_s {
             self.u64(cpu.to_bits());

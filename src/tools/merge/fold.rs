@@ -225,7 +225,7 @@ fn shard_row(f: &ShardFile) -> Result<ShardRow, UsageError> {
     let mut count = 0u64;
     let mut duration_ms = 0u64;
     for r in &f.kvbench.runs {
-        duration_ms += r.duration_ms;
+        duration_ms += crate::tools::merge::run::whole_ms(r.duration);
         count += r.totals.iter().map(|(_, t)| t.count).sum::<u64>();
         for (_, c) in r.histograms.iter().flat_map(Named::iter) {
             let one = c

@@ -76,6 +76,11 @@ pub struct RunSum {
     pub load_gap: Option<LoadGap>,
 }
 
+/// A file's duration as it wrote it, whole milliseconds.
+pub fn whole_ms(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
 /// The section holding run `i` (from 0) of a file: `ALL STATS` for a
 /// single run, `RUN #n RESULTS` otherwise.
 pub fn section_of(f: &ShardFile, i: usize) -> Option<&Section> {
@@ -134,7 +139,7 @@ fn of_phase(
     layout: &SectionShape,
 ) -> Result<RunSum, UsageError> {
     let refuse = |what: String| UsageError::new(&f.path, what);
-    let duration_s = summary.duration_ms as f64 / 1000.0;
+    let duration_s = whole_ms(summary.duration) as f64 / 1000.0;
     let run_number = summary
         .phase
         .strip_prefix("RUN #")
@@ -172,19 +177,19 @@ fn of_phase(
     let counts = |r: &RowSum| r.seconds.iter().map(|(k, s)| (*k, s.count)).collect();
     let machine = MachineRun {
         start_ms: section.runtime.start_time_ms as f64 + offset.unwrap_or(0.0),
-        duration_ms: summary.duration_ms as f64,
+        duration_ms: whole_ms(summary.duration) as f64,
         seconds: sums.iter().chain([&totals]).map(counts).collect(),
     };
     Ok(RunSum {
         phase: summary.phase.clone(),
         start_ms: section.runtime.start_time_ms,
         finish_ms: section.runtime.finish_time_ms,
-        duration_ms: summary.duration_ms,
+        duration_ms: whole_ms(summary.duration),
         interrupted: section.runtime.interrupted,
         totals,
         rows: sums,
         connection_errors,
-        drain_ms: summary.drain_ms,
+        drain_ms: whole_ms(summary.drain),
         connections_down: summary.connections_down_at_end,
         incomplete: summary.incomplete.clone(),
         thread_cpu_s: summary.thread_cpu_s.clone(),

@@ -2,10 +2,12 @@
 //! window, its exact totals and the merged histograms, the set's server evidence, and the merged `open_loop` and
 //! `cluster` objects.
 
+use std::time::Duration;
+
 use crate::engine::stats::precision::Batches;
 use crate::report::build::precision;
 use crate::report::build::rows::SectionShape;
-use crate::report::json::{compressed, round};
+use crate::report::json::compressed;
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::kvbench::PhaseSummary;
 use crate::report::model::named::Named;
@@ -36,13 +38,13 @@ impl RunSum {
         PhaseSummary {
             phase: self.phase.clone(),
             start_time_ms: self.start_ms,
-            duration_ms: self.duration_ms,
-            drain_ms: self.drain_ms,
+            duration: Duration::from_millis(self.duration_ms),
+            drain: Duration::from_millis(self.drain_ms),
             connections_down_at_end: self.connections_down,
             incomplete: self.incomplete.clone(),
-            ops_per_sec: round(t.count as f64 / d, 2),
-            successes_per_sec: round(t.count.saturating_sub(t.errors) as f64 / d, 2),
-            errors_per_sec: round(t.errors as f64 / d, 2),
+            ops_per_sec: t.count as f64 / d,
+            successes_per_sec: t.count.saturating_sub(t.errors) as f64 / d,
+            errors_per_sec: t.errors as f64 / d,
             thread_cpu_s: self.thread_cpu_s.clone(),
             totals,
             errors: self.errors.clone().unwrap_or_default(),

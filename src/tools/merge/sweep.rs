@@ -175,7 +175,8 @@ fn row(report: &Report) -> Option<SweepRow> {
     let section = aggregate(report)?;
     let totals = section.row(TOTALS_ROW)?;
     let at = |p: f64| totals.percentiles.at_ms(p).unwrap_or(0.0);
-    let rates: Vec<f64> = k.runs.iter().map(|r| r.ops_per_sec).collect();
+    // The runs' rates as their files write them.
+    let rates: Vec<f64> = k.runs.iter().map(|r| round(r.ops_per_sec, 2)).collect();
     let spread = (rates.len() >= 2).then(|| {
         let min = rates.iter().copied().fold(f64::INFINITY, f64::min);
         let max = rates.iter().copied().fold(0.0, f64::max);
