@@ -327,8 +327,9 @@ pub struct Args {
     /// `--test-time auto`: the longest run, seconds [default: 600]
     #[arg(long, value_name = "SECS", help_heading = "Load")]
     pub max_test_time: Option<f64>,
-    /// The 95 % interval a figure must reach: ops (ops/sec) or a printed
-    /// percentile of all ops (p99), as a percentage of the figure: p99=5%.
+    /// The 95 % interval a figure must reach: ops (ops/sec), a printed
+    /// percentile of all ops (p99) or of one op (SET:p99), as a percentage
+    /// of the figure: p99=5%.
     /// With --test-time auto the run lasts until each is met; a run that
     /// misses one is not valid (imprecise)
     #[arg(long, value_name = "FIGURE=PCT", action = ArgAction::Append, help_heading = "Load")]

@@ -499,6 +499,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
     let (sweep_clients, cells) = (sweep.clients.clone(), sweep.cell_count());
     let (warmup, warmup_plan) = warmup::build_warmup(&a)?;
     let output = build_output(&a, shard.map_or(0, |s| s.index), &host)?;
+    let precision = precision::build(&a, &output.percentiles, &ops.rows)?;
     let mut rate = build_rate(&a, sweep.threads[0] * sweep.clients[0])?;
     // `--rate` is the total of all shards; the report shows this shard's share.
     if let (Some(rate), Some(shard), Some(_)) = (rate.as_mut(), shard, a.rate) {
@@ -524,7 +525,7 @@ fn build(a: Args) -> Result<Config, UsageError> {
         keys,
         values: sweep.data_sizes[0].clone(),
         random_data: a.random_data,
-        precision: precision::build(&a, &output.percentiles)?,
+        precision,
         output,
         seed: build_seed(&a)?,
         pinning: build_pinning(&a)?,

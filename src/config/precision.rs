@@ -1,6 +1,6 @@
 //! `--target-precision`, `--test-time auto` and `--max-test-time`: the 95 %
-//! interval each named figure of a run must reach, and whether the run lasts
-//! until it does (docs/precision.md).
+//! interval each named figure of a run (or of one of its ops) must reach,
+//! and whether the run lasts until it does (docs/precision.md).
 
 use std::time::Duration;
 
@@ -8,6 +8,7 @@ use crate::cli::{Args, RunsArg, SecsOrAuto};
 use crate::config::bounds::at_least_one;
 use crate::config::seconds;
 use crate::error::UsageError;
+use crate::workload::ops::Row;
 
 /// `--max-test-time`'s default, s.
 pub const DEFAULT_MAX_TEST_SECS: u64 = 600;
@@ -38,23 +39,52 @@ impl std::fmt::Display for Figure {
     }
 }
 
-/// One `--target-precision FIGURE=PCT`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The op row a target's percentile is of (`SET:p99=5%`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpRef {
+    /// Its index in `Config::ops.rows` (and in a phase's op stats).
+    pub row: usize,
+    /// Its name as the report prints it (`SET`, `GET#2`).
+    pub name: String,
+}
+
+/// One `--target-precision [OP:]FIGURE=PCT`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Target {
     /// The figure.
     pub figure: Figure,
+    /// `OP:` before a percentile: that op's own; `None`, every op together.
+    pub op: Option<OpRef>,
     /// Its interval's half-width at most, % of the figure.
     pub within_percent: f64,
 }
 
-impl std::fmt::Display for Target {
-    /// As `--target-precision` takes it: `p99=5%`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Target {
+    /// The figure as `--target-precision` names it: `p99`, `SET:p99`, `ops`.
+    pub fn name(&self) -> String {
         let figure = match self.figure {
             Figure::OpsPerSec => "ops".to_string(),
             Figure::Percentile(p) => format!("p{p}"),
         };
-        write!(f, "{figure}={}%", self.within_percent)
+        match &self.op {
+            Some(op) => format!("{}:{figure}", op.name),
+            None => figure,
+        }
+    }
+
+    /// The figure in words: `p99`, `SET p99`, `ops/sec`.
+    pub fn label(&self) -> String {
+        match &self.op {
+            Some(op) => format!("{} {}", op.name, self.figure),
+            None => self.figure.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    /// As `--target-precision` takes it: `p99=5%`, `SET:p99=5%`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}%", self.name(), self.within_percent)
     }
 }
 
@@ -136,15 +166,20 @@ pub(super) fn test_time(a: &Args) -> Result<Option<f64>, UsageError> {
     }
 }
 
-/// The plan of `a`, its percentiles checked against the printed ones.
-pub(super) fn build(a: &Args, percentiles: &[f64]) -> Result<PrecisionPlan, UsageError> {
+/// The plan of `a`, its percentiles checked against the printed ones and
+/// its ops against the run's op rows `rows`.
+pub(super) fn build(
+    a: &Args,
+    percentiles: &[f64],
+    rows: &[Row],
+) -> Result<PrecisionPlan, UsageError> {
     let auto = matches!(a.test_time, Some(SecsOrAuto::Auto));
     let runs_auto = matches!(a.run_count, Some(RunsArg::Auto));
     let given = a.target_precision.as_deref().unwrap_or_default();
     let targets = given
         .iter()
         .flat_map(|v| v.split(','))
-        .map(|v| target(v.trim(), percentiles))
+        .map(|v| target(v.trim(), percentiles, rows))
         .collect::<Result<Vec<_>, _>>()?;
     if runs_auto && targets.is_empty() {
         return Err(UsageError::new(
@@ -171,13 +206,17 @@ pub(super) fn build(a: &Args, percentiles: &[f64]) -> Result<PrecisionPlan, Usag
     })
 }
 
-/// One `FIGURE=PCT`.
-fn target(v: &str, percentiles: &[f64]) -> Result<Target, UsageError> {
+/// One `[OP:]FIGURE=PCT`.
+fn target(v: &str, percentiles: &[f64], rows: &[Row]) -> Result<Target, UsageError> {
     let refuse = |why: String| UsageError::new("--target-precision", why);
     let Some((name, pct)) = v.split_once('=') else {
         return Err(refuse(format!(
-            "'{v}' is not FIGURE=PCT; give e.g. p99=5% or ops=2%"
+            "'{v}' is not FIGURE=PCT; give e.g. p99=5%, SET:p99=5% or ops=2%"
         )));
+    };
+    let (op, name) = match name.split_once(':') {
+        Some((op, figure)) => (Some(op_ref(op.trim(), rows)?), figure),
+        None => (None, name),
     };
     let pct = pct.trim().trim_end_matches('%').trim();
     let within_percent = match pct.parse::<f64>() {
@@ -207,8 +246,38 @@ fn target(v: &str, percentiles: &[f64]) -> Result<Target, UsageError> {
             }
         },
     };
+    if let (Some(op), Figure::OpsPerSec) = (&op, figure) {
+        return Err(refuse(format!(
+            "'{}:{name}': an op's target names one of its percentiles (e.g. {}:p99=5%); ops/sec is judged for every op together (ops=2%)",
+            op.name, op.name
+        )));
+    }
     Ok(Target {
         figure,
+        op,
         within_percent,
     })
+}
+
+/// The op row `name` names (its name as the report prints it, in any case).
+fn op_ref(name: &str, rows: &[Row]) -> Result<OpRef, UsageError> {
+    let found = rows
+        .iter()
+        .position(|r| r.name_key.eq_ignore_ascii_case(name));
+    match found {
+        Some(row) => Ok(OpRef {
+            row,
+            name: rows[row].name_key.clone(),
+        }),
+        None => {
+            let names: Vec<&str> = rows.iter().map(|r| r.name_key.as_str()).collect();
+            Err(UsageError::new(
+                "--target-precision",
+                format!(
+                    "'{name}' is no op of this run; name one of {} before the colon, or leave OP: out for every op together",
+                    names.join(", ")
+                ),
+            ))
+        }
+    }
 }

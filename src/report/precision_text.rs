@@ -1,11 +1,13 @@
 //! The text report's precision lines: each measured run's ops/sec and the
 //! printed percentiles of every op together, each with its 95 % interval
-//! (`p99 0.811 ms ± 3.2 %`), and how long `--test-time auto` ran; read from
+//! (`p99 0.811 ms ± 3.2 %`), those of each op a target names, and how long
+//! `--test-time auto` ran; read from
 //! the document's `runs[i].precision` (docs/precision.md).
 
 use std::fmt::Write;
 
 use crate::report::model::kvbench::Kvbench;
+use crate::report::model::named::Named;
 use crate::report::model::precision::Figure;
 use crate::report::model::section::TOTALS_ROW;
 use crate::report::percentile_label;
@@ -21,15 +23,7 @@ pub(super) fn lines(out: &mut String, k: &Kvbench) {
             None => "ops/sec not known".to_string(),
         }];
         let totals = p.latency_ms.0.iter().find(|(row, _)| row == TOTALS_ROW);
-        for (key, figure) in totals.map(|(_, t)| t.0.as_slice()).unwrap_or_default() {
-            // `p99.00` reads p99, `p99.90` p99.9.
-            let number = key[1..].parse::<f64>().map(percentile_label);
-            let key = format!("p{}", number.as_deref().unwrap_or(&key[1..]));
-            figures.push(match figure {
-                Some(f) => format!("{key} {:.3} ms ± {}", f.value, relative(f)),
-                None => format!("{key} not known"),
-            });
-        }
+        figures.extend(percentiles(totals.map(|(_, t)| t)));
         let batches = p.ops_per_sec.map_or(String::new(), |f| {
             format!(", {} batches of {} s", f.batches, f.batch_s)
         });
@@ -40,7 +34,17 @@ pub(super) fn lines(out: &mut String, k: &Kvbench) {
             p.seconds,
             figures.join(", ")
         );
-        if figures.iter().any(|f| f.ends_with("not known")) {
+        // The ops a target names (`SET:p99=5%`), each on its own line: the
+        // op rows of `precision` are in the order of `totals`.
+        let mut ops: Vec<String> = Vec::new();
+        for op in named_ops(k) {
+            let row = run.totals.0.iter().position(|(name, _)| *name == op);
+            let own = row.and_then(|i| p.latency_ms.0.get(i)).map(|(_, t)| t);
+            let own = percentiles(own);
+            let _ = writeln!(out, "  {op}: {}.", own.join(", "));
+            ops.extend(own);
+        }
+        if figures.iter().chain(&ops).any(|f| f.ends_with("not known")) {
             let _ = writeln!(
                 out,
                 "  Not known: fewer than ten batches whose values are not autocorrelated (a run under 20 s, or one that trends throughout); docs/precision.md."
@@ -54,6 +58,38 @@ pub(super) fn lines(out: &mut String, k: &Kvbench) {
             );
         }
     }
+}
+
+/// `p50 0.123 ms ± 1.2 %` for each percentile of one row of `precision`.
+fn percentiles(row: Option<&Named<Option<Figure>>>) -> Vec<String> {
+    let each = row.map(|t| t.0.as_slice()).unwrap_or_default();
+    each.iter()
+        .map(|(key, figure)| {
+            // `p99.00` reads p99, `p99.90` p99.9.
+            let number = key[1..].parse::<f64>().map(percentile_label);
+            let key = format!("p{}", number.as_deref().unwrap_or(&key[1..]));
+            match figure {
+                Some(f) => format!("{key} {:.3} ms ± {}", f.value, relative(f)),
+                None => format!("{key} not known"),
+            }
+        })
+        .collect()
+}
+
+/// The ops `--target-precision` names (`SET` of `SET:p99=5%`), once each,
+/// in the order given.
+fn named_ops(k: &Kvbench) -> Vec<String> {
+    let given = k.config.get("target_precision").and_then(|v| v.as_array());
+    let mut ops: Vec<String> = Vec::new();
+    for target in given.into_iter().flatten().filter_map(|v| v.as_str()) {
+        let Some((op, _)) = target.split_once(':') else {
+            continue;
+        };
+        if !ops.iter().any(|o| o == op) {
+            ops.push(op.to_string());
+        }
+    }
+    ops
 }
 
 /// `-x auto`: how many runs it took, and each named figure's median run

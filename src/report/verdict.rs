@@ -387,10 +387,10 @@ fn imprecise(config: &Config, run: &PhaseResult) -> Vec<Reason> {
     }
     let max_s = plan.auto.then_some(run.duration.as_secs());
     let missed = plan.targets.iter().filter_map(|target| {
-        let reached = judged.of(target.figure).map(|i| i.relative() * 100.0);
+        let reached = judged.of(target).map(|i| i.relative() * 100.0);
         let met = reached.is_some_and(|r| r <= target.within_percent);
-        (!met).then_some(Reason::Imprecise {
-            target: *target,
+        (!met).then(|| Reason::Imprecise {
+            target: target.clone(),
             reached_percent: reached,
             max_s,
             runs: None,
@@ -404,12 +404,10 @@ fn imprecise(config: &Config, run: &PhaseResult) -> Vec<Reason> {
 fn imprecise_median(config: &Config, results: &Results) -> Vec<Reason> {
     let runs = results.completed_runs() as u32;
     let missed = config.precision.targets.iter().filter_map(|target| {
-        let reached = results
-            .median_of(target.figure)
-            .map(|m| m.relative_percent());
+        let reached = results.median_of(target).map(|m| m.relative_percent());
         let met = reached.is_some_and(|r| r <= target.within_percent);
-        (!met).then_some(Reason::Imprecise {
-            target: *target,
+        (!met).then(|| Reason::Imprecise {
+            target: target.clone(),
             reached_percent: reached,
             max_s: None,
             runs: Some(runs),

@@ -284,14 +284,17 @@ pub struct PhasePrecision {
 }
 
 impl PhasePrecision {
-    /// The interval of `figure` (a percentile's of every row together);
-    /// `None` when it has none.
-    pub fn of(&self, figure: Figure) -> Option<Interval> {
-        match figure {
+    /// The interval of `target`'s figure (a percentile's of its op, or of
+    /// every row together); `None` when it has none.
+    pub fn of(&self, target: &Target) -> Option<Interval> {
+        match target.figure {
             Figure::OpsPerSec => self.ops_per_sec,
             Figure::Percentile(p) => {
-                let all = self.latency_us.last()?;
-                all.iter().find(|(q, _)| *q == p).and_then(|(_, i)| *i)
+                let rows = match &target.op {
+                    Some(op) => self.latency_us.get(op.row)?,
+                    None => self.latency_us.last()?,
+                };
+                rows.iter().find(|(q, _)| *q == p).and_then(|(_, i)| *i)
             }
         }
     }
@@ -439,12 +442,15 @@ impl Batches {
     /// bound. Only the named figures are computed.
     pub fn meets(&self, targets: &[Target], stats: &Stats, ops_per_sec: f64) -> bool {
         let all = stats.totals();
-        let row = stats.ops.len();
         targets.iter().all(|t| {
             let interval = match t.figure {
                 Figure::OpsPerSec => self.rate(ops_per_sec),
                 Figure::Percentile(p) => {
-                    self.latency(row, p, percentile_us(&all.latency_us, p) as f64)
+                    let (row, op) = match &t.op {
+                        Some(op) => (op.row, stats.ops.get(op.row)),
+                        None => (stats.ops.len(), Some(&all)),
+                    };
+                    op.and_then(|o| self.latency(row, p, percentile_us(&o.latency_us, p) as f64))
                 }
             };
             interval.is_some_and(|i| i.relative() * 100.0 <= t.within_percent)

@@ -47,15 +47,14 @@ pub fn runs_auto(c: &Config, r: &Results) -> Option<RunsAuto> {
             crate::config::precision::Figure::OpsPerSec => 1.0,
             crate::config::precision::Figure::Percentile(_) => 1e-3,
         };
-        let median = r.median_of(t.figure).map(|m| MedianValue {
+        let median = r.median_of(t).map(|m| MedianValue {
             value: m.median * scale,
             low: m.low * scale,
             high: m.high * scale,
             relative_percent: m.relative_percent(),
         });
-        let name = t.to_string();
         MedianFigure {
-            figure: name.split('=').next().unwrap_or_default().to_string(),
+            figure: t.name(),
             within_percent: t.within_percent,
             median,
         }

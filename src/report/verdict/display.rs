@@ -137,7 +137,7 @@ impl fmt::Display for Reason {
                 max_s,
                 runs,
             } => {
-                let figure = target.figure;
+                let figure = target.label();
                 let whose = match runs {
                     Some(_) => "the median run's",
                     None => "its",

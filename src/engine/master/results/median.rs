@@ -30,20 +30,26 @@ impl MedianInterval {
 }
 
 impl Results {
-    /// Each completed run's `figure`, in run order.
-    pub fn run_figures(&self, figure: Figure) -> Vec<f64> {
+    /// Each completed run's figure of `target` (a percentile of its op, or
+    /// of every op together), in run order.
+    pub fn run_figures(&self, target: &Target) -> Vec<f64> {
         let runs = self.runs.iter().filter(|r| !r.interrupted);
-        runs.map(|r| match figure {
-            Figure::OpsPerSec => r.ops_per_sec(),
-            Figure::Percentile(p) => percentile_us(&r.stats.totals().latency_us, p) as f64,
+        runs.map(|r| match (target.figure, &target.op) {
+            (Figure::OpsPerSec, _) => r.ops_per_sec(),
+            (Figure::Percentile(p), Some(op)) => r
+                .stats
+                .ops
+                .get(op.row)
+                .map_or(0.0, |o| percentile_us(&o.latency_us, p) as f64),
+            (Figure::Percentile(p), None) => percentile_us(&r.stats.totals().latency_us, p) as f64,
         })
         .collect()
     }
 
-    /// The median of `figure` over the completed runs and its interval;
-    /// `None` under six runs.
-    pub fn median_of(&self, figure: Figure) -> Option<MedianInterval> {
-        let mut values = self.run_figures(figure);
+    /// The median of `target`'s figure over the completed runs and its
+    /// interval; `None` under six runs.
+    pub fn median_of(&self, target: &Target) -> Option<MedianInterval> {
+        let mut values = self.run_figures(target);
         let (low, high) = median_interval(&values)?;
         values.sort_by(f64::total_cmp);
         let n = values.len();
@@ -58,7 +64,7 @@ impl Results {
     /// Whether every target is met by the median run's interval.
     pub fn medians_meet(&self, targets: &[Target]) -> bool {
         targets.iter().all(|t| {
-            self.median_of(t.figure)
+            self.median_of(t)
                 .is_some_and(|m| m.relative_percent() <= t.within_percent)
         })
     }
