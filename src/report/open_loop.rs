@@ -6,8 +6,10 @@
 use std::fmt::Write;
 
 use crate::config::{Config, Headline};
-use crate::engine::master::results::{PhaseResult, Section};
+use crate::engine::master::results::Section;
 use crate::engine::stats::{max_us, percentile_us};
+use crate::report::model::kvbench::PhaseSummary;
+use crate::report::model::section::TOTALS_ROW;
 use crate::report::percentile_label;
 
 /// One sentence saying what the headline latency measures in this run.
@@ -62,45 +64,43 @@ pub fn service_table(out: &mut String, config: &Config, s: &Section<'_>) {
     out.push('\n');
 }
 
-/// One line per run: target and achieved rate, schedule lag, backlog.
-pub fn schedule_line(out: &mut String, config: &Config, run: &PhaseResult) {
-    let Some(rate) = config.rate else { return };
-    let achieved = run.ops_per_sec();
+/// One line per run: target and achieved rate, schedule lag, backlog; from
+/// the run's `open_loop`, nothing in a closed loop.
+pub fn schedule_line(out: &mut String, run: &PhaseSummary) {
+    let Some(o) = &run.open_loop else { return };
+    let (target, achieved) = (o.target_ops_per_sec, run.ops_per_sec);
     let _ = write!(
         out,
-        "Schedule {}: target {:.2} ops/sec, achieved {:.2} ops/sec ({:.2} %); lag (actual − intended send)",
+        "Schedule {}: target {target:.2} ops/sec, achieved {achieved:.2} ops/sec ({:.2} %); lag (actual − intended send)",
         run.phase,
-        rate.total_per_sec,
-        achieved,
-        100.0 * achieved / rate.total_per_sec
+        100.0 * achieved / target
     );
-    if let Some(lag) = &run.stats.lag_us {
-        for p in &config.output.percentiles {
-            let _ = write!(
-                out,
-                " p{} {:.3}",
-                percentile_label(*p),
-                percentile_us(lag, *p) as f64 / 1000.0
-            );
+    if let Some(lag) = &o.schedule_lag {
+        for (key, ms) in lag.percentiles_ms.iter() {
+            // `p99.90` reads p99.9.
+            let label = key[1..].parse::<f64>().map(percentile_label);
+            let _ = write!(out, " p{} {ms:.3}", label.as_deref().unwrap_or(&key[1..]));
         }
-        let max = max_us(lag);
-        let _ = write!(out, " max {:.3} ms", max as f64 / 1000.0);
+        let _ = write!(out, " max {:.3} ms", lag.max_latency_ms);
     }
-    let backlog = run.series.last().map_or(0, |s| s.backlog);
-    let _ = write!(out, "; backlog at end {backlog}; never sent {}", run.unsent);
-    let totals = run.stats.totals();
-    if let Some(waits) = totals.never_sent_us.as_ref().filter(|h| !h.is_empty()) {
+    let backlog = o.backlog_per_second.last().copied().unwrap_or(0);
+    let _ = write!(
+        out,
+        "; backlog at end {backlog}; never sent {}",
+        o.never_sent
+    );
+    let waits = o.never_sent_wait.get(TOTALS_ROW).and_then(Option::as_ref);
+    if let Some(waits) = waits.filter(|b| b.count > 0) {
         let _ = write!(
             out,
             " (waited until the deadline: mean {:.3}, max {:.3} ms; not in the tables)",
-            totals.mean_never_sent_us() / 1000.0,
-            max_us(waits) as f64 / 1000.0
+            waits.average_latency_ms, waits.max_latency_ms
         );
     }
     let _ = writeln!(
         out,
         "; busiest thread {:.0} % CPU",
-        run.busiest_thread_cpu_percent()
+        o.busiest_thread_cpu_percent
     );
 }
 

@@ -4,8 +4,9 @@
 //! spread, errors, interruptions, the seed and the warnings).
 //! They read the document (its headline section and `kvbench`, whose
 //! figures are unrounded), but for what it lacks: a run's lost connections
-//! beside an interrupt and its drain line, the open loop's schedule and
-//! service time, and the server's context and account of each phase.
+//! beside an interrupt and its drain line, the open loop's service-time
+//! table of the headline section, and the server's context and account of
+//! each phase.
 
 use std::fmt::Write;
 
@@ -56,10 +57,8 @@ pub(super) fn summary(
         }
     }
     let _ = writeln!(out, "Latency: {}.", k.latency);
-    if config.rate.is_some() {
-        for run in &results.runs {
-            open_loop::schedule_line(out, config, run);
-        }
+    for run in &k.runs {
+        open_loop::schedule_line(out, run);
     }
     phase_lines(out, input, k);
     watched_lines(out, k);

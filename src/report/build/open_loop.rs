@@ -8,7 +8,7 @@ use hdrhistogram::Histogram;
 use crate::config::Config;
 use crate::engine::master::results::PhaseResult;
 use crate::engine::stats::{OpStats, max_us, percentile_us};
-use crate::report::json::{compressed, ms, percentile_key, round};
+use crate::report::json::{compressed, ms, percentile_key};
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::kvbench::{LatencyBlock, OpenLoop};
 use crate::report::model::named::Named;
@@ -36,11 +36,11 @@ pub fn open_loop(c: &Config, run: &PhaseResult) -> Option<OpenLoop> {
     Some(OpenLoop {
         target_ops_per_sec: rate.total_per_sec,
         arrival: rate.arrival,
-        achieved_ops_per_sec: round(run.ops_per_sec(), 2),
+        achieved_ops_per_sec: run.ops_per_sec(),
         met: crate::report::warnings::rate_check(c, run).is_none(),
         never_sent: run.unsent,
         backlog_per_second: run.series.iter().map(|s| s.backlog).collect(),
-        busiest_thread_cpu_percent: round(run.busiest_thread_cpu_percent(), 1),
+        busiest_thread_cpu_percent: run.busiest_thread_cpu_percent(),
         schedule_lag: lag,
         headline: c.headline,
         service_time: blocks(|op, p| {
@@ -69,7 +69,7 @@ pub fn latency_block(h: &Histogram<u64>, mean_us: f64, percentiles: &[f64]) -> L
         .map(|&p| (percentile_key(p), ms(percentile_us(h, p) as f64)));
     LatencyBlock {
         count: h.len(),
-        average_latency_ms: ms(mean_us),
+        average_latency_ms: mean_us / 1000.0,
         percentiles_ms: Named(values.collect()),
         max_latency_ms: ms(max_us(h) as f64),
         compressed: CompressedHistogram(compressed(h)),

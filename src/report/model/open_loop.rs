@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Arrival, Headline};
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
-use crate::report::model::schema;
+use crate::report::model::{rounded, schema};
 
 /// A latency block of `open_loop`: count, mean, the `--print-percentiles`
 /// values and the max (ms), and its compressed histogram (µs).
@@ -19,7 +19,8 @@ pub struct LatencyBlock {
     #[serde(rename = "Count")]
     pub count: u64,
     /// Mean, ms.
-    #[serde(rename = "Average Latency")]
+    // Unrounded in the model; the JSON writes three places.
+    #[serde(rename = "Average Latency", serialize_with = "rounded::places3")]
     pub average_latency_ms: f64,
     /// `p50.00` → ms.
     #[serde(flatten)]
@@ -48,6 +49,7 @@ pub struct OpenLoop {
     pub arrival: Arrival,
     /// Replies per second over the phase.
     #[schemars(range(min = 0))]
+    #[serde(serialize_with = "rounded::places2")]
     pub achieved_ops_per_sec: f64,
     /// False when a `rate_not_met` warning was raised for this run.
     pub met: bool,
@@ -60,6 +62,7 @@ pub struct OpenLoop {
     pub backlog_per_second: Vec<u64>,
     /// The busiest worker thread's CPU use, % of one CPU.
     #[schemars(range(min = 0))]
+    #[serde(serialize_with = "rounded::places1")]
     pub busiest_thread_cpu_percent: f64,
     /// Actual minus intended send time of every request; `null` when the lag
     /// was not recorded.

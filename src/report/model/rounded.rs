@@ -10,10 +10,15 @@
 use serde::Serializer;
 
 use crate::report::json::round;
-use crate::report::model::kvbench::Variance;
+use crate::report::model::kvbench::{OpenLoop, Variance};
 use crate::report::model::section::{OpRow, Section};
 use crate::report::model::shard::ShardInfo;
 use crate::report::model::{Document, Report, SweepRow};
+
+/// One place (a percentage of a CPU).
+pub fn places1<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(round(*v, 1))
+}
 
 /// Two places.
 pub fn places2<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -173,6 +178,31 @@ impl AsWritten for ShardInfo {
     }
 }
 
+impl AsWritten for OpenLoop {
+    fn round_as_written(&mut self) {
+        self.achieved_ops_per_sec = round(self.achieved_ops_per_sec, 2);
+        self.busiest_thread_cpu_percent = round(self.busiest_thread_cpu_percent, 1);
+        let service = self
+            .service_time
+            .0
+            .iter_mut()
+            .filter_map(|(_, b)| b.as_mut());
+        let response = self.response_time.0.iter_mut().map(|(_, b)| b);
+        let waits = self
+            .never_sent_wait
+            .0
+            .iter_mut()
+            .filter_map(|(_, b)| b.as_mut());
+        let blocks = service
+            .chain(response)
+            .chain(waits)
+            .chain(self.schedule_lag.as_mut());
+        for b in blocks {
+            b.average_latency_ms = round(b.average_latency_ms, 3);
+        }
+    }
+}
+
 impl AsWritten for Section {
     fn round_as_written(&mut self) {
         for (_, row) in self.rows.0.iter_mut() {
@@ -211,6 +241,9 @@ impl AsWritten for Report {
                 &mut p.errors_per_sec,
             ] {
                 *rate = round(*rate, 2);
+            }
+            if let Some(o) = p.open_loop.as_mut() {
+                o.round_as_written();
             }
             p.thread_cpu_s.iter_mut().for_each(|s| *s = round(*s, 4));
             p.all_stats.iter_mut().for_each(Section::round_as_written);
