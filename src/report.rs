@@ -118,6 +118,16 @@ pub fn percentile_label(p: f64) -> String {
     format!("{p}")
 }
 
+/// A JSON percentile key as the text names it: `p99.00` → `p99`,
+/// `p99.90` → `p99.9`.
+pub fn key_label(key: &str) -> String {
+    let number = key.get(1..).unwrap_or_default();
+    match number.parse::<f64>() {
+        Ok(p) => format!("p{}", percentile_label(p)),
+        Err(_) => key.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ use crate::engine::master::results::Section;
 use crate::engine::stats::{max_us, percentile_us};
 use crate::report::model::kvbench::PhaseSummary;
 use crate::report::model::section::TOTALS_ROW;
-use crate::report::percentile_label;
+use crate::report::{key_label, percentile_label};
 
 /// One sentence saying what the headline latency measures in this run.
 pub fn latency_meaning(config: &Config) -> String {
@@ -77,9 +77,7 @@ pub fn schedule_line(out: &mut String, run: &PhaseSummary) {
     );
     if let Some(lag) = &o.schedule_lag {
         for (key, ms) in lag.percentiles_ms.iter() {
-            // `p99.90` reads p99.9.
-            let label = key[1..].parse::<f64>().map(percentile_label);
-            let _ = write!(out, " p{} {ms:.3}", label.as_deref().unwrap_or(&key[1..]));
+            let _ = write!(out, " {} {ms:.3}", key_label(key));
         }
         let _ = write!(out, " max {:.3} ms", lag.max_latency_ms);
     }

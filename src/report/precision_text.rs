@@ -6,11 +6,11 @@
 
 use std::fmt::Write;
 
+use crate::report::key_label;
 use crate::report::model::kvbench::Kvbench;
 use crate::report::model::named::Named;
 use crate::report::model::precision::Figure;
 use crate::report::model::section::TOTALS_ROW;
-use crate::report::percentile_label;
 
 /// One line per measured run that has `precision`.
 pub(super) fn lines(out: &mut String, k: &Kvbench) {
@@ -65,9 +65,7 @@ fn percentiles(row: Option<&Named<Option<Figure>>>) -> Vec<String> {
     let each = row.map(|t| t.0.as_slice()).unwrap_or_default();
     each.iter()
         .map(|(key, figure)| {
-            // `p99.00` reads p99, `p99.90` p99.9.
-            let number = key[1..].parse::<f64>().map(percentile_label);
-            let key = format!("p{}", number.as_deref().unwrap_or(&key[1..]));
+            let key = key_label(key);
             match figure {
                 Some(f) => format!("{key} {:.3} ms ± {}", f.value, relative(f)),
                 None => format!("{key} not known"),
