@@ -15,13 +15,15 @@ use crate::common::{Redis, TempDir, f, info_u64, machine, parse_commandstats, re
 use crate::json_schema::{assert_valid, validator};
 
 /// The objective searched for, in the flag's form, in the answer line's
-/// words, and its limit in ms. 20 ms, not less: on a loaded 2-core machine
-/// the scheduler alone puts several ms on the p99 of a server that is far
-/// from full, and the search must find where the server fills up (its p99
-/// then grows by hundreds of ms), not where the machine is busy.
-const SLO: &str = "p99=20ms";
-const SLO_WORDS: &str = "p99 ≤ 20 ms";
-const SLO_MS: f64 = 20.0;
+/// words, and its limit in ms. 50 ms, not less: on a shared 2-core machine
+/// the scheduler alone puts up to some 25 ms on the p99 of a server at 90 %
+/// of its capacity (measured: 5.5 ms and then 25 ms at 800 ops/s of some
+/// 880, 2 s each, so that 20 ms refuted three confirmations in a row), and
+/// the search must find where the server fills up (its p99 then grows by
+/// hundreds of ms), not where the machine is busy.
+const SLO: &str = "p99=50ms";
+const SLO_WORDS: &str = "p99 ≤ 50 ms";
+const SLO_MS: f64 = 50.0;
 
 /// `kvbench capacity` at 127.0.0.1:`port` with `args`.
 pub fn capacity_at(port: u16, args: &[&str]) -> Command {
