@@ -74,9 +74,14 @@ pub mod millis {
 
     use serde::{Deserialize, Deserializer, Serializer};
 
+    /// `d` as the JSON writes it: whole milliseconds, the fraction dropped.
+    pub fn whole(d: Duration) -> u64 {
+        u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+    }
+
     /// Whole milliseconds.
     pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        s.serialize_u64(whole(*d))
     }
 
     /// From whole milliseconds.

@@ -77,9 +77,7 @@ pub struct RunSum {
 }
 
 /// A file's duration as it wrote it, whole milliseconds.
-pub fn whole_ms(d: std::time::Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
+pub use crate::report::model::rounded::millis::whole as whole_ms;
 
 /// The section holding run `i` (from 0) of a file: `ALL STATS` for a
 /// single run, `RUN #n RESULTS` otherwise.
