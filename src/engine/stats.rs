@@ -23,6 +23,7 @@ use hdrhistogram::Histogram;
 use hdrhistogram::errors::CreationError;
 
 use crate::config::{Config, Headline};
+use crate::workload::ops::Witness;
 
 /// Highest latency the histograms hold without resizing: one hour, in µs.
 /// Larger values are still recorded (the histograms auto-resize), never clamped.
@@ -185,6 +186,17 @@ impl Stats {
     /// counts them).
     pub fn replies(&self) -> u64 {
         self.ops.iter().map(|o| o.count).sum()
+    }
+
+    /// The replies counted under one witness, the error replies answered
+    /// with a retry (`--retry-on-error`) included: each was a call the server
+    /// counted.
+    pub fn witnessed(&self, w: &Witness) -> u64 {
+        w.rows
+            .iter()
+            .filter_map(|&r| self.op(r))
+            .map(|o| o.count + o.retries)
+            .sum()
     }
 
     /// Error replies (`-OOM`, `-ERR`, ...) of every op.

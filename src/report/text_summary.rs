@@ -3,10 +3,8 @@
 //! prefill, warm-up and the server's account of each phase, the run-to-run
 //! spread, errors, interruptions, the seed and the warnings).
 //! They read the document (its headline section and `kvbench`, whose
-//! figures are unrounded), but for what it lacks: a run's lost connections
-//! beside an interrupt and its drain line, the open loop's service-time
-//! table of the headline section, and the server's context and account of
-//! each phase.
+//! figures are unrounded), but for what it lacks: the open loop's
+//! service-time table of the headline section.
 
 use std::fmt::Write;
 
@@ -35,7 +33,6 @@ pub(super) fn summary(
     let Some(k) = report.kvbench.as_ref() else {
         return;
     };
-    let results = input.results;
     // The headline section and the runs it shows.
     let last = report.sections.last().map(|(t, s)| (s, shown_runs(k, *t)));
     if let Some((section, runs)) = &last {
@@ -72,9 +69,12 @@ pub(super) fn summary(
         errors(out, &phases);
     }
     interruption(out, config, k);
-    for run in &results.runs {
-        if let Some(why) = run.incomplete() {
-            let _ = writeln!(out, "Incomplete: {}: {why}.", run.phase);
+    for run in &k.runs {
+        // An interrupted run is said by the interruption line (and its lost
+        // connections, if any, by the verdict).
+        let lost = run.incomplete.as_ref();
+        if let Some(lost) = lost.filter(|i| i.reason == "connections_lost") {
+            let _ = writeln!(out, "Incomplete: {}: {}.", run.phase, lost.message);
         }
         // A long drain says the server fell behind at the end; it is not in the
         // run time, so it is shown here.
@@ -106,7 +106,7 @@ pub(super) fn summary(
         );
     }
     out.push('\n');
-    if let Some(last) = results.headline().filter(|_| config.rate.is_some()) {
+    if let Some(last) = input.results.headline().filter(|_| config.rate.is_some()) {
         open_loop::service_table(out, config, &last);
     }
 }
@@ -287,9 +287,7 @@ fn command_errors_line(out: &mut String, config: &Config, runs: &[&PhaseSummary]
 /// The prefill and warm-up (reported apart from the runs) and the server's own
 /// account of every phase.
 fn phase_lines(out: &mut String, input: &ReportInput<'_>, k: &Kvbench) {
-    let results = input.results;
-    let db = input.config.target.db;
-    if let Some(ctx) = &results.server {
+    if let Some(ctx) = &k.server {
         evidence::context_line(out, ctx);
     }
     if let Some(p) = &k.prefill {
@@ -313,13 +311,8 @@ fn phase_lines(out: &mut String, input: &ReportInput<'_>, k: &Kvbench) {
         );
         server_time::warmup_line(out, w);
     }
-    for p in results
-        .prefill
-        .iter()
-        .chain(&results.warmup)
-        .chain(&results.runs)
-    {
-        evidence::phase_line(out, p, &input.config.ops, db);
+    for p in k.prefill.iter().chain(&k.warmup).chain(&k.runs) {
+        evidence::phase_line(out, p, &input.config.ops);
     }
     server_time::lines(out, k);
 }

@@ -9,6 +9,7 @@
 //! counts every line of one command name in one row, while `line` gives each
 //! line its own. `--scan-incremental-iteration`'s table is in `ops/scan.rs`.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::protocol::command::CommandSpec;
@@ -316,6 +317,18 @@ impl OpTable {
             table.push(spec, KeyPattern::Sequential, 1);
         }
         table
+    }
+
+    /// The table a phase's rows are of: this run's, or for the prefill of
+    /// a `--command` run the prefill's own SETs. (The SET/GET pair's prefill
+    /// keeps the pair's rows, its SETs in the first, as it always has been
+    /// reported.)
+    pub fn of_phase(&self, prefill: bool) -> Cow<'_, OpTable> {
+        if prefill && !self.default_pair {
+            Cow::Owned(OpTable::prefill())
+        } else {
+            Cow::Borrowed(self)
+        }
     }
 
     /// A table of `--command` lines with their weights and key patterns.

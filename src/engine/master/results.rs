@@ -175,15 +175,9 @@ impl std::fmt::Display for Incomplete {
 }
 
 impl PhaseResult {
-    /// The op table this phase is reported with: the run's, or for the
-    /// prefill of a `--command` run the prefill's own SETs. (The SET/GET
-    /// pair's prefill keeps the pair's rows, its SETs in the first, as it
-    /// always has been reported.)
+    /// The op table this phase is reported with ([`OpTable::of_phase`]).
     pub fn ops<'a>(&self, run_ops: &'a OpTable) -> Cow<'a, OpTable> {
-        match self.phase {
-            Phase::Prefill if !run_ops.default_pair => Cow::Owned(OpTable::prefill()),
-            _ => Cow::Borrowed(run_ops),
-        }
+        run_ops.of_phase(self.phase == Phase::Prefill)
     }
 
     /// Why this phase did not offer its whole load, if it did not.

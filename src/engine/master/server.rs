@@ -132,6 +132,11 @@ impl PhaseEvidence {
             |i: &Info| i.f64("used_cpu_user").unwrap_or(0.0) + i.f64("used_cpu_sys").unwrap_or(0.0);
         (cpu(&self.after) - self.base(cpu)).max(0.0)
     }
+
+    /// Server CPU seconds per 1 000 of `replies`, when there were any.
+    pub fn cpu_per_1000(&self, replies: u64) -> Option<f64> {
+        (replies > 0).then(|| self.cpu_seconds() * 1000.0 / replies as f64)
+    }
 }
 
 /// The master's control connection across phases: reopened when it broke (a

@@ -11,22 +11,38 @@ use crate::engine::master::placement;
 use crate::engine::master::results::{self, Phase, PhaseResult, Results};
 use crate::engine::master::run::clock::CLOCK_SAMPLES;
 use crate::engine::master::server::PhaseEvidence;
+use crate::engine::master::server::info::Software;
 use crate::engine::stats::{Stats, percentile_us};
-use crate::report::evidence::{SECTIONS, client_count, cpu_per_1000};
 use crate::report::json::{compressed, ms, round};
 use crate::report::model::cluster::{NodeLatency, NodeSummary, PerSecond, PhaseCluster, Redirects};
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
 use crate::report::model::server::{
-    CommandDelta, Delta, Placement, ServerContext, ServerEvidence, SlowlogEntry,
+    CommandDelta, Delta, MemcachedContext, NodeRoles, Placement, ServerContext, ServerEvidence,
+    SlowlogEntry,
 };
 use crate::report::model::shard::{ShardBarrier, ShardClock, ShardInfo, ShardLate};
 use crate::report::shards::{self, Shard};
 use crate::workload::ops::OpTable;
 
+/// The INFO sections kept in the JSON.
+const SECTIONS: [&str; 7] = [
+    "Server",
+    "Memory",
+    "Persistence",
+    "Stats",
+    "CPU",
+    "Keyspace",
+    "Commandstats",
+];
+
 /// `kvbench.server`: what the server is.
 pub fn context(ctx: &results::ServerContext) -> ServerContext {
     let i = &ctx.info;
+    let memcached = (i.software == Software::Memcached).then(|| MemcachedContext {
+        limit_maxbytes: i.u64("limit_maxbytes"),
+        threads: i.u64("threads"),
+    });
     ServerContext {
         // memcached's `stats` names its version `version`.
         version: i
@@ -41,16 +57,13 @@ pub fn context(ctx: &results::ServerContext) -> ServerContext {
         appendfsync: ctx.appendfsync.clone(),
         save: ctx.save.clone(),
         io_threads_active: i.u64("io_threads_active"),
+        memcached,
     }
 }
 
-/// Server CPU seconds kept to the µs.
-fn micro(v: f64) -> f64 {
-    (v * 1e6).round() / 1e6
-}
-
-/// `runs[i].server`: INFO before and after, the deltas and the slow log;
-/// `None` without the server's evidence.
+/// `runs[i].server`: INFO before and after, the deltas and the slow log,
+/// and in `--cluster-mode` the nodes summed; `None` without the server's
+/// evidence.
 pub fn phase(p: &PhaseResult, ops: &OpTable, db: u32) -> Option<ServerEvidence> {
     let e = p.server.as_ref()?;
     let replies = p
@@ -58,11 +71,19 @@ pub fn phase(p: &PhaseResult, ops: &OpTable, db: u32) -> Option<ServerEvidence> 
         .witnesses()
         .into_iter()
         .map(|w| {
-            let n = client_count(&p.stats, &w);
+            let n = p.stats.witnessed(&w);
             (w.command, n)
         })
         .collect();
-    Some(server_evidence(e, replies, db, p.stats.replies()))
+    let nodes = p.nodes.iter().map(|n| NodeRoles {
+        address: n.address.clone(),
+        role_before: n.role_before.as_str().into(),
+        role_after: n.role_after.as_str().into(),
+    });
+    Some(ServerEvidence {
+        nodes: nodes.collect(),
+        ..server_evidence(e, replies, db, p.stats.replies())
+    })
 }
 
 /// The `server` object of INFO around a phase: `replies` is kvbench's count
@@ -100,7 +121,7 @@ pub fn server_evidence(
         keyspace_hits: e.delta("keyspace_hits"),
         keyspace_misses: e.delta("keyspace_misses"),
         total_forks: e.delta("total_forks"),
-        cpu_s: micro(e.cpu_seconds()),
+        cpu_s: e.cpu_seconds(),
         net_input_bytes: e
             .after
             .get("total_net_input_bytes")
@@ -127,8 +148,9 @@ pub fn server_evidence(
         info_before: object(e.before.sections_json(&SECTIONS)),
         info_after: object(e.after.sections_json(&SECTIONS)),
         delta,
-        cpu_s_per_1000_requests: cpu_per_1000(e, all_replies).map(micro),
+        cpu_s_per_1000_requests: e.cpu_per_1000(all_replies),
         slowlog,
+        nodes: Vec::new(),
     }
 }
 

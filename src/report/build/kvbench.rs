@@ -219,6 +219,7 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         errors: errors(&p.stats.errors),
         open_loop: open_loop::open_loop(c, p),
         server,
+        server_evidence_lost: p.evidence_lost.clone(),
         client,
         server_use: super::host::server_use(p, &c.target.display_redacted(), &ops),
         watched,

@@ -9,10 +9,11 @@ use std::time::{Duration, SystemTime};
 
 use crate::config::Config;
 use crate::engine::master::placement::{Placement, Reason, ServerCpus};
+use crate::engine::master::results::cluster::NodeRole;
 use crate::engine::master::results::{Phase, PhaseResult, Results, ServerContext};
 use crate::engine::master::run::Timing;
 use crate::engine::master::run::clock::ClockSample;
-use crate::engine::master::server::info::Info;
+use crate::engine::master::server::info::{Info, Software};
 use crate::engine::master::server::{PhaseEvidence, SlowlogEntry};
 use crate::engine::master::warmup::{Steadiness, Trend, WarmupEnd};
 use crate::engine::stats::Stats;
@@ -84,11 +85,14 @@ fn phase(c: &Config, phase: Phase, scale: u64) -> PhaseResult {
 }
 
 fn info(sets: u64, extra: &str) -> Info {
-    let text = format!(
+    Info::parse(&info_text(sets, extra), SystemTime::UNIX_EPOCH)
+}
+
+fn info_text(sets: u64, extra: &str) -> String {
+    format!(
         "# Server\r\nredis_version:7.2.4\r\nredis_mode:standalone\r\nos:Linux\r\nrun_id:abc\r\n# Memory\r\nused_memory:{}\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction\r\n# Persistence\r\naof_enabled:0\r\n# Stats\r\ntotal_commands_processed:{sets}\r\nkeyspace_hits:3\r\nkeyspace_misses:1\r\ntotal_forks:0\r\n# CPU\r\nused_cpu_sys:0.{sets}\r\nused_cpu_user:1.5\r\n# Keyspace\r\ndb0:keys={sets},expires=0\r\n# Commandstats\r\ncmdstat_set:calls={sets},usec=1,rejected_calls=1,failed_calls=0\r\ncmdstat_get:calls={sets},usec=1\r\n{extra}",
         1000 + sets
-    );
-    Info::parse(&text, SystemTime::UNIX_EPOCH)
+    )
 }
 
 fn with_evidence(mut p: PhaseResult) -> PhaseResult {
@@ -172,6 +176,14 @@ fn every_report_shape_reads_back_and_is_written_again_byte_for_byte() {
     let mut r = cluster_results([3000, 2000, 1000], EVEN_SLOTS);
     r.runs[0].server = with_evidence(r.runs[0].clone()).server;
     same("cluster", &cluster, &r, true);
+    // A failover during the run, beside a replica throughout.
+    r.runs[0].nodes[1].role_after = NodeRole::Replica;
+    let mut replica = r.runs[0].nodes[0].clone();
+    replica.address = "127.0.0.1:7009".into();
+    replica.role_before = NodeRole::Replica;
+    replica.role_after = NodeRole::Replica;
+    r.runs[0].nodes.push(replica);
+    same("cluster failover", &cluster, &r, true);
 
     let shard = standalone_config(&["--shard-index", "1", "--shard-count", "2", "-n", "50"]);
     let mut r = results(&shard, 1);
@@ -209,7 +221,34 @@ fn every_report_shape_reads_back_and_is_written_again_byte_for_byte() {
         e.slowlog = None;
     }
     r.runs[0] = p;
+    let mut stats = Info::parse(
+        "version:1.6.21\r\nlimit_maxbytes:67108864\r\nthreads:4\r\n",
+        SystemTime::UNIX_EPOCH,
+    );
+    stats.software = Software::Memcached;
+    r.server = Some(ServerContext {
+        info: stats,
+        appendfsync: None,
+        save: None,
+    });
     same("memcached", &memcached, &r, true);
+
+    // A server that restarted and forked during the run and refused SETs;
+    // then one whose control connection failed.
+    let mut r = results(&plain, 1);
+    let mut p = with_evidence(r.runs[0].clone());
+    if let Some(e) = p.server.as_mut() {
+        let after = info_text(900, "")
+            .replace("run_id:abc", "run_id:def")
+            .replace("total_forks:0", "total_forks:2")
+            .replace("rejected_calls=1", "rejected_calls=3");
+        e.after = Info::parse(&after, SystemTime::UNIX_EPOCH);
+    }
+    r.runs[0] = p;
+    same("restarted", &plain, &r, true);
+    r.runs[0].server = None;
+    r.runs[0].evidence_lost = Some("the control connection closed (connection reset)".into());
+    same("evidence lost", &plain, &r, true);
 
     let warm = standalone_config(&["--warmup-time", "1", "-x", "2", "--test-time", "3"]);
     let mut r = results(&warm, 2);

@@ -168,7 +168,7 @@ pub struct PhaseSummary {
     /// ms (at most `--start-tolerance`); `null` for a phase that was not
     /// aligned (the prefill, later phases of a `-n` run, every phase without
     /// `--start-at`).
-    #[serde(default, serialize_with = "rounded::opt_places3")]
+    #[serde(default, serialize_with = "rounded::opt_places::<3, _>")]
     #[schemars(range(min = 0))]
     pub start_lag_ms: Option<f64>,
     /// The run time, ms: from the common start until the last thread
@@ -220,6 +220,11 @@ pub struct PhaseSummary {
     /// The server's own account of the phase; `null` when it does not
     /// answer INFO.
     pub server: Option<ServerEvidence>,
+    /// Why the server's account of the phase is missing when its control
+    /// connection failed (a server that never answers INFO has none and no
+    /// reason); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_evidence_lost: Option<String>,
     /// This client machine's CPU and network during the phase (absent from
     /// files written before it, and from a merged file, whose machines'
     /// are in `kvbench.rounds`).
@@ -399,10 +404,10 @@ pub struct Variance {
     /// The median run's nonparametric 95 % interval, lower end (the
     /// order statistics Binomial(n, ½) allows; docs/precision.md); `null`
     /// under six runs, absent from older files.
-    #[serde(default, serialize_with = "rounded::opt_places2")]
+    #[serde(default, serialize_with = "rounded::opt_places::<2, _>")]
     pub median_ci95_low: Option<f64>,
     /// High end.
-    #[serde(default, serialize_with = "rounded::opt_places2")]
+    #[serde(default, serialize_with = "rounded::opt_places::<2, _>")]
     pub median_ci95_high: Option<f64>,
     /// max/min above 1.10: differences between configurations below the
     /// spread are noise.

@@ -3,9 +3,9 @@
 //! percent to three, while the text, which prints the same figures with its own
 //! precision (a mean to five places, as memtier's tables), rounds them itself.
 //! The same for a sweep's summary rows (its rates, mean, hit rate, ratio and
-//! spread), a phase's CPU seconds (four places), the run-to-run spread and a
-//! shard's timing (three places). A file read back holds
-//! the rounded values, which round to themselves.
+//! spread), a phase's CPU seconds (four places; the server's, six), the
+//! run-to-run spread and a shard's timing (three places). A file read back
+//! holds the rounded values, which round to themselves.
 
 use serde::Serializer;
 
@@ -25,18 +25,11 @@ pub fn places2<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(round(*v, 2))
 }
 
-/// Two places, when there is a value (`skip_serializing_if` leaves `None` out).
-pub fn opt_places2<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+/// `P` places, when there is a value (`skip_serializing_if` leaves `None`
+/// out, else it is `null`).
+pub fn opt_places<const P: i32, S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
     match v {
-        Some(v) => s.serialize_some(&round(*v, 2)),
-        None => s.serialize_none(),
-    }
-}
-
-/// Three places, when there is a value.
-pub fn opt_places3<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-    match v {
-        Some(v) => s.serialize_some(&round(*v, 3)),
+        Some(v) => s.serialize_some(&round(*v, P)),
         None => s.serialize_none(),
     }
 }
@@ -251,6 +244,11 @@ impl AsWritten for Report {
                 o.round_as_written();
             }
             p.thread_cpu_s.iter_mut().for_each(|s| *s = round(*s, 4));
+            if let Some(e) = p.server.as_mut() {
+                e.delta.cpu_s = round(e.delta.cpu_s, 6);
+                let per = e.cpu_s_per_1000_requests.as_mut();
+                per.into_iter().for_each(|v| *v = round(*v, 6));
+            }
             p.all_stats.iter_mut().for_each(Section::round_as_written);
         }
     }

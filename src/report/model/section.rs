@@ -244,7 +244,7 @@ pub struct OpRow {
         rename = "MOVED/sec",
         default,
         skip_serializing_if = "Option::is_none",
-        serialize_with = "rounded::opt_places2"
+        serialize_with = "rounded::opt_places::<2, _>"
     )]
     #[schemars(with = "f64", range(min = 0))]
     pub moved_per_sec: Option<f64>,
@@ -253,7 +253,7 @@ pub struct OpRow {
         rename = "ASK/sec",
         default,
         skip_serializing_if = "Option::is_none",
-        serialize_with = "rounded::opt_places2"
+        serialize_with = "rounded::opt_places::<2, _>"
     )]
     #[schemars(with = "f64", range(min = 0))]
     pub ask_per_sec: Option<f64>,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::named::Named;
-use super::schema;
+use super::{rounded, schema};
 use crate::engine::master::placement::Reason;
 
 /// `server` of a phase: INFO around it and the difference.
@@ -28,10 +28,35 @@ pub struct ServerEvidence {
     pub delta: Delta,
     /// Server CPU seconds per 1000 requests.
     #[schemars(range(min = 0))]
+    #[serde(serialize_with = "rounded::opt_places::<6, _>")]
     pub cpu_s_per_1000_requests: Option<f64>,
     /// `--slowlog`: entries logged during the run, oldest first; `null`
     /// otherwise.
     pub slowlog: Option<Vec<SlowlogEntry>>,
+    /// `--cluster-mode`: every node whose INFO `delta` sums, with its role
+    /// before and after the phase (a replica throughout adds only its reads
+    /// and refused calls; a node that changed role makes the write counts
+    /// uncomparable); absent for one server.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeRoles>,
+}
+
+/// One node of a phase's `server.nodes`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct NodeRoles {
+    /// `host:port`.
+    pub address: String,
+    /// `master` or `replica` before the phase.
+    pub role_before: String,
+    /// The same after it.
+    pub role_after: String,
+}
+
+impl NodeRoles {
+    /// A master before or after the phase: all its counts are in the sum.
+    pub fn counted(&self) -> bool {
+        self.role_before == "master" || self.role_after == "master"
+    }
 }
 
 /// `delta`. The per-command calls are optional: they are SET's and GET's
@@ -82,6 +107,7 @@ pub struct Delta {
     pub total_forks: u64,
     /// Server CPU seconds, user + system.
     #[schemars(range(min = 0))]
+    #[serde(serialize_with = "rounded::places6")]
     pub cpu_s: f64,
     /// Bytes the server read from its clients (`total_net_input_bytes`;
     /// memcached's `bytes_read`); absent when the server does not say.
@@ -209,6 +235,18 @@ pub struct ServerContext {
     pub save: Option<String>,
     /// I/O threads.
     pub io_threads_active: Option<u64>,
+    /// A memcached server's own settings; absent for Redis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memcached: Option<MemcachedContext>,
+}
+
+/// `kvbench.server.memcached`: what `stats` says of its settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MemcachedContext {
+    /// `limit_maxbytes`: the memory for items, bytes.
+    pub limit_maxbytes: Option<u64>,
+    /// `threads`: worker threads.
+    pub threads: Option<u64>,
 }
 
 /// `kvbench.placement`.

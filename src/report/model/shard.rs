@@ -16,15 +16,15 @@ use crate::report::model::{rounded, schema};
 pub struct ShardClock {
     /// Server minus local time before the first phase, ms (positive: the
     /// server is ahead).
-    #[serde(default, serialize_with = "rounded::opt_places3")]
+    #[serde(default, serialize_with = "rounded::opt_places::<3, _>")]
     pub offset_start_ms: Option<f64>,
     /// The same after the last phase, ms; their difference is the drift
     /// over the run.
-    #[serde(default, serialize_with = "rounded::opt_places3")]
+    #[serde(default, serialize_with = "rounded::opt_places::<3, _>")]
     pub offset_end_ms: Option<f64>,
     /// Round trip of the sample kept, ms: the offset is known to within half
     /// of it.
-    #[serde(default, serialize_with = "rounded::opt_places3")]
+    #[serde(default, serialize_with = "rounded::opt_places::<3, _>")]
     #[schemars(range(min = 0))]
     pub rtt_ms: Option<f64>,
     /// `TIME` round trips per measurement.
@@ -56,7 +56,7 @@ pub struct ShardInfo {
     pub start_at_ms: Option<u64>,
     /// The first aligned phase's actual start minus its planned start, ms;
     /// `null` without `--start-at`.
-    #[serde(default, serialize_with = "rounded::opt_places3")]
+    #[serde(default, serialize_with = "rounded::opt_places::<3, _>")]
     #[schemars(range(min = 0))]
     pub start_lag_ms: Option<f64>,
     /// The planned start this shard reached later than `--start-tolerance`;

@@ -38,7 +38,7 @@ pub struct SweepRow {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        serialize_with = "rounded::opt_places2"
+        serialize_with = "rounded::opt_places::<2, _>"
     )]
     #[schemars(with = "f64", range(min = 0))]
     pub set_ops_per_sec: Option<f64>,
@@ -46,7 +46,7 @@ pub struct SweepRow {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        serialize_with = "rounded::opt_places2"
+        serialize_with = "rounded::opt_places::<2, _>"
     )]
     #[schemars(with = "f64", range(min = 0))]
     pub get_ops_per_sec: Option<f64>,
@@ -69,7 +69,7 @@ pub struct SweepRow {
     #[schemars(schema_with = "schema::percentiles_ms")]
     pub latency_percentiles_ms: Option<Named<f64>>,
     /// GET hit rate.
-    #[serde(serialize_with = "rounded::opt_places2")]
+    #[serde(serialize_with = "rounded::opt_places::<2, _>")]
     pub hit_rate_percent: Option<f64>,
     /// Total ops/sec over the first cell's.
     #[serde(serialize_with = "rounded::places4")]

@@ -120,7 +120,7 @@ fn summary(cells: &[CellResult]) -> Vec<SweepRow> {
             witnesses
                 .iter()
                 .filter(|w| w.command == command)
-                .map(|w| crate::report::evidence::client_count(&section.stats, w))
+                .map(|w| section.stats.witnessed(w))
                 .sum()
         };
         let base = rows.first().map_or(ops_per_sec, |r| r.ops_per_sec);

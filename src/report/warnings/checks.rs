@@ -166,7 +166,7 @@ fn run_warnings(config: &Config, run: &PhaseResult, out: &mut Vec<Warning>) {
         config.ops.witnesses()
     };
     for w in witnesses {
-        let client = crate::report::evidence::client_count(&run.stats, &w);
+        let client = run.stats.witnessed(&w);
         let server = evidence.answered(&w.command);
         if client.abs_diff(server) as f64 > MISMATCH_FRACTION * client as f64 {
             out.push(Warning::CountMismatch {
@@ -195,7 +195,7 @@ fn watched_counts(config: &Config, run: &PhaseResult) -> Vec<Warning> {
         .witnesses()
         .into_iter()
         .map(|w| super::watched::Replies {
-            count: crate::report::evidence::client_count(&run.stats, &w),
+            count: run.stats.witnessed(&w),
             name: w.name,
             command: w.command,
         })
@@ -319,7 +319,7 @@ fn writes(config: &Config, p: &PhaseResult) -> u64 {
     ops.witnesses()
         .iter()
         .filter(|w| w.command == "set")
-        .map(|w| crate::report::evidence::client_count(&p.stats, w))
+        .map(|w| p.stats.witnessed(w))
         .sum()
 }
 

@@ -50,6 +50,7 @@ impl RunSum {
             errors: self.errors.clone().unwrap_or_default(),
             open_loop,
             server: self.evidence.server(),
+            server_evidence_lost: None,
             client: None,
             server_use: self.evidence.server_use(),
             watched: self.watched.clone(),
