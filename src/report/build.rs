@@ -17,10 +17,12 @@
 //! - [`config`]: memtier's `configuration`;
 //! - [`settings`]: `kvbench.config`, also `--show-config`.
 
+pub mod aggregate;
 pub mod config;
 pub mod evidence;
 pub mod host;
 pub mod kvbench;
+pub mod nodes;
 pub mod open_loop;
 pub mod precision;
 pub mod rows;

@@ -18,6 +18,7 @@
 //! the typed objects they are skipped. Compressed histograms stay strings
 //! until [`histogram::CompressedHistogram::decode`] is called.
 
+pub mod aggregate;
 pub mod capacity;
 pub mod cluster;
 mod fleet;

@@ -6,9 +6,8 @@
 use std::fmt::Write;
 
 use crate::config::{Config, Headline};
-use crate::engine::master::results::Section;
-use crate::engine::stats::{max_us, percentile_us};
-use crate::report::model::kvbench::PhaseSummary;
+use crate::report::model::aggregate::LastSection;
+use crate::report::model::kvbench::{LatencyBlock, PhaseSummary};
 use crate::report::model::section::TOTALS_ROW;
 use crate::report::{key_label, percentile_label};
 
@@ -29,37 +28,41 @@ pub fn latency_meaning(config: &Config) -> String {
 }
 
 /// The table of the measure that is not the headline (service time with
-/// `--rate`, response time with `--rate-limiting`), in the layout of the main
-/// tables.
-pub fn service_table(out: &mut String, config: &Config, s: &Section<'_>) {
+/// `--rate`, response time with `--rate-limiting`) of the last section, in
+/// the layout of the main tables; `last` is that section's facts.
+pub fn service_table(out: &mut String, config: &Config, last: &LastSection<'_>) {
     let percentiles = &config.output.percentiles;
-    let response = s.stats.ops.iter().any(|o| o.response_us.is_some());
+    let response = config.headline == Headline::ServiceTime;
+    let blocks: Vec<Option<&LatencyBlock>> = if response {
+        let Some(r) = last.response_time else { return };
+        r.iter().map(|(_, b)| Some(b)).collect()
+    } else {
+        let Some(s) = last.service_time else { return };
+        s.iter().map(|(_, b)| b.as_ref()).collect()
+    };
     let title = if response {
         "Response time (reply − intended send)"
     } else {
         "Service time (reply − actual send)"
     };
-    let _ = writeln!(out, "{title}, {}", s.title);
+    let _ = writeln!(out, "{title}, {}", last.title);
     let _ = write!(out, "{:<6}{:>14}{:>16}", "Type", "Count", "Avg. Latency");
     for p in percentiles {
         let _ = write!(out, " {:>15}", format!("p{} Latency", percentile_label(*p)));
     }
     let _ = writeln!(out, "{:>16}", "Max Latency");
-    let totals = s.stats.totals();
     let names = config.ops.rows.iter().map(|r| r.memtier.as_str());
-    for (name, op) in names.zip(&s.stats.ops).chain([("Totals", &totals)]) {
-        let (beside, mean_us) = if response {
-            (&op.response_us, mean_of(op.response_sum_us, op.count))
-        } else {
-            (&op.service_us, op.mean_service_us())
-        };
-        let Some(h) = beside else { continue };
-        let _ = write!(out, "{:<6}{:>14}{:>16.5}", name, op.count, mean_us / 1000.0);
-        for &p in percentiles {
-            let _ = write!(out, "{:>16.5}", percentile_us(h, p) as f64 / 1000.0);
+    for (name, block) in names.chain([TOTALS_ROW]).zip(blocks) {
+        let Some(b) = block else { continue };
+        let _ = write!(
+            out,
+            "{:<6}{:>14}{:>16.5}",
+            name, b.count, b.average_latency_ms
+        );
+        for (_, ms) in b.percentiles_ms.iter() {
+            let _ = write!(out, "{ms:>16.5}");
         }
-        let max = max_us(h);
-        let _ = writeln!(out, "{:>16.5}", max as f64 / 1000.0);
+        let _ = writeln!(out, "{:>16.5}", b.max_latency_ms);
     }
     out.push('\n');
 }
@@ -100,13 +103,4 @@ pub fn schedule_line(out: &mut String, run: &PhaseSummary) {
         "; busiest thread {:.0} % CPU",
         o.busiest_thread_cpu_percent
     );
-}
-
-/// An exact mean in µs from a sum and a count, 0 for no samples.
-pub fn mean_of(sum_us: u64, count: u64) -> f64 {
-    if count == 0 {
-        0.0
-    } else {
-        sum_us as f64 / count as f64
-    }
 }

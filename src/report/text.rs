@@ -16,7 +16,6 @@
 use std::fmt::Write;
 
 use crate::config::{Config, Stop};
-use crate::engine::master::results::PhaseResult;
 use crate::report::json::percentile_key;
 use crate::report::model::Report;
 use crate::report::model::section::{OpRow, Section, TOTALS_ROW};
@@ -79,11 +78,8 @@ fn render_with(
     }
     // --read-server: the same per-node table, its two rows the write
     // server (master) and the read endpoint (replica).
-    let routed = input.config.routing().is_some();
-    if let Some(last) = input.results.headline().filter(|_| routed) {
-        // The headline covers every measured run, and so do the calls.
-        let runs: Vec<&PhaseResult> = input.results.runs.iter().collect();
-        let rows = shards::shards(input.results, &last.stats, &input.config.ops, &runs);
+    let last = report.last_section();
+    if let Some((cluster, last)) = last.as_ref().and_then(|l| Some((l.cluster?, l))) {
         let title = match &input.config.read_server {
             Some(read) => format!(
                 "Nodes (writes to --server, reads to --read-server {})",
@@ -91,7 +87,7 @@ fn render_with(
             ),
             None => "Shards".to_string(),
         };
-        shards::table(&mut out, &title, &rows, &last.stats, last.duration);
+        shards::table(&mut out, &title, cluster, last.duration);
     }
     // Without a measured run (a cut prefill or warm-up), the summary still
     // says what was measured and why it stopped.

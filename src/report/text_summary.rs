@@ -2,9 +2,8 @@
 //! (hit rate, replies apart from error replies, what the latency means, the
 //! prefill, warm-up and the server's account of each phase, the run-to-run
 //! spread, errors, interruptions, the seed and the warnings).
-//! They read the document (its headline section and `kvbench`, whose
-//! figures are unrounded), but for what it lacks: the open loop's
-//! service-time table of the headline section.
+//! They read the document: its headline section and `kvbench`, whose
+//! figures are unrounded.
 
 use std::fmt::Write;
 
@@ -106,7 +105,7 @@ pub(super) fn summary(
         );
     }
     out.push('\n');
-    if let Some(last) = input.results.headline().filter(|_| config.rate.is_some()) {
+    if let Some(last) = report.last_section().filter(|_| config.rate.is_some()) {
         open_loop::service_table(out, config, &last);
     }
 }

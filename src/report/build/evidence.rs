@@ -4,6 +4,8 @@
 //! a multi-machine run this is and its clock, and in `--cluster-mode` each
 //! node's share of the phase.
 
+use std::time::Duration;
+
 use hdrhistogram::Histogram;
 
 use crate::config::Config;
@@ -13,7 +15,8 @@ use crate::engine::master::run::clock::CLOCK_SAMPLES;
 use crate::engine::master::server::PhaseEvidence;
 use crate::engine::master::server::info::Software;
 use crate::engine::stats::{Stats, percentile_us};
-use crate::report::json::{compressed, ms, round};
+use crate::report::build::nodes::{self, Shard};
+use crate::report::json::{compressed, ms};
 use crate::report::model::cluster::{NodeLatency, NodeSummary, PerSecond, PhaseCluster, Redirects};
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
@@ -22,7 +25,6 @@ use crate::report::model::server::{
     SlowlogEntry,
 };
 use crate::report::model::shard::{ShardBarrier, ShardClock, ShardInfo, ShardLate};
-use crate::report::shards::{self, Shard};
 use crate::workload::ops::OpTable;
 
 /// The INFO sections kept in the JSON.
@@ -217,17 +219,38 @@ pub fn phase_lag(r: &Results, phase: Phase) -> Option<f64> {
 /// `--read-server` (whose two nodes, the write server as `master` and the
 /// read endpoint as `replica`, it lists the same way).
 pub fn cluster(c: &Config, results: &Results, p: &PhaseResult) -> Option<PhaseCluster> {
+    let ops = p.ops(&c.ops);
+    let mut one = nodes(c, results, &p.stats, &ops, &[p], p.duration)?;
+    one.per_second = PerSecond {
+        moved: p.series.iter().map(|s| s.moved).collect(),
+        ask: p.series.iter().map(|s| s.ask).collect(),
+        retries: p.series.iter().map(|s| s.retries).collect(),
+    };
+    Some(one)
+}
+
+/// The `cluster` object of `stats` over `duration`, the server's calls
+/// summed over `phases`, with no seconds: a phase's, or the aggregate's
+/// (`kvbench.aggregate`); `None` unrouted.
+pub fn nodes(
+    c: &Config,
+    results: &Results,
+    stats: &Stats,
+    ops: &OpTable,
+    phases: &[&PhaseResult],
+    duration: Duration,
+) -> Option<PhaseCluster> {
     let options = c.routing()?;
-    let rows = shards::shards(results, &p.stats, &p.ops(&c.ops), &[p]);
+    let rows = nodes::shards(results, stats, ops, phases);
     Some(PhaseCluster {
         max_redirects: options.max_redirects,
         read_from: options.read_from.as_str().into(),
-        nodes: rows.iter().map(|s| node(s, p)).collect(),
-        redirects: redirects(&p.stats),
+        nodes: rows.iter().map(|s| node(s, duration)).collect(),
+        redirects: redirects(stats),
         per_second: PerSecond {
-            moved: p.series.iter().map(|s| s.moved).collect(),
-            ask: p.series.iter().map(|s| s.ask).collect(),
-            retries: p.series.iter().map(|s| s.retries).collect(),
+            moved: Vec::new(),
+            ask: Vec::new(),
+            retries: Vec::new(),
         },
     })
 }
@@ -235,7 +258,7 @@ pub fn cluster(c: &Config, results: &Results, p: &PhaseResult) -> Option<PhaseCl
 /// One node: exact counts, its rate and share, latency from its histogram
 /// (and the histogram itself, for `kvbench merge`), and the server's calls
 /// on it when its evidence exists.
-fn node(s: &Shard<'_>, p: &PhaseResult) -> NodeSummary {
+fn node(s: &Shard<'_>, duration: Duration) -> NodeSummary {
     let n = s.stats;
     let row = NodeSummary {
         address: n.address.to_string(),
@@ -252,7 +275,7 @@ fn node(s: &Shard<'_>, p: &PhaseResult) -> NodeSummary {
         ..NodeSummary::default()
     };
     let sums = NodeSums {
-        over_s: p.duration.as_secs_f64(),
+        over_s: duration.as_secs_f64(),
         share: s.share,
         latency_sum_us: n.latency_sum_us as f64,
         histogram: &n.latency_us,
@@ -288,10 +311,10 @@ pub fn node_row(row: NodeSummary, sums: &NodeSums<'_>) -> NodeSummary {
         0.0
     };
     NodeSummary {
-        ops_per_sec: round(rate, 2),
-        share: round(sums.share, 6),
+        ops_per_sec: rate,
+        share: sums.share,
         latency: NodeLatency {
-            avg_ms: ms(mean_us),
+            avg_ms: mean_us / 1000.0,
             p50_ms: ms(percentile_us(h, 50.0) as f64),
             p99_ms: ms(percentile_us(h, 99.0) as f64),
             p99_9_ms: ms(percentile_us(h, 99.9) as f64),

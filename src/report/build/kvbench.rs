@@ -71,6 +71,7 @@ pub fn kvbench(input: &ReportInput<'_>, capacity: Option<&Capacity>) -> Kvbench 
             .map(|s| integer_totals(&c.ops, s, c.retry.is_some())),
         hit_rate_percent: hit_rate.map(|p| round(p, 4)),
         errors: all_runs.as_ref().map(|s| errors(&s.errors)),
+        aggregate: super::aggregate::aggregate(c, r),
         warnings: input
             .warnings
             .iter()

@@ -27,7 +27,7 @@ use crate::report::model::parse;
 
 fn stats(c: &Config, scale: u64) -> Stats {
     let open = c.rate.is_some();
-    let mut s = Stats::for_run(open, c.ops.rows.len()).unwrap();
+    let mut s = Stats::for_config(c).unwrap();
     for (i, op) in s.ops.iter_mut().enumerate() {
         for v in 1..=(50 * scale + i as u64 * 7) {
             let us = 100 + (v * 37) % 5000;
@@ -62,7 +62,7 @@ fn phase(c: &Config, phase: Phase, scale: u64) -> PhaseResult {
     p.started_wall = SystemTime::UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
     let pct = &c.output.percentiles;
     let second = |n: u64, empty: bool| {
-        let empty_stats = Stats::for_run(c.rate.is_some(), c.ops.rows.len()).unwrap();
+        let empty_stats = Stats::for_config(c).unwrap();
         let from = if empty { &empty_stats } else { &p.stats };
         Second {
             second: n,
@@ -171,11 +171,22 @@ fn every_report_shape_reads_back_and_is_written_again_byte_for_byte() {
     same("rate with prefill", &rate, &r, true);
     let limit = standalone_config(&["--rate-limiting", "50", "--test-time", "3"]);
     same("rate limiting", &limit, &results(&limit, 2), true);
+    let rates = standalone_config(&["--rate", "1000", "--test-time", "3", "-x", "3"]);
+    same("rate three runs", &rates, &results(&rates, 3), true);
 
     let cluster = cluster_config(&["--test-time", "10"]);
     let mut r = cluster_results([3000, 2000, 1000], EVEN_SLOTS);
     r.runs[0].server = with_evidence(r.runs[0].clone()).server;
     same("cluster", &cluster, &r, true);
+    let twice = cluster_config(&["--test-time", "10", "-x", "2"]);
+    let mut two = r.clone();
+    let mut second = two.runs[0].clone();
+    second.phase = Phase::Run(2);
+    second.duration += Duration::from_millis(1234);
+    second.server = None;
+    two.runs.push(second);
+    two.planned_runs = 2;
+    same("cluster two runs", &twice, &two, true);
     // A failover during the run, beside a replica throughout.
     r.runs[0].nodes[1].role_after = NodeRole::Replica;
     let mut replica = r.runs[0].nodes[0].clone();

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
+use crate::report::model::rounded;
 
 /// A `--cluster-mode` phase: the options, each node that answered, and what
 /// routing cost.
@@ -42,9 +43,12 @@ pub struct NodeSummary {
     /// Replies, error replies included, redirects not.
     pub count: u64,
     /// Replies per second of the phase.
+    // Unrounded in the model; the JSON writes two places.
+    #[serde(serialize_with = "rounded::places2")]
     pub ops_per_sec: f64,
     /// Its replies over every node's, 0 to 1 (6 decimals).
     #[schemars(range(min = 0, max = 1))]
+    #[serde(serialize_with = "rounded::places6")]
     pub share: f64,
     /// Replies carrying a value.
     pub hits: u64,
@@ -75,6 +79,8 @@ pub struct NodeSummary {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NodeLatency {
     /// Exact mean.
+    // Unrounded in the model; the JSON writes three places.
+    #[serde(serialize_with = "rounded::places3")]
     pub avg_ms: f64,
     /// Median, from the node's histogram merged over every thread.
     pub p50_ms: f64,

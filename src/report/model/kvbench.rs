@@ -17,6 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::report::model::aggregate::Aggregate;
 use crate::report::model::capacity::Capacity;
 use crate::report::model::cluster::PhaseCluster;
 use crate::report::model::histogram::CompressedHistogram;
@@ -119,6 +120,11 @@ pub struct Kvbench {
     /// Errors over all completed measured runs.
     #[schemars(with = "Errors")]
     pub errors: Option<Errors>,
+    /// With `-x 2` or more: what the aggregate section lacks of the runs
+    /// it takes together (the open loop's other latency, each cluster
+    /// node); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<Aggregate>,
     /// What the reader must know before trusting the numbers, with advice.
     pub warnings: Vec<Warning>,
     /// Whether the numbers measure the workload asked for (absent from

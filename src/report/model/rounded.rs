@@ -3,14 +3,17 @@
 //! percent to three, while the text, which prints the same figures with its own
 //! precision (a mean to five places, as memtier's tables), rounds them itself.
 //! The same for a sweep's summary rows (its rates, mean, hit rate, ratio and
-//! spread), a phase's CPU seconds (four places; the server's, six), the
-//! run-to-run spread and a shard's timing (three places). A file read back
+//! spread), a phase's CPU seconds (four places; the server's, six), a
+//! cluster node's rate, share and mean, the run-to-run spread and a shard's
+//! timing (three places). A file read back
 //! holds the rounded values, which round to themselves.
 
 use serde::Serializer;
 
 use crate::report::json::round;
-use crate::report::model::kvbench::{OpenLoop, Variance};
+use crate::report::model::aggregate::Aggregate;
+use crate::report::model::cluster::PhaseCluster;
+use crate::report::model::kvbench::{LatencyBlock, OpenLoop, Variance};
 use crate::report::model::section::{OpRow, Section};
 use crate::report::model::shard::ShardInfo;
 use crate::report::model::{Document, Report, SweepRow};
@@ -195,9 +198,37 @@ impl AsWritten for OpenLoop {
             .chain(response)
             .chain(waits)
             .chain(self.schedule_lag.as_mut());
-        for b in blocks {
-            b.average_latency_ms = round(b.average_latency_ms, 3);
+        blocks.for_each(LatencyBlock::round_as_written);
+    }
+}
+
+impl AsWritten for LatencyBlock {
+    fn round_as_written(&mut self) {
+        self.average_latency_ms = round(self.average_latency_ms, 3);
+    }
+}
+
+impl AsWritten for PhaseCluster {
+    fn round_as_written(&mut self) {
+        for n in &mut self.nodes {
+            n.ops_per_sec = round(n.ops_per_sec, 2);
+            n.share = round(n.share, 6);
+            n.latency.avg_ms = round(n.latency.avg_ms, 3);
         }
+    }
+}
+
+impl AsWritten for Aggregate {
+    fn round_as_written(&mut self) {
+        let service = self.service_time.iter_mut().flat_map(|n| n.0.iter_mut());
+        service
+            .filter_map(|(_, b)| b.as_mut())
+            .for_each(LatencyBlock::round_as_written);
+        let response = self.response_time.iter_mut().flat_map(|n| n.0.iter_mut());
+        response.for_each(|(_, b)| b.round_as_written());
+        self.cluster
+            .iter_mut()
+            .for_each(PhaseCluster::round_as_written);
     }
 }
 
@@ -228,6 +259,7 @@ impl AsWritten for Report {
         if let Some(s) = k.shard.as_mut() {
             s.round_as_written();
         }
+        k.aggregate.iter_mut().for_each(Aggregate::round_as_written);
         let phases = k.runs.iter_mut().chain(k.warmup.as_mut());
         for p in phases.chain(k.prefill.as_mut()) {
             if let Some(lag) = p.start_lag_ms.as_mut() {
@@ -243,6 +275,9 @@ impl AsWritten for Report {
             if let Some(o) = p.open_loop.as_mut() {
                 o.round_as_written();
             }
+            p.cluster
+                .iter_mut()
+                .for_each(PhaseCluster::round_as_written);
             p.thread_cpu_s.iter_mut().for_each(|s| *s = round(*s, 4));
             if let Some(e) = p.server.as_mut() {
                 e.delta.cpu_s = round(e.delta.cpu_s, 6);

@@ -273,6 +273,8 @@ fn kvbench(
     k.hit_rate_percent = hit_rate(&hits.totals).map(|p| round(p, 4));
     k.errors = errors;
     k.prefill = None;
+    // One machine's aggregate open-loop blocks and nodes are not the set's.
+    k.aggregate = None;
     k.placement = None;
     k.shard = None;
     // The first machine's interval logs are not the set's: a merged file
