@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::engine::master::results::Results;
-use crate::report::build::{evidence, open_loop};
+use crate::report::build::{nodes, open_loop};
 use crate::report::model::aggregate::Aggregate;
 
 /// `None` for a single run (its `ALL STATS` is the run), without an
@@ -19,7 +19,7 @@ pub fn aggregate(c: &Config, r: &Results) -> Option<Aggregate> {
     // The server's calls of every measured run, as the text has always
     // summed them.
     let runs: Vec<_> = r.runs.iter().collect();
-    let cluster = evidence::nodes(c, r, &s.stats, &c.ops, &runs, s.duration);
+    let cluster = nodes::cluster_of(c, r, &s.stats, &c.ops, &runs, s.duration);
     Some(Aggregate {
         duration: s.duration,
         service_time,

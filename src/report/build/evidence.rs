@@ -1,12 +1,8 @@
 //! The parts of the `kvbench` object that come from outside kvbench's own
 //! counters: what the server is and its account of each phase (INFO around
 //! it, the difference, the slow log), where the threads ran, which shard of
-//! a multi-machine run this is and its clock, and in `--cluster-mode` each
-//! node's share of the phase.
-
-use std::time::Duration;
-
-use hdrhistogram::Histogram;
+//! a multi-machine run this is and its clock. A routed phase's nodes are
+//! [`crate::report::build::nodes`].
 
 use crate::config::Config;
 use crate::engine::master::placement;
@@ -14,11 +10,6 @@ use crate::engine::master::results::{self, Phase, PhaseResult, Results};
 use crate::engine::master::run::clock::CLOCK_SAMPLES;
 use crate::engine::master::server::PhaseEvidence;
 use crate::engine::master::server::info::Software;
-use crate::engine::stats::{Stats, percentile_us};
-use crate::report::build::nodes::{self, Shard};
-use crate::report::json::{compressed, ms};
-use crate::report::model::cluster::{NodeLatency, NodeSummary, PerSecond, PhaseCluster, Redirects};
-use crate::report::model::histogram::CompressedHistogram;
 use crate::report::model::named::Named;
 use crate::report::model::server::{
     CommandDelta, Delta, MemcachedContext, NodeRoles, Placement, ServerContext, ServerEvidence,
@@ -213,127 +204,4 @@ pub fn shard(c: &Config, r: &Results) -> Option<ShardInfo> {
 /// The phase's actual start minus its planned one, ms; `None` unless aligned.
 pub fn phase_lag(r: &Results, phase: Phase) -> Option<f64> {
     r.timing.as_ref()?.lag_ms(phase)
-}
-
-/// The phase's `cluster` object; `None` without `--cluster-mode` or
-/// `--read-server` (whose two nodes, the write server as `master` and the
-/// read endpoint as `replica`, it lists the same way).
-pub fn cluster(c: &Config, results: &Results, p: &PhaseResult) -> Option<PhaseCluster> {
-    let ops = p.ops(&c.ops);
-    let mut one = nodes(c, results, &p.stats, &ops, &[p], p.duration)?;
-    one.per_second = PerSecond {
-        moved: p.series.iter().map(|s| s.moved).collect(),
-        ask: p.series.iter().map(|s| s.ask).collect(),
-        retries: p.series.iter().map(|s| s.retries).collect(),
-    };
-    Some(one)
-}
-
-/// The `cluster` object of `stats` over `duration`, the server's calls
-/// summed over `phases`, with no seconds: a phase's, or the aggregate's
-/// (`kvbench.aggregate`); `None` unrouted.
-pub fn nodes(
-    c: &Config,
-    results: &Results,
-    stats: &Stats,
-    ops: &OpTable,
-    phases: &[&PhaseResult],
-    duration: Duration,
-) -> Option<PhaseCluster> {
-    let options = c.routing()?;
-    let rows = nodes::shards(results, stats, ops, phases);
-    Some(PhaseCluster {
-        max_redirects: options.max_redirects,
-        read_from: options.read_from.as_str().into(),
-        nodes: rows.iter().map(|s| node(s, duration)).collect(),
-        redirects: redirects(stats),
-        per_second: PerSecond {
-            moved: Vec::new(),
-            ask: Vec::new(),
-            retries: Vec::new(),
-        },
-    })
-}
-
-/// One node: exact counts, its rate and share, latency from its histogram
-/// (and the histogram itself, for `kvbench merge`), and the server's calls
-/// on it when its evidence exists.
-fn node(s: &Shard<'_>, duration: Duration) -> NodeSummary {
-    let n = s.stats;
-    let row = NodeSummary {
-        address: n.address.to_string(),
-        role: s.role.map(|r| r.as_str().into()),
-        slots: s.slots.map(|n| n as u64),
-        count: n.count,
-        hits: n.hits,
-        misses: n.misses,
-        errors: n.errors,
-        moved: n.moved,
-        ask: n.ask,
-        replica_reads: n.replica_reads,
-        server_calls: s.server_calls.clone().map(Named),
-        ..NodeSummary::default()
-    };
-    let sums = NodeSums {
-        over_s: duration.as_secs_f64(),
-        share: s.share,
-        latency_sum_us: n.latency_sum_us as f64,
-        histogram: &n.latency_us,
-    };
-    node_row(row, &sums)
-}
-
-/// What a node's figures are made of, beside its counts: a run's node
-/// counters, or `kvbench merge`'s sums over the machines.
-pub struct NodeSums<'a> {
-    /// The time its rate is over, s.
-    pub over_s: f64,
-    /// Its replies over every node's, 0 to 1.
-    pub share: f64,
-    /// The sum of its latencies, µs.
-    pub latency_sum_us: f64,
-    /// Its latencies, µs.
-    pub histogram: &'a Histogram<u64>,
-}
-
-/// `row` (its identity and counts) with its rate, share and latency from
-/// `sums`: one node's row, of a run or of a merge.
-pub fn node_row(row: NodeSummary, sums: &NodeSums<'_>) -> NodeSummary {
-    let h = sums.histogram;
-    let mean_us = if row.count == 0 {
-        0.0
-    } else {
-        sums.latency_sum_us / row.count as f64
-    };
-    let rate = if sums.over_s > 0.0 {
-        row.count as f64 / sums.over_s
-    } else {
-        0.0
-    };
-    NodeSummary {
-        ops_per_sec: rate,
-        share: sums.share,
-        latency: NodeLatency {
-            avg_ms: mean_us / 1000.0,
-            p50_ms: ms(percentile_us(h, 50.0) as f64),
-            p99_ms: ms(percentile_us(h, 99.0) as f64),
-            p99_9_ms: ms(percentile_us(h, 99.9) as f64),
-        },
-        latency_histogram: Some(CompressedHistogram(compressed(h))),
-        ..row
-    }
-}
-
-/// What routing cost over the phase.
-fn redirects(stats: &Stats) -> Redirects {
-    let totals = stats.totals();
-    let e = &stats.errors;
-    Redirects {
-        moved: totals.moved,
-        ask: totals.ask,
-        retries: e.retries,
-        node_down: e.node_down,
-        refreshes: e.refreshes,
-        asking_refused: stats.nodes.iter().map(|n| n.asking_refused).sum(),
-    }
 }

@@ -227,7 +227,7 @@ fn phase_summary(c: &Config, r: &Results, p: &PhaseResult) -> PhaseSummary {
         limit,
         load_gap: Some(LoadGap::of(&p.load_gaps)),
         histograms: Some(histograms),
-        cluster: evidence::cluster(c, r, p),
+        cluster: super::nodes::cluster(c, r, p),
         server_latency: super::server_latency::phase(&ops, p),
         steadiness: super::warmup::steadiness(c, p),
         precision: super::precision::precision(c, p),

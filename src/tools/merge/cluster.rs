@@ -12,7 +12,7 @@
 
 use hdrhistogram::Histogram;
 
-use crate::report::build::evidence::{NodeSums, node_row};
+use crate::report::build::nodes::{NodeSums, node_row};
 use crate::report::model::cluster::{NodeSummary, PerSecond, PhaseCluster, Redirects};
 use crate::report::model::histogram::HistogramError;
 use crate::tools::merge::combine::empty_histogram;
