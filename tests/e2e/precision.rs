@@ -107,7 +107,9 @@ fn a_per_op_target_judges_that_ops_own_percentile_and_names_it() {
     let dir = TempDir::new("precision");
     let json = dir.path("ops.json");
     let out = kvbench_at(redis.port)
-        .args(["-t", "1", "-c", "1", "--test-time", "30"])
+        // 40 s: ten batches of 4 s where a busy machine makes the 2 s
+        // ones autocorrelated (at 30 s a CI run had no SET interval).
+        .args(["-t", "1", "-c", "1", "--test-time", "40"])
         .args([
             "--command",
             "SET __key__ __data__",
@@ -412,6 +414,11 @@ fn over_ten_runs_the_batch_means_intervals_hold_the_other_runs_p99_where_indepen
     let mut each: Vec<Run> = Vec::new();
     for run in runs {
         let p99 = &run["precision"]["latency_ms"]["Totals"]["p99.00"];
+        // A run whose p99 has no interval (its 2 s batches autocorrelated,
+        // as a busy machine makes them) has nothing to check: left out.
+        if p99.is_null() {
+            continue;
+        }
         let (value, half) = (f(&p99["value"]), f(&p99["half_width"]));
         let mut all = decode_histogram(run["histograms"]["SET"].as_str().unwrap());
         all.add(decode_histogram(run["histograms"]["GET"].as_str().unwrap()))
@@ -433,8 +440,13 @@ fn over_ten_runs_the_batch_means_intervals_hold_the_other_runs_p99_where_indepen
                 inside += usize::from(i != j && lo <= b.0 && b.0 <= hi);
             }
         }
-        inside as f64 / 90.0
+        inside as f64 / (each.len() * (each.len() - 1)) as f64
     };
+    assert!(
+        each.len() >= 6,
+        "{} runs with an interval: {runs:?}",
+        each.len()
+    );
     let batch = share(|e| e.1);
     let independent = share(|e| e.2);
     assert!(
