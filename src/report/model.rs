@@ -127,6 +127,18 @@ impl Report {
             .map(|(_, s)| s)
     }
 
+    /// The section of run `i` (from 0) of a report of `runs` runs: `ALL
+    /// STATS` for one run (or `RUN #1`, where a file names it so), else
+    /// `RUN #i+1`.
+    pub fn run_section(&self, i: usize, runs: usize) -> Option<&Section> {
+        if runs == 1 {
+            self.section(SectionTitle::AllStats)
+                .or_else(|| self.section(SectionTitle::Run(1)))
+        } else {
+            self.section(SectionTitle::Run(i as u32 + 1))
+        }
+    }
+
     /// The section a reader should quote: the aggregate of several runs, or
     /// `ALL STATS` for one.
     pub fn headline(&self) -> Option<&Section> {

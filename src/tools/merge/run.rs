@@ -10,7 +10,7 @@ use crate::error::UsageError;
 use crate::report::build::rows::{self as builder, SectionShape};
 use crate::report::model::kvbench::{Errors, Incomplete};
 use crate::report::model::load_gap::LoadGap;
-use crate::report::model::section::{Runtime, Section, SectionTitle};
+use crate::report::model::section::{Runtime, Section};
 use crate::report::model::section::{TIME_UNIT, TOTALS_ROW};
 use crate::report::model::shard::RoundClient;
 use crate::report::model::watched::Watched;
@@ -82,13 +82,7 @@ pub use crate::report::model::rounded::millis::whole as whole_ms;
 /// The section holding run `i` (from 0) of a file: `ALL STATS` for a
 /// single run, `RUN #n RESULTS` otherwise.
 pub fn section_of(f: &ShardFile, i: usize) -> Option<&Section> {
-    if f.kvbench.runs.len() == 1 {
-        f.report
-            .section(SectionTitle::AllStats)
-            .or_else(|| f.report.section(SectionTitle::Run(1)))
-    } else {
-        f.report.section(SectionTitle::Run(i as u32 + 1))
-    }
+    f.report.run_section(i, f.kvbench.runs.len())
 }
 
 fn add_errors(a: &mut Errors, b: &Errors) {

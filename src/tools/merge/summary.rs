@@ -42,7 +42,7 @@ impl RunSum {
             drain: Duration::from_millis(self.drain_ms),
             connections_down_at_end: self.connections_down,
             incomplete: self.incomplete.clone(),
-            ops_per_sec: t.count as f64 / d,
+            ops_per_sec: self.ops_per_sec(),
             successes_per_sec: t.count.saturating_sub(t.errors) as f64 / d,
             errors_per_sec: t.errors as f64 / d,
             thread_cpu_s: self.thread_cpu_s.clone(),

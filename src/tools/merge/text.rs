@@ -6,16 +6,16 @@
 use std::fmt::Write;
 
 use crate::config::MergeFormat;
-use crate::engine::stats::percentile_us;
 use crate::error::terminal;
-use crate::report::model::kvbench::Verdict;
+use crate::report::model::kvbench::{PhaseSummary, Verdict};
+use crate::report::model::section::TOTALS_ROW;
 use crate::report::model::shard::ShardRow;
 use crate::report::model::watched::{Limit, Watched};
 use crate::report::table::{Format, Table};
 use crate::report::verdict::{INVALID_EXIT_CODE, invalid_text};
 use crate::report::watched_text;
 use crate::tools::merge::check::join;
-use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
+use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS};
 use crate::tools::merge::round_text;
 
 /// The percentiles of the run table, as the whitepaper prints them.
@@ -56,6 +56,15 @@ fn render_table(out: &mut String, t: &Table, format: MergeFormat, width: Option<
     );
 }
 
+/// The run's hits over its hits and misses, percent, every command's.
+fn hit_rate(r: &PhaseSummary) -> Option<f64> {
+    let (hits, misses) = r
+        .totals
+        .iter()
+        .fold((0, 0), |(h, m), (_, t)| (h + t.hits, m + t.misses));
+    (hits + misses > 0).then(|| 100.0 * hits as f64 / (hits + misses) as f64)
+}
+
 fn opt(v: Option<f64>, places: usize) -> String {
     v.map_or("---".to_string(), |v| format!("{v:.places$}"))
 }
@@ -85,24 +94,27 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool, width: Option
     let mut titles = vec!["Run".to_string(), "Total QPS".into(), "Hit rate".into()];
     titles.extend(PERCENTILES.map(|p| format!("p{p} ms")));
     titles.push("Machines × t × c".into());
-    let rows = m
-        .runs
+    let runs = k.map_or(&[][..], |k| &k.runs[..]);
+    let rows = runs
         .iter()
-        .map(|r| {
-            let h = &r.totals.histogram;
+        .enumerate()
+        .map(|(i, r)| {
+            let rate = hit_rate(r);
             let mut row = vec![
                 r.phase.clone(),
-                format!("{:.2}", r.ops_per_sec()),
-                opt(hit_rate(&r.totals.totals), 2)
-                    + if hit_rate(&r.totals.totals).is_some() {
-                        " %"
-                    } else {
-                        ""
-                    },
+                format!("{:.2}", r.ops_per_sec),
+                opt(rate, 2) + if rate.is_some() { " %" } else { "" },
             ];
+            // The percentiles of the run's whole `Totals` histogram, which
+            // its section holds whatever --print-percentiles printed.
+            let totals = m.report.run_section(i, runs.len());
+            let h = totals.and_then(|s| s.row(TOTALS_ROW)?.histogram().ok().flatten());
+            let h = h.filter(|h| !h.is_empty());
             row.extend(PERCENTILES.map(|p| {
-                let v = (!h.is_empty()).then(|| percentile_us(h, p) as f64 / 1000.0);
-                opt(v, 3)
+                opt(
+                    h.as_ref().map(|h| h.value_at_percentile(p) as f64 / 1000.0),
+                    3,
+                )
             }));
             row.push(shape.clone());
             row
@@ -222,8 +234,8 @@ fn runs_without_nodes(m: &Merge) -> Vec<&str> {
     if !cluster_mode {
         return Vec::new();
     }
-    m.runs
-        .iter()
+    let runs = m.report.kvbench.as_ref().map_or(&[][..], |k| &k.runs[..]);
+    runs.iter()
         .filter(|r| r.cluster.is_none())
         .map(|r| r.phase.as_str())
         .collect()
