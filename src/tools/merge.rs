@@ -52,6 +52,7 @@ pub mod inputs;
 pub mod integrity;
 #[cfg(test)]
 mod integrity_tests;
+pub mod judged;
 pub mod load_gap;
 pub mod open_loop;
 pub mod round_text;

@@ -6,7 +6,8 @@
 //! are merged into the phase's totals with `+=` and into the per-second series.
 //! With `--start-at`, a phase first waits for its planned start ([`start`]);
 //! with `--start-at barrier` the shards first agree on it ([`barrier`]).
-//! One phase's reports are collected by `collect`.
+//! One phase's reports are collected by `collect`; the server's account
+//! around each phase is read by `server_reads`.
 
 use std::io;
 use std::sync::Arc;
@@ -17,13 +18,9 @@ use crate::engine::interrupt::Interrupt;
 use crate::engine::master::advice::{cluster_node_without_mode, connect_advice, wrong_protocol};
 use crate::engine::master::crew::{self, Crew};
 use crate::engine::master::host::HostMeter;
-use crate::engine::master::results::{Phase, PhaseResult, Results, ServerContext};
+use crate::engine::master::results::{Phase, Results};
 use crate::engine::master::server::cluster::NodeLinks;
-use crate::engine::master::server::info::Software;
-use crate::engine::master::server::latency::{
-    self, LatencySnapshot, LatencyUnavailable, PhaseLatency,
-};
-use crate::engine::master::server::{Control, ControlLink, Info, PhaseEvidence};
+use crate::engine::master::server::{Control, ControlLink};
 use crate::engine::master::sink::Sink;
 use crate::engine::master::sysinfo;
 use crate::engine::master::watch::Watchers;
@@ -34,6 +31,7 @@ pub mod barrier;
 pub mod clock;
 mod cluster;
 mod collect;
+mod server_reads;
 pub mod start;
 
 pub use start::{BarrierRecord, Late, Timing};
@@ -395,133 +393,3 @@ impl ErrorBudget {
         }
     }
 }
-
-impl Master {
-    /// What the server is, read once before the first phase.
-    fn server_context(&mut self) -> Option<ServerContext> {
-        if !self.target_info {
-            return None;
-        }
-        let control = self.control.get()?;
-        let info = control.info()?;
-        Some(ServerContext {
-            appendfsync: control.config_get("appendfsync"),
-            save: control.config_get("save"),
-            info,
-        })
-    }
-
-    /// INFO from the control connection, reopening it once if the server went
-    /// away (a restart during the phase breaks it like any other connection).
-    fn info(&mut self) -> Option<Info> {
-        if !self.target_info {
-            return None;
-        }
-        self.control.info()
-    }
-
-    /// `LATENCY HISTOGRAM` of the one server, read after `info` (whose
-    /// `run_id` tells a restart); `None` for memcached, without INFO, and in
-    /// `--cluster-mode`, where every node's is read (`cluster::before_phase`).
-    fn latency(
-        &mut self,
-        info: Option<&Info>,
-    ) -> Option<Result<LatencySnapshot, LatencyUnavailable>> {
-        let info = info?;
-        if info.software == Software::Memcached || self.nodes.is_some() {
-            return None;
-        }
-        let control = self.control.get()?;
-        Some(latency::read(control, info.get("run_id")))
-    }
-
-    /// What the server says before `phase`: INFO and `LATENCY HISTOGRAM`
-    /// (every node's, in `--cluster-mode`), after resetting the slow log for a measured run
-    /// with `--slowlog`.
-    fn before(&mut self, phase: Phase) -> Evidence {
-        let slowlog = self.config.output.slowlog && matches!(phase, Phase::Run(_));
-        // Only this phase's failures explain this phase's missing evidence.
-        let _ = self.control.take_lost();
-        if let Some(nodes) = &mut self.nodes {
-            nodes.clear_lost();
-        }
-        let nodes = self.nodes.as_mut().map(cluster::before_phase);
-        self.watch.before_phase();
-        let info = if nodes.is_some() { None } else { self.info() };
-        if slowlog && let Some(c) = self.control.get() {
-            c.slowlog_reset();
-        }
-        let latency = self.latency(info.as_ref());
-        Evidence {
-            info,
-            nodes,
-            slowlog,
-            latency,
-        }
-    }
-
-    /// One phase, with INFO read after it (and the slow log, for measured
-    /// runs with `--slowlog`); `before` is what [`Self::before`] read.
-    fn phase(
-        &mut self,
-        phase: Phase,
-        stop: Stop,
-        before: Evidence,
-        live: &mut dyn Sink,
-    ) -> PhaseResult {
-        let Evidence {
-            info: before,
-            nodes: nodes_before,
-            slowlog,
-            latency: latency_before,
-        } = before;
-        let mut result = self.run_phase(phase, stop, live);
-        result.watched = self.watch.after_phase();
-        // The slow log first, so that the INFO below is not in it.
-        let slowlog = match self.control.get() {
-            Some(c) if slowlog => c.slowlog_get(SLOWLOG_ENTRIES),
-            _ => None,
-        };
-        if let (Some(links), Some(before)) = (self.nodes.as_mut(), nodes_before) {
-            let found = cluster::phase_evidence(links, before, slowlog);
-            result.nodes = found.nodes;
-            result.server = found.sum;
-            result.evidence_lost = found.lost;
-            result.server_latency = Some(found.latency);
-            return result;
-        }
-        let after = self.info();
-        if let Some(latency_before) = latency_before {
-            let latency_after = self.latency(after.as_ref());
-            result.server_latency =
-                latency_after.map(|after| PhaseLatency::between(latency_before, after));
-        }
-        result.server = before.zip(after).map(|(before, after)| PhaseEvidence {
-            before,
-            after,
-            slowlog,
-        });
-        if result.server.is_none() {
-            result.evidence_lost = self
-                .control
-                .take_lost()
-                .or_else(|| self.info_unanswered.clone());
-        }
-        result
-    }
-}
-
-/// What the server said before a phase.
-struct Evidence {
-    /// INFO of the one server.
-    info: Option<Info>,
-    /// `--cluster-mode`: INFO and `LATENCY HISTOGRAM` of every node.
-    nodes: Option<cluster::NodesBefore>,
-    /// Whether the slow log was reset for this phase.
-    slowlog: bool,
-    /// `LATENCY HISTOGRAM`; `None` for a target without INFO.
-    latency: Option<Result<LatencySnapshot, LatencyUnavailable>>,
-}
-
-/// How many slow-log entries are read after a run.
-const SLOWLOG_ENTRIES: usize = 128;
