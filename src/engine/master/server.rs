@@ -13,6 +13,7 @@
 
 pub mod cluster;
 pub mod info;
+pub mod keyed;
 pub mod latency;
 pub mod memcached;
 pub mod sample;

@@ -14,16 +14,11 @@ use std::io;
 use std::time::{Duration, Instant};
 
 use crate::config::target::Target;
-use crate::engine::cluster::discover::node_target;
-use crate::engine::cluster::map::Node;
 use crate::engine::interrupt::Interrupt;
 use crate::engine::master::run::barrier::{KEY_PREFIX, MAX_POLL};
-use crate::engine::master::server::Control;
+use crate::engine::master::server::keyed::{KeyedControl, unexpected};
 use crate::protocol::value::Value;
 use crate::tools::capacity::fleet::STOPPED;
-
-/// How many `MOVED` replies one command follows.
-const MAX_MOVES: usize = 3;
 
 /// The first pause between two reads of the posts.
 const FIRST_POLL: Duration = Duration::from_millis(2);
@@ -131,8 +126,7 @@ fn indexes(posts: &[Option<String>], pick: impl Fn(&Option<String>) -> bool) -> 
 
 /// The posts' hash of one try on a Redis server or cluster.
 pub struct RedisShares {
-    target: Target,
-    control: Control,
+    control: KeyedControl,
     key: String,
 }
 
@@ -144,62 +138,21 @@ pub fn key(run_id: &str) -> String {
 impl RedisShares {
     /// Connects (and authenticates) to `target` for the try `run_id`.
     pub fn open(target: &Target, run_id: &str) -> io::Result<RedisShares> {
-        let control = Control::open(target).map_err(|e| io::Error::other(e.to_string()))?;
+        let control = KeyedControl::open(target).map_err(|e| io::Error::other(e.to_string()))?;
         Ok(RedisShares {
-            target: target.clone(),
             control,
             key: key(run_id),
         })
     }
-
-    /// One command, following `MOVED` to the node that holds the key; an
-    /// error reply is a failure.
-    fn ask(&mut self, args: &[&str]) -> io::Result<Value> {
-        for _ in 0..=MAX_MOVES {
-            match self.control.command(args)? {
-                Value::Error(e) => match moved_to(&e) {
-                    Some(node) => {
-                        let target = node_target(&self.target, &node);
-                        self.control =
-                            Control::open(&target).map_err(|e| io::Error::other(e.to_string()))?;
-                    }
-                    None => return Err(io::Error::other(format!("{} answered {e}", args[0]))),
-                },
-                v => return Ok(v),
-            }
-        }
-        Err(io::Error::other(format!(
-            "{} was moved more than {MAX_MOVES} times",
-            args[0]
-        )))
-    }
-}
-
-/// `MOVED <slot> <host>:<port>`'s node.
-fn moved_to(error: &str) -> Option<Node> {
-    let address = error.strip_prefix("MOVED ")?.split(' ').nth(1)?;
-    let (host, port) = address.rsplit_once(':')?;
-    Some(Node {
-        host: host.to_string(),
-        port: port.parse().ok()?,
-        id: None,
-    })
-}
-
-fn unexpected(command: &str, reply: &Value) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("{command} answered {reply:?}"),
-    )
 }
 
 impl Shares for RedisShares {
     fn post(&mut self, index: u32, text: &str, ttl: Duration) -> io::Result<()> {
         let key = self.key.clone();
         let field = format!("s:{index}");
-        self.ask(&["HSET", &key, &field, text])?;
+        self.control.ask(&["HSET", &key, &field, text])?;
         let ms = ttl.as_millis().to_string();
-        self.ask(&["PEXPIRE", &key, &ms]).map(drop)
+        self.control.ask(&["PEXPIRE", &key, &ms]).map(drop)
     }
 
     fn read(&mut self, count: u32) -> io::Result<Vec<Option<String>>> {
@@ -207,7 +160,7 @@ impl Shares for RedisShares {
         let fields: Vec<String> = (0..count).map(|i| format!("s:{i}")).collect();
         let mut args: Vec<&str> = vec!["HMGET", &key];
         args.extend(fields.iter().map(String::as_str));
-        match self.ask(&args)? {
+        match self.control.ask(&args)? {
             Value::Array(values) if values.len() == count as usize => values
                 .iter()
                 .map(|v| match v {
@@ -222,7 +175,7 @@ impl Shares for RedisShares {
 
     fn done(&mut self) -> io::Result<u64> {
         let key = self.key.clone();
-        match self.ask(&["HINCRBY", &key, "read", "1"])? {
+        match self.control.ask(&["HINCRBY", &key, "read", "1"])? {
             Value::Integer(n) => Ok(n.max(0) as u64),
             other => Err(unexpected("HINCRBY", &other)),
         }
@@ -231,12 +184,12 @@ impl Shares for RedisShares {
     fn withdraw(&mut self, index: u32) -> io::Result<()> {
         let key = self.key.clone();
         let field = format!("s:{index}");
-        self.ask(&["HDEL", &key, &field]).map(drop)
+        self.control.ask(&["HDEL", &key, &field]).map(drop)
     }
 
     fn remove(&mut self) -> io::Result<()> {
         let key = self.key.clone();
-        self.ask(&["DEL", &key]).map(drop)
+        self.control.ask(&["DEL", &key]).map(drop)
     }
 }
 

@@ -6,7 +6,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{Gathered, Shares, gather, key, moved_to, post_stopped};
+use super::{Gathered, Shares, gather, key, post_stopped};
 use crate::engine::interrupt::Interrupt;
 
 /// The hash: its fields, and whether it was deleted.
@@ -136,9 +136,6 @@ fn a_signal_ends_the_wait_without_a_verdict_on_the_others() {
 #[test]
 fn the_key_is_under_the_barrier_prefix_and_ends_with_a_letter() {
     assert_eq!(key("job-7.step-3"), "kvbench:barrier:{job-7.step-3}:shares");
-    let node = moved_to("MOVED 12 10.0.0.2:7001").unwrap();
-    assert_eq!((node.host.as_str(), node.port), ("10.0.0.2", 7001));
-    assert!(moved_to("ERR wrong").is_none());
 }
 
 #[test]

@@ -11,60 +11,28 @@ use std::io;
 use std::time::Duration;
 
 use crate::config::target::Target;
-use crate::engine::cluster::discover::node_target;
-use crate::engine::cluster::map::Node;
 use crate::engine::master::run::barrier::{Board, Failure, KEY_PREFIX};
-use crate::engine::master::server::Control;
+use crate::engine::master::server::keyed::{KeyedControl, unexpected};
 use crate::error::ConnectError;
 use crate::protocol::value::Value;
 
-/// How many `MOVED` replies one command follows.
-const MAX_MOVES: usize = 3;
-
 /// The barrier's hash on a Redis server or cluster.
 pub(super) struct RedisBoard {
-    target: Target,
-    control: Control,
+    control: KeyedControl,
     key: String,
 }
 
 impl RedisBoard {
     /// Connects (and authenticates) to `target` for run `run_id`.
     pub(super) fn open(target: &Target, run_id: &str) -> Result<RedisBoard, ConnectError> {
-        let control = Control::open(target)?;
         Ok(RedisBoard {
-            target: target.clone(),
-            control,
+            control: KeyedControl::open(target)?,
             key: key(run_id),
         })
     }
 
-    /// One command on the barrier's key, following `MOVED` to the node
-    /// that holds it; an error reply is a failure.
-    fn ask(&mut self, args: &[&str]) -> io::Result<Value> {
-        for _ in 0..=MAX_MOVES {
-            match self.control.command(args)? {
-                Value::Error(e) => match moved_to(&e) {
-                    Some(node) => {
-                        let target = node_target(&self.target, &node);
-                        self.control =
-                            Control::open(&target).map_err(|e| io::Error::other(e.to_string()))?;
-                    }
-                    None => {
-                        return Err(io::Error::other(format!("{} answered {e}", args[0])));
-                    }
-                },
-                v => return Ok(v),
-            }
-        }
-        Err(io::Error::other(format!(
-            "{} was moved more than {MAX_MOVES} times",
-            args[0]
-        )))
-    }
-
     fn integer(&mut self, args: &[&str]) -> io::Result<i64> {
-        match self.ask(args)? {
+        match self.control.ask(args)? {
             Value::Integer(n) => Ok(n),
             other => Err(unexpected(args[0], &other)),
         }
@@ -82,24 +50,6 @@ pub(super) fn key(run_id: &str) -> String {
     format!("{KEY_PREFIX}{{{run_id}}}")
 }
 
-/// `MOVED <slot> <host>:<port>`'s node.
-fn moved_to(error: &str) -> Option<Node> {
-    let address = error.strip_prefix("MOVED ")?.split(' ').nth(1)?;
-    let (host, port) = address.rsplit_once(':')?;
-    Some(Node {
-        host: host.to_string(),
-        port: port.parse().ok()?,
-        id: None,
-    })
-}
-
-fn unexpected(command: &str, reply: &Value) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("{command} answered {reply:?}"),
-    )
-}
-
 impl Board for RedisBoard {
     fn check_in(&mut self, index: u32, ttl: Duration) -> io::Result<bool> {
         let key = self.key.clone();
@@ -114,7 +64,7 @@ impl Board for RedisBoard {
         let fields: Vec<String> = (0..count).map(|i| format!("in:{i}")).collect();
         let mut args = vec!["HMGET", key.as_str()];
         args.extend(fields.iter().map(String::as_str));
-        match self.ask(&args)? {
+        match self.control.ask(&args)? {
             Value::Array(values) => Ok(values.iter().filter(|v| **v != Value::Nil).count() as u64),
             other => Err(unexpected("HMGET", &other)),
         }
@@ -135,7 +85,7 @@ impl Board for RedisBoard {
 
     fn read_t(&mut self) -> io::Result<Option<u64>> {
         let key = self.key.clone();
-        match self.ask(&["HGET", &key, "t"])? {
+        match self.control.ask(&["HGET", &key, "t"])? {
             Value::Nil => Ok(None),
             Value::Bulk(b) => std::str::from_utf8(&b)
                 .ok()
@@ -166,7 +116,7 @@ impl Board for RedisBoard {
 
     fn failure(&mut self) -> io::Result<Option<Failure>> {
         let key = self.key.clone();
-        match self.ask(&["HGET", &key, "failed"])? {
+        match self.control.ask(&["HGET", &key, "failed"])? {
             Value::Nil => Ok(None),
             Value::Bulk(b) => {
                 let text = String::from_utf8_lossy(&b);
@@ -189,11 +139,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_key_is_one_hash_tag_and_moved_names_its_node() {
+    fn the_key_is_one_hash_tag() {
         assert_eq!(key("job-7"), "kvbench:barrier:{job-7}");
-        let node = moved_to("MOVED 3999 127.0.0.1:30002").unwrap();
-        assert_eq!((node.host.as_str(), node.port), ("127.0.0.1", 30002));
-        assert!(moved_to("ERR unknown command").is_none());
-        assert!(moved_to("MOVED 3999 nowhere").is_none());
     }
 }
