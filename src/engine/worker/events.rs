@@ -141,6 +141,6 @@ impl Worker {
         bounces.clear();
         // The memory goes back to the book.
         self.links[i].book.bounces = bounces;
-        crate::engine::worker::sync_node_stats(&self.router, &mut self.stats);
+        crate::engine::worker::build::sync_node_stats(&self.router, &mut self.stats);
     }
 }

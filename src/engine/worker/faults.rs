@@ -127,7 +127,7 @@ impl Worker {
         };
         let readonly = self.router.needs_readonly(node);
         let handshake = self.handshakes.pick(readonly);
-        let conn = super::new_conn(&self.config, stream).connecting(&handshake.request);
+        let conn = super::build::new_conn(&self.config, stream).connecting(&handshake.request);
         let book = Book::new(&self.config, Some(node), self.router.is_replica(node));
         self.adopt(c, node, (conn, book), Some(addr), readonly);
     }

@@ -262,7 +262,7 @@ impl Worker {
                 }
             }
             if self.router.take_updates() {
-                crate::engine::worker::sync_node_stats(&self.router, &mut self.stats);
+                crate::engine::worker::build::sync_node_stats(&self.router, &mut self.stats);
             }
             self.fire_wakeups(now, sending, &prefix);
             self.step_up(now, sending, &prefix);

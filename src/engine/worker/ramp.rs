@@ -161,7 +161,7 @@ impl Worker {
 
     /// A first connection from client `c` to the one server.
     fn open_single(&mut self, c: usize) {
-        let Ok(addr) = super::tcp_addr(&self.config.target) else {
+        let Ok(addr) = super::build::tcp_addr(&self.config.target) else {
             self.stats.errors.refused += 1;
             return;
         };
@@ -171,7 +171,8 @@ impl Worker {
             self.stats.errors.refused += 1;
             return;
         };
-        let conn = super::new_conn(&self.config, stream).connecting(&self.handshakes.plain.request);
+        let conn =
+            super::build::new_conn(&self.config, stream).connecting(&self.handshakes.plain.request);
         let book = Book::new(&self.config, None, false);
         self.adopt(c, 0, (conn, book), addr, false);
         debug(
