@@ -22,9 +22,10 @@
 //! io_uring), so it sleeps until exactly then; a connection
 //! whose pipeline window is full needs no wake-up, because a reply will come first.
 //!
-//! Building lives in `worker/build.rs`; the phase loop in `worker/phase.rs`; reconnecting, request timeouts and
-//! `--reconnect-interval` in `worker/faults.rs`; the staircase ramp-up,
-//! connection jitter, `--client-stats` and `-D` in `worker/ramp.rs`.
+//! Building lives in `worker/build.rs`; the phase loop in `worker/phase.rs`;
+//! reconnecting, request timeouts and `--reconnect-interval` in
+//! `worker/faults.rs`; the staircase ramp-up, connection jitter,
+//! `--client-stats` and `-D` in `worker/ramp.rs`.
 
 mod build;
 pub mod client;
