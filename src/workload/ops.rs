@@ -7,7 +7,8 @@
 //! keyed by `--key-pattern`; memtier's `--command` flags replace it. Rows and ops
 //! are apart because memtier's `--command-stats-breakdown command` (its default)
 //! counts every line of one command name in one row, while `line` gives each
-//! line its own. `--scan-incremental-iteration`'s table is in `ops/scan.rs`.
+//! line its own. `--scan-incremental-iteration`'s table is in `ops/scan.rs`;
+//! what a command's name says of its replies and its route, in `ops/kinds.rs`.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -22,8 +23,11 @@ use crate::workload::mix::Ratio;
 use crate::workload::pair::PairOptions;
 
 mod encoding;
+mod kinds;
 mod scan;
 pub use encoding::Encoding;
+pub use kinds::is_read_command;
+use kinds::{HIT_COMMANDS, READ_COMMANDS, lookup_of};
 pub use scan::{SCAN_FIRST, SCAN_NEXT, ScanLimit};
 
 /// How `--command` lines map to report rows (memtier's
@@ -176,63 +180,6 @@ pub enum RandInt {
     Sequential(u64),
     /// The text `__rand_int__` itself: every request names one key.
     Literal,
-}
-
-/// Commands whose nil reply means "no such key" and whose value is a hit:
-/// memtier's Hits/sec and Misses/sec, and the hit-rate checks, count them.
-const HIT_COMMANDS: [&str; 6] = ["GET", "HGET", "GETEX", "GETDEL", "LINDEX", "GETRANGE"];
-
-/// The reply shape that tells found from missing keys, for the commands
-/// whose reply is not one value or nil (memtier 2.5's reply shapes): `spec`'s
-/// key count is what an `EXISTS` asks.
-fn lookup_of(spec: &CommandSpec) -> Option<Lookup> {
-    match spec.name().as_str() {
-        "MGET" | "HMGET" | "ZMSCORE" => Some(Lookup::PerElement),
-        "SMEMBERS" | "LRANGE" | "HGETALL" | "HKEYS" | "HVALS" | "ZRANGE" => {
-            Some(Lookup::Collection)
-        }
-        "EXISTS" => Some(Lookup::Membership(
-            u8::try_from(spec.args.len().saturating_sub(1))
-                .unwrap_or(u8::MAX)
-                .max(1),
-        )),
-        "SISMEMBER" | "HEXISTS" => Some(Lookup::Membership(1)),
-        _ => None,
-    }
-}
-
-/// Commands that only read, which `--read-from replica|any` may send to a
-/// replica (after `READONLY`); every other command goes to the master.
-const READ_COMMANDS: [&str; 24] = [
-    "GET",
-    "HGET",
-    "GETRANGE",
-    "LINDEX",
-    "MGET",
-    "EXISTS",
-    "STRLEN",
-    "TTL",
-    "PTTL",
-    "TYPE",
-    "HGETALL",
-    "HMGET",
-    "HLEN",
-    "HEXISTS",
-    "LRANGE",
-    "LLEN",
-    "SMEMBERS",
-    "SISMEMBER",
-    "SCARD",
-    "ZRANGE",
-    "ZSCORE",
-    "ZCARD",
-    "ZRANK",
-    "XRANGE",
-];
-
-/// True for a command that only reads (upper case), which a replica may serve.
-pub fn is_read_command(name: &str) -> bool {
-    READ_COMMANDS.contains(&name)
 }
 
 /// The most ops a table holds: the in-flight entry keeps the op and row in 16 bits.
