@@ -30,6 +30,7 @@ mod locate;
 pub mod named;
 pub mod open_loop;
 pub mod percentiles;
+pub mod phase;
 pub mod precision;
 pub mod recheck;
 pub mod rounded;
