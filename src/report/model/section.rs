@@ -336,6 +336,12 @@ impl OpRow {
             .map(|h| h.compressed.decode())
             .transpose()
     }
+
+    /// The row's whole histogram when it decodes and holds a reply: what
+    /// a percentile the report did not print is read from.
+    pub fn recorded(&self) -> Option<Histogram<u64>> {
+        self.histogram().ok().flatten().filter(|h| !h.is_empty())
+    }
 }
 
 /// One section.

@@ -91,7 +91,7 @@ pub fn figures(step: &Step, report: &Report) -> Figures {
         .sum();
     // The percentiles from the row's whole histogram: the report prints
     // those of --print-percentiles only, and the suite's p95 is not one.
-    let h = row.histogram().ok().flatten().filter(|h| !h.is_empty());
+    let h = row.recorded();
     let at = |p: f64| {
         h.as_ref()
             .map_or(0.0, |h| h.value_at_percentile(p) as f64 / 1000.0)

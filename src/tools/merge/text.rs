@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use crate::config::MergeFormat;
 use crate::error::terminal;
-use crate::report::model::kvbench::{PhaseSummary, Verdict};
+use crate::report::model::kvbench::{OpTotals, PhaseSummary, Verdict};
 use crate::report::model::section::TOTALS_ROW;
 use crate::report::model::shard::ShardRow;
 use crate::report::model::watched::{Limit, Watched};
@@ -15,7 +15,7 @@ use crate::report::table::{Format, Table};
 use crate::report::verdict::{INVALID_EXIT_CODE, invalid_text};
 use crate::report::watched_text;
 use crate::tools::merge::check::join;
-use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS};
+use crate::tools::merge::document::{Merge, START_SKEW_WARN_MS, hit_rate};
 use crate::tools::merge::round_text;
 
 /// The percentiles of the run table, as the whitepaper prints them.
@@ -57,12 +57,18 @@ fn render_table(out: &mut String, t: &Table, format: MergeFormat, width: Option<
 }
 
 /// The run's hits over its hits and misses, percent, every command's.
-fn hit_rate(r: &PhaseSummary) -> Option<f64> {
-    let (hits, misses) = r
-        .totals
-        .iter()
-        .fold((0, 0), |(h, m), (_, t)| (h + t.hits, m + t.misses));
-    (hits + misses > 0).then(|| 100.0 * hits as f64 / (hits + misses) as f64)
+fn run_hit_rate(r: &PhaseSummary) -> Option<f64> {
+    let mut all = OpTotals::default();
+    for (_, t) in r.totals.iter() {
+        all.hits += t.hits;
+        all.misses += t.misses;
+    }
+    hit_rate(&all)
+}
+
+/// The merged runs, as the document holds them.
+fn runs(m: &Merge) -> &[PhaseSummary] {
+    m.report.kvbench.as_ref().map_or(&[], |k| &k.runs)
 }
 
 fn opt(v: Option<f64>, places: usize) -> String {
@@ -94,12 +100,12 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool, width: Option
     let mut titles = vec!["Run".to_string(), "Total QPS".into(), "Hit rate".into()];
     titles.extend(PERCENTILES.map(|p| format!("p{p} ms")));
     titles.push("Machines × t × c".into());
-    let runs = k.map_or(&[][..], |k| &k.runs[..]);
+    let runs = runs(m);
     let rows = runs
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let rate = hit_rate(r);
+            let rate = run_hit_rate(r);
             let mut row = vec![
                 r.phase.clone(),
                 format!("{:.2}", r.ops_per_sec),
@@ -108,8 +114,7 @@ pub fn render(m: &Merge, format: MergeFormat, allow_invalid: bool, width: Option
             // The percentiles of the run's whole `Totals` histogram, which
             // its section holds whatever --print-percentiles printed.
             let totals = m.report.run_section(i, runs.len());
-            let h = totals.and_then(|s| s.row(TOTALS_ROW)?.histogram().ok().flatten());
-            let h = h.filter(|h| !h.is_empty());
+            let h = totals.and_then(|s| s.row(TOTALS_ROW)?.recorded());
             row.extend(PERCENTILES.map(|p| {
                 opt(
                     h.as_ref().map(|h| h.value_at_percentile(p) as f64 / 1000.0),
@@ -202,9 +207,8 @@ fn node_table(m: &Merge) -> Option<Table> {
         .map(String::from)
         .to_vec();
     titles.extend(PERCENTILES.map(|p| format!("p{p} ms")));
-    let runs = m.report.kvbench.as_ref().map_or(&[][..], |k| &k.runs[..]);
     let mut rows = Vec::new();
-    for r in runs {
+    for r in runs(m) {
         for n in r.cluster.iter().flat_map(|c| &c.nodes) {
             let mut row = vec![
                 r.phase.clone(),
@@ -234,8 +238,8 @@ fn runs_without_nodes(m: &Merge) -> Vec<&str> {
     if !cluster_mode {
         return Vec::new();
     }
-    let runs = m.report.kvbench.as_ref().map_or(&[][..], |k| &k.runs[..]);
-    runs.iter()
+    runs(m)
+        .iter()
         .filter(|r| r.cluster.is_none())
         .map(|r| r.phase.as_str())
         .collect()
