@@ -64,7 +64,9 @@ fn an_auto_run_against_a_steady_server_ends_once_its_p99_is_known_that_well() {
     for (key, least, most) in [("p50.00", 10.0, 13.0), ("p99.00", 10.0, 30.0)] {
         let figure = &precision["latency_ms"]["Totals"][key];
         let reached = f(&figure["relative_percent"]);
-        assert!(reached > 0.0 && reached <= 5.0, "{key}: {figure}");
+        // 0 where every batch's median fell in one bucket of the compact
+        // histograms (two significant digits): seen once in a CI run.
+        assert!((0.0..=5.0).contains(&reached), "{key}: {figure}");
         assert!(u(&figure["batches"]) >= 10, "{key}: {figure}");
         // The interval is around the percentile the report prints: the
         // sleep's 10 ms and a little more.
