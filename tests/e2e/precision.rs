@@ -64,9 +64,11 @@ fn an_auto_run_against_a_steady_server_ends_once_its_p99_is_known_that_well() {
     for (key, least, most) in [("p50.00", 10.0, 13.0), ("p99.00", 10.0, 30.0)] {
         let figure = &precision["latency_ms"]["Totals"][key];
         let reached = f(&figure["relative_percent"]);
-        // 0 where every batch's median fell in one bucket of the compact
-        // histograms (two significant digits): seen once in a CI run.
-        assert!((0.0..=5.0).contains(&reached), "{key}: {figure}");
+        // Never below half the compact histograms' bucket (two significant
+        // digits: 64 µs wide at 8–16 ms, so ± 0.2–0.4 %), even where every
+        // batch's median fell in one bucket (± 0 before that floor, seen
+        // once in a CI run).
+        assert!((0.2..=5.0).contains(&reached), "{key}: {figure}");
         assert!(u(&figure["batches"]) >= 10, "{key}: {figure}");
         // The interval is around the percentile the report prints: the
         // sleep's 10 ms and a little more.

@@ -371,9 +371,13 @@ impl Batches {
     }
 
     /// The interval of percentile `p` of `row` (the op rows, then every row
-    /// together), whose whole-run value is `value_us`.
+    /// together), whose whole-run value is `value_us`. The batch values are
+    /// read from compact histograms, so the interval is never narrower than
+    /// half of their bucket at `value_us`: where every batch falls in one
+    /// bucket, their spread reads 0 and the figure is known to that bucket.
     pub fn latency(&self, row: usize, p: f64, value_us: f64) -> Option<Interval> {
-        batch_interval(value_us, self.units.len(), self.width_s, |r| {
+        let bucket_us = compact().equivalent_range(value_us as u64) as f64;
+        let interval = batch_interval(value_us, self.units.len(), self.width_s, |r| {
             let mut merged = compact();
             for u in &self.units[r] {
                 let _ = merged.add(u.row(row));
@@ -383,6 +387,14 @@ impl Batches {
             } else {
                 merged.value_at_percentile(p) as f64
             }
+        });
+        interval.map(|i| Interval {
+            half_width: if value_us > 0.0 {
+                i.half_width.max(bucket_us / 2.0)
+            } else {
+                i.half_width
+            },
+            ..i
         })
     }
 }

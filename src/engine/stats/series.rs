@@ -3,12 +3,11 @@
 //! Each worker reports every second of a phase exactly once, so the master knows a
 //! second is complete when all threads have reported it; it then merges the
 //! histograms (all connections of all threads, unlike memtier, which takes its
-//! series from one client) and keeps only the summary, never a full histogram.
-//! Each op's second keeps its histogram compressed (V2 + deflate, a few hundred
-//! bytes at low load, a few KiB at `-t 20 -c 100`), so that `kvbench merge` can
-//! merge the seconds of several machines: the series, kept for the whole phase,
-//! therefore grows with the run's length (docs/design.md, "Memory", has the
-//! figures and what streaming it through the `.hlog` instead needs).
+//! series from one client) and keeps only the summary, never a histogram: a
+//! second's full histograms go to `--hdr-file-prefix`'s `.hlog` as the run
+//! goes, and the precision store (`super::precision`) keeps its own compact
+//! copy, bounded. The summaries, kept for the whole phase, grow with the
+//! run's length by what docs/design.md, "Memory", measures.
 
 use std::collections::BTreeMap;
 
