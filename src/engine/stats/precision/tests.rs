@@ -199,22 +199,23 @@ fn a_percentiles_interval_is_taken_from_its_rows_batches() {
 
 #[test]
 fn a_percentile_whose_batches_share_one_bucket_is_known_to_half_the_bucket() {
-    let mut b = Batches::new();
-    for i in 0..40u64 {
-        b.second(i, &second(50, 1000));
-    }
-    b.finish(40);
+    // 40 seconds of 50 replies, each at `us`.
+    let steady = |us: u64| {
+        let mut b = Batches::new();
+        for i in 0..40u64 {
+            b.second(i, &second(50, us));
+        }
+        b.finish(40);
+        b
+    };
     // Every batch's p50 is 1000 µs: their spread is 0, but at two
     // significant digits 1000 µs is the bucket of 1000–1003 µs.
-    let p50 = b.latency(0, 50.0, 1000.0).expect("an interval");
+    let p50 = steady(1000).latency(0, 50.0, 1000.0).expect("an interval");
     assert_eq!(p50.half_width, 2.0, "{p50:?}");
     // At 100 ms the bucket is 512 µs wide.
-    let mut slow = Batches::new();
-    for i in 0..40u64 {
-        slow.second(i, &second(50, 100_000));
-    }
-    slow.finish(40);
-    let p50 = slow.latency(0, 50.0, 100_000.0).expect("an interval");
+    let p50 = steady(100_000)
+        .latency(0, 50.0, 100_000.0)
+        .expect("an interval");
     assert_eq!(p50.half_width, 256.0, "{p50:?}");
     assert!((0.002..0.003).contains(&p50.relative()), "{p50:?}");
 }
